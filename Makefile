@@ -1,0 +1,46 @@
+# Two set-up commands: `make demo` and `make test`. Both build .venv from pyproject.toml.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+AE := $(VENV)/bin/agent-evidence
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint fmt unit fuzz bench claude-code-tree schemas clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m converter.demo
+
+claude-code-tree: $(STAMP)
+	$(PY) -m converter.demo --proof
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff format --check src tests
+	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/mypy
+
+fmt: $(STAMP)
+	$(VENV)/bin/ruff format src tests
+	$(VENV)/bin/ruff check --fix src tests
+
+unit: $(STAMP)
+	$(PY) -m pytest
+
+test: lint unit
+
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest tests -k "property or fuzz"
+
+bench: $(STAMP)
+	$(PY) -m converter.bench
+
+schemas: $(STAMP)
+	$(PY) -m converter.schemas --write
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info

@@ -1,0 +1,3 @@
+from converter.cli.main import main
+
+main()

@@ -1,0 +1,346 @@
+"""One error root, stable reason codes, and the exit code each failure maps to.
+
+Every diagnostic the tool prints is built from this table: a fixed message and a fixed fix, plus a
+location (file role, keyed label, line number). Nothing from an input file is ever interpolated,
+which is what keeps error text inside the privacy firewall (SPEC §6.4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Exit(IntEnum):
+    OK = 0
+    REFUSED = 2
+    ASSIST = 3
+    STOP = 4
+    INTEGRITY = 5
+    USAGE = 64
+    INTERNAL = 70
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInfo:
+    message: str
+    fix: str
+    blocking: bool = True
+
+
+def _c(message: str, fix: str, *, blocking: bool = True) -> CodeInfo:
+    return CodeInfo(message, fix, blocking)
+
+
+# Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
+CODES: dict[str, CodeInfo] = {
+    # --- files and layout (sources) ---
+    "CC-TREE-PARENT-MISSING": _c(
+        "The parent transcript does not exist or is not a regular file.",
+        "Pass the path of the session's main <session>.jsonl file.",
+    ),
+    "CC-TREE-PARENT-NAME": _c(
+        "The parent transcript's file name is not a session id followed by .jsonl.",
+        "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy.",
+    ),
+    "CC-TREE-SYMLINK": _c(
+        "A file or folder of the session tree is a symbolic link.",
+        "Copy the real file into place; symlinks are refused so a tree cannot point outside itself.",
+    ),
+    "CC-TREE-SPECIAL-FILE": _c(
+        "A path in the session tree is not a regular file or folder (device, socket, pipe).",
+        "Remove the special file from the session folder.",
+    ),
+    "CC-TREE-BAD-ID": _c(
+        "A file or folder name in the tree does not have the shape of its id kind.",
+        "Remove or rename the stray file; agent, run and session ids must match Claude Code's forms.",
+    ),
+    "CC-TREE-STRAY-FILE": _c(
+        "A file in the session folder is not part of any known layout.",
+        "Move the file out of the session folder, or report the new layout with its Claude Code "
+        "version.",
+    ),
+    "CC-TREE-EMPTY-FILE": _c(
+        "A transcript or metadata file is empty where content is required.",
+        "Restore the file from a backup, or remove the child and its metadata together.",
+    ),
+    "CC-TREE-EMPTY-CHILD": _c(
+        "A subagent transcript is empty; it holds no calls and is bound as empty.",
+        "Nothing to do: an empty child carries no spend.",
+        blocking=False,
+    ),
+    "CC-TREE-UNREADABLE": _c(
+        "A file of the session tree could not be read.",
+        "Check file permissions and that the disk copy is complete.",
+    ),
+    "CC-TREE-META-WITHOUT-CHILD": _c(
+        "A subagent metadata file has no transcript beside it.",
+        "Restore the missing agent-<id>.jsonl or remove the stray .meta.json.",
+    ),
+    "CC-TREE-ORPHAN-CHILD": _c(
+        "A subagent transcript could not be joined to any delegation call in the tree.",
+        "Restore the parent or ancestor transcript that spawned it, or remove the orphan child.",
+    ),
+    "CC-TREE-AMBIGUOUS-JOIN": _c(
+        "A subagent transcript matches more than one delegation call, or two children claim one.",
+        "The tree is inconsistent; restore the files from one consistent copy of the session.",
+    ),
+    "CC-TREE-JOIN-CONFLICT": _c(
+        "The join evidence for a subagent disagrees (metadata, tool result and progress lines name "
+        "different delegation calls).",
+        "Restore the files from one consistent copy of the session.",
+    ),
+    "CC-TREE-CYCLE": _c(
+        "Subagent delegations form a cycle.",
+        "The tree is inconsistent; restore the files from one consistent copy of the session.",
+    ),
+    "CC-TREE-DEPTH-MISMATCH": _c(
+        "A subagent's declared spawn depth does not match its place in the tree.",
+        "Restore the files from one consistent copy of the session.",
+    ),
+    "CC-TREE-UNEXPANDED-DELEGATION": _c(
+        "A delegation call (Agent/Task/Workflow) has no child transcript, so nested spend is missing.",
+        "Convert the whole tree with its subagents/ folder; if the children were pruned, the spend "
+        "cannot be reconstructed.",
+    ),
+    "CC-TREE-SESSION-MISMATCH": _c(
+        "A record names a different session id than the tree's parent.",
+        "Convert one session at a time; a file from another session was placed in this tree.",
+    ),
+    "CC-TREE-MULTIPLE-SESSIONS": _c(
+        "The parent transcript holds records of more than one session id.",
+        "Split the file per session, or convert each session's own transcript.",
+    ),
+    "CC-TREE-ORPHAN-WORKFLOW-RUN": _c(
+        "A workflow run folder or manifest has no Workflow call in the tree.",
+        "Restore the transcript that launched the run, or remove its folder.",
+    ),
+    "CC-TREE-DELEGATION-IN-SINGLE-FILE": _c(
+        "The single-file source found a delegation call; nested spend would be missing.",
+        "Use --from claude-code-tree to convert the whole session tree.",
+    ),
+    # --- lines (JSON syntax) ---
+    "CC-LINE-TORN": _c(
+        "The last line of a file is incomplete (no newline and not valid JSON): the file is still "
+        "being written.",
+        "Wait until the session is idle, then convert again.",
+    ),
+    "CC-LINE-INVALID-UTF8": _c(
+        "A line is not valid UTF-8.",
+        "The file is damaged; restore it from a backup.",
+    ),
+    "CC-LINE-INVALID-JSON": _c(
+        "A line is not valid JSON.",
+        "The file is damaged; restore it from a backup.",
+    ),
+    "CC-LINE-NOT-OBJECT": _c(
+        "A line is valid JSON but not an object.",
+        "The file is not a Claude Code transcript, or it is damaged.",
+    ),
+    "CC-LINE-DUPLICATE-KEY": _c(
+        "A JSON object on a line repeats a key; readers could disagree on its value.",
+        "The file was edited or damaged; restore Claude Code's original.",
+    ),
+    "CC-LINE-NONFINITE": _c(
+        "A line holds NaN or Infinity, which JSON does not allow.",
+        "The file was edited or damaged; restore Claude Code's original.",
+    ),
+    "CC-LINE-TOO-DEEP": _c(
+        "A line nests JSON deeper than the reader allows.",
+        "The file is not a Claude Code transcript, or it is damaged.",
+    ),
+    "CC-LINE-BIG-INTEGER": _c(
+        "A line holds an integer outside the signed 64-bit range.",
+        "The file was edited or damaged; restore Claude Code's original.",
+    ),
+    "CC-LINE-BLANK": _c(
+        "A file contains blank lines; they are skipped.",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    # --- records ---
+    "CC-REC-BAD-FIELD": _c(
+        "A field the converter depends on has the wrong type (for example a null or non-string id).",
+        "The file was edited or damaged; restore Claude Code's original.",
+    ),
+    "CC-REC-BAD-TOKEN-COUNT": _c(
+        "A token counter is negative, fractional, boolean or not a number.",
+        "The file was edited or damaged; restore Claude Code's original.",
+    ),
+    "CC-REC-SYNTHETIC-WITH-USAGE": _c(
+        "A synthetic / API-error record carries non-zero usage.",
+        "Report the Claude Code version; this record shape is not understood.",
+    ),
+    "CC-REC-UNKNOWN-WITH-USAGE": _c(
+        "A record of an unknown type carries usage.",
+        "Report the Claude Code version; spend in an unknown record cannot be placed.",
+    ),
+    "CC-REC-UNKNOWN-TYPE": _c(
+        "Records of a type this converter does not know were counted and skipped (no usage).",
+        "Nothing to do, unless a newer Claude Code moved spend into them.",
+        blocking=False,
+    ),
+    "CC-REC-DUPLICATE-UUID": _c(
+        "Records repeating an earlier uuid were dropped (the first copy in line order is kept).",
+        "Nothing to do: Claude Code re-emits records before a compaction.",
+        blocking=False,
+    ),
+    "CC-REC-UNEXPLAINED-DUPLICATE": _c(
+        "A model call appears in two files and no documented rule explains the copy.",
+        "Restore the files from one consistent copy of the session.",
+    ),
+    "CC-REC-FRAGMENT-DISAGREE": _c(
+        "Fragments of one model call disagree on input or cache counters; the last fragment is used.",
+        "Nothing to do; this is recorded as evidence of a streaming anomaly.",
+        blocking=False,
+    ),
+    "CC-REC-MODEL-DISAGREE": _c(
+        "Fragments of one model call name different models.",
+        "The file was edited or damaged; restore Claude Code's original.",
+    ),
+    "CC-REC-ORPHAN-TOOL-RESULT": _c(
+        "A tool result names a tool call that no transcript in the tree records.",
+        "Nothing to do; the result is counted but carries no spend.",
+        blocking=False,
+    ),
+    "CC-REC-TOOL-NO-RESULT": _c(
+        "Tool calls with no result (interrupted session) are counted with status no-result.",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-REC-USAGE-INCOMPLETE": _c(
+        "Model calls whose final usage was never written are priced as an interval.",
+        "Nothing to do; provider bodies (--provider-bodies) can close the interval.",
+        blocking=False,
+    ),
+    "CC-REC-FINALITY-UNKNOWN": _c(
+        "This Claude Code version does not mark the final usage record; recorded usage is used "
+        "as final.",
+        "Nothing to do; the report states that finality could not be checked.",
+        blocking=False,
+    ),
+    "CC-REC-SYNTHETIC": _c(
+        "Synthetic / API-error records were counted; they are not model calls and carry no spend.",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-REC-MODEL-NAME-SHAPE": _c(
+        "A model name does not have the shape of a model id and was replaced by a pseudonym.",
+        "Nothing to do; price the pseudonymous model in the contract.",
+        blocking=False,
+    ),
+    "CC-REC-PROGRESS-COPY": _c(
+        "Copies of subagent messages inside progress lines were ignored (never counted as spend).",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-REC-FORK-BOOTSTRAP": _c(
+        "A forked child repeats its parent's delegation call; the copy is counted once.",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-REC-REPLAY": _c(
+        "A side-question (/btw) child replays parent calls; the replayed calls are counted once.",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-REC-WEBSEARCH-FROM-RESULT": _c(
+        "Web search request counts were taken from WebSearch tool results (usage says 0).",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-REC-SIDECHAIN-IN-FILE": _c(
+        "Subagent records kept inside the parent file (Claude Code 1.0.x) were joined by their "
+        "delegation prompt.",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-TASK-NO-CALLS": _c(
+        "Root prompts with no model call after them are listed as tasks with zero calls.",
+        "Label them in the contract or move them to excluded_tasks with a reason.",
+        blocking=False,
+    ),
+    "CC-TASK-UNATTRIBUTED": _c(
+        "Model calls come before any root human prompt, so they belong to no prompt task.",
+        "Convert with --task-unit session, which makes the whole tree one task.",
+    ),
+    "CC-TREE-NO-CALLS": _c(
+        "The tree holds no model call at all.",
+        "Nothing to convert; pick a session that used a model.",
+    ),
+    # --- keys ---
+    "KEY-MISSING": _c(
+        "No pseudonym key was found and none could be created.",
+        "Run `agent-evidence key init`, or pass --key-file, or set AGENT_EVIDENCE_KEY.",
+    ),
+    "KEY-INVALID": _c(
+        "The pseudonym key is not 64 hexadecimal characters (32 bytes).",
+        "Create a key with `agent-evidence key init` and keep the file private.",
+    ),
+    "KEY-PERMISSIONS": _c(
+        "The pseudonym key file can be read by other users.",
+        "Run `chmod 600` on the key file.",
+    ),
+    "KEY-EXISTS": _c(
+        "A pseudonym key already exists; it was not replaced.",
+        "Keep using it; delete it by hand only if you mean to lose every earlier pseudonym.",
+    ),
+    # --- output ---
+    "OUT-SAME-AS-INPUT": _c(
+        "An output path is the same file as an input.",
+        "Write the output to a new file.",
+    ),
+    "OUT-UNWRITABLE": _c(
+        "The output could not be written (folder missing or not writable).",
+        "Choose an existing folder you can write to.",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One occurrence of a coded finding. `file` indexes the source tree's file list."""
+
+    code: str
+    file: int | None = None
+    line: int | None = None
+    # Local path of a file that was not bound (a stray or a symlink): printed only with
+    # --show-paths, never written to an artifact.
+    local_path: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise KeyError(self.code)  # a bug, not an input condition
+
+    @property
+    def blocking(self) -> bool:
+        return CODES[self.code].blocking
+
+
+class ConverterError(Exception):
+    """Root of every failure the CLI reports; carries its exit code, never input content."""
+
+    exit_code: Exit = Exit.INTERNAL
+
+
+class Refused(ConverterError):
+    """The input is ambiguous, incomplete, stale or invalid; nothing was written."""
+
+    exit_code = Exit.REFUSED
+
+    def __init__(self, problems: list[Problem], labels: dict[int, str] | None = None) -> None:
+        super().__init__(f"{len(problems)} refusal(s)")
+        self.problems = problems
+        self.labels = labels or {}
+
+
+class IntegrityFailure(ConverterError):
+    exit_code = Exit.INTEGRITY
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class UsageProblem(ConverterError):
+    exit_code = Exit.USAGE

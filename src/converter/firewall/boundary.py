@@ -1,0 +1,204 @@
+"""The firewall crossing: a reader `Account` (local ids, local paths) becomes a `PublicAccount`.
+
+This is the one place that sees both sides. Ids become keyed pseudonyms, names pass the
+allowlist, model ids / versions / timestamps / billing values must match their shapes, and
+problems keep only their code, file role, keyed label and line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from converter.errors import Problem
+from converter.firewall import view
+from converter.firewall.names import public_agent_type, public_tool_name
+from converter.firewall.pseudonyms import Pseudonymizer
+from converter.reader.model import Account, Call, EventKey
+from converter.reader.records import Usage
+
+_MODEL = re.compile(r"[A-Za-z0-9<][A-Za-z0-9_.:@/>-]{0,79}")
+_VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,3}")
+_TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,6})?Z")
+_CONTEXT = re.compile(r"[a-z0-9_-]{0,32}")
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    reveal_names: frozenset[str] = frozenset()
+    timestamps: str = "exact"  # exact | minute | hour | day
+
+
+def coarsen(timestamp: str | None, precision: str) -> str | None:
+    """A transcript timestamp in canonical UTC form, coarsened to the policy's precision."""
+    if timestamp is None:
+        return None
+    match = _TIMESTAMP.fullmatch(timestamp)
+    if match is None:
+        return None
+    whole = match.group(1)
+    cut = {"exact": None, "minute": 16, "hour": 13, "day": 10}[precision]
+    if cut is None:
+        return timestamp
+    return whole[:cut] + {16: ":00Z", 13: ":00Z", 10: ""}[cut] if cut != 10 else whole[:10]
+
+
+def file_ref(pseudo: Pseudonymizer, account: Account, problem: Problem) -> str | None:
+    if problem.file is None or problem.file < 0:
+        return None
+    entry = account.tree.layout.files[problem.file]
+    return f"{entry.role}/{pseudo.name('file', entry.rel)}"
+
+
+class _Crossing:
+    def __init__(self, account: Account, pseudo: Pseudonymizer, policy: Policy) -> None:
+        self.acc = account
+        self.pseudo = pseudo
+        self.policy = policy
+        self.model_pseudonymized = 0
+
+    def event(self, key: EventKey) -> str:
+        return self.pseudo.name("event", f"{key[0]}:{key[1]}")
+
+    def agent(self, stream: int) -> str:
+        s = self.acc.streams[stream]
+        local = "root" if s.index == 0 else f"{s.file}:{s.agent_id}"
+        return self.pseudo.name("agent", local)
+
+    def task(self, index: int | None) -> str | None:
+        if index is None:
+            return None
+        return self.pseudo.name("task", f"{self.acc.task_unit}:{self.acc.tasks[index].content_digest}:{index}")
+
+    def model(self, name: str | None) -> str:
+        if name is not None and _MODEL.fullmatch(name):
+            return name
+        self.model_pseudonymized += 1
+        return self.pseudo.name("model", name or "")
+
+    def context_value(self, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if _CONTEXT.fullmatch(value):
+            return value
+        return "x-" + self.pseudo.name("model", value)[-8:]
+
+    def usage(self, u: Usage, web_searches: int = 0) -> view.UsageTotals:
+        return view.UsageTotals(
+            input_tokens=u.input_tokens,
+            output_tokens=u.output_tokens,
+            cache_read_input_tokens=u.cache_read_input_tokens,
+            cache_creation_5m_input_tokens=u.cache_5m,
+            cache_creation_1h_input_tokens=u.cache_1h,
+            cache_creation_unsplit_input_tokens=u.cache_unsplit,
+            web_search_requests=max(u.web_search_requests, web_searches),
+            web_fetch_requests=u.web_fetch_requests,
+        )
+
+    def model_event(self, call: Call) -> view.ModelEvent:
+        searches = sum(self.acc.tools[t].web_searches for t in call.tool_ids if t in self.acc.tools)
+        u = call.usage
+        return view.ModelEvent(
+            id=self.event(("model", call.msg_id)),
+            task=self.task(call.task),
+            agent=self.agent(call.stream),
+            model=self.model(call.model),
+            timestamp=coarsen(call.timestamp, self.policy.timestamps),
+            usage=self.usage(u, searches),
+            usage_complete=call.final,
+            context=view.BillingContext(
+                service_tier=self.context_value(u.service_tier),
+                speed=self.context_value(u.speed),
+                inference_geo=self.context_value(u.inference_geo),
+            ),
+            fragments=call.fragments,
+        )
+
+
+def cross(account: Account, pseudo: Pseudonymizer, policy: Policy = Policy()) -> view.PublicAccount:
+    c = _Crossing(account, pseudo, policy)
+    acc = account
+    reveal = policy.reveal_names
+    files = tuple(
+        view.BoundFile(
+            role=f.role,
+            label=pseudo.name("file", f.rel),
+            size=acc.tree.digests[f.index].size,
+            sha256=acc.tree.digests[f.index].sha256,
+        )
+        for f in acc.tree.bound_files
+        if f.index in acc.tree.digests
+    )
+    live = [s for s in acc.streams if s.depth >= 0]
+    agents = tuple(
+        view.Agent(
+            id=c.agent(s.index),
+            parent=c.agent(s.parent) if s.parent is not None else None,
+            depth=s.depth,
+            kind=s.kind,
+            agent_type="main" if s.index == 0 else public_agent_type(s.agent_type or s.kind, pseudo, reveal),
+            delegation=c.event(("tool", s.delegation)) if s.delegation else None,
+        )
+        for s in live
+    )
+    tasks = tuple(
+        view.Task(
+            id=c.task(t.index) or "",
+            input_digest=pseudo.digest("task-input", t.content_digest.encode("ascii")),
+            started_at=coarsen(t.timestamp, policy.timestamps),
+            model_calls=t.calls,
+            subagents=t.subagents,
+        )
+        for t in acc.tasks
+    )
+    model_events = tuple(c.model_event(call) for call in acc.calls.values())
+    tool_events = tuple(
+        view.ToolEvent(
+            id=c.event(("tool", t.id)),
+            task=c.task(acc.calls[t.msg_id].task),
+            agent=c.agent(t.stream),
+            name=public_tool_name(t.name, pseudo, reveal),
+            requested_by=c.event(("model", t.msg_id)),
+            status=t.status,
+            shape=t.shape,
+            web_search_requests=t.web_searches,
+        )
+        for t in acc.tools.values()
+    )
+    edges = tuple(view.Edge(source=c.event(e.source), target=c.event(e.target), kind=e.kind) for e in acc.edges)
+    refusals = tuple(
+        view.Refusal(code=p.code, file=file_ref(pseudo, acc, p), line=p.line) for p in acc.refusals
+    )
+    findings = dict(acc.findings)
+    if c.model_pseudonymized:
+        findings["CC-REC-MODEL-NAME-SHAPE"] = c.model_pseudonymized
+    transcripts = [f for f in acc.tree.bound_files if f.role in ("parent", "subagent")]
+    counts = view.Counts(
+        transcript_files=len(transcripts),
+        meta_files=sum(f.role == "meta" for f in acc.tree.bound_files),
+        bound_files=len(files),
+        subagents=len(live) - 1 if live else 0,
+        delegations_expanded=acc.delegations_expanded,
+        max_depth=max((s.depth for s in live), default=0),
+        tasks=len(acc.tasks),
+        model_calls=len(acc.calls),
+        usage_incomplete_calls=sum(not call.final for call in acc.calls.values()),
+        tool_calls=len(acc.tools),
+        edges=len(acc.edges),
+        synthetic_records=acc.synthetic_records,
+    )
+    return view.PublicAccount(
+        key_id=pseudo.key_id,
+        task_unit=acc.task_unit,
+        convertible=not refusals,
+        files=files,
+        agents=agents,
+        tasks=tasks,
+        model_events=model_events,
+        tool_events=tool_events,
+        edges=edges,
+        refusals=refusals,
+        findings=tuple(view.Finding(code=k, count=v) for k, v in sorted(findings.items()) if v),
+        counts=counts,
+        claude_code_versions=tuple(sorted(v for v in acc.versions if _VERSION.fullmatch(v))),
+    )

@@ -1,0 +1,86 @@
+"""The pseudonym key: where it lives, how it is made, and its public fingerprint (SPEC §6.2)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from converter.errors import Problem, Refused
+
+ENV_VAR = "AGENT_EVIDENCE_KEY"
+_KEY_ID_DOMAIN = b"agent-evidence/v1/key-id"
+
+
+@dataclass(frozen=True, slots=True)
+class PseudonymKey:
+    secret: bytes
+
+    @property
+    def key_id(self) -> str:
+        mac = hmac.new(self.secret, _KEY_ID_DOMAIN, hashlib.sha256).hexdigest()
+        return f"key-{mac[:16]}"
+
+
+def default_key_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "agent-evidence" / "pseudonym.key"
+
+
+def _decode(text: str) -> PseudonymKey:
+    body = text.strip()
+    if len(body) != 64:
+        raise Refused([Problem("KEY-INVALID")])
+    try:
+        return PseudonymKey(bytes.fromhex(body))
+    except ValueError:
+        raise Refused([Problem("KEY-INVALID")]) from None
+
+
+def _read_private(path: Path) -> PseudonymKey:
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        raise Refused([Problem("KEY-INVALID")])
+    if info.st_mode & 0o077:
+        raise Refused([Problem("KEY-PERMISSIONS")])
+    return _decode(path.read_text(encoding="ascii", errors="replace"))
+
+
+def create_key(path: Path) -> PseudonymKey:
+    """Write a new random key with mode 0600; never replaces an existing file."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise Refused([Problem("KEY-EXISTS")]) from None
+    key = PseudonymKey(secrets.token_bytes(32))
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(key.secret.hex() + "\n")
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedKey:
+    key: PseudonymKey
+    created_at: Path | None  # set when the key was created by this call
+
+
+def load_key(key_file: Path | None, *, create: bool = True) -> LoadedKey:
+    """--key-file, else $AGENT_EVIDENCE_KEY, else the config dir (created on first use)."""
+    if key_file is not None:
+        if not key_file.exists():
+            raise Refused([Problem("KEY-MISSING")])
+        return LoadedKey(_read_private(key_file), None)
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return LoadedKey(_decode(env), None)
+    path = default_key_path()
+    if path.exists():
+        return LoadedKey(_read_private(path), None)
+    if not create:
+        raise Refused([Problem("KEY-MISSING")])
+    return LoadedKey(create_key(path), path)

@@ -1,0 +1,39 @@
+"""Keyed pseudonyms: HMAC-SHA256 under the pseudonym key, one domain string per kind.
+
+A plain hash of a short prompt is reversed by guessing; an HMAC is not without the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Literal
+
+from converter.firewall.keys import PseudonymKey
+
+Kind = Literal["task", "event", "agent", "file", "tool", "agent-type", "model", "run", "edge"]
+DigestKind = Literal["task-input"]
+
+PSEUDONYM_HEX = 12
+
+
+class Pseudonymizer:
+    """Maps local identifiers and content to keyed, content-free tokens."""
+
+    __slots__ = ("_key", "key_id")
+
+    def __init__(self, key: PseudonymKey) -> None:
+        self._key = key.secret
+        self.key_id = key.key_id
+
+    def _mac(self, domain: str, value: bytes) -> str:
+        message = b"agent-evidence/v1/" + domain.encode("ascii") + b"\x00" + value
+        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+
+    def name(self, kind: Kind, value: str) -> str:
+        """A short pseudonym such as `agent-3f9a0c1d2e4b`; stable under one key."""
+        return f"{kind}-{self._mac(kind, value.encode('utf-8', 'surrogatepass'))[:PSEUDONYM_HEX]}"
+
+    def digest(self, kind: DigestKind, content: bytes) -> str:
+        """A full keyed digest of content (a task's input), `hmac-sha256:<64 hex>`."""
+        return f"hmac-sha256:{self._mac(kind, content)}"

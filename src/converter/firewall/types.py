@@ -1,0 +1,47 @@
+"""Constrained string types for everything that leaves the firewall.
+
+No output model has a free `str` field: each string is a digest, a keyed pseudonym, a code, a
+model id, an allowed name, a version or a timestamp, and each type's pattern rejects spaces,
+slashes and anything long enough to smuggle content.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+KeyedDigest = Annotated[str, StringConstraints(pattern=r"^hmac-sha256:[0-9a-f]{64}$")]
+KeyId = Annotated[str, StringConstraints(pattern=r"^key-[0-9a-f]{16}$")]
+Pseudonym = Annotated[
+    str,
+    StringConstraints(pattern=r"^(task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{12}$"),
+]
+# A name that crosses: a built-in, a contract-revealed identifier, or a pseudonym. Identifier
+# characters only, bounded: a sentence cannot fit.
+PublicName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}$")]
+ModelName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9<][A-Za-z0-9_.:@/>-]{0,79}$")]
+Code = Annotated[str, StringConstraints(pattern=r"^[A-Z]+(-[A-Z0-9]+)+$")]
+Version = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(\.[0-9]{1,6}){1,3}$")]
+Timestamp = Annotated[
+    str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?Z)?$")
+]
+# service_tier / speed / inference_geo values, and "absent" when the field is missing.
+ContextValue = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_-]{0,32}$")]
+FileRole = Annotated[
+    str,
+    StringConstraints(
+        pattern=r"^(parent|subagent|meta|journal|workflow-manifest|provider-request|"
+        r"provider-response|contract|bundle|attestation|key)$"
+    ),
+]
+Count = Annotated[int, Field(ge=0)]
+Money = Annotated[Decimal, Field(allow_inf_nan=False)]
+
+
+class Closed(BaseModel):
+    """Base for every model that can leave the firewall: frozen, no extra keys."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)

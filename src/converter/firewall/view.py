@@ -1,0 +1,151 @@
+"""The content-free account of a session tree: the only shape reader results cross in.
+
+Every field is typed from `firewall.types`; the models are closed and frozen, so a value that is
+not a digest, pseudonym, count, allowed name, model id, version or timestamp cannot be stored.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from converter.firewall.shapes import ArgShape
+from converter.firewall.types import (
+    Closed,
+    Code,
+    ContextValue,
+    Count,
+    FileRole,
+    KeyedDigest,
+    KeyId,
+    ModelName,
+    Pseudonym,
+    PublicName,
+    Sha256,
+    Timestamp,
+    Version,
+)
+
+AgentKind = Literal["root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"]
+EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
+ToolStatus = Literal["ok", "error", "no-result"]
+FileRef = str  # "<role>/<pseudonym>" built only by `file_ref`
+
+
+class UsageTotals(Closed):
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    cache_read_input_tokens: Count = 0
+    cache_creation_5m_input_tokens: Count = 0
+    cache_creation_1h_input_tokens: Count = 0
+    cache_creation_unsplit_input_tokens: Count = 0
+    web_search_requests: Count = 0
+    web_fetch_requests: Count = 0
+
+    def plus(self, other: UsageTotals) -> UsageTotals:
+        return UsageTotals(**{k: getattr(self, k) + getattr(other, k) for k in UsageTotals.model_fields})
+
+
+class BillingContext(Closed):
+    service_tier: ContextValue | None = None
+    speed: ContextValue | None = None
+    inference_geo: ContextValue | None = None
+
+    def key(self) -> str:
+        return "|".join("absent" if v is None else v or "empty" for v in (self.service_tier, self.speed, self.inference_geo))
+
+
+class BoundFile(Closed):
+    role: FileRole
+    label: Pseudonym
+    size: Count
+    sha256: Sha256
+
+
+class Agent(Closed):
+    id: Pseudonym
+    parent: Pseudonym | None
+    depth: Count
+    kind: AgentKind
+    agent_type: PublicName
+    delegation: Pseudonym | None = None  # the tool event that spawned it
+
+
+class Task(Closed):
+    id: Pseudonym
+    input_digest: KeyedDigest
+    started_at: Timestamp | None
+    model_calls: Count
+    subagents: Count
+
+
+class ModelEvent(Closed):
+    id: Pseudonym
+    task: Pseudonym | None
+    agent: Pseudonym
+    model: ModelName
+    timestamp: Timestamp | None
+    usage: UsageTotals
+    usage_complete: bool
+    context: BillingContext
+    fragments: Count
+
+
+class ToolEvent(Closed):
+    id: Pseudonym
+    task: Pseudonym | None
+    agent: Pseudonym
+    name: PublicName
+    requested_by: Pseudonym
+    status: ToolStatus
+    shape: ArgShape
+    web_search_requests: Count = 0
+
+
+class Edge(Closed):
+    source: Pseudonym
+    target: Pseudonym
+    kind: EdgeKind
+
+
+class Refusal(Closed):
+    code: Code
+    file: str | None = Field(default=None, pattern=r"^[a-z-]+/(file|agent|run)-[0-9a-f]{12}$")
+    line: Count | None = None
+
+
+class Finding(Closed):
+    code: Code
+    count: Count
+
+
+class Counts(Closed):
+    transcript_files: Count
+    meta_files: Count
+    bound_files: Count
+    subagents: Count
+    delegations_expanded: Count
+    max_depth: Count
+    tasks: Count
+    model_calls: Count
+    usage_incomplete_calls: Count
+    tool_calls: Count
+    edges: Count
+    synthetic_records: Count
+
+
+class PublicAccount(Closed):
+    key_id: KeyId
+    task_unit: Literal["prompt", "session"]
+    convertible: bool
+    files: tuple[BoundFile, ...]
+    agents: tuple[Agent, ...]
+    tasks: tuple[Task, ...]
+    model_events: tuple[ModelEvent, ...]
+    tool_events: tuple[ToolEvent, ...]
+    edges: tuple[Edge, ...]
+    refusals: tuple[Refusal, ...]
+    findings: tuple[Finding, ...]
+    counts: Counts
+    claude_code_versions: tuple[Version, ...]

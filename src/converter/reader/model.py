@@ -1,0 +1,109 @@
+"""The reader's result: an account of one session tree, still in local ids (pre-firewall)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+from converter.errors import Problem
+from converter.reader.load import LoadedTree
+from converter.reader.records import Usage
+from converter.firewall.shapes import ArgShape
+
+AgentKind = Literal["root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"]
+EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
+EventKey = tuple[Literal["model", "tool"], str]
+
+
+@dataclass(slots=True)
+class Stream:
+    index: int
+    file: int
+    agent_id: str | None  # local id (file name or inline sidechain root uuid)
+    records: list = field(default_factory=list)  # list[Rec]
+    parent: int | None = None
+    depth: int = 0
+    kind: AgentKind = "root"
+    agent_type: str | None = None
+    delegation: str | None = None  # tool_use id that spawned it
+    anchor: tuple[int, int] | None = None  # (stream, position) for side children
+    head: int = 0  # number of leading records that are copies of ancestors' records
+    task: int | None = None
+
+
+@dataclass(slots=True)
+class Call:
+    msg_id: str
+    stream: int
+    file: int
+    line: int
+    position: int  # index of first fragment in its stream
+    model: str | None
+    usage: Usage
+    final: bool
+    timestamp: str | None
+    tool_ids: list[str]
+    fragments: int = 1
+    task: int | None = None
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    stream: int
+    msg_id: str
+    shape: ArgShape
+    position: int
+    status: Literal["ok", "error", "no-result"] = "no-result"
+    result_position: int | None = None
+    result_agent_id: str | None = None
+    result_status: str | None = None
+    result_run_id: str | None = None
+    web_searches: int = 0
+    prompt_digest: str | None = None
+    agent_type: str | None = None
+
+
+@dataclass(slots=True)
+class Task:
+    index: int
+    file: int
+    line: int
+    position: int
+    content_digest: str
+    timestamp: str | None
+    calls: int = 0
+    subagents: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    source: EventKey
+    target: EventKey
+    kind: EdgeKind
+
+
+@dataclass(slots=True)
+class Account:
+    tree: LoadedTree
+    task_unit: Literal["prompt", "session"]
+    streams: list[Stream] = field(default_factory=list)
+    calls: dict[str, Call] = field(default_factory=dict)
+    tools: dict[str, ToolCall] = field(default_factory=dict)
+    tasks: list[Task] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    findings: Counter[str] = field(default_factory=Counter)
+    synthetic_records: int = 0
+    versions: set[str] = field(default_factory=set)
+    delegations_expanded: int = 0
+
+    @property
+    def refusals(self) -> list[Problem]:
+        return [p for p in self.problems if p.blocking]
+
+    @property
+    def convertible(self) -> bool:
+        return not self.refusals

@@ -1,0 +1,335 @@
+"""Typed, content-free views of transcript records: only the fields accounting needs.
+
+Each JSON line becomes a small `Rec`. Content is reduced on the spot to SHA-256 digests (for the
+task input digest and for joins by prompt equality, FORMAT-NOTES §4); text itself is never kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from converter.firewall.shapes import ArgShape, shape_of
+
+_COMMAND_MARKERS = ("<command-name>", "<local-command-stdout>", "<local-command-caveat>",
+                    "<command-message>", "<local-command-stderr>")
+_NOTIFICATION_MARKERS = ("<task-notification>",)
+SYNTHETIC_MODEL = "<synthetic>"
+
+COUNTERS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+    "cache_5m",
+    "cache_1h",
+    "web_search_requests",
+    "web_fetch_requests",
+)
+
+
+class BadField(Exception):
+    """A field accounting depends on has the wrong type; carries the code."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_5m: int = 0
+    cache_1h: int = 0
+    split_present: bool = False
+    web_search_requests: int = 0
+    web_fetch_requests: int = 0
+    service_tier: str | None = None
+    speed: str | None = None
+    inference_geo: str | None = None
+
+    @property
+    def cache_unsplit(self) -> int:
+        return max(self.cache_creation_input_tokens - self.cache_5m - self.cache_1h, 0)
+
+    def is_zero(self) -> bool:
+        return not any(getattr(self, name) for name in COUNTERS)
+
+    def input_side(self) -> tuple[int, int, int, int, int]:
+        return (self.input_tokens, self.cache_read_input_tokens,
+                self.cache_creation_input_tokens, self.cache_5m, self.cache_1h)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    id: str
+    name: str
+    shape: ArgShape
+    prompt_digest: str | None  # sha256 of input.prompt (delegations), for joins only
+    agent_type: str | None  # input.subagent_type
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    tool_use_id: str
+    is_error: bool
+
+
+@dataclass(slots=True)
+class Rec:
+    file: int
+    line: int
+    type: str
+    uuid: str | None = None
+    parent_uuid: str | None = None
+    session_id: str | None = None
+    sidechain: bool = False
+    version: str | None = None
+    timestamp: str | None = None
+    agent_id: str | None = None
+    subtype: str | None = None
+    # assistant
+    msg_id: str | None = None
+    model: str | None = None
+    synthetic: bool = False
+    final: bool = False
+    stop_reason_seen: bool = False
+    usage: Usage | None = None
+    tool_uses: tuple[ToolUse, ...] = ()
+    # user
+    kind: str = ""  # prompt | tool_result | meta | command | notification | compact | other
+    content_digest: str | None = None
+    tool_results: tuple[ToolResult, ...] = ()
+    result_agent_id: str | None = None
+    result_status: str | None = None
+    result_run_id: str | None = None
+    web_searches: int = 0
+    # progress / fork-context-ref
+    progress_agent_id: str | None = None
+    progress_tool_use_id: str | None = None
+    progress_has_usage: bool = False
+    fork_parent_uuid: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _opt_str(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise BadField("CC-REC-BAD-FIELD")
+
+
+def _req_str(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    if isinstance(value, str) and value:
+        return value
+    raise BadField("CC-REC-BAD-FIELD")
+
+
+def _count(obj: Any, key: str) -> int:
+    if not isinstance(obj, dict):
+        return 0
+    value = obj.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadField("CC-REC-BAD-TOKEN-COUNT")
+    return value
+
+
+def _context(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise BadField("CC-REC-BAD-FIELD")
+
+
+def parse_usage(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        raise BadField("CC-REC-BAD-FIELD")
+    split = raw.get("cache_creation")
+    server = raw.get("server_tool_use")
+    usage = Usage(
+        input_tokens=_count(raw, "input_tokens"),
+        output_tokens=_count(raw, "output_tokens"),
+        cache_read_input_tokens=_count(raw, "cache_read_input_tokens"),
+        cache_creation_input_tokens=_count(raw, "cache_creation_input_tokens"),
+        cache_5m=_count(split, "ephemeral_5m_input_tokens"),
+        cache_1h=_count(split, "ephemeral_1h_input_tokens"),
+        split_present=isinstance(split, dict),
+        web_search_requests=_count(server, "web_search_requests"),
+        web_fetch_requests=_count(server, "web_fetch_requests"),
+        service_tier=_context(raw, "service_tier"),
+        speed=_context(raw, "speed"),
+        inference_geo=_context(raw, "inference_geo"),
+    )
+    if usage.cache_5m + usage.cache_1h > usage.cache_creation_input_tokens:
+        raise BadField("CC-REC-BAD-TOKEN-COUNT")
+    return usage
+
+
+def digest_content(content: Any) -> str:
+    """SHA-256 of a content value in a spelling-independent form (string or block list)."""
+    if isinstance(content, str):
+        data = content.encode("utf-8", "surrogatepass")
+    elif isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) \
+            and content[0].get("type") == "text" and isinstance(content[0].get("text"), str):
+        data = content[0]["text"].encode("utf-8", "surrogatepass")
+    else:
+        data = orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
+    message = obj.get("message")
+    if not isinstance(message, dict):
+        raise BadField("CC-REC-BAD-FIELD")
+    rec.msg_id = _req_str(message, "id")
+    rec.model = _opt_str(message, "model")
+    rec.synthetic = rec.model == SYNTHETIC_MODEL or obj.get("isApiErrorMessage") is True
+    stop = message.get("stop_reason")
+    rec.stop_reason_seen = stop is not None
+    raw_usage = message.get("usage")
+    rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
+    rec.final = stop is not None or (
+        isinstance(raw_usage, dict) and isinstance(raw_usage.get("iterations"), list)
+    )
+    content = message.get("content")
+    if isinstance(content, list):
+        rec.tool_uses = tuple(_tool_uses(content))
+
+
+def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
+    uses = []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            args = block.get("input")
+            prompt = args.get("prompt") if isinstance(args, dict) else None
+            agent_type = args.get("subagent_type") if isinstance(args, dict) else None
+            uses.append(
+                ToolUse(
+                    id=_req_str(block, "id"),
+                    name=_req_str(block, "name"),
+                    shape=shape_of(args),
+                    prompt_digest=digest_content(prompt) if isinstance(prompt, str) else None,
+                    agent_type=agent_type if isinstance(agent_type, str) else None,
+                )
+            )
+    return uses
+
+
+def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> str:
+    if results or obj.get("sourceToolAssistantUUID") or obj.get("toolUseResult") is not None:
+        return "tool_result"
+    if obj.get("isCompactSummary") is True:
+        return "compact"
+    if obj.get("isMeta") is True:
+        return "meta"
+    origin = obj.get("origin")
+    if isinstance(origin, dict) and origin.get("kind") not in (None, "human"):
+        return "other"
+    text = content if isinstance(content, str) else _first_text(content)
+    if text is None:
+        return "other" if not _is_blocks(content) else "prompt"
+    stripped = text.lstrip()
+    if stripped.startswith(_COMMAND_MARKERS):
+        return "command"
+    if stripped.startswith(_NOTIFICATION_MARKERS):
+        return "notification"
+    return "prompt"
+
+
+def _is_blocks(content: Any) -> bool:
+    return isinstance(content, list) and bool(content) and all(
+        isinstance(b, dict) and b.get("type") in ("text", "image") for b in content
+    )
+
+
+def _first_text(content: Any) -> str | None:
+    if not _is_blocks(content):
+        return None
+    for block in content:
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            return str(block["text"])
+    return None
+
+
+def _web_searches(result: dict[str, Any]) -> int:
+    entries = result.get("results")
+    if not isinstance(entries, list):
+        return 0
+    return sum(1 for e in entries if isinstance(e, dict) and isinstance(e.get("tool_use_id"), str))
+
+
+def _user(rec: Rec, obj: dict[str, Any]) -> None:
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    results: list[ToolResult] = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                results.append(ToolResult(_req_str(block, "tool_use_id"),
+                                          block.get("is_error") is True))
+    rec.tool_results = tuple(results)
+    rec.kind = _user_kind(obj, content, results)
+    if rec.kind in ("prompt", "other", "command") and content is not None:
+        rec.content_digest = digest_content(content)
+    outcome = obj.get("toolUseResult")
+    if isinstance(outcome, dict):
+        rec.result_agent_id = _opt_str(outcome, "agentId")
+        status = outcome.get("status")
+        rec.result_status = status if isinstance(status, str) else None
+        rec.result_run_id = _opt_str(outcome, "runId")
+        rec.web_searches = _web_searches(outcome)
+
+
+def _progress(rec: Rec, obj: dict[str, Any]) -> None:
+    data = obj.get("data")
+    if not isinstance(data, dict):
+        return
+    rec.subtype = data.get("type") if isinstance(data.get("type"), str) else None
+    if rec.subtype == "agent_progress":
+        rec.progress_agent_id = _opt_str(data, "agentId")
+        rec.progress_tool_use_id = _opt_str(obj, "parentToolUseID")
+    embedded = data.get("message")
+    if isinstance(embedded, dict):
+        inner = embedded.get("message")
+        rec.progress_has_usage = isinstance(inner, dict) and inner.get("usage") is not None
+
+
+def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
+    """Build a Rec from one parsed line. Raises BadField with a code on a malformed field."""
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        raise BadField("CC-REC-BAD-FIELD")
+    rec = Rec(file=file, line=line, type=kind)
+    rec.uuid = _opt_str(obj, "uuid")
+    rec.parent_uuid = _opt_str(obj, "parentUuid")
+    rec.session_id = _opt_str(obj, "sessionId")
+    rec.sidechain = obj.get("isSidechain") is True
+    version = obj.get("version")
+    rec.version = version if isinstance(version, str) else None
+    timestamp = obj.get("timestamp")
+    rec.timestamp = timestamp if isinstance(timestamp, str) else None
+    agent = obj.get("agentId")
+    rec.agent_id = agent if isinstance(agent, str) else None
+    subtype = obj.get("subtype")
+    rec.subtype = subtype if isinstance(subtype, str) else None
+    if kind == "assistant":
+        _assistant(rec, obj)
+    elif kind == "user":
+        _user(rec, obj)
+    elif kind == "progress":
+        _progress(rec, obj)
+    elif kind == "fork-context-ref":
+        rec.fork_parent_uuid = _opt_str(obj, "parentLastUuid")
+        rec.agent_id = _opt_str(obj, "agentId")
+    elif "message" in obj and isinstance(obj["message"], dict) and "usage" in obj["message"]:
+        rec.extra["usage"] = True
+    return rec

@@ -1,0 +1,201 @@
+"""Find every file of one Claude Code session tree from its parent transcript (SPEC §3).
+
+Layouts (FORMAT-NOTES §1, corpus):
+  <dir>/<sid>.jsonl                                   parent
+  <dir>/<sid>/subagents/agent-<id>.jsonl [.meta.json] subagent (2.1.x), compaction agent (2.1.3x)
+  <dir>/<sid>/subagents/workflows/<run>/agent-<id>.jsonl [.meta.json], journal.jsonl
+  <dir>/<sid>/workflows/<run>.json                    workflow run manifest
+  <dir>/agent-<8 hex>.jsonl                           2.0.x child beside the parent (bound only
+                                                      when its records name the parent's session)
+Nothing here reads file contents; names are checked against their id shape before any path is
+built from them, and symlinks or special files are refused.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from converter.errors import Problem
+
+Role = Literal["parent", "subagent", "meta", "journal", "workflow-manifest"]
+
+SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+AGENT_ID = re.compile(r"a(?:compact-)?[0-9a-f]{6,32}")
+LEGACY_AGENT_ID = re.compile(r"[0-9a-f]{8}")
+RUN_ID = re.compile(r"wf_[0-9A-Za-z]{1,40}(?:-[0-9A-Za-z]{1,40}){0,4}")
+
+_CHILD = re.compile(r"agent-(?P<id>.+)\.jsonl")
+_META = re.compile(r"agent-(?P<id>.+)\.meta\.json")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    index: int
+    role: Role
+    path: Path  # local only: never crosses the firewall
+    rel: str  # relative to the parent's folder, for --show-paths only
+    agent_id: str | None = None
+    run_id: str | None = None
+    legacy: bool = False  # 2.0.x sibling: belongs only if its records name the session
+
+
+@dataclass(slots=True)
+class TreeLayout:
+    session_id: str
+    root: Path
+    files: list[SourceFile] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, role: Role, path: Path, **ids: str | bool | None) -> SourceFile:
+        rel = path.relative_to(self.root).as_posix()
+        entry = SourceFile(len(self.files), role, path, rel, **ids)  # type: ignore[arg-type]
+        self.files.append(entry)
+        return entry
+
+
+def _kind(path: Path) -> str:
+    """'file', 'dir', 'link', 'special' or 'missing' without following symlinks."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return "missing"
+    if stat.S_ISLNK(mode):
+        return "link"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    return "special"
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(folder.iterdir(), key=lambda p: p.name)
+
+
+class _Walker:
+    def __init__(self, layout: TreeLayout) -> None:
+        self.layout = layout
+
+    def refuse_unsafe(self, path: Path) -> str:
+        kind = _kind(path)
+        if kind == "link":
+            self.stray(path, "CC-TREE-SYMLINK")
+        elif kind == "special":
+            self.stray(path, "CC-TREE-SPECIAL-FILE")
+        return kind
+
+    def stray(self, path: Path, code: str = "CC-TREE-STRAY-FILE") -> None:
+        rel = path.relative_to(self.layout.root).as_posix()
+        self.layout.problems.append(Problem(code, local_path=rel))
+
+    def agents(self, folder: Path, run_id: str | None) -> None:
+        children: dict[str, Path] = {}
+        metas: dict[str, Path] = {}
+        for entry in _entries(folder):
+            kind = self.refuse_unsafe(entry)
+            if kind in ("link", "special"):
+                continue
+            name = entry.name
+            if kind == "dir":
+                if run_id is None and name == "workflows":
+                    self.workflow_runs(entry)
+                else:
+                    self.stray(entry)
+                continue
+            if run_id is not None and name == "journal.jsonl":
+                self.layout.add("journal", entry, run_id=run_id)
+                continue
+            match = _CHILD.fullmatch(name) or _META.fullmatch(name)
+            if match is None:
+                self.stray(entry)
+                continue
+            agent_id = match.group("id")
+            if not AGENT_ID.fullmatch(agent_id):
+                self.stray(entry, "CC-TREE-BAD-ID")
+                continue
+            (children if name.endswith(".jsonl") else metas)[agent_id] = entry
+        for agent_id, path in children.items():
+            self.layout.add("subagent", path, agent_id=agent_id, run_id=run_id)
+            if agent_id in metas:
+                self.layout.add("meta", metas[agent_id], agent_id=agent_id, run_id=run_id)
+        for agent_id in metas.keys() - children.keys():
+            meta = self.layout.add("meta", metas[agent_id], agent_id=agent_id, run_id=run_id)
+            self.layout.problems.append(Problem("CC-TREE-META-WITHOUT-CHILD", meta.index))
+
+    def workflow_runs(self, folder: Path) -> None:
+        for entry in _entries(folder):
+            kind = self.refuse_unsafe(entry)
+            if kind != "dir":
+                if kind == "file":
+                    self.stray(entry)
+                continue
+            if not RUN_ID.fullmatch(entry.name):
+                self.stray(entry, "CC-TREE-BAD-ID")
+                continue
+            self.agents(entry, entry.name)
+
+    def manifests(self, folder: Path) -> None:
+        for entry in _entries(folder):
+            kind = self.refuse_unsafe(entry)
+            if kind in ("link", "special"):
+                continue
+            run = entry.name.removesuffix(".json")
+            if kind != "file" or not entry.name.endswith(".json"):
+                self.stray(entry)
+            elif not RUN_ID.fullmatch(run):
+                self.stray(entry, "CC-TREE-BAD-ID")
+            else:
+                self.layout.add("workflow-manifest", entry, run_id=run)
+
+    def session_folder(self, folder: Path) -> None:
+        for entry in _entries(folder):
+            kind = self.refuse_unsafe(entry)
+            if kind in ("link", "special"):
+                continue
+            if kind == "dir" and entry.name == "subagents":
+                self.agents(entry, None)
+            elif kind == "dir" and entry.name == "workflows":
+                self.manifests(entry)
+            else:
+                self.stray(entry)
+
+    def legacy_siblings(self, folder: Path) -> None:
+        for entry in _entries(folder):
+            match = _CHILD.fullmatch(entry.name)
+            if match and LEGACY_AGENT_ID.fullmatch(match.group("id")):
+                if self.refuse_unsafe(entry) == "file":
+                    self.layout.add("subagent", entry, agent_id=match.group("id"), legacy=True)
+
+
+def discover(parent: Path) -> TreeLayout:
+    """Lay out the tree's files, parent first, children in sorted path order."""
+    parent = Path(os.path.abspath(parent))
+    layout = TreeLayout(session_id="", root=parent.parent)
+    walker = _Walker(layout)
+    kind = _kind(parent)
+    if kind == "link":
+        layout.problems.append(Problem("CC-TREE-SYMLINK", local_path=parent.name))
+        return layout
+    if kind != "file" or not parent.name.endswith(".jsonl"):
+        code = "CC-TREE-SPECIAL-FILE" if kind == "special" else "CC-TREE-PARENT-MISSING"
+        layout.problems.append(Problem(code))
+        return layout
+    stem = parent.name.removesuffix(".jsonl")
+    layout.add("parent", parent)
+    if not SESSION_ID.fullmatch(stem):
+        layout.problems.append(Problem("CC-TREE-PARENT-NAME", 0))
+        return layout
+    layout.session_id = stem
+    folder = parent.parent / stem
+    folder_kind = walker.refuse_unsafe(folder)
+    if folder_kind == "dir":
+        walker.session_folder(folder)
+    elif folder_kind == "file":
+        walker.stray(folder)
+    walker.legacy_siblings(parent.parent)
+    return layout
