@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 AE := $(VENV)/bin/agent-evidence
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint fmt unit fuzz bench claude-code-tree schemas clean
+.PHONY: demo test lint fmt unit fuzz bench claude-code-tree schemas docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,9 @@ bench: $(STAMP)
 
 schemas: $(STAMP)
 	$(PY) -m converter.schemas --write
+
+docs: $(STAMP)
+	$(PY) -m converter.errors > docs/refusals.md
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

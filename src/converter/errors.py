@@ -344,3 +344,59 @@ class IntegrityFailure(ConverterError):
 
 class UsageProblem(ConverterError):
     exit_code = Exit.USAGE
+
+
+_GROUPS = {
+    "CC-TREE": "Files and layout",
+    "CC-LINE": "Lines (JSON syntax)",
+    "CC-REC": "Records and accounting",
+    "CC-TASK": "Tasks",
+    "CONTRACT": "Conversion contract",
+    "PRICE": "Pricing",
+    "BUNDLE": "Bundle",
+    "EVAL": "Evaluation",
+    "ATTEST": "Attestation and verification",
+    "KEY": "Pseudonym key",
+    "OUT": "Output",
+    "USAGE": "Usage",
+}
+
+
+def render_catalogue() -> str:
+    """docs/refusals.md, generated from CODES (`make docs`; a test fails when it is stale)."""
+    out = [
+        "# Refusal and finding codes",
+        "",
+        "Every diagnostic `agent-evidence` prints carries one of these stable codes, a fixed message,",
+        "the file's role and keyed label, and a line number when there is one. No message ever",
+        "quotes a value from your files. `--show-paths` adds the local relative path on stderr only.",
+        "",
+        "**Blocking** codes make the run refuse (exit 2, nothing written). **Findings** are counted",
+        "in the report and the contract; they never block on their own.",
+        "",
+        "This file is generated from `src/converter/errors.py` by `make docs`. Renaming a code is a",
+        "breaking change.",
+        "",
+    ]
+    placed: set[str] = set()
+    for prefix, title in _GROUPS.items():
+        codes = [c for c in CODES if c.startswith(prefix + "-") and c not in placed]
+        if not codes:
+            continue
+        out += [f"## {title}", ""]
+        for code in codes:
+            placed.add(code)
+            info = CODES[code]
+            kind = "blocking" if info.blocking else "finding"
+            out += [f"### `{code}`", "", f"- Kind: {kind}", f"- Meaning: {info.message}"]
+            out += [f"- What to do: {info.fix}", ""]
+    rest = [c for c in CODES if c not in placed]
+    if rest:
+        raise KeyError(f"codes without a group: {rest}")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(render_catalogue())

@@ -22,7 +22,10 @@ def read_tree(parent: Path, task_unit: TaskUnit = "prompt") -> Account:
 
 
 def inspect_tree(
-    parent: Path, pseudo: Pseudonymizer, task_unit: TaskUnit = "prompt", policy: Policy = Policy()
+    parent: Path,
+    pseudo: Pseudonymizer,
+    task_unit: TaskUnit = "prompt",
+    policy: Policy | None = None,
 ) -> tuple[Account, PublicAccount]:
     account = read_tree(parent, task_unit)
-    return account, cross(account, pseudo, policy)
+    return account, cross(account, pseudo, policy or Policy())

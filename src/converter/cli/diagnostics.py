@@ -10,7 +10,9 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.reader.model import Account
 
 
-def describe(code: str, where: str | None = None, line: int | None = None, path: str | None = None) -> str:
+def describe(
+    code: str, where: str | None = None, line: int | None = None, path: str | None = None
+) -> str:
     info = CODES[code]
     location = ""
     if where:

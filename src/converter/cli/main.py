@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 import orjson
@@ -19,7 +21,10 @@ from converter.pipeline import inspect_tree
 SOURCES = click.Choice(["claude-code-tree", "claude-code"])
 
 
-def key_option(func):  # type: ignore[no-untyped-def]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def key_option(func: F) -> F:
     return click.option(
         "--key-file",
         type=click.Path(path_type=Path, dir_okay=False),
@@ -50,14 +55,29 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 @cli.command()
 @click.option("--from", "source", type=SOURCES, default="claude-code-tree", show_default=True)
-@click.option("--in", "parent", type=click.Path(path_type=Path), required=True,
-              help="The parent transcript <session-id>.jsonl.")
-@click.option("--task-unit", type=click.Choice(["prompt", "session"]), default="prompt", show_default=True)
+@click.option(
+    "--in",
+    "parent",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="The parent transcript <session-id>.jsonl.",
+)
+@click.option(
+    "--task-unit", type=click.Choice(["prompt", "session"]), default="prompt", show_default=True
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the account as JSON.")
-@click.option("--show-paths", is_flag=True, help="Add local relative paths to diagnostics (stderr only).")
+@click.option(
+    "--show-paths", is_flag=True, help="Add local relative paths to diagnostics (stderr only)."
+)
 @key_option
-def inspect(source: str, parent: Path, task_unit: str, as_json: bool, show_paths: bool,
-            key_file: Path | None) -> None:
+def inspect(
+    source: str,
+    parent: Path,
+    task_unit: str,
+    as_json: bool,
+    show_paths: bool,
+    key_file: Path | None,
+) -> None:
     """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
     pseudo = pseudonymizer(key_file)
     account, public = inspect_tree(parent, pseudo, task_unit)  # type: ignore[arg-type]
@@ -92,10 +112,11 @@ def key_show_id(key_file: Path | None) -> None:
     click.echo(load_key(key_file, create=False).key.key_id)
 
 
-def main() -> None:
-    debug = "--debug" in sys.argv[1:]
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
     try:
-        code = cli.main(standalone_mode=False)
+        code = cli.main(args=args, prog_name="agent-evidence", standalone_mode=False)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.exceptions.Abort:
@@ -114,6 +135,8 @@ def main() -> None:
     except Exception as error:  # the one place a bug becomes exit 70
         if debug:
             raise
-        click.echo(f"internal error ({type(error).__name__}); rerun with --debug for a traceback", err=True)
+        click.echo(
+            f"internal error ({type(error).__name__}); rerun with --debug for a traceback", err=True
+        )
         sys.exit(Exit.INTERNAL)
     sys.exit(code if isinstance(code, int) else 0)

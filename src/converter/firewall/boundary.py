@@ -68,7 +68,9 @@ class _Crossing:
     def task(self, index: int | None) -> str | None:
         if index is None:
             return None
-        return self.pseudo.name("task", f"{self.acc.task_unit}:{self.acc.tasks[index].content_digest}:{index}")
+        return self.pseudo.name(
+            "task", f"{self.acc.task_unit}:{self.acc.tasks[index].content_digest}:{index}"
+        )
 
     def model(self, name: str | None) -> str:
         if name is not None and _MODEL.fullmatch(name):
@@ -115,7 +117,10 @@ class _Crossing:
         )
 
 
-def cross(account: Account, pseudo: Pseudonymizer, policy: Policy = Policy()) -> view.PublicAccount:
+def cross(
+    account: Account, pseudo: Pseudonymizer, policy: Policy | None = None
+) -> view.PublicAccount:
+    policy = policy or Policy()
     c = _Crossing(account, pseudo, policy)
     acc = account
     reveal = policy.reveal_names
@@ -136,7 +141,9 @@ def cross(account: Account, pseudo: Pseudonymizer, policy: Policy = Policy()) ->
             parent=c.agent(s.parent) if s.parent is not None else None,
             depth=s.depth,
             kind=s.kind,
-            agent_type="main" if s.index == 0 else public_agent_type(s.agent_type or s.kind, pseudo, reveal),
+            agent_type="main"
+            if s.index == 0
+            else public_agent_type(s.agent_type or s.kind, pseudo, reveal),
             delegation=c.event(("tool", s.delegation)) if s.delegation else None,
         )
         for s in live
@@ -165,7 +172,10 @@ def cross(account: Account, pseudo: Pseudonymizer, policy: Policy = Policy()) ->
         )
         for t in acc.tools.values()
     )
-    edges = tuple(view.Edge(source=c.event(e.source), target=c.event(e.target), kind=e.kind) for e in acc.edges)
+    edges = tuple(
+        view.Edge(source=c.event(e.source), target=c.event(e.target), kind=e.kind)
+        for e in acc.edges
+    )
     refusals = tuple(
         view.Refusal(code=p.code, file=file_ref(pseudo, acc, p), line=p.line) for p in acc.refusals
     )

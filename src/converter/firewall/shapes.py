@@ -49,7 +49,9 @@ _PLURAL: dict[Kind, str] = {
 
 def shape_of(value: Any) -> ArgShape:
     kind = _kind(value)
-    members = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    members = (
+        value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    )
     counts = dict.fromkeys(_PLURAL.values(), 0)
     for member in members:
         counts[_PLURAL[_kind(member)]] += 1

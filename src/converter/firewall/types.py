@@ -17,7 +17,9 @@ KeyedDigest = Annotated[str, StringConstraints(pattern=r"^hmac-sha256:[0-9a-f]{6
 KeyId = Annotated[str, StringConstraints(pattern=r"^key-[0-9a-f]{16}$")]
 Pseudonym = Annotated[
     str,
-    StringConstraints(pattern=r"^(task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{12}$"),
+    StringConstraints(
+        pattern=r"^(task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{12}$"
+    ),
 ]
 # A name that crosses: a built-in, a contract-revealed identifier, or a pseudonym. Identifier
 # characters only, bounded: a sentence cannot fit.
@@ -26,7 +28,10 @@ ModelName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9<][A-Za-z0-9_.
 Code = Annotated[str, StringConstraints(pattern=r"^[A-Z]+(-[A-Z0-9]+)+$")]
 Version = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(\.[0-9]{1,6}){1,3}$")]
 Timestamp = Annotated[
-    str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?Z)?$")
+    str,
+    StringConstraints(
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?Z)?$"
+    ),
 ]
 # service_tier / speed / inference_geo values, and "absent" when the field is missing.
 ContextValue = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_-]{0,32}$")]

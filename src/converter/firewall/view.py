@@ -27,7 +27,9 @@ from converter.firewall.types import (
     Version,
 )
 
-AgentKind = Literal["root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"]
+AgentKind = Literal[
+    "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"
+]
 EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
 ToolStatus = Literal["ok", "error", "no-result"]
 FileRef = str  # "<role>/<pseudonym>" built only by `file_ref`
@@ -44,7 +46,9 @@ class UsageTotals(Closed):
     web_fetch_requests: Count = 0
 
     def plus(self, other: UsageTotals) -> UsageTotals:
-        return UsageTotals(**{k: getattr(self, k) + getattr(other, k) for k in UsageTotals.model_fields})
+        return UsageTotals(
+            **{k: getattr(self, k) + getattr(other, k) for k in UsageTotals.model_fields}
+        )
 
 
 class BillingContext(Closed):
@@ -53,7 +57,10 @@ class BillingContext(Closed):
     inference_geo: ContextValue | None = None
 
     def key(self) -> str:
-        return "|".join("absent" if v is None else v or "empty" for v in (self.service_tier, self.speed, self.inference_geo))
+        return "|".join(
+            "absent" if v is None else v or "empty"
+            for v in (self.service_tier, self.speed, self.inference_geo)
+        )
 
 
 class BoundFile(Closed):

@@ -31,7 +31,9 @@ def _session_check(acc: Account) -> None:
         for rec in records:
             if rec.session_id is not None and rec.session_id != sid:
                 role = acc.tree.layout.files[file].role
-                code = "CC-TREE-MULTIPLE-SESSIONS" if role == "parent" else "CC-TREE-SESSION-MISMATCH"
+                code = (
+                    "CC-TREE-MULTIPLE-SESSIONS" if role == "parent" else "CC-TREE-SESSION-MISMATCH"
+                )
                 acc.problems.append(Problem(code, file, rec.line))
                 break
 
@@ -104,7 +106,10 @@ class _Index:
                         self.tool_streams[use.id].add(stream.index)
                         self.tool_name.setdefault(use.id, use.name)
                         self.tool_info[(stream.index, use.id)] = (
-                            use.name, use.prompt_digest, use.agent_type)
+                            use.name,
+                            use.prompt_digest,
+                            use.agent_type,
+                        )
                 elif rec.type == "user":
                     for result in rec.tool_results:
                         self.results[result.tool_use_id].append((stream.index, pos, rec))
@@ -151,13 +156,16 @@ def _evidence(acc: Account, index: _Index, stream: Stream) -> set[str]:
         digest = _first_prompt_digest(stream)
         if digest is not None:
             found = {
-                tid for (s, tid), (name, pdig, _) in index.tool_info.items()
+                tid
+                for (s, tid), (name, pdig, _) in index.tool_info.items()
                 if s != stream.index and pdig == digest and name in DELEGATION_TOOLS
             }
     return found
 
 
-def _delegation_kind(name: str, entry_run: str | None) -> Literal["agent", "task", "workflow", "skill-fork"]:
+def _delegation_kind(
+    name: str, entry_run: str | None
+) -> Literal["agent", "task", "workflow", "skill-fork"]:
     if name == "Workflow" or entry_run is not None:
         return "workflow"
     if name == "Task":
@@ -186,9 +194,13 @@ def _join(acc: Account, index: _Index) -> None:
             name = index.tool_info[(owner, tool_id)][0]
             entry = acc.tree.layout.files[stream.file]
             stream.parent, stream.delegation = owner, tool_id
-            stream.kind = "sidechain" if stream.kind == "sidechain" else _delegation_kind(name, entry.run_id)
+            stream.kind = (
+                "sidechain" if stream.kind == "sidechain" else _delegation_kind(name, entry.run_id)
+            )
             meta = acc.tree.metas.get(stream.file)
-            stream.agent_type = (meta.agent_type if meta else None) or index.tool_info[(owner, tool_id)][2]
+            stream.agent_type = (meta.agent_type if meta else None) or index.tool_info[
+                (owner, tool_id)
+            ][2]
             claimed[tool_id].append(stream.index)
             continue
         anchor = _anchor(index, stream)
@@ -242,7 +254,12 @@ def _depths(acc: Account) -> None:
     for stream in acc.streams:
         stream.depth = resolved.get(stream.index, -1)
         meta = acc.tree.metas.get(stream.file) if stream.index else None
-        if meta and meta.spawn_depth is not None and stream.depth >= 0 and meta.spawn_depth != stream.depth:
+        if (
+            meta
+            and meta.spawn_depth is not None
+            and stream.depth >= 0
+            and meta.spawn_depth != stream.depth
+        ):
             acc.problems.append(Problem("CC-TREE-DEPTH-MISMATCH", stream.file))
         if meta and meta.parent_agent_id is not None and stream.parent is not None:
             parent = acc.streams[stream.parent]
@@ -251,7 +268,7 @@ def _depths(acc: Account) -> None:
 
 
 def _ancestors(acc: Account, stream: Stream) -> list[int]:
-    out = []
+    out: list[int] = []
     current = stream.parent
     while current is not None and current not in out and len(out) <= len(acc.streams):
         out.append(current)
@@ -293,9 +310,7 @@ def _own_records(stream: Stream) -> list[tuple[int, Rec]]:
 
 def _calls(acc: Account) -> None:
     owner: dict[str, int] = {}
-    for stream in acc.streams:
-        if stream.depth < 0:
-            continue
+    for stream in acc.streams:  # orphans too: their usage is shown even though the tree refuses
         for pos, rec in _own_records(stream):
             if rec.version:
                 acc.versions.add(rec.version)
@@ -317,8 +332,16 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
     if call is None:
         owner[msg_id] = stream.index
         acc.calls[msg_id] = Call(
-            msg_id, stream.index, rec.file, rec.line, pos, rec.model, rec.usage or _ZERO,
-            rec.final, rec.timestamp, [u.id for u in rec.tool_uses],
+            msg_id,
+            stream.index,
+            rec.file,
+            rec.line,
+            pos,
+            rec.model,
+            rec.usage or _ZERO,
+            rec.final,
+            rec.timestamp,
+            [u.id for u in rec.tool_uses],
         )
     elif owner[msg_id] != stream.index:
         acc.problems.append(Problem("CC-REC-UNEXPLAINED-DUPLICATE", rec.file, rec.line))
@@ -336,8 +359,16 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             if acc.tools[use.id].stream != stream.index or acc.tools[use.id].msg_id != msg_id:
                 acc.problems.append(Problem("CC-REC-UNEXPLAINED-DUPLICATE", rec.file, rec.line))
             continue
-        acc.tools[use.id] = ToolCall(use.id, use.name, stream.index, msg_id, use.shape, pos,
-                                     prompt_digest=use.prompt_digest, agent_type=use.agent_type)
+        acc.tools[use.id] = ToolCall(
+            use.id,
+            use.name,
+            stream.index,
+            msg_id,
+            use.shape,
+            pos,
+            prompt_digest=use.prompt_digest,
+            agent_type=use.agent_type,
+        )
 
 
 from converter.reader.records import Usage  # noqa: E402
@@ -365,18 +396,24 @@ def _results(acc: Account) -> None:
                 tool.result_status = rec.result_status
                 tool.result_run_id = rec.result_run_id
                 tool.web_searches = rec.web_searches if tool.name == "WebSearch" else 0
-    acc.findings["CC-REC-TOOL-NO-RESULT"] += sum(t.status == "no-result" for t in acc.tools.values())
+    acc.findings["CC-REC-TOOL-NO-RESULT"] += sum(
+        t.status == "no-result" for t in acc.tools.values()
+    )
 
 
 def _tasks(acc: Account) -> None:
     root = acc.streams[0]
     if acc.task_unit == "session":
         first = next((r for r in root.records if r.timestamp), None)
-        acc.tasks.append(Task(0, root.file, 1, 0, acc.tree.layout.session_id, first.timestamp if first else None))
+        acc.tasks.append(
+            Task(0, root.file, 1, 0, acc.tree.layout.session_id, first.timestamp if first else None)
+        )
         return
     for pos, rec in enumerate(root.records):
-        if rec.type == "user" and rec.kind == "prompt" and rec.content_digest:
-            acc.tasks.append(Task(len(acc.tasks), rec.file, rec.line, pos, rec.content_digest, rec.timestamp))
+        if rec.type == "user" and rec.kind in ("prompt", "command") and rec.content_digest:
+            acc.tasks.append(
+                Task(len(acc.tasks), rec.file, rec.line, pos, rec.content_digest, rec.timestamp)
+            )
 
 
 def _task_at(acc: Account, position: int) -> int | None:
@@ -414,7 +451,7 @@ def _assign(acc: Account) -> None:
         stream = acc.streams[call.stream]
         call.task = _task_at(acc, call.position) if stream.index == 0 else stream.task
         if call.task is None:
-            unattributed += 1
+            unattributed += stream.depth >= 0  # an orphan's calls are refused as an orphan
             continue
         acc.tasks[call.task].calls += 1
     for stream in acc.streams[1:]:
@@ -449,7 +486,9 @@ def _edges(acc: Account) -> None:
         edges.append(Edge(model, ("tool", tool.id), "requests"))
         has_out.add(model)
         if tool.result_position is not None:
-            consumer = _consumer(acc.streams[tool.stream], by_stream[tool.stream], tool.result_position)
+            consumer = _consumer(
+                acc.streams[tool.stream], by_stream[tool.stream], tool.result_position
+            )
             if consumer is not None:
                 edges.append(Edge(("tool", tool.id), ("model", consumer), "consumes"))
                 has_out.add(("tool", tool.id))
@@ -458,10 +497,14 @@ def _edges(acc: Account) -> None:
             continue
         first = by_stream[stream.index][0][1]
         edges.append(Edge(("tool", stream.delegation), ("model", first), "delegates"))
-        tool = acc.tools.get(stream.delegation)
-        if tool is None or tool.result_position is None or tool.result_status == "async_launched":
+        spawner = acc.tools.get(stream.delegation)
+        if spawner is None or spawner.result_position is None:
             continue
-        successor = _consumer(acc.streams[tool.stream], by_stream[tool.stream], tool.result_position)
+        if spawner.result_status == "async_launched":  # no evidence of when its work is read
+            continue
+        successor = _consumer(
+            acc.streams[spawner.stream], by_stream[spawner.stream], spawner.result_position
+        )
         if successor is None:
             continue
         for event in _leaves(acc, stream, by_stream[stream.index], has_out):
@@ -469,7 +512,9 @@ def _edges(acc: Account) -> None:
     acc.edges = edges
 
 
-def _leaves(acc: Account, stream: Stream, calls: list[tuple[int, str]], has_out: set[EventKey]) -> list[EventKey]:
+def _leaves(
+    acc: Account, stream: Stream, calls: list[tuple[int, str]], has_out: set[EventKey]
+) -> list[EventKey]:
     events: list[EventKey] = [("model", msg) for _, msg in calls]
     events += [("tool", t.id) for t in acc.tools.values() if t.stream == stream.index]
     return [e for e in events if e not in has_out]
@@ -501,8 +546,7 @@ def _summaries(acc: Account) -> None:
     searches = sum(t.web_searches for t in acc.tools.values())
     if searches:
         acc.findings["CC-REC-WEBSEARCH-FROM-RESULT"] += searches
-    for name, count in acc.tree.unknown_types.items():
-        acc.findings["CC-REC-UNKNOWN-TYPE"] += count
+    acc.findings["CC-REC-UNKNOWN-TYPE"] += acc.tree.unknown_types.total()
     for problem in acc.problems:
         if not problem.blocking:
             acc.findings[problem.code] += 1
@@ -515,8 +559,11 @@ def _summaries(acc: Account) -> None:
 
 def build_account(tree: LoadedTree, task_unit: Literal["prompt", "session"] = "prompt") -> Account:
     acc = Account(tree=tree, task_unit=task_unit, problems=list(tree.problems))
-    if not tree.records or tree.layout.session_id == "":
+    if not tree.records:
         return acc
+    if not tree.layout.session_id:  # a renamed parent: accounted, but already refused
+        first = next((r.session_id for r in tree.records[0] if r.session_id), None)
+        tree.layout.session_id = first or ""
     _session_check(acc)
     _dedup_uuids(acc)
     _streams(acc)

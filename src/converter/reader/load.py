@@ -14,10 +14,25 @@ from converter.sources.tree import SourceFile, TreeLayout
 
 KNOWN_TYPES = frozenset(
     {
-        "user", "assistant", "system", "attachment", "summary", "mode", "permission-mode",
-        "last-prompt", "file-history-snapshot", "ai-title", "custom-title", "queue-operation",
-        "agent-name", "bridge-session", "progress", "fork-context-ref", "pr-link",
-        "worktree-state", "tag",
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "summary",
+        "mode",
+        "permission-mode",
+        "last-prompt",
+        "file-history-snapshot",
+        "ai-title",
+        "custom-title",
+        "queue-operation",
+        "agent-name",
+        "bridge-session",
+        "progress",
+        "fork-context-ref",
+        "pr-link",
+        "worktree-state",
+        "tag",
     }
 )
 
@@ -64,7 +79,9 @@ def _read_transcript(tree: LoadedTree, entry: SourceFile) -> None:
                 if rec.type not in KNOWN_TYPES:
                     tree.unknown_types[rec.type] += 1
                     if rec.extra.get("usage"):
-                        tree.problems.append(Problem("CC-REC-UNKNOWN-WITH-USAGE", entry.index, number))
+                        tree.problems.append(
+                            Problem("CC-REC-UNKNOWN-WITH-USAGE", entry.index, number)
+                        )
                     continue
                 records.append(rec)
     except OSError:
@@ -82,7 +99,6 @@ def _read_bytes(tree: LoadedTree, entry: SourceFile) -> bytes | None:
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
         return None
-
 
     tree.digests[entry.index] = Digest(hashlib.sha256(data).hexdigest(), len(data))
     if not data:

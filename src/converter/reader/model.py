@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from converter.errors import Problem
-from converter.reader.load import LoadedTree
-from converter.reader.records import Usage
 from converter.firewall.shapes import ArgShape
+from converter.reader.load import LoadedTree
+from converter.reader.records import Rec, Usage
 
-AgentKind = Literal["root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"]
+AgentKind = Literal[
+    "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"
+]
 EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
 EventKey = tuple[Literal["model", "tool"], str]
 
@@ -21,7 +23,7 @@ class Stream:
     index: int
     file: int
     agent_id: str | None  # local id (file name or inline sidechain root uuid)
-    records: list = field(default_factory=list)  # list[Rec]
+    records: list[Rec] = field(default_factory=list)
     parent: int | None = None
     depth: int = 0
     kind: AgentKind = "root"

@@ -14,8 +14,15 @@ import orjson
 
 from converter.firewall.shapes import ArgShape, shape_of
 
-_COMMAND_MARKERS = ("<command-name>", "<local-command-stdout>", "<local-command-caveat>",
-                    "<command-message>", "<local-command-stderr>")
+# A slash command typed by a person (`/init`, a skill, `/context`) is a task boundary, like a
+# prompt (SPEC §5.1 lists local commands among tasks that may have no calls). What a local
+# command printed back is not.
+_COMMAND_MARKERS = ("<command-name>", "<command-message>")
+_COMMAND_OUTPUT_MARKERS = (
+    "<local-command-stdout>",
+    "<local-command-caveat>",
+    "<local-command-stderr>",
+)
 _NOTIFICATION_MARKERS = ("<task-notification>",)
 SYNTHETIC_MODEL = "<synthetic>"
 
@@ -62,8 +69,13 @@ class Usage:
         return not any(getattr(self, name) for name in COUNTERS)
 
     def input_side(self) -> tuple[int, int, int, int, int]:
-        return (self.input_tokens, self.cache_read_input_tokens,
-                self.cache_creation_input_tokens, self.cache_5m, self.cache_1h)
+        return (
+            self.input_tokens,
+            self.cache_read_input_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_5m,
+            self.cache_1h,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +115,8 @@ class Rec:
     usage: Usage | None = None
     tool_uses: tuple[ToolUse, ...] = ()
     # user
-    kind: str = ""  # prompt | tool_result | meta | command | notification | compact | other
+    # prompt | command | command-output | tool_result | meta | notification | compact | other
+    kind: str = ""
     content_digest: str | None = None
     tool_results: tuple[ToolResult, ...] = ()
     result_agent_id: str | None = None
@@ -178,8 +191,13 @@ def digest_content(content: Any) -> str:
     """SHA-256 of a content value in a spelling-independent form (string or block list)."""
     if isinstance(content, str):
         data = content.encode("utf-8", "surrogatepass")
-    elif isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) \
-            and content[0].get("type") == "text" and isinstance(content[0].get("text"), str):
+    elif (
+        isinstance(content, list)
+        and len(content) == 1
+        and isinstance(content[0], dict)
+        and content[0].get("type") == "text"
+        and isinstance(content[0].get("text"), str)
+    ):
         data = content[0]["text"].encode("utf-8", "surrogatepass")
     else:
         data = orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
@@ -240,14 +258,18 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
     stripped = text.lstrip()
     if stripped.startswith(_COMMAND_MARKERS):
         return "command"
+    if stripped.startswith(_COMMAND_OUTPUT_MARKERS):
+        return "command-output"
     if stripped.startswith(_NOTIFICATION_MARKERS):
         return "notification"
     return "prompt"
 
 
 def _is_blocks(content: Any) -> bool:
-    return isinstance(content, list) and bool(content) and all(
-        isinstance(b, dict) and b.get("type") in ("text", "image") for b in content
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in content)
     )
 
 
@@ -274,8 +296,9 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
     if isinstance(content, list):
         for block in content:
             if isinstance(block, dict) and block.get("type") == "tool_result":
-                results.append(ToolResult(_req_str(block, "tool_use_id"),
-                                          block.get("is_error") is True))
+                results.append(
+                    ToolResult(_req_str(block, "tool_use_id"), block.get("is_error") is True)
+                )
     rec.tool_results = tuple(results)
     rec.kind = _user_kind(obj, content, results)
     if rec.kind in ("prompt", "other", "command") and content is not None:

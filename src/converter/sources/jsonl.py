@@ -78,9 +78,7 @@ def _classify_failure(raw: bytes) -> str:
     except UnicodeDecodeError:
         return "CC-LINE-INVALID-UTF8"
     try:
-        value = json.loads(
-            text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant
-        )
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
     except _Duplicate:
         return "CC-LINE-DUPLICATE-KEY"
     except _NonFinite:

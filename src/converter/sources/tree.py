@@ -24,7 +24,9 @@ from converter.errors import Problem
 
 Role = Literal["parent", "subagent", "meta", "journal", "workflow-manifest"]
 
-SESSION_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+SESSION_ID = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
 AGENT_ID = re.compile(r"a(?:compact-)?[0-9a-f]{6,32}")
 LEGACY_AGENT_ID = re.compile(r"[0-9a-f]{8}")
 RUN_ID = re.compile(r"wf_[0-9A-Za-z]{1,40}(?:-[0-9A-Za-z]{1,40}){0,4}")
@@ -167,9 +169,9 @@ class _Walker:
     def legacy_siblings(self, folder: Path) -> None:
         for entry in _entries(folder):
             match = _CHILD.fullmatch(entry.name)
-            if match and LEGACY_AGENT_ID.fullmatch(match.group("id")):
-                if self.refuse_unsafe(entry) == "file":
-                    self.layout.add("subagent", entry, agent_id=match.group("id"), legacy=True)
+            legacy = match is not None and LEGACY_AGENT_ID.fullmatch(match.group("id"))
+            if match and legacy and self.refuse_unsafe(entry) == "file":
+                self.layout.add("subagent", entry, agent_id=match.group("id"), legacy=True)
 
 
 def discover(parent: Path) -> TreeLayout:
@@ -188,6 +190,7 @@ def discover(parent: Path) -> TreeLayout:
     stem = parent.name.removesuffix(".jsonl")
     layout.add("parent", parent)
     if not SESSION_ID.fullmatch(stem):
+        # Read and account it (so inspect shows its usage), but its children cannot be found.
         layout.problems.append(Problem("CC-TREE-PARENT-NAME", 0))
         return layout
     layout.session_id = stem

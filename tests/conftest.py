@@ -1,0 +1,81 @@
+"""Shared test helpers: where the shared corpus is, a fixed key, and an in-process CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from converter.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+TEST_KEY = "0f" * 32
+
+settings.register_profile(
+    "default",
+    max_examples=25,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def shared_dir() -> Path | None:
+    env = os.environ.get("AGENT_EVIDENCE_SHARED")
+    for candidate in ([Path(env)] if env else []) + [ROOT.parent / "shared"]:
+        if (candidate / "corpus" / "real").is_dir():
+            return candidate
+    return None
+
+
+def fixture_parent(name: str) -> Path:
+    return next((FIXTURES / name).glob("*.jsonl"))
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> Result:
+    """Run the real entry point (its exit-code mapping included) in this process."""
+    capsys.readouterr()
+    try:
+        main(args)
+        code = 0
+    except SystemExit as done:
+        code = int(done.code or 0)
+    captured = capsys.readouterr()
+    return Result(code, captured.out, captured.err)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test runs with a fixed key and a private config dir, never the user's own."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", TEST_KEY)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    yield
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Any:
+    return lambda *args: run_cli(list(args), capsys)

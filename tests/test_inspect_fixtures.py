@@ -1,0 +1,77 @@
+"""inspect on our synthetic trees gives the hand-derived numbers in fixtures/expected.json."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, fixture_parent
+
+EXPECTED = json.loads((FIXTURES / "expected.json").read_text())
+COUNT_KEYS = (
+    "transcript_files",
+    "meta_files",
+    "subagents",
+    "delegations_expanded",
+    "max_depth",
+    "tasks",
+    "model_calls",
+    "usage_incomplete_calls",
+    "tool_calls",
+    "edges",
+    "synthetic_records",
+)
+USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_5m_input_tokens",
+    "cache_creation_1h_input_tokens",
+    "cache_creation_unsplit_input_tokens",
+)
+
+
+@pytest.mark.parametrize("tree", ["synthetic_tree", "rich_tree"])
+def test_counts_and_usage_match_hand_derivation(tree: str, cli: Any) -> None:
+    result = cli("inspect", "--json", "--in", str(fixture_parent(tree)))
+    assert result.code == 0, result.err
+    report = result.json()
+    expected = EXPECTED[tree]
+    assert report["convertible"] is True
+    want = {k: expected[k] for k in COUNT_KEYS}
+    want["edges"] = expected["edges"]["total"]
+    assert {k: report["counts"][k] for k in COUNT_KEYS} == want
+    assert {k: report["usage"][k] for k in USAGE_KEYS} == {k: expected[k] for k in USAGE_KEYS}
+    assert report["usage"]["web_search_requests"] == expected["web_search_requests_from_results"]
+    assert report["bound_files"] == expected["bound_files"]
+    assert {m: v["model_calls"] for m, v in report["by_model"].items()} == expected["by_model"]
+
+
+def test_minimal_tree_is_the_conformance_shape(cli: Any) -> None:
+    report = cli("inspect", "--json", "--in", str(fixture_parent("synthetic_tree"))).json()
+    assert report["bound_files"] == 3
+    assert report["counts"]["delegations_expanded"] == 1
+    assert report["counts"]["model_calls"] == 4
+    assert report["counts"]["tool_calls"] == 2
+    assert report["counts"]["edges"] == 6
+    assert {"code": "CC-REC-FORK-BOOTSTRAP", "count": 1} in report["findings"]
+
+
+def test_text_summary_on_terminal(cli: Any) -> None:
+    result = cli("inspect", "--in", str(fixture_parent("synthetic_tree")))
+    assert result.code == 0
+    assert "3 bound source files" in result.out
+    assert "4 model calls" in result.out
+
+
+@pytest.mark.parametrize("tree", ["synthetic_tree", "rich_tree"])
+def test_no_canary_in_inspect_output(tree: str, cli: Any) -> None:
+    result = cli("inspect", "--json", "--in", str(fixture_parent(tree)))
+    assert "CANARY" not in result.out + result.err
+    for value in (
+        EXPECTED[tree]["ids"].values() if isinstance(EXPECTED[tree].get("ids"), dict) else []
+    ):
+        for item in value if isinstance(value, list) else [value]:
+            assert str(item) not in result.out
