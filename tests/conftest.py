@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,11 +68,10 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> Result:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _isolated_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test runs with a fixed key and a private config dir, never the user's own."""
     monkeypatch.setenv("AGENT_EVIDENCE_KEY", TEST_KEY)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    yield
 
 
 @pytest.fixture
