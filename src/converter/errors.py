@@ -268,6 +268,12 @@ CODES: dict[str, CodeInfo] = {
         "The tree holds no model call at all.",
         "Nothing to convert; pick a session that used a model.",
     ),
+    # --- contract (CONTRACT-*) ---
+    # --- bundle (BUNDLE-*) ---
+    # --- pricing (PRICE-*) ---
+    # --- evaluation (EVAL-*) ---
+    # --- attestation and verification (ATTEST-*) ---
+    # --- usage (USAGE-*) ---
     # --- keys ---
     "KEY-MISSING": _c(
         "No pseudonym key was found and none could be created.",

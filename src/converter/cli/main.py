@@ -112,6 +112,13 @@ def key_show_id(key_file: Path | None) -> None:
     click.echo(load_key(key_file, create=False).key.key_id)
 
 
+# Commands defined in their own modules register here, one line each.
+# --- register: convert ---
+# --- register: evaluate ---
+# --- register: verify / keygen ---
+# --- register: scan ---
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
