@@ -269,10 +269,236 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to convert; pick a session that used a model.",
     ),
     # --- contract (CONTRACT-*) ---
+    "CONTRACT-UNREADABLE": _c(
+        "The contract file could not be read, or is not valid strict JSON (duplicate keys, NaN, "
+        "a torn write).",
+        "Regenerate it with `convert --template`, or fix the JSON syntax.",
+    ),
+    "CONTRACT-SHAPE": _c(
+        "A contract field is missing, unknown, or of the wrong type or range.",
+        "Compare the field with contracts/conversion-contract.schema.json.",
+    ),
+    "CONTRACT-CLAIM-NULL": _c(
+        "A claim in the contract is still null.",
+        "Fill every null claim (outcomes, outcome_contract, pricing, baseline, policy).",
+    ),
+    "CONTRACT-KEY-MISMATCH": _c(
+        "The contract was made under another pseudonym key.",
+        "Use the key the template was made with (`key show-id` prints its key_id), or make a new "
+        "template.",
+    ),
+    "CONTRACT-SOURCE-MISMATCH": _c(
+        "The contract names another source adapter, adapter version or task unit.",
+        "Convert with the same --from and --task-unit the template was made with.",
+    ),
+    "CONTRACT-FILE-CHANGED": _c(
+        "A bound source file's bytes differ from the contract's inventory.",
+        "The session changed since the template; make a new template (--from-contract carries "
+        "your claims forward).",
+    ),
+    "CONTRACT-FILE-ADDED": _c(
+        "The tree has a file the contract's inventory does not bind.",
+        "Make a new template with --from-contract to carry your claims forward.",
+    ),
+    "CONTRACT-FILE-REMOVED": _c(
+        "A file the contract binds is no longer in the tree.",
+        "Restore the file, or make a new template with --from-contract.",
+    ),
+    "CONTRACT-COUNT-MISMATCH": _c(
+        "A count in the contract's inventory differs from the sources.",
+        "Make a new template with --from-contract.",
+    ),
+    "CONTRACT-INVENTORY-MISMATCH": _c(
+        "The content-free inventory digest differs from the sources.",
+        "Make a new template with --from-contract.",
+    ),
+    "CONTRACT-TASKS-MISMATCH": _c(
+        "The contract's task list differs from the tasks in the sources.",
+        "Make a new template with --from-contract; it lists dropped and new tasks.",
+    ),
+    "CONTRACT-OUTCOME-MISSING": _c(
+        "A task has no outcome claim and is not excluded.",
+        "Add the task's outcome, or list it in excluded_tasks with a reason.",
+    ),
+    "CONTRACT-OUTCOME-UNKNOWN-TASK": _c(
+        "An outcome or exclusion names a task that is not in the contract's task list.",
+        "Remove it; task ids come from the template.",
+    ),
+    "CONTRACT-EXCLUSION-REASON": _c(
+        "An excluded task has no valid reason (not-an-attempt, duplicate, aborted).",
+        "Give one of the three reasons.",
+    ),
+    "CONTRACT-EXCLUDED-AND-LABELLED": _c(
+        "A task is both excluded and labelled with an outcome.",
+        "Keep one of the two.",
+    ),
+    "CONTRACT-NOT-CONVERTIBLE": _c(
+        "The sources cannot be converted (see the refusals above).",
+        "Fix the refusals listed with their codes, then convert again.",
+    ),
+    "CONTRACT-CARRIED-FORWARD": _c(
+        "Claims were carried forward from an earlier contract; dropped and new tasks are listed.",
+        "Label the new tasks.",
+        blocking=False,
+    ),
     # --- bundle (BUNDLE-*) ---
+    "BUNDLE-UNREADABLE": _c(
+        "The bundle file could not be read.",
+        "Check the path and permissions.",
+    ),
+    "BUNDLE-DIGEST-MISMATCH": _c(
+        "The bundle's evidence digest does not match its content: it was changed after it was "
+        "written, or it is not a bundle.",
+        "Obtain the bundle again from its producer; never edit a bundle by hand.",
+    ),
     # --- pricing (PRICE-*) ---
+    "PRICE-NULL": _c(
+        "A pricing value in the contract is null.",
+        "Fill the named price, multiplier, tier threshold or rule; --price-card pre-fills models "
+        "a shipped card knows.",
+    ),
+    "PRICE-NEGATIVE": _c(
+        "A price or multiplier in the contract is negative.",
+        "Write the named value as a number of zero or more.",
+    ),
+    "PRICE-NONFINITE": _c(
+        "A price or multiplier in the contract is NaN or infinite.",
+        "Write the named value as a finite decimal number.",
+    ),
+    "PRICE-TIERS-INVALID": _c(
+        "A model's price tiers do not start at 0 input tokens or do not increase strictly.",
+        "List the tiers in order: the first above 0 tokens, each next one above a larger threshold.",
+    ),
+    "PRICE-MODEL-MISSING": _c(
+        "A model used by the session has no price in the contract.",
+        "Add the model id under pricing.models with its tiers and billing contexts.",
+    ),
+    "PRICE-CONTEXT-MISSING": _c(
+        "A billing context (service tier, speed, inference region) observed for a model has no "
+        "multiplier in the contract.",
+        "Add the context key under the model's contexts with its multiplier (1 for standard).",
+    ),
+    "PRICE-MAX-OUTPUT-MISSING": _c(
+        "A model has usage-incomplete calls but no max_output_tokens to bound their cost.",
+        "Set the model's max_output_tokens to its documented maximum output.",
+    ),
+    "PRICE-SERVER-TOOL-MISSING": _c(
+        "The session used a server tool (web search) that has no per-request price.",
+        "Set pricing.server_tools.web_search to the price of one search in USD.",
+    ),
+    "PRICE-CLIENT-TOOL-MISSING": _c(
+        "A client tool called in the session has no per-call price.",
+        "Add the tool name under pricing.client_tools (0 if calling it costs nothing itself).",
+    ),
+    "PRICE-CARD-UNKNOWN": _c(
+        "No shipped price card has that name.",
+        "Use the name of a card in contracts/price-cards/ (without .json), or pass a card file path.",
+    ),
+    "PRICE-CARD-INVALID": _c(
+        "The price card could not be read or is not a valid card (exact decimals, known fields).",
+        "Check the card file against a shipped card; write prices as decimal strings.",
+    ),
     # --- evaluation (EVAL-*) ---
+    "EVAL-GATE-MISSING": _c(
+        "A required coverage has no gate in the check set, so the decision is INCOMPLETE.",
+        "Use a release whose check set covers every required coverage; the set is fixed by design.",
+    ),
+    "EVAL-GATE-DISABLED": _c(
+        "The policy disables a gate; its coverage is still required, so the decision is INCOMPLETE.",
+        "Remove the gate from the policy's disabled_checks; loosen its limit instead if it is too "
+        "strict.",
+    ),
+    "EVAL-GATE-UNAVAILABLE": _c(
+        "A gate could not be computed because the workload holds no tasks; the decision is "
+        "INCOMPLETE.",
+        "Evaluate bundles that contain at least one labelled task.",
+    ),
+    "EVAL-GATE-INDETERMINATE": _c(
+        "A gate passes at the low cost and fails at the high cost: usage-incomplete calls leave "
+        "the cost on both sides of the limit, so the decision is INCOMPLETE.",
+        "Convert again with --provider-bodies to close the cost intervals, or wait until the "
+        "sessions are idle so their final usage is written.",
+    ),
+    "EVAL-SAMPLE-TOO-SMALL": _c(
+        "The workload has fewer tasks than the policy's min_tasks, so the decision is INCOMPLETE.",
+        "Evaluate more bundles together (repeat --bundle), or collect more labelled tasks.",
+    ),
+    "EVAL-REPEATED-TOOL-SHAPE": _c(
+        "A task calls one tool with the same argument shape more times in a row than the "
+        "policy's repetition_warning_threshold (a possibly stuck agent).",
+        "Look at the task's trace; raise the threshold if such runs are expected.",
+        blocking=False,
+    ),
+    "EVAL-DEPENDENCY-CYCLE": _c(
+        "A task's dependency edges contain a cycle; events should only depend on earlier events.",
+        "Report the Claude Code version; the converter may have mis-joined a record.",
+        blocking=False,
+    ),
+    "EVAL-USAGE-INCOMPLETE": _c(
+        "Model calls without final usage were evaluated at both ends of their cost interval.",
+        "Nothing to do unless a gate is indeterminate; provider bodies close the interval.",
+        blocking=False,
+    ),
+    "EVAL-AUXILIARY-NOT-OBSERVED": _c(
+        "Auxiliary calls (titles, compaction) were not observed: no provider bodies were given, "
+        "so their spend is not in the costs.",
+        "Convert with --provider-bodies to include calls seen only in provider bodies.",
+        blocking=False,
+    ),
     # --- attestation and verification (ATTEST-*) ---
+    "ATTEST-ENVELOPE-MALFORMED": _c(
+        "The attestation file is not a DSSE envelope (not JSON, a repeated key, a missing or "
+        "ill-typed field, or bad base64); exit 5.",
+        "Use the .intoto.json file written beside the bundle; if it was edited or truncated, the "
+        "bundle cannot be trusted until it is attested again.",
+    ),
+    "ATTEST-SIGNATURE-INVALID": _c(
+        "No signature in the attestation verifies with the given public key; exit 5.",
+        "Check that --public-key is the key of whoever made the bundle; otherwise the envelope "
+        "was altered after signing.",
+    ),
+    "ATTEST-PAYLOAD-TYPE": _c(
+        "The attestation is signed but its payload type is not application/vnd.in-toto+json; "
+        "exit 5.",
+        "Pass the attestation agent-evidence wrote for this bundle, not another signed document.",
+    ),
+    "ATTEST-STATEMENT-INVALID": _c(
+        "The signed payload is not an agent-evidence in-toto v1 receipt statement in canonical "
+        "form; exit 5.",
+        "Pass the attestation agent-evidence wrote for this bundle, not another signed document.",
+    ),
+    "ATTEST-SUBJECT-MISMATCH": _c(
+        "The attestation is valid but its subject digest is not the SHA-256 of this bundle; "
+        "exit 5.",
+        "Pair the bundle with its own .intoto.json; if they belong together, the bundle was "
+        "changed after it was attested.",
+    ),
+    "ATTEST-KEY-EXISTS": _c(
+        "The signing key file or its .pub file already exists; it was not replaced.",
+        "Choose a new --out path, or delete the old pair by hand if you mean to retire it.",
+    ),
+    "ATTEST-KEY-UNWRITABLE": _c(
+        "The signing key could not be written (folder missing or not writable).",
+        "Choose an existing folder you can write to.",
+    ),
+    "ATTEST-KEY-UNREADABLE": _c(
+        "The signing or public key file does not exist or could not be read.",
+        "Check the path and the file's permissions.",
+    ),
+    "ATTEST-KEY-INVALID": _c(
+        "The key file is not an unencrypted PEM key (damaged, encrypted, not PEM, or not a "
+        "regular file).",
+        "Create a key pair with `agent-evidence keygen --out KEY.pem`.",
+    ),
+    "ATTEST-KEY-WRONG-TYPE": _c(
+        "The key is not an Ed25519 key of the expected kind (a private key where the public "
+        "key belongs, or another algorithm).",
+        "Pass the .pem file to --attest-key and the .pem.pub file to --public-key.",
+    ),
+    "ATTEST-KEY-PERMISSIONS": _c(
+        "The signing key file can be read by other users.",
+        "Run `chmod 600` on the key file.",
+    ),
     # --- usage (USAGE-*) ---
     # --- keys ---
     "KEY-MISSING": _c(
@@ -313,6 +539,8 @@ class Problem:
     # Local path of a file that was not bound (a stray or a symlink): printed only with
     # --show-paths, never written to an artifact.
     local_path: str | None = None
+    # Where in a contract or bundle: a path of field names and allowed names only (never a value).
+    where: str | None = None
 
     def __post_init__(self) -> None:
         if self.code not in CODES:

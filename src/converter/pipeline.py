@@ -14,11 +14,16 @@ from converter.reader.model import Account
 from converter.sources.tree import discover
 
 TaskUnit = Literal["prompt", "session"]
+SourceName = Literal["claude-code-tree", "claude-code"]
 
 
-def read_tree(parent: Path, task_unit: TaskUnit = "prompt") -> Account:
+def read_tree(
+    parent: Path, task_unit: TaskUnit = "prompt", source: SourceName = "claude-code-tree"
+) -> Account:
     """Find, bind and account a session tree. Local ids stay inside the returned value."""
-    return build_account(load(discover(parent)), task_unit)
+    single = source == "claude-code"
+    layout = discover(parent, single_file=single)
+    return build_account(load(layout), task_unit, single_file=single)
 
 
 def inspect_tree(
@@ -26,6 +31,7 @@ def inspect_tree(
     pseudo: Pseudonymizer,
     task_unit: TaskUnit = "prompt",
     policy: Policy | None = None,
+    source: SourceName = "claude-code-tree",
 ) -> tuple[Account, PublicAccount]:
-    account = read_tree(parent, task_unit)
+    account = read_tree(parent, task_unit, source)
     return account, cross(account, pseudo, policy or Policy())

@@ -30,7 +30,7 @@ def emit_problems(
     show_paths: bool = False,
 ) -> None:
     for problem in problems:
-        where = file_ref(pseudo, account, problem) if account and pseudo else None
+        where = file_ref(pseudo, account, problem) if account and pseudo else problem.where
         path = None
         if show_paths:
             if problem.local_path:

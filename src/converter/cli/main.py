@@ -11,6 +11,7 @@ import click
 import orjson
 
 from converter import __version__
+from converter.cli.convert import convert
 from converter.cli.diagnostics import describe, emit_problems
 from converter.errors import ConverterError, Exit, Refused
 from converter.firewall.keys import create_key, default_key_path, load_key
@@ -80,7 +81,7 @@ def inspect(
 ) -> None:
     """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
     pseudo = pseudonymizer(key_file)
-    account, public = inspect_tree(parent, pseudo, task_unit)  # type: ignore[arg-type]
+    account, public = inspect_tree(parent, pseudo, task_unit, source=source)  # type: ignore[arg-type]
     report = inspect_report(public)
     if as_json:
         click.echo(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
@@ -114,8 +115,12 @@ def key_show_id(key_file: Path | None) -> None:
 
 # Commands defined in their own modules register here, one line each.
 # --- register: convert ---
+cli.add_command(convert)
 # --- register: evaluate ---
 # --- register: verify / keygen ---
+from converter.cli.attest import keygen  # noqa: E402  (registered once `cli` exists)
+
+cli.add_command(keygen)
 # --- register: scan ---
 
 
@@ -134,7 +139,10 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(Exit.USAGE)
     except Refused as refused:
         for problem in refused.problems:
-            click.echo("refused: " + describe(problem.code, line=problem.line), err=True)
+            where = refused.labels.get(problem.file) if problem.file is not None else None
+            click.echo(
+                "refused: " + describe(problem.code, where or problem.where, problem.line), err=True
+            )
         sys.exit(refused.exit_code)
     except ConverterError as error:
         click.echo(f"error: {type(error).__name__}", err=True)

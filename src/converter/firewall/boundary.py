@@ -36,11 +36,16 @@ def coarsen(timestamp: str | None, precision: str) -> str | None:
     match = _TIMESTAMP.fullmatch(timestamp)
     if match is None:
         return None
-    whole = match.group(1)
-    cut = {"exact": None, "minute": 16, "hour": 13, "day": 10}[precision]
-    if cut is None:
+    whole = match.group(1)  # YYYY-MM-DDTHH:MM:SS
+    if precision == "exact":
         return timestamp
-    return whole[:cut] + {16: ":00Z", 13: ":00Z", 10: ""}[cut] if cut != 10 else whole[:10]
+    if precision == "minute":
+        return whole[:16] + ":00Z"
+    if precision == "hour":
+        return whole[:13] + ":00:00Z"
+    if precision == "day":
+        return whole[:10]
+    raise ValueError("unknown timestamp precision")
 
 
 def file_ref(pseudo: Pseudonymizer, account: Account, problem: Problem) -> str | None:
@@ -48,6 +53,11 @@ def file_ref(pseudo: Pseudonymizer, account: Account, problem: Problem) -> str |
         return None
     entry = account.tree.layout.files[problem.file]
     return f"{entry.role}/{pseudo.name('file', entry.rel)}"
+
+
+def file_labels(account: Account, pseudo: Pseudonymizer) -> dict[int, str]:
+    """`role/label` of every laid-out file, for diagnostics raised away from the account."""
+    return {f.index: f"{f.role}/{pseudo.name('file', f.rel)}" for f in account.tree.layout.files}
 
 
 class _Crossing:

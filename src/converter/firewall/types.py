@@ -7,10 +7,23 @@ slashes and anything long enough to smuggle content.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+
+_DECIMAL_TEXT = re.compile(r"-?[0-9]{1,30}(\.[0-9]{1,30})?")
+
+
+def _exact_decimal(value: Any) -> Any:
+    """Accept an int or a plain decimal string as an exact Decimal; never a float or a bool."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Decimal(value)
+    if isinstance(value, str) and _DECIMAL_TEXT.fullmatch(value):
+        return Decimal(value)
+    return value
+
 
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 KeyedDigest = Annotated[str, StringConstraints(pattern=r"^hmac-sha256:[0-9a-f]{64}$")]
@@ -43,7 +56,11 @@ FileRole = Annotated[
     ),
 ]
 Count = Annotated[int, Field(ge=0)]
-Money = Annotated[Decimal, Field(allow_inf_nan=False)]
+Money = Annotated[Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False)]
+NonNegativeMoney = Annotated[
+    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, allow_inf_nan=False)
+]
+Rate = Annotated[Decimal, BeforeValidator(_exact_decimal), Field(ge=0, le=1, allow_inf_nan=False)]
 
 
 class Closed(BaseModel):

@@ -520,10 +520,14 @@ def _leaves(
     return [e for e in events if e not in has_out]
 
 
-def _unexpanded(acc: Account) -> None:
+def _unexpanded(acc: Account, single_file: bool) -> None:
     expanded = {s.delegation for s in acc.streams if s.delegation is not None and s.depth >= 0}
     for tool in acc.tools.values():
         is_delegation = tool.name in DELEGATION_TOOLS or tool.result_status == "forked"
+        if single_file and is_delegation:
+            call = acc.calls[tool.msg_id]
+            acc.problems.append(Problem("CC-TREE-DELEGATION-IN-SINGLE-FILE", call.file, call.line))
+            continue
         if not is_delegation or tool.id in expanded or tool.status == "error":
             continue
         call = acc.calls[tool.msg_id]
@@ -557,7 +561,12 @@ def _summaries(acc: Account) -> None:
         acc.findings["CC-TASK-NO-CALLS"] += empty_tasks
 
 
-def build_account(tree: LoadedTree, task_unit: Literal["prompt", "session"] = "prompt") -> Account:
+def build_account(
+    tree: LoadedTree,
+    task_unit: Literal["prompt", "session"] = "prompt",
+    *,
+    single_file: bool = False,
+) -> Account:
     acc = Account(tree=tree, task_unit=task_unit, problems=list(tree.problems))
     if not tree.records:
         return acc
@@ -575,7 +584,7 @@ def build_account(tree: LoadedTree, task_unit: Literal["prompt", "session"] = "p
     _results(acc)
     _tasks(acc)
     _assign(acc)
-    _unexpanded(acc)
+    _unexpanded(acc, single_file)
     _workflow_manifests(acc)
     _edges(acc)
     _summaries(acc)

@@ -61,11 +61,13 @@ class TreeLayout:
 
 
 def _kind(path: Path) -> str:
-    """'file', 'dir', 'link', 'special' or 'missing' without following symlinks."""
+    """'file', 'dir', 'link', 'special', 'missing' or 'unreadable', without following symlinks."""
     try:
         mode = path.lstat().st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError, ValueError):  # ValueError: an embedded NUL
         return "missing"
+    except OSError:  # no permission on a folder above it, a name too long, an I/O error
+        return "unreadable"
     if stat.S_ISLNK(mode):
         return "link"
     if stat.S_ISREG(mode):
@@ -75,8 +77,11 @@ def _kind(path: Path) -> str:
     return "special"
 
 
-def _entries(folder: Path) -> list[Path]:
-    return sorted(folder.iterdir(), key=lambda p: p.name)
+def _entries(folder: Path) -> list[Path] | None:
+    try:
+        return sorted(folder.iterdir(), key=lambda p: p.name)
+    except OSError:
+        return None
 
 
 class _Walker:
@@ -89,7 +94,16 @@ class _Walker:
             self.stray(path, "CC-TREE-SYMLINK")
         elif kind == "special":
             self.stray(path, "CC-TREE-SPECIAL-FILE")
+        elif kind == "unreadable":
+            self.stray(path, "CC-TREE-UNREADABLE")
         return kind
+
+    def listing(self, folder: Path) -> list[Path]:
+        entries = _entries(folder)
+        if entries is None:
+            self.stray(folder, "CC-TREE-UNREADABLE")
+            return []
+        return entries
 
     def stray(self, path: Path, code: str = "CC-TREE-STRAY-FILE") -> None:
         rel = path.relative_to(self.layout.root).as_posix()
@@ -98,9 +112,9 @@ class _Walker:
     def agents(self, folder: Path, run_id: str | None) -> None:
         children: dict[str, Path] = {}
         metas: dict[str, Path] = {}
-        for entry in _entries(folder):
+        for entry in self.listing(folder):
             kind = self.refuse_unsafe(entry)
-            if kind in ("link", "special"):
+            if kind in ("link", "special", "unreadable"):
                 continue
             name = entry.name
             if kind == "dir":
@@ -130,7 +144,7 @@ class _Walker:
             self.layout.problems.append(Problem("CC-TREE-META-WITHOUT-CHILD", meta.index))
 
     def workflow_runs(self, folder: Path) -> None:
-        for entry in _entries(folder):
+        for entry in self.listing(folder):
             kind = self.refuse_unsafe(entry)
             if kind != "dir":
                 if kind == "file":
@@ -142,9 +156,9 @@ class _Walker:
             self.agents(entry, entry.name)
 
     def manifests(self, folder: Path) -> None:
-        for entry in _entries(folder):
+        for entry in self.listing(folder):
             kind = self.refuse_unsafe(entry)
-            if kind in ("link", "special"):
+            if kind in ("link", "special", "unreadable"):
                 continue
             run = entry.name.removesuffix(".json")
             if kind != "file" or not entry.name.endswith(".json"):
@@ -155,9 +169,9 @@ class _Walker:
                 self.layout.add("workflow-manifest", entry, run_id=run)
 
     def session_folder(self, folder: Path) -> None:
-        for entry in _entries(folder):
+        for entry in self.listing(folder):
             kind = self.refuse_unsafe(entry)
-            if kind in ("link", "special"):
+            if kind in ("link", "special", "unreadable"):
                 continue
             if kind == "dir" and entry.name == "subagents":
                 self.agents(entry, None)
@@ -167,15 +181,19 @@ class _Walker:
                 self.stray(entry)
 
     def legacy_siblings(self, folder: Path) -> None:
-        for entry in _entries(folder):
+        for entry in self.listing(folder):
             match = _CHILD.fullmatch(entry.name)
             legacy = match is not None and LEGACY_AGENT_ID.fullmatch(match.group("id"))
             if match and legacy and self.refuse_unsafe(entry) == "file":
                 self.layout.add("subagent", entry, agent_id=match.group("id"), legacy=True)
 
 
-def discover(parent: Path) -> TreeLayout:
-    """Lay out the tree's files, parent first, children in sorted path order."""
+def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
+    """Lay out the tree's files, parent first, children in sorted path order.
+
+    `single_file` (the `claude-code` source) binds the one transcript only; the reader then
+    refuses any delegation, whose nested spend would be missing.
+    """
     parent = Path(os.path.abspath(parent))
     layout = TreeLayout(session_id="", root=parent.parent)
     walker = _Walker(layout)
@@ -184,7 +202,9 @@ def discover(parent: Path) -> TreeLayout:
         layout.problems.append(Problem("CC-TREE-SYMLINK", local_path=parent.name))
         return layout
     if kind != "file" or not parent.name.endswith(".jsonl"):
-        code = "CC-TREE-SPECIAL-FILE" if kind == "special" else "CC-TREE-PARENT-MISSING"
+        code = {"special": "CC-TREE-SPECIAL-FILE", "unreadable": "CC-TREE-UNREADABLE"}.get(
+            kind, "CC-TREE-PARENT-MISSING"
+        )
         layout.problems.append(Problem(code))
         return layout
     stem = parent.name.removesuffix(".jsonl")
@@ -194,6 +214,8 @@ def discover(parent: Path) -> TreeLayout:
         layout.problems.append(Problem("CC-TREE-PARENT-NAME", 0))
         return layout
     layout.session_id = stem
+    if single_file:
+        return layout
     folder = parent.parent / stem
     folder_kind = walker.refuse_unsafe(folder)
     if folder_kind == "dir":

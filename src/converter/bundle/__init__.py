@@ -1,0 +1,1 @@
+"""Stage 4b: the normalized, content-free bundle and its receipt (SPEC §9)."""

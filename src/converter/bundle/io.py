@@ -1,0 +1,74 @@
+"""Bundle bytes: seal (compute evidence_sha256) and open (recompute it, refuse a mismatch)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from converter.bundle.model import Bundle
+from converter.canonical import canonical_bytes, sha256_hex
+from converter.errors import IntegrityFailure, Problem, Refused
+
+
+def evidence_digest(bundle: Bundle) -> str:
+    """SHA-256 of the canonical JSON of the bundle without the receipt's own digest field."""
+    body = bundle.model_dump(mode="json")
+    body["receipt"].pop("evidence_sha256", None)
+    return sha256_hex(canonical_bytes(body))
+
+
+def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
+    receipt = bundle.receipt.model_copy(update={"evidence_sha256": evidence_digest(bundle)})
+    sealed = bundle.model_copy(update={"receipt": receipt})
+    return sealed, canonical_bytes(sealed)
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Duplicate
+    return obj
+
+
+def _reject(_: str) -> Any:
+    raise ValueError
+
+
+def open_bundle(data: bytes) -> Bundle:
+    """Parse and check a bundle. Unparseable → refused (2); digest mismatch → integrity (5)."""
+    try:
+        raw = json.loads(
+            data.decode("utf-8"),
+            parse_float=Decimal,
+            parse_constant=_reject,
+            object_pairs_hook=_pairs,
+        )
+    except (_Duplicate, ValueError, UnicodeDecodeError, RecursionError):
+        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
+    if not isinstance(raw, dict):
+        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
+    try:
+        # Money is written as decimal strings, which JSON-mode validation reads exactly.
+        bundle = Bundle.model_validate_json(data)
+    except ValidationError:
+        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
+    claimed = bundle.receipt.evidence_sha256
+    if claimed is None or claimed != evidence_digest(bundle):
+        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
+    return bundle
+
+
+def read_bundle(path: Path) -> Bundle:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        raise Refused([Problem("BUNDLE-UNREADABLE")]) from None
+    return open_bundle(data)

@@ -1,0 +1,140 @@
+"""The bundle: everything a reviewer needs to recompute every cost, and nothing else."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from converter.contract.model import (
+    BaselineClaim,
+    ContextKey,
+    ExclusionReason,
+    Label,
+    OutcomeClaim,
+    PolicyClaim,
+    Privacy,
+)
+from converter.firewall.shapes import ArgShape
+from converter.firewall.types import (
+    Closed,
+    Count,
+    KeyedDigest,
+    KeyId,
+    ModelName,
+    Money,
+    Pseudonym,
+    PublicName,
+    Sha256,
+    Timestamp,
+    Version,
+)
+from converter.firewall.view import (
+    Agent,
+    BillingContext,
+    BoundFile,
+    Counts,
+    Edge,
+    Finding,
+    UsageTotals,
+)
+from converter.pricing.model import PriceCardRef
+
+BUNDLE_SCHEMA: Literal["agent-evidence/bundle/v1"] = "agent-evidence/bundle/v1"
+
+
+class Generator(Closed):
+    name: Literal["agent-evidence"]
+    version: Version
+
+
+class Cost(Closed):
+    low: Money
+    high: Money
+
+
+class ModelPricingApplied(Closed):
+    tier: Count
+    tier_above_input_tokens: Count
+    context: ContextKey
+    context_multiplier: Money
+    unsplit_cache_write_rule: Literal["5m", "1h"]
+    output_tokens_high: Count  # = recorded output for complete calls, max_output_tokens otherwise
+
+
+class ModelEventOut(Closed):
+    kind: Literal["model"]
+    id: Pseudonym
+    task: Pseudonym | None
+    agent: Pseudonym
+    model: ModelName
+    timestamp: Timestamp | None
+    usage: UsageTotals
+    usage_complete: bool
+    context: BillingContext
+    cost: Cost
+    pricing: ModelPricingApplied
+
+
+class ToolEventOut(Closed):
+    kind: Literal["tool"]
+    id: Pseudonym
+    task: Pseudonym | None
+    agent: Pseudonym
+    name: PublicName
+    requested_by: Pseudonym
+    status: Literal["ok", "error", "no-result"]
+    shape: ArgShape
+    web_search_requests: Count
+    cost: Cost
+
+
+class TaskOut(Closed):
+    id: Pseudonym
+    input_digest: KeyedDigest
+    rubric_version: Label
+    started_at: Timestamp | None
+    model_calls: Count
+    subagents: Count
+
+
+class Excluded(Closed):
+    task: Pseudonym
+    reason: ExclusionReason
+
+
+class Receipt(Closed):
+    adapter: Literal["claude-code-tree", "claude-code"]
+    adapter_version: Literal["1"]
+    task_unit: Literal["prompt", "session"]
+    key_id: KeyId
+    inventory_sha256: Sha256
+    files: tuple[BoundFile, ...]
+    contract_sha256: Sha256
+    price_card: PriceCardRef | None
+    rubric_version: Label
+    label_source: Label
+    counts: Counts
+    hidden_calls: Count
+    claude_code_versions: tuple[Version, ...]
+    findings: tuple[Finding, ...]
+    auxiliary_calls: Literal["observed", "not-observed"]
+    privacy: Privacy
+    evidence_sha256: Sha256 | None = None
+
+
+class Bundle(Closed):
+    schema_version: Literal["agent-evidence/bundle/v1"]
+    generator: Generator
+    tasks: tuple[TaskOut, ...]
+    agents: tuple[Agent, ...]
+    events: tuple[Annotated[ModelEventOut | ToolEventOut, Field(discriminator="kind")], ...]
+    edges: tuple[Edge, ...]
+    outcomes: dict[Pseudonym, OutcomeClaim]
+    excluded_tasks: tuple[Excluded, ...]
+    baseline: BaselineClaim
+    policy: PolicyClaim
+    receipt: Receipt
+
+
+__all__ = ["Bundle", "ModelName", "PublicName"]

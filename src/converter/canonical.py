@@ -1,0 +1,59 @@
+"""The one canonical encoder: every byte that is hashed or signed comes from here.
+
+canonicaljson (sorted keys, no insignificant whitespace, UTF-8) over the JSON-mode dump of a
+model; Decimals are already strings there. Floats are refused outright: money and rates must be
+exact, and a float's text is not portable across encoders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import canonicaljson
+from pydantic import BaseModel
+
+
+class FloatInArtifact(TypeError):
+    """A float reached the encoder: a bug in a model, never an input condition."""
+
+
+def _check(value: Any) -> None:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, float):
+            raise FloatInArtifact
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+
+
+def to_jsonable(value: BaseModel | dict[str, Any] | list[Any]) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    return value
+
+
+def canonical_bytes(value: BaseModel | dict[str, Any] | list[Any]) -> bytes:
+    data = to_jsonable(value)
+    _check(data)
+    encoded: bytes = canonicaljson.encode_canonical_json(data)
+    return encoded
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def pretty_bytes(value: BaseModel | dict[str, Any]) -> bytes:
+    """Human-editable form (templates, contracts): sorted keys, 2-space indent, trailing newline.
+
+    Deterministic, float-free, and what the user edits; digests are taken over canonical_bytes.
+    """
+    import json
+
+    data = to_jsonable(value)
+    _check(data)
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

@@ -1,0 +1,188 @@
+"""`agent-evidence convert`: --template writes the contract to complete; --contract writes the
+bundle. Both refuse with every problem found and write nothing on refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, cast
+
+import click
+
+from converter.cli.options import key_option, pseudonymizer, source_options
+from converter.contract.model import Privacy
+from converter.conversion import Reading, make_bundle, make_template, read_sources
+from converter.errors import Problem, Refused, UsageProblem
+from converter.firewall.pseudonyms import Pseudonymizer
+from converter.output import check_outputs, write_all_atomic, write_atomic
+from converter.pipeline import SourceName, TaskUnit
+from converter.pricing.card import load_price_card, prefill
+from converter.pricing.engine import observed_keys
+
+Timestamps = Literal["exact", "minute", "hour", "day"]
+
+
+def _read_input(path: Path, code: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        raise Refused([Problem(code)]) from None
+
+
+@click.command()
+@source_options
+@click.option(
+    "--template",
+    "template_out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the contract template here.",
+)
+@click.option(
+    "--from-contract",
+    "old_contract",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Carry claims forward from an earlier contract (with --template).",
+)
+@click.option(
+    "--price-card", default=None, help="Pre-fill known models from a shipped card name or a file."
+)
+@click.option(
+    "--timestamps",
+    type=click.Choice(["exact", "minute", "hour", "day"]),
+    default="exact",
+    show_default=True,
+    help="Timestamp precision in the template and bundle.",
+)
+@click.option(
+    "--contract",
+    "contract_in",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The completed contract.",
+)
+@click.option(
+    "--out",
+    "bundle_out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the bundle here (with --contract).",
+)
+@click.option(
+    "--attest-key",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write <out>.intoto.json signed with this Ed25519 key.",
+)
+@click.option(
+    "--provider-bodies",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Provider request/response bodies folder (not supported yet).",
+)
+@key_option
+def convert(
+    source: str,
+    parent: Path,
+    task_unit: str,
+    show_paths: bool,
+    template_out: Path | None,
+    old_contract: Path | None,
+    price_card: str | None,
+    timestamps: str,
+    contract_in: Path | None,
+    bundle_out: Path | None,
+    attest_key: Path | None,
+    provider_bodies: Path | None,
+    key_file: Path | None,
+) -> None:
+    """Write a contract template, or check a completed contract and write the bundle."""
+    if (template_out is None) == (contract_in is None):
+        raise click.UsageError(
+            "give exactly one of --template OUT or --contract C.json --out B.json"
+        )
+    if provider_bodies is not None:
+        raise UsageProblem("--provider-bodies is not supported yet")
+    pseudo = pseudonymizer(key_file)
+    src = cast(SourceName, source)
+    unit = cast(TaskUnit, task_unit)
+    if template_out is not None:
+        stamps = cast(Timestamps, timestamps)
+        _template(src, parent, unit, template_out, old_contract, price_card, stamps, pseudo)
+        return
+    if bundle_out is None:
+        raise click.UsageError("--contract needs --out BUNDLE.json")
+    assert contract_in is not None
+    _bundle(src, parent, unit, contract_in, bundle_out, attest_key, pseudo)
+
+
+def _template(
+    source: SourceName,
+    parent: Path,
+    task_unit: TaskUnit,
+    out: Path,
+    old_contract: Path | None,
+    price_card: str | None,
+    timestamps: Timestamps,
+    pseudo: Pseudonymizer,
+) -> None:
+    inputs = [parent] + ([old_contract] if old_contract else [])
+    check_outputs([out], inputs)
+    old = _read_input(old_contract, "CONTRACT-UNREADABLE") if old_contract else None
+    reading = read_sources(parent, source, task_unit, pseudo)
+    check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)])
+    pricing = observed_keys(reading.canonical)
+    if price_card is not None:
+        pricing = prefill(pricing, load_price_card(price_card))
+    data, dropped, new = make_template(
+        reading,
+        source,
+        task_unit,
+        privacy=Privacy(timestamps=timestamps),
+        prefill=pricing,
+        old_contract=old,
+    )
+    write_atomic(out, data)
+    counts = reading.canonical.counts
+    click.echo(
+        f"wrote contract template: {counts.tasks} tasks, {counts.model_calls} model calls, "
+        f"{counts.tool_calls} tool calls; fill every null claim, then convert --contract"
+    )
+    if old is not None:
+        click.echo(
+            f"carried claims forward: {len(dropped)} tasks dropped, {len(new)} new tasks to label"
+        )
+        for task_id in dropped:
+            click.echo(f"  dropped {task_id}")
+        for task_id in new:
+            click.echo(f"  new {task_id}")
+
+
+def _bound_paths(reading: Reading) -> list[Path]:
+    return [f.path for f in reading.account.tree.bound_files]
+
+
+def _bundle(
+    source: SourceName,
+    parent: Path,
+    task_unit: TaskUnit,
+    contract_in: Path,
+    out: Path,
+    attest_key: Path | None,
+    pseudo: Pseudonymizer,
+) -> None:
+    outputs = [out] + ([Path(f"{out}.intoto.json")] if attest_key else [])
+    check_outputs(outputs, [parent, contract_in] + ([attest_key] if attest_key else []))
+    contract_bytes = _read_input(contract_in, "CONTRACT-UNREADABLE")
+    bundle, data = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
+    files = [(out, data)]
+    if attest_key is not None:
+        from converter.attest.keys import load_private_key
+        from converter.attest.statement import attest
+
+        envelope = attest(
+            data, out.name, bundle.receipt.model_dump(mode="json"), load_private_key(attest_key)
+        )
+        files.append((outputs[1], envelope))
+    write_all_atomic(files)
+    c = bundle.receipt.counts
+    click.echo(
+        f"wrote bundle: {c.tasks} tasks, {c.model_calls} model calls, {c.tool_calls} tool calls, "
+        f"evidence sha256 {bundle.receipt.evidence_sha256}"
+    )

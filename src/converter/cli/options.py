@@ -1,0 +1,59 @@
+"""Options shared by several commands, and the key loader every command uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from converter.firewall.keys import load_key
+from converter.firewall.pseudonyms import Pseudonymizer
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+SOURCES = click.Choice(["claude-code-tree", "claude-code"])
+
+
+def key_option(func: F) -> F:
+    return click.option(
+        "--key-file",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="Pseudonym key file (default: $AGENT_EVIDENCE_KEY, then the config dir).",
+    )(func)
+
+
+def source_options(func: F) -> F:
+    func = click.option(
+        "--show-paths", is_flag=True, help="Add local relative paths to diagnostics (stderr only)."
+    )(func)
+    func = click.option(
+        "--task-unit",
+        type=click.Choice(["prompt", "session"]),
+        default="prompt",
+        show_default=True,
+        help="A task is one root prompt, or the whole session.",
+    )(func)
+    func = click.option(
+        "--in",
+        "parent",
+        type=click.Path(path_type=Path),
+        required=True,
+        help="The parent transcript <session-id>.jsonl.",
+    )(func)
+    return click.option(
+        "--from", "source", type=SOURCES, default="claude-code-tree", show_default=True
+    )(func)
+
+
+def pseudonymizer(key_file: Path | None) -> Pseudonymizer:
+    loaded = load_key(key_file)
+    if loaded.created_at is not None:
+        click.echo(
+            f"notice: created a new pseudonym key ({loaded.key.key_id}) in your config folder; "
+            "keep it private and reuse it so pseudonyms stay stable.",
+            err=True,
+        )
+    return Pseudonymizer(loaded.key)

@@ -1,0 +1,128 @@
+"""The conversion contract's shape (SPEC §7). One model serves template and completed contract:
+claims are Optional so the template can hold `null`; `validate.py` refuses any null left."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from converter.firewall.types import (
+    Closed,
+    ContextValue,
+    Count,
+    KeyId,
+    ModelName,
+    Money,
+    NonNegativeMoney,
+    Pseudonym,
+    PublicName,
+    Rate,
+    Sha256,
+    Version,
+)
+from converter.firewall.view import BoundFile, Counts, Finding, Task
+from converter.pricing.model import PricingTemplate
+
+CONTRACT_SCHEMA: Literal["agent-evidence/conversion-contract/v1"] = (
+    "agent-evidence/conversion-contract/v1"
+)
+ADAPTER_VERSION = "1"
+
+# A user-chosen label (rubric version, label source, baseline name): identifier-like, bounded.
+Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
+NonNegative = NonNegativeMoney
+ExclusionReason = Literal["not-an-attempt", "duplicate", "aborted"]
+CacheBucket = Literal[
+    "input", "output", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_unsplit"
+]
+ContextKey = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_|-]{0,110}$")]
+
+
+class Source(Closed):
+    adapter: Literal["claude-code-tree", "claude-code"]
+    adapter_version: Literal["1"]
+    task_unit: Literal["prompt", "session"]
+
+
+class Inventory(Closed):
+    files: tuple[BoundFile, ...]
+    counts: Counts
+    hidden_calls: Count = 0
+    claude_code_versions: tuple[Version, ...]
+    findings: tuple[Finding, ...]
+    inventory_sha256: Sha256
+
+
+class ObservedModel(Closed):
+    model: ModelName
+    contexts: tuple[ContextKey, ...]
+    cache_buckets: tuple[CacheBucket, ...]
+    usage_incomplete_calls: Count
+
+
+class Observed(Closed):
+    models: tuple[ObservedModel, ...]
+    server_tools: tuple[Literal["web_search"], ...]
+    client_tools: tuple[PublicName, ...]
+
+
+class OutcomeClaim(Closed):
+    acceptable: bool | None = None
+    business_value_usd: NonNegative | None = None
+    human_minutes: NonNegative | None = None
+    remediation_cost_usd: NonNegative | None = None
+    incident_loss_usd: NonNegative | None = None
+
+
+class OutcomeContract(Closed):
+    rubric_version: Label | None = None
+    label_source: Label | None = None
+
+
+class BaselineClaim(Closed):
+    name: Label | None = None
+    cost_per_attempt_usd: NonNegative | None = None
+    acceptable_rate: Rate | None = None
+    value_per_acceptable_outcome_usd: NonNegative | None = None
+
+
+class PolicyClaim(Closed):
+    human_hourly_cost_usd: NonNegative | None = None
+    min_acceptable_rate: Rate | None = None
+    max_cost_per_acceptable_outcome_usd: NonNegative | None = None
+    max_p95_task_cost_usd: NonNegative | None = None
+    max_trace_cost_per_task_usd: NonNegative | None = None
+    max_calls_per_task: Count | None = None
+    min_expected_net_value_per_attempt_usd: Money | None = None
+    min_incremental_net_value_vs_baseline_usd: Money | None = None
+    repetition_warning_threshold: Count | None = None
+    min_tasks: Count | None = None
+
+
+class Privacy(Closed):
+    reveal_names: tuple[PublicName, ...] = ()
+    timestamps: Literal["exact", "minute", "hour", "day"] = "exact"
+
+
+class Claims(Closed):
+    outcomes: dict[Pseudonym, OutcomeClaim]
+    excluded_tasks: dict[Pseudonym, ExclusionReason | None] = Field(default_factory=dict)
+    outcome_contract: OutcomeContract
+    pricing: PricingTemplate
+    baseline: BaselineClaim
+    policy: PolicyClaim
+    privacy: Privacy = Privacy()
+
+
+class Contract(Closed):
+    schema_version: Literal["agent-evidence/conversion-contract/v1"]
+    source: Source
+    key_id: KeyId
+    inventory: Inventory
+    tasks: tuple[Task, ...]
+    observed: Observed
+    claims: Claims
+
+
+__all__ = ["ContextValue", "Contract"]

@@ -1,0 +1,141 @@
+"""Build the contract template from a public account (SPEC §7): source-owned fields filled,
+claims null; and carry claims forward from an earlier contract."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from converter.canonical import canonical_bytes, sha256_hex
+from converter.contract.model import (
+    CONTRACT_SCHEMA,
+    BaselineClaim,
+    CacheBucket,
+    Claims,
+    Contract,
+    Inventory,
+    Observed,
+    ObservedModel,
+    OutcomeClaim,
+    OutcomeContract,
+    PolicyClaim,
+    Privacy,
+    Source,
+)
+from converter.firewall.view import ModelEvent, PublicAccount
+from converter.pricing.model import PricingTemplate
+
+_BUCKETS: tuple[tuple[CacheBucket, str], ...] = (
+    ("input", "input_tokens"),
+    ("output", "output_tokens"),
+    ("cache_read", "cache_read_input_tokens"),
+    ("cache_write_5m", "cache_creation_5m_input_tokens"),
+    ("cache_write_1h", "cache_creation_1h_input_tokens"),
+    ("cache_write_unsplit", "cache_creation_unsplit_input_tokens"),
+)
+
+
+def inventory_sha256(account: PublicAccount) -> str:
+    """Digest of the content-free inventory: every task, call, usage, tool call, status, shape,
+    agent and edge, the files, counts, versions and findings."""
+    body = account.model_dump(mode="json", exclude={"convertible", "refusals"})
+    return sha256_hex(canonical_bytes(body))
+
+
+def _observed(account: PublicAccount) -> Observed:
+    contexts: dict[str, set[str]] = defaultdict(set)
+    buckets: dict[str, set[CacheBucket]] = defaultdict(set)
+    incomplete: dict[str, int] = defaultdict(int)
+    searches = False
+    for event in account.model_events:
+        contexts[event.model].add(event.context.key())
+        buckets[event.model] |= _buckets_of(event)
+        incomplete[event.model] += not event.usage_complete
+        searches = searches or event.usage.web_search_requests > 0
+    order = [b for b, _ in _BUCKETS]
+    models = tuple(
+        ObservedModel(
+            model=model,
+            contexts=tuple(sorted(contexts[model])),
+            cache_buckets=tuple(sorted(buckets[model], key=order.index)),
+            usage_incomplete_calls=incomplete[model],
+        )
+        for model in sorted(contexts)
+    )
+    tools = tuple(sorted({t.name for t in account.tool_events}))
+    return Observed(
+        models=models, server_tools=("web_search",) if searches else (), client_tools=tools
+    )
+
+
+def _buckets_of(event: ModelEvent) -> set[CacheBucket]:
+    return {bucket for bucket, field in _BUCKETS if getattr(event.usage, field)}
+
+
+def inventory_of(account: PublicAccount) -> Inventory:
+    return Inventory(
+        files=account.files,
+        counts=account.counts,
+        hidden_calls=0,
+        claude_code_versions=account.claude_code_versions,
+        findings=account.findings,
+        inventory_sha256=inventory_sha256(account),
+    )
+
+
+def build_template(
+    account: PublicAccount, source: Source, pricing: PricingTemplate, privacy: Privacy
+) -> Contract:
+    return Contract(
+        schema_version=CONTRACT_SCHEMA,
+        source=source,
+        key_id=account.key_id,
+        inventory=inventory_of(account),
+        tasks=account.tasks,
+        observed=_observed(account),
+        claims=Claims(
+            outcomes={task.id: OutcomeClaim() for task in account.tasks},
+            excluded_tasks={},
+            outcome_contract=OutcomeContract(),
+            pricing=pricing,
+            baseline=BaselineClaim(),
+            policy=PolicyClaim(),
+            privacy=privacy,
+        ),
+    )
+
+
+def carry_forward(template: Contract, old: Contract) -> tuple[Contract, list[str], list[str]]:
+    """Copy every claim of `old` whose task id is unchanged; return (contract, dropped, new)."""
+    ids = [t.id for t in template.tasks]
+    outcomes = {tid: old.claims.outcomes.get(tid, template.claims.outcomes[tid]) for tid in ids}
+    excluded = {tid: r for tid, r in old.claims.excluded_tasks.items() if tid in ids}
+    for tid in excluded:
+        outcomes.pop(tid, None)
+    known = set(old.claims.outcomes) | set(old.claims.excluded_tasks)
+    dropped = sorted(known - set(ids))
+    new = [tid for tid in ids if tid not in known]
+    claims = old.claims.model_copy(
+        update={
+            "outcomes": outcomes,
+            "excluded_tasks": excluded,
+            "pricing": _merge_pricing(template.claims.pricing, old.claims.pricing),
+        }
+    )
+    return template.model_copy(update={"claims": claims}), dropped, new
+
+
+def _merge_pricing(fresh: PricingTemplate, old: PricingTemplate) -> PricingTemplate:
+    """Keep the user's prices for keys still observed; new keys keep the fresh (pre-filled) value."""
+    update: dict[str, object] = {}
+    for name in ("models", "server_tools", "client_tools"):
+        current = dict(getattr(fresh, name))
+        previous = getattr(old, name)
+        for key in current:
+            if key in previous and previous[key] is not None:
+                current[key] = previous[key]
+        update[name] = current
+    if old.unsplit_cache_write_rule is not None:
+        update["unsplit_cache_write_rule"] = old.unsplit_cache_write_rule
+    if old.price_card is not None and fresh.price_card is None:
+        update["price_card"] = old.price_card
+    return fresh.model_copy(update=update)

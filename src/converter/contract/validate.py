@@ -1,0 +1,150 @@
+"""Check a completed contract against a fresh reading of the sources (SPEC §7).
+
+Every problem is collected, none stops the search for the next. Locations name only field
+names, task pseudonyms and allowed names (models, tools, context keys) — never a value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from converter.contract.model import Contract
+from converter.errors import Problem
+
+_SAFE_TOKEN = re.compile(r"[A-Za-z0-9_.:<>@/|-]{1,110}")
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Duplicate
+    return obj
+
+
+def _reject(_: str) -> Any:
+    raise ValueError
+
+
+def parse_contract(data: bytes) -> Contract | list[Problem]:
+    """Strict JSON (no duplicate keys, no NaN, decimals exact) into the contract model."""
+    try:
+        raw = json.loads(
+            data.decode("utf-8"),
+            parse_float=Decimal,
+            parse_constant=_reject,
+            object_pairs_hook=_pairs,
+        )
+    except (_Duplicate, ValueError, UnicodeDecodeError, RecursionError):
+        return [Problem("CONTRACT-UNREADABLE")]
+    try:
+        # The JSON was parsed strictly above (no floats, duplicates or NaN); lax mode here only
+        # lets arrays fill tuple fields and decimal strings fill money, exactly.
+        return Contract.model_validate(raw, strict=False)
+    except ValidationError as invalid:
+        return [Problem("CONTRACT-SHAPE", where=safe_path(err["loc"])) for err in invalid.errors()]
+
+
+def safe_path(loc: tuple[Any, ...] | list[Any]) -> str:
+    """A JSON path of field names; any part that is not an identifier-like token is masked."""
+    parts = []
+    for part in loc:
+        text = str(part)
+        parts.append(text if isinstance(part, int) or _SAFE_TOKEN.fullmatch(text) else "<key>")
+    return "/".join(parts)
+
+
+def _nulls(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if node is None:
+            yield where
+        elif isinstance(node, BaseModel):
+            for name in type(node).model_fields:
+                stack.append((getattr(node, name), (*where, name)))
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                stack.append((item, (*where, key)))
+
+
+def null_claims(contract: Contract) -> list[Problem]:
+    claims = contract.claims
+    found: list[Problem] = []
+    for section in ("outcome_contract", "baseline", "policy"):
+        found += [
+            Problem("CONTRACT-CLAIM-NULL", where=safe_path(p))
+            for p in sorted(_nulls(getattr(claims, section), ("claims", section)), key=str)
+        ]
+    for task_id, outcome in sorted(claims.outcomes.items()):
+        if task_id in claims.excluded_tasks:
+            continue
+        found += [
+            Problem("CONTRACT-CLAIM-NULL", where=safe_path(p))
+            for p in sorted(_nulls(outcome, ("claims", "outcomes", task_id)), key=str)
+        ]
+    return found
+
+
+def check_tasks(contract: Contract) -> list[Problem]:
+    claims = contract.claims
+    ids = {t.id for t in contract.tasks}
+    problems = []
+    for task_id in sorted(ids):
+        if task_id not in claims.outcomes and task_id not in claims.excluded_tasks:
+            problems.append(Problem("CONTRACT-OUTCOME-MISSING", where=f"claims/outcomes/{task_id}"))
+    for task_id in sorted((set(claims.outcomes) | set(claims.excluded_tasks)) - ids):
+        problems.append(
+            Problem("CONTRACT-OUTCOME-UNKNOWN-TASK", where=safe_path(("claims", task_id)))
+        )
+    for task_id, reason in sorted(claims.excluded_tasks.items()):
+        if reason is None:
+            problems.append(
+                Problem("CONTRACT-EXCLUSION-REASON", where=f"claims/excluded_tasks/{task_id}")
+            )
+        outcome = claims.outcomes.get(task_id)
+        if outcome is not None and any(v is not None for v in outcome.model_dump().values()):
+            problems.append(
+                Problem("CONTRACT-EXCLUDED-AND-LABELLED", where=f"claims/outcomes/{task_id}")
+            )
+    return problems
+
+
+def check_against_sources(contract: Contract, fresh: Contract) -> list[Problem]:
+    """Compare the contract's source-owned fields with a template made from the sources now."""
+    problems: list[Problem] = []
+    if contract.key_id != fresh.key_id:
+        problems.append(Problem("CONTRACT-KEY-MISMATCH", where="key_id"))
+        return problems  # every pseudonym differs under another key: the rest is noise
+    if contract.source != fresh.source:
+        problems.append(Problem("CONTRACT-SOURCE-MISMATCH", where="source"))
+    bound = {f.label: f for f in contract.inventory.files}
+    now = {f.label: f for f in fresh.inventory.files}
+    for label in sorted(bound.keys() & now.keys()):
+        if bound[label] != now[label]:
+            problems.append(Problem("CONTRACT-FILE-CHANGED", where=f"inventory/files/{label}"))
+    for label in sorted(now.keys() - bound.keys()):
+        problems.append(Problem("CONTRACT-FILE-ADDED", where=f"inventory/files/{label}"))
+    for label in sorted(bound.keys() - now.keys()):
+        problems.append(Problem("CONTRACT-FILE-REMOVED", where=f"inventory/files/{label}"))
+    for name in type(contract.inventory.counts).model_fields:
+        if getattr(contract.inventory.counts, name) != getattr(fresh.inventory.counts, name):
+            problems.append(Problem("CONTRACT-COUNT-MISMATCH", where=f"inventory/counts/{name}"))
+    if contract.inventory.inventory_sha256 != fresh.inventory.inventory_sha256:
+        problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/inventory_sha256"))
+    if [(t.id, t.input_digest) for t in contract.tasks] != [
+        (t.id, t.input_digest) for t in fresh.tasks
+    ]:
+        problems.append(Problem("CONTRACT-TASKS-MISMATCH", where="tasks"))
+    if contract.observed != fresh.observed:
+        problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="observed"))
+    return problems

@@ -1,0 +1,117 @@
+"""The two phases of `convert` (SPEC §7): template, then bundle. Reading inputs and checking
+them happen here; writing is left to the caller, which writes atomically only on success."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from converter.bundle.build import build_bundle
+from converter.bundle.io import seal
+from converter.bundle.model import Bundle
+from converter.canonical import pretty_bytes
+from converter.contract.model import Privacy, Source
+from converter.contract.template import build_template, carry_forward
+from converter.contract.validate import (
+    check_against_sources,
+    check_tasks,
+    null_claims,
+    parse_contract,
+)
+from converter.errors import Problem, Refused
+from converter.firewall.boundary import Policy, cross, file_labels
+from converter.firewall.pseudonyms import Pseudonymizer
+from converter.firewall.view import PublicAccount
+from converter.pipeline import SourceName, TaskUnit, read_tree
+from converter.pricing.engine import observed_keys
+from converter.pricing.model import PricingTemplate, complete
+from converter.reader.model import Account
+
+CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    account: Account
+    pseudo: Pseudonymizer
+    canonical: PublicAccount
+
+    def shown(self, privacy: Privacy) -> PublicAccount:
+        """The account as the contract's privacy policy shows it (names, timestamp precision)."""
+        return cross(self.account, self.pseudo, _policy(privacy))
+
+
+def read_sources(
+    parent: Path, source: SourceName, task_unit: TaskUnit, pseudo: Pseudonymizer
+) -> Reading:
+    account = read_tree(parent, task_unit, source)
+    if account.refusals:
+        raise Refused(account.refusals, labels=file_labels(account, pseudo))
+    return Reading(account, pseudo, cross(account, pseudo, CANONICAL))
+
+
+def _policy(privacy: Privacy) -> Policy:
+    return Policy(reveal_names=frozenset(privacy.reveal_names), timestamps=privacy.timestamps)
+
+
+def _source(source: SourceName, task_unit: TaskUnit) -> Source:
+    return Source(adapter=source, adapter_version="1", task_unit=task_unit)
+
+
+def make_template(
+    reading: Reading,
+    source: SourceName,
+    task_unit: TaskUnit,
+    *,
+    privacy: Privacy,
+    prefill: PricingTemplate | None = None,
+    old_contract: bytes | None = None,
+) -> tuple[bytes, list[str], list[str]]:
+    """The template's bytes, and (when carrying forward) the dropped and new task ids."""
+    pricing = prefill if prefill is not None else observed_keys(reading.canonical)
+    template = build_template(reading.canonical, _source(source, task_unit), pricing, privacy)
+    # The task list a user reads shows timestamps at the chosen precision.
+    template = template.model_copy(update={"tasks": reading.shown(privacy).tasks})
+    dropped: list[str] = []
+    new: list[str] = []
+    if old_contract is not None:
+        old = parse_contract(old_contract)
+        if isinstance(old, list):
+            raise Refused(old)
+        if old.key_id != template.key_id:
+            raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
+        template, dropped, new = carry_forward(template, old)
+    return pretty_bytes(template), dropped, new
+
+
+def make_bundle(
+    parent: Path,
+    source: SourceName,
+    task_unit: TaskUnit,
+    pseudo: Pseudonymizer,
+    contract_bytes: bytes,
+) -> tuple[Bundle, bytes]:
+    """Check the contract against the sources and its own claims; all problems, or the bundle."""
+    contract = parse_contract(contract_bytes)
+    if isinstance(contract, list):
+        raise Refused(contract)
+    reading = read_sources(parent, source, task_unit, pseudo)
+    canonical = reading.canonical
+    fresh = build_template(
+        canonical, _source(source, task_unit), observed_keys(canonical), contract.claims.privacy
+    )
+    problems = check_against_sources(contract, fresh)
+    if any(p.code == "CONTRACT-KEY-MISMATCH" for p in problems):
+        raise Refused(problems)
+    problems += check_tasks(contract) + null_claims(contract)
+    claims = complete(contract.claims.pricing)
+    if isinstance(claims, list):
+        problems += [Problem(p.code, where=p.where() or None) for p in claims]
+        raise Refused(problems)
+    if problems:
+        raise Refused(problems)
+    shown = reading.shown(contract.claims.privacy)
+    built = build_bundle(contract, contract_bytes, canonical, shown, claims)
+    if isinstance(built, list):
+        raise Refused(built)
+    return seal(built)

@@ -1,0 +1,76 @@
+"""Atomic output: write to a temporary file in the target folder, rename on success.
+
+A refused or crashed run leaves nothing behind, and an output never overwrites an input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from converter.errors import Problem, Refused
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
+def check_outputs(outputs: list[Path], inputs: list[Path]) -> None:
+    """Refuse before any work when an output would replace an input or another output."""
+    problems = []
+    for out in outputs:
+        if any(_same_file(out, source) for source in inputs):
+            problems.append(Problem("OUT-SAME-AS-INPUT"))
+        parent = out.parent if str(out.parent) else Path(".")
+        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+            problems.append(Problem("OUT-UNWRITABLE"))
+    if len({o.resolve() for o in outputs}) != len(outputs):
+        problems.append(Problem("OUT-SAME-AS-INPUT"))
+    if problems:
+        raise Refused(problems)
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError:
+        raise Refused([Problem("OUT-UNWRITABLE")]) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise Refused([Problem("OUT-UNWRITABLE")]) from None
+
+
+def write_all_atomic(files: list[tuple[Path, bytes]]) -> None:
+    """Write several outputs; each lands by rename only after all were staged."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in files:
+            folder = path.parent if str(path.parent) else Path(".")
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o644)
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except OSError:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise Refused([Problem("OUT-UNWRITABLE")]) from None
