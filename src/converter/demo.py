@@ -1,45 +1,82 @@
-"""`make demo`: the conformance proof on fixtures/synthetic_tree, with a throwaway key.
+"""`make demo` / `make claude-code-tree`: the conformance proof on fixtures/synthetic_tree.
 
-Runs every stage that exists on the checked-in synthetic tree and prints its counts. Uses a
-fixed demo key so the output is the same on every machine; real use keeps its own key.
+Runs the real commands in order — template, convert with the checked-in completed contract,
+compare the bundle with the golden file, evaluate — and prints the proof's counts and decision.
+A fixed demo key makes the output identical on every machine; real use keeps its own key.
+`AGENT_EVIDENCE_REGENERATE=1` rewrites the golden bundle after a deliberate change.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
-from converter.firewall.keys import PseudonymKey
-from converter.firewall.pseudonyms import Pseudonymizer
-from converter.inspection import inspect_report
-from converter.pipeline import inspect_tree
+from converter.cli.main import main as cli_main
 
-DEMO_KEY = PseudonymKey(bytes.fromhex("de" * 32))
+DEMO_KEY = "de" * 32
 
 
-def fixture_tree(root: Path) -> Path:
-    return next((root / "fixtures" / "synthetic_tree").glob("*.jsonl"))
+def _run(args: list[str]) -> int:
+    try:
+        cli_main(args)
+    except SystemExit as done:
+        return int(done.code or 0)
+    return 0
 
 
-def proof_lines(report: dict[str, object]) -> list[str]:
-    counts = report["counts"]
-    assert isinstance(counts, dict)
-    return [
-        f"{report['bound_files']} bound source files",
-        f"{counts['delegations_expanded']} expanded delegation",
-        f"{counts['model_calls']} unique model calls",
-        f"{counts['tool_calls']} tool calls",
-        f"{counts['edges']} dependency edges",
-    ]
+def _fixture(root: Path) -> tuple[Path, Path, Path]:
+    parent = next((root / "fixtures" / "synthetic_tree").glob("*.jsonl"))
+    return (
+        parent,
+        root / "fixtures" / "synthetic_contract.json",
+        root / "fixtures" / "synthetic_bundle.golden.json",
+    )
+
+
+def proof(root: Path, work: Path) -> int:
+    parent, contract, golden = _fixture(root)
+    template = work / "template.json"
+    bundle = work / "bundle.json"
+    print("== convert --template", file=sys.stderr)
+    if _run(["convert", "--in", str(parent), "--template", str(template)]) != 0:
+        return 2
+    print("== convert --contract", file=sys.stderr)
+    if (
+        _run(["convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle)])
+        != 0
+    ):
+        return 2
+    written = bundle.read_bytes()
+    if os.environ.get("AGENT_EVIDENCE_REGENERATE"):
+        golden.write_bytes(written)
+    if written != golden.read_bytes():
+        print("bundle differs from fixtures/synthetic_bundle.golden.json", file=sys.stderr)
+        return 2
+    receipt = json.loads(written)["receipt"]
+    counts = receipt["counts"]
+    print(f"{counts['bound_files']} bound source files")
+    print(f"{counts['delegations_expanded']} expanded delegation")
+    print(f"{counts['model_calls']} unique model calls")
+    print(f"{counts['tool_calls']} tool calls")
+    print(f"{counts['edges']} dependency edges")
+    return _evaluate(bundle)
+
+
+def _evaluate(bundle: Path) -> int:
+    try:
+        from converter.cli.evaluate import evaluate  # noqa: F401
+    except ImportError:
+        return 0
+    return _run(["evaluate", "--bundle", str(bundle), "--format", "decision"])
 
 
 def main() -> int:
-    root = Path.cwd()
-    _, public = inspect_tree(fixture_tree(root), Pseudonymizer(DEMO_KEY))
-    report = inspect_report(public)
-    for line in proof_lines(report):
-        print(line)
-    return 0 if report["convertible"] else 2
+    os.environ["AGENT_EVIDENCE_KEY"] = DEMO_KEY
+    with tempfile.TemporaryDirectory(prefix="agent-evidence-demo-") as work:
+        return proof(Path.cwd(), Path(work))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,14 @@ import re
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StringConstraints,
+)
 
 _DECIMAL_TEXT = re.compile(r"-?[0-9]{1,30}(\.[0-9]{1,30})?")
 
@@ -56,11 +63,21 @@ FileRole = Annotated[
     ),
 ]
 Count = Annotated[int, Field(ge=0)]
-Money = Annotated[Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False)]
+
+
+def decimal_text(value: Decimal) -> str:
+    """Positional notation, never an exponent: `0.0000000000`, not `0E-10`."""
+    return format(value, "f")
+
+
+_AS_TEXT = PlainSerializer(decimal_text, return_type=str, when_used="json")
+Money = Annotated[Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False), _AS_TEXT]
 NonNegativeMoney = Annotated[
-    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, allow_inf_nan=False)
+    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, allow_inf_nan=False), _AS_TEXT
 ]
-Rate = Annotated[Decimal, BeforeValidator(_exact_decimal), Field(ge=0, le=1, allow_inf_nan=False)]
+Rate = Annotated[
+    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, le=1, allow_inf_nan=False), _AS_TEXT
+]
 
 
 class Closed(BaseModel):

@@ -1,0 +1,45 @@
+"""JSON Schemas of the contract and the bundle, generated from the models (`make schemas`).
+
+A test fails when the checked-in files in contracts/ are stale.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from converter.bundle.model import Bundle
+from converter.contract.model import Contract
+
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "conversion-contract.schema.json": Contract,
+    "bundle.schema.json": Bundle,
+}
+
+
+def render(model: type[BaseModel]) -> str:
+    schema = model.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    folder = Path("contracts")
+    stale = []
+    for name, model in SCHEMAS.items():
+        text = render(model)
+        path = folder / name
+        if "--write" in argv:
+            path.write_text(text)
+        elif not path.exists() or path.read_text() != text:
+            stale.append(name)
+    for name in stale:
+        print(f"stale: contracts/{name} (run `make schemas`)", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,301 @@
+"""convert --template / --contract (issue 3): binding, refusals, exact pricing, determinism."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from converter.schemas import SCHEMAS, render
+from tests.conftest import FIXTURES, ROOT, fixture_parent, shared_dir
+from tests.contract_helpers import PRICES, fill, read_json, write_json
+
+
+def _copy_tree(name: str, tmp: Path) -> Path:
+    shutil.copytree(FIXTURES / name, tmp / name)
+    return next((tmp / name).glob("*.jsonl"))
+
+
+def _contract(cli: Any, parent: Path, tmp: Path, *extra: str) -> Path:
+    template = tmp / "template.json"
+    result = cli("convert", "--in", str(parent), "--template", str(template), *extra)
+    assert result.code == 0, result.err
+    contract = tmp / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    return contract
+
+
+def _convert(cli: Any, parent: Path, contract: Path, out: Path, *extra: str) -> Any:
+    return cli(
+        "convert", "--in", str(parent), "--contract", str(contract), "--out", str(out), *extra
+    )
+
+
+def test_template_leaves_every_claim_null(cli: Any, tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    assert (
+        cli("convert", "--in", str(fixture_parent("rich_tree")), "--template", str(out)).code == 0
+    )
+    claims = read_json(out)["claims"]
+    assert all(v is None for o in claims["outcomes"].values() for v in o.values())
+    assert all(v is None for v in claims["policy"].values())
+    assert all(v is None for v in claims["baseline"].values())
+    assert claims["pricing"]["unsplit_cache_write_rule"] is None
+    tools = claims["pricing"]["client_tools"]
+    assert tools["Read"] == "0" and tools["Agent"] == "0"
+    assert [v for k, v in tools.items() if k.startswith("tool-")] == [None]  # the MCP tool
+
+
+@pytest.mark.parametrize("tree", ["synthetic_tree", "rich_tree"])
+def test_filled_template_converts(tree: str, cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent(tree)
+    contract = _contract(cli, parent, tmp_path)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 0, result.err
+    bundle = read_json(tmp_path / "b.json")
+    assert len(bundle["receipt"]["evidence_sha256"]) == 64
+
+
+def test_null_claims_refuse_listing_every_problem(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    template = tmp_path / "t.json"
+    cli("convert", "--in", str(parent), "--template", str(template))
+    out = tmp_path / "b.json"
+    result = _convert(cli, parent, template, out)
+    assert result.code == 2
+    assert result.err.count("CONTRACT-CLAIM-NULL") >= 20  # policy 10 + baseline 4 + outcome 5 + 2
+    assert "PRICE-" in result.err
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [template]
+
+
+@pytest.mark.parametrize("suffix", [b"\n", b"x"])
+def test_one_appended_byte_refuses(suffix: bytes, cli: Any, tmp_path: Path) -> None:
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    contract = _contract(cli, parent, tmp_path)
+    for bound in sorted(p for p in parent.parent.rglob("*") if p.is_file()):
+        original = bound.read_bytes()
+        bound.write_bytes(original + suffix)
+        out = tmp_path / "b.json"
+        result = _convert(cli, parent, contract, out)
+        assert result.code == 2, bound.name
+        if suffix == b"\n" and bound.suffix == ".jsonl":
+            assert "CONTRACT-FILE-CHANGED" in result.err
+        assert not out.exists()
+        bound.write_bytes(original)
+    assert _convert(cli, parent, contract, tmp_path / "b.json").code == 0
+
+
+def test_another_key_refuses(cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "ab" * 32)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-KEY-MISMATCH" in result.err
+
+
+def test_task_set_mismatch_and_bad_exclusion(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    first, second = list(data["claims"]["outcomes"])[:2]
+    del data["claims"]["outcomes"][first]
+    data["claims"]["excluded_tasks"] = {second: None, "task-000000000000": "duplicate"}
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    for code in (
+        "CONTRACT-OUTCOME-MISSING",
+        "CONTRACT-EXCLUSION-REASON",
+        "CONTRACT-OUTCOME-UNKNOWN-TASK",
+        "CONTRACT-EXCLUDED-AND-LABELLED",
+    ):
+        assert code in result.err, code
+
+
+@pytest.mark.parametrize("bad", ['"-1"', "-1", "NaN", "Infinity", '"ten"', "true"])
+def test_negative_nonfinite_or_mistyped_numbers_refuse(bad: str, cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    text = contract.read_text().replace(
+        '"human_hourly_cost_usd": "90"', f'"human_hourly_cost_usd": {bad}'
+    )
+    contract.write_text(text)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-" in result.err
+    assert "Traceback" not in result.err
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_json_number_literal_is_read_exactly(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    text = contract.read_text().replace(
+        '"human_hourly_cost_usd": "90"', '"human_hourly_cost_usd": 90.10000000000000000001'
+    )
+    contract.write_text(text)
+    assert _convert(cli, parent, contract, tmp_path / "b.json").code == 0
+    policy = read_json(tmp_path / "b.json")["policy"]
+    assert policy["human_hourly_cost_usd"] == "90.10000000000000000001"
+
+
+def test_costs_recompute_by_hand(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    assert _convert(cli, parent, contract, tmp_path / "b.json").code == 0
+    bundle = read_json(tmp_path / "b.json")
+    rate = {k: Decimal(v) for k, v in PRICES.items()}
+    for event in bundle["events"]:
+        if event["kind"] != "model":
+            assert Decimal(event["cost"]["low"]) == Decimal("0.001") or event["name"] in (
+                "Read",
+                "Grep",
+                "Agent",
+                "Workflow",
+                "WebSearch",
+                "Bash",
+                "Glob",
+                "Write",
+                "Edit",
+            )
+            continue
+        u = event["usage"]
+        low = (
+            u["input_tokens"] * rate["input"]
+            + u["output_tokens"] * rate["output"]
+            + u["cache_read_input_tokens"] * rate["cache_read"]
+            + u["cache_creation_5m_input_tokens"] * rate["cache_write_5m"]
+            + (u["cache_creation_1h_input_tokens"] + u["cache_creation_unsplit_input_tokens"])
+            * rate["cache_write_1h"]
+        ) / Decimal(1_000_000) + u["web_search_requests"] * Decimal("0.01")
+        assert Decimal(event["cost"]["low"]) == low.quantize(Decimal("1E-10"), ROUND_HALF_EVEN)
+        if event["usage_complete"]:
+            assert event["cost"]["high"] == event["cost"]["low"]
+        else:
+            high = low + (64000 - u["output_tokens"]) * rate["output"] / Decimal(1_000_000)
+            assert Decimal(event["cost"]["high"]) == high.quantize(
+                Decimal("1E-10"), ROUND_HALF_EVEN
+            )
+
+
+def test_no_float_in_any_artifact(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    assert _convert(cli, parent, contract, tmp_path / "b.json").code == 0
+    for name in ("template.json", "contract.json", "b.json"):
+        read_json(tmp_path / name)  # raises on any float
+
+
+def test_byte_identical_across_runs_and_hash_seeds(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    outputs = []
+    for seed in ("0", "1", "12345"):
+        out = tmp_path / f"b{seed}.json"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "converter",
+                "convert",
+                "--in",
+                str(parent),
+                "--contract",
+                str(contract),
+                "--out",
+                str(out),
+            ],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_carry_forward_keeps_claims(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    again = tmp_path / "again.json"
+    result = cli(
+        "convert", "--in", str(parent), "--template", str(again), "--from-contract", str(contract)
+    )
+    assert result.code == 0, result.err
+    assert "0 tasks dropped, 0 new tasks" in result.out
+    assert read_json(again)["claims"] == read_json(contract)["claims"]
+
+
+def test_output_equal_to_input_refuses(cli: Any, tmp_path: Path) -> None:
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    before = parent.read_bytes()
+    result = cli("convert", "--in", str(parent), "--template", str(parent))
+    assert result.code == 2 and "OUT-SAME-AS-INPUT" in result.err
+    assert parent.read_bytes() == before
+
+
+def test_single_file_source_refuses_delegation(cli: Any, tmp_path: Path) -> None:
+    result = cli(
+        "convert",
+        "--from",
+        "claude-code",
+        "--in",
+        str(fixture_parent("synthetic_tree")),
+        "--template",
+        str(tmp_path / "t.json"),
+    )
+    assert result.code == 2
+    assert "CC-TREE-DELEGATION-IN-SINGLE-FILE" in result.err
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_exactly_one_phase_is_a_usage_error(cli: Any) -> None:
+    result = cli("convert", "--in", str(fixture_parent("synthetic_tree")))
+    assert result.code == 64
+
+
+def test_schemas_are_current() -> None:
+    for name, model in SCHEMAS.items():
+        assert (ROOT / "contracts" / name).read_text() == render(model), "run `make schemas`"
+
+
+SHARED = shared_dir()
+
+
+@pytest.mark.skipif(SHARED is None, reason="shared corpus not present")
+def test_convertible_corpus_trees_round_trip(cli: Any, tmp_path: Path) -> None:
+    assert SHARED is not None
+    parents = sorted((SHARED / "corpus" / "real").rglob("*.jsonl"))
+    done = 0
+    for parent in parents:
+        if "/subagents/" in str(parent) or parent.name == "journal.jsonl":
+            continue
+        if cli("inspect", "--json", "--in", str(parent)).code != 0:
+            continue
+        work = tmp_path / f"t{done}"
+        work.mkdir()
+        contract = _contract(cli, parent, work)
+        text = contract.read_text()
+        assert parent.stem not in text
+        result = _convert(cli, parent, contract, work / "b.json")
+        assert result.code == 0, (parent.name, result.err)
+        single = cli(
+            "convert",
+            "--from",
+            "claude-code",
+            "--in",
+            str(parent),
+            "--template",
+            str(work / "s.json"),
+        )
+        assert single.code in (0, 2)
+        done += 1
+    assert done >= 14
