@@ -50,7 +50,7 @@ def fill(template: dict[str, Any]) -> dict[str, Any]:
     pricing = claims["pricing"]
     for entry in pricing["models"].values():
         entry["tiers"] = [{"above_input_tokens": 0, **PRICES}]
-        entry["contexts"] = {key: "1" for key in entry["contexts"]}
+        entry["contexts"] = dict.fromkeys(entry["contexts"], "1")
         entry["max_output_tokens"] = 64000
     for name in pricing["server_tools"]:
         pricing["server_tools"][name] = "0.01"

@@ -48,7 +48,8 @@ def test_template_leaves_every_claim_null(cli: Any, tmp_path: Path) -> None:
     assert all(v is None for v in claims["baseline"].values())
     assert claims["pricing"]["unsplit_cache_write_rule"] is None
     tools = claims["pricing"]["client_tools"]
-    assert tools["Read"] == "0" and tools["Agent"] == "0"
+    assert tools["Read"] == "0"
+    assert tools["Agent"] == "0"
     assert [v for k, v in tools.items() if k.startswith("tool-")] == [None]  # the MCP tool
 
 
@@ -238,7 +239,8 @@ def test_output_equal_to_input_refuses(cli: Any, tmp_path: Path) -> None:
     parent = _copy_tree("synthetic_tree", tmp_path)
     before = parent.read_bytes()
     result = cli("convert", "--in", str(parent), "--template", str(parent))
-    assert result.code == 2 and "OUT-SAME-AS-INPUT" in result.err
+    assert result.code == 2
+    assert "OUT-SAME-AS-INPUT" in result.err
     assert parent.read_bytes() == before
 
 

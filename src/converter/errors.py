@@ -39,6 +39,11 @@ CODES: dict[str, CodeInfo] = {
         "The parent transcript does not exist or is not a regular file.",
         "Pass the path of the session's main <session>.jsonl file.",
     ),
+    "CC-TREE-PROJECTS-MISSING": _c(
+        "The projects folder to scan does not exist or is not a folder.",
+        "Pass Claude Code's projects folder (for example ~/.claude/projects), or set "
+        "CLAUDE_CONFIG_DIR to the config folder that holds it.",
+    ),
     "CC-TREE-PARENT-NAME": _c(
         "The parent transcript's file name is not a session id followed by .jsonl.",
         "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy.",
@@ -164,7 +169,8 @@ CODES: dict[str, CodeInfo] = {
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-BAD-TOKEN-COUNT": _c(
-        "A token counter is negative, fractional, boolean or not a number.",
+        "A token counter is negative, fractional, boolean, not a number, or 2^32 or more (no "
+        "model call is that large).",
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-SYNTHETIC-WITH-USAGE": _c(

@@ -122,6 +122,7 @@ from converter.cli.attest import keygen  # noqa: E402  (registered once `cli` ex
 
 cli.add_command(keygen)
 # --- register: scan ---
+cli.add_command(__import__("converter.cli.scan", fromlist=["scan"]).scan)
 
 
 def main(argv: list[str] | None = None) -> None:

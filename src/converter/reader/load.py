@@ -65,6 +65,7 @@ class LoadedTree:
 def _read_transcript(tree: LoadedTree, entry: SourceFile) -> None:
     digest = Digest()
     records: list[Rec] = []
+    unreadable = False
     try:
         with entry.path.open("rb") as stream:
             for number, item in iter_lines(stream, digest):
@@ -86,10 +87,12 @@ def _read_transcript(tree: LoadedTree, entry: SourceFile) -> None:
                 records.append(rec)
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
+        unreadable = True
     tree.digests[entry.index] = digest
     tree.records[entry.index] = records
-    if digest.size == 0 and entry.role == "parent":
-        tree.problems.append(Problem("CC-TREE-EMPTY-FILE", entry.index))
+    if digest.size == 0 and not unreadable:
+        code = "CC-TREE-EMPTY-FILE" if entry.role == "parent" else "CC-TREE-EMPTY-CHILD"
+        tree.problems.append(Problem(code, entry.index))
 
 
 def _read_bytes(tree: LoadedTree, entry: SourceFile) -> bytes | None:
@@ -141,7 +144,7 @@ def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
 
 def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
     digest = Digest()
-    started = tree.journal_started.setdefault(entry.run_id or "", set())
+    started: set[str] = set()
     try:
         with entry.path.open("rb") as stream:
             for number, item in iter_lines(stream, digest):
@@ -151,7 +154,13 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
                     started.add(item["agentId"])
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
+        tree.digests[entry.index] = digest
+        return
     tree.digests[entry.index] = digest
+    if digest.size == 0:  # no `started` line to check a child against: not evidence of absence
+        tree.problems.append(Problem("CC-TREE-EMPTY-FILE", entry.index))
+        return
+    tree.journal_started.setdefault(entry.run_id or "", set()).update(started)
 
 
 def _read_manifest(tree: LoadedTree, entry: SourceFile) -> None:

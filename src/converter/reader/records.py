@@ -145,13 +145,18 @@ def _req_str(obj: dict[str, Any], key: str) -> str:
     raise BadField("CC-REC-BAD-FIELD")
 
 
+# No model call reads or writes 2**32 tokens; a larger counter is damage, and bounding each one
+# keeps every total the tree can sum far inside the 64-bit integers JSON writers accept.
+MAX_COUNT = 2**32
+
+
 def _count(obj: Any, key: str) -> int:
     if not isinstance(obj, dict):
         return 0
     value = obj.get(key)
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_COUNT:
         raise BadField("CC-REC-BAD-TOKEN-COUNT")
     return value
 
@@ -200,7 +205,10 @@ def digest_content(content: Any) -> str:
     ):
         data = content[0]["text"].encode("utf-8", "surrogatepass")
     else:
-        data = orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
+        try:
+            data = orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
+        except orjson.JSONEncodeError:  # nested deeper than orjson writes (255), under MAX_DEPTH
+            raise BadField("CC-LINE-TOO-DEEP") from None
     return hashlib.sha256(data).hexdigest()
 
 

@@ -3,14 +3,17 @@
 orjson parses the common case; when it rejects a line, a slower classifier names the reason so the
 refusal can carry a stable code. Duplicate keys are invisible to orjson (last one wins), so each
 parsed line is tallied: the number of ':' bytes in the raw line must equal the number of keys plus
-the ':' characters inside decoded strings. A mismatch (duplicate keys, or '\\u003a' escapes) falls
-back to an exact check.
+the ':' characters inside decoded strings. A mismatch, or a '\\u003a'-style escape (which adds a
+decoded ':' and could hide a duplicate), falls back to an exact check. orjson also widens integers
+outside [-2**63, 2**64) to floats; a float of that size sends the line to the exact check too, so
+every integer literal outside the signed 64-bit range is refused alike.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
@@ -38,6 +41,10 @@ class _NonFinite(Exception):
     pass
 
 
+class _BigInteger(Exception):
+    pass
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
@@ -49,10 +56,28 @@ def _reject_constant(_: str) -> Any:
     raise _NonFinite
 
 
-def _tally(root: Any) -> tuple[int, int, int, bool]:
-    """Return (keys, colons inside strings, max depth, has out-of-range int) without recursion."""
+def _strict_int(text: str) -> int:
+    # 20 characters hold every int64 (with its sign); longer literals are out of range, and
+    # converting them could hit Python's int digit limit (a ValueError, not a refusal code).
+    if len(text) > 20:
+        raise _BigInteger
+    value = int(text)
+    if not -_INT64 <= value < _INT64:
+        raise _BigInteger
+    return value
+
+
+def _strict_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # a literal such as 1e400 overflows to Infinity
+        raise _NonFinite
+    return value
+
+
+def _tally(root: Any) -> tuple[int, int, int, bool, bool]:
+    """(keys, colons inside strings, max depth, out-of-range int, int-sized float); no recursion."""
     keys = colons = depth_max = 0
-    big = False
+    big = wide = False
     stack: list[tuple[Any, int]] = [(root, 1)]
     while stack:
         node, depth = stack.pop()
@@ -67,32 +92,44 @@ def _tally(root: Any) -> tuple[int, int, int, bool]:
             stack.extend((v, depth + 1) for v in node)
         elif isinstance(node, str):
             colons += node.count(":")
+        elif isinstance(node, float):
+            wide = wide or not -_INT64 < node < _INT64  # -2**63 - 1 rounds to -2**63
         elif isinstance(node, int) and not isinstance(node, bool):
             big = big or not (-_INT64 <= node < _INT64)
-    return keys, colons, depth_max, big
+    return keys, colons, depth_max, big, wide
 
 
-def _classify_failure(raw: bytes) -> str:
+def _strict_check(raw: bytes) -> str | None:
+    """Re-parse exactly with the standard library; the code of what is wrong, or None."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return "CC-LINE-INVALID-UTF8"
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+        value = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_reject_constant,
+            parse_int=_strict_int,
+            parse_float=_strict_float,
+        )
     except _Duplicate:
         return "CC-LINE-DUPLICATE-KEY"
     except _NonFinite:
         return "CC-LINE-NONFINITE"
+    except _BigInteger:
+        return "CC-LINE-BIG-INTEGER"
     except RecursionError:
         return "CC-LINE-TOO-DEEP"
     except ValueError:
         return "CC-LINE-INVALID-JSON"
-    _, _, depth, big = _tally(value)
-    if big:
-        return "CC-LINE-BIG-INTEGER"
-    if depth > MAX_DEPTH:
+    if _tally(value)[2] > MAX_DEPTH:
         return "CC-LINE-TOO-DEEP"
-    return "CC-LINE-INVALID-JSON"
+    return None
+
+
+def _classify_failure(raw: bytes) -> str:
+    return _strict_check(raw) or "CC-LINE-INVALID-JSON"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,22 +138,19 @@ class _Failure:
 
 
 def parse_value(raw: bytes) -> Any:
-    """Parse one JSON text strictly; a `_Failure` names the CC-LINE-* code when it is refused.
-
-    orjson reads integers beyond 2**64 as floats: token fields catch those by type later.
-    """
+    """Parse one JSON text strictly; a `_Failure` names the CC-LINE-* code when it is refused."""
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return _Failure(_classify_failure(raw))
-    keys, colons, depth, big = _tally(value)
+    keys, colons, depth, big, wide = _tally(value)
     if big:
         return _Failure("CC-LINE-BIG-INTEGER")
     if depth > MAX_DEPTH:
         return _Failure("CC-LINE-TOO-DEEP")
-    if raw.count(b":") != keys + colons:
-        code = _classify_failure(raw)
-        if code == "CC-LINE-DUPLICATE-KEY":
+    if wide or raw.count(b":") != keys + colons or b"\\u003" in raw:
+        code = _strict_check(raw)
+        if code in ("CC-LINE-DUPLICATE-KEY", "CC-LINE-BIG-INTEGER"):
             return _Failure(code)
     return value
 
@@ -136,6 +170,20 @@ class Digest:
 
     sha256: str = ""
     size: int = 0
+
+
+def _cut_short(body: bytes, code: str) -> bool:
+    """Could this unterminated last line be a write cut short? A cut can fall inside a UTF-8
+    character (non-ASCII text is written raw), so invalid UTF-8 only at the very end counts too."""
+    if code == "CC-LINE-INVALID-JSON":
+        return True
+    if code != "CC-LINE-INVALID-UTF8":
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return bad.end == len(body) and bad.reason == "unexpected end of data"
+    return False
 
 
 def iter_lines(stream: IO[bytes], digest: Digest) -> Iterator[tuple[int, JSONObject | BadLine]]:
@@ -161,7 +209,7 @@ def iter_lines(stream: IO[bytes], digest: Digest) -> Iterator[tuple[int, JSONObj
             continue
         parsed = parse_object(body)
         if isinstance(parsed, _Failure):
-            torn = not complete and parsed.code == "CC-LINE-INVALID-JSON"
+            torn = not complete and _cut_short(body, parsed.code)
             yield number, BadLine("CC-LINE-TORN" if torn else parsed.code, number)
         else:
             yield number, parsed
