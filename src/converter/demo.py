@@ -8,6 +8,7 @@ A fixed demo key makes the output identical on every machine; real use keeps its
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -20,10 +21,12 @@ DEMO_KEY = "de" * 32
 
 
 def _run(args: list[str]) -> int:
-    try:
-        cli_main(args)
-    except SystemExit as done:
-        return int(done.code or 0)
+    """Run a real command; its own messages go to stderr so stdout holds only the proof."""
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            cli_main(args)
+        except SystemExit as done:
+            return int(done.code or 0)
     return 0
 
 
@@ -66,11 +69,12 @@ def proof(root: Path, work: Path) -> int:
 
 
 def _evaluate(bundle: Path) -> int:
-    try:
-        from converter.cli.evaluate import evaluate  # noqa: F401
-    except ImportError:
-        return 0
-    return _run(["evaluate", "--bundle", str(bundle), "--format", "decision"])
+    """Print the decision; the full report is written beside the bundle."""
+    report = bundle.with_suffix(".report.json")
+    code = _run(["evaluate", "--bundle", str(bundle), "--format", "json", "--report", str(report)])
+    if report.exists():
+        print(json.loads(report.read_text())["decision"])
+    return code
 
 
 def main() -> int:

@@ -405,6 +405,20 @@ CODES: dict[str, CodeInfo] = {
         "Check the card file against a shipped card; write prices as decimal strings.",
     ),
     # --- evaluation (EVAL-*) ---
+    "EVAL-WORKLOAD-MISMATCH": _c(
+        "The bundles disagree on policy, baseline, price card or rubric, so they are not one "
+        "workload.",
+        "Evaluate bundles made under one policy, baseline, price card and rubric together; or "
+        "evaluate them separately.",
+    ),
+    "EVAL-NO-BUNDLE": _c(
+        "No bundle was given.",
+        "Pass one or more --bundle files.",
+    ),
+    "EVAL-BUNDLE-INCOMPLETE-CLAIMS": _c(
+        "A bundle's policy, baseline or outcomes are incomplete for evaluation.",
+        "Regenerate the bundle from a completed contract.",
+    ),
     "EVAL-GATE-MISSING": _c(
         "A required coverage has no gate in the check set, so the decision is INCOMPLETE.",
         "Use a release whose check set covers every required coverage; the set is fixed by design.",
@@ -452,6 +466,10 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     # --- attestation and verification (ATTEST-*) ---
+    "ATTEST-MISSING": _c(
+        "A public key was given but the bundle has no attestation beside it (<bundle>.intoto.json).",
+        "Ask the producer to convert with --attest-key, or pass the attestation's path.",
+    ),
     "ATTEST-ENVELOPE-MALFORMED": _c(
         "The attestation file is not a DSSE envelope (not JSON, a repeated key, a missing or "
         "ill-typed field, or bad base64); exit 5.",

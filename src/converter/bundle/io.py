@@ -14,15 +14,25 @@ from converter.canonical import canonical_bytes, sha256_hex
 from converter.errors import IntegrityFailure, Problem, Refused
 
 
-def evidence_digest(bundle: Bundle) -> str:
-    """SHA-256 of the canonical JSON of the bundle without the receipt's own digest field."""
-    body = bundle.model_dump(mode="json")
-    body["receipt"].pop("evidence_sha256", None)
-    return sha256_hex(canonical_bytes(body))
+def evidence_digest(body: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a bundle's JSON value without `receipt.evidence_sha256`.
+
+    Computed over the JSON values as written, not over a re-serialization of the model, so the
+    check does not depend on how this version formats a decimal.
+    """
+    receipt = body.get("receipt")
+    if not isinstance(receipt, dict):
+        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
+    unsealed = {**body, "receipt": {k: v for k, v in receipt.items() if k != "evidence_sha256"}}
+    try:
+        return sha256_hex(canonical_bytes(unsealed))
+    except (TypeError, ValueError):  # a float or Decimal smuggled into a bundle
+        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
 
 
 def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
-    receipt = bundle.receipt.model_copy(update={"evidence_sha256": evidence_digest(bundle)})
+    digest = evidence_digest(bundle.model_dump(mode="json"))
+    receipt = bundle.receipt.model_copy(update={"evidence_sha256": digest})
     sealed = bundle.model_copy(update={"receipt": receipt})
     return sealed, canonical_bytes(sealed)
 
@@ -55,14 +65,15 @@ def open_bundle(data: bytes) -> Bundle:
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
     if not isinstance(raw, dict):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
+    receipt = raw.get("receipt")
+    claimed_raw = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
+    if claimed_raw is None or claimed_raw != evidence_digest(raw):
+        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     try:
         # Money is written as decimal strings, which JSON-mode validation reads exactly.
         bundle = Bundle.model_validate_json(data)
     except ValidationError:
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
-    claimed = bundle.receipt.evidence_sha256
-    if claimed is None or claimed != evidence_digest(bundle):
-        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     return bundle
 
 

@@ -13,7 +13,8 @@ import orjson
 from converter import __version__
 from converter.cli.convert import convert
 from converter.cli.diagnostics import describe, emit_problems
-from converter.errors import ConverterError, Exit, Refused
+from converter.cli.evaluate import evaluate
+from converter.errors import ConverterError, Exit, IntegrityFailure, Refused
 from converter.firewall.keys import create_key, default_key_path, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.inspection import inspect_report, render_text
@@ -117,6 +118,7 @@ def key_show_id(key_file: Path | None) -> None:
 # --- register: convert ---
 cli.add_command(convert)
 # --- register: evaluate ---
+cli.add_command(evaluate)
 # --- register: verify / keygen ---
 from converter.cli.attest import keygen  # noqa: E402  (registered once `cli` exists)
 
@@ -145,6 +147,9 @@ def main(argv: list[str] | None = None) -> None:
                 "refused: " + describe(problem.code, where or problem.where, problem.line), err=True
             )
         sys.exit(refused.exit_code)
+    except IntegrityFailure as failure:
+        click.echo("integrity: " + describe(failure.code), err=True)
+        sys.exit(failure.exit_code)
     except ConverterError as error:
         click.echo(f"error: {type(error).__name__}", err=True)
         sys.exit(error.exit_code)

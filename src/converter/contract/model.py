@@ -29,8 +29,11 @@ CONTRACT_SCHEMA: Literal["agent-evidence/conversion-contract/v1"] = (
 )
 ADAPTER_VERSION = "1"
 
-# A user-chosen label (rubric version, label source, baseline name): identifier-like, bounded.
+# A user-chosen label (rubric version, label source): identifier-like, bounded.
 Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
+# The baseline's name, shown in reports: no slashes.
+BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$")]
+CheckName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,40}$")]
 NonNegative = NonNegativeMoney
 ExclusionReason = Literal["not-an-attempt", "duplicate", "aborted"]
 CacheBucket = Literal[
@@ -81,7 +84,7 @@ class OutcomeContract(Closed):
 
 
 class BaselineClaim(Closed):
-    name: Label | None = None
+    name: BaselineName | None = None
     cost_per_attempt_usd: NonNegative | None = None
     acceptable_rate: Rate | None = None
     value_per_acceptable_outcome_usd: NonNegative | None = None
@@ -98,6 +101,8 @@ class PolicyClaim(Closed):
     min_incremental_net_value_vs_baseline_usd: Money | None = None
     repetition_warning_threshold: Count | None = None
     min_tasks: Count | None = None
+    # Optional: gates the user turns off. A disabled gate makes the decision INCOMPLETE.
+    disabled_checks: tuple[CheckName, ...] = ()
 
 
 class Privacy(Closed):

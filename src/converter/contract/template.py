@@ -127,13 +127,25 @@ def carry_forward(template: Contract, old: Contract) -> tuple[Contract, list[str
 def _merge_pricing(fresh: PricingTemplate, old: PricingTemplate) -> PricingTemplate:
     """Keep the user's prices for keys still observed; new keys keep the fresh (pre-filled) value."""
     update: dict[str, object] = {}
-    for name in ("models", "server_tools", "client_tools"):
+    for name in ("server_tools", "client_tools"):
         current = dict(getattr(fresh, name))
         previous = getattr(old, name)
         for key in current:
-            if key in previous and previous[key] is not None:
+            if previous.get(key) is not None:
                 current[key] = previous[key]
         update[name] = current
+    models = dict(fresh.models)
+    for model, entry in models.items():
+        before = old.models.get(model)
+        if before is None:
+            continue
+        # Per context key: a context first seen in the grown session keeps its fresh value.
+        contexts = {
+            key: before.contexts.get(key) if before.contexts.get(key) is not None else value
+            for key, value in entry.contexts.items()
+        }
+        models[model] = before.model_copy(update={"contexts": contexts})
+    update["models"] = models
     if old.unsplit_cache_write_rule is not None:
         update["unsplit_cache_write_rule"] = old.unsplit_cache_write_rule
     if old.price_card is not None and fresh.price_card is None:

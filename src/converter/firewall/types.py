@@ -70,13 +70,13 @@ def decimal_text(value: Decimal) -> str:
     return format(value, "f")
 
 
-_AS_TEXT = PlainSerializer(decimal_text, return_type=str, when_used="json")
-Money = Annotated[Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False), _AS_TEXT]
+AS_TEXT = PlainSerializer(decimal_text, return_type=str, when_used="json")
+Money = Annotated[Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False), AS_TEXT]
 NonNegativeMoney = Annotated[
-    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, allow_inf_nan=False), _AS_TEXT
+    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, allow_inf_nan=False), AS_TEXT
 ]
 Rate = Annotated[
-    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, le=1, allow_inf_nan=False), _AS_TEXT
+    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, le=1, allow_inf_nan=False), AS_TEXT
 ]
 
 

@@ -1,0 +1,81 @@
+"""`agent-evidence evaluate`: bundles in, a decision out; the exit code is the decision's."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from converter.bundle.io import open_bundle
+from converter.bundle.model import Bundle
+from converter.errors import Problem, Refused
+from converter.evaluate import evaluate as run_checks
+from converter.evaluate import render_json, render_markdown, render_text
+from converter.output import check_outputs, write_atomic
+from converter.workload import build_workload
+
+RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
+
+
+def _read(path: Path, code: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        raise Refused([Problem(code)]) from None
+
+
+def load_bundle(path: Path, public_key: Path | None) -> Bundle:
+    """Open a bundle (digest checked, exit 5 on mismatch); with a key, require its attestation."""
+    data = _read(path, "BUNDLE-UNREADABLE")
+    if public_key is not None:
+        from converter.attest.keys import load_public_key
+        from converter.attest.statement import check_attestation
+
+        attestation = Path(f"{path}.intoto.json")
+        if not attestation.is_file():
+            raise Refused([Problem("ATTEST-MISSING")])
+        envelope = _read(attestation, "ATTEST-MISSING")
+        check_attestation(data, envelope, load_public_key(public_key))
+    return open_bundle(data)
+
+
+@click.command()
+@click.option(
+    "--bundle",
+    "bundles",
+    type=click.Path(path_type=Path, dir_okay=False),
+    multiple=True,
+    required=True,
+    help="A bundle; repeat to evaluate one workload.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
+)
+@click.option(
+    "--report",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write the report to this file (stdout then gets the decision line only).",
+)
+@click.option(
+    "--public-key",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Require each bundle's attestation (<bundle>.intoto.json) to verify.",
+)
+def evaluate(
+    bundles: tuple[Path, ...], fmt: str, report: Path | None, public_key: Path | None
+) -> None:
+    """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2)."""
+    if report is not None:
+        check_outputs([report], list(bundles))
+    loaded = [load_bundle(path, public_key) for path in bundles]
+    result = run_checks(build_workload(loaded))
+    text = RENDERERS[fmt](result)
+    if report is not None:
+        write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())
+        click.echo(f"{result.decision} (exit {result.exit_code})")
+    else:
+        click.echo(text)
+    sys.exit(result.exit_code)

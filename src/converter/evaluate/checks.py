@@ -1,0 +1,368 @@
+"""The fixed, versioned check set of SPEC §10, the diagnostics, and the decision.
+
+Gates route (ASSIST, STOP, INCOMPLETE); diagnostics only add findings. The required coverage is a
+constant, not derived from the check set: a gate that is missing from the set, disabled by the
+policy, or cannot be computed leaves its coverage unmet, and an unmet coverage makes the decision
+INCOMPLETE — never SCALE. Changing a gate means a new version, which changes the
+decision-contract digest every report carries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from converter.canonical import canonical_bytes, sha256_hex
+from converter.evaluate.graph import cyclic_components
+from converter.evaluate.inputs import Policy, TaskFacts, Workload
+from converter.evaluate.kernel import compute
+from converter.evaluate.result import (
+    EXIT_OF,
+    Bounds,
+    CheckInfo,
+    Comparison,
+    Coverage,
+    Decision,
+    DiagnosticInfo,
+    Evaluation,
+    Finding,
+    GateResult,
+    Measure,
+    MeasureName,
+    Metrics,
+    Reason,
+    Status,
+    Unit,
+)
+
+DECISION_CONTRACT = "agent-evidence/decision-contract/v1"
+REQUIRED_COVERAGE: tuple[Coverage, ...] = (
+    "outcome quality",
+    "unit economics",
+    "tail risk",
+    "business value",
+    "counterfactual",
+    "runtime caps",
+    "sample size",
+)
+DIAGNOSTICS = (
+    DiagnosticInfo(id="repeated-tool-shapes", version="1.0"),
+    DiagnosticInfo(id="dependency-cycles", version="1.0"),
+    DiagnosticInfo(id="evidence-completeness", version="1.0"),
+)
+
+# A gate's measures, or None when they cannot be computed (a workload with no tasks).
+MeasureFn = Callable[[Metrics, Policy], tuple[Measure, ...] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    info: CheckInfo
+    measure: MeasureFn
+
+
+def _measure(
+    name: MeasureName, unit: Unit, observed: Bounds, limit: Decimal, comparison: Comparison
+) -> Measure:
+    """A value with no meaning (nothing to divide by) fails: it cannot show the limit is met."""
+
+    def passes(value: Decimal | None) -> bool:
+        if value is None:
+            return False
+        return value <= limit if comparison == "<=" else value >= limit
+
+    return Measure(
+        name=name,
+        unit=unit,
+        observed=observed,
+        limit=limit,
+        comparison=comparison,
+        passes_at_low_cost=passes(observed.at_low_cost),
+        passes_at_high_cost=passes(observed.at_high_cost),
+    )
+
+
+def _fixed(value: Decimal | int | None) -> Bounds:
+    """A measure cost does not move: the same at low and high cost."""
+    number = None if value is None else Decimal(value)
+    return Bounds(at_low_cost=number, at_high_cost=number)
+
+
+def _acceptable_rate(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
+    if not m.tasks:
+        return None
+    observed = _fixed(m.acceptable_rate)
+    return (_measure("acceptable rate", "rate", observed, p.min_acceptable_rate, ">="),)
+
+
+def _cost_per_acceptable(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
+    if not m.tasks:
+        return None
+    limit = p.max_cost_per_acceptable_outcome_usd
+    return (
+        _measure("cost per acceptable outcome", "usd", m.cost_per_acceptable_outcome, limit, "<="),
+    )
+
+
+def _p95(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
+    if not m.tasks:
+        return None
+    return (_measure("p95 task cost", "usd", m.p95_task_cost, p.max_p95_task_cost_usd, "<="),)
+
+
+def _net_value(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
+    if not m.tasks:
+        return None
+    observed, limit = m.expected_net_value_per_attempt, p.min_expected_net_value_per_attempt_usd
+    return (_measure("expected net value per attempt", "usd", observed, limit, ">="),)
+
+
+def _incremental(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
+    if not m.tasks:
+        return None
+    observed = m.incremental_net_value_vs_baseline
+    limit = p.min_incremental_net_value_vs_baseline_usd
+    return (_measure("incremental net value vs baseline", "usd", observed, limit, ">="),)
+
+
+def _runtime_caps(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
+    if not m.tasks:
+        return None
+    calls = _fixed(m.max_calls_per_task)
+    trace, trace_limit = m.max_trace_cost_per_task, p.max_trace_cost_per_task_usd
+    return (
+        _measure("calls per task", "count", calls, Decimal(p.max_calls_per_task), "<="),
+        _measure("trace cost per task", "usd", trace, trace_limit, "<="),
+    )
+
+
+def _sample_size(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
+    return (_measure("tasks", "count", _fixed(m.tasks), Decimal(p.min_tasks), ">="),)
+
+
+def _check(id_: str, coverage: Coverage, route: str, rule: str, measure: MeasureFn) -> Check:
+    info = CheckInfo.model_validate(
+        {"id": id_, "version": "1.0", "coverage": coverage, "route": route, "rule": rule}
+    )
+    return Check(info, measure)
+
+
+# SPEC §10's table, in its order. The order is part of the decision contract.
+CHECKS: tuple[Check, ...] = (
+    _check(
+        "acceptable-rate",
+        "outcome quality",
+        "ASSIST",
+        "acceptable_tasks / tasks >= min_acceptable_rate",
+        _acceptable_rate,
+    ),
+    _check(
+        "cost-per-acceptable-outcome",
+        "unit economics",
+        "ASSIST",
+        "total effective cost / acceptable_tasks <= max_cost_per_acceptable_outcome_usd",
+        _cost_per_acceptable,
+    ),
+    _check(
+        "p95-task-cost",
+        "tail risk",
+        "ASSIST",
+        "nearest rank p95 of effective task cost <= max_p95_task_cost_usd",
+        _p95,
+    ),
+    _check(
+        "expected-net-value",
+        "business value",
+        "STOP",
+        "mean business value of acceptable tasks less mean effective cost "
+        ">= min_expected_net_value_per_attempt_usd",
+        _net_value,
+    ),
+    _check(
+        "incremental-net-value",
+        "counterfactual",
+        "STOP",
+        "expected net value less baseline net value >= min_incremental_net_value_vs_baseline_usd",
+        _incremental,
+    ),
+    _check(
+        "runtime-caps",
+        "runtime caps",
+        "ASSIST",
+        "max model and tool calls per task <= max_calls_per_task "
+        "and max trace cost per task <= max_trace_cost_per_task_usd",
+        _runtime_caps,
+    ),
+    _check("sample-size", "sample size", "INCOMPLETE", "tasks >= min_tasks", _sample_size),
+)
+
+
+def decision_contract_digest(checks: Sequence[Check]) -> str:
+    """SHA-256 of the canonical JSON of the ordered checks and the required coverage."""
+    document = {
+        "decision_contract": DECISION_CONTRACT,
+        "checks": [
+            {
+                "id": c.info.id,
+                "version": c.info.version,
+                "coverage": c.info.coverage,
+                "route": c.info.route,
+            }
+            for c in checks
+        ],
+        "required_coverage": list(REQUIRED_COVERAGE),
+    }
+    return sha256_hex(canonical_bytes(document))
+
+
+def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation:
+    """Decide one workload. `checks` is a parameter only so tests can remove a gate."""
+    ids = [c.info.id for c in checks]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a check id appears twice in the check set")  # a bug, not input
+    tasks, metrics = compute(workload)
+    gates = tuple(_run(c, metrics, workload.policy) for c in checks)
+    reasons = _reasons(gates, metrics)
+    decision = _decide(gates, reasons)
+    return Evaluation(
+        decision=decision,
+        exit_code=int(EXIT_OF[decision]),
+        reasons=reasons,
+        gates=gates,
+        required_coverage=REQUIRED_COVERAGE,
+        decision_contract_sha256=decision_contract_digest(checks),
+        diagnostics=DIAGNOSTICS,
+        findings=diagnose(workload),
+        metrics=metrics,
+        tasks=tasks,
+        excluded_tasks=workload.excluded_tasks,
+        auxiliary_calls=workload.auxiliary_calls,
+        policy=workload.policy,
+        baseline=workload.baseline,
+        digests=workload.digests,
+    )
+
+
+def _run(check: Check, metrics: Metrics, policy: Policy) -> GateResult:
+    if check.info.id in policy.disabled_checks:
+        return GateResult(check=check.info, status="disabled", measures=())
+    measures = check.measure(metrics, policy)
+    if measures is None:
+        return GateResult(check=check.info, status="unavailable", measures=())
+    at_low = all(m.passes_at_low_cost for m in measures)
+    at_high = all(m.passes_at_high_cost for m in measures)
+    status: Status = "indeterminate" if at_low != at_high else "pass" if at_low else "fail"
+    return GateResult(check=check.info, status=status, measures=measures)
+
+
+def _reasons(gates: tuple[GateResult, ...], metrics: Metrics) -> tuple[Reason, ...]:
+    reasons: list[Reason] = []
+    present = {g.check.coverage for g in gates}
+    for coverage in REQUIRED_COVERAGE:
+        if coverage not in present:
+            reasons.append(Reason(code="EVAL-GATE-MISSING", coverage=coverage))
+    for gate in gates:
+        reasons.extend(_gate_reasons(gate, metrics))
+    return tuple(reasons)
+
+
+def _gate_reasons(gate: GateResult, metrics: Metrics) -> list[Reason]:
+    info = gate.check
+    if gate.status == "disabled":
+        return [Reason(code="EVAL-GATE-DISABLED", coverage=info.coverage, check=info.id)]
+    if gate.status == "unavailable":
+        return [Reason(code="EVAL-GATE-UNAVAILABLE", coverage=info.coverage, check=info.id)]
+    if gate.status == "fail" and info.route == "INCOMPLETE":
+        m = gate.measures[0]
+        return [
+            Reason(
+                code="EVAL-SAMPLE-TOO-SMALL",
+                coverage=info.coverage,
+                check=info.id,
+                measure=m.name,
+                unit=m.unit,
+                low=m.observed.at_low_cost,
+                limit=m.limit,
+            )
+        ]
+    if gate.status != "indeterminate":
+        return []
+    return [
+        Reason(
+            code="EVAL-GATE-INDETERMINATE",
+            coverage=info.coverage,
+            check=info.id,
+            measure=m.name,
+            unit=m.unit,
+            usage_incomplete_calls=metrics.usage_incomplete_calls,
+            low=span[0],
+            high=span[1],
+            limit=m.limit,
+        )
+        for m in gate.measures
+        if m.passes_at_low_cost != m.passes_at_high_cost and (span := m.observed.ordered())
+    ]
+
+
+def _decide(gates: tuple[GateResult, ...], reasons: tuple[Reason, ...]) -> Decision:
+    if reasons:
+        return "INCOMPLETE"
+    failed = {g.check.route for g in gates if g.status == "fail"}
+    if "STOP" in failed:
+        return "STOP"
+    if "ASSIST" in failed:
+        return "ASSIST"
+    return "SCALE"
+
+
+def diagnose(workload: Workload) -> tuple[Finding, ...]:
+    """Findings that never route: repeated tool shapes, cycles, evidence completeness."""
+    threshold = workload.policy.repetition_warning_threshold
+    findings: list[Finding] = []
+    for task in sorted(workload.tasks, key=lambda t: t.id):
+        findings.extend(_repeated_shapes(task, threshold))
+        findings.extend(_cycles(task))
+    incomplete = sum(t.usage_incomplete_calls for t in workload.tasks)
+    if incomplete:
+        findings.append(Finding(code="EVAL-USAGE-INCOMPLETE", count=incomplete))
+    if workload.auxiliary_calls == "not-observed":
+        findings.append(Finding(code="EVAL-AUXILIARY-NOT-OBSERVED", count=1))
+    findings.extend(
+        Finding(code=code, count=count) for code, count in sorted(workload.findings.items())
+    )
+    return tuple(findings)
+
+
+def _repeated_shapes(task: TaskFacts, threshold: int) -> list[Finding]:
+    """Runs of one (tool, shape) longer than the threshold: one finding per tool."""
+    runs: dict[str, list[int]] = {}
+    previous: tuple[str, str] | None = None
+    length = 0
+    for call in (*task.tool_shapes, None):
+        if call is not None and call == previous:
+            length += 1
+            continue
+        if previous is not None and length > threshold:
+            runs.setdefault(previous[0], []).append(length)
+        previous, length = call, 1
+    return [
+        Finding(
+            code="EVAL-REPEATED-TOOL-SHAPE",
+            count=len(lengths),
+            task=task.id,
+            subject=tool,
+            extent=max(lengths),
+        )
+        for tool, lengths in sorted(runs.items())
+    ]
+
+
+def _cycles(task: TaskFacts) -> list[Finding]:
+    components = cyclic_components(task.edges)
+    if not components:
+        return []
+    largest = max(len(c) for c in components)
+    return [
+        Finding(code="EVAL-DEPENDENCY-CYCLE", count=len(components), task=task.id, extent=largest)
+    ]

@@ -1,0 +1,64 @@
+"""How numbers look in reports. One place, so the text, Markdown and JSON agree.
+
+- Money in text and Markdown: `$1,234.5678` — four decimals, rounded half-even; negatives as
+  `-$12.0000`. Four decimals keep sub-cent model spend visible without a wall of digits.
+- Rates in text and Markdown: four decimals (`0.8500`); shares of tokens as percentages with two
+  decimals (`12.34%`).
+- JSON: decimal strings, exact, except values with more than 12 decimal places (means, ratios and
+  human cost divide) which are rounded half-even to 12. Never a float.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_EVEN, Context, Decimal
+
+MONEY_PLACES = 4
+RATE_PLACES = 4
+JSON_MAX_PLACES = 12
+# Wide enough that quantizing any amount a workload can hold never overflows the precision.
+_CTX = Context(prec=200, rounding=ROUND_HALF_EVEN)
+
+
+def _quantize(value: Decimal, places: int) -> Decimal:
+    quantized = value.quantize(Decimal(1).scaleb(-places), context=_CTX)
+    return quantized if quantized != 0 else abs(quantized)
+
+
+def usd(value: Decimal) -> str:
+    quantized = _quantize(value, MONEY_PLACES)
+    text = f"${abs(quantized):,.{MONEY_PLACES}f}"
+    return "-" + text if quantized < 0 else text
+
+
+def usd_span(low: Decimal, high: Decimal) -> str:
+    """One amount when the bounds agree, else `$low – $high`."""
+    return usd(low) if low == high else f"{usd(low)} – {usd(high)}"
+
+
+def rate(value: Decimal) -> str:
+    return f"{_quantize(value, RATE_PLACES):.{RATE_PLACES}f}"
+
+
+def percent(part: int, whole: int) -> str:
+    if whole == 0:
+        return "n/a"
+    share = _CTX.divide(Decimal(part * 100), Decimal(whole))
+    return f"{_quantize(share, 2):.2f}%"
+
+
+def json_decimal(value: Decimal) -> str:
+    exponent = value.as_tuple().exponent
+    if isinstance(exponent, int) and exponent < -JSON_MAX_PLACES:
+        value = _quantize(value, JSON_MAX_PLACES)
+    return format(value, "f")
+
+
+def number(value: Decimal | None, unit: str | None) -> str:
+    """A value in its unit: `usd` as money, `rate` with four decimals, a count as it is."""
+    if value is None:
+        return "n/a"
+    if unit == "usd":
+        return usd(value)
+    if unit == "rate":
+        return rate(value)
+    return format(value, "f")

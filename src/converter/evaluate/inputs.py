@@ -1,0 +1,170 @@
+"""What the evaluation kernel reads: one workload of task facts under a policy and a baseline.
+
+These models do not know how a bundle is laid out; an adapter builds a `Workload` from one or more
+loaded bundles. Money, minutes and rates are `Decimal` (strict mode refuses a float); every string
+is constrained, so nothing from a transcript can ride into a report.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from converter.firewall.shapes import ArgShape
+from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
+
+NonNegative = Annotated[Decimal, Field(ge=0, allow_inf_nan=False)]
+Signed = Annotated[Decimal, Field(allow_inf_nan=False)]
+Rate = Annotated[Decimal, Field(ge=0, le=1, allow_inf_nan=False)]
+# The baseline's name is a user label shown in reports: identifier-like, bounded, no slashes.
+BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$")]
+# Rubric version and label source, as the conversion contract allows them.
+Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
+# A content-free argument shape flattened to text (see `shape_key`).
+ShapeKey = Annotated[str, StringConstraints(pattern=r"^[a-z]{1,8}(:[a-z]=[0-9]{1,12}){0,6}$")]
+# "main" (the root agent), "hidden" (calls seen only in provider bodies), or a subagent type.
+AgentTypeKey = PublicName
+CheckId = Literal[
+    "acceptable-rate",
+    "cost-per-acceptable-outcome",
+    "p95-task-cost",
+    "expected-net-value",
+    "incremental-net-value",
+    "runtime-caps",
+    "sample-size",
+]
+
+ROOT_AGENT = "main"
+HIDDEN_CALLS = "hidden"
+
+
+class Interval(Closed):
+    """A dollar amount known only between two bounds (usage-incomplete calls, SPEC §8.4)."""
+
+    low: NonNegative
+    high: NonNegative
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Interval:
+        if self.low > self.high:
+            raise ValueError("interval low exceeds high")
+        return self
+
+
+ZERO = Interval(low=Decimal(0), high=Decimal(0))
+
+
+class Policy(Closed):
+    """Limits fixed before the evidence is seen (issue 3's field names)."""
+
+    human_hourly_cost_usd: NonNegative
+    min_acceptable_rate: Rate
+    max_cost_per_acceptable_outcome_usd: NonNegative
+    max_p95_task_cost_usd: NonNegative
+    max_trace_cost_per_task_usd: NonNegative
+    max_calls_per_task: Count
+    min_expected_net_value_per_attempt_usd: Signed
+    min_incremental_net_value_vs_baseline_usd: Signed
+    repetition_warning_threshold: Count
+    min_tasks: Count
+    # A disabled gate keeps its coverage requirement: the decision becomes INCOMPLETE.
+    disabled_checks: tuple[CheckId, ...] = ()
+
+
+class Baseline(Closed):
+    """The named alternative (a person, a script, another agent) the agent must beat."""
+
+    name: BaselineName
+    cost_per_attempt_usd: NonNegative
+    acceptable_rate: Rate
+    value_per_acceptable_outcome_usd: NonNegative
+
+
+class Claims(Closed):
+    """The contract's outcome claims for one task."""
+
+    acceptable: bool
+    business_value_usd: NonNegative
+    human_minutes: NonNegative
+    remediation_cost_usd: NonNegative
+    incident_loss_usd: NonNegative
+
+
+class TaskFacts(Closed):
+    """One task's measured spend, counts, claims and the structure the diagnostics read."""
+
+    id: Pseudonym
+    spend: Interval  # model and tool spend
+    model_calls: Count  # hidden calls included
+    tool_calls: Count
+    usage_incomplete_calls: Count
+    claims: Claims
+    cost_by_agent_type: dict[AgentTypeKey, Interval]
+    cost_by_model: dict[ModelName, Interval]
+    cache_read_tokens: Count
+    input_tokens_total: Count  # input + cache read + cache write, over every model call
+    tool_shapes: tuple[tuple[PublicName, ShapeKey], ...] = ()  # in call order
+    edges: tuple[tuple[Pseudonym, Pseudonym], ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TaskFacts:
+        split = self.cost_by_agent_type.values()
+        if (sum((i.low for i in split), Decimal(0)), sum((i.high for i in split), Decimal(0))) != (
+            self.spend.low,
+            self.spend.high,
+        ):
+            raise ValueError("cost_by_agent_type does not add up to the task's spend")
+        models = self.cost_by_model.values()
+        if (
+            sum((i.low for i in models), Decimal(0)) > self.spend.low
+            or sum((i.high for i in models), Decimal(0)) > self.spend.high
+        ):
+            raise ValueError("cost_by_model exceeds the task's spend")
+        if self.cache_read_tokens > self.input_tokens_total:
+            raise ValueError("cache read tokens exceed total input tokens")
+        if self.usage_incomplete_calls > self.model_calls:
+            raise ValueError("more usage-incomplete calls than model calls")
+        return self
+
+
+class Digests(Closed):
+    """What the report shows so a reader can tie it to its evidence."""
+
+    evidence_sha256: tuple[Sha256, ...]  # one per bundle, in the order given
+    contract_sha256: tuple[Sha256, ...]  # one per bundle, in the order given
+    price_card_id: PublicName  # "none" when no card was used
+    rubric_version: Label
+    label_source: Label
+
+
+class Workload(Closed):
+    """Everything one evaluation decides on; several bundles that agree make one workload."""
+
+    tasks: tuple[TaskFacts, ...]
+    excluded_tasks: Count
+    policy: Policy
+    baseline: Baseline
+    auxiliary_calls: Literal["observed", "not-observed"]
+    findings: dict[Code, Count]  # the bundles' own finding counts
+    digests: Digests
+
+    @model_validator(mode="after")
+    def _unique_tasks(self) -> Workload:
+        if len({t.id for t in self.tasks}) != len(self.tasks):
+            raise ValueError("a task id appears twice in the workload")
+        return self
+
+
+def shape_key(shape: ArgShape) -> str:
+    """`ArgShape` → `ShapeKey`: kind, then the non-zero member counts (s n b z a o)."""
+    counts = (
+        ("s", shape.strings),
+        ("n", shape.numbers),
+        ("b", shape.booleans),
+        ("z", shape.nulls),
+        ("a", shape.arrays),
+        ("o", shape.objects),
+    )
+    return shape.kind + "".join(f":{k}={v}" for k, v in counts if v)

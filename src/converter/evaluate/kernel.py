@@ -1,0 +1,145 @@
+"""The evidence kernel (SPEC §10): each task's full effective cost and the workload's measures.
+
+Pure: a `Workload` in, values out. Every measure that depends on cost is computed twice, with
+every task at its low cost and at its high cost; each measure is monotone in every task's cost,
+so those two runs bound it exactly. Arithmetic runs in a local decimal context of 50 significant
+digits (half-even): sums and products of contract amounts stay exact, only quotients (means,
+ratios, minutes → dollars) round, far below the four decimals a report shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from decimal import (
+    ROUND_HALF_EVEN,
+    Context,
+    Decimal,
+    DivisionByZero,
+    InvalidOperation,
+    Overflow,
+    localcontext,
+)
+
+from converter.evaluate.inputs import Interval, Policy, TaskFacts, Workload
+from converter.evaluate.result import Bounds, Metrics, Span, TaskCost
+
+_CONTEXT = Context(
+    prec=50, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation, DivisionByZero, Overflow]
+)
+_ZERO = Decimal(0)
+_MINUTES_PER_HOUR = Decimal(60)
+
+
+def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
+    """Effective cost = spend + human minutes × hourly cost / 60 + remediation + incident loss."""
+    claims = task.claims
+    with localcontext(_CONTEXT):
+        human = claims.human_minutes * policy.human_hourly_cost_usd / _MINUTES_PER_HOUR
+        extra = human + claims.remediation_cost_usd + claims.incident_loss_usd
+        effective = Span(low=task.spend.low + extra, high=task.spend.high + extra)
+    return TaskCost(
+        id=task.id,
+        acceptable=claims.acceptable,
+        business_value_usd=claims.business_value_usd,
+        spend=task.spend,
+        human_usd=human,
+        remediation_usd=claims.remediation_cost_usd,
+        incident_loss_usd=claims.incident_loss_usd,
+        effective=effective,
+        model_calls=task.model_calls,
+        tool_calls=task.tool_calls,
+        usage_incomplete_calls=task.usage_incomplete_calls,
+        cost_by_agent_type=task.cost_by_agent_type,
+        cost_by_model=task.cost_by_model,
+        cache_read_tokens=task.cache_read_tokens,
+        input_tokens_total=task.input_tokens_total,
+    )
+
+
+def nearest_rank(values: Sequence[Decimal], percent: int = 95) -> Decimal:
+    """The nearest-rank percentile: the smallest value with at least `percent`% of values ≤ it.
+
+    Rank = ceil(percent / 100 × n), 1-based, over the values sorted ascending; integer arithmetic,
+    so no rounding decides the rank.
+    """
+    if not values:
+        raise ValueError("nearest-rank percentile of no values")
+    rank = max(1, -(-percent * len(values) // 100))
+    return sorted(values)[rank - 1]
+
+
+def compute(workload: Workload) -> tuple[tuple[TaskCost, ...], Metrics]:
+    costs = tuple(
+        sorted((task_cost(t, workload.policy) for t in workload.tasks), key=lambda c: c.id)
+    )
+    with localcontext(_CONTEXT):
+        return costs, _metrics(costs, workload)
+
+
+def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
+    n = len(costs)
+    accepted = [c for c in costs if c.acceptable]
+    low = [c.effective.low for c in costs]
+    high = [c.effective.high for c in costs]
+    baseline = workload.baseline
+    baseline_value = (
+        baseline.acceptable_rate * baseline.value_per_acceptable_outcome_usd
+        - baseline.cost_per_attempt_usd
+    )
+    value = _total(c.business_value_usd for c in accepted)
+    net = _bounds(low, high, lambda xs: (value - _total(xs)) / n) if n else _none()
+    incremental = Bounds(
+        at_low_cost=None if net.at_low_cost is None else net.at_low_cost - baseline_value,
+        at_high_cost=None if net.at_high_cost is None else net.at_high_cost - baseline_value,
+    )
+    return Metrics(
+        tasks=n,
+        acceptable_tasks=len(accepted),
+        acceptable_rate=Decimal(len(accepted)) / n if n else None,
+        total_effective_cost=Span(low=_total(low), high=_total(high)),
+        cost_per_acceptable_outcome=(
+            _bounds(low, high, lambda xs: _total(xs) / len(accepted)) if accepted else _none()
+        ),
+        p95_task_cost=_bounds(low, high, nearest_rank) if n else _none(),
+        expected_net_value_per_attempt=net,
+        baseline_net_value_per_attempt=baseline_value,
+        incremental_net_value_vs_baseline=incremental,
+        max_calls_per_task=max((c.calls for c in costs), default=None),
+        max_trace_cost_per_task=(
+            Bounds(
+                at_low_cost=max(c.spend.low for c in costs),
+                at_high_cost=max(c.spend.high for c in costs),
+            )
+            if n
+            else _none()
+        ),
+        usage_incomplete_calls=sum(c.usage_incomplete_calls for c in costs),
+        cache_read_tokens=sum(c.cache_read_tokens for c in costs),
+        input_tokens_total=sum(c.input_tokens_total for c in costs),
+        cost_by_agent_type=_split(c.cost_by_agent_type for c in costs),
+        cost_by_model=_split(c.cost_by_model for c in costs),
+    )
+
+
+def _total(values: Iterable[Decimal]) -> Decimal:
+    return sum(values, _ZERO)
+
+
+def _none() -> Bounds:
+    return Bounds(at_low_cost=None, at_high_cost=None)
+
+
+def _bounds(
+    low: list[Decimal], high: list[Decimal], measure: Callable[[list[Decimal]], Decimal]
+) -> Bounds:
+    return Bounds(at_low_cost=measure(low), at_high_cost=measure(high))
+
+
+def _split(parts: Iterable[dict[str, Interval]]) -> dict[str, Span]:
+    low: dict[str, Decimal] = {}
+    high: dict[str, Decimal] = {}
+    for part in parts:
+        for key, interval in part.items():
+            low[key] = low.get(key, _ZERO) + interval.low
+            high[key] = high.get(key, _ZERO) + interval.high
+    return {key: Span(low=low[key], high=high[key]) for key in sorted(low)}

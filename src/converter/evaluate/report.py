@@ -1,0 +1,185 @@
+"""Reports from an `Evaluation`: text for terminals, Markdown for PRs and step summaries, JSON.
+
+Renderers only read the result; nothing here computes a verdict. Number formats are in fmt.py.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from converter.errors import CODES
+from converter.evaluate.fmt import number, percent, usd, usd_span
+from converter.evaluate.inputs import HIDDEN_CALLS, ROOT_AGENT, Interval
+from converter.evaluate.result import Bounds, Evaluation, Finding, GateResult, Measure, Span
+
+_SYMBOL = {"<=": "≤", ">=": "≥"}
+_ZERO = Decimal(0)
+
+
+def _value(bounds: Bounds, unit: str) -> str:
+    span = bounds.ordered()
+    if span is None:
+        return "n/a"
+    low, high = span
+    return number(low, unit) if low == high else f"{number(low, unit)} – {number(high, unit)}"
+
+
+def _limit(measure: Measure) -> str:
+    return f"{_SYMBOL[measure.comparison]} {number(measure.limit, measure.unit)}"
+
+
+def _headline(ev: Evaluation) -> str:
+    m = ev.metrics
+    base = f"{ev.decision} (exit {ev.exit_code}) — {m.tasks} tasks, {ev.excluded_tasks} excluded"
+    if ev.reasons:
+        return f"{base}; {len(ev.reasons)} reason(s) it is incomplete"
+    failed = [g.check.id for g in ev.gates if g.status == "fail"]
+    return f"{base}; failed: {', '.join(failed)}" if failed else f"{base}; every gate passes"
+
+
+def _measure_status(measure: Measure) -> str:
+    low, high = measure.passes_at_low_cost, measure.passes_at_high_cost
+    return "indeterminate" if low != high else "pass" if low else "fail"
+
+
+def _gate_rows(gate: GateResult) -> list[tuple[str, str, str, str, str, str]]:
+    """One row per measure, each with its own status; a gate without measures gets one row."""
+    c = gate.check
+    head = (f"{c.id} v{c.version}", c.coverage, c.route)
+    if not gate.measures:
+        return [(*head, "—", "—", gate.status)]
+    return [
+        (*head, f"{m.name}: {_value(m.observed, m.unit)}", _limit(m), _measure_status(m))
+        for m in gate.measures
+    ]
+
+
+def _finding_text(f: Finding) -> str:
+    parts = [f.code, f"×{f.count}"]
+    if f.task:
+        parts.append(f"task {f.task}")
+    if f.subject:
+        parts.append(f"tool {f.subject}")
+    if f.extent is not None:
+        parts.append(f"longest {f.extent}")
+    message = CODES[f.code].message if f.code in CODES else ""
+    return " ".join(parts) + (f" — {message}" if message else "")
+
+
+def _agent_columns(ev: Evaluation) -> list[str]:
+    """Root agent first, subagent types sorted, hidden calls last."""
+    keys = {k for t in ev.tasks for k in t.cost_by_agent_type}
+    middle = sorted(keys - {ROOT_AGENT, HIDDEN_CALLS})
+    return [ROOT_AGENT, *middle, HIDDEN_CALLS]
+
+
+def _cell(part: Interval | Span | None) -> str:
+    return usd(_ZERO) if part is None else usd_span(part.low, part.high)
+
+
+def _sum(values: list[Decimal]) -> Decimal:
+    return sum(values, _ZERO)
+
+
+def _digest_lines(ev: Evaluation) -> list[str]:
+    d = ev.digests
+    lines = [f"decision contract: {ev.decision_contract_sha256}"]
+    lines += [f"evidence: {e}" for e in d.evidence_sha256]
+    lines += [
+        *(f"conversion contract: {c}" for c in d.contract_sha256),
+        f"price card: {d.price_card_id}",
+        f"rubric: {d.rubric_version} (labels: {d.label_source})",
+    ]
+    return lines
+
+
+def _completeness_lines(ev: Evaluation) -> list[str]:
+    m = ev.metrics
+    return [
+        f"usage-incomplete calls: {m.usage_incomplete_calls}",
+        f"auxiliary calls: {ev.auxiliary_calls}",
+        f"cache read share: {percent(m.cache_read_tokens, m.input_tokens_total)}"
+        f" ({m.cache_read_tokens} of {m.input_tokens_total} input tokens)",
+    ]
+
+
+def render_text(ev: Evaluation) -> str:
+    out = [f"Decision: {_headline(ev)}"]
+    out += [f"  because {r.code}: {r.text()}" for r in ev.reasons]
+    out += ["", "Gates:"]
+    for gate in ev.gates:
+        for name, coverage, route, observed, limit, status in _gate_rows(gate):
+            out.append(f"  [{status}] {name} ({coverage}, fails to {route}): {observed} {limit}")
+    m = ev.metrics
+    out += [
+        "",
+        f"Total effective cost: {usd_span(m.total_effective_cost.low, m.total_effective_cost.high)}",
+        f"Baseline {ev.baseline.name}: net value per attempt {usd(m.baseline_net_value_per_attempt)}",
+        "",
+        "Evidence completeness:",
+    ]
+    out += [f"  {line}" for line in _completeness_lines(ev)]
+    out += [f"  {_finding_text(f)}" for f in ev.findings] or ["  no findings"]
+    out += ["", "Digests:"] + [f"  {line}" for line in _digest_lines(ev)]
+    return "\n".join(out) + "\n"
+
+
+def _table(header: list[str], rows: list[list[str]], right: int = 1) -> list[str]:
+    align = ["---"] * min(right, len(header)) + ["---:"] * (len(header) - right)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def render_markdown(ev: Evaluation) -> str:
+    out = [f"**Decision: {_headline(ev)}**", ""]
+    if ev.reasons:
+        out += [f"- `{r.code}`: {r.text()}" for r in ev.reasons] + [""]
+    out += ["### Gates", ""]
+    rows = [list(row) for gate in ev.gates for row in _gate_rows(gate)]
+    out += _table(["Gate", "Coverage", "Fails to", "Observed", "Limit", "Status"], rows, right=6)
+    out += ["", "### Cost per task", ""]
+    columns = _agent_columns(ev)
+    header = ["Task", "Acceptable", *columns, "Human", "Remediation", "Incident", "Effective"]
+    task_rows = [
+        [
+            f"`{t.id}`",
+            "yes" if t.acceptable else "no",
+            *(_cell(t.cost_by_agent_type.get(c)) for c in columns),
+            usd(t.human_usd),
+            usd(t.remediation_usd),
+            usd(t.incident_loss_usd),
+            usd_span(t.effective.low, t.effective.high),
+        ]
+        for t in ev.tasks
+    ]
+    m = ev.metrics
+    total = ["**all**", f"{m.acceptable_tasks}/{m.tasks}"]
+    total += [_cell(m.cost_by_agent_type.get(c)) for c in columns]
+    total += [
+        usd(_sum([t.human_usd for t in ev.tasks])),
+        usd(_sum([t.remediation_usd for t in ev.tasks])),
+        usd(_sum([t.incident_loss_usd for t in ev.tasks])),
+        usd_span(m.total_effective_cost.low, m.total_effective_cost.high),
+    ]
+    out += _table(header, [*task_rows, total], right=2)
+    out += ["", "### Cost per model", ""]
+    out += _table(
+        ["Model", "Spend"],
+        [[f"`{name}`", _cell(span)] for name, span in m.cost_by_model.items()],
+    )
+    out += ["", "### Evidence completeness", ""]
+    out += [f"- {line}" for line in _completeness_lines(ev)]
+    out += [f"- {_finding_text(f)}" for f in ev.findings] or ["- no findings"]
+    out += ["", "### Digests", ""] + [f"- {line}" for line in _digest_lines(ev)]
+    return "\n".join(out) + "\n"
+
+
+def render_json(ev: Evaluation) -> str:
+    """The result model with decimals as strings, plus each reason's sentence. No float."""
+    data = ev.model_dump(mode="json")
+    data["reasons"] = [
+        {**entry, "text": reason.text()}
+        for entry, reason in zip(data["reasons"], ev.reasons, strict=True)
+    ]
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,209 @@
+"""What an evaluation returns: closed, frozen, float-free models every renderer reads from."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import PlainSerializer, StringConstraints
+
+from converter.errors import Exit
+from converter.evaluate.fmt import json_decimal, number
+from converter.evaluate.inputs import (
+    AgentTypeKey,
+    Baseline,
+    CheckId,
+    Digests,
+    Interval,
+    Policy,
+)
+from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
+
+# Decimals leave as strings; long quotients are rounded to 12 places (see fmt.py).
+Dec = Annotated[Decimal, PlainSerializer(json_decimal, return_type=str, when_used="json")]
+Decision = Literal["SCALE", "ASSIST", "STOP", "INCOMPLETE"]
+Route = Literal["ASSIST", "STOP", "INCOMPLETE"]
+Coverage = Literal[
+    "outcome quality",
+    "unit economics",
+    "tail risk",
+    "business value",
+    "counterfactual",
+    "runtime caps",
+    "sample size",
+]
+Status = Literal["pass", "fail", "indeterminate", "disabled", "unavailable"]
+MeasureName = Literal[
+    "acceptable rate",
+    "cost per acceptable outcome",
+    "p95 task cost",
+    "expected net value per attempt",
+    "incremental net value vs baseline",
+    "calls per task",
+    "trace cost per task",
+    "tasks",
+]
+Unit = Literal["usd", "rate", "count"]
+Comparison = Literal["<=", ">="]
+Rule = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_ <>=./]{1,200}$")]
+
+EXIT_OF: dict[Decision, Exit] = {
+    "SCALE": Exit.OK,
+    "INCOMPLETE": Exit.REFUSED,
+    "ASSIST": Exit.ASSIST,
+    "STOP": Exit.STOP,
+}
+
+
+class Span(Closed):
+    low: Dec
+    high: Dec
+
+
+class Bounds(Closed):
+    """A measure computed twice: with every task at its low cost, and at its high cost.
+
+    `None` when it has no value (no tasks; no acceptable outcome to divide by).
+    """
+
+    at_low_cost: Dec | None
+    at_high_cost: Dec | None
+
+    def ordered(self) -> tuple[Decimal, Decimal] | None:
+        if self.at_low_cost is None or self.at_high_cost is None:
+            return None
+        return min(self.at_low_cost, self.at_high_cost), max(self.at_low_cost, self.at_high_cost)
+
+
+class TaskCost(Closed):
+    id: Pseudonym
+    acceptable: bool
+    business_value_usd: Dec
+    spend: Interval  # model and tool spend
+    human_usd: Dec
+    remediation_usd: Dec
+    incident_loss_usd: Dec
+    effective: Span
+    model_calls: Count
+    tool_calls: Count
+    usage_incomplete_calls: Count
+    cost_by_agent_type: dict[AgentTypeKey, Interval]
+    cost_by_model: dict[ModelName, Interval]
+    cache_read_tokens: Count
+    input_tokens_total: Count
+
+    @property
+    def calls(self) -> int:
+        return self.model_calls + self.tool_calls
+
+
+class Metrics(Closed):
+    tasks: Count
+    acceptable_tasks: Count
+    acceptable_rate: Dec | None
+    total_effective_cost: Span
+    cost_per_acceptable_outcome: Bounds
+    p95_task_cost: Bounds
+    expected_net_value_per_attempt: Bounds
+    baseline_net_value_per_attempt: Dec
+    incremental_net_value_vs_baseline: Bounds
+    max_calls_per_task: Count | None
+    max_trace_cost_per_task: Bounds
+    usage_incomplete_calls: Count
+    cache_read_tokens: Count
+    input_tokens_total: Count
+    cost_by_agent_type: dict[AgentTypeKey, Span]
+    cost_by_model: dict[ModelName, Span]
+
+
+class Measure(Closed):
+    name: MeasureName
+    unit: Unit
+    observed: Bounds
+    limit: Dec
+    comparison: Comparison
+    passes_at_low_cost: bool
+    passes_at_high_cost: bool
+
+
+class CheckInfo(Closed):
+    id: CheckId
+    version: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(\.[0-9]{1,6}){1,3}$")]
+    coverage: Coverage
+    route: Route
+    rule: Rule
+
+
+class GateResult(Closed):
+    check: CheckInfo
+    status: Status
+    measures: tuple[Measure, ...]
+
+
+class Reason(Closed):
+    """Why the decision is INCOMPLETE, as data; `text()` renders the one sentence."""
+
+    code: Code
+    coverage: Coverage
+    check: CheckId | None = None
+    measure: MeasureName | None = None
+    unit: Unit | None = None
+    usage_incomplete_calls: Count | None = None
+    low: Dec | None = None
+    high: Dec | None = None
+    limit: Dec | None = None
+
+    def text(self) -> str:
+        where = self.check or self.coverage
+        if self.code == "EVAL-GATE-MISSING":
+            return f"no gate in the check set covers {self.coverage}"
+        if self.code == "EVAL-GATE-DISABLED":
+            return f"{where} is disabled by the policy; {self.coverage} is still required"
+        if self.code == "EVAL-GATE-UNAVAILABLE":
+            return f"{where} cannot be computed: the workload has no tasks"
+        if self.code == "EVAL-SAMPLE-TOO-SMALL":
+            return f"{where}: {number(self.low, 'count')} tasks, policy minimum {number(self.limit, 'count')}"
+        calls = self.usage_incomplete_calls or 0
+        return (
+            f"{where}: {calls} usage-incomplete calls leave the {self.measure} between "
+            f"{number(self.low, self.unit)} and {number(self.high, self.unit)} "
+            f"(limit {number(self.limit, self.unit)})"
+        )
+
+
+class Finding(Closed):
+    """A diagnostic or evidence-completeness fact. It never routes the decision."""
+
+    code: Code
+    count: Count
+    task: Pseudonym | None = None
+    subject: PublicName | None = None  # the tool of a repeated shape
+    extent: Count | None = None  # longest run, or largest cycle
+
+
+class DiagnosticInfo(Closed):
+    id: Literal["repeated-tool-shapes", "dependency-cycles", "evidence-completeness"]
+    version: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(\.[0-9]{1,6}){1,3}$")]
+
+
+class Evaluation(Closed):
+    report_version: Literal["1"] = "1"
+    decision: Decision
+    exit_code: int
+    reasons: tuple[Reason, ...]
+    gates: tuple[GateResult, ...]
+    required_coverage: tuple[Coverage, ...]
+    decision_contract_sha256: Sha256
+    diagnostics: tuple[DiagnosticInfo, ...]
+    findings: tuple[Finding, ...]
+    metrics: Metrics
+    tasks: tuple[TaskCost, ...]  # sorted by id: the report does not depend on input order
+    excluded_tasks: Count
+    auxiliary_calls: Literal["observed", "not-observed"]
+    policy: Policy
+    baseline: Baseline
+    digests: Digests
+
+    @property
+    def exit(self) -> Exit:
+        return EXIT_OF[self.decision]

@@ -1,0 +1,186 @@
+"""Dated price cards: the shipped public prices `--price-card` pre-fills a template from.
+
+A card lists each model it knows by exact id, with the same tiers a claim uses, the model's
+documented maximum output, and multipliers for billing-context values the price page names
+(`speed=fast`, `inference_geo=us`). `prefill` copies only what the card states for the exact
+model id: an unknown model stays null (never 0, never another model's rate), and a context is
+pre-filled only when it is plainly standard (1) or differs from standard in one field the card
+prices for that model. Batch (`service_tier=batch`) is never pre-filled: the page discounts input
+and output only, which one all-class multiplier cannot express.
+
+Shipped cards live in `contracts/price-cards/` (canonical) and, byte-identical, as package data in
+`converter/pricing/cards/` so an installed tool finds them; a test keeps the two equal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, StringConstraints, ValidationError, field_validator
+
+from converter.errors import Problem, Refused
+from converter.firewall.types import Closed, Count, ModelName
+from converter.pricing.model import (
+    PRICE_FIELDS,
+    CardDate,
+    CardId,
+    ContextKey,
+    ModelTemplate,
+    Price,
+    PriceCardRef,
+    PricingTemplate,
+    ServerTool,
+    SourceUrl,
+    TierPrice,
+    TierTemplate,
+    tiers_valid,
+)
+
+ContextSetting = Annotated[
+    str, StringConstraints(pattern=r"^(service_tier|speed|inference_geo)=[a-z0-9_-]{1,32}$")
+]
+CardNote = Annotated[str, StringConstraints(max_length=4000)]
+_CARD_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
+_FIELDS = ("service_tier", "speed", "inference_geo")
+# Field values that mean "the standard price": set, or absent / empty / not applicable.
+_STANDARD = {
+    "service_tier": frozenset({"standard", "absent"}),
+    "speed": frozenset({"standard", "absent"}),
+    "inference_geo": frozenset({"absent", "empty", "not_available", "global"}),
+}
+
+
+class CardModel(Closed):
+    tiers: Annotated[tuple[TierPrice, ...], Field(strict=False)]
+    max_output_tokens: Count | None = None
+    max_output_source: SourceUrl | None = None
+    context_multipliers: dict[ContextSetting, Price] = Field(default_factory=dict)
+
+    @field_validator("tiers")
+    @classmethod
+    def _ordered(cls, tiers: tuple[TierPrice, ...]) -> tuple[TierPrice, ...]:
+        if not tiers_valid([t.above_input_tokens for t in tiers]):
+            raise ValueError("tiers must start at 0 and increase strictly")
+        return tiers
+
+
+class PriceCard(Closed):
+    id: CardId
+    effective_date: CardDate
+    source: SourceUrl
+    retrieved: CardDate
+    note: CardNote
+    server_tools: dict[ServerTool, Price]
+    models: dict[ModelName, CardModel]
+
+    def ref(self) -> PriceCardRef:
+        return PriceCardRef(
+            id=self.id,
+            effective_date=self.effective_date,
+            source=self.source,
+            retrieved=self.retrieved,
+        )
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("duplicate key")
+    return out
+
+
+def _no_constant(_: str) -> Any:
+    raise ValueError("NaN and Infinity are not JSON numbers")
+
+
+def parse_price_card(data: bytes) -> PriceCard:
+    """A card from its JSON bytes, numbers read as exact decimals (never through float)."""
+    try:
+        raw = json.loads(
+            data, parse_float=Decimal, parse_constant=_no_constant, object_pairs_hook=_no_duplicates
+        )
+        return PriceCard.model_validate(raw)
+    except (ValueError, ValidationError) as bad:  # JSONDecodeError is a ValueError
+        raise Refused([Problem("PRICE-CARD-INVALID")]) from bad
+
+
+def shipped_cards() -> list[str]:
+    folder = resources.files("converter.pricing").joinpath("cards")
+    return sorted(p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def _read(name_or_path: str | Path) -> bytes:
+    text = str(name_or_path)
+    if isinstance(name_or_path, str) and _CARD_NAME.match(text) and not text.endswith(".json"):
+        if text not in shipped_cards():
+            raise Refused([Problem("PRICE-CARD-UNKNOWN")])
+        return (
+            resources.files("converter.pricing")
+            .joinpath("cards")
+            .joinpath(text + ".json")
+            .read_bytes()
+        )
+    try:
+        return Path(name_or_path).read_bytes()
+    except OSError as bad:
+        raise Refused([Problem("PRICE-CARD-INVALID")]) from bad
+
+
+def load_price_card(name_or_path: str | Path) -> PriceCard:
+    """A shipped card by name (e.g. "anthropic-2026-11"), or any card file by path.
+
+    A string that looks like a card name (no slash, no ".json") always means a shipped card.
+    """
+    return parse_price_card(_read(name_or_path))
+
+
+def context_multiplier(model: CardModel, key: str) -> Decimal | None:
+    """1 for a plainly standard context; the card's multiplier when exactly one field differs
+    and the card prices that value for this model; otherwise None (the user must decide)."""
+    values = key.split("|")
+    if len(values) != len(_FIELDS):
+        return None
+    special = [f"{f}={v}" for f, v in zip(_FIELDS, values, strict=True) if v not in _STANDARD[f]]
+    if not special:
+        return Decimal(1)
+    if len(special) > 1:  # the page does not say how two surcharges combine
+        return None
+    return model.context_multipliers.get(special[0])
+
+
+def _untouched(entry: ModelTemplate) -> bool:
+    return all(getattr(t, f) is None for t in entry.tiers for f in PRICE_FIELDS)
+
+
+def _prefill_model(entry: ModelTemplate, known: CardModel) -> ModelTemplate:
+    contexts: dict[ContextKey, Decimal | None] = {
+        key: value if value is not None else context_multiplier(known, key)
+        for key, value in entry.contexts.items()
+    }
+    update: dict[str, Any] = {"contexts": contexts}
+    if _untouched(entry):
+        update["tiers"] = tuple(TierTemplate(**t.model_dump()) for t in known.tiers)
+    if entry.max_output_tokens is None:
+        update["max_output_tokens"] = known.max_output_tokens
+    return entry.model_copy(update=update)
+
+
+def prefill(template: PricingTemplate, card: PriceCard) -> PricingTemplate:
+    """Fill the template's null values that the card states, by exact model id only."""
+    models = {
+        model: _prefill_model(entry, card.models[model]) if model in card.models else entry
+        for model, entry in template.models.items()
+    }
+    servers = {
+        tool: value if value is not None else card.server_tools.get(tool)
+        for tool, value in template.server_tools.items()
+    }
+    filled = template.model_copy(
+        update={"models": models, "server_tools": servers, "price_card": card.ref()}
+    )
+    return PricingTemplate.model_validate(filled.model_dump())  # model_copy does not validate

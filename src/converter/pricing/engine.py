@@ -1,0 +1,219 @@
+"""Exact prices for model and tool events (SPEC §8). Pure: values in, values out.
+
+Arithmetic: each bucket costs tokens × rate-per-million × context multiplier / 1,000,000,
+computed exactly (a 200-digit context that traps any inexact step), then quantized to 10 decimal
+places with ROUND_HALF_EVEN. A call's cost is the exact sum of its quantized buckets, so the
+breakdown always adds up to the total and a reviewer can redo every line by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import ROUND_HALF_EVEN, Context, Decimal, Inexact, InvalidOperation, localcontext
+
+from converter.firewall.names import BUILTIN_TOOLS
+from converter.firewall.types import Closed, Count, ModelName, Pseudonym, PublicName
+from converter.firewall.view import ModelEvent, PublicAccount, ToolEvent, UsageTotals
+from converter.pricing.model import (
+    Bucket,
+    ContextKey,
+    ModelPricing,
+    ModelTemplate,
+    Price,
+    PricingClaims,
+    PricingProblem,
+    PricingTemplate,
+    TierPrice,
+)
+
+QUANTUM = Decimal("1E-10")  # USD, 10 decimal places
+_PER = Decimal(1_000_000)
+_EXACT = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[Inexact, InvalidOperation])
+_ROUND = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation])
+
+
+class BucketCost(Closed):
+    """One line of a call's bill: `cost` = quantize(units × rate × multiplier / per)."""
+
+    bucket: Bucket | PublicName
+    units: Count  # tokens, or requests for a server tool
+    rate: Price  # USD per million tokens (per request for a server tool), before multiplier
+    per: Count  # 1,000,000 for tokens, 1 for requests
+    multiplier: Price
+    cost: Price
+
+
+class PricedCall(Closed):
+    event: Pseudonym
+    model: ModelName
+    context: ContextKey
+    multiplier: Price
+    input_total_tokens: Count  # input + cache read + every cache write: selects the tier
+    tier: Count  # index into the model's tiers
+    breakdown: tuple[BucketCost, ...]  # as recorded: sums to `low`
+    high_output: BucketCost | None  # the output line at max_output_tokens (incomplete calls)
+    low: Price
+    high: Price
+
+
+class PricedTool(Closed):
+    event: Pseudonym
+    tool: PublicName
+    cost: Price
+
+
+def input_total(usage: UsageTotals) -> int:
+    return (
+        usage.input_tokens
+        + usage.cache_read_input_tokens
+        + usage.cache_creation_5m_input_tokens
+        + usage.cache_creation_1h_input_tokens
+        + usage.cache_creation_unsplit_input_tokens
+    )
+
+
+def tier_index(pricing: ModelPricing, total_input: int) -> int:
+    """The last tier whose threshold the whole request's input exceeds (the first otherwise)."""
+    index = 0
+    for i, tier in enumerate(pricing.tiers):
+        if total_input > tier.above_input_tokens:
+            index = i
+    return index
+
+
+def line(bucket: str, units: int, rate: Decimal, multiplier: Decimal, per: int) -> BucketCost:
+    with localcontext(_EXACT):
+        exact = Decimal(units) * rate * multiplier / Decimal(per)
+    cost = exact.quantize(QUANTUM, context=_ROUND)
+    return BucketCost(
+        bucket=bucket, units=units, rate=rate, per=per, multiplier=multiplier, cost=cost
+    )
+
+
+def total(lines: Iterable[BucketCost]) -> Decimal:
+    with localcontext(_EXACT):
+        return sum((item.cost for item in lines), Decimal(0)).quantize(QUANTUM)
+
+
+def _token_lines(
+    usage: UsageTotals, tier: TierPrice, multiplier: Decimal, unsplit: Decimal
+) -> list[BucketCost]:
+    rows: list[tuple[str, int, Decimal]] = [
+        ("input", usage.input_tokens, tier.input),
+        ("output", usage.output_tokens, tier.output),
+        ("cache_read", usage.cache_read_input_tokens, tier.cache_read),
+        ("cache_write_5m", usage.cache_creation_5m_input_tokens, tier.cache_write_5m),
+        ("cache_write_1h", usage.cache_creation_1h_input_tokens, tier.cache_write_1h),
+        ("cache_write_unsplit", usage.cache_creation_unsplit_input_tokens, unsplit),
+    ]
+    return [line(name, units, rate, multiplier, 1_000_000) for name, units, rate in rows]
+
+
+def _problems(event: ModelEvent, claims: PricingClaims) -> list[PricingProblem]:
+    pricing = claims.models.get(event.model)
+    if pricing is None:
+        return [PricingProblem(code="PRICE-MODEL-MISSING", model=event.model)]
+    out = []
+    key = event.context.key()
+    if key not in pricing.contexts:
+        out.append(PricingProblem(code="PRICE-CONTEXT-MISSING", model=event.model, context=key))
+    if not event.usage_complete and pricing.max_output_tokens is None:
+        out.append(
+            PricingProblem(
+                code="PRICE-MAX-OUTPUT-MISSING", model=event.model, field="max_output_tokens"
+            )
+        )
+    if event.usage.web_search_requests and "web_search" not in claims.server_tools:
+        out.append(PricingProblem(code="PRICE-SERVER-TOOL-MISSING", tool="web_search"))
+    return out
+
+
+def price_model_event(
+    event: ModelEvent, claims: PricingClaims
+) -> PricedCall | list[PricingProblem]:
+    """Low and high cost of one model call, or every reason it cannot be priced.
+
+    Web searches are priced here, from the call's usage, per request; the WebSearch client tool
+    call is priced separately by `price_tool_event` (0 for a built-in), so nothing is counted twice.
+    """
+    problems = _problems(event, claims)
+    if problems:
+        return problems
+    pricing = claims.models[event.model]
+    key = event.context.key()
+    multiplier = pricing.contexts[key]
+    usage = event.usage
+    index = tier_index(pricing, input_total(usage))
+    tier = pricing.tiers[index]
+    unsplit = (
+        tier.cache_write_1h if claims.unsplit_cache_write_rule == "1h" else tier.cache_write_5m
+    )
+    lines = _token_lines(usage, tier, multiplier, unsplit)
+    if usage.web_search_requests:
+        search = claims.server_tools["web_search"]
+        lines.append(line("web_search", usage.web_search_requests, search, Decimal(1), 1))
+    low = total(lines)
+    high_output = None
+    high = low
+    if not event.usage_complete and pricing.max_output_tokens is not None:
+        units = max(usage.output_tokens, pricing.max_output_tokens)
+        high_output = line("output", units, tier.output, multiplier, 1_000_000)
+        rest = [item for item in lines if item.bucket != "output"]
+        high = total([*rest, high_output])
+    return PricedCall(
+        event=event.id,
+        model=event.model,
+        context=key,
+        multiplier=multiplier,
+        input_total_tokens=input_total(usage),
+        tier=index,
+        breakdown=tuple(lines),
+        high_output=high_output,
+        low=low,
+        high=high,
+    )
+
+
+def price_tool_event(event: ToolEvent, claims: PricingClaims) -> PricedTool | list[PricingProblem]:
+    """Per-call price of a client tool (a built-in is 0 only because the contract says so)."""
+    price = claims.client_tools.get(event.name)
+    if price is None:
+        return [PricingProblem(code="PRICE-CLIENT-TOOL-MISSING", tool=event.name)]
+    cost = line(event.name, 1, price, Decimal(1), 1).cost
+    return PricedTool(event=event.id, tool=event.name, cost=cost)
+
+
+def account_problems(account: PublicAccount, claims: PricingClaims) -> list[PricingProblem]:
+    """Every distinct reason any event of the account cannot be priced, in a stable order."""
+    found: dict[str, PricingProblem] = {}
+    for model_event in account.model_events:
+        priced = price_model_event(model_event, claims)
+        for problem in priced if isinstance(priced, list) else []:
+            found.setdefault(problem.model_dump_json(), problem)
+    for tool_event in account.tool_events:
+        tool = price_tool_event(tool_event, claims)
+        for problem in tool if isinstance(tool, list) else []:
+            found.setdefault(problem.model_dump_json(), problem)
+    return [found[k] for k in sorted(found)]
+
+
+def observed_keys(account: PublicAccount) -> PricingTemplate:
+    """The pricing keys the account needs, every value null except built-in tools at 0.
+
+    Built-in local tools and delegation tools cost 0 per call (a delegation's spend is its
+    child's model calls); MCP and pseudonymized tools stay null for the user to price.
+    """
+    contexts: dict[str, set[str]] = {}
+    for event in account.model_events:
+        contexts.setdefault(event.model, set()).add(event.context.key())
+    models = {
+        model: ModelTemplate(contexts=dict.fromkeys(sorted(keys)))
+        for model, keys in sorted(contexts.items())
+    }
+    searched = any(e.usage.web_search_requests for e in account.model_events)
+    tools = sorted({t.name for t in account.tool_events})
+    return PricingTemplate(
+        models=models,
+        server_tools={"web_search": None} if searched else {},
+        client_tools={name: Decimal(0) if name in BUILTIN_TOOLS else None for name in tools},
+    )

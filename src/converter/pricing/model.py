@@ -1,0 +1,240 @@
+"""The `pricing` claim of the conversion contract: closed models, exact decimals, no floats.
+
+Two shapes share one layout. `PricingTemplate` is what `convert --template` writes: every price
+may be `null` (and a value may even be negative or non-finite, so that `complete` can name each
+bad one instead of stopping at the first). `PricingClaims` is the completed claim the engine
+prices with: every rate a finite, non-negative `Decimal`.
+
+Money is parsed without passing through float: a price is a `Decimal`, an `int`, or a decimal
+string; a `float` is refused outright (it has already lost the exact value). Serialised with
+pydantic's JSON mode, every price is written as a decimal string.
+
+`unsplit_cache_write_rule` says how cache writes recorded without a 5m/1h split are priced.
+"1h" is the conservative choice (the 1-hour rate is the higher one, and Claude Code writes mostly
+1-hour cache), so a reviewer who does not know the split should pick "1h".
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from itertools import pairwise
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, field_validator
+
+from converter.firewall.types import AS_TEXT, Closed, Code, Count, ModelName, PublicName
+
+# `BillingContext.key()`: service_tier|speed|inference_geo, each a context value or "absent".
+ContextKey = Annotated[
+    str, StringConstraints(pattern=r"^[a-z0-9_-]{0,32}\|[a-z0-9_-]{0,32}\|[a-z0-9_-]{0,32}$")
+]
+ServerTool = Literal["web_search"]
+UnsplitRule = Literal["5m", "1h"]
+PriceField = Literal["input", "output", "cache_read", "cache_write_5m", "cache_write_1h"]
+PRICE_FIELDS: tuple[PriceField, ...] = (
+    "input",
+    "output",
+    "cache_read",
+    "cache_write_5m",
+    "cache_write_1h",
+)
+CardId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$")]
+CardDate = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$")]
+SourceUrl = Annotated[
+    str,
+    StringConstraints(pattern=r"^https://[A-Za-z0-9.-]{1,100}(/[A-Za-z0-9._~-]{1,60}){0,12}/?$"),
+]
+
+_DECIMAL_TEXT = re.compile(r"^-?[0-9]{1,30}(\.[0-9]{1,30})?$")
+_NONFINITE_TEXT = frozenset({"NaN", "-NaN", "Infinity", "-Infinity"})
+
+
+def _exact(value: Any, *, allow_nonfinite: bool) -> Any:
+    """Accept Decimal, int or a plain decimal string; refuse float and bool (not exact)."""
+    if isinstance(value, bool | float):
+        raise ValueError("not an exact decimal: write the number as a decimal string")
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, str):
+        if _DECIMAL_TEXT.match(value) or (allow_nonfinite and value in _NONFINITE_TEXT):
+            return Decimal(value)
+        raise ValueError("not a decimal number")
+    return value  # a Decimal, or anything else for the strict type check to refuse
+
+
+def _finite_non_negative(value: Decimal) -> Decimal:
+    if not value.is_finite():
+        raise ValueError("not a finite number")
+    if value.is_signed():
+        raise ValueError("negative")
+    return value
+
+
+# A rate or multiplier in a completed claim: finite, >= 0 (and not "-0").
+Price = Annotated[
+    Decimal,
+    BeforeValidator(lambda v: _exact(v, allow_nonfinite=False)),
+    AfterValidator(_finite_non_negative),
+    AS_TEXT,
+]
+# A value in a template: any exact decimal, checked (with a code per value) by `complete`.
+RawPrice = Annotated[
+    Decimal, Field(allow_inf_nan=True), BeforeValidator(lambda v: _exact(v, allow_nonfinite=True))
+]
+
+
+class TierPrice(Closed):
+    """USD per million tokens, for requests whose total input is > `above_input_tokens`.
+
+    Total input = input + cache read + cache write 5m + 1h + unsplit; the tier prices the whole
+    request, never a slice of it (SPEC §8.1).
+    """
+
+    above_input_tokens: Count
+    input: Price
+    output: Price
+    cache_read: Price
+    cache_write_5m: Price
+    cache_write_1h: Price
+
+
+class ModelPricing(Closed):
+    tiers: Annotated[tuple[TierPrice, ...], Field(strict=False)]  # a JSON list is accepted
+    # Needed only to price usage-incomplete calls (the interval's high end, SPEC §8.4).
+    max_output_tokens: Count | None = None
+    # Multiplier per observed `BillingContext.key()`; applies to every token class.
+    contexts: dict[ContextKey, Price]
+
+    @field_validator("tiers")
+    @classmethod
+    def _ordered(cls, tiers: tuple[TierPrice, ...]) -> tuple[TierPrice, ...]:
+        if not tiers_valid([t.above_input_tokens for t in tiers]):
+            raise ValueError("tiers must start at 0 and increase strictly")
+        return tiers
+
+
+class PriceCardRef(Closed):
+    id: CardId
+    effective_date: CardDate
+    source: SourceUrl
+    retrieved: CardDate
+
+
+class PricingClaims(Closed):
+    models: dict[ModelName, ModelPricing]
+    server_tools: dict[ServerTool, Price]  # USD per request
+    client_tools: dict[PublicName, Price]  # USD per call, by public tool name
+    unsplit_cache_write_rule: UnsplitRule
+    price_card: PriceCardRef | None = None
+
+
+Bucket = Literal[
+    "input", "output", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_unsplit"
+]
+
+
+class TierTemplate(Closed):
+    above_input_tokens: Count | None = None
+    input: RawPrice | None = None
+    output: RawPrice | None = None
+    cache_read: RawPrice | None = None
+    cache_write_5m: RawPrice | None = None
+    cache_write_1h: RawPrice | None = None
+
+
+class ModelTemplate(Closed):
+    tiers: Annotated[tuple[TierTemplate, ...], Field(strict=False)] = (
+        TierTemplate(above_input_tokens=0),
+    )
+    max_output_tokens: Count | None = None
+    contexts: dict[ContextKey, RawPrice | None]
+
+
+class PricingTemplate(Closed):
+    models: dict[ModelName, ModelTemplate]
+    server_tools: dict[ServerTool, RawPrice | None]
+    client_tools: dict[PublicName, RawPrice | None]
+    unsplit_cache_write_rule: UnsplitRule | None = None
+    price_card: PriceCardRef | None = None
+
+
+class PricingProblem(Closed):
+    """One coded pricing problem. Its location holds only allowed names: a model id, a billing
+    context key, a tool name, a tier index and a field name; never a value from a file."""
+
+    code: Code
+    model: ModelName | None = None
+    context: ContextKey | None = None
+    tool: PublicName | None = None
+    tier: Count | None = None
+    field: PublicName | None = None
+
+    def where(self) -> str:
+        parts = [
+            f"model {self.model}" if self.model else "",
+            f"context {self.context}" if self.context else "",
+            f"tool {self.tool}" if self.tool else "",
+            f"tier {self.tier}" if self.tier is not None else "",
+            self.field or "",
+        ]
+        return " / ".join(p for p in parts if p)
+
+
+def tiers_valid(thresholds: list[int]) -> bool:
+    return bool(thresholds) and thresholds[0] == 0 and all(a < b for a, b in pairwise(thresholds))
+
+
+def _value_problems(value: Decimal | None, **where: Any) -> list[PricingProblem]:
+    if value is None:
+        return [PricingProblem(code="PRICE-NULL", **where)]
+    if not value.is_finite():
+        return [PricingProblem(code="PRICE-NONFINITE", **where)]
+    if value.is_signed():
+        return [PricingProblem(code="PRICE-NEGATIVE", **where)]
+    return []
+
+
+def _tier_problems(model: str, index: int, tier: TierTemplate) -> list[PricingProblem]:
+    out = []
+    if tier.above_input_tokens is None:
+        out.append(
+            PricingProblem(code="PRICE-NULL", model=model, tier=index, field="above_input_tokens")
+        )
+    for name in PRICE_FIELDS:
+        out += _value_problems(getattr(tier, name), model=model, tier=index, field=name)
+    return out
+
+
+def _model_problems(model: str, entry: ModelTemplate) -> list[PricingProblem]:
+    out = []
+    for index, tier in enumerate(entry.tiers):
+        out += _tier_problems(model, index, tier)
+    thresholds = [t.above_input_tokens for t in entry.tiers]
+    if None not in thresholds and not tiers_valid([t for t in thresholds if t is not None]):
+        out.append(PricingProblem(code="PRICE-TIERS-INVALID", model=model, field="tiers"))
+    for key, value in sorted(entry.contexts.items()):
+        out += _value_problems(value, model=model, context=key)
+    return out
+
+
+def template_problems(template: PricingTemplate) -> list[PricingProblem]:
+    """Every null, negative, non-finite or mis-ordered value of a template, in a stable order."""
+    out = []
+    for model, entry in sorted(template.models.items()):
+        out += _model_problems(model, entry)
+    for server, value in sorted(template.server_tools.items()):
+        out += _value_problems(value, tool=server)
+    for client, value in sorted(template.client_tools.items()):
+        out += _value_problems(value, tool=client)
+    if template.unsplit_cache_write_rule is None:
+        out.append(PricingProblem(code="PRICE-NULL", field="unsplit_cache_write_rule"))
+    return out
+
+
+def complete(template: PricingTemplate) -> PricingClaims | list[PricingProblem]:
+    """The completed claim, or every problem that keeps the template from being one."""
+    problems = template_problems(template)
+    if problems:
+        return problems
+    return PricingClaims.model_validate(template.model_dump())

@@ -1,0 +1,160 @@
+"""From loaded bundles to one evaluation workload (the adapter between stages 4 and 5).
+
+Several bundles are one workload only when their policy, baseline, price card and rubric agree
+(SPEC §10); anything else is refused rather than averaged.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from decimal import Decimal
+
+from pydantic import ValidationError
+
+from converter.bundle.model import Bundle, ModelEventOut, ToolEventOut
+from converter.errors import Problem, Refused
+from converter.evaluate import (
+    ROOT_AGENT,
+    Baseline,
+    Claims,
+    Digests,
+    Interval,
+    Policy,
+    TaskFacts,
+    Workload,
+    shape_key,
+)
+
+ZERO = Decimal(0)
+_RESERVED = {ROOT_AGENT, "hidden"}
+
+
+def _agreement_key(bundle: Bundle) -> tuple[object, ...]:
+    card = bundle.receipt.price_card.id if bundle.receipt.price_card else None
+    return (bundle.policy, bundle.baseline, card, bundle.receipt.rubric_version)
+
+
+def _agent_types(bundle: Bundle) -> dict[str, str]:
+    types = {}
+    for agent in bundle.agents:
+        name = agent.agent_type
+        if agent.kind == "root":
+            name = ROOT_AGENT
+        elif name in _RESERVED:
+            name = f"agent-{name}"
+        types[agent.id] = name
+    return types
+
+
+class _Task:
+    def __init__(self) -> None:
+        self.low = ZERO
+        self.high = ZERO
+        self.by_type: dict[str, list[Decimal]] = defaultdict(lambda: [ZERO, ZERO])
+        self.by_model: dict[str, list[Decimal]] = defaultdict(lambda: [ZERO, ZERO])
+        self.model_calls = 0
+        self.tool_calls = 0
+        self.incomplete = 0
+        self.cache_read = 0
+        self.input_total = 0
+        self.shapes: list[tuple[str, str]] = []
+        self.events: set[str] = set()
+
+    def add(self, event: ModelEventOut | ToolEventOut, agent_type: str) -> None:
+        low, high = event.cost.low, event.cost.high
+        self.low += low
+        self.high += high
+        self.by_type[agent_type][0] += low
+        self.by_type[agent_type][1] += high
+        self.events.add(event.id)
+        if isinstance(event, ToolEventOut):
+            self.tool_calls += 1
+            self.shapes.append((event.name, shape_key(event.shape)))
+            return
+        u = event.usage
+        self.model_calls += 1
+        self.incomplete += not event.usage_complete
+        self.by_model[event.model][0] += low
+        self.by_model[event.model][1] += high
+        self.cache_read += u.cache_read_input_tokens
+        self.input_total += (
+            u.input_tokens
+            + u.cache_read_input_tokens
+            + u.cache_creation_5m_input_tokens
+            + u.cache_creation_1h_input_tokens
+            + u.cache_creation_unsplit_input_tokens
+        )
+
+
+def _interval(pair: list[Decimal]) -> Interval:
+    return Interval(low=pair[0], high=pair[1])
+
+
+def task_facts(bundle: Bundle) -> list[TaskFacts]:
+    types = _agent_types(bundle)
+    excluded = {e.task for e in bundle.excluded_tasks}
+    tasks = {t.id: _Task() for t in bundle.tasks if t.id not in excluded}
+    for event in bundle.events:
+        if event.task in tasks:
+            tasks[event.task].add(event, types.get(event.agent, ROOT_AGENT))
+    owner = {eid: tid for tid, acc in tasks.items() for eid in acc.events}
+    edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for edge in bundle.edges:
+        task = owner.get(edge.source)
+        if task is not None and owner.get(edge.target) == task:
+            edges[task].append((edge.source, edge.target))
+    facts = []
+    for task_id, acc in tasks.items():
+        outcome = bundle.outcomes[task_id]
+        facts.append(
+            TaskFacts(
+                id=task_id,
+                spend=Interval(low=acc.low, high=acc.high),
+                model_calls=acc.model_calls,
+                tool_calls=acc.tool_calls,
+                usage_incomplete_calls=acc.incomplete,
+                claims=Claims.model_validate(outcome.model_dump()),
+                cost_by_agent_type={k: _interval(v) for k, v in sorted(acc.by_type.items())},
+                cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
+                cache_read_tokens=acc.cache_read,
+                input_tokens_total=acc.input_total,
+                tool_shapes=tuple(acc.shapes),
+                edges=tuple(edges[task_id]),
+            )
+        )
+    return facts
+
+
+def build_workload(bundles: list[Bundle]) -> Workload:
+    if not bundles:
+        raise Refused([Problem("EVAL-NO-BUNDLE")])
+    first = bundles[0]
+    if any(_agreement_key(b) != _agreement_key(first) for b in bundles[1:]):
+        raise Refused([Problem("EVAL-WORKLOAD-MISMATCH")])
+    findings: dict[str, int] = defaultdict(int)
+    for bundle in bundles:
+        for finding in bundle.receipt.findings:
+            findings[finding.code] += finding.count
+    receipt = first.receipt
+    try:
+        return Workload(
+            tasks=tuple(t for b in bundles for t in task_facts(b)),
+            excluded_tasks=sum(len(b.excluded_tasks) for b in bundles),
+            policy=Policy.model_validate(first.policy.model_dump()),
+            baseline=Baseline.model_validate(first.baseline.model_dump()),
+            auxiliary_calls=(
+                "observed"
+                if all(b.receipt.auxiliary_calls == "observed" for b in bundles)
+                else "not-observed"
+            ),
+            findings=dict(sorted(findings.items())),
+            digests=Digests(
+                evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
+                contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
+                price_card_id=receipt.price_card.id if receipt.price_card else "none",
+                rubric_version=receipt.rubric_version,
+                label_source=receipt.label_source,
+            ),
+        )
+    except ValidationError:
+        raise Refused([Problem("EVAL-BUNDLE-INCOMPLETE-CLAIMS")]) from None

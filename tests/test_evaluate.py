@@ -1,0 +1,481 @@
+"""Evaluation kernel, gates and decision (SPEC §10, issue 4): crafted workloads per route."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from decimal import Decimal
+from typing import Any
+
+import canonicaljson
+import pytest
+from pydantic import ValidationError
+
+from converter.errors import CODES, Exit
+from converter.evaluate import (
+    CHECKS,
+    REQUIRED_COVERAGE,
+    Baseline,
+    Claims,
+    Digests,
+    Evaluation,
+    Interval,
+    Policy,
+    TaskFacts,
+    Workload,
+    decision_contract_digest,
+    evaluate,
+    render_json,
+    render_markdown,
+    render_text,
+    shape_key,
+)
+from converter.evaluate.fmt import json_decimal, percent, usd
+from converter.evaluate.kernel import nearest_rank
+from converter.firewall.shapes import shape_of
+
+D = Decimal
+CHECK_IDS = [c.info.id for c in CHECKS]
+
+POLICY: dict[str, Any] = {
+    "human_hourly_cost_usd": D(60),  # one minute = $1
+    "min_acceptable_rate": D("0.5"),
+    "max_cost_per_acceptable_outcome_usd": D(20),
+    "max_p95_task_cost_usd": D(15),
+    "max_trace_cost_per_task_usd": D(10),
+    "max_calls_per_task": 50,
+    "min_expected_net_value_per_attempt_usd": D(0),
+    "min_incremental_net_value_vs_baseline_usd": D(0),
+    "repetition_warning_threshold": 3,
+    "min_tasks": 3,
+}
+# Baseline net value per attempt: 0.5 × $20 − $5 = $5.
+BASELINE = Baseline(
+    name="human reviewer",
+    cost_per_attempt_usd=D(5),
+    acceptable_rate=D("0.5"),
+    value_per_acceptable_outcome_usd=D(20),
+)
+DIGESTS = Digests(
+    evidence_sha256=("a" * 64,),
+    contract_sha256=("b" * 64,),
+    price_card_id="anthropic-2025-08-01",
+    rubric_version="rubric-1",
+    label_source="human-review",
+)
+
+
+def task_id(i: int) -> str:
+    return f"task-{i:012x}"
+
+
+def make_task(
+    i: int,
+    low: Decimal | int | str = 2,
+    high: Decimal | int | str | None = None,
+    *,
+    acceptable: bool = True,
+    value: Decimal | int = 30,
+    minutes: Decimal | int = 2,
+    remediation: Decimal | int = 0,
+    incident: Decimal | int = 0,
+    model_calls: int = 5,
+    tool_calls: int = 3,
+    incomplete: int = 0,
+    split: dict[str, Interval] | None = None,
+    tool_shapes: tuple[tuple[str, str], ...] = (),
+    edges: tuple[tuple[str, str], ...] = (),
+) -> TaskFacts:
+    spend = Interval(low=D(low), high=D(low if high is None else high))
+    return TaskFacts(
+        id=task_id(i),
+        spend=spend,
+        model_calls=model_calls,
+        tool_calls=tool_calls,
+        usage_incomplete_calls=incomplete,
+        claims=Claims(
+            acceptable=acceptable,
+            business_value_usd=D(value),
+            human_minutes=D(minutes),
+            remediation_cost_usd=D(remediation),
+            incident_loss_usd=D(incident),
+        ),
+        cost_by_agent_type=split if split is not None else {"main": spend},
+        cost_by_model={"claude-sonnet-4-5": spend},
+        cache_read_tokens=300,
+        input_tokens_total=1000,
+        tool_shapes=tool_shapes,
+        edges=edges,
+    )
+
+
+def make_workload(
+    tasks: list[TaskFacts] | tuple[TaskFacts, ...],
+    *,
+    auxiliary: str = "observed",
+    findings: dict[str, int] | None = None,
+    **policy: Any,
+) -> Workload:
+    return Workload.model_validate(
+        {
+            "tasks": tuple(tasks),
+            "excluded_tasks": 1,
+            "policy": Policy(**{**POLICY, **policy}),
+            "baseline": BASELINE,
+            "auxiliary_calls": auxiliary,
+            "findings": findings or {},
+            "digests": DIGESTS,
+        }
+    )
+
+
+def scale() -> Workload:
+    # Each task: $2 spend + 2 minutes ($2) = $4 effective, acceptable, worth $30.
+    return make_workload([make_task(i) for i in range(4)])
+
+
+def assist() -> Workload:
+    return make_workload([make_task(0, 12), *(make_task(i) for i in range(1, 4))])
+
+
+def stop() -> Workload:
+    return make_workload([make_task(i, value=0) for i in range(4)])
+
+
+def incomplete() -> Workload:
+    return make_workload([make_task(i) for i in range(2)])
+
+
+ROUTES = {"SCALE": scale, "ASSIST": assist, "STOP": stop, "INCOMPLETE": incomplete}
+EXITS = {"SCALE": 0, "ASSIST": 3, "STOP": 4, "INCOMPLETE": 2}
+
+
+def gate(ev: Evaluation, check: str) -> Any:
+    return next(g for g in ev.gates if g.check.id == check)
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_each_route_and_exit_code(route: str) -> None:
+    ev = evaluate(ROUTES[route]())
+    assert ev.decision == route
+    assert ev.exit_code == EXITS[route] == int(ev.exit)
+
+
+def test_exit_codes_are_the_shared_ones() -> None:
+    assert [int(evaluate(ROUTES[r]()).exit) for r in ROUTES] == [
+        Exit.OK,
+        Exit.ASSIST,
+        Exit.STOP,
+        Exit.REFUSED,
+    ]
+
+
+def test_scale_metrics_by_hand() -> None:
+    m = evaluate(scale()).metrics
+    assert m.acceptable_rate == 1
+    assert m.total_effective_cost.low == m.total_effective_cost.high == 16
+    assert m.cost_per_acceptable_outcome.at_low_cost == 4
+    assert m.p95_task_cost.at_high_cost == 4
+    assert m.expected_net_value_per_attempt.at_low_cost == 26
+    assert m.baseline_net_value_per_attempt == 5
+    assert m.incremental_net_value_vs_baseline.at_high_cost == 21
+    assert m.max_calls_per_task == 8
+    assert m.max_trace_cost_per_task.at_low_cost == 2
+
+
+def test_effective_cost_adds_human_remediation_and_incident() -> None:
+    ev = evaluate(make_workload([make_task(0, "1.5", minutes=30, remediation=4, incident=7)] * 1))
+    cost = ev.tasks[0]
+    assert cost.human_usd == 30  # 30 minutes at $60/hour
+    assert cost.effective.low == D("1.5") + 30 + 4 + 7
+
+
+def test_assist_names_the_failed_gate() -> None:
+    ev = evaluate(assist())
+    assert [g.check.id for g in ev.gates if g.status == "fail"] == ["runtime-caps"]
+    assert ev.reasons == ()
+
+
+def test_stop_outranks_assist() -> None:
+    tasks = [make_task(0, 12, value=0), *(make_task(i, value=0) for i in range(1, 4))]
+    ev = evaluate(make_workload(tasks))
+    assert {g.check.route for g in ev.gates if g.status == "fail"} == {"ASSIST", "STOP"}
+    assert ev.decision == "STOP"
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+@pytest.mark.parametrize("check", CHECK_IDS)
+def test_removing_any_gate_is_incomplete(route: str, check: str) -> None:
+    ev = evaluate(ROUTES[route](), [c for c in CHECKS if c.info.id != check])
+    assert ev.decision == "INCOMPLETE"
+    assert ev.exit_code == 2
+    missing = next(c.info.coverage for c in CHECKS if c.info.id == check)
+    assert any(r.code == "EVAL-GATE-MISSING" and r.coverage == missing for r in ev.reasons)
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+@pytest.mark.parametrize("check", CHECK_IDS)
+def test_disabling_any_gate_is_incomplete(route: str, check: str) -> None:
+    workload = ROUTES[route]()
+    policy = workload.policy.model_copy(update={"disabled_checks": (check,)})
+    ev = evaluate(workload.model_copy(update={"policy": policy}))
+    assert ev.decision == "INCOMPLETE"
+    assert gate(ev, check).status == "disabled"
+    reason = next(r for r in ev.reasons if r.code == "EVAL-GATE-DISABLED")
+    assert reason.check == check
+    assert "still required" in reason.text()
+
+
+def test_unknown_disabled_check_is_refused() -> None:
+    with pytest.raises(ValidationError):
+        Policy(**{**POLICY, "disabled_checks": ("no-such-gate",)})
+
+
+def test_interval_straddling_a_limit_is_incomplete_with_the_reason() -> None:
+    # One task whose single usage-incomplete call leaves its spend between $2 and $12.
+    tasks = [make_task(0, 2, 12, incomplete=1), *(make_task(i) for i in range(1, 4))]
+    ev = evaluate(make_workload(tasks))
+    assert ev.decision == "INCOMPLETE"
+    assert gate(ev, "runtime-caps").status == "indeterminate"
+    [reason] = ev.reasons
+    assert reason.code == "EVAL-GATE-INDETERMINATE"
+    assert reason.text() == (
+        "runtime-caps: 1 usage-incomplete calls leave the trace cost per task between "
+        "$2.0000 and $12.0000 (limit $10.0000)"
+    )
+    assert reason.text() in render_markdown(ev)
+
+
+def test_indeterminate_beats_a_certain_stop() -> None:
+    tasks = [make_task(0, 2, 12, incomplete=1, value=0), *(make_task(i, value=0) for i in (1, 2))]
+    ev = evaluate(make_workload(tasks))
+    assert gate(ev, "expected-net-value").status == "fail"
+    assert ev.decision == "INCOMPLETE"
+
+
+def test_interval_wholly_on_one_side_decides() -> None:
+    tasks = [make_task(0, 11, 12, incomplete=1), *(make_task(i) for i in range(1, 4))]
+    ev = evaluate(make_workload(tasks))
+    assert gate(ev, "runtime-caps").status == "fail"
+    assert ev.decision == "ASSIST"
+
+
+def test_no_acceptable_outcome_fails_cost_per_acceptable_outcome() -> None:
+    ev = evaluate(make_workload([make_task(i, acceptable=False) for i in range(4)]))
+    result = gate(ev, "cost-per-acceptable-outcome")
+    assert result.status == "fail"
+    assert result.measures[0].observed.at_low_cost is None
+    assert ev.decision == "STOP"  # no value, so net value is negative too
+
+
+def test_empty_workload_is_incomplete() -> None:
+    ev = evaluate(make_workload([], min_tasks=0))
+    assert ev.decision == "INCOMPLETE"
+    assert {r.code for r in ev.reasons} == {"EVAL-GATE-UNAVAILABLE"}
+    assert gate(ev, "sample-size").status == "pass"
+
+
+def test_sample_too_small_reason() -> None:
+    ev = evaluate(incomplete())
+    [reason] = ev.reasons
+    assert reason.code == "EVAL-SAMPLE-TOO-SMALL"
+    assert reason.text() == "sample-size: 2 tasks, policy minimum 3"
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([5], 5),
+        # n = 10: rank ceil(9.5) = 10, the maximum.
+        ([3, 1, 4, 1, 5, 9, 2, 6, 8, 7], 9),
+        # n = 20: rank ceil(19) = 19.
+        (list(range(20, 0, -1)), 19),
+        # n = 21: rank ceil(19.95) = 20.
+        (list(range(1, 22)), 20),
+        # n = 100: rank 95.
+        (list(range(100)), 94),
+        # n = 2: rank ceil(1.9) = 2.
+        ([10, 1], 10),
+    ],
+)
+def test_nearest_rank_p95_by_hand(values: list[int], expected: int) -> None:
+    assert nearest_rank([D(v) for v in values]) == expected
+
+
+def test_p95_gate_on_low_and_high_cost_separately() -> None:
+    # 20 tasks; effective costs $3 … $22 at low, the 19th-ranked at high is $21 + $1 = $22.
+    tasks = [make_task(i, D(i + 1), D(i + 2), minutes=2, incomplete=1) for i in range(20)]
+    m = evaluate(make_workload(tasks, max_trace_cost_per_task_usd=D(100))).metrics
+    assert m.p95_task_cost.at_low_cost == 19 + 2
+    assert m.p95_task_cost.at_high_cost == 20 + 2
+
+
+def test_decision_contract_digest_by_hand() -> None:
+    document = {
+        "decision_contract": "agent-evidence/decision-contract/v1",
+        "checks": [
+            {
+                "id": c.info.id,
+                "version": c.info.version,
+                "coverage": c.info.coverage,
+                "route": c.info.route,
+            }
+            for c in CHECKS
+        ],
+        "required_coverage": list(REQUIRED_COVERAGE),
+    }
+    expected = hashlib.sha256(canonicaljson.encode_canonical_json(document)).hexdigest()
+    assert decision_contract_digest(CHECKS) == expected
+    assert evaluate(scale()).decision_contract_sha256 == expected
+    assert decision_contract_digest(CHECKS[:-1]) != expected
+    assert decision_contract_digest(tuple(reversed(CHECKS))) != expected
+
+
+def test_check_set_matches_the_spec_table() -> None:
+    table = [(c.info.coverage, c.info.route) for c in CHECKS]
+    assert table == [
+        ("outcome quality", "ASSIST"),
+        ("unit economics", "ASSIST"),
+        ("tail risk", "ASSIST"),
+        ("business value", "STOP"),
+        ("counterfactual", "STOP"),
+        ("runtime caps", "ASSIST"),
+        ("sample size", "INCOMPLETE"),
+    ]
+    assert tuple(c for c, _ in table) == REQUIRED_COVERAGE
+
+
+def test_repeated_tool_shape_finding_never_routes() -> None:
+    key = shape_key(shape_of({"path": "x", "n": 1}))
+    shapes = (("Read", key),) * 5 + (("Bash", key),) * 3 + (("Read", key),) * 4
+    tasks = [make_task(0, tool_shapes=shapes), *(make_task(i) for i in range(1, 4))]
+    ev = evaluate(make_workload(tasks))
+    [finding] = [f for f in ev.findings if f.code == "EVAL-REPEATED-TOOL-SHAPE"]
+    assert (finding.task, finding.subject, finding.count, finding.extent) == (
+        task_id(0),
+        "Read",
+        2,
+        5,
+    )
+    assert ev.decision == "SCALE"
+
+
+def test_run_at_the_threshold_is_not_a_finding() -> None:
+    key = shape_key(shape_of([]))
+    tasks = [make_task(0, tool_shapes=(("Grep", key),) * 3), make_task(1), make_task(2)]
+    assert not [f for f in evaluate(make_workload(tasks)).findings if f.task]
+
+
+def test_cycle_finding_never_routes() -> None:
+    e = [f"event-{i:012x}" for i in range(4)]
+    edges = ((e[0], e[1]), (e[1], e[2]), (e[2], e[0]), (e[3], e[3]))
+    tasks = [make_task(0, edges=edges), make_task(1), make_task(2)]
+    ev = evaluate(make_workload(tasks))
+    [finding] = [f for f in ev.findings if f.code == "EVAL-DEPENDENCY-CYCLE"]
+    assert (finding.count, finding.extent) == (2, 3)
+    assert ev.decision == "SCALE"
+
+
+def test_evidence_completeness_findings() -> None:
+    tasks = [make_task(0, 2, 3, incomplete=2), make_task(1), make_task(2)]
+    ev = evaluate(make_workload(tasks, auxiliary="not-observed", findings={"CC-REC-SYNTHETIC": 4}))
+    codes = {f.code: f.count for f in ev.findings}
+    assert codes == {
+        "EVAL-USAGE-INCOMPLETE": 2,
+        "EVAL-AUXILIARY-NOT-OBSERVED": 1,
+        "CC-REC-SYNTHETIC": 4,
+    }
+    assert ev.decision == "SCALE"
+
+
+def test_every_eval_code_is_catalogued() -> None:
+    used = {
+        "EVAL-GATE-MISSING",
+        "EVAL-GATE-DISABLED",
+        "EVAL-GATE-UNAVAILABLE",
+        "EVAL-GATE-INDETERMINATE",
+        "EVAL-SAMPLE-TOO-SMALL",
+        "EVAL-REPEATED-TOOL-SHAPE",
+        "EVAL-DEPENDENCY-CYCLE",
+        "EVAL-USAGE-INCOMPLETE",
+        "EVAL-AUXILIARY-NOT-OBSERVED",
+    }
+    assert {c for c in CODES if c.startswith("EVAL-")} == used
+
+
+def test_floats_are_refused() -> None:
+    with pytest.raises(ValidationError):
+        Policy(**{**POLICY, "human_hourly_cost_usd": 60.0})
+    with pytest.raises(ValidationError):
+        Interval(low=D(3), high=D(2))
+
+
+def test_inconsistent_split_is_refused() -> None:
+    with pytest.raises(ValidationError):
+        make_task(0, 2, split={"main": Interval(low=D(1), high=D(1))})
+
+
+def test_baseline_name_is_a_label() -> None:
+    with pytest.raises(ValidationError):
+        BASELINE.model_validate({**BASELINE.model_dump(), "name": "a/b\nc"})
+
+
+def test_money_format() -> None:
+    assert usd(D("1234.56789")) == "$1,234.5679"
+    assert usd(D("-12")) == "-$12.0000"
+    assert usd(D("-0.00001")) == "$0.0000"
+    assert usd(D("0.00005")) == "$0.0000"  # half-even
+    assert json_decimal(D(1) / D(3)) == "0.333333333333"
+    assert json_decimal(D("2.50")) == "2.50"
+    assert percent(1, 3) == "33.33%"
+
+
+def split_workload() -> Workload:
+    split = {
+        "main": Interval(low=D(1), high=D(1)),
+        "Explore": Interval(low=D("0.5"), high=D("0.5")),
+        "hidden": Interval(low=D("0.25"), high=D("0.75")),
+    }
+    tasks = [make_task(0, "1.75", "2.25", incomplete=1, split=split), make_task(1), make_task(2)]
+    return make_workload(tasks)
+
+
+def test_markdown_report_carries_every_fact() -> None:
+    ev = evaluate(split_workload())
+    text = render_markdown(ev)
+    assert text.splitlines()[0].startswith("**Decision: SCALE (exit 0)")
+    assert "| Task | Acceptable | main | Explore | hidden | Human |" in text
+    assert "$0.2500 – $0.7500" in text  # hidden calls as an interval
+    assert "`claude-sonnet-4-5`" in text
+    assert "cache read share: 30.00%" in text
+    assert "usage-incomplete calls: 1" in text
+    assert "auxiliary calls: observed" in text
+    assert ev.decision_contract_sha256 in text
+    assert DIGESTS.contract_sha256[0] in text
+    for check in CHECK_IDS:
+        assert f"| {check} v1.0 |" in text
+
+
+def test_text_report() -> None:
+    text = render_text(evaluate(assist()))
+    assert text.startswith("Decision: ASSIST (exit 3)")
+    assert "[fail] runtime-caps v1.0" in text
+    assert "decision contract:" in text
+
+
+def test_json_report_has_decimals_as_strings() -> None:
+    ev = evaluate(split_workload())
+    data = json.loads(render_json(ev), parse_float=_no_float)
+    assert data["decision"] == "SCALE"
+    assert data["exit_code"] == 0
+    assert data["metrics"]["total_effective_cost"] == {"low": "11.75", "high": "12.25"}
+    assert data["decision_contract_sha256"] == ev.decision_contract_sha256
+
+
+def test_json_reason_has_its_sentence() -> None:
+    data = json.loads(render_json(evaluate(incomplete())), parse_float=_no_float)
+    assert data["reasons"][0]["text"] == "sample-size: 2 tasks, policy minimum 3"
+
+
+def _no_float(text: str) -> Any:
+    raise AssertionError(f"float in JSON report: {text}")

@@ -1,0 +1,133 @@
+"""evaluate through the real CLI on bundles converted from the synthetic tree (issue 4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, fixture_parent
+from tests.contract_helpers import read_json, write_json
+
+PARENT = fixture_parent("synthetic_tree")
+CONTRACT = FIXTURES / "synthetic_contract.json"
+DEMO_KEY = "de" * 32
+
+
+def _bundle(cli: Any, tmp: Path, name: str, edit: Any = None) -> Path:
+    contract = json.loads(CONTRACT.read_text())
+    if edit is not None:
+        edit(contract["claims"])
+    path = tmp / f"{name}.contract.json"
+    write_json(path, contract)
+    out = tmp / f"{name}.bundle.json"
+    result = cli("convert", "--in", str(PARENT), "--contract", str(path), "--out", str(out))
+    assert result.code == 0, result.err
+    return out
+
+
+def _outcome(field: str, value: Any) -> Any:
+    def edit(claims: dict[str, Any]) -> None:
+        for outcome in claims["outcomes"].values():
+            outcome[field] = value
+
+    return edit
+
+
+def _policy(field: str, value: Any) -> Any:
+    def edit(claims: dict[str, Any]) -> None:
+        claims["policy"][field] = value
+
+    return edit
+
+
+ROUTES = [
+    ("scale", None, "SCALE", 0),
+    ("assist", _policy("max_trace_cost_per_task_usd", "0.01"), "ASSIST", 3),  # runtime cap
+    ("unacceptable", _outcome("acceptable", False), "STOP", 4),  # no value: net value < min
+    ("stop", _policy("min_expected_net_value_per_attempt_usd", "1000"), "STOP", 4),
+    ("incomplete", _policy("min_tasks", 5), "INCOMPLETE", 2),
+    ("disabled", _policy("disabled_checks", ["p95-task-cost"]), "INCOMPLETE", 2),
+]
+
+
+@pytest.fixture(autouse=True)
+def _demo_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", DEMO_KEY)  # the checked-in contract's key
+
+
+@pytest.mark.parametrize(("name", "edit", "decision", "code"), ROUTES)
+def test_each_route_has_its_exit_code(
+    name: str, edit: Any, decision: str, code: int, cli: Any, tmp_path: Path
+) -> None:
+    bundle = _bundle(cli, tmp_path, name, edit)
+    result = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    assert result.code == code, result.err
+    assert json.loads(result.out)["decision"] == decision
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_report_formats_and_report_file(fmt: str, cli: Any, tmp_path: Path) -> None:
+    bundle = _bundle(cli, tmp_path, "scale")
+    report = tmp_path / f"report.{fmt}"
+    result = cli("evaluate", "--bundle", str(bundle), "--format", fmt, "--report", str(report))
+    assert result.code == 0
+    assert result.out.strip() == "SCALE (exit 0)"
+    text = report.read_text()
+    assert "SCALE" in text
+    if fmt == "json":
+        json.loads(text, parse_float=lambda s: pytest.fail(f"float {s}"))
+    if fmt == "markdown":
+        assert "|" in text and "decision contract" in text.lower()
+
+
+def test_one_changed_byte_exits_5(cli: Any, tmp_path: Path) -> None:
+    bundle = _bundle(cli, tmp_path, "scale")
+    data = bytearray(bundle.read_bytes())
+    position = data.index(b'"output_tokens":') + len(b'"output_tokens":')
+    data[position] = ord("9") if data[position] != ord("9") else ord("8")
+    bundle.write_bytes(bytes(data))
+    result = cli("evaluate", "--bundle", str(bundle))
+    assert result.code == 5
+    assert "BUNDLE-DIGEST-MISMATCH" in result.err
+
+
+def test_agreeing_bundles_are_one_workload(cli: Any, tmp_path: Path) -> None:
+    a = _bundle(cli, tmp_path, "a")
+    b = tmp_path / "b.bundle.json"
+    b.write_bytes(a.read_bytes())
+    # the same task twice is refused by the workload (a task id appears twice)
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(b))
+    assert result.code == 2
+
+
+def test_disagreeing_bundles_refuse(cli: Any, tmp_path: Path) -> None:
+    a = _bundle(cli, tmp_path, "a")
+    b = _bundle(cli, tmp_path, "b", _policy("max_calls_per_task", 49))
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(b))
+    assert result.code == 2
+    assert "EVAL-WORKLOAD-MISMATCH" in result.err
+
+
+def test_not_a_bundle_exits_5(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text('{"receipt": {}}')
+    assert cli("evaluate", "--bundle", str(path)).code == 5
+
+
+def test_missing_bundle_is_refused(cli: Any, tmp_path: Path) -> None:
+    result = cli("evaluate", "--bundle", str(tmp_path / "none.json"))
+    assert result.code == 2
+    assert "BUNDLE-UNREADABLE" in result.err
+
+
+def test_demo_bundle_is_golden(cli: Any, tmp_path: Path) -> None:
+    out = tmp_path / "b.json"
+    assert (
+        cli("convert", "--in", str(PARENT), "--contract", str(CONTRACT), "--out", str(out)).code
+        == 0
+    )
+    assert out.read_bytes() == (FIXTURES / "synthetic_bundle.golden.json").read_bytes()
+    assert read_json(out)["receipt"]["counts"]["edges"] == 6

@@ -1,0 +1,95 @@
+"""Properties of the decision: order-free, monotone in cost, float-free reports."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from converter.evaluate import TaskFacts, Workload, evaluate, render_json, render_markdown
+from tests.test_evaluate import make_task, make_workload
+
+# Better decisions rank higher; INCOMPLETE is apart (cost cannot cause it without intervals).
+RANK = {"STOP": 0, "ASSIST": 1, "SCALE": 2}
+
+money = st.decimals(min_value=0, max_value=40, places=2)
+
+
+@st.composite
+def task_specs(draw: st.DrawFn) -> list[dict[str, Any]]:
+    count = draw(st.integers(min_value=0, max_value=8))
+    return [
+        {
+            "low": draw(money),
+            "acceptable": draw(st.booleans()),
+            "value": draw(st.decimals(min_value=0, max_value=60, places=2)),
+            "minutes": draw(st.integers(min_value=0, max_value=20)),
+            "remediation": draw(money),
+            "model_calls": draw(st.integers(min_value=1, max_value=40)),
+            "tool_calls": draw(st.integers(min_value=0, max_value=30)),
+        }
+        for _ in range(count)
+    ]
+
+
+def build(specs: list[dict[str, Any]], widen: Decimal = Decimal(0)) -> Workload:
+    tasks: list[TaskFacts] = []
+    for i, spec in enumerate(specs):
+        high = spec["low"] + widen * (i % 2)
+        incomplete = 1 if high != spec["low"] else 0
+        tasks.append(make_task(i, high=high, incomplete=incomplete, **spec))
+    return make_workload(tasks, min_tasks=1)
+
+
+@given(task_specs(), st.randoms(use_true_random=False), st.sampled_from([Decimal(0), Decimal(3)]))
+def test_property_decision_is_invariant_under_task_order(
+    specs: list[dict[str, Any]], rnd: Any, widen: Decimal
+) -> None:
+    workload = build(specs, widen)
+    shuffled = list(workload.tasks)
+    rnd.shuffle(shuffled)
+    again = workload.model_copy(update={"tasks": tuple(shuffled)})
+    first, second = evaluate(workload), evaluate(again)
+    assert first.decision == second.decision
+    assert render_json(first) == render_json(second)
+    assert render_markdown(first) == render_markdown(second)
+
+
+@given(
+    task_specs().filter(bool),
+    st.data(),
+    st.sampled_from(["low", "minutes", "remediation"]),
+    st.decimals(min_value="0.01", max_value=50, places=2),
+)
+def test_property_raising_a_cost_never_improves_the_decision(
+    specs: list[dict[str, Any]], data: st.DataObject, field: str, raise_by: Decimal
+) -> None:
+    before = evaluate(build(specs)).decision
+    index = data.draw(st.integers(min_value=0, max_value=len(specs) - 1))
+    raised = [dict(s) for s in specs]
+    raised[index][field] += raise_by if field != "minutes" else int(raise_by) + 1
+    after = evaluate(build(raised)).decision
+    if before == "INCOMPLETE":
+        assert after == "INCOMPLETE"
+    else:
+        assert after != "INCOMPLETE"
+        assert RANK[after] <= RANK[before]
+    if before == "ASSIST":
+        assert after != "SCALE"
+
+
+def _no_float(text: str) -> Any:
+    raise AssertionError(f"float in JSON report: {text}")
+
+
+def _no_constant(text: str) -> Any:
+    raise AssertionError(f"non-finite constant in JSON report: {text}")
+
+
+@given(task_specs(), st.sampled_from([Decimal(0), Decimal("0.37")]))
+def test_property_json_report_has_no_float(specs: list[dict[str, Any]], widen: Decimal) -> None:
+    text = render_json(evaluate(build(specs, widen)))
+    json.loads(text, parse_float=_no_float, parse_constant=_no_constant)

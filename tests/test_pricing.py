@@ -1,0 +1,754 @@
+"""Exact pricing (SPEC §8): hand-computed bills, refusal codes, no floats, and invariants."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from converter.errors import CODES, Refused
+from converter.firewall.shapes import ArgShape
+from converter.firewall.view import (
+    BillingContext,
+    Counts,
+    ModelEvent,
+    PublicAccount,
+    ToolEvent,
+    UsageTotals,
+)
+from converter.pricing.card import load_price_card, parse_price_card, prefill, shipped_cards
+from converter.pricing.engine import (
+    PricedCall,
+    PricedTool,
+    account_problems,
+    observed_keys,
+    price_model_event,
+    price_tool_event,
+    tier_index,
+)
+from converter.pricing.model import (
+    ModelTemplate,
+    PricingClaims,
+    PricingProblem,
+    PricingTemplate,
+    TierTemplate,
+    complete,
+)
+from tests.conftest import ROOT
+
+CARD = load_price_card("anthropic-2026-11")
+STANDARD = BillingContext(service_tier="standard", speed="standard")  # "standard|standard|absent"
+FAST = BillingContext(service_tier="standard", speed="fast")
+
+
+def event(
+    model: str,
+    *,
+    context: BillingContext = STANDARD,
+    complete_usage: bool = True,
+    n: int = 1,
+    **usage: int,
+) -> ModelEvent:
+    return ModelEvent(
+        id=f"event-{n:012x}",
+        task=None,
+        agent="agent-000000000000",
+        model=model,
+        timestamp=None,
+        usage=UsageTotals(**usage),
+        usage_complete=complete_usage,
+        context=context,
+        fragments=1,
+    )
+
+
+def tool(name: str, n: int = 1) -> ToolEvent:
+    return ToolEvent(
+        id=f"event-{n:012x}",
+        task=None,
+        agent="agent-000000000000",
+        name=name,
+        requested_by="event-000000000000",
+        status="ok",
+        shape=ArgShape(kind="object"),
+    )
+
+
+def account(
+    models: list[ModelEvent], tools: tuple[ToolEvent, ...] | list[ToolEvent] = ()
+) -> PublicAccount:
+    zero = dict.fromkeys(Counts.model_fields, 0)
+    return PublicAccount(
+        key_id="key-0123456789abcdef",
+        task_unit="prompt",
+        convertible=True,
+        files=(),
+        agents=(),
+        tasks=(),
+        model_events=tuple(models),
+        tool_events=tuple(tools),
+        edges=(),
+        refusals=(),
+        findings=(),
+        counts=Counts(**zero),
+        claude_code_versions=(),
+    )
+
+
+def claims_for(
+    acc: PublicAccount, rule: str = "1h", fill: dict[str, Decimal] | None = None
+) -> PricingClaims:
+    """observed keys → card prefill → the user's remaining choices → completed claims."""
+    template = prefill(observed_keys(acc), CARD)
+    tools = {k: (fill or {}).get(k, v) for k, v in template.client_tools.items()}
+    done = complete(
+        template.model_copy(update={"unsplit_cache_write_rule": rule, "client_tools": tools})
+    )
+    assert isinstance(done, PricingClaims), done
+    return done
+
+
+def priced(ev: ModelEvent, rule: str = "1h") -> PricedCall:
+    result = price_model_event(ev, claims_for(account([ev]), rule))
+    assert isinstance(result, PricedCall), result
+    return result
+
+
+# --- hand-computed bills ----------------------------------------------------------------------
+
+
+def test_every_bucket_opus_4_6() -> None:
+    # Opus 4.6, per million: input 5, output 25, cache read 0.50, write 5m 6.25, write 1h 10.
+    #   input        1,000 × 5    / 1e6 = 0.005
+    #   output       2,000 × 25   / 1e6 = 0.05
+    #   cache read  10,000 × 0.50 / 1e6 = 0.005
+    #   write 5m     4,000 × 6.25 / 1e6 = 0.025
+    #   write 1h     2,000 × 10   / 1e6 = 0.02
+    #   total                            = 0.105
+    call = priced(
+        event(
+            "claude-opus-4-6",
+            input_tokens=1_000,
+            output_tokens=2_000,
+            cache_read_input_tokens=10_000,
+            cache_creation_5m_input_tokens=4_000,
+            cache_creation_1h_input_tokens=2_000,
+        )
+    )
+    assert call.low == call.high == Decimal("0.1050000000")
+    assert str(call.low) == "0.1050000000"
+    costs = {line.bucket: str(line.cost) for line in call.breakdown}
+    assert costs["cache_write_5m"] == "0.0250000000"
+    assert costs["cache_read"] == "0.0050000000"
+    assert (call.tier, call.multiplier, call.input_total_tokens) == (0, Decimal(1), 17_000)
+
+
+def test_tier_boundary_is_exclusive_at_200k() -> None:
+    # Sonnet 4.5, total input = 150,000 input + 50,000 cache read = 200,000: not above 200,000,
+    # so tier 0 (3 / 0.30 / 15):
+    #   150,000 × 3 / 1e6 = 0.45;  50,000 × 0.30 / 1e6 = 0.015;  1,000 × 15 / 1e6 = 0.015
+    #   total 0.48
+    at = priced(
+        event(
+            "claude-sonnet-4-5-20250929",
+            input_tokens=150_000,
+            cache_read_input_tokens=50_000,
+            output_tokens=1_000,
+        )
+    )
+    assert (at.tier, at.low) == (0, Decimal("0.48"))
+    # One more input token: 200,001 > 200,000, so the WHOLE request moves to tier 1
+    # (6 / 0.60 / 22.5):
+    #   150,001 × 6 / 1e6 = 0.900006;  50,000 × 0.60 / 1e6 = 0.03;  1,000 × 22.5 / 1e6 = 0.0225
+    #   total 0.952506
+    above = priced(
+        event(
+            "claude-sonnet-4-5-20250929",
+            input_tokens=150_001,
+            cache_read_input_tokens=50_000,
+            output_tokens=1_000,
+        )
+    )
+    assert (above.tier, above.low) == (1, Decimal("0.952506"))
+
+
+def test_cache_writes_count_toward_the_tier() -> None:
+    # 100,000 input + 60,000 write 5m + 40,001 write 1h = 200,001 > 200,000 → tier 1.
+    call = priced(
+        event(
+            "claude-sonnet-4-20250514",
+            input_tokens=100_000,
+            cache_creation_5m_input_tokens=60_000,
+            cache_creation_1h_input_tokens=40_001,
+        )
+    )
+    assert call.tier == 1
+
+
+@pytest.mark.parametrize(("rule", "expected"), [("1h", "6"), ("5m", "3.75")])
+def test_unsplit_cache_writes_follow_the_rule(rule: str, expected: str) -> None:
+    # Sonnet 4.6: 1,000,000 unsplit write tokens × (1h: 6 | 5m: 3.75) / 1e6 = 6 | 3.75
+    call = priced(event("claude-sonnet-4-6", cache_creation_unsplit_input_tokens=1_000_000), rule)
+    assert call.low == Decimal(expected)
+    (line,) = [b for b in call.breakdown if b.bucket == "cache_write_unsplit"]
+    assert line.rate == Decimal(expected)
+
+
+def test_context_multiplier_applies_to_every_token_class() -> None:
+    # Opus 4.6 fast mode, multiplier 6 (from the card):
+    #   input  1,000,000 × 5  × 6 / 1e6 = 30
+    #   output   100,000 × 25 × 6 / 1e6 = 15
+    #   write 1h  10,000 × 10 × 6 / 1e6 = 0.6
+    #   total 45.6
+    call = priced(
+        event(
+            "claude-opus-4-6",
+            context=FAST,
+            input_tokens=1_000_000,
+            output_tokens=100_000,
+            cache_creation_1h_input_tokens=10_000,
+        )
+    )
+    assert (call.context, call.multiplier, call.low) == (
+        "standard|fast|absent",
+        Decimal(6),
+        Decimal("45.6"),
+    )
+
+
+def test_usage_incomplete_call_is_an_interval() -> None:
+    # Haiku 4.5 (input 1, output 5; max output 64,000 from the card), output recorded 1,000:
+    #   low  = 10,000 × 1 / 1e6 +  1,000 × 5 / 1e6 = 0.01 + 0.005 = 0.015
+    #   high = 10,000 × 1 / 1e6 + 64,000 × 5 / 1e6 = 0.01 + 0.32  = 0.33
+    call = priced(
+        event(
+            "claude-haiku-4-5-20251001",
+            complete_usage=False,
+            input_tokens=10_000,
+            output_tokens=1_000,
+        )
+    )
+    assert (call.low, call.high) == (Decimal("0.015"), Decimal("0.33"))
+    assert call.high_output is not None
+    assert call.high_output.units == 64_000
+
+
+def test_complete_call_has_low_equal_high() -> None:
+    call = priced(event("claude-haiku-4-5-20251001", input_tokens=10, output_tokens=10))
+    assert call.low == call.high
+    assert call.high_output is None
+
+
+def test_web_search_priced_per_request() -> None:
+    # 3 searches × 0.01 (USD 10 per 1,000) = 0.03; 1,000 input × 5 / 1e6 = 0.005; total 0.035.
+    # The context multiplier is for tokens: a search stays 0.01 in fast mode too.
+    call = priced(event("claude-opus-4-6", context=FAST, input_tokens=1_000, web_search_requests=3))
+    # 1,000 × 5 × 6 / 1e6 = 0.03 (fast) + 0.03 searches = 0.06
+    assert call.low == Decimal("0.06")
+    (search,) = [b for b in call.breakdown if b.bucket == "web_search"]
+    assert (search.units, search.rate, search.per, search.cost) == (
+        3,
+        Decimal("0.01"),
+        1,
+        Decimal("0.03"),
+    )
+    # Standard: 1,000 × 5 / 1e6 = 0.005 + 0.03 = 0.035.
+    standard = priced(event("claude-opus-4-6", input_tokens=1_000, web_search_requests=3))
+    assert standard.low == Decimal("0.035")
+
+
+def test_rounding_is_half_even_at_ten_places() -> None:
+    # Rate 0.00005 per million: 1 token = 5e-11 → 0 (half to even);
+    # 3 tokens = 1.5e-10 → 2e-10; 5 tokens = 2.5e-10 → 2e-10.
+    template = PricingTemplate(
+        models={
+            "m-tiny": ModelTemplate(
+                tiers=(
+                    TierTemplate.model_validate(
+                        {"above_input_tokens": 0, **dict.fromkeys(_RATES, "0.00005")}
+                    ),
+                ),
+                contexts={"standard|standard|absent": Decimal(1)},
+            )
+        },
+        server_tools={},
+        client_tools={},
+        unsplit_cache_write_rule="1h",
+    )
+    claims = complete(template)
+    assert isinstance(claims, PricingClaims)
+    for units, expected in [(1, "0E-10"), (3, "2E-10"), (5, "2E-10")]:
+        call = price_model_event(event("m-tiny", input_tokens=units), claims)
+        assert isinstance(call, PricedCall)
+        assert call.low == Decimal(expected)
+        assert call.low.as_tuple().exponent == -10
+
+
+_RATES = ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h")
+
+
+def test_client_tool_per_call() -> None:
+    acc = account(
+        [event("claude-opus-4-6", input_tokens=1)], [tool("Bash"), tool("tool-abcdefabcdef", 2)]
+    )
+    claims = claims_for(acc, fill={"tool-abcdefabcdef": Decimal("0.002")})
+    bash = price_tool_event(tool("Bash"), claims)
+    mcp = price_tool_event(tool("tool-abcdefabcdef", 2), claims)
+    assert isinstance(bash, PricedTool)
+    assert isinstance(mcp, PricedTool)
+    assert (bash.cost, mcp.cost) == (Decimal(0), Decimal("0.002"))
+
+
+# --- problems, one test per code ----------------------------------------------------------------
+
+
+def _codes(result: object) -> list[str]:
+    assert isinstance(result, list)
+    return [p.code for p in result]
+
+
+def test_missing_model_is_a_problem_not_zero() -> None:
+    claims = claims_for(account([event("claude-opus-4-6", input_tokens=1)]))
+    result = price_model_event(event("claude-opus-9", input_tokens=1), claims)
+    assert _codes(result) == ["PRICE-MODEL-MISSING"]
+
+
+def test_missing_context_is_a_problem_never_one() -> None:
+    claims = claims_for(account([event("claude-opus-4-6", input_tokens=1)]))
+    batch = BillingContext(service_tier="batch")
+    result = price_model_event(event("claude-opus-4-6", context=batch, input_tokens=1), claims)
+    assert _codes(result) == ["PRICE-CONTEXT-MISSING"]
+    assert result[0].context == "batch|absent|absent"  # type: ignore[index]
+
+
+def test_missing_max_output_only_when_needed() -> None:
+    # Opus 4.1 has no documented max output in the card.
+    complete_call = event("claude-opus-4-1-20250805", input_tokens=1)
+    incomplete = event("claude-opus-4-1-20250805", complete_usage=False, input_tokens=1, n=2)
+    claims = claims_for(account([complete_call, incomplete]))
+    assert isinstance(price_model_event(complete_call, claims), PricedCall)
+    assert _codes(price_model_event(incomplete, claims)) == ["PRICE-MAX-OUTPUT-MISSING"]
+
+
+def test_missing_web_search_price() -> None:
+    claims = claims_for(account([event("claude-opus-4-6", input_tokens=1)]))
+    result = price_model_event(event("claude-opus-4-6", web_search_requests=1), claims)
+    assert _codes(result) == ["PRICE-SERVER-TOOL-MISSING"]
+
+
+def test_missing_client_tool_price() -> None:
+    claims = claims_for(account([event("claude-opus-4-6", input_tokens=1)]))
+    assert _codes(price_tool_event(tool("tool-abcdefabcdef"), claims)) == [
+        "PRICE-CLIENT-TOOL-MISSING"
+    ]
+
+
+def test_account_problems_lists_each_distinct_problem_once() -> None:
+    events = [
+        event("claude-opus-9", input_tokens=1, n=1),
+        event("claude-opus-9", input_tokens=2, n=2),
+        event("claude-opus-4-6", web_search_requests=1, n=3),
+    ]
+    claims = claims_for(account([event("claude-opus-4-6", input_tokens=1)]))
+    problems = account_problems(account(events, [tool("tool-abcdefabcdef", 4)]), claims)
+    assert sorted(p.code for p in problems) == [
+        "PRICE-CLIENT-TOOL-MISSING",
+        "PRICE-MODEL-MISSING",
+        "PRICE-SERVER-TOOL-MISSING",
+    ]
+
+
+def test_complete_reports_every_bad_value_with_safe_locations() -> None:
+    # Parsed from JSON-shaped data: decimal strings (and NaN / Infinity text) are accepted by a
+    # template so that `complete` can name every bad value.
+    template = PricingTemplate.model_validate(
+        {
+            "models": {
+                "claude-new-model": {
+                    "tiers": [
+                        {"above_input_tokens": 0, "input": "-1", "output": "NaN"},
+                        {"above_input_tokens": 0},
+                    ],
+                    "contexts": {
+                        "standard|standard|absent": None,
+                        "batch|absent|absent": "Infinity",
+                    },
+                }
+            },
+            "server_tools": {"web_search": None},
+            "client_tools": {"Bash": 0, "tool-abcdefabcdef": None},
+        }
+    )
+    problems = complete(template)
+    assert isinstance(problems, list)
+    found = {(p.code, p.where()) for p in problems}
+    model = "model claude-new-model"
+    assert (("PRICE-NEGATIVE", f"{model} / tier 0 / input")) in found
+    assert ("PRICE-NONFINITE", f"{model} / tier 0 / output") in found
+    assert ("PRICE-NULL", f"{model} / tier 0 / cache_read") in found
+    assert ("PRICE-NULL", f"{model} / tier 1 / input") in found
+    assert ("PRICE-TIERS-INVALID", f"{model} / tiers") in found
+    assert ("PRICE-NULL", f"{model} / context standard|standard|absent") in found
+    assert ("PRICE-NONFINITE", f"{model} / context batch|absent|absent") in found
+    assert ("PRICE-NULL", "tool web_search") in found
+    assert ("PRICE-NULL", "tool tool-abcdefabcdef") in found
+    assert ("PRICE-NULL", "unsplit_cache_write_rule") in found
+    # 5 + 5 tier price fields, 1 tier order, 2 contexts, 2 tools, 1 rule; Bash (0) is fine.
+    assert len(problems) == 5 + 5 + 1 + 2 + 2 + 1
+    assert all(p.code in CODES for p in problems)
+
+
+def test_negative_zero_is_negative() -> None:
+    assert PricingProblem(code="PRICE-NEGATIVE").code in CODES
+    template = PricingTemplate(
+        models={},
+        server_tools={},
+        client_tools={"tool-abcdefabcdef": Decimal("-0")},
+        unsplit_cache_write_rule="5m",
+    )
+    assert _codes(complete(template)) == ["PRICE-NEGATIVE"]
+
+
+# --- exact decimals, never float ----------------------------------------------------------------
+
+
+def test_claims_round_trip_through_json_without_float() -> None:
+    acc = account(
+        [
+            event("claude-sonnet-4-5-20250929", input_tokens=1),
+            event("claude-opus-4-6", context=FAST, n=2),
+        ],
+        [tool("Read")],
+    )
+    claims = claims_for(acc)
+    text = json.dumps(claims.model_dump(mode="json"))
+    assert '"input": "3"' in text  # money is written as decimal strings
+    assert '"cache_read": "0.30"' in text  # exactly as the card states it
+
+    def no_float(value: str) -> object:
+        raise AssertionError(f"a float reached the parser: {value}")
+
+    back = PricingClaims.model_validate(json.loads(text, parse_float=no_float))
+    assert back == claims
+    rate = back.models["claude-sonnet-4-5-20250929"].tiers[1].output
+    assert isinstance(rate, Decimal)
+    assert rate == Decimal("22.5")
+    # JSON numbers parsed with parse_float=Decimal are accepted and stay exact.
+    numeric = text.replace('"0.30"', "0.30")
+    again = PricingClaims.model_validate(json.loads(numeric, parse_float=Decimal))
+    assert again.models["claude-sonnet-4-5-20250929"].tiers[0].cache_read == Decimal("0.30")
+
+
+def test_float_is_rejected_by_strict_models() -> None:
+    acc = account([event("claude-opus-4-6", input_tokens=1)])
+    data = claims_for(acc).model_dump(mode="json")
+    data["models"]["claude-opus-4-6"]["tiers"][0]["input"] = 5.0
+    with pytest.raises(ValidationError):
+        PricingClaims.model_validate(data)
+    text = json.dumps(data)
+    with pytest.raises(ValidationError):  # plain json.loads gives float: refused
+        PricingClaims.model_validate(json.loads(text))
+    with pytest.raises(ValidationError):  # pydantic's own JSON path refuses it too
+        PricingClaims.model_validate_json(text)
+    with pytest.raises(ValidationError):
+        TierTemplate(input=0.5)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        TierTemplate(input=True)  # type: ignore[arg-type]
+
+
+def test_claims_refuse_negative_and_nonfinite() -> None:
+    data = claims_for(account([event("claude-opus-4-6", input_tokens=1)])).model_dump(mode="json")
+    for bad in ("-1", "NaN", "Infinity", "1e3", "0x10"):
+        data["models"]["claude-opus-4-6"]["tiers"][0]["output"] = bad
+        with pytest.raises(ValidationError):
+            PricingClaims.model_validate(data)
+
+
+# --- observed keys and the card -------------------------------------------------------------------
+
+
+def test_observed_keys_lists_models_contexts_and_tools() -> None:
+    acc = account(
+        [
+            event("claude-opus-4-6", input_tokens=1, n=1),
+            event("claude-opus-4-6", context=FAST, n=2),
+            event("claude-haiku-4-5-20251001", context=BillingContext(), n=3),
+        ],
+        [tool("Agent", 4), tool("Bash", 5), tool("tool-abcdefabcdef", 6)],
+    )
+    keys = observed_keys(acc)
+    assert keys.models["claude-opus-4-6"].contexts == {
+        "standard|fast|absent": None,
+        "standard|standard|absent": None,
+    }
+    assert keys.models["claude-haiku-4-5-20251001"].contexts == {"absent|absent|absent": None}
+    assert keys.server_tools == {}
+    assert keys.client_tools == {"Agent": 0, "Bash": 0, "tool-abcdefabcdef": None}
+    searched = observed_keys(account([event("claude-opus-4-6", web_search_requests=2)]))
+    assert searched.server_tools == {"web_search": None}
+
+
+def test_prefill_prices_known_models_only() -> None:
+    acc = account(
+        [
+            event("claude-opus-4-6", input_tokens=1, n=1),
+            event("claude-unknown-7", input_tokens=1, n=2),
+            event("claude-opus-4-6", web_search_requests=1, n=3),
+        ]
+    )
+    filled = prefill(observed_keys(acc), CARD)
+    unknown = filled.models["claude-unknown-7"]
+    assert unknown.tiers == (TierTemplate(above_input_tokens=0),)  # null, never 0
+    assert unknown.contexts == {"standard|standard|absent": None}
+    opus = filled.models["claude-opus-4-6"]
+    assert opus.tiers[0].output == Decimal(25)
+    assert opus.max_output_tokens == 128_000
+    assert filled.server_tools == {"web_search": Decimal("0.01")}
+    assert filled.unsplit_cache_write_rule is None  # a user choice, not a card fact
+    assert filled.price_card is not None
+    assert filled.price_card.model_dump() == {
+        "id": "anthropic-2026-11",
+        "effective_date": "2026-11",
+        "source": "https://platform.claude.com/docs/en/about-claude/pricing",
+        "retrieved": "2026-11",
+    }
+
+
+@pytest.mark.parametrize(
+    ("model", "context", "expected"),
+    [
+        ("claude-opus-4-6", BillingContext(service_tier="standard", speed="standard"), "1"),
+        ("claude-opus-4-6", BillingContext(), "1"),
+        ("claude-opus-4-6", BillingContext(inference_geo=""), "1"),
+        ("claude-opus-4-6", BillingContext(inference_geo="global"), "1"),
+        ("claude-opus-4-6", BillingContext(inference_geo="not_available"), "1"),
+        ("claude-opus-4-6", FAST, "6"),
+        ("claude-opus-4-6", BillingContext(inference_geo="us"), "1.1"),
+        ("claude-opus-4-8", BillingContext(inference_geo="us"), "1.1"),
+        ("claude-opus-4-8", FAST, None),  # the facts name fast mode for Opus 4.6 only
+        ("claude-opus-4-5-20251101", BillingContext(inference_geo="us"), None),
+        ("claude-opus-4-6", BillingContext(speed="fast", inference_geo="us"), None),
+        ("claude-opus-4-6", BillingContext(service_tier="batch"), None),
+        ("claude-opus-4-6", BillingContext(service_tier="priority"), None),
+        ("claude-opus-4-6", BillingContext(service_tier=""), None),
+    ],
+)
+def test_prefill_context_multipliers(
+    model: str, context: BillingContext, expected: str | None
+) -> None:
+    filled = prefill(observed_keys(account([event(model, context=context)])), CARD)
+    value = filled.models[model].contexts[context.key()]
+    assert value == (None if expected is None else Decimal(expected))
+
+
+def test_prefill_keeps_values_the_user_set() -> None:
+    template = observed_keys(account([event("claude-opus-4-6", input_tokens=1)]))
+    mine = template.models["claude-opus-4-6"].model_copy(
+        update={
+            "tiers": (TierTemplate(above_input_tokens=0, input=Decimal(4)),),
+            "contexts": {"standard|standard|absent": Decimal("0.9")},
+        }
+    )
+    filled = prefill(template.model_copy(update={"models": {"claude-opus-4-6": mine}}), CARD)
+    assert filled.models["claude-opus-4-6"].tiers[0].input == Decimal(4)
+    assert filled.models["claude-opus-4-6"].contexts["standard|standard|absent"] == Decimal("0.9")
+
+
+FACTS = {
+    # model id: (input, cache write 5m, cache write 1h, cache read, output) — PRICING-FACTS.md
+    "claude-opus-4-5-20251101": ("5", "6.25", "10", "0.50", "25"),
+    "claude-opus-4-6": ("5", "6.25", "10", "0.50", "25"),
+    "claude-opus-4-8": ("5", "6.25", "10", "0.50", "25"),
+    "claude-opus-5": ("5", "6.25", "10", "0.50", "25"),
+    "claude-opus-4-20250514": ("15", "18.75", "30", "1.50", "75"),
+    "claude-opus-4-1-20250805": ("15", "18.75", "30", "1.50", "75"),
+    "claude-sonnet-4-20250514": ("3", "3.75", "6", "0.30", "15"),
+    "claude-sonnet-4-5-20250929": ("3", "3.75", "6", "0.30", "15"),
+    "claude-sonnet-4-6": ("3", "3.75", "6", "0.30", "15"),
+    "claude-haiku-4-5-20251001": ("1", "1.25", "2", "0.10", "5"),
+    "claude-3-5-haiku-20241022": ("0.80", "1", "1.60", "0.08", "4"),
+    "claude-fable-5": ("10", "12.50", "20", "1", "50"),
+}
+
+
+def test_card_matches_the_facts() -> None:
+    assert set(CARD.models) == set(FACTS)
+    for model, (inp, w5, w1, read, out) in FACTS.items():
+        first = CARD.models[model].tiers[0]
+        got = (
+            first.input,
+            first.cache_write_5m,
+            first.cache_write_1h,
+            first.cache_read,
+            first.output,
+        )
+        assert got == tuple(Decimal(v) for v in (inp, w5, w1, read, out)), model
+    long_context = {m for m, c in CARD.models.items() if len(c.tiers) > 1}
+    assert long_context == {"claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929"}
+    for model in long_context:
+        low, high = CARD.models[model].tiers
+        assert high.above_input_tokens == 200_000
+        assert high.input == 2 * low.input
+        assert high.output == Decimal("1.5") * low.output
+        for field in ("cache_read", "cache_write_5m", "cache_write_1h"):
+            assert getattr(high, field) == 2 * getattr(low, field)
+    assert CARD.server_tools == {"web_search": Decimal("0.01")}
+
+
+def test_shipped_cards_are_the_canonical_files() -> None:
+    canonical = ROOT / "contracts" / "price-cards"
+    packaged = ROOT / "src" / "converter" / "pricing" / "cards"
+    names = sorted(p.name for p in canonical.glob("*.json"))
+    assert names == sorted(p.name for p in packaged.glob("*.json"))
+    assert shipped_cards() == [n.removesuffix(".json") for n in names]
+    for name in names:
+        assert (canonical / name).read_bytes() == (packaged / name).read_bytes(), name
+        card = load_price_card(name.removesuffix(".json"))
+        assert card.id == name.removesuffix(".json")
+        assert load_price_card(canonical / name) == card
+
+
+def _refusal(call: object) -> str:
+    assert isinstance(call, Refused)
+    return call.problems[0].code
+
+
+def test_card_loader_refusals(tmp_path: Path) -> None:
+    with pytest.raises(Refused) as unknown:
+        load_price_card("anthropic-1999-01")
+    assert _refusal(unknown.value) == "PRICE-CARD-UNKNOWN"
+    with pytest.raises(Refused) as missing:
+        load_price_card(tmp_path / "nope.json")
+    assert _refusal(missing.value) == "PRICE-CARD-INVALID"
+    text = (ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json").read_text()
+    for bad in (
+        text.replace('"input": "5"', '"input": NaN', 1),
+        text.replace('"id": "anthropic-2026-11"', '"id": "a", "id": "b"', 1),
+        text.replace('"input": "5"', '"input": "-5"', 1),
+        text.replace('"note"', '"extra": 1, "note"', 1),
+        text[:-10],
+    ):
+        with pytest.raises(Refused) as invalid:
+            parse_price_card(bad.encode())
+        assert _refusal(invalid.value) == "PRICE-CARD-INVALID"
+
+
+def test_end_to_end_account_prices_cleanly() -> None:
+    acc = account(
+        [
+            event("claude-opus-4-6", input_tokens=10, n=1),
+            event("claude-haiku-4-5-20251001", complete_usage=False, output_tokens=5, n=2),
+            event("claude-opus-4-6", context=FAST, web_search_requests=2, n=3),
+        ],
+        [tool("Agent", 4), tool("tool-abcdefabcdef", 5)],
+    )
+    claims = claims_for(acc, fill={"tool-abcdefabcdef": Decimal(0)})
+    assert account_problems(acc, claims) == []
+
+
+# --- properties -----------------------------------------------------------------------------------
+
+TOKENS = st.integers(min_value=0, max_value=3_000_000)
+USAGE_FIELDS = [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_5m_input_tokens",
+    "cache_creation_1h_input_tokens",
+    "cache_creation_unsplit_input_tokens",
+    "web_search_requests",
+]
+MODELS = st.sampled_from(
+    ["claude-sonnet-4-5-20250929", "claude-opus-4-6", "claude-haiku-4-5-20251001"]
+)
+PROPERTY_CLAIMS = claims_for(
+    account(
+        [
+            event("claude-sonnet-4-5-20250929", n=1),
+            event("claude-opus-4-6", n=2),
+            event("claude-haiku-4-5-20251001", web_search_requests=1, n=3),
+        ]
+    )
+)
+
+
+@st.composite
+def usages(draw: st.DrawFn) -> dict[str, int]:
+    return {
+        f: draw(TOKENS if f != "web_search_requests" else st.integers(0, 50)) for f in USAGE_FIELDS
+    }
+
+
+def _price(model: str, usage: dict[str, int], complete_usage: bool) -> PricedCall:
+    ev = event(model, complete_usage=complete_usage)
+    ev = ev.model_copy(update={"usage": UsageTotals(**usage)})
+    result = price_model_event(ev, PROPERTY_CLAIMS)
+    assert isinstance(result, PricedCall), result
+    return result
+
+
+@given(MODELS, usages(), st.sampled_from(USAGE_FIELDS), st.integers(1, 500_000), st.booleans())
+def test_property_cost_is_monotone_in_every_count(
+    model: str, usage: dict[str, int], field: str, more: int, complete_usage: bool
+) -> None:
+    before = _price(model, usage, complete_usage)
+    after = _price(model, {**usage, field: usage[field] + more}, complete_usage)
+    assert after.low >= before.low
+    assert after.high >= before.high
+
+
+@given(MODELS, usages(), st.booleans())
+def test_property_low_never_exceeds_high(model: str, usage: dict[str, int], done: bool) -> None:
+    call = _price(model, usage, done)
+    assert call.low <= call.high
+    if done:
+        assert call.low == call.high
+
+
+@given(usages(), st.integers(0, 1_000_000), st.data())
+def test_property_cache_write_split_never_moves_the_tier(
+    usage: dict[str, int], writes: int, data: st.DataObject
+) -> None:
+    split = data.draw(st.integers(0, writes))
+    model = PROPERTY_CLAIMS.models["claude-sonnet-4-5-20250929"]
+    a = _price(
+        "claude-sonnet-4-5-20250929",
+        {
+            **usage,
+            "cache_creation_5m_input_tokens": split,
+            "cache_creation_1h_input_tokens": writes - split,
+        },
+        True,
+    )
+    b = _price(
+        "claude-sonnet-4-5-20250929",
+        {
+            **usage,
+            "cache_creation_5m_input_tokens": 0,
+            "cache_creation_1h_input_tokens": 0,
+            "cache_creation_unsplit_input_tokens": usage["cache_creation_unsplit_input_tokens"]
+            + writes,
+        },
+        True,
+    )
+    assert a.tier == b.tier == tier_index(model, a.input_total_tokens)
+    assert a.input_total_tokens == b.input_total_tokens
+
+
+@given(MODELS, usages(), st.booleans())
+def test_property_breakdown_sums_to_the_total(
+    model: str, usage: dict[str, int], done: bool
+) -> None:
+    call = _price(model, usage, done)
+    assert sum((b.cost for b in call.breakdown), Decimal(0)) == call.low
+    if call.high_output is not None:
+        rest = [b.cost for b in call.breakdown if b.bucket != "output"]
+        assert sum(rest, call.high_output.cost) == call.high
+    for b in call.breakdown:  # every line recomputes by hand
+        exact = Decimal(b.units) * b.rate * b.multiplier / Decimal(b.per)
+        assert abs(exact - b.cost) <= Decimal("0.00000000005")
