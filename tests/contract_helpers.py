@@ -25,6 +25,7 @@ POLICY = {
     "min_incremental_net_value_vs_baseline_usd": "-100000",
     "repetition_warning_threshold": 5,
     "min_tasks": 1,
+    "disabled_checks": [],
 }
 BASELINE = {
     "name": "manual",

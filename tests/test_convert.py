@@ -44,6 +44,7 @@ def test_template_leaves_every_claim_null(cli: Any, tmp_path: Path) -> None:
     )
     claims = read_json(out)["claims"]
     assert all(v is None for o in claims["outcomes"].values() for v in o.values())
+    assert claims["policy"].pop("disabled_checks") == []  # optional: gates the user turns off
     assert all(v is None for v in claims["policy"].values())
     assert all(v is None for v in claims["baseline"].values())
     assert claims["pricing"]["unsplit_cache_write_rule"] is None

@@ -399,6 +399,10 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-DEPENDENCY-CYCLE",
         "EVAL-USAGE-INCOMPLETE",
         "EVAL-AUXILIARY-NOT-OBSERVED",
+        # raised by the bundle → workload adapter (converter.workload)
+        "EVAL-WORKLOAD-MISMATCH",
+        "EVAL-NO-BUNDLE",
+        "EVAL-BUNDLE-INCOMPLETE-CLAIMS",
     }
     assert {c for c in CODES if c.startswith("EVAL-")} == used
 
