@@ -45,7 +45,8 @@ CODES: dict[str, CodeInfo] = {
         "CLAUDE_CONFIG_DIR to the config folder that holds it.",
     ),
     "CC-TREE-PARENT-NAME": _c(
-        "The parent transcript's file name is not a session id followed by .jsonl.",
+        "The parent transcript's file name is not the session id its records carry, followed by "
+        ".jsonl; its children cannot be found.",
         "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy.",
     ),
     "CC-TREE-SYMLINK": _c(
@@ -219,12 +220,6 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do; provider bodies (--provider-bodies) can close the interval.",
         blocking=False,
     ),
-    "CC-REC-FINALITY-UNKNOWN": _c(
-        "This Claude Code version does not mark the final usage record; recorded usage is used "
-        "as final.",
-        "Nothing to do; the report states that finality could not be checked.",
-        blocking=False,
-    ),
     "CC-REC-SYNTHETIC": _c(
         "Synthetic / API-error records were counted; they are not model calls and carry no spend.",
         "Nothing to do.",
@@ -248,6 +243,12 @@ CODES: dict[str, CodeInfo] = {
     "CC-REC-REPLAY": _c(
         "A side-question (/btw) child replays parent calls; the replayed calls are counted once.",
         "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-REC-WEBSEARCH-COUNT-UNKNOWN": _c(
+        "WebSearch calls whose result names no server search: their search count (and its price) "
+        "is unknown and counted as 0.",
+        "Nothing to do unless web search spend matters; provider bodies would show the real count.",
         blocking=False,
     ),
     "CC-REC-WEBSEARCH-FROM-RESULT": _c(

@@ -26,16 +26,23 @@ from converter.reader.records import Rec
 
 
 def _session_check(acc: Account) -> None:
+    """Every record names the tree's session; the parent's file name is that session id."""
     sid = acc.tree.layout.session_id
     for file, records in acc.tree.records.items():
-        for rec in records:
-            if rec.session_id is not None and rec.session_id != sid:
-                role = acc.tree.layout.files[file].role
-                code = (
-                    "CC-TREE-MULTIPLE-SESSIONS" if role == "parent" else "CC-TREE-SESSION-MISMATCH"
-                )
-                acc.problems.append(Problem(code, file, rec.line))
-                break
+        if file in acc.tree.unbound:  # a 2.0.x sibling of another session: not part of the tree
+            continue
+        role = acc.tree.layout.files[file].role
+        seen = {r.session_id for r in records if r.session_id is not None}
+        if not seen or seen == {sid}:
+            continue
+        if role == "parent" and len(seen) == 1:
+            code = "CC-TREE-PARENT-NAME"  # one session, but not the one the file is named for
+        elif role == "parent":
+            code = "CC-TREE-MULTIPLE-SESSIONS"
+        else:
+            code = "CC-TREE-SESSION-MISMATCH"
+        line = next(r.line for r in records if r.session_id is not None and r.session_id != sid)
+        acc.problems.append(Problem(code, file, line))
 
 
 def _dedup_uuids(acc: Account) -> None:
@@ -550,6 +557,12 @@ def _summaries(acc: Account) -> None:
     searches = sum(t.web_searches for t in acc.tools.values())
     if searches:
         acc.findings["CC-REC-WEBSEARCH-FROM-RESULT"] += searches
+    unknown = sum(
+        t.name == "WebSearch" and t.web_searches == 0 and t.status != "error"
+        for t in acc.tools.values()
+    )
+    if unknown:
+        acc.findings["CC-REC-WEBSEARCH-COUNT-UNKNOWN"] += unknown
     acc.findings["CC-REC-UNKNOWN-TYPE"] += acc.tree.unknown_types.total()
     for problem in acc.problems:
         if not problem.blocking:

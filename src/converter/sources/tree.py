@@ -28,7 +28,7 @@ SESSION_ID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
 AGENT_ID = re.compile(r"a(?:compact-)?[0-9a-f]{6,32}")
-LEGACY_AGENT_ID = re.compile(r"[0-9a-f]{8}")
+LEGACY_AGENT_ID = re.compile(r"[0-9a-f]{7,8}")  # 2.0.x; the corpus's 2.0.76 id has 7
 RUN_ID = re.compile(r"wf_[0-9A-Za-z]{1,40}(?:-[0-9A-Za-z]{1,40}){0,4}")
 
 _CHILD = re.compile(r"agent-(?P<id>.+)\.jsonl")

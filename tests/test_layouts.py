@@ -1,0 +1,151 @@
+"""Layout edge cases found by reconciling docs/claude-code-shapes.md with the code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+SID = "11111111-2222-4333-8444-555555555555"
+OTHER = "99999999-2222-4333-8444-555555555555"
+
+
+def _line(**record: Any) -> str:
+    return json.dumps(record) + "\n"
+
+
+def _usage() -> dict[str, Any]:
+    return {
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+    }
+
+
+def _parent(folder: Path, extra: str = "") -> Path:
+    parent = folder / f"{SID}.jsonl"
+    parent.write_text(
+        _line(
+            type="user",
+            uuid="u1",
+            parentUuid=None,
+            sessionId=SID,
+            version="2.0.76",
+            message={"role": "user", "content": "CANARY-prompt-text"},
+        )
+        + _line(
+            type="assistant",
+            uuid="a1",
+            parentUuid="u1",
+            sessionId=SID,
+            version="2.0.76",
+            message={
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-sonnet-4-20250514",
+                "content": [{"type": "text", "text": "CANARY-answer"}],
+                "stop_reason": "end_turn",
+                "usage": _usage(),
+            },
+        )
+        + extra
+    )
+    return parent
+
+
+def _sibling(folder: Path, name: str, session: str) -> None:
+    (folder / name).write_text(
+        _line(
+            type="user",
+            uuid="s1",
+            parentUuid=None,
+            sessionId=session,
+            isSidechain=True,
+            message={"role": "user", "content": "Warmup"},
+        )
+        + _line(
+            type="assistant",
+            uuid="s2",
+            parentUuid="s1",
+            sessionId=session,
+            isSidechain=True,
+            message={
+                "id": "msg_s",
+                "role": "assistant",
+                "model": "claude-sonnet-4-20250514",
+                "content": [{"type": "text", "text": "x"}],
+                "stop_reason": "end_turn",
+                "usage": _usage(),
+            },
+        )
+    )
+
+
+def test_sibling_of_another_session_is_not_bound_and_does_not_refuse(
+    cli: Any, tmp_path: Path
+) -> None:
+    parent = _parent(tmp_path)
+    _sibling(tmp_path, "agent-1a2b3c4d.jsonl", OTHER)
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert report["convertible"] is True
+    assert report["bound_files"] == 1
+
+
+def test_seven_hex_sibling_of_this_session_is_found_not_dropped(cli: Any, tmp_path: Path) -> None:
+    parent = _parent(tmp_path)
+    _sibling(tmp_path, "agent-1a2b3c4.jsonl", SID)
+    result = cli("inspect", "--json", "--in", str(parent))
+    report = result.json()
+    assert report["bound_files"] == 2
+    assert report["counts"]["model_calls"] == 2  # its call is accounted, not silently left out
+    assert "CC-TREE-ORPHAN-CHILD" in {
+        r["code"] for r in report["refusals"]
+    }  # no delegation joins it
+    assert "CANARY" not in result.out + result.err
+
+
+def test_parent_named_for_another_session(cli: Any, tmp_path: Path) -> None:
+    parent = _parent(tmp_path)
+    renamed = tmp_path / f"{OTHER}.jsonl"
+    parent.rename(renamed)
+    report = cli("inspect", "--json", "--in", str(renamed)).json()
+    assert {r["code"] for r in report["refusals"]} == {"CC-TREE-PARENT-NAME"}
+
+
+def test_websearch_without_a_count_is_a_finding(cli: Any, tmp_path: Path) -> None:
+    call = _line(
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        sessionId=SID,
+        message={
+            "id": "msg_2",
+            "role": "assistant",
+            "model": "claude-sonnet-4-20250514",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_w",
+                    "name": "WebSearch",
+                    "input": {"query": "CANARY-q"},
+                }
+            ],
+            "stop_reason": "tool_use",
+            "usage": _usage(),
+        },
+    )
+    result = _line(
+        type="user",
+        uuid="u2",
+        parentUuid="a2",
+        sessionId=SID,
+        message={
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_w", "content": "CANARY-r"}],
+        },
+        toolUseResult={"query": "CANARY-q", "results": ["CANARY-text"]},
+    )
+    parent = _parent(tmp_path, call + result)
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert {"code": "CC-REC-WEBSEARCH-COUNT-UNKNOWN", "count": 1} in report["findings"]
