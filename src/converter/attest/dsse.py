@@ -1,0 +1,141 @@
+"""DSSE v1 (secure-systems-lab/dsse): pre-authentication encoding, the JSON envelope, and
+Ed25519 sign / verify. Pure functions over bytes; no I/O.
+
+The signature covers PAE(payloadType, payload) only. `keyid` is an unauthenticated hint (the
+DSSE protocol forbids using it for security decisions), so verification tries every signature
+against the one trusted key and ignores `keyid`.
+
+keyid: the lowercase hex SHA-256 of the raw 32-byte Ed25519 public key (RFC 8032 encoding),
+not of its DER SubjectPublicKeyInfo. Raw bytes have one encoding per key, so anyone holding the
+public key in any container format (PEM, DER, JWK, OpenSSH) derives the same id.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+from typing import Annotated, Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from pydantic import StringConstraints, ValidationError
+
+from converter.attest.errors import EnvelopeMalformed, SignatureInvalid
+from converter.canonical import canonical_bytes
+from converter.firewall.types import Closed
+
+# Standard or URL-safe alphabet, padded or not: DSSE verifiers must accept either.
+Base64Text = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/_-]*={0,2}$")]
+# A foreign signer may use any hint (or none); bounded so it cannot carry a document.
+KeyIdHint = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{0,256}$")]
+PayloadType = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{1,256}$")]
+
+_MAX_SIGNATURES = 16
+
+
+class Signature(Closed):
+    keyid: KeyIdHint = ""
+    sig: Base64Text
+
+
+class Envelope(Closed):
+    """The DSSE JSON envelope; field names are the spec's own (`payloadType`, `keyid`, `sig`)."""
+
+    payload: Base64Text
+    payloadType: PayloadType
+    signatures: tuple[Signature, ...]
+
+    def to_bytes(self) -> bytes:
+        """Canonical JSON: Ed25519 is deterministic, so same payload and key give the same bytes."""
+        return canonical_bytes(self)
+
+
+def pae(payload_type: str, body: bytes) -> bytes:
+    """DSSEv1 + SP + LEN(type) + SP + type + SP + LEN(body) + SP + body (lengths in bytes)."""
+    kind = payload_type.encode("utf-8")
+    return b"DSSEv1 %d %b %d %b" % (len(kind), kind, len(body), body)
+
+
+def key_id(public_key: Ed25519PublicKey) -> str:
+    raw = public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return hashlib.sha256(raw).hexdigest()
+
+
+def sign_envelope(payload: bytes, payload_type: str, private_key: Ed25519PrivateKey) -> Envelope:
+    signature = private_key.sign(pae(payload_type, payload))
+    return Envelope(
+        payload=base64.b64encode(payload).decode("ascii"),
+        payloadType=payload_type,
+        signatures=(
+            Signature(
+                keyid=key_id(private_key.public_key()),
+                sig=base64.b64encode(signature).decode("ascii"),
+            ),
+        ),
+    )
+
+
+def verify_envelope(envelope: Envelope, public_key: Ed25519PublicKey) -> bytes:
+    """The payload, if at least one signature verifies with `public_key`; else SignatureInvalid.
+
+    The payload type is authenticated here but not interpreted: the caller checks it.
+    """
+    payload = b64decode(envelope.payload)
+    message = pae(envelope.payloadType, payload)
+    for signature in envelope.signatures:
+        try:
+            public_key.verify(b64decode(signature.sig), message)
+        except (InvalidSignature, EnvelopeMalformed):
+            continue
+        return payload
+    raise SignatureInvalid
+
+
+def b64decode(text: str) -> bytes:
+    """Decode standard or URL-safe base64, padding optional; EnvelopeMalformed otherwise."""
+    standard = text.rstrip("=").translate(str.maketrans("-_", "+/"))
+    try:
+        return base64.b64decode(standard + "=" * (-len(standard) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        raise EnvelopeMalformed from None
+
+
+def parse_envelope(data: bytes) -> Envelope:
+    """Read envelope JSON. Unknown fields are ignored, as the DSSE envelope spec requires;
+    duplicate keys, a non-object, or missing / ill-typed required fields are EnvelopeMalformed.
+    """
+    try:
+        document = json.loads(data, object_pairs_hook=_unique_keys)
+        return _envelope_from(document)
+    except (ValueError, TypeError, KeyError, ValidationError):
+        raise EnvelopeMalformed from None
+
+
+def _envelope_from(document: Any) -> Envelope:
+    if not isinstance(document, dict) or not isinstance(document["signatures"], list):
+        raise TypeError
+    if len(document["signatures"]) > _MAX_SIGNATURES:
+        raise ValueError
+    return Envelope(
+        payload=document["payload"],
+        payloadType=document["payloadType"],
+        signatures=tuple(_signature_from(item) for item in document["signatures"]),
+    )
+
+
+def _signature_from(item: Any) -> Signature:
+    if not isinstance(item, dict):
+        raise TypeError
+    keyid = item.get("keyid")
+    return Signature(keyid="" if keyid is None else keyid, sig=item["sig"])
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Reject repeated keys: two readers must never see two different envelopes in one file."""
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError
+    return dict(pairs)

@@ -1,0 +1,51 @@
+"""Named failures of attestation: each carries one stable ATTEST-* code from `converter.errors`.
+
+A signature, subject or envelope that does not check is an integrity failure (exit 5): the
+verifier was able to look and what it saw is wrong. A key that cannot be loaded is a refusal
+(exit 2): nothing could be checked or signed.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from converter.errors import CODES, IntegrityFailure, Problem, Refused
+
+
+class AttestationFailure(IntegrityFailure):
+    """An attestation does not verify; `code` says which check failed. Raise a subclass."""
+
+    code_for_class: ClassVar[str]
+
+    def __init__(self) -> None:
+        super().__init__(self.code_for_class)
+
+
+class EnvelopeMalformed(AttestationFailure):
+    code_for_class = "ATTEST-ENVELOPE-MALFORMED"
+
+
+class SignatureInvalid(AttestationFailure):
+    code_for_class = "ATTEST-SIGNATURE-INVALID"
+
+
+class PayloadTypeUnsupported(AttestationFailure):
+    code_for_class = "ATTEST-PAYLOAD-TYPE"
+
+
+class StatementInvalid(AttestationFailure):
+    code_for_class = "ATTEST-STATEMENT-INVALID"
+
+
+class SubjectMismatch(AttestationFailure):
+    code_for_class = "ATTEST-SUBJECT-MISMATCH"
+
+
+class SigningKeyRefused(Refused):
+    """A signing or verification key file could not be created or used."""
+
+    def __init__(self, code: str) -> None:
+        if not code.startswith("ATTEST-KEY-") or code not in CODES:
+            raise KeyError(code)  # a bug, not an input condition
+        super().__init__([Problem(code)])
+        self.code = code

@@ -1,0 +1,128 @@
+"""Ed25519 signing keys: `keygen` and the loaders. The only module here that touches files.
+
+Private key: PKCS#8 PEM, unencrypted, mode 0600, created with O_EXCL (never replaces a file).
+Public key: SubjectPublicKeyInfo PEM at `<private>.pub`. Every failure is a SigningKeyRefused
+with an ATTEST-KEY-* code; no message quotes the file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+    load_pem_private_key,
+    load_pem_public_key,
+)
+
+from converter.attest.dsse import key_id
+from converter.attest.errors import SigningKeyRefused
+
+_MAX_KEY_FILE = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratedKey:
+    private_path: Path
+    public_path: Path
+    key_id: str
+
+
+def public_path_for(private_path: Path) -> Path:
+    return private_path.with_name(private_path.name + ".pub")
+
+
+def private_pem(key: Ed25519PrivateKey) -> bytes:
+    return key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+
+
+def public_pem(key: Ed25519PublicKey) -> bytes:
+    return key.public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+
+
+def private_key_from_pem(data: bytes) -> Ed25519PrivateKey:
+    try:
+        key = load_pem_private_key(data, password=None)
+    except UnsupportedAlgorithm:
+        raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE") from None
+    except (ValueError, TypeError):  # not PEM, damaged, or encrypted (TypeError)
+        raise SigningKeyRefused("ATTEST-KEY-INVALID") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
+    return key
+
+
+def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
+    if b"PRIVATE KEY-----" in data:  # the secret half passed where the public one belongs
+        raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
+    try:
+        key = load_pem_public_key(data)
+    except UnsupportedAlgorithm:
+        raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE") from None
+    except ValueError:
+        raise SigningKeyRefused("ATTEST-KEY-INVALID") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
+    return key
+
+
+def generate_key_files(private_path: Path) -> GeneratedKey:
+    """Write a new key pair; refuses (ATTEST-KEY-EXISTS) if either file already exists."""
+    public_path = public_path_for(private_path)
+    if public_path.exists() or public_path.is_symlink():
+        raise SigningKeyRefused("ATTEST-KEY-EXISTS")
+    key = Ed25519PrivateKey.generate()
+    _create_exclusive(private_path, private_pem(key), 0o600)
+    try:
+        _create_exclusive(public_path, public_pem(key.public_key()), 0o644)
+    except BaseException:
+        private_path.unlink()
+        raise
+    return GeneratedKey(private_path, public_path, key_id(key.public_key()))
+
+
+def _create_exclusive(path: Path, data: bytes, mode: int) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    except FileExistsError:
+        raise SigningKeyRefused("ATTEST-KEY-EXISTS") from None
+    except OSError:
+        raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError:
+        path.unlink(missing_ok=True)
+        raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE") from None
+
+
+def load_private_key(path: Path) -> Ed25519PrivateKey:
+    """The signing key; refuses a file other users can read (ATTEST-KEY-PERMISSIONS)."""
+    data = _read_key_file(path, private=True)
+    return private_key_from_pem(data)
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    return public_key_from_pem(_read_key_file(path, private=False))
+
+
+def _read_key_file(path: Path, *, private: bool) -> bytes:
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_KEY_FILE:
+            raise SigningKeyRefused("ATTEST-KEY-INVALID")
+        if private and info.st_mode & 0o077:
+            raise SigningKeyRefused("ATTEST-KEY-PERMISSIONS")
+        return path.read_bytes()
+    except OSError:
+        raise SigningKeyRefused("ATTEST-KEY-UNREADABLE") from None

@@ -1,0 +1,135 @@
+"""The in-toto v1 Statement that binds a bundle to its receipt, and the attest / check pair.
+
+Statement (https://github.com/in-toto/attestation/blob/main/spec/v1/statement.md):
+  _type          "https://in-toto.io/Statement/v1"
+  subject        one entry: the bundle's file name and the SHA-256 of its exact bytes
+  predicateType  "https://agent-evidence.dev/receipt/v1" (PREDICATE_TYPE): the predicate is the
+                 bundle's `receipt` object, unchanged (SPEC §9)
+It is serialized with the one canonical encoder and wrapped in a DSSE envelope of payload type
+"application/vnd.in-toto+json". Pure functions over bytes: the caller reads and writes files.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Annotated, Any, Final, Literal
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from pydantic import ConfigDict, Field, StringConstraints, ValidationError
+
+from converter.attest.dsse import (
+    Envelope,
+    b64decode,
+    key_id,
+    parse_envelope,
+    sign_envelope,
+    verify_envelope,
+)
+from converter.attest.errors import (
+    EnvelopeMalformed,
+    PayloadTypeUnsupported,
+    SignatureInvalid,
+    StatementInvalid,
+    SubjectMismatch,
+)
+from converter.canonical import FloatInArtifact, canonical_bytes
+from converter.firewall.types import Closed, Sha256
+
+STATEMENT_TYPE: Final = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE: Final = "https://agent-evidence.dev/receipt/v1"
+PAYLOAD_TYPE: Final = "application/vnd.in-toto+json"
+
+# A bare file name (never a path: a folder name could say whose machine made the bundle).
+SubjectName = Annotated[str, StringConstraints(pattern=r"^[^/\\\x00-\x1f]{1,255}$")]
+
+
+class SubjectDigest(Closed):
+    sha256: Sha256
+
+
+class Subject(Closed):
+    name: SubjectName
+    digest: SubjectDigest
+
+
+class Statement(Closed):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
+
+    type_: Literal["https://in-toto.io/Statement/v1"] = Field(alias="_type")
+    subject: tuple[Subject]
+    predicateType: Literal["https://agent-evidence.dev/receipt/v1"]
+    predicate: dict[str, Any]
+
+    def to_bytes(self) -> bytes:
+        return canonical_bytes(self.model_dump(mode="json", by_alias=True))
+
+
+def build_statement(bundle_bytes: bytes, bundle_name: str, receipt: dict[str, Any]) -> Statement:
+    subject = Subject(
+        name=bundle_name, digest=SubjectDigest(sha256=hashlib.sha256(bundle_bytes).hexdigest())
+    )
+    return Statement(
+        type_=STATEMENT_TYPE, subject=(subject,), predicateType=PREDICATE_TYPE, predicate=receipt
+    )
+
+
+def attest(
+    bundle_bytes: bytes, bundle_name: str, receipt: dict[str, Any], key: Ed25519PrivateKey
+) -> bytes:
+    """The envelope JSON for `<out>.intoto.json`; the caller writes it atomically."""
+    statement = build_statement(bundle_bytes, bundle_name, receipt).to_bytes()
+    return sign_envelope(statement, PAYLOAD_TYPE, key).to_bytes()
+
+
+def check_attestation(
+    bundle_bytes: bytes, envelope_bytes: bytes, public_key: Ed25519PublicKey
+) -> dict[str, Any]:
+    """The signed receipt, once the signature verifies and the subject is these exact bytes.
+
+    Raises EnvelopeMalformed, SignatureInvalid, PayloadTypeUnsupported, StatementInvalid or
+    SubjectMismatch (all AttestationFailure, exit 5).
+    """
+    envelope = parse_envelope(envelope_bytes)
+    payload = verify_envelope(envelope, public_key)
+    _require_as_written(envelope, envelope_bytes, public_key)
+    if envelope.payloadType != PAYLOAD_TYPE:
+        raise PayloadTypeUnsupported
+    statement = parse_statement(payload)
+    if statement.subject[0].digest.sha256 != hashlib.sha256(bundle_bytes).hexdigest():
+        raise SubjectMismatch
+    return statement.predicate
+
+
+def _require_as_written(
+    envelope: Envelope, envelope_bytes: bytes, public_key: Ed25519PublicKey
+) -> None:
+    """Our own artifact is checked byte for byte, beyond what DSSE needs: one signature whose
+    keyid is this key's, canonical base64, canonical JSON. A valid signature survives edits to
+    the unsigned parts (keyid, base64 padding bits, unknown fields, spacing); this makes any
+    changed byte of the file fail, so a file that verifies is exactly the file that was written.
+    """
+    if len(envelope.signatures) != 1 or envelope.signatures[0].keyid != key_id(public_key):
+        raise SignatureInvalid
+    texts = (envelope.payload, envelope.signatures[0].sig)
+    if any(base64.b64encode(b64decode(text)).decode("ascii") != text for text in texts):
+        raise EnvelopeMalformed
+    if envelope.to_bytes() != envelope_bytes:
+        raise EnvelopeMalformed
+
+
+def parse_statement(payload: bytes) -> Statement:
+    """A signed payload that is exactly our canonical Statement; StatementInvalid otherwise.
+
+    Requiring the canonical bytes back rules out duplicate keys, floats and any second reading
+    of the same signed text.
+    """
+    try:
+        statement = Statement.model_validate_json(payload)
+        canonical = canonical_bytes(json.loads(payload))
+    except (ValidationError, ValueError, FloatInArtifact):
+        raise StatementInvalid from None
+    if canonical != payload:
+        raise StatementInvalid
+    return statement

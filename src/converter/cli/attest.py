@@ -1,0 +1,24 @@
+"""Attestation commands: `keygen` (the Ed25519 key pair that signs bundle attestations)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from converter.attest.keys import generate_key_files
+
+
+@click.command()
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="Private key file to create (PKCS#8 PEM, mode 0600); the public key goes to OUT.pub.",
+)
+def keygen(out: Path) -> None:
+    """Create an Ed25519 signing key pair for --attest-key; never replaces a file."""
+    made = generate_key_files(out)
+    click.echo(f"created signing key {made.key_id}")
+    click.echo(f"public key: {made.public_path.name} (give this file to whoever verifies)")

@@ -1,0 +1,154 @@
+"""DSSE: the PAE bytes, the envelope's JSON shape, sign / verify, and the parser's rules."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from hypothesis import given
+from hypothesis import strategies as st
+
+from converter.attest.dsse import (
+    Envelope,
+    Signature,
+    key_id,
+    pae,
+    parse_envelope,
+    sign_envelope,
+    verify_envelope,
+)
+from converter.attest.errors import EnvelopeMalformed, SignatureInvalid
+
+KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+OTHER = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+TYPE = "application/vnd.in-toto+json"
+
+
+def test_pae_matches_the_spec_test_vector() -> None:
+    # secure-systems-lab/dsse protocol.md, "Test Vectors"
+    assert pae("http://example.com/HelloWorld", b"hello world") == (
+        b"DSSEv1 29 http://example.com/HelloWorld 11 hello world"
+    )
+
+
+def test_pae_lengths_count_bytes_not_characters() -> None:
+    assert pae("é", b"") == b"DSSEv1 2 \xc3\xa9 0 "
+
+
+def test_keyid_is_sha256_of_the_raw_public_key() -> None:
+    raw = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    assert len(raw) == 32
+    assert key_id(KEY.public_key()) == hashlib.sha256(raw).hexdigest()
+
+
+def test_envelope_json_uses_the_spec_field_names() -> None:
+    document = json.loads(sign_envelope(b"body", TYPE, KEY).to_bytes())
+    assert sorted(document) == ["payload", "payloadType", "signatures"]
+    assert document["payloadType"] == TYPE
+    assert base64.b64decode(document["payload"]) == b"body"
+    [signature] = document["signatures"]
+    assert sorted(signature) == ["keyid", "sig"]
+    assert signature["keyid"] == key_id(KEY.public_key())
+    KEY.public_key().verify(base64.b64decode(signature["sig"]), pae(TYPE, b"body"))
+
+
+@given(st.binary(max_size=256), st.text(min_size=1, max_size=40).filter(str.isprintable))
+def test_property_sign_then_verify_returns_the_payload(body: bytes, kind: str) -> None:
+    kind = "".join(c for c in kind if "!" <= c <= "~") or "x"
+    envelope = sign_envelope(body, kind, KEY)
+    assert verify_envelope(parse_envelope(envelope.to_bytes()), KEY.public_key()) == body
+
+
+def test_signing_is_deterministic() -> None:
+    assert sign_envelope(b"x", TYPE, KEY).to_bytes() == sign_envelope(b"x", TYPE, KEY).to_bytes()
+
+
+def test_wrong_key_is_signature_invalid() -> None:
+    with pytest.raises(SignatureInvalid) as raised:
+        verify_envelope(sign_envelope(b"x", TYPE, KEY), OTHER.public_key())
+    assert raised.value.code == "ATTEST-SIGNATURE-INVALID"
+
+
+def test_no_signature_is_signature_invalid() -> None:
+    unsigned = Envelope(payload="eA==", payloadType=TYPE, signatures=())
+    with pytest.raises(SignatureInvalid):
+        verify_envelope(unsigned, KEY.public_key())
+
+
+def test_payload_type_is_authenticated() -> None:
+    envelope = sign_envelope(b"x", TYPE, KEY)
+    retyped = envelope.model_copy(update={"payloadType": "application/json"})
+    with pytest.raises(SignatureInvalid):
+        verify_envelope(retyped, KEY.public_key())
+
+
+def test_keyid_is_only_a_hint() -> None:
+    envelope = sign_envelope(b"x", TYPE, KEY)
+    hinted = envelope.model_copy(
+        update={"signatures": (Signature(keyid="other", sig=envelope.signatures[0].sig),)}
+    )
+    assert verify_envelope(hinted, KEY.public_key()) == b"x"
+
+
+def test_one_good_signature_among_bad_ones_verifies() -> None:
+    good = sign_envelope(b"x", TYPE, KEY).signatures[0]
+    bad = sign_envelope(b"x", TYPE, OTHER).signatures[0]
+    envelope = Envelope(payload="eA==", payloadType=TYPE, signatures=(bad, good))
+    assert verify_envelope(envelope, KEY.public_key()) == b"x"
+
+
+def test_url_safe_unpadded_base64_is_accepted() -> None:
+    body = b"\xfb\xff\xfe"  # standard base64 "+//+"; URL-safe "-__-"
+    signed = sign_envelope(body, TYPE, KEY)
+    document = json.loads(signed.to_bytes())
+    document["payload"] = base64.urlsafe_b64encode(body).decode().rstrip("=")
+    sig = document["signatures"][0]
+    sig["sig"] = base64.urlsafe_b64encode(base64.b64decode(sig["sig"])).decode().rstrip("=")
+    assert verify_envelope(parse_envelope(json.dumps(document).encode()), KEY.public_key()) == body
+
+
+def test_unknown_fields_are_ignored_as_dsse_requires() -> None:
+    document = json.loads(sign_envelope(b"x", TYPE, KEY).to_bytes())
+    document["extra"] = 1
+    document["signatures"][0]["extra"] = 2
+    assert verify_envelope(parse_envelope(json.dumps(document).encode()), KEY.public_key())
+
+
+def test_absent_keyid_is_empty() -> None:
+    document = json.loads(sign_envelope(b"x", TYPE, KEY).to_bytes())
+    del document["signatures"][0]["keyid"]
+    envelope = parse_envelope(json.dumps(document).encode())
+    assert envelope.signatures[0].keyid == ""
+    assert verify_envelope(envelope, KEY.public_key()) == b"x"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"not json",
+        b"\xff\xfe",
+        b"[]",
+        b'{"payload": "eA==", "payloadType": "t"}',
+        b'{"payload": 1, "payloadType": "t", "signatures": []}',
+        b'{"payload": "eA==", "payloadType": "t", "signatures": {}}',
+        b'{"payload": "eA==", "payloadType": "t", "signatures": ["x"]}',
+        b'{"payload": "eA==", "payloadType": "t", "signatures": [{"keyid": "k"}]}',
+        b'{"payload": "e A", "payloadType": "t", "signatures": []}',
+        b'{"payload": "eA==", "payload": "eQ==", "payloadType": "t", "signatures": []}',
+    ],
+)
+def test_malformed_envelopes_are_refused(data: bytes) -> None:
+    with pytest.raises(EnvelopeMalformed) as raised:
+        parse_envelope(data)
+    assert raised.value.code == "ATTEST-ENVELOPE-MALFORMED"
+
+
+def test_undecodable_base64_in_a_verified_field_is_malformed() -> None:
+    envelope = Envelope(payload="e", payloadType=TYPE, signatures=())
+    with pytest.raises(EnvelopeMalformed):
+        verify_envelope(envelope, KEY.public_key())

@@ -1,0 +1,191 @@
+"""The in-toto Statement and the attest / check pair: what binds, and what any change breaks."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from converter.attest.dsse import sign_envelope
+from converter.attest.errors import (
+    AttestationFailure,
+    PayloadTypeUnsupported,
+    SignatureInvalid,
+    StatementInvalid,
+    SubjectMismatch,
+)
+from converter.attest.statement import (
+    PAYLOAD_TYPE,
+    PREDICATE_TYPE,
+    STATEMENT_TYPE,
+    attest,
+    build_statement,
+    check_attestation,
+)
+from converter.canonical import canonical_bytes
+
+KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+OTHER = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+BUNDLE = b'{"schema_version":"agent-evidence/bundle/v1","receipt":{"x":1}}'
+RECEIPT: dict[str, Any] = {
+    "evidence_sha256": "ab" * 32,
+    "key_id": "key-0123456789abcdef",
+    "counts": {"events": 3, "tasks": 1},
+    "cost": "0.0123",
+}
+ENVELOPE = attest(BUNDLE, "bundle.json", RECEIPT, KEY)
+
+
+def _statement(envelope: bytes) -> Any:
+    return json.loads(base64.b64decode(json.loads(envelope)["payload"]))
+
+
+def test_statement_is_in_toto_v1_with_the_bundle_as_subject() -> None:
+    statement = _statement(ENVELOPE)
+    assert statement == {
+        "_type": "https://in-toto.io/Statement/v1",
+        "subject": [
+            {"name": "bundle.json", "digest": {"sha256": hashlib.sha256(BUNDLE).hexdigest()}}
+        ],
+        "predicateType": "https://agent-evidence.dev/receipt/v1",
+        "predicate": RECEIPT,
+    }
+    assert json.loads(ENVELOPE)["payloadType"] == "application/vnd.in-toto+json"
+
+
+def test_payload_is_the_canonical_encoding() -> None:
+    payload = base64.b64decode(json.loads(ENVELOPE)["payload"])
+    assert payload == canonical_bytes(_statement(ENVELOPE))
+
+
+def test_check_returns_the_signed_receipt() -> None:
+    assert check_attestation(BUNDLE, ENVELOPE, KEY.public_key()) == RECEIPT
+
+
+def test_same_inputs_and_key_give_the_same_bytes() -> None:
+    assert attest(BUNDLE, "bundle.json", RECEIPT, KEY) == ENVELOPE
+
+
+def test_subject_name_must_be_a_bare_file_name() -> None:
+    with pytest.raises(ValidationError):
+        build_statement(BUNDLE, "/home/someone/bundle.json", RECEIPT)
+
+
+@given(st.data())
+def test_property_any_flipped_bundle_byte_is_subject_mismatch(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(BUNDLE) - 1))
+    mask = data.draw(st.integers(1, 255))
+    tampered = bytearray(BUNDLE)
+    tampered[index] ^= mask
+    with pytest.raises(SubjectMismatch) as raised:
+        check_attestation(bytes(tampered), ENVELOPE, KEY.public_key())
+    assert raised.value.code == "ATTEST-SUBJECT-MISMATCH"
+    assert raised.value.exit_code == 5
+
+
+@given(st.data())
+def test_property_any_flipped_envelope_byte_fails(data: st.DataObject) -> None:
+    index = data.draw(st.integers(0, len(ENVELOPE) - 1))
+    mask = data.draw(st.integers(1, 255))
+    tampered = bytearray(ENVELOPE)
+    tampered[index] ^= mask
+    with pytest.raises(AttestationFailure) as raised:
+        check_attestation(BUNDLE, bytes(tampered), KEY.public_key())
+    assert raised.value.code.startswith("ATTEST-")
+    assert raised.value.exit_code == 5
+
+
+def test_every_single_byte_flip_of_the_envelope_fails() -> None:
+    """Exhaustive over positions (one mask each): no unsigned byte is left unchecked."""
+    for index in range(len(ENVELOPE)):
+        for mask in (0x01, 0x20):
+            tampered = bytearray(ENVELOPE)
+            tampered[index] ^= mask
+            with pytest.raises(AttestationFailure):
+                check_attestation(BUNDLE, bytes(tampered), KEY.public_key())
+
+
+def _with_payload_flipped(envelope: bytes) -> bytes:
+    document = json.loads(envelope)
+    payload = bytearray(base64.b64decode(document["payload"]))
+    payload[len(payload) // 2] ^= 0x01
+    document["payload"] = base64.b64encode(bytes(payload)).decode()
+    return canonical_bytes(document)
+
+
+def _with_signature_flipped(envelope: bytes) -> bytes:
+    document = json.loads(envelope)
+    sig = bytearray(base64.b64decode(document["signatures"][0]["sig"]))
+    sig[0] ^= 0x01
+    document["signatures"][0]["sig"] = base64.b64encode(bytes(sig)).decode()
+    return canonical_bytes(document)
+
+
+@pytest.mark.parametrize("tamper", [_with_payload_flipped, _with_signature_flipped])
+def test_flipped_payload_or_signature_byte_is_signature_invalid(tamper: Any) -> None:
+    with pytest.raises(SignatureInvalid) as raised:
+        check_attestation(BUNDLE, tamper(ENVELOPE), KEY.public_key())
+    assert raised.value.code == "ATTEST-SIGNATURE-INVALID"
+
+
+def test_another_key_is_signature_invalid() -> None:
+    with pytest.raises(SignatureInvalid):
+        check_attestation(BUNDLE, ENVELOPE, OTHER.public_key())
+
+
+def test_another_signed_payload_type_is_refused() -> None:
+    payload = base64.b64decode(json.loads(ENVELOPE)["payload"])
+    envelope = sign_envelope(payload, "application/vnd.other+json", KEY).to_bytes()
+    with pytest.raises(PayloadTypeUnsupported) as raised:
+        check_attestation(BUNDLE, envelope, KEY.public_key())
+    assert raised.value.code == "ATTEST-PAYLOAD-TYPE"
+
+
+def _signed(statement: Any, *, canonical: bool = True) -> bytes:
+    payload = canonical_bytes(statement) if canonical else json.dumps(statement).encode()
+    return sign_envelope(payload, PAYLOAD_TYPE, KEY).to_bytes()
+
+
+def _good_statement() -> dict[str, Any]:
+    digest = hashlib.sha256(BUNDLE).hexdigest()
+    return {
+        "_type": STATEMENT_TYPE,
+        "subject": [{"name": "bundle.json", "digest": {"sha256": digest}}],
+        "predicateType": PREDICATE_TYPE,
+        "predicate": RECEIPT,
+    }
+
+
+def _variant(**changes: Any) -> dict[str, Any]:
+    return {**_good_statement(), **changes}
+
+
+@pytest.mark.parametrize(
+    "envelope",
+    [
+        _signed(_variant(predicateType="https://slsa.dev/provenance/v1")),
+        _signed(_variant(_type="https://in-toto.io/Statement/v0.1")),
+        _signed(_variant(subject=[])),
+        _signed(_variant(subject=_good_statement()["subject"] * 2)),
+        _signed(_variant(extra=True)),
+        _signed(_variant(predicate=[1])),
+        _signed(_variant(predicate={"rate": 0.5}), canonical=False),
+        _signed(_good_statement(), canonical=False),
+        sign_envelope(b"not json", PAYLOAD_TYPE, KEY).to_bytes(),
+    ],
+)
+def test_signed_payload_that_is_not_our_statement_is_refused(envelope: bytes) -> None:
+    with pytest.raises(StatementInvalid) as raised:
+        check_attestation(BUNDLE, envelope, KEY.public_key())
+    assert raised.value.code == "ATTEST-STATEMENT-INVALID"
+
+
+def test_a_hand_built_canonical_statement_checks() -> None:
+    assert check_attestation(BUNDLE, _signed(_good_statement()), KEY.public_key()) == RECEIPT
