@@ -467,6 +467,18 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     # --- attestation and verification (ATTEST-*) ---
+    "ATTEST-RECEIPT-MISMATCH": _c(
+        "The attestation verifies and names this bundle, but its signed receipt differs from the "
+        "bundle's own receipt; exit 5.",
+        "Do not trust the bundle: the producer signed a receipt that is not the bundle's. Ask for "
+        "the bundle to be converted and attested again.",
+    ),
+    "ATTEST-REDERIVE-MISMATCH": _c(
+        "The bundle re-derived from the given sources, contract and pseudonym key is not byte for "
+        "byte the bundle given; exit 5.",
+        "Check that the contract and key are the producer's; if they are, the bundle was not made "
+        "from these sources and this contract.",
+    ),
     "ATTEST-MISSING": _c(
         "A public key was given but the bundle has no attestation beside it (<bundle>.intoto.json).",
         "Ask the producer to convert with --attest-key, or pass the attestation's path.",
@@ -537,6 +549,11 @@ CODES: dict[str, CodeInfo] = {
     "KEY-PERMISSIONS": _c(
         "The pseudonym key file can be read by other users.",
         "Run `chmod 600` on the key file.",
+    ),
+    "KEY-UNWRITABLE": _c(
+        "The pseudonym key could not be created there (the folder is missing, is a file, or is "
+        "not writable).",
+        "Choose a writable location with --key-file, or set AGENT_EVIDENCE_KEY.",
     ),
     "KEY-EXISTS": _c(
         "A pseudonym key already exists; it was not replaced.",

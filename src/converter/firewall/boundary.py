@@ -14,6 +14,7 @@ from converter.errors import Problem
 from converter.firewall import view
 from converter.firewall.names import public_agent_type, public_tool_name
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.firewall.shapes import as_model
 from converter.reader.model import Account, Call, EventKey
 from converter.reader.records import Usage
 
@@ -161,7 +162,9 @@ def cross(
     tasks = tuple(
         view.Task(
             id=c.task(t.index) or "",
-            input_digest=pseudo.digest("task-input", t.content_digest.encode("ascii")),
+            input_digest=pseudo.digest(
+                "task-input", t.content_digest.encode("utf-8", "surrogatepass")
+            ),
             started_at=coarsen(t.timestamp, policy.timestamps),
             model_calls=t.calls,
             subagents=t.subagents,
@@ -177,7 +180,7 @@ def cross(
             name=public_tool_name(t.name, pseudo, reveal),
             requested_by=c.event(("model", t.msg_id)),
             status=t.status,
-            shape=t.shape,
+            shape=as_model(t.shape),
             web_search_requests=t.web_searches,
         )
         for t in acc.tools.values()

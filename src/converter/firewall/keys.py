@@ -52,11 +52,16 @@ def _read_private(path: Path) -> PseudonymKey:
 
 def create_key(path: Path) -> PseudonymKey:
     """Write a new random key with mode 0600; never replaces an existing file."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        raise Refused([Problem("KEY-UNWRITABLE")]) from None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
         raise Refused([Problem("KEY-EXISTS")]) from None
+    except OSError:
+        raise Refused([Problem("KEY-UNWRITABLE")]) from None
     key = PseudonymKey(secrets.token_bytes(32))
     with os.fdopen(fd, "w", encoding="ascii") as handle:
         handle.write(key.secret.hex() + "\n")

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from converter.firewall.pseudonyms import Pseudonymizer
+
+# The shape of `types.PublicName`: a revealed name that does not fit it (too long, spaces,
+# punctuation) is pseudonymized rather than failing the output model.
+_PUBLIC_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,63}")
 
 DELEGATION_TOOLS = frozenset({"Agent", "Task", "Workflow"})
 
@@ -80,12 +86,12 @@ BUILTIN_AGENT_TYPES = frozenset(
 
 
 def public_tool_name(name: str, pseudo: Pseudonymizer, reveal: frozenset[str]) -> str:
-    if name in BUILTIN_TOOLS or name in reveal:
+    if name in BUILTIN_TOOLS or (name in reveal and _PUBLIC_NAME.fullmatch(name)):
         return name
     return pseudo.name("tool", name)
 
 
 def public_agent_type(name: str, pseudo: Pseudonymizer, reveal: frozenset[str]) -> str:
-    if name in BUILTIN_AGENT_TYPES or name in reveal:
+    if name in BUILTIN_AGENT_TYPES or (name in reveal and _PUBLIC_NAME.fullmatch(name)):
         return name
     return pseudo.name("agent-type", name)

@@ -47,12 +47,36 @@ _PLURAL: dict[Kind, str] = {
 }
 
 
-def shape_of(value: Any) -> ArgShape:
+# (kind, strings, numbers, booleans, nulls, arrays, objects): what the reader keeps per call.
+ShapeTuple = tuple[Kind, int, int, int, int, int, int]
+_ORDER = ("strings", "numbers", "booleans", "nulls", "arrays", "objects")
+
+
+def shape_tuple(value: Any) -> ShapeTuple:
+    """The shape as a plain tuple: cheap enough to take for every tool call while reading."""
     kind = _kind(value)
     members = (
         value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
     )
-    counts = dict.fromkeys(_PLURAL.values(), 0)
+    counts = dict.fromkeys(_ORDER, 0)
     for member in members:
         counts[_PLURAL[_kind(member)]] += 1
-    return ArgShape(kind=kind, **counts)
+    s, n, b, z, a, o = (counts[name] for name in _ORDER)
+    return (kind, s, n, b, z, a, o)
+
+
+_MODELS: dict[ShapeTuple, ArgShape] = {}
+
+
+def as_model(shape: ShapeTuple) -> ArgShape:
+    """The closed model for a shape tuple; one instance per distinct shape."""
+    model = _MODELS.get(shape)
+    if model is None:
+        kind, s, n, b, z, a, o = shape
+        model = ArgShape(kind=kind, strings=s, numbers=n, booleans=b, nulls=z, arrays=a, objects=o)
+        _MODELS[shape] = model
+    return model
+
+
+def shape_of(value: Any) -> ArgShape:
+    return as_model(shape_tuple(value))

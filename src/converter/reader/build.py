@@ -212,7 +212,8 @@ def _join(acc: Account, index: _Index) -> None:
             continue
         anchor = _anchor(index, stream)
         if anchor is None:
-            acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", stream.file, line))
+            if stream.records:  # an empty child carries no spend: bound, counted, not an agent
+                acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", stream.file, line))
             continue
         stream.parent, stream.anchor = anchor
         is_compaction = (stream.agent_id or "").startswith("acompact-")
@@ -488,6 +489,9 @@ def _edges(acc: Account) -> None:
         entries.sort()
     edges: list[Edge] = []
     has_out: set[EventKey] = set()
+    tools_of: dict[int, list[str]] = defaultdict(list)
+    for tool in acc.tools.values():
+        tools_of[tool.stream].append(tool.id)
     for tool in acc.tools.values():
         model: EventKey = ("model", tool.msg_id)
         edges.append(Edge(model, ("tool", tool.id), "requests"))
@@ -514,16 +518,17 @@ def _edges(acc: Account) -> None:
         )
         if successor is None:
             continue
-        for event in _leaves(acc, stream, by_stream[stream.index], has_out):
+        for event in _leaves(by_stream[stream.index], tools_of[stream.index], has_out):
             edges.append(Edge(event, ("model", successor), "returns"))
     acc.edges = edges
 
 
 def _leaves(
-    acc: Account, stream: Stream, calls: list[tuple[int, str]], has_out: set[EventKey]
+    calls: list[tuple[int, str]], tools: list[str], has_out: set[EventKey]
 ) -> list[EventKey]:
+    """A child's events with no outgoing edge inside the child."""
     events: list[EventKey] = [("model", msg) for _, msg in calls]
-    events += [("tool", t.id) for t in acc.tools.values() if t.stream == stream.index]
+    events += [("tool", tool_id) for tool_id in tools]
     return [e for e in events if e not in has_out]
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from converter.errors import Problem
-from converter.firewall.shapes import ArgShape
+from converter.firewall.shapes import ShapeTuple
 from converter.reader.load import LoadedTree
 from converter.reader.records import Rec, Usage
 
@@ -56,7 +56,7 @@ class ToolCall:
     name: str
     stream: int
     msg_id: str
-    shape: ArgShape
+    shape: ShapeTuple
     position: int
     status: Literal["ok", "error", "no-result"] = "no-result"
     result_position: int | None = None

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from converter.firewall.shapes import ArgShape, shape_of
+from converter.firewall.shapes import ShapeTuple, shape_tuple
 
 # A slash command typed by a person (`/init`, a skill, `/context`) is a task boundary, like a
 # prompt (SPEC §5.1 lists local commands among tasks that may have no calls). What a local
@@ -82,7 +82,7 @@ class Usage:
 class ToolUse:
     id: str
     name: str
-    shape: ArgShape
+    shape: ShapeTuple
     prompt_digest: str | None  # sha256 of input.prompt (delegations), for joins only
     agent_type: str | None  # input.subagent_type
 
@@ -242,7 +242,7 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
                 ToolUse(
                     id=_req_str(block, "id"),
                     name=_req_str(block, "name"),
-                    shape=shape_of(args),
+                    shape=shape_tuple(args),
                     prompt_digest=digest_content(prompt) if isinstance(prompt, str) else None,
                     agent_type=agent_type if isinstance(agent_type, str) else None,
                 )

@@ -1,0 +1,250 @@
+"""Fuzzing the reader through the real CLI (issue 6 §3): mutate valid fixture trees byte-wise and
+structurally; every run must accept (0) or refuse with a code (2) — never a traceback, an internal
+error, leaked content or a written file. `HYPOTHESIS_PROFILE=fuzz` (`make fuzz`) runs 2000
+examples per test; the default profile runs a bounded, derandomized few.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from converter.sources.jsonl import Digest, iter_lines, parse_object, read_document
+from tests.conftest import FIXTURES
+from tests.damage import COMMANDS, Outcome, Tree, copy_tree, dump, run_command
+
+TREES = ("synthetic_tree", "rich_tree")
+PLANTED = "CANARY-fuzz planted"  # not model-, version- or name-shaped: it may never cross
+
+# Values a field can be turned into: every JSON type, edge numbers, and a planted marker.
+ODD_VALUES: list[Any] = [
+    None,
+    True,
+    0,
+    -1,
+    1.5,
+    2**31,
+    2**63 - 1,
+    2**63,
+    2**64 + 1,
+    float("nan"),  # written as NaN
+    "",
+    PLANTED,
+    "../" + PLANTED,
+    [],
+    [PLANTED],
+    {},
+    {"type": "text", "text": PLANTED},
+]
+SPECIAL_BYTES = [b'"', b"{", b"}", b"[", b"]", b":", b",", b"\\", b"\n", b"\r", b"\x00", b"\xff"]
+
+
+def _files(tree: str) -> list[str]:
+    root = FIXTURES / tree
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
+FILES = {tree: _files(tree) for tree in TREES}
+
+
+def _short_strings(tree: str) -> list[str]:
+    """Ids, types, names and other short strings of a tree: swapping one for another makes
+    records collide, join wrongly or change kind, which byte noise rarely reaches."""
+    found: set[str] = set()
+    for rel in FILES[tree]:
+        for raw in (FIXTURES / tree / rel).read_bytes().splitlines():
+            try:
+                stack: list[Any] = [json.loads(raw)]
+            except ValueError:
+                continue
+            while stack:
+                node = stack.pop()
+                if isinstance(node, dict):
+                    found.update(k for k in node if "CANARY" not in k)
+                    stack.extend(node.values())
+                elif isinstance(node, list):
+                    stack.extend(node)
+                elif isinstance(node, str) and len(node) <= 64 and "CANARY" not in node:
+                    found.add(node)
+    return sorted(found)
+
+
+POOL = {tree: _short_strings(tree) for tree in TREES}
+
+
+def _nodes(root: Any) -> list[tuple[Any, Any]]:
+    """Every (container, key-or-index) slot in a JSON value, iteratively."""
+    slots: list[tuple[Any, Any]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            slots.append((node, key))
+            if isinstance(value, (dict, list)):
+                stack.append(value)
+    return slots
+
+
+def _mutate_bytes(data: st.DataObject, raw: bytes) -> bytes:
+    size = len(raw)
+    pos = data.draw(st.integers(0, size), label="pos")
+    op = data.draw(
+        st.sampled_from(["flip", "insert", "delete", "truncate", "special"]), label="byte-op"
+    )
+    if op == "flip" and size:
+        pos = min(pos, size - 1)
+        bit = data.draw(st.integers(0, 7), label="bit")
+        return raw[:pos] + bytes([raw[pos] ^ (1 << bit)]) + raw[pos + 1 :]
+    if op == "insert":
+        extra = data.draw(st.binary(min_size=1, max_size=8), label="inserted")
+        return raw[:pos] + extra + raw[pos:]
+    if op == "delete":
+        length = data.draw(st.integers(1, 64), label="length")
+        return raw[:pos] + raw[pos + length :]
+    if op == "truncate":
+        return raw[:pos]
+    special = data.draw(st.sampled_from(SPECIAL_BYTES), label="special")
+    return raw[:pos] + special + raw[pos + 1 :]
+
+
+def _mutate_lines(data: st.DataObject, lines: list[bytes], pool: list[str]) -> list[bytes]:
+    if not lines:
+        return lines
+    index = data.draw(st.integers(0, len(lines) - 1), label="line")
+    op = data.draw(
+        st.sampled_from(["value", "reuse", "drop-key", "duplicate", "swap", "delete"]),
+        label="line-op",
+    )
+    if op == "duplicate":
+        return [*lines[: index + 1], lines[index], *lines[index + 1 :]]
+    if op == "delete":
+        return lines[:index] + lines[index + 1 :]
+    if op == "swap":
+        other = data.draw(st.integers(0, len(lines) - 1), label="other")
+        lines = list(lines)
+        lines[index], lines[other] = lines[other], lines[index]
+        return lines
+    try:
+        obj = json.loads(lines[index])
+    except ValueError:
+        return lines
+    slots = _nodes(obj) if isinstance(obj, (dict, list)) else []
+    if not slots:
+        return lines
+    container, key = slots[data.draw(st.integers(0, len(slots) - 1), label="slot")]
+    if op == "drop-key" and isinstance(container, dict):
+        del container[key]
+    elif op == "reuse":
+        container[key] = data.draw(st.sampled_from(pool), label="reused")
+    else:
+        container[key] = data.draw(st.sampled_from(ODD_VALUES), label="value")
+    lines = list(lines)
+    lines[index] = dump(obj)
+    return lines
+
+
+def _mutate_file(data: st.DataObject, raw: bytes, is_lines: bool, pool: list[str]) -> bytes:
+    structural = data.draw(st.booleans(), label="structural")
+    if not structural:
+        return _mutate_bytes(data, raw)
+    if not is_lines:  # a whole-file JSON document (meta, manifest): one "line", no newline
+        return b"".join(_mutate_lines(data, [raw], pool))
+    final_newline = raw.endswith(b"\n")
+    lines = raw.split(b"\n")[:-1] if final_newline else raw.split(b"\n")
+    out = b"\n".join(_mutate_lines(data, lines, pool))
+    return out + b"\n" if final_newline else out
+
+
+def _check_no_leak(outcome: Outcome) -> None:
+    """The guard already checked the marker; models are the one by-design exception (SPEC §6.3):
+    a byte deletion can splice a marker into `message.model`, where a model-shaped name crosses."""
+    text = outcome.out + outcome.err
+    for model in (outcome.report or {}).get("by_model", {}):
+        text = text.replace(model, "")
+    assert "CANARY" not in text
+
+
+@given(data=st.data())
+def test_fuzz_mutated_tree_accepts_or_refuses(data: st.DataObject, cli: Any) -> None:
+    tree_name = data.draw(st.sampled_from(TREES), label="tree")
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = Path(scratch)
+        tree: Tree = copy_tree(tree_name, tmp / "src")
+        for _ in range(data.draw(st.integers(1, 3), label="mutations")):
+            rel = data.draw(st.sampled_from(FILES[tree_name]), label="file")
+            path = tree.root / rel
+            mutated = _mutate_file(data, path.read_bytes(), rel.endswith(".jsonl"), POOL[tree_name])
+            path.write_bytes(mutated)
+        for command in COMMANDS:
+            outcome = run_command(cli, command, tree, tmp, markers=[PLANTED], allowed=(0, 2))
+            _check_no_leak(outcome)
+            if outcome.code == 2:
+                assert outcome.refusals, "exit 2 without a coded refusal"
+
+
+@given(raw=st.binary(max_size=512))
+def test_fuzz_line_parser_never_raises(raw: bytes) -> None:
+    parse_object(raw)
+    read_document(raw)
+    digest = Digest()
+    for _number, item in iter_lines(io.BytesIO(raw), digest):
+        assert item is not None
+    assert digest.size == len(raw)
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(value=st.dictionaries(st.text(max_size=4), _JSON, max_size=6))
+def test_property_parser_agrees_with_an_exact_reading(value: dict[str, Any]) -> None:
+    """A line is accepted exactly when every integer fits int64, and then reads back equal."""
+    raw = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    ints: list[int] = []
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, int) and not isinstance(node, bool):
+            ints.append(node)
+    parsed = parse_object(raw)
+    if any(not -(2**63) <= i < 2**63 for i in ints):
+        assert getattr(parsed, "code", None) == "CC-LINE-BIG-INTEGER"
+    elif any("\ud800" <= ch <= "\udfff" for ch in raw.decode("utf-8", "surrogatepass")):
+        assert getattr(parsed, "code", None) is not None  # lone surrogates: refused, not raised
+    else:
+        assert parsed == value
+
+
+@given(data=st.data())
+def test_fuzz_duplicate_keys_are_always_found(data: st.DataObject) -> None:
+    """However a duplicate is spelled (escapes, nesting, colons in strings), it is refused."""
+    key = data.draw(st.text(min_size=1, max_size=4), label="key")
+    filler = data.draw(st.text(max_size=6), label="filler")
+    spelled = json.dumps(key)
+    escaped = "".join(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else c for c in key)
+    second = data.draw(st.sampled_from([spelled, f'"{escaped}"']), label="second")
+    inner = f'{{{spelled}:1,"f":{json.dumps(filler)},{second}:2}}'
+    nested = data.draw(st.booleans(), label="nested")
+    text = f'{{"a":{inner}}}' if nested else inner
+    parsed = parse_object(text.encode("utf-8", "surrogatepass"))
+    assert getattr(parsed, "code", None) == "CC-LINE-DUPLICATE-KEY"

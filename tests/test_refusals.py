@@ -1,0 +1,769 @@
+"""The refusal catalogue (issue 6 §1, SPEC §12): every kind of bad input gets a stable code, exit 2
+(64 for usage errors), the file's role/label and line, no traceback, no content, nothing written.
+
+Each test damages a copy of a fixture tree (never the fixtures) and runs every command in
+`tests.damage.COMMANDS` through `run_guarded`, which checks the never-cases. A planted
+`CANARY-…` marker sits in each damaged line; the guard fails if it (or any fixture marker)
+reaches stdout or stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.damage import (
+    COMMANDS,
+    Command,
+    Tree,
+    canary,
+    copy_tree,
+    dump,
+    expect_refusal,
+    run_command,
+    run_guarded,
+)
+
+SYN_CHILD = "subagents/agent-a3088bfe7965a5c04.jsonl"
+SYN_META = "subagents/agent-a3088bfe7965a5c04.meta.json"
+RICH_RUN = "subagents/workflows/wf_42728b42-182"
+RICH_JOURNAL = f"{RICH_RUN}/journal.jsonl"
+RICH_MANIFEST = "workflows/wf_42728b42-182.json"
+TITLE_LINE = 5  # synthetic parent: an `ai-title` line; damaging it touches nothing else
+A1_TEXT_LINE = 6  # synthetic parent: A1's first fragment (text block, final usage)
+A1_AGENT_LINE = 7  # synthetic parent: A1's Agent tool_use fragment
+A2_LINE = 9  # synthetic parent: A2, the last model call
+
+
+@pytest.fixture(params=COMMANDS, ids=str)
+def command(request: pytest.FixtureRequest) -> Command:
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def syn(tmp_path: Path) -> Tree:
+    return copy_tree("synthetic_tree", tmp_path / "src")
+
+
+@pytest.fixture
+def rich(tmp_path: Path) -> Tree:
+    return copy_tree("rich_tree", tmp_path / "src")
+
+
+def title_line(mark: str, extra: str = "") -> bytes:
+    """An `ai-title` record holding the marker, with raw JSON `extra` members appended."""
+    return b'{"type":"ai-title","aiTitle":"' + mark.encode() + b'"' + extra.encode() + b"}"
+
+
+# --- lines: JSON syntax ----------------------------------------------------------------------
+
+
+def test_torn_last_line_of_parent(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    mark = canary("torn")
+    lines = syn.lines()
+    lines.append(title_line(mark)[:-12])  # cut inside the string, no newline
+    syn.write_lines("", lines, final_newline=False)
+    outcome = run_command(cli, command, syn, tmp_path, markers=[mark, "CANARY"])
+    expect_refusal(outcome, "CC-LINE-TORN", syn.label("parent", ""), len(lines))
+
+
+def test_torn_last_line_of_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    child = syn.path(SYN_CHILD)
+    data = child.read_bytes()
+    child.write_bytes(data[: len(data) - 40])  # the last record loses its tail and newline
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-TORN", syn.label("subagent", SYN_CHILD), 7)
+
+
+def test_torn_inside_a_utf8_character_is_still_torn(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Non-ASCII is written raw, so a write can stop inside a character; that is a torn write,
+    not a damaged file (was: CC-LINE-INVALID-UTF8)."""
+    mark = canary("torn-utf8")
+    record = title_line(mark + " café €")
+    lines = rich.lines()
+    lines.append(record[: record.index("€".encode()) + 1])
+    rich.write_lines("", lines, final_newline=False)
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_refusal(outcome, "CC-LINE-TORN", rich.label("parent", ""), len(lines))
+
+
+def test_invalid_utf8_mid_file(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    mark = canary("utf8")
+    syn.set_line("", TITLE_LINE, title_line(mark)[:-2] + b"\xff\xfe" + b'"}')
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-INVALID-UTF8", syn.label("parent", ""), TITLE_LINE)
+    assert outcome.codes == {"CC-LINE-INVALID-UTF8"}
+
+
+def test_invalid_utf8_at_end_of_a_complete_line_is_not_torn(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    lines = syn.lines()
+    lines[-1] = lines[-1] + b"\xe2\x82"  # a cut character, but the line ends with a newline
+    syn.write_lines("", lines)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-INVALID-UTF8", syn.label("parent", ""), len(lines))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b'["CANARY-notobj planted"]', b'"CANARY-notobj planted"', b"12", b"null", b"true"],
+    ids=["array", "string", "number", "null", "bool"],
+)
+def test_line_not_an_object(
+    raw: bytes, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    syn.set_line("", TITLE_LINE, raw)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-NOT-OBJECT", syn.label("parent", ""), TITLE_LINE)
+
+
+def test_invalid_json_mid_file(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    syn.set_line("", TITLE_LINE, title_line(canary("json"))[:-1] + b",}")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-INVALID-JSON", syn.label("parent", ""), TITLE_LINE)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ',"aiTitle":"other"',  # top level
+        ',"x":{"k":1,"k":2}',  # nested
+        ',"aiTitle":"other","z":"\\u003a"',  # an escaped ':' used to hide the extra key colon
+        ',"x":{"k":1,"k\\u003a":2,"k":3}',
+    ],
+    ids=["top", "nested", "masked-by-escape", "masked-in-key"],
+)
+def test_duplicate_keys(extra: str, syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    syn.set_line("", TITLE_LINE, title_line(canary("dup"), extra))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-DUPLICATE-KEY", syn.label("parent", ""), TITLE_LINE)
+
+
+def test_escaped_colon_without_duplicate_is_accepted(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    baseline = run_command(cli, command, syn, tmp_path)
+    syn.set_line("", TITLE_LINE, title_line("a \\u003a b", ',"k\\u003a":1'))
+    outcome = run_command(cli, command, syn, tmp_path)
+    assert outcome.code == 0
+    assert outcome.report == baseline.report
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+def test_non_finite_numbers(
+    literal: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    syn.set_line("", TITLE_LINE, title_line(canary("nan"), f',"n":{literal}'))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-NONFINITE", syn.label("parent", ""), TITLE_LINE)
+
+
+@pytest.mark.parametrize(
+    "literal",
+    [
+        str(2**63),  # orjson reads it as an int
+        str(2**64 - 1),
+        str(2**64 + 5),  # orjson widens it to a float: caught by the exact re-check
+        str(-(2**63) - 1),  # likewise, and rounds to exactly -2**63 as a float
+        "9" * 5000,  # beyond Python's int digit limit
+    ],
+    ids=["2^63", "2^64-1", "2^64+5", "-2^63-1", "5000-digits"],
+)
+def test_integers_beyond_int64(
+    literal: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    syn.set_line("", TITLE_LINE, title_line(canary("bigint"), f',"n":{literal}'))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-BIG-INTEGER", syn.label("parent", ""), TITLE_LINE)
+
+
+@pytest.mark.parametrize("literal", [str(2**63 - 1), str(-(2**63)), "1e19", "-1.5e300"])
+def test_int64_edges_and_large_floats_are_accepted(
+    literal: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    baseline = run_command(cli, command, syn, tmp_path)
+    syn.set_line("", TITLE_LINE, title_line("t", f',"n":{literal}'))
+    outcome = run_command(cli, command, syn, tmp_path)
+    assert outcome.code == 0
+    assert outcome.report == baseline.report
+
+
+@pytest.mark.parametrize(
+    ("depth_line", "code"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "CC-LINE-TOO-DEEP"),
+        (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, "CC-LINE-TOO-DEEP"),
+        (b"[" * 100_000, "CC-LINE-TOO-DEEP"),  # unbalanced too
+        (b"[" * 600 + b"]" * 600, "CC-LINE-TOO-DEEP"),  # parses, but deeper than MAX_DEPTH
+    ],
+    ids=["arrays-100k", "objects-100k", "unbalanced-100k", "arrays-600"],
+)
+def test_deep_nesting(
+    depth_line: bytes, code: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    syn.set_line("", TITLE_LINE, title_line(canary("deep"), ',"n":')[:-1] + depth_line + b"}")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, code, syn.label("parent", ""), TITLE_LINE)
+
+
+def test_deep_prompt_content_is_refused_not_a_crash(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Prompt content nested 300 deep parses (MAX_DEPTH 512) but orjson cannot serialise it
+    for the task digest (limit 255): was exit 70 (TypeError)."""
+
+    def nest(obj: dict[str, Any]) -> None:
+        deep: Any = [canary("deep-prompt")]
+        for _ in range(300):
+            deep = [deep]
+        obj["message"]["content"] = deep
+
+    syn.edit_record("", 3, nest)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-TOO-DEEP", syn.label("parent", ""), 3)
+
+
+# --- records: token counters and ids ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [-1, 1.5, 3.0, True, False, "12", [], {}, 2**32, 2**63 - 1, 2**64 + 5],
+    ids=[
+        "negative",
+        "fractional",
+        "integral-float",
+        "true",
+        "false",
+        "string",
+        "list",
+        "object",
+        "2^32",
+        "int64-max",  # fits int64, but summed over calls it would not: refused per call
+        "beyond-2^64",
+    ],
+)
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("output_tokens",),
+        ("input_tokens",),
+        ("cache_read_input_tokens",),
+        ("cache_creation", "ephemeral_1h_input_tokens"),
+        ("server_tool_use", "web_search_requests"),
+    ],
+    ids=".".join,
+)
+def test_bad_token_counts(
+    value: Any, path: tuple[str, ...], syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    def set_count(obj: dict[str, Any]) -> None:
+        usage = obj["message"]["usage"]
+        for key in path[:-1]:
+            usage = usage.setdefault(key, {})
+        usage[path[-1]] = value
+        obj["message"]["content"][0]["text"] = canary("tokens")
+
+    syn.edit_record("", A1_TEXT_LINE, set_count)
+    outcome = run_command(cli, command, syn, tmp_path)
+    # 2**64 + 5 is an integer literal beyond int64: the line is refused before the record is read
+    code = "CC-LINE-BIG-INTEGER" if value == 2**64 + 5 else "CC-REC-BAD-TOKEN-COUNT"
+    expect_refusal(outcome, code, syn.label("parent", ""), A1_TEXT_LINE)
+
+
+def test_huge_counters_on_every_call_do_not_overflow_the_report(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Three calls of 2**63-1 output tokens each summed past 2**64 and crashed the JSON writer
+    (exit 70, cli/main.py); each counter is now bounded (CC-REC-BAD-TOKEN-COUNT)."""
+    for number in (A1_TEXT_LINE, A1_AGENT_LINE, A2_LINE):
+        syn.edit_record(
+            "", number, lambda o: o["message"]["usage"].__setitem__("output_tokens", 2**63 - 1)
+        )
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-BAD-TOKEN-COUNT", syn.label("parent", ""), A2_LINE)
+
+
+def test_null_token_count_is_read_as_zero(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Pinned: an explicit null counter is an absent counter (0), like older records."""
+    baseline = run_command(cli, command, syn, tmp_path)
+    syn.edit_record(
+        "", A2_LINE, lambda o: o["message"]["usage"].__setitem__("cache_read_input_tokens", None)
+    )
+    outcome = run_command(cli, command, syn, tmp_path)
+    assert outcome.code == 0
+    if baseline.report is not None and outcome.report is not None:
+        assert outcome.report["counts"] == baseline.report["counts"]
+        assert (
+            baseline.report["usage"]["cache_read_input_tokens"]
+            - outcome.report["usage"]["cache_read_input_tokens"]
+            == 12000
+        )
+
+
+def test_null_message_id(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    def null_id(obj: dict[str, Any]) -> None:
+        obj["message"]["id"] = None
+        obj["message"]["content"][0]["text"] = canary("null-msg-id")
+
+    syn.edit_record("", A2_LINE, null_id)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-BAD-FIELD", syn.label("parent", ""), A2_LINE)
+    assert outcome.codes == {"CC-REC-BAD-FIELD"}
+
+
+def test_null_tool_use_id(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """Pinned: the call's line is refused; the child that copied it then finds no delegation
+    (orphan) and repeats a call the parent no longer has — all are reported at once."""
+
+    def null_id(obj: dict[str, Any]) -> None:
+        obj["message"]["content"][0]["id"] = None
+        obj["message"]["content"][0]["input"]["description"] = canary("null-tool-id")
+
+    syn.edit_record("", A1_AGENT_LINE, null_id)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-BAD-FIELD", syn.label("parent", ""), A1_AGENT_LINE)
+    expect_refusal(outcome, "CC-TREE-ORPHAN-CHILD", syn.label("subagent", SYN_CHILD), 1)
+
+
+def test_null_tool_result_id(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    syn.edit_record("", 8, lambda o: o["message"]["content"][0].__setitem__("tool_use_id", None))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-BAD-FIELD", syn.label("parent", ""), 8)
+
+
+@pytest.mark.parametrize("key", ["uuid", "parentUuid", "sessionId"])
+def test_null_uuid_and_session_id_are_allowed(
+    key: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Claude Code writes `uuid: null` on some lines; a null id that nothing joins on is absent."""
+    baseline = run_command(cli, command, syn, tmp_path)
+    syn.edit_record("", A2_LINE, lambda o: o.__setitem__(key, None))
+    outcome = run_command(cli, command, syn, tmp_path)
+    assert outcome.code == 0, outcome.err
+    assert outcome.report == baseline.report
+
+
+@pytest.mark.parametrize("key", ["uuid", "type", "sessionId"])
+def test_non_string_ids(key: str, syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    syn.edit_record("", A2_LINE, lambda o: o.__setitem__(key, 12345))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-BAD-FIELD", syn.label("parent", ""), A2_LINE)
+
+
+# --- files and layout ------------------------------------------------------------------------
+
+
+def test_empty_parent(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    syn.parent.write_bytes(b"")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-EMPTY-FILE", syn.label("parent", ""))
+
+
+def test_empty_meta(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    syn.path(SYN_META).write_bytes(b"")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-EMPTY-FILE", syn.label("meta", SYN_META))
+    assert outcome.codes == {"CC-TREE-EMPTY-FILE"}
+
+
+def test_empty_manifest(rich: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    rich.path(RICH_MANIFEST).write_bytes(b"")
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_refusal(outcome, "CC-TREE-EMPTY-FILE", rich.label("workflow-manifest", RICH_MANIFEST))
+
+
+def test_empty_journal(rich: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """Was: CC-TREE-JOIN-CONFLICT on every workflow child (an empty journal read as a journal
+    that names none of them)."""
+    rich.path(RICH_JOURNAL).write_bytes(b"")
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_refusal(outcome, "CC-TREE-EMPTY-FILE", rich.label("journal", RICH_JOURNAL))
+    assert outcome.codes == {"CC-TREE-EMPTY-FILE"}
+
+
+def test_empty_child_with_its_join_is_a_finding(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Empty agent files occur (FORMAT-NOTES §8); joined by its meta, it carries no spend."""
+    syn.path(SYN_CHILD).write_bytes(b"")
+    outcome = run_command(cli, command, syn, tmp_path)
+    assert outcome.code == 0, outcome.err
+    if outcome.report is not None:
+        assert {"code": "CC-TREE-EMPTY-CHILD", "count": 1} in outcome.report["findings"]
+
+
+def test_empty_child_without_join_evidence_is_not_an_orphan(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    rich.path("subagents/agent-a0bbc77a137d21d99.jsonl").write_bytes(b"")
+    outcome = run_command(cli, command, rich, tmp_path)
+    assert outcome.code == 0, outcome.refusals
+
+
+def test_missing_parent_with_children_present(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Pruned sessions keep subagents/ but lose the main transcript (FORMAT-NOTES §1)."""
+    syn.parent.unlink()
+    assert syn.folder.is_dir()
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-PARENT-MISSING")
+    assert outcome.codes == {"CC-TREE-PARENT-MISSING"}
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "name-too-long", "a-folder"], ids=str)
+def test_parent_path_that_cannot_be_a_transcript(
+    where: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was exit 70 (NotADirectoryError / OSError ENAMETOOLONG from lstat)."""
+    target = {
+        "under-a-file": syn.parent / f"{syn.session}.jsonl",
+        "name-too-long": syn.root / ("a" * 300 + ".jsonl"),
+        "a-folder": syn.folder,
+    }[where]
+    argv = command.argv(target, tmp_path / "out.json")
+    outcome = run_guarded(cli, argv, watch=[syn.root, tmp_path], outputs=[tmp_path / "out.json"])
+    assert outcome.code == 2
+    assert outcome.codes <= {"CC-TREE-PARENT-MISSING", "CC-TREE-UNREADABLE"}, outcome.codes
+    assert outcome.codes
+
+
+def test_unlistable_folder(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder of the tree that cannot be listed (permissions; root ignores chmod, so simulated)
+    was exit 70 (PermissionError from iterdir)."""
+    real = Path.iterdir
+    blocked = syn.folder / "subagents"
+
+    def iterdir(self: Path) -> Any:
+        if self == blocked:
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-UNREADABLE")
+
+
+def test_orphan_child(rich: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A child whose delegation is in no transcript of the tree."""
+    agent = "a0bbc77a137d21d99"
+    rel = f"subagents/agent-{agent}.jsonl"
+    prompt = {
+        "parentUuid": None,
+        "isSidechain": True,
+        "agentId": agent,
+        "type": "user",
+        "message": {"role": "user", "content": canary("orphan-prompt")},
+        "uuid": "11111111-1111-4111-8111-111111111111",
+        "sessionId": rich.session,
+    }
+    reply = {
+        "parentUuid": prompt["uuid"],
+        "isSidechain": True,
+        "agentId": agent,
+        "type": "assistant",
+        "message": {
+            "model": "claude-opus-4-8",
+            "id": "msg_01Orphan",
+            "content": [{"type": "text", "text": canary("orphan-reply")}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 2},
+        },
+        "uuid": "22222222-1111-4111-8111-111111111111",
+        "sessionId": rich.session,
+    }
+    rich.write_lines(rel, [dump(prompt), dump(reply)])
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_refusal(outcome, "CC-TREE-ORPHAN-CHILD", rich.label("subagent", rel), 1)
+    assert outcome.codes == {"CC-TREE-ORPHAN-CHILD"}
+
+
+def test_meta_names_a_tool_call_that_does_not_exist(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Pinned: the meta's toolUseId and the parent's tool result (agentId) now name different
+    calls, so the join evidence conflicts; the real delegation is left unexpanded."""
+    syn.path(SYN_META).write_bytes(
+        dump(
+            {"agentType": "general-purpose", "description": canary("meta"), "toolUseId": "toolu_X"}
+        )
+    )
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-JOIN-CONFLICT", syn.label("subagent", SYN_CHILD), 1)
+    expect_refusal(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("parent", ""), A1_TEXT_LINE)
+
+
+def test_two_children_claim_one_call(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    old, new = "ada32aef20ac2c7e7", "ada32aef20ac2c7e8"
+    sub = rich.folder / "subagents"
+    (sub / f"agent-{new}.jsonl").write_bytes(
+        (sub / f"agent-{old}.jsonl").read_bytes().replace(old.encode(), new.encode())
+    )
+    shutil.copy(sub / f"agent-{old}.meta.json", sub / f"agent-{new}.meta.json")
+    outcome = run_command(cli, command, rich, tmp_path)
+    for agent in (old, new):
+        expect_refusal(
+            outcome,
+            "CC-TREE-AMBIGUOUS-JOIN",
+            rich.label("subagent", f"subagents/agent-{agent}.jsonl"),
+        )
+
+
+def test_symlinked_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    child = syn.path(SYN_CHILD)
+    outside = tmp_path / "outside.jsonl"
+    child.rename(outside)
+    child.symlink_to(outside)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-SYMLINK")  # not bound: no label, and no path by default
+    assert Path(SYN_CHILD).name not in outcome.err
+    shown = run_command(cli, command, syn, tmp_path, "--show-paths")
+    assert f"({syn.session}/{SYN_CHILD})" in shown.err  # only on request, on stderr
+
+
+@pytest.mark.parametrize("which", ["parent", "meta", "subagents-folder", "session-folder"])
+def test_symlinks_anywhere(
+    which: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    target = {
+        "parent": syn.parent,
+        "meta": syn.path(SYN_META),
+        "subagents-folder": syn.folder / "subagents",
+        "session-folder": syn.folder,
+    }[which]
+    moved = tmp_path / "moved"
+    target.rename(moved)
+    target.symlink_to(moved)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-SYMLINK")
+
+
+def test_special_file_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    os.mkfifo(syn.folder / "subagents" / "agent-a3088bfe7965a5c05.jsonl")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-SPECIAL-FILE")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "agent-..jsonl",
+        "agent-a%2e%2e.jsonl",
+        "agent-a3088bfe7965a5c04..jsonl",
+        "agent-..%2fx.jsonl",
+        "agent-A3088BFE7965A5C04.jsonl",
+        "agent-..meta.json",
+    ],
+)
+def test_path_shaped_agent_id(
+    name: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    (syn.folder / "subagents" / name).write_bytes(title_line(canary("bad-agent-id")) + b"\n")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-BAD-ID")
+    assert "%2e" not in outcome.err
+    assert name not in outcome.err
+
+
+@pytest.mark.parametrize("name", ["..x", "wf_..", "wf_a..b", "wf_%2e%2e", "wf_.._x"])
+def test_path_shaped_run_id(
+    name: str, rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    run = rich.path(RICH_RUN)
+    run.rename(run.parent / name)
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_refusal(outcome, "CC-TREE-BAD-ID")
+
+
+def test_path_shaped_manifest_run_id(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    (rich.folder / "workflows" / "wf_...json").write_bytes(b"{}")
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_refusal(outcome, "CC-TREE-BAD-ID")
+
+
+def test_parent_name_not_a_session_id(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    renamed = syn.root / "x..jsonl"
+    syn.parent.rename(renamed)
+    syn.parent = renamed
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-PARENT-NAME", syn.label("parent", ""))
+
+
+def test_parent_with_two_session_ids(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    other = "11111111-2222-4333-8444-555555555555"
+    syn.edit_record("", A2_LINE, lambda o: o.__setitem__("sessionId", other))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-MULTIPLE-SESSIONS", syn.label("parent", ""), A2_LINE)
+
+
+def test_child_of_another_session(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    other = "11111111-2222-4333-8444-555555555555"
+    syn.edit_record(SYN_CHILD, 7, lambda o: o.__setitem__("sessionId", other))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-SESSION-MISMATCH", syn.label("subagent", SYN_CHILD), 7)
+
+
+def test_every_finding_is_reported_at_once(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    rich.set_line("", 6, b'["CANARY-many planted"]')
+    rich.path(RICH_MANIFEST).write_bytes(b"")
+    child = "subagents/agent-a0bbc77a137d21d32.jsonl"
+    rich.set_line(child, 2, b"{" + b"\xff")
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_refusal(outcome, "CC-LINE-NOT-OBJECT", rich.label("parent", ""), 6)
+    expect_refusal(outcome, "CC-TREE-EMPTY-FILE", rich.label("workflow-manifest", RICH_MANIFEST))
+    expect_refusal(outcome, "CC-LINE-INVALID-UTF8", rich.label("subagent", child), 2)
+
+
+# --- usage errors (exit 64) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["inspect", "--json"],
+        ["inspect", "--in"],
+        ["inspect", "--from", "CANARY-source planted", "--in", "x.jsonl"],
+        ["inspect", "--bogus-CANARY", "--in", "x.jsonl"],
+        ["inspect", "--task-unit", "CANARY-unit planted", "--in", "x.jsonl"],
+        ["no-such-command"],
+    ],
+    ids=["no-in", "in-without-value", "bad-from", "unknown-flag", "bad-task-unit", "no-command"],
+)
+def test_usage_errors(argv: list[str], cli: Any, tmp_path: Path) -> None:
+    """Exit 64 and one line. Click may echo what the user typed (a flag, a bad choice): that is
+    not content from their files, so no marker check here."""
+    outcome = run_guarded(cli, argv, watch=[tmp_path], markers=[])
+    assert outcome.code == 64
+    assert outcome.err.startswith("usage error:")
+
+
+# --- keys (stand-ins for output paths until convert exists) ----------------------------------
+
+
+def test_key_init_into_an_unwritable_place(cli: Any, tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x")
+    target = blocker / "pseudonym.key"
+    outcome = run_guarded(cli, ["key", "init", "--key-file", str(target)], watch=[tmp_path])
+    assert outcome.code == 2
+    assert outcome.codes == {"KEY-UNWRITABLE"}
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores modes")
+def test_key_init_into_a_read_only_folder(cli: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        outcome = run_guarded(
+            cli, ["key", "init", "--key-file", str(folder / "k.key")], watch=[tmp_path]
+        )
+    finally:
+        folder.chmod(0o700)
+    assert outcome.code == 2
+
+
+def test_key_init_refuses_to_replace_a_key(cli: Any, tmp_path: Path) -> None:
+    key = tmp_path / "k.key"
+    key.write_text("CANARY-key planted\n")
+    key.chmod(0o600)
+    outcome = run_guarded(cli, ["key", "init", "--key-file", str(key)], watch=[tmp_path])
+    expect_refusal(outcome, "KEY-EXISTS")
+
+
+@pytest.mark.parametrize("body", ["CANARY-key planted\n", "zz" * 32 + "\n", "\xff" * 64])
+def test_bad_key_file_speaks_no_content(
+    body: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    key = tmp_path / "bad.key"
+    key.write_text(body, encoding="utf-8", errors="surrogateescape")
+    key.chmod(0o600)
+    outcome = run_command(cli, command, syn, tmp_path, "--key-file", str(key))
+    expect_refusal(outcome, "KEY-INVALID")
+
+
+def test_key_file_readable_by_others(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    key = tmp_path / "open.key"
+    key.write_text("0f" * 32 + "\n")
+    key.chmod(0o644)
+    outcome = run_command(cli, command, syn, tmp_path, "--key-file", str(key))
+    expect_refusal(outcome, "KEY-PERMISSIONS")
+
+
+# --- valid but unusual: must inspect exactly like the undamaged tree --------------------------
+
+
+def _baseline(tree: Tree, cli: Any, command: Command, tmp_path: Path) -> Any:
+    outcome = run_command(cli, command, tree, tmp_path)
+    assert outcome.code == 0, outcome.err
+    return outcome.report
+
+
+def test_ten_megabyte_line(rich: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    baseline = _baseline(rich, cli, command, tmp_path)
+    number = rich.find_line("", '"tool_result"')
+
+    def big(obj: dict[str, Any]) -> None:
+        obj["message"]["content"][0]["content"] = [
+            {"type": "text", "text": canary("big") + " é€" + "x" * 10_000_000}
+        ]
+
+    rich.edit_record("", number, big)
+    assert len(rich.lines()[number - 1]) > 10_000_000
+    outcome = run_command(cli, command, rich, tmp_path)
+    assert outcome.code == 0, outcome.err
+    assert outcome.report == baseline
+
+
+def test_crlf_line_ends(rich: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    baseline = _baseline(rich, cli, command, tmp_path)
+    for path in rich.root.rglob("*.jsonl"):
+        path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    outcome = run_command(cli, command, rich, tmp_path)
+    assert outcome.code == 0, outcome.err
+    assert outcome.report == baseline
+
+
+def test_byte_order_marks(rich: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    baseline = _baseline(rich, cli, command, tmp_path)
+    for path in [*rich.root.rglob("*.jsonl"), *rich.root.rglob("*.json")]:
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    outcome = run_command(cli, command, rich, tmp_path)
+    assert outcome.code == 0, outcome.err
+    assert outcome.report == baseline
+
+
+def test_bom_and_crlf_together(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    baseline = _baseline(syn, cli, command, tmp_path)
+    for path in syn.root.rglob("*.jsonl"):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n"))
+    outcome = run_command(cli, command, syn, tmp_path)
+    assert outcome.code == 0, outcome.err
+    assert outcome.report == baseline
+
+
+def test_bom_only_at_file_start(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A BOM inside the file is not a BOM: that line is refused."""
+    syn.set_line("", TITLE_LINE, b"\xef\xbb\xbf" + title_line(canary("bom")))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-LINE-INVALID-JSON", syn.label("parent", ""), TITLE_LINE)
