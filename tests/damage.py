@@ -124,12 +124,19 @@ INSPECT = Command(
     "inspect", lambda parent, out: ["inspect", "--json", "--in", str(parent)], json_report=True
 )
 # TODO(convert): add, once `convert` exists, and every refusal test runs it too:
-# CONVERT_TEMPLATE = Command(
-#     "convert-template",
-#     lambda parent, out: ["convert", "--from", "claude-code-tree", "--in", str(parent),
-#                          "--template", str(out)],
-# )
-COMMANDS: tuple[Command, ...] = (INSPECT,)
+CONVERT_TEMPLATE = Command(
+    "convert-template",
+    lambda parent, out: [
+        "convert",
+        "--from",
+        "claude-code-tree",
+        "--in",
+        str(parent),
+        "--template",
+        str(out),
+    ],
+)
+COMMANDS: tuple[Command, ...] = (INSPECT, CONVERT_TEMPLATE)
 
 
 @dataclass(frozen=True)
@@ -194,10 +201,20 @@ def run_guarded(
     outputs: Iterable[Path] = (),
     allowed: Iterable[int] = (0, 2, 64),
 ) -> Outcome:
-    """Run the real CLI; assert no traceback, no marker in any output, nothing written."""
+    """Run the real CLI; assert no traceback, no marker in any output, nothing written.
+
+    A successful run (exit 0) may write exactly its declared outputs, and nothing else.
+    """
     watched = list(watch)
+    outputs = list(outputs)
     before = snapshot(*watched)
     result = cli(*argv)
+    if result.code == 0:
+        for out in outputs:
+            if out.exists():
+                for marker in markers:
+                    assert marker.encode() not in out.read_bytes(), f"content leaked: {marker!r}"
+                out.unlink()
     after = snapshot(*watched)
     text = result.out + result.err
     assert "Traceback" not in text, result.err

@@ -46,7 +46,8 @@ def read_sources(
 ) -> Reading:
     account = read_tree(parent, task_unit, source)
     if account.refusals:
-        raise Refused(account.refusals, labels=file_labels(account, pseudo))
+        paths = {f.index: f.rel for f in account.tree.layout.files}
+        raise Refused(account.refusals, labels=file_labels(account, pseudo), paths=paths)
     return Reading(account, pseudo, cross(account, pseudo, CANONICAL))
 
 

@@ -604,10 +604,16 @@ class Refused(ConverterError):
 
     exit_code = Exit.REFUSED
 
-    def __init__(self, problems: list[Problem], labels: dict[int, str] | None = None) -> None:
+    def __init__(
+        self,
+        problems: list[Problem],
+        labels: dict[int, str] | None = None,
+        paths: dict[int, str] | None = None,
+    ) -> None:
         super().__init__(f"{len(problems)} refusal(s)")
         self.problems = problems
-        self.labels = labels or {}
+        self.labels = labels or {}  # file index -> "role/label" (content-free)
+        self.paths = paths or {}  # file index -> local relative path: --show-paths only
 
 
 class IntegrityFailure(ConverterError):

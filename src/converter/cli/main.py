@@ -120,6 +120,7 @@ cli.add_command(convert)
 # --- register: evaluate ---
 cli.add_command(evaluate)
 # --- register: verify / keygen ---
+cli.add_command(__import__("converter.cli.verify", fromlist=["verify"]).verify)
 from converter.cli.attest import keygen  # noqa: E402  (registered once `cli` exists)
 
 cli.add_command(keygen)
@@ -141,11 +142,16 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"usage error: {bad.format_message()}", err=True)
         sys.exit(Exit.USAGE)
     except Refused as refused:
+        show_paths = "--show-paths" in args
         for problem in refused.problems:
             where = refused.labels.get(problem.file) if problem.file is not None else None
-            click.echo(
-                "refused: " + describe(problem.code, where or problem.where, problem.line), err=True
-            )
+            path = None
+            if show_paths:
+                path = problem.local_path or (
+                    refused.paths.get(problem.file) if problem.file is not None else None
+                )
+            message = describe(problem.code, where or problem.where, problem.line, path)
+            click.echo("refused: " + message, err=True)
         sys.exit(refused.exit_code)
     except IntegrityFailure as failure:
         click.echo("integrity: " + describe(failure.code), err=True)

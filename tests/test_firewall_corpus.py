@@ -1,0 +1,250 @@
+"""The real corpus through the leak assertion (SPEC §6.5, issue 5 item 4).
+
+For every session tree in ../shared/corpus/real, every string value of 8+ characters in its files
+(each JSON line decoded; values, not keys; lines that do not decode are taken whole) and every
+file and folder name is a source string. None of them, and no 8-character piece of one, may appear
+in `inspect --json`, in the text report, or on stderr.
+
+Real transcripts are English prose, so a naive 8-gram check would flag the product's own words
+("standard", "subagents", "metadata", "Session tree" …) wherever a prompt happens to use them.
+The check is made exact instead by separating what the product prints into two parts:
+
+* The product's **fixed vocabulary**: every word of every string constant in the modules that
+  write command output (`converter.cli.main`, `converter.cli.diagnostics`,
+  `converter.inspection`), every reason code with its fixed message and fix
+  (`converter.errors.CODES`), the field names of the output models (`converter.firewall.view`),
+  and the built-in tool and agent-type names (`converter.firewall.names`). These words are in the
+  product's source, so their presence in an output says nothing about any transcript.
+* **Declared crossings** validated by strict types (SPEC §6.1): token counts, timestamps, model
+  names, Claude Code versions and billing values that occur in the tree's own fields of that kind.
+
+Every output token that is neither is indexed (pseudonyms, key ids, digests — and anything that
+should not be there). Source strings that are themselves allowed names, or made only of
+fixed-vocabulary words, are not searched: an output containing them proves nothing. Everything
+else is searched whole in the indexed tokens, and, for strings of 16+ characters, whole in the
+raw outputs too.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+import converter.cli.diagnostics
+import converter.cli.main
+import converter.inspection
+from converter.errors import CODES
+from converter.firewall import view
+from converter.firewall.names import BUILTIN_AGENT_TYPES, BUILTIN_TOOLS
+from tests.canary.generate import json_strings
+from tests.canary.leaks import OutputIndex, describe, leaks
+from tests.conftest import shared_dir
+
+SHARED = shared_dir()
+pytestmark = pytest.mark.skipif(SHARED is None, reason="shared corpus not present")
+
+OUTPUT_MODULES: tuple[ModuleType, ...] = (
+    converter.cli.main,
+    converter.cli.diagnostics,
+    converter.inspection,
+)
+_TOKEN = re.compile(r"[^\s\"'`{}\[\](),;|]+")
+_NUMBER = re.compile(r"[0-9][0-9,]*")
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9:.]+Z)?")
+_VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,3}")
+
+
+def tokens(text: str) -> list[str]:
+    return [t.strip(":.") for t in _TOKEN.findall(text) if t.strip(":.")]
+
+
+def _string_constants(module: ModuleType) -> Iterator[str]:
+    for node in ast.walk(ast.parse(inspect.getsource(module))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.value
+
+
+def _model_fields(module: ModuleType) -> Iterator[str]:
+    for obj in vars(module).values():
+        if isinstance(obj, type) and issubclass(obj, BaseModel):
+            yield from obj.model_fields
+
+
+def fixed_vocabulary() -> frozenset[str]:
+    words: set[str] = set()
+    for module in OUTPUT_MODULES:
+        for constant in _string_constants(module):
+            words.update(tokens(constant))
+    for code, info in CODES.items():
+        words.update(tokens(f"{code} {info.message} {info.fix}"))
+    words.update(_model_fields(view))
+    words.update(BUILTIN_TOOLS | BUILTIN_AGENT_TYPES)
+    words.update(("main", "root", "agent", "task", "workflow", "skill-fork", "compaction"))
+    words.update(("side", "sidechain", "requests", "consumes", "delegates", "returns"))
+    words.update(("ok", "error", "no-result", "prompt", "session", "true", "false", "null"))
+    return frozenset(words)
+
+
+VOCAB = fixed_vocabulary() if SHARED is not None else frozenset()
+
+
+# ------------------------------------------------------------------------------------------
+# the trees and their strings
+
+
+def parents() -> list[Path]:
+    if SHARED is None:
+        return []
+    real = SHARED / "corpus" / "real"
+    return sorted(
+        p
+        for p in real.rglob("*.jsonl")
+        if "subagents" not in p.parts
+        and not p.name.startswith("agent-")
+        and p.name != "journal.jsonl"
+    )
+
+
+def tree_files(parent: Path) -> list[Path]:
+    files = [parent]
+    folder = parent.with_suffix("")
+    if folder.is_dir():
+        files += sorted(p for p in folder.rglob("*") if p.is_file())
+    files += sorted(parent.parent.glob("agent-*.jsonl"))  # 2.0.x children beside the parent
+    return files
+
+
+class Sources:
+    """The strings of one tree, and the values of the fields whose kind may cross."""
+
+    def __init__(self, parent: Path, real: Path) -> None:
+        self.strings: set[str] = set()
+        self.allowed: set[str] = set(BUILTIN_TOOLS | BUILTIN_AGENT_TYPES)
+        for path in tree_files(parent):
+            self.strings.update(path.relative_to(real).parts)
+            self.strings.update(p.name for p in path.relative_to(real).parents)
+            self._read(path)
+
+    def _read(self, path: Path) -> None:
+        data = path.read_bytes().decode("utf-8", "replace")
+        chunks = data.split("\n") if path.suffix == ".jsonl" else [data]
+        for chunk in chunks:
+            if not chunk.strip():
+                continue
+            try:
+                value = json.loads(chunk)
+            except ValueError:
+                self.strings.add(chunk)
+                continue
+            self.strings.update(json_strings(value))
+            self._allowed(value)
+
+    def _allowed(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            return
+        for key in ("type", "subtype", "version"):
+            if isinstance(value.get(key), str):
+                self.allowed.add(value[key])
+        message = value.get("message")
+        if isinstance(message, dict):
+            if isinstance(message.get("model"), str):
+                self.allowed.add(message["model"])
+            usage = message.get("usage")
+            if isinstance(usage, dict):
+                for key in ("service_tier", "speed", "inference_geo"):
+                    if isinstance(usage.get(key), str):
+                        self.allowed.add(usage[key])
+
+    def searched(self) -> set[str]:
+        """Source strings of 8+ characters that are not allowed names nor product words."""
+        out = set()
+        for s in self.strings:
+            if len(s) < 8 or s in self.allowed or _TIMESTAMP.fullmatch(s):
+                continue
+            words = tokens(s)
+            if words and all(w in VOCAB or w in self.allowed for w in words):
+                continue
+            out.add(s)
+        return out
+
+
+def variable_tokens(text: str, allowed: set[str]) -> list[str]:
+    """Output tokens that are not fixed vocabulary nor declared crossings."""
+    return [
+        t
+        for t in tokens(text)
+        if t not in VOCAB
+        and t not in allowed
+        and not _NUMBER.fullmatch(t)
+        and not _TIMESTAMP.fullmatch(t)
+        and not _VERSION.fullmatch(t)
+    ]
+
+
+def _id(parent: Path) -> str:
+    assert SHARED is not None
+    return parent.relative_to(SHARED / "corpus" / "real").as_posix()
+
+
+def find_leaks(parent: Path, raw: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """(source strings found in the indexed output tokens, long ones found in raw outputs)."""
+    assert SHARED is not None
+    sources = Sources(parent, SHARED / "corpus" / "real")
+    index = OutputIndex()
+    for label, text in raw.items():
+        index.add(label, "\n".join(variable_tokens(text, sources.allowed)))
+    searched = sources.searched()
+    long_whole = [s for s in searched if len(s) >= 16 and any(s in t for t in raw.values())]
+    return leaks(searched, index), long_whole
+
+
+def run_inspect(parent: Path, cli: Any) -> dict[str, str]:
+    json_run = cli("inspect", "--json", "--in", str(parent))
+    text_run = cli("inspect", "--in", str(parent))
+    assert json_run.code in (0, 2)
+    assert text_run.code == json_run.code
+    assert "Traceback" not in json_run.err + text_run.err
+    return {
+        "json:stdout": json_run.out,
+        "json:stderr": json_run.err,
+        "text:stdout": text_run.out,
+        "text:stderr": text_run.err,
+    }
+
+
+@pytest.mark.parametrize("parent", parents(), ids=_id)
+def test_real_tree_leaks_nothing(parent: Path, cli: Any) -> None:
+    found, long_whole = find_leaks(parent, run_inspect(parent, cli))
+    assert not found, describe(found)
+    assert not long_whole, long_whole[:5]
+
+
+def test_corpus_check_finds_a_planted_leak(cli: Any) -> None:
+    """The exemptions do not blind the check: a cwd fragment, a message id or a prompt word
+    pasted into an output is found."""
+    parent = next(p for p in parents() if p.name.startswith("258c7280"))
+    raw = run_inspect(parent, cli)
+    records = [json.loads(line) for line in parent.read_text().splitlines() if line.strip()]
+    cwd = next(r["cwd"] for r in records if isinstance(r.get("cwd"), str))
+    msg = next(r["message"]["id"] for r in records if r.get("type") == "assistant")
+    for planted in (cwd[-9:], msg, f"model {cwd[1:9]}"):
+        found, _ = find_leaks(parent, {**raw, "text:stdout": raw["text:stdout"] + planted})
+        assert found, planted
+
+
+def test_vocabulary_is_the_products_own_words() -> None:
+    """The exemption list is derived from the product's source, and stays small: no word of it
+    is a pseudonym, digest or path."""
+    assert "convertible" in VOCAB
+    assert "CC-TREE-ORPHAN-CHILD" in VOCAB
+    assert all(len(w) <= 64 for w in VOCAB)
+    assert not [w for w in VOCAB if re.fullmatch(r"[a-z-]+-[0-9a-f]{12}", w)]

@@ -1,0 +1,209 @@
+"""Name and time policy at the firewall crossing (SPEC §6.3, issue 5).
+
+`cross(account, pseudo, Policy(reveal_names=..., timestamps=...))`: built-in tool and agent-type
+names cross as they are; MCP tools (`mcp__server__tool`) and plugin or custom agent types cross
+as keyed pseudonyms unless `reveal_names` lists them; `timestamps` coarsens every timestamp of
+the account to the minute, hour or day.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from converter.firewall.boundary import Policy, coarsen, cross
+from converter.firewall.keys import PseudonymKey
+from converter.firewall.names import BUILTIN_AGENT_TYPES, BUILTIN_TOOLS
+from converter.firewall.pseudonyms import Pseudonymizer
+from converter.pipeline import read_tree
+from converter.reader.model import Account
+from tests.canary.generate import CallPlan, ChildPlan, ToolPlan, TreePlan, TurnPlan, write_tree
+from tests.conftest import TEST_KEY
+
+PSEUDO = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+TOOL_PSEUDONYM = re.compile(r"tool-[0-9a-f]{12}")
+TYPE_PSEUDONYM = re.compile(r"agent-type-[0-9a-f]{12}")
+
+
+def _child(custom: bool) -> ChildPlan:
+    return ChildPlan(
+        calls=1,
+        incomplete=False,
+        custom_type=custom,
+        legacy_task=False,
+        meta=True,
+        spawn_depth=False,
+    )
+
+
+PLAN = TreePlan(
+    seed=7,
+    version="2.1.216",
+    turns=(
+        TurnPlan(
+            prompt="string",
+            calls=(
+                CallPlan(
+                    model="claude-opus-4-8",
+                    thinking="none",
+                    text=True,
+                    tools=(
+                        ToolPlan(kind="mcp"),
+                        ToolPlan(kind="mcp"),
+                        ToolPlan(kind="builtin", name="Read"),
+                        ToolPlan(kind="agent", child=_child(custom=True)),
+                        ToolPlan(kind="agent", child=_child(custom=True)),
+                    ),
+                    incomplete=False,
+                ),
+                CallPlan(
+                    model="claude-sonnet-5", thinking="none", text=True, tools=(), incomplete=False
+                ),
+            ),
+            api_error=False,
+            attachment=False,
+            compaction=False,
+            unknown=False,
+            bookkeeping=False,
+        ),
+    ),
+)
+
+
+@pytest.fixture
+def account(tmp_path: Path) -> Account:
+    tree = write_tree(PLAN, tmp_path)
+    acc = read_tree(tree.parent)
+    assert acc.convertible
+    return acc
+
+
+def _mcp_names(acc: Account) -> list[str]:
+    return sorted(t.name for t in acc.tools.values() if t.name.startswith("mcp__"))
+
+
+def _custom_types(acc: Account) -> list[str]:
+    return sorted(
+        s.agent_type
+        for s in acc.streams
+        if s.agent_type and s.agent_type not in BUILTIN_AGENT_TYPES
+    )
+
+
+def test_default_policy_pseudonymizes_mcp_tools_and_custom_agent_types(account: Account) -> None:
+    public = cross(account, PSEUDO, Policy())
+    names = {t.name for t in public.tool_events}
+    for local in _mcp_names(account):
+        assert local not in names
+        assert PSEUDO.name("tool", local) in names
+    assert all(n in BUILTIN_TOOLS or TOOL_PSEUDONYM.fullmatch(n) for n in names)
+    assert "Read" in names
+    assert "Agent" in names
+    types = {a.agent_type for a in public.agents}
+    for local in _custom_types(account):
+        assert local not in types
+        assert PSEUDO.name("agent-type", local) in types
+    assert all(
+        t == "main" or t in BUILTIN_AGENT_TYPES or TYPE_PSEUDONYM.fullmatch(t) for t in types
+    )
+
+
+def test_revealed_names_cross_as_they_are_and_only_those(account: Account) -> None:
+    mcp_shown, mcp_hidden = _mcp_names(account)
+    type_shown, type_hidden = _custom_types(account)
+    public = cross(account, PSEUDO, Policy(reveal_names=frozenset({mcp_shown, type_shown})))
+    names = {t.name for t in public.tool_events}
+    assert mcp_shown in names
+    assert mcp_hidden not in names
+    assert PSEUDO.name("tool", mcp_hidden) in names
+    types = {a.agent_type for a in public.agents}
+    assert type_shown in types
+    assert type_hidden not in types
+    assert PSEUDO.name("agent-type", type_hidden) in types
+
+
+def test_revealing_a_name_that_cannot_be_a_public_name_pseudonymizes_it(account: Account) -> None:
+    """A revealed name must still fit the output type (identifier characters, ≤ 64): one that
+    does not is pseudonymized instead of crashing the conversion."""
+    long_name = "mcp__" + "x" * 80
+    spaced = "mcp__a b__c d"
+    first, second = (t for t in account.tools.values() if t.name.startswith("mcp__"))
+    first.name, second.name = long_name, spaced
+    public = cross(account, PSEUDO, Policy(reveal_names=frozenset({long_name, spaced})))
+    names = {t.name for t in public.tool_events}
+    assert PSEUDO.name("tool", long_name) in names
+    assert PSEUDO.name("tool", spaced) in names
+
+
+TS = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z")
+EXPECTED_SHAPE = {
+    "exact": TS,
+    "minute": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:00Z"),
+    "hour": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:00:00Z"),
+    "day": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"),
+}
+
+
+def _truncate(ts: str, precision: str) -> str:
+    return {
+        "exact": ts,
+        "minute": ts[:16] + ":00Z",
+        "hour": ts[:13] + ":00:00Z",
+        "day": ts[:10],
+    }[precision]
+
+
+@pytest.mark.parametrize("precision", ["exact", "minute", "hour", "day"])
+def test_timestamps_are_coarsened_everywhere(account: Account, precision: str) -> None:
+    public = cross(account, PSEUDO, Policy(timestamps=precision))
+    local_calls = list(account.calls.values())
+    assert len(public.model_events) == len(local_calls)
+    for event, call in zip(public.model_events, local_calls, strict=True):
+        assert call.timestamp is not None
+        assert event.timestamp is not None
+        assert EXPECTED_SHAPE[precision].fullmatch(event.timestamp), event.timestamp
+        assert event.timestamp == _truncate(call.timestamp, precision)
+    for task, local in zip(public.tasks, account.tasks, strict=True):
+        assert local.timestamp is not None
+        assert task.started_at is not None
+        assert task.started_at == _truncate(local.timestamp, precision)
+    # every timestamp-bearing field of the account, found by walking the dump
+    dumped = public.model_dump()
+    found = [v for v in _walk(dumped) if isinstance(v, str) and re.match(r"\d{4}-\d{2}-\d{2}", v)]
+    assert found
+    assert all(EXPECTED_SHAPE[precision].fullmatch(v) for v in found), found
+
+
+def _walk(value: object) -> list[object]:
+    out: list[object] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+        else:
+            out.append(node)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("value", "precision", "expected"),
+    [
+        ("2026-07-22T14:03:51.402Z", "exact", "2026-07-22T14:03:51.402Z"),
+        ("2026-07-22T14:03:51.402Z", "minute", "2026-07-22T14:03:00Z"),
+        ("2026-07-22T14:03:51.402Z", "hour", "2026-07-22T14:00:00Z"),
+        ("2026-07-22T14:03:51.402Z", "day", "2026-07-22"),
+        ("2026-07-22T14:03:51Z", "hour", "2026-07-22T14:00:00Z"),
+        # anything not in canonical UTC form is dropped, never passed through
+        ("2026-07-22T14:03:51+02:00", "exact", None),
+        ("2026-07-22 14:03:51", "minute", None),
+        ("K3x9 secret text", "day", None),
+        (None, "day", None),
+    ],
+)
+def test_coarsen(value: str | None, precision: str, expected: str | None) -> None:
+    assert coarsen(value, precision) == expected

@@ -1,0 +1,193 @@
+"""The privacy property (SPEC §6.5, issue 5): generated session trees with a distinct secret in
+every string field go through every command; no secret, and no 8-character piece of any source
+string that is not an allowed name, appears in stdout, stderr or any written file — for valid
+trees and for trees with one broken line. Pseudonyms are stable under one key and differ under
+another.
+
+Bounded and deterministic by default (the "default" hypothesis profile in conftest);
+`make fuzz` runs the same tests (their names contain "property") with the "fuzz" profile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.canary.commands import COMMANDS, PSEUDONYM_COMMANDS, Invocation, Output
+from tests.canary.generate import (
+    CORRUPTIONS,
+    MARKUP,
+    Corruption,
+    Tree,
+    TreePlan,
+    corrupt,
+    trees,
+    unexplained,
+    write_tree,
+)
+from tests.canary.leaks import describe, index_outputs, leaks
+
+PSEUDONYM = re.compile(r"\b(?:task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{12}\b")
+KEY_ID = re.compile(r"key-[0-9a-f]{16}")
+
+
+def write_key(path: Path) -> Path:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(secrets.token_bytes(32).hex() + "\n")
+    return path
+
+
+@contextmanager
+def planted(plan: TreePlan) -> Iterator[tuple[Tree, Path]]:
+    """The planned tree written under a fresh folder, and a scratch folder beside it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        tree = write_tree(plan, root / "projects")
+        scratch = root / "scratch"
+        scratch.mkdir()
+        yield tree, scratch
+
+
+def invoke(command: str, tree: Tree, scratch: Path, key: Path, cli: Any) -> Output:
+    workdir = Path(tempfile.mkdtemp(dir=scratch))
+    return COMMANDS[command](Invocation(tree.parent, workdir, key, cli))
+
+
+def assert_no_leak(tree: Tree, command: str, output: Output) -> None:
+    assert "Traceback" not in output.stderr
+    assert "internal error" not in output.stderr
+    index = index_outputs(output.texts(command))
+    canaries = {c: index.where(c) for c in tree.secrets if index.where(c)}
+    assert not canaries, f"canaries in outputs: {canaries}"
+    found = leaks(tree.sources, index, MARKUP)
+    assert not found, describe(found)
+
+
+def test_generated_trees_are_valid_property_selfcheck(cli: Any) -> None:
+    """The generator is trusted by the property, so check it: a sample of its trees converts,
+    with exactly the calls it planted, and every string it wrote is a recorded source, an
+    allowed name or a timestamp."""
+
+    @given(plan=trees())
+    def check(plan: TreePlan) -> None:
+        with planted(plan) as (tree, scratch):
+            assert not unexplained(tree)
+            key = write_key(scratch / "k.key")
+            report = invoke("inspect-json", tree, scratch, key, cli)
+            assert report.code == 0, report.stderr
+            counts = json.loads(report.stdout)["counts"]
+            assert counts["model_calls"] == tree.model_calls
+            assert counts["tool_calls"] == tree.tool_calls
+            assert counts["subagents"] == tree.subagents
+
+    check()
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_leak_property(command: str, cli: Any) -> None:
+    @given(plan=trees())
+    def check(plan: TreePlan) -> None:
+        with planted(plan) as (tree, scratch):
+            key = write_key(scratch / "k.key")
+            output = invoke(command, tree, scratch, key, cli)
+            assert output.code == 0, output.stderr
+            assert_no_leak(tree, command, output)
+
+    check()
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_leak_on_failing_runs_property(command: str, cli: Any) -> None:
+    @given(plan=trees(), mode=st.sampled_from(CORRUPTIONS), pick=st.integers(0, 10_000))
+    def check(plan: TreePlan, mode: Corruption, pick: int) -> None:
+        with planted(plan) as (tree, scratch):
+            corrupt(tree, mode, pick)
+            key = write_key(scratch / "k.key")
+            output = invoke(command, tree, scratch, key, cli)
+            if command.startswith("inspect"):
+                assert output.code == 2, (mode, output.stderr)
+                assert "refused: " in output.stderr
+            assert_no_leak(tree, command, output)
+
+    check()
+
+
+def test_pseudonyms_keyed_property(cli: Any) -> None:
+    """Same key twice: byte-identical output. Another key: no pseudonym in common."""
+
+    @given(plan=trees())
+    def check(plan: TreePlan) -> None:
+        with planted(plan) as (tree, scratch):
+            key_a = write_key(scratch / "a.key")
+            key_b = write_key(scratch / "b.key")
+            for command in PSEUDONYM_COMMANDS:
+                first = invoke(command, tree, scratch, key_a, cli)
+                again = invoke(command, tree, scratch, key_a, cli)
+                other = invoke(command, tree, scratch, key_b, cli)
+                assert first.stdout == again.stdout
+                names_a = set(PSEUDONYM.findall(first.stdout))
+                names_b = set(PSEUDONYM.findall(other.stdout))
+                assert names_a, "expected pseudonyms in the output"
+                assert len(names_a) == len(names_b)
+                assert not names_a & names_b
+                assert KEY_ID.findall(first.stdout) != KEY_ID.findall(other.stdout)
+                # the pseudonyms are the only thing a key changes
+                assert PSEUDONYM.sub("P", KEY_ID.sub("K", first.stdout)) == PSEUDONYM.sub(
+                    "P", KEY_ID.sub("K", other.stdout)
+                )
+
+    check()
+
+
+def test_leak_checker_finds_planted_fragments(cli: Any) -> None:
+    """The checker is not blind: pieces of a secret, an id or a file name pasted into an output
+    are found; the output as produced is clean."""
+    plan = TreePlan(seed=3, version="2.1.216", turns=())
+    with planted(plan) as (tree, scratch):
+        key = write_key(scratch / "k.key")
+        output = invoke("inspect-text", tree, scratch, key, cli)
+        assert_no_leak(tree, "inspect-text", output)
+        secret = sorted(tree.secrets)[0]
+        for piece in (secret, secret[2:10], tree.session_id[-12:], tree.parent.parent.name[3:11]):
+            output.stderr += f" {piece}"
+            index = index_outputs(output.texts("inspect-text"))
+            assert leaks(tree.sources, index, MARKUP), piece
+            output.stderr = output.stderr[: -len(piece) - 1]
+
+
+def test_non_ascii_session_id_under_session_task_unit_does_not_crash(
+    tmp_path: Path, cli: Any
+) -> None:
+    """Regression: a renamed parent whose records name a non-ASCII session id made the task
+    digest crash (exit 70) under --task-unit session; it refuses with a code instead."""
+    record = {
+        "type": "assistant",
+        "uuid": "u2",
+        "sessionId": "sé-K7Hd92kLmQ2x",
+        "message": {
+            "id": "msg_1",
+            "model": "claude-opus-4-8",
+            "content": [],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+        "timestamp": "2026-01-01T00:00:01.000Z",
+    }
+    parent = tmp_path / "renamed.jsonl"
+    parent.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    result = cli("inspect", "--task-unit", "session", "--in", str(parent))
+    assert result.code == 2
+    assert "CC-TREE-PARENT-NAME" in result.err
+    assert "K7Hd92kLmQ2x" not in result.out + result.err
