@@ -23,6 +23,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/mypy
+	bash scripts/lint-actions.sh
 
 fmt: $(STAMP)
 	$(VENV)/bin/ruff format src tests

@@ -2,7 +2,9 @@
 
 canonicaljson (sorted keys, no insignificant whitespace, UTF-8) over the JSON-mode dump of a
 model; Decimals are already strings there. Floats are refused outright: money and rates must be
-exact, and a float's text is not portable across encoders.
+exact, and a float's text is not portable across encoders. For models that is a static property
+(no output model has a float field; tests/test_no_float.py checks every schema), so only plain
+dicts and lists are walked at run time.
 """
 
 from __future__ import annotations
@@ -36,9 +38,13 @@ def to_jsonable(value: BaseModel | dict[str, Any] | list[Any]) -> Any:
     return value
 
 
-def canonical_bytes(value: BaseModel | dict[str, Any] | list[Any]) -> bytes:
+def canonical_bytes(
+    value: BaseModel | dict[str, Any] | list[Any], *, model_dump: bool = False
+) -> bytes:
+    """`model_dump=True`: `value` is a model's JSON-mode dump, float-free by construction."""
     data = to_jsonable(value)
-    _check(data)
+    if not isinstance(value, BaseModel) and not model_dump:
+        _check(data)
     encoded: bytes = canonicaljson.encode_canonical_json(data)
     return encoded
 
@@ -55,5 +61,6 @@ def pretty_bytes(value: BaseModel | dict[str, Any]) -> bytes:
     import json
 
     data = to_jsonable(value)
-    _check(data)
+    if not isinstance(value, BaseModel):
+        _check(data)
     return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

@@ -38,7 +38,10 @@ class Reading:
 
     def shown(self, privacy: Privacy) -> PublicAccount:
         """The account as the contract's privacy policy shows it (names, timestamp precision)."""
-        return cross(self.account, self.pseudo, _policy(privacy))
+        policy = _policy(privacy)
+        if policy == CANONICAL:
+            return self.canonical
+        return cross(self.account, self.pseudo, policy)
 
 
 def read_sources(

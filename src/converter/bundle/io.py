@@ -14,7 +14,7 @@ from converter.canonical import canonical_bytes, sha256_hex
 from converter.errors import IntegrityFailure, Problem, Refused
 
 
-def evidence_digest(body: dict[str, Any]) -> str:
+def evidence_digest(body: dict[str, Any], *, model_dump: bool = False) -> str:
     """SHA-256 of the canonical JSON of a bundle's JSON value without `receipt.evidence_sha256`.
 
     Computed over the JSON values as written, not over a re-serialization of the model, so the
@@ -25,13 +25,13 @@ def evidence_digest(body: dict[str, Any]) -> str:
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     unsealed = {**body, "receipt": {k: v for k, v in receipt.items() if k != "evidence_sha256"}}
     try:
-        return sha256_hex(canonical_bytes(unsealed))
+        return sha256_hex(canonical_bytes(unsealed, model_dump=model_dump))
     except (TypeError, ValueError):  # a float or Decimal smuggled into a bundle
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
 
 
 def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
-    digest = evidence_digest(bundle.model_dump(mode="json"))
+    digest = evidence_digest(bundle.model_dump(mode="json"), model_dump=True)
     receipt = bundle.receipt.model_copy(update={"evidence_sha256": digest})
     sealed = bundle.model_copy(update={"receipt": receipt})
     return sealed, canonical_bytes(sealed)

@@ -5,7 +5,6 @@ A plain hash of a short prompt is reversed by guessing; an HMAC is not without t
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from typing import Literal
 
@@ -20,19 +19,25 @@ PSEUDONYM_HEX = 12
 class Pseudonymizer:
     """Maps local identifiers and content to keyed, content-free tokens."""
 
-    __slots__ = ("_key", "key_id")
+    __slots__ = ("_key", "_names", "key_id")
 
     def __init__(self, key: PseudonymKey) -> None:
         self._key = key.secret
         self.key_id = key.key_id
+        self._names: dict[tuple[str, str], str] = {}  # one run's memo: grows with the ids seen
 
     def _mac(self, domain: str, value: bytes) -> str:
         message = b"agent-evidence/v1/" + domain.encode("ascii") + b"\x00" + value
-        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+        return hmac.digest(self._key, message, "sha256").hex()
 
     def name(self, kind: Kind, value: str) -> str:
         """A short pseudonym such as `agent-3f9a0c1d2e4b`; stable under one key."""
-        return f"{kind}-{self._mac(kind, value.encode('utf-8', 'surrogatepass'))[:PSEUDONYM_HEX]}"
+        memo = (kind, value)
+        found = self._names.get(memo)
+        if found is None:
+            mac = self._mac(kind, value.encode("utf-8", "surrogatepass"))
+            found = self._names[memo] = f"{kind}-{mac[:PSEUDONYM_HEX]}"
+        return found
 
     def digest(self, kind: DigestKind, content: bytes) -> str:
         """A full keyed digest of content (a task's input), `hmac-sha256:<64 hex>`."""

@@ -1,0 +1,132 @@
+"""The measured phases, one entry each in `PHASES`, and the child process that times one of them.
+
+Every phase runs in a fresh interpreter (`python -m converter.bench.phases`, arguments as JSON on stdin) so its
+peak RSS (VmHWM at the end of the child) is its own. A phase gets the tree and a scratch folder;
+`prepare` (untimed, optional) builds what it needs first (a contract, a bundle), then `run` is
+timed `repeats` times and the best time is kept. Adding a phase is one line in `PHASES`.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    parent: Path  # the parent transcript <session-id>.jsonl
+    files: tuple[Path, ...]  # every file of the tree
+    workdir: Path  # scratch space for outputs
+
+
+Info = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    name: str
+    run: Callable[[Target, Any], Info]
+    prepare: Callable[[Target], Any] | None = None
+    pipeline: bool = True  # also timed on the linearity and 100k-chain trees
+
+
+def floor(target: Target, _: Any) -> Info:
+    """What any converter must do: read every byte once, SHA-256 it, parse every line."""
+    lines = largest = 0
+    for path in target.files:
+        hasher = hashlib.sha256()
+        with path.open("rb") as stream:
+            if path.suffix == ".jsonl":
+                for raw in stream:
+                    hasher.update(raw)
+                    orjson.loads(raw)
+                    lines += 1
+                    largest = max(largest, len(raw))
+            else:
+                data = stream.read()
+                hasher.update(data)
+                orjson.loads(data)
+        hasher.hexdigest()
+    return {"lines": lines, "largest_line": largest}
+
+
+def inspect(target: Target, _: Any) -> Info:
+    from converter.firewall.keys import PseudonymKey
+    from converter.firewall.pseudonyms import Pseudonymizer
+    from converter.inspection import inspect_report
+    from converter.pipeline import inspect_tree
+
+    pseudo = Pseudonymizer(PseudonymKey(bytes(range(32))))
+    _, public = inspect_tree(target.parent, pseudo)
+    report = inspect_report(public)
+    return {
+        "convertible": report["convertible"],
+        "refusals": sorted({r["code"] for r in report["refusals"]}),
+        "counts": report["counts"],
+    }
+
+
+PHASES: tuple[Phase, ...] = (
+    Phase("floor", floor, pipeline=False),
+    Phase("inspect", inspect),
+    # Phase("convert --template", convert_template, prepare=...),
+)
+
+
+def by_name(name: str) -> Phase:
+    return next(p for p in PHASES if p.name == name)
+
+
+def _vm(field: str) -> float:
+    """VmHWM / VmRSS of this process in MB (Linux); ru_maxrss as a fallback for the peak."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024 / 1_000_000
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1_000_000
+
+
+def measure(name: str, target: Target, repeats: int) -> Info:
+    phase = by_name(name)
+    rss_start = _vm("VmRSS")
+    state = phase.prepare(target) if phase.prepare else None
+    times: list[float] = []
+    info: Info = {}
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        info = phase.run(target, state)
+        times.append(time.perf_counter() - start)
+    return {
+        "seconds": min(times),
+        "runs": times,
+        "peak_rss_mb": _vm("VmHWM"),
+        "rss_start_mb": rss_start,
+        "info": info,
+    }
+
+
+def main() -> None:
+    args = json.loads(sys.stdin.read())
+    target = Target(
+        Path(args["parent"]), tuple(Path(f) for f in args["files"]), Path(args["workdir"])
+    )
+    result = measure(args["phase"], target, int(args["repeats"]))
+    sys.stdout.write(json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""`scan`: every session tree under a Claude Code projects folder, inspected in parallel.
+
+Sessions first (FORMAT-NOTES §1): in each project folder, `<session-id>.jsonl` is a session's
+parent transcript and `<session-id>/` its folder of children; `memory/` and anything not shaped
+like a session id are not sessions. Files are grouped by session id (byte-exact) across project
+folders: a session found under several project folders is one row, inspected once per parent file
+and flagged `split`; a session folder with no parent transcript beside it (pruned) is reported as
+an orphan (`CC-TREE-PARENT-MISSING`), never dropped.
+
+Each parent is inspected by `pipeline.inspect_tree` in a worker process (`jobs` > 1) or in this
+process (`jobs` = 1). The pseudonym key is loaded once by the caller and handed to workers as
+bytes. The result is content-free: keyed session labels, codes and numbers; rows are ordered by
+label so the output does not depend on `jobs` or on completion order.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from converter.errors import ConverterError, Refused
+from converter.firewall.keys import PseudonymKey
+from converter.firewall.pseudonyms import Pseudonymizer
+from converter.inspection import inspect_report
+from converter.pipeline import inspect_tree
+from converter.sources.tree import SESSION_ID
+
+ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
+TOKEN_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_5m_input_tokens",
+    "cache_creation_1h_input_tokens",
+    "cache_creation_unsplit_input_tokens",
+)
+_NUMBERS = ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents")
+
+
+def default_projects_dir() -> Path:
+    """`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`."""
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    base = Path(config) if config else Path.home() / ".claude"
+    return base / "projects"
+
+
+@dataclass(slots=True)
+class Session:
+    session_id: str  # local only
+    parents: list[Path] = field(default_factory=list)
+    orphan_folders: int = 0  # <sid>/ folders with no <sid>.jsonl in the same project folder
+    projects: set[str] = field(default_factory=set)
+
+
+def _kind(path: Path) -> str:
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return "missing"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    return "other"  # symlinks and special files are not followed
+
+
+def find_sessions(projects_dir: Path) -> tuple[list[Session], int]:
+    """Sessions grouped by id across project folders, and the number of project folders."""
+    sessions: dict[str, Session] = {}
+    folders = 0
+    for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
+        if _kind(project) != "dir":
+            continue
+        folders += 1
+        parents: set[str] = set()
+        session_dirs: list[str] = []
+        for entry in sorted(project.iterdir(), key=lambda p: p.name):
+            name = entry.name
+            if name == "memory":
+                continue
+            kind = _kind(entry)
+            stem = name.removesuffix(".jsonl")
+            if kind == "file" and name.endswith(".jsonl") and SESSION_ID.fullmatch(stem):
+                session = sessions.setdefault(stem, Session(stem))
+                session.parents.append(entry)
+                session.projects.add(project.name)
+                parents.add(stem)
+            elif kind == "dir" and SESSION_ID.fullmatch(name):
+                session_dirs.append(name)
+        for sid in session_dirs:
+            if sid not in parents:
+                session = sessions.setdefault(sid, Session(sid))
+                session.orphan_folders += 1
+                session.projects.add(project.name)
+    return [sessions[k] for k in sorted(sessions)], folders
+
+
+# ------------------------------------------------------------------ one parent (worker side)
+
+_WORKER: dict[str, Pseudonymizer] = {}
+
+
+def _init_worker(secret: bytes) -> None:
+    _WORKER["pseudo"] = Pseudonymizer(PseudonymKey(secret))
+
+
+def inspect_part(parent: str) -> dict[str, Any]:
+    """Inspect one parent transcript; a small content-free summary (picklable)."""
+    pseudo = _WORKER["pseudo"]
+    try:
+        _, public = inspect_tree(Path(parent), pseudo)
+    except Refused as refused:
+        return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
+    except ConverterError as error:
+        return {"error": type(error).__name__}
+    except Exception as error:  # one broken tree must not stop a scan of thousands
+        return {"error": type(error).__name__}
+    report = inspect_report(public)
+    counts = report["counts"]
+    return {
+        "convertible": report["convertible"],
+        "codes": sorted({r["code"] for r in report["refusals"]}),
+        **{k: counts[k] for k in _NUMBERS},
+        "usage": {k: report["usage"][k] for k in TOKEN_KEYS},
+    }
+
+
+# ------------------------------------------------------------------ the scan
+
+
+def _run_parts(
+    parents: list[Path], secret: bytes, jobs: int, tick: Callable[[], None]
+) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = [{} for _ in parents]
+    if jobs <= 1 or len(parents) <= 1:
+        _init_worker(secret)
+        for i, parent in enumerate(parents):
+            results[i] = inspect_part(str(parent))
+            tick()
+        return results
+    # Largest first, so one big tree does not start last and leave a worker idle at the end.
+    order = sorted(range(len(parents)), key=lambda i: -_size(parents[i]))
+    with ProcessPoolExecutor(
+        max_workers=jobs, initializer=_init_worker, initargs=(secret,)
+    ) as pool:
+        futures = {pool.submit(inspect_part, str(parents[i])): i for i in order}
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            tick()
+    return results
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -> dict[str, Any]:
+    codes: set[str] = set()
+    errors = sorted({p["error"] for p in parts if "error" in p})
+    for part in parts:
+        codes.update(part.get("codes", ()))
+    if session.orphan_folders:
+        codes.add(ORPHAN_CODE)
+    usage = {k: sum(p.get("usage", {}).get(k, 0) for p in parts) for k in TOKEN_KEYS}
+    if errors:
+        status = "error"
+    elif not session.parents:
+        status = "orphan"
+    elif codes or not all(p.get("convertible") for p in parts):
+        status = "refused"
+    else:
+        status = "convertible"
+    return {
+        # the parent's own keyed label: the same as its `files[].label` in `inspect --json`
+        "session": pseudo.name("file", f"{session.session_id}.jsonl"),
+        "status": status,
+        "refusals": sorted(codes),
+        "errors": errors,
+        "parent_files": len(session.parents),
+        "orphan_folders": session.orphan_folders,
+        "split": len(session.projects) > 1,
+        **{k: sum(p.get(k, 0) for p in parts) for k in _NUMBERS},
+        "tokens": sum(usage.values()),
+        "usage": usage,
+    }
+
+
+def scan(
+    projects_dir: Path,
+    secret: bytes,
+    jobs: int = 1,
+    progress: Callable[[int], Callable[[], None]] | None = None,
+) -> dict[str, Any]:
+    """Scan a projects folder; the JSON object `scan --json` prints."""
+    pseudo = Pseudonymizer(PseudonymKey(secret))
+    sessions, folders = find_sessions(projects_dir)
+    parents = [parent for s in sessions for parent in s.parents]
+    tick = progress(len(parents)) if progress else (lambda: None)
+    results = _run_parts(parents, secret, jobs, tick)
+    rows = []
+    at = 0
+    for session in sessions:
+        parts = results[at : at + len(session.parents)]
+        at += len(session.parents)
+        rows.append(_row(session, parts, pseudo))
+    rows.sort(key=lambda r: str(r["session"]))
+    statuses = Counter(r["status"] for r in rows)
+    refusal_sessions: Counter[str] = Counter(c for r in rows for c in r["refusals"])
+    totals = {
+        "sessions": len(rows),
+        "convertible": statuses["convertible"],
+        "refused": statuses["refused"] + statuses["orphan"],
+        "orphan": statuses["orphan"],
+        "errors": statuses["error"],
+        "split": sum(r["split"] for r in rows),
+        "parent_files": len(parents),
+        **{k: sum(r[k] for r in rows) for k in _NUMBERS},
+        "tokens": sum(r["tokens"] for r in rows),
+        "usage": {k: sum(r["usage"][k] for r in rows) for k in TOKEN_KEYS},
+        "refusal_codes": dict(sorted(refusal_sessions.items())),
+    }
+    return {
+        "key_id": pseudo.key_id,
+        "project_folders": folders,
+        "sessions": rows,
+        "totals": totals,
+    }
+
+
+def render_text(result: dict[str, Any]) -> str:
+    header = (
+        f"{'session':<19} {'status':<12} {'calls':>7} {'incompl.':>8} {'tools':>7} "
+        f"{'subag.':>6} {'tokens':>14}  refusals"
+    )
+    lines = [header]
+    for r in result["sessions"]:
+        flags = " [split]" if r["split"] else ""
+        lines.append(
+            f"{r['session']:<19} {r['status']:<12} {r['model_calls']:>7,} "
+            f"{r['usage_incomplete_calls']:>8,} {r['tool_calls']:>7,} {r['subagents']:>6,} "
+            f"{r['tokens']:>14,}  {' '.join(r['refusals'] + r['errors']) or '-'}{flags}"
+        )
+    t = result["totals"]
+    lines += [
+        "",
+        f"{t['sessions']} sessions in {result['project_folders']} project folders: "
+        f"{t['convertible']} convertible, {t['refused']} refused ({t['orphan']} orphan), "
+        f"{t['errors']} errors; {t['split']} split across project folders",
+        f"{t['model_calls']:,} model calls ({t['usage_incomplete_calls']:,} usage-incomplete), "
+        f"{t['tool_calls']:,} tool calls, {t['subagents']:,} subagents, {t['tokens']:,} tokens",
+    ]
+    if t["refusal_codes"]:
+        lines.append(
+            "Refusals (sessions): "
+            + ", ".join(f"{code} {n}" for code, n in t["refusal_codes"].items())
+        )
+    return "\n".join(lines)

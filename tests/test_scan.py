@@ -1,0 +1,138 @@
+"""`scan` over a generated projects folder: sessions grouped across project folders, orphans
+reported, the same JSON with any number of jobs, and nothing local in the output."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from converter.bench.generate import Expected, Params, generate
+from converter.firewall.keys import PseudonymKey
+from converter.firewall.pseudonyms import Pseudonymizer
+from tests.conftest import TEST_KEY
+
+PROJECTS = ("-home-dev-alpha", "-home-dev-beta", "-home-dev-gamma")
+
+
+def _tiny(seed: int, **kw: Any) -> Params:
+    return Params(target_mb=0.03, seed=seed, huge_every_mb=None, **kw)
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Expected], str, str]:
+    root = tmp_path_factory.mktemp("claude") / "projects"
+    trees: list[Expected] = []
+    for i in range(47):
+        trees.append(generate(root / PROJECTS[i % 3], _tiny(100 + i)))
+    # one session resumed under another project folder: a parent in each (same session id)
+    first = generate(root / PROJECTS[0], _tiny(500, agent_rate=0.5))
+    sid = first.parent.stem
+    second = generate(root / PROJECTS[1], _tiny(501, session_id=sid))
+    trees += [first, second]
+    # a pruned session: its folder of subagents survived, its main transcript did not
+    pruned = generate(root / PROJECTS[2], _tiny(600, agent_rate=0.9))
+    assert pruned.subagents > 0
+    pruned.parent.unlink()
+    # not sessions
+    (root / PROJECTS[0] / "memory").mkdir()
+    (root / PROJECTS[0] / "memory" / "MEMORY.md").write_text("notes\n")
+    (root / PROJECTS[1] / "notes.jsonl").write_text("{}\n")
+    return root, trees, sid, pruned.parent.stem
+
+
+def test_jobs_give_identical_json(projects: Any, cli: Any) -> None:
+    root, trees, _, _ = projects
+    one = cli("scan", str(root), "--jobs", "1", "--json")
+    two = cli("scan", str(root), "--jobs", "2", "--json")
+    assert one.code == 0, one.err
+    assert two.code == 0, two.err
+    assert one.out == two.out
+    result = one.json()
+    totals = result["totals"]
+    assert result["project_folders"] == 3
+    assert totals["sessions"] == 49  # 47 + the split one + the pruned one
+    assert totals["parent_files"] == 49  # 47 + 2 for the split session
+    assert totals["orphan"] == 1
+    assert totals["split"] == 1
+    assert totals["convertible"] == 48
+    assert totals["refused"] == 1
+    assert totals["model_calls"] == sum(t.model_calls for t in trees)
+    assert totals["usage_incomplete_calls"] == sum(t.usage_incomplete_calls for t in trees)
+    assert totals["tokens"] == sum(t.total_tokens for t in trees)
+    assert totals["refusal_codes"] == {"CC-TREE-PARENT-MISSING": 1}
+    orphan = [r for r in result["sessions"] if r["status"] == "orphan"]
+    assert len(orphan) == 1
+    assert orphan[0]["refusals"] == ["CC-TREE-PARENT-MISSING"]
+    assert orphan[0]["model_calls"] == 0
+    split = [r for r in result["sessions"] if r["split"]]
+    assert len(split) == 1
+    assert split[0]["parent_files"] == 2
+    assert split[0]["status"] == "convertible"
+    labels = [r["session"] for r in result["sessions"]]
+    assert labels == sorted(labels)
+    assert len(set(labels)) == 49
+
+
+def test_session_label_is_the_keyed_parent_file_label(projects: Any, cli: Any) -> None:
+    root, trees, _, _ = projects
+    scanned = cli("scan", str(root), "--jobs", "1", "--json").json()
+    pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+    want = {pseudo.name("file", t.parent.name) for t in trees}
+    assert want <= {r["session"] for r in scanned["sessions"]}
+    assert scanned["key_id"] == pseudo.key_id
+
+
+def test_output_is_content_free(projects: Any, cli: Any) -> None:
+    root, trees, split_sid, pruned_sid = projects
+    secrets = {split_sid, pruned_sid, str(root), *PROJECTS}
+    secrets |= {t.parent.stem for t in trees}
+    secrets |= {t.parent.stem.upper() for t in trees}
+    for args in (("--json",), ()):
+        result = cli("scan", str(root), "--jobs", "2", *args)
+        assert result.code == 0, result.err
+        for secret in secrets:
+            assert secret not in result.out
+            assert secret not in result.err
+    text = cli("scan", str(root), "--jobs", "1").out
+    assert "49 sessions in 3 project folders" in text
+    assert "[split]" in text
+
+
+def test_missing_projects_dir_exits_2(tmp_path: Path, cli: Any) -> None:
+    result = cli("scan", str(tmp_path / "nowhere"))
+    assert result.code == 2
+    assert "CC-TREE-PROJECTS-MISSING" in result.err
+    assert str(tmp_path) not in result.err
+
+
+def test_default_dir_from_claude_config_dir(
+    projects: Any, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, *_ = projects
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root.parent))
+    result = cli("scan", "--json", "--jobs", "1")
+    assert result.code == 0, result.err
+    assert result.json()["totals"]["sessions"] == 49
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root.parent / "missing"))
+    assert cli("scan").code == 2
+
+
+def test_empty_projects_dir(tmp_path: Path, cli: Any) -> None:
+    (tmp_path / "p").mkdir()
+    result = cli("scan", str(tmp_path / "p"), "--json")
+    assert result.code == 0
+    assert result.json()["totals"]["sessions"] == 0
+
+
+def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) -> None:
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(900, agent_rate=0.9))
+    shutil.copytree(exp.parent.parent / exp.parent.stem, root / "b" / exp.parent.stem)
+    row = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"][0]
+    assert row["split"] is True
+    assert row["status"] == "refused"
+    assert row["refusals"] == ["CC-TREE-PARENT-MISSING"]
+    assert row["model_calls"] == exp.model_calls
