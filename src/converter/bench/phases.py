@@ -75,10 +75,84 @@ def inspect(target: Target, _: Any) -> Info:
     }
 
 
+BENCH_KEY = bytes(range(32))
+
+
+def _cli(args: list[str]) -> int:
+    """The real entry point, in this process (the phase being timed)."""
+    import contextlib
+    import io
+    import os
+
+    from converter.cli.main import main as cli_main
+
+    os.environ["AGENT_EVIDENCE_KEY"] = BENCH_KEY.hex()
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            cli_main(args)
+        except SystemExit as done:
+            return int(done.code or 0)
+    return 0
+
+
+def _subprocess_cli(args: list[str]) -> None:
+    """Preparation runs in another process, so it does not count in this phase's peak RSS."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, AGENT_EVIDENCE_KEY=BENCH_KEY.hex())
+    subprocess.run(
+        [sys.executable, "-m", "converter", *args], check=True, env=env, capture_output=True
+    )
+
+
+def _contract(target: Target) -> Path:
+    from converter.bench.fill import fill
+
+    template = target.workdir / "prepared-template.json"
+    template.unlink(missing_ok=True)
+    _subprocess_cli(["convert", "--in", str(target.parent), "--template", str(template)])
+    contract = target.workdir / "prepared-contract.json"
+    contract.write_text(json.dumps(fill(json.loads(template.read_text()))))
+    return contract
+
+
+def _bundle(target: Target) -> Path:
+    contract = _contract(target)
+    bundle = target.workdir / "prepared-bundle.json"
+    bundle.unlink(missing_ok=True)
+    _subprocess_cli(
+        ["convert", "--in", str(target.parent), "--contract", str(contract), "--out", str(bundle)]
+    )
+    return bundle
+
+
+def convert_template(target: Target, _: Any) -> Info:
+    out = target.workdir / "template.json"
+    out.unlink(missing_ok=True)
+    return {"exit": _cli(["convert", "--in", str(target.parent), "--template", str(out)])}
+
+
+def convert_contract(target: Target, contract: Path) -> Info:
+    out = target.workdir / "bundle.json"
+    out.unlink(missing_ok=True)
+    args = ["convert", "--in", str(target.parent), "--contract", str(contract), "--out", str(out)]
+    return {"exit": _cli(args)}
+
+
+def evaluate(target: Target, bundle: Path) -> Info:
+    report = target.workdir / "report.json"
+    report.unlink(missing_ok=True)
+    args = ["evaluate", "--bundle", str(bundle), "--format", "json", "--report", str(report)]
+    return {"exit": _cli(args)}
+
+
 PHASES: tuple[Phase, ...] = (
     Phase("floor", floor, pipeline=False),
     Phase("inspect", inspect),
-    # Phase("convert --template", convert_template, prepare=...),
+    Phase("convert --template", convert_template),
+    Phase("convert --contract", convert_contract, prepare=_contract),
+    Phase("evaluate", evaluate, prepare=_bundle),
 )
 
 

@@ -606,7 +606,16 @@ def build_account(
     _workflow_manifests(acc)
     _edges(acc)
     _summaries(acc)
+    _release_records(acc)
     return acc
+
+
+def _release_records(acc: Account) -> None:
+    """The per-line records are dead once the account is built: memory then grows with the
+    number of calls, not with the lines of the files (SPEC §13)."""
+    for stream in acc.streams:
+        stream.records = []
+    acc.tree.records = {}
 
 
 __all__ = ["Counter", "build_account"]

@@ -7,7 +7,8 @@ task input digest and for joins by prompt equality, FORMAT-NOTES §4); text itse
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -128,7 +129,7 @@ class Rec:
     progress_tool_use_id: str | None = None
     progress_has_usage: bool = False
     fork_parent_uuid: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    unknown_with_usage: bool = False  # an unknown record type that carries usage
 
 
 def _opt_str(obj: dict[str, Any], key: str) -> str | None:
@@ -342,12 +343,14 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     rec = Rec(file=file, line=line, type=kind)
     rec.uuid = _opt_str(obj, "uuid")
     rec.parent_uuid = _opt_str(obj, "parentUuid")
-    rec.session_id = _opt_str(obj, "sessionId")
+    session = _opt_str(obj, "sessionId")
+    rec.session_id = sys.intern(session) if session is not None else None
     rec.sidechain = obj.get("isSidechain") is True
     version = obj.get("version")
-    rec.version = version if isinstance(version, str) else None
+    rec.version = sys.intern(version) if isinstance(version, str) else None
     timestamp = obj.get("timestamp")
-    rec.timestamp = timestamp if isinstance(timestamp, str) else None
+    if kind in ("user", "assistant") and isinstance(timestamp, str):  # only calls and prompts
+        rec.timestamp = timestamp
     agent = obj.get("agentId")
     rec.agent_id = agent if isinstance(agent, str) else None
     subtype = obj.get("subtype")
@@ -362,5 +365,5 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
         rec.fork_parent_uuid = _opt_str(obj, "parentLastUuid")
         rec.agent_id = _opt_str(obj, "agentId")
     elif "message" in obj and isinstance(obj["message"], dict) and "usage" in obj["message"]:
-        rec.extra["usage"] = True
+        rec.unknown_with_usage = True
     return rec
