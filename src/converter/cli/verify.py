@@ -1,0 +1,165 @@
+"""`agent-evidence verify`: check a bundle someone else made (SPEC §2, §9).
+
+Three checks, each optional after the first, each printed on its own line once it passes:
+
+1. the evidence digest: the bundle's `receipt.evidence_sha256` is recomputed from its content;
+2. with `--public-key`: the DSSE attestation (default `<bundle>.intoto.json`) verifies with that
+   key, its subject is the SHA-256 of these exact bundle bytes, and the receipt it signs is the
+   bundle's own receipt;
+3. with `--contract` and `--in`: the bundle is re-derived from the sources, the contract and the
+   pseudonym key, and must be byte for byte the bundle given.
+
+Exit 0 when every requested check passed; 5 when one found a mismatch (the bundle, attestation
+or sources do not belong together); 2 when a check could not run (a file missing or unreadable,
+a key unusable, the sources refused against the contract).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import cast
+
+import click
+
+from converter.bundle.io import open_bundle
+from converter.bundle.model import Bundle
+from converter.cli.options import SOURCES, key_option
+from converter.errors import IntegrityFailure, Problem, Refused, UsageProblem
+from converter.firewall.keys import load_key
+from converter.firewall.pseudonyms import Pseudonymizer
+from converter.pipeline import SourceName, TaskUnit
+
+
+def _read(path: Path, code: str) -> bytes:
+    try:
+        if not path.is_file():
+            raise Refused([Problem(code)])
+        return path.read_bytes()
+    except OSError:
+        raise Refused([Problem(code)]) from None
+
+
+@click.command()
+@click.option(
+    "--bundle",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="The bundle to verify.",
+)
+@click.option(
+    "--attestation",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="The DSSE attestation (default: <bundle>.intoto.json); needs --public-key.",
+)
+@click.option(
+    "--public-key",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="The producer's Ed25519 public key (.pem.pub): require a valid attestation.",
+)
+@click.option(
+    "--contract",
+    "contract_in",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="The completed contract: with --in, re-derive the bundle and compare bytes.",
+)
+@click.option(
+    "--in",
+    "parent",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The parent transcript <session-id>.jsonl the bundle was made from.",
+)
+@click.option(
+    "--from",
+    "source",
+    type=SOURCES,
+    default=None,
+    help="Source adapter (default: the one the bundle's receipt names).",
+)
+@click.option(
+    "--task-unit",
+    type=click.Choice(["prompt", "session"]),
+    default=None,
+    help="Task unit (default: the one the bundle's receipt names).",
+)
+@click.option(
+    "--provider-bodies",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Provider request/response bodies folder (not supported yet).",
+)
+@key_option
+def verify(
+    bundle: Path,
+    attestation: Path | None,
+    public_key: Path | None,
+    contract_in: Path | None,
+    parent: Path | None,
+    source: str | None,
+    task_unit: str | None,
+    provider_bodies: Path | None,
+    key_file: Path | None,
+) -> None:
+    """Verify a bundle: its digest, its signed attestation, its re-derivation (exit 0/5/2)."""
+    if attestation is not None and public_key is None:
+        raise click.UsageError("--attestation needs --public-key (the key to check it with)")
+    if (contract_in is None) != (parent is None):
+        raise click.UsageError("re-deriving needs both --contract C.json and --in SESSION.jsonl")
+    if contract_in is None and (source or task_unit or key_file):
+        raise click.UsageError("--from, --task-unit and --key-file only apply with --contract/--in")
+    if provider_bodies is not None:
+        raise UsageProblem("--provider-bodies is not supported yet")
+
+    data = _read(bundle, "BUNDLE-UNREADABLE")
+    opened = open_bundle(data)
+    click.echo(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
+    if public_key is not None:
+        _check_attestation(data, opened, attestation or Path(f"{bundle}.intoto.json"), public_key)
+    if contract_in is not None and parent is not None:
+        _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
+
+
+def _check_attestation(data: bytes, opened: Bundle, attestation: Path, public_key: Path) -> None:
+    from converter.attest.dsse import key_id
+    from converter.attest.keys import load_public_key
+    from converter.attest.statement import check_attestation
+
+    envelope = _read(attestation, "ATTEST-MISSING")
+    key = load_public_key(public_key)
+    signed_receipt = check_attestation(data, envelope, key)
+    click.echo(
+        f"ok: attestation signature verifies with key {key_id(key)} and its subject is this "
+        f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
+    )
+    if signed_receipt != opened.receipt.model_dump(mode="json"):
+        raise IntegrityFailure("ATTEST-RECEIPT-MISMATCH")
+    click.echo("ok: the signed receipt is the bundle's own receipt")
+
+
+def _check_rederivation(
+    data: bytes,
+    opened: Bundle,
+    contract_in: Path,
+    parent: Path,
+    source: str | None,
+    task_unit: str | None,
+    key_file: Path | None,
+) -> None:
+    from converter.conversion import make_bundle
+
+    contract_bytes = _read(contract_in, "CONTRACT-UNREADABLE")
+    # Never create a key here: a fresh key could only re-derive a different bundle.
+    pseudo = Pseudonymizer(load_key(key_file, create=False).key)
+    src = cast(SourceName, source or opened.receipt.adapter)
+    unit = cast(TaskUnit, task_unit or opened.receipt.task_unit)
+    _, rederived = make_bundle(parent, src, unit, pseudo, contract_bytes)
+    if rederived != data:
+        raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")
+    click.echo(
+        "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
+        f"({len(data)} bytes)"
+    )

