@@ -3,47 +3,19 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, TypeVar
 
 import click
-import orjson
 
 from converter import __version__
+from converter.cli.attest import keygen
 from converter.cli.convert import convert
-from converter.cli.diagnostics import describe, emit_problems
+from converter.cli.diagnostics import describe
 from converter.cli.evaluate import evaluate
+from converter.cli.inspect import inspect
+from converter.cli.key import key
+from converter.cli.scan import scan
+from converter.cli.verify import verify
 from converter.errors import ConverterError, Exit, IntegrityFailure, Refused
-from converter.firewall.keys import create_key, default_key_path, load_key
-from converter.firewall.pseudonyms import Pseudonymizer
-from converter.inspection import inspect_report, render_text
-from converter.pipeline import inspect_tree
-
-SOURCES = click.Choice(["claude-code-tree", "claude-code"])
-
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def key_option(func: F) -> F:
-    return click.option(
-        "--key-file",
-        type=click.Path(path_type=Path, dir_okay=False),
-        default=None,
-        help="Pseudonym key file (default: $AGENT_EVIDENCE_KEY, then the config dir).",
-    )(func)
-
-
-def pseudonymizer(key_file: Path | None) -> Pseudonymizer:
-    loaded = load_key(key_file)
-    if loaded.created_at is not None:
-        click.echo(
-            f"notice: created a new pseudonym key ({loaded.key.key_id}) in your config folder; "
-            "keep it private and reuse it so pseudonyms stay stable.",
-            err=True,
-        )
-    return Pseudonymizer(loaded.key)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -55,77 +27,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
-@cli.command()
-@click.option("--from", "source", type=SOURCES, default="claude-code-tree", show_default=True)
-@click.option(
-    "--in",
-    "parent",
-    type=click.Path(path_type=Path),
-    required=True,
-    help="The parent transcript <session-id>.jsonl.",
-)
-@click.option(
-    "--task-unit", type=click.Choice(["prompt", "session"]), default="prompt", show_default=True
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the account as JSON.")
-@click.option(
-    "--show-paths", is_flag=True, help="Add local relative paths to diagnostics (stderr only)."
-)
-@key_option
-def inspect(
-    source: str,
-    parent: Path,
-    task_unit: str,
-    as_json: bool,
-    show_paths: bool,
-    key_file: Path | None,
-) -> None:
-    """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
-    pseudo = pseudonymizer(key_file)
-    account, public = inspect_tree(parent, pseudo, task_unit, source=source)  # type: ignore[arg-type]
-    report = inspect_report(public)
-    if as_json:
-        click.echo(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
-    else:
-        click.echo(render_text(report))
-    if account.refusals:
-        emit_problems(account.refusals, account, pseudo, show_paths)
-        sys.exit(Exit.REFUSED)
-
-
-@cli.group()
-def key() -> None:
-    """Manage the pseudonym key (it never leaves this machine)."""
-
-
-@key.command("init")
-@key_option
-def key_init(key_file: Path | None) -> None:
-    """Create a new pseudonym key (mode 0600); refuses to replace one."""
-    path = key_file or default_key_path()
-    created = create_key(path)
-    click.echo(f"created pseudonym key {created.key_id}")
-
-
-@key.command("show-id")
-@key_option
-def key_show_id(key_file: Path | None) -> None:
-    """Print the key's public fingerprint (key_id), which artifacts carry."""
-    click.echo(load_key(key_file, create=False).key.key_id)
-
-
-# Commands defined in their own modules register here, one line each.
-# --- register: convert ---
-cli.add_command(convert)
-# --- register: evaluate ---
-cli.add_command(evaluate)
-# --- register: verify / keygen ---
-cli.add_command(__import__("converter.cli.verify", fromlist=["verify"]).verify)
-from converter.cli.attest import keygen  # noqa: E402  (registered once `cli` exists)
-
-cli.add_command(keygen)
-# --- register: scan ---
-cli.add_command(__import__("converter.cli.scan", fromlist=["scan"]).scan)
+# Each command lives in its own module; the group only lists them, in the pipeline's order.
+for command in (inspect, convert, evaluate, verify, scan, key, keygen):
+    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,43 @@
+"""`agent-evidence inspect`: the content-free account of a session tree."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import cast
+
+import click
+import orjson
+
+from converter.cli.diagnostics import emit_problems
+from converter.cli.options import key_option, pseudonymizer, source_options
+from converter.errors import Exit
+from converter.inspection import inspect_report, render_text
+from converter.pipeline import SourceName, TaskUnit, inspect_tree
+
+
+@click.command()
+@source_options
+@click.option("--json", "as_json", is_flag=True, help="Print the account as JSON.")
+@key_option
+def inspect(
+    source: str,
+    parent: Path,
+    task_unit: str,
+    show_paths: bool,
+    as_json: bool,
+    key_file: Path | None,
+) -> None:
+    """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
+    pseudo = pseudonymizer(key_file)
+    account, public = inspect_tree(
+        parent, pseudo, cast(TaskUnit, task_unit), source=cast(SourceName, source)
+    )
+    report = inspect_report(public)
+    if as_json:
+        click.echo(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+    else:
+        click.echo(render_text(report))
+    if account.refusals:
+        emit_problems(account.refusals, account, pseudo, show_paths)
+        sys.exit(Exit.REFUSED)
