@@ -1,0 +1,50 @@
+"""Nothing recurses on input depth (issue 2, issue 4): 100,000 chained events in one subagent
+inspect and convert, and a task of 100,000 events evaluates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from converter.bench.fill import fill
+from converter.bench.generate import generate_chain
+
+
+@pytest.fixture(scope="module")
+def subagent_chain(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    root = tmp_path_factory.mktemp("chain")
+    expected = generate_chain(root, 100_000, "subagent")
+    return expected.parent, expected
+
+
+def test_subagent_with_100k_chained_events_inspects(
+    subagent_chain: tuple[Path, Any], cli: Any
+) -> None:
+    parent, expected = subagent_chain
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 0, result.err
+    counts = result.json()["counts"]
+    assert counts["model_calls"] == expected.model_calls
+    assert counts["tool_calls"] == expected.tool_calls >= 50_000
+    assert counts["edges"] >= 100_000
+
+
+def test_100k_event_task_converts_and_evaluates(
+    subagent_chain: tuple[Path, Any], cli: Any, tmp_path: Path
+) -> None:
+    parent, _ = subagent_chain
+    template = tmp_path / "t.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    contract = tmp_path / "c.json"
+    contract.write_text(json.dumps(fill(json.loads(template.read_text()))))
+    bundle = tmp_path / "b.json"
+    result = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
+    assert result.code == 0, result.err
+    evaluated = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    assert evaluated.code in (0, 2, 3, 4), evaluated.err
+    assert "Traceback" not in evaluated.err
+    report = json.loads(evaluated.out)
+    assert report["decision"] in ("SCALE", "ASSIST", "STOP", "INCOMPLETE")
