@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-import json
 from typing import Annotated, Any
 
 from cryptography.exceptions import InvalidSignature
@@ -26,6 +25,7 @@ from pydantic import StringConstraints, ValidationError
 from converter.attest.errors import EnvelopeMalformed, SignatureInvalid
 from converter.canonical import canonical_bytes
 from converter.firewall.types import Closed
+from converter.jsontext import loads_exact
 
 # Standard or URL-safe alphabet, padded or not: DSSE verifiers must accept either.
 Base64Text = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/_-]*={0,2}$")]
@@ -108,7 +108,7 @@ def parse_envelope(data: bytes) -> Envelope:
     duplicate keys, a non-object, or missing / ill-typed required fields are EnvelopeMalformed.
     """
     try:
-        document = json.loads(data, object_pairs_hook=_unique_keys)
+        document = loads_exact(data)
         return _envelope_from(document)
     except (ValueError, TypeError, KeyError, ValidationError):
         raise EnvelopeMalformed from None
@@ -131,11 +131,3 @@ def _signature_from(item: Any) -> Signature:
         raise TypeError
     keyid = item.get("keyid")
     return Signature(keyid="" if keyid is None else keyid, sig=item["sig"])
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Reject repeated keys: two readers must never see two different envelopes in one file."""
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError
-    return dict(pairs)

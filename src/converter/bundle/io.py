@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +10,7 @@ from pydantic import ValidationError
 from converter.bundle.model import Bundle
 from converter.canonical import canonical_bytes, sha256_hex
 from converter.errors import IntegrityFailure, Problem, Refused
+from converter.jsontext import NotStrictJSON, loads_exact
 
 
 def evidence_digest(body: dict[str, Any], *, model_dump: bool = False) -> str:
@@ -37,31 +36,11 @@ def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
     return sealed, canonical_bytes(sealed)
 
 
-class _Duplicate(Exception):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise _Duplicate
-    return obj
-
-
-def _reject(_: str) -> Any:
-    raise ValueError
-
-
 def open_bundle(data: bytes) -> Bundle:
     """Parse and check a bundle. Unparseable → refused (2); digest mismatch → integrity (5)."""
     try:
-        raw = json.loads(
-            data.decode("utf-8"),
-            parse_float=Decimal,
-            parse_constant=_reject,
-            object_pairs_hook=_pairs,
-        )
-    except (_Duplicate, ValueError, UnicodeDecodeError, RecursionError):
+        raw = loads_exact(data)
+    except NotStrictJSON:
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
     if not isinstance(raw, dict):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")

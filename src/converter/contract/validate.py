@@ -6,45 +6,24 @@ names, task pseudonyms and allowed names (models, tools, context keys) — never
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from converter.contract.model import Contract
 from converter.errors import Problem
+from converter.jsontext import NotStrictJSON, loads_exact
 
 _SAFE_TOKEN = re.compile(r"[A-Za-z0-9_.:<>@/|-]{1,110}")
-
-
-class _Duplicate(Exception):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        raise _Duplicate
-    return obj
-
-
-def _reject(_: str) -> Any:
-    raise ValueError
 
 
 def parse_contract(data: bytes) -> Contract | list[Problem]:
     """Strict JSON (no duplicate keys, no NaN, decimals exact) into the contract model."""
     try:
-        raw = json.loads(
-            data.decode("utf-8"),
-            parse_float=Decimal,
-            parse_constant=_reject,
-            object_pairs_hook=_pairs,
-        )
-    except (_Duplicate, ValueError, UnicodeDecodeError, RecursionError):
+        raw = loads_exact(data)
+    except NotStrictJSON:
         return [Problem("CONTRACT-UNREADABLE")]
     try:
         # The JSON was parsed strictly above (no floats, duplicates or NaN); lax mode here only

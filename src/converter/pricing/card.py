@@ -14,7 +14,6 @@ Shipped cards live in `contracts/price-cards/` (canonical) and, byte-identical, 
 
 from __future__ import annotations
 
-import json
 import re
 from decimal import Decimal
 from importlib import resources
@@ -25,6 +24,7 @@ from pydantic import Field, StringConstraints, ValidationError, field_validator
 
 from converter.errors import Problem, Refused
 from converter.firewall.types import Closed, Count, ModelName
+from converter.jsontext import loads_exact
 from converter.pricing.model import (
     PRICE_FIELDS,
     CardDate,
@@ -87,24 +87,10 @@ class PriceCard(Closed):
         )
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise ValueError("duplicate key")
-    return out
-
-
-def _no_constant(_: str) -> Any:
-    raise ValueError("NaN and Infinity are not JSON numbers")
-
-
 def parse_price_card(data: bytes) -> PriceCard:
     """A card from its JSON bytes, numbers read as exact decimals (never through float)."""
     try:
-        raw = json.loads(
-            data, parse_float=Decimal, parse_constant=_no_constant, object_pairs_hook=_no_duplicates
-        )
-        return PriceCard.model_validate(raw)
+        return PriceCard.model_validate(loads_exact(data))
     except (ValueError, ValidationError) as bad:  # JSONDecodeError is a ValueError
         raise Refused([Problem("PRICE-CARD-INVALID")]) from bad
 
