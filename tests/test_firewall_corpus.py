@@ -39,9 +39,20 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+import converter.bundle.model
+import converter.cli.convert
 import converter.cli.diagnostics
+import converter.cli.evaluate
 import converter.cli.main
+import converter.contract.model
+import converter.evaluate.checks
+import converter.evaluate.fmt
+import converter.evaluate.inputs
+import converter.evaluate.report
+import converter.evaluate.result
 import converter.inspection
+import converter.pricing.model
+from converter.bench.fill import fill
 from converter.errors import CODES
 from converter.firewall import view
 from converter.firewall.names import BUILTIN_AGENT_TYPES, BUILTIN_TOOLS
@@ -55,10 +66,29 @@ pytestmark = pytest.mark.skipif(SHARED is None, reason="shared corpus not presen
 OUTPUT_MODULES: tuple[ModuleType, ...] = (
     converter.cli.main,
     converter.cli.diagnostics,
+    converter.cli.convert,
+    converter.cli.evaluate,
     converter.inspection,
+    converter.evaluate.checks,
+    converter.evaluate.fmt,
+    converter.evaluate.report,
+)
+MODEL_MODULES: tuple[ModuleType, ...] = (
+    view,
+    converter.contract.model,
+    converter.bundle.model,
+    converter.pricing.model,
+    converter.evaluate.inputs,
+    converter.evaluate.result,
 )
 _TOKEN = re.compile(r"[^\s\"'`{}\[\](),;|]+")
-_NUMBER = re.compile(r"[0-9][0-9,]*")
+_NUMBER = re.compile(r"-?[0-9][0-9,]*(\.[0-9]+)?")
+# Keyed pseudonyms and digests are HMAC / SHA-256 output: they cannot carry content, and their
+# random hex can meet a source string's 8 characters by chance.
+_KEYED = re.compile(
+    r"((task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{12}"
+    r"|(hmac-sha256:|key-)?[0-9a-f]{16,64})"
+)
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9:.]+Z)?")
 _VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,3}")
 
@@ -81,12 +111,13 @@ def _model_fields(module: ModuleType) -> Iterator[str]:
 
 def fixed_vocabulary() -> frozenset[str]:
     words: set[str] = set()
-    for module in OUTPUT_MODULES:
+    for module in OUTPUT_MODULES + MODEL_MODULES:
         for constant in _string_constants(module):
             words.update(tokens(constant))
     for code, info in CODES.items():
         words.update(tokens(f"{code} {info.message} {info.fix}"))
-    words.update(_model_fields(view))
+    for module in MODEL_MODULES:
+        words.update(_model_fields(module))
     words.update(BUILTIN_TOOLS | BUILTIN_AGENT_TYPES)
     words.update(("main", "root", "agent", "task", "workflow", "skill-fork", "compaction"))
     words.update(("side", "sidechain", "requests", "consumes", "delegates", "returns"))
@@ -185,6 +216,7 @@ def variable_tokens(text: str, allowed: set[str]) -> list[str]:
         if t not in VOCAB
         and t not in allowed
         and not _NUMBER.fullmatch(t)
+        and not _KEYED.fullmatch(t)
         and not _TIMESTAMP.fullmatch(t)
         and not _VERSION.fullmatch(t)
     ]
@@ -224,6 +256,34 @@ def run_inspect(parent: Path, cli: Any) -> dict[str, str]:
 @pytest.mark.parametrize("parent", parents(), ids=_id)
 def test_real_tree_leaks_nothing(parent: Path, cli: Any) -> None:
     found, long_whole = find_leaks(parent, run_inspect(parent, cli))
+    assert not found, describe(found)
+    assert not long_whole, long_whole[:5]
+
+
+def run_pipeline(parent: Path, cli: Any, work: Path) -> dict[str, str]:
+    """Template, filled contract, bundle and every report format, all collected as text."""
+    template = work / "t.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    contract = work / "c.json"
+    contract.write_text(json.dumps(fill(json.loads(template.read_text()))))
+    bundle = work / "b.json"
+    made = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
+    assert made.code == 0, made.err
+    raw = {"template": template.read_text(), "contract": contract.read_text()}
+    raw["bundle"] = bundle.read_text()
+    for fmt in ("text", "markdown", "json"):
+        result = cli("evaluate", "--bundle", str(bundle), "--format", fmt)
+        assert "Traceback" not in result.err
+        raw[f"evaluate-{fmt}"] = result.out + result.err
+    return raw
+
+
+@pytest.mark.parametrize("parent", parents(), ids=_id)
+def test_real_tree_artifacts_leak_nothing(parent: Path, cli: Any, tmp_path: Path) -> None:
+    """Issue 3 and 5: every artifact made from a real tree holds none of its strings."""
+    if cli("inspect", "--json", "--in", str(parent)).code != 0:
+        pytest.skip("tree is refused; its refusal output is checked above")
+    found, long_whole = find_leaks(parent, run_pipeline(parent, cli, tmp_path))
     assert not found, describe(found)
     assert not long_whole, long_whole[:5]
 

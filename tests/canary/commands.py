@@ -6,11 +6,7 @@ stdout, stderr and the bytes of every file the command wrote. The property index
 
 Adding a command is one entry in `COMMANDS`. Commands that need an earlier artifact (a contract,
 a bundle) produce it in the same runner from the same tree, in `inv.workdir`, so the artifact is
-checked too. Still to add, once a test helper can complete a template into a contract:
-
-    "convert-contract": _convert_contract,   # template -> contract -> bundle, all collected
-    "evaluate-json":    _evaluate("json"),   # likewise for text / markdown, on that bundle
-    "verify":           _verify,             # and a stale-contract / tampered-bundle variant
+checked too (`_chain`: template -> filled contract -> bundle [-> attestation] -> the command).
 
 Every runner also receives a corrupted tree in the failing-run property; it must then refuse
 (or report) without quoting anything.
@@ -72,6 +68,77 @@ def _key(inv: Invocation) -> list[str]:
     return ["--key-file", str(inv.key_file)]
 
 
+def _chain(inv: Invocation, *final: str, attest: bool = False) -> Output:
+    """Template, completed contract, bundle (signed when `attest`), then `final` on it.
+
+    Stops at the first step that does not succeed (a corrupted tree refuses at the template);
+    every step's stdout and stderr, and every file left behind, are collected.
+    """
+    import json
+
+    from converter.bench.fill import fill
+
+    work = inv.workdir
+    steps = [["convert", "--in", str(inv.parent), "--template", str(work / "t.json"), *_key(inv)]]
+    outputs: list[Output] = []
+    for args in steps:
+        outputs.append(run(inv, *args))
+    if outputs[-1].code == 0:
+        contract = work / "c.json"
+        contract.write_text(json.dumps(fill(json.loads((work / "t.json").read_text()))))
+        more = []
+        if attest:
+            more.append(["keygen", "--out", str(work / "signing.pem")])
+        bundle = ["convert", "--in", str(inv.parent), "--contract", str(contract)]
+        bundle += ["--out", str(work / "b.json"), *_key(inv)]
+        if attest:
+            bundle += ["--attest-key", str(work / "signing.pem")]
+        more.append(bundle)
+        if final:
+            more.append([part.replace("{work}", str(work)) for part in final])
+        for args in more:
+            outputs.append(run(inv, *args))
+            if outputs[-1].code not in (0, 2, 3, 4):  # evaluate's decisions are not failures
+                break
+    last = outputs[-1]
+    return Output(
+        last.code,
+        "".join(o.stdout for o in outputs),
+        "".join(o.stderr for o in outputs),
+        last.files,
+    )
+
+
+def _evaluate(fmt: str) -> Runner:
+    return lambda inv: _chain(
+        inv,
+        "evaluate",
+        "--bundle",
+        "{work}/b.json",
+        "--format",
+        fmt,
+        "--report",
+        f"{{work}}/report.{fmt}",
+    )
+
+
+def _verify(inv: Invocation) -> Output:
+    return _chain(
+        inv,
+        "verify",
+        "--bundle",
+        "{work}/b.json",
+        "--public-key",
+        "{work}/signing.pem.pub",
+        "--contract",
+        "{work}/c.json",
+        "--in",
+        str(inv.parent),
+        *_key(inv),
+        attest=True,
+    )
+
+
 COMMANDS: dict[str, Runner] = {
     "inspect-text": lambda inv: run(inv, "inspect", "--in", str(inv.parent), *_key(inv)),
     "inspect-json": lambda inv: run(inv, "inspect", "--json", "--in", str(inv.parent), *_key(inv)),
@@ -93,6 +160,11 @@ COMMANDS: dict[str, Runner] = {
     "scan-text": lambda inv: run(
         inv, "scan", str(inv.parent.parent.parent), "--jobs", "1", *_key(inv)
     ),
+    "convert-contract": _chain,
+    "evaluate-text": _evaluate("text"),
+    "evaluate-markdown": _evaluate("markdown"),
+    "evaluate-json": _evaluate("json"),
+    "verify": _verify,
     "key-init": lambda inv: run(inv, "key", "init", "--key-file", str(inv.workdir / "new.key")),
     "key-show-id": lambda inv: run(inv, "key", "show-id", *_key(inv)),
 }
