@@ -55,8 +55,10 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
 
 
 def write_all_atomic(files: list[tuple[Path, bytes]]) -> None:
-    """Write several outputs; each lands by rename only after all were staged."""
+    """Write several outputs as one: all are staged first, then renamed into place; if a rename
+    fails, the outputs already renamed are removed again, so a failed run leaves none of them."""
     staged: list[tuple[str, Path]] = []
+    landed: list[Path] = []
     try:
         for path, data in files:
             folder = path.parent if str(path.parent) else Path(".")
@@ -69,8 +71,12 @@ def write_all_atomic(files: list[tuple[Path, bytes]]) -> None:
             os.chmod(tmp, 0o644)
         for tmp, path in staged:
             os.replace(tmp, path)
+            landed.append(path)
     except OSError:
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        for path in landed:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
         raise Refused([Problem("OUT-UNWRITABLE")]) from None

@@ -1,0 +1,119 @@
+"""Outputs are atomic and never replace inputs (issue 6 §2 and its convert cases)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, fixture_parent
+
+PARENT = fixture_parent("synthetic_tree")
+CONTRACT = FIXTURES / "synthetic_contract.json"
+
+
+@pytest.fixture(autouse=True)
+def _demo_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)  # the checked-in contract's key
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_output_folder_missing_or_a_file(cli: Any, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    for out in (tmp_path / "missing" / "t.json", blocker / "t.json"):
+        result = cli("convert", "--in", str(PARENT), "--template", str(out))
+        assert result.code == 2
+        assert "OUT-UNWRITABLE" in result.err
+    assert _leftovers(tmp_path) == ["a-file"]
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores modes")
+def test_read_only_output_folder(cli: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        result = cli("convert", "--in", str(PARENT), "--template", str(folder / "t.json"))
+    finally:
+        folder.chmod(0o700)
+    assert result.code == 2
+    assert _leftovers(folder) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['{"schema_version": ', '{"a": 1, "a": 2}', '{"a": NaN}', "[1, 2]", "\xff\xfe", ""],
+)
+def test_contract_edited_into_invalid_json(text: str, cli: Any, tmp_path: Path) -> None:
+    contract = tmp_path / "c.json"
+    contract.write_bytes(text.encode("latin-1"))
+    out = tmp_path / "b.json"
+    result = cli("convert", "--in", str(PARENT), "--contract", str(contract), "--out", str(out))
+    assert result.code == 2
+    assert "CONTRACT-UNREADABLE" in result.err or "CONTRACT-SHAPE" in result.err
+    assert "Traceback" not in result.err
+    assert _leftovers(tmp_path) == ["c.json"]
+
+
+def test_bundle_output_equal_to_contract_refuses(cli: Any, tmp_path: Path) -> None:
+    contract = tmp_path / "c.json"
+    shutil.copy(CONTRACT, contract)
+    before = contract.read_bytes()
+    result = cli(
+        "convert", "--in", str(PARENT), "--contract", str(contract), "--out", str(contract)
+    )
+    assert result.code == 2
+    assert "OUT-SAME-AS-INPUT" in result.err
+    assert contract.read_bytes() == before
+
+
+def test_failure_during_the_rename_leaves_nothing(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_replace(src: str, dst: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    out = tmp_path / "b.json"
+    result = cli("convert", "--in", str(PARENT), "--contract", str(CONTRACT), "--out", str(out))
+    assert result.code == 2
+    assert "OUT-UNWRITABLE" in result.err
+    assert _leftovers(tmp_path) == []
+
+
+def test_signed_output_is_all_or_nothing(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = tmp_path / "k.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    calls = {"n": 0}
+    real_replace = os.replace
+
+    def second_fails(src: str, dst: str) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("disk full")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", second_fails)
+    out = tmp_path / "b.json"
+    result = cli(
+        "convert",
+        "--in",
+        str(PARENT),
+        "--contract",
+        str(CONTRACT),
+        "--out",
+        str(out),
+        "--attest-key",
+        str(key),
+    )
+    assert result.code == 2
+    assert sorted(_leftovers(tmp_path)) == ["k.pem", "k.pem.pub"]
