@@ -14,10 +14,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m converter.demo
+	@$(PY) -m converter.demo
 
 claude-code-tree: $(STAMP)
-	$(PY) -m converter.demo --proof
+	@$(PY) -m converter.demo --proof
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests
