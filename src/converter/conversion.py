@@ -95,7 +95,21 @@ def make_bundle(
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
 ) -> tuple[Bundle, bytes]:
-    """Check the contract against the sources and its own claims; all problems, or the bundle."""
+    """Check the contract against the sources and its own claims; all problems, or the bundle.
+
+    The reading, its crossings and the fresh template die with `_checked_bundle`'s frame, before
+    the bundle is serialized: they never share the peak with the bundle's bytes.
+    """
+    return seal(_checked_bundle(parent, source, task_unit, pseudo, contract_bytes))
+
+
+def _checked_bundle(
+    parent: Path,
+    source: SourceName,
+    task_unit: TaskUnit,
+    pseudo: Pseudonymizer,
+    contract_bytes: bytes,
+) -> Bundle:
     contract = parse_contract(contract_bytes)
     if isinstance(contract, list):
         raise Refused(contract)
@@ -118,4 +132,4 @@ def make_bundle(
     built = build_bundle(contract, contract_bytes, canonical, shown, claims)
     if isinstance(built, list):
         raise Refused(built)
-    return seal(built)
+    return built

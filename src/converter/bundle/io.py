@@ -30,23 +30,34 @@ def evidence_digest(body: dict[str, Any], *, model_dump: bool = False) -> str:
 
 
 def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
-    digest = evidence_digest(bundle.model_dump(mode="json"), model_dump=True)
+    """The sealed bundle and its bytes, from one JSON dump (a bundle is the largest artifact)."""
+    body = bundle.model_dump(mode="json")
+    digest = evidence_digest(body, model_dump=True)
+    body["receipt"]["evidence_sha256"] = digest
+    data = canonical_bytes(body, model_dump=True)
+    del body
     receipt = bundle.receipt.model_copy(update={"evidence_sha256": digest})
-    sealed = bundle.model_copy(update={"receipt": receipt})
-    return sealed, canonical_bytes(sealed)
+    return bundle.model_copy(update={"receipt": receipt}), data
+
+
+def _digest_matches(data: bytes) -> bool:
+    """Strict parse (no duplicate keys, NaN or floats) and the evidence digest recomputed over the
+    values as written. The parsed value is dropped before the model is built from the bytes, so
+    the two never share the peak."""
+    try:
+        raw = loads_exact(data)
+    except NotStrictJSON:
+        return False
+    if not isinstance(raw, dict):
+        return False
+    receipt = raw.get("receipt")
+    claimed = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
+    return claimed is not None and claimed == evidence_digest(raw)
 
 
 def open_bundle(data: bytes) -> Bundle:
     """Parse and check a bundle. Unparseable → refused (2); digest mismatch → integrity (5)."""
-    try:
-        raw = loads_exact(data)
-    except NotStrictJSON:
-        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
-    if not isinstance(raw, dict):
-        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
-    receipt = raw.get("receipt")
-    claimed_raw = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
-    if claimed_raw is None or claimed_raw != evidence_digest(raw):
+    if not _digest_matches(data):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     try:
         # Money is written as decimal strings, which JSON-mode validation reads exactly.
