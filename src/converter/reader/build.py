@@ -15,14 +15,14 @@ Order of work, each step iterative (no recursion on input depth):
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from typing import Literal
 
 from converter.errors import Problem
 from converter.firewall.names import DELEGATION_TOOLS
 from converter.reader.load import LoadedTree
 from converter.reader.model import Account, Call, Edge, EventKey, Stream, Task, ToolCall
-from converter.reader.records import Rec
+from converter.reader.records import Rec, Usage
 
 
 def _session_check(acc: Account) -> None:
@@ -379,8 +379,6 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
         )
 
 
-from converter.reader.records import Usage  # noqa: E402
-
 _ZERO = Usage()
 
 
@@ -616,6 +614,3 @@ def _release_records(acc: Account) -> None:
     for stream in acc.streams:
         stream.records = []
     acc.tree.records = {}
-
-
-__all__ = ["Counter", "build_account"]
