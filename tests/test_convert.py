@@ -302,3 +302,44 @@ def test_convertible_corpus_trees_round_trip(cli: Any, tmp_path: Path) -> None:
         assert single.code in (0, 2)
         done += 1
     assert done >= 14
+
+
+def test_template_never_replaces_a_file_without_force(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    filled = contract.read_bytes()
+    result = cli("convert", "--in", str(parent), "--template", str(contract))
+    assert result.code == 2
+    assert "OUT-EXISTS" in result.err
+    assert contract.read_bytes() == filled
+    assert cli("convert", "--in", str(parent), "--template", str(contract), "--force").code == 0
+    assert read_json(contract)["claims"]["policy"]["min_tasks"] is None
+
+
+def test_timestamps_option_overrides_a_carried_contract(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    again = tmp_path / "again.json"
+    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
+    assert cli(*args, str(contract), "--timestamps", "hour").code == 0
+    carried = read_json(again)
+    assert carried["claims"]["privacy"]["timestamps"] == "hour"
+    assert all(t["started_at"].endswith(":00:00Z") for t in carried["tasks"] if t["started_at"])
+    out = tmp_path / "b.json"
+    assert _convert(cli, parent, again, out).code == 0
+    stamps = [e["timestamp"] for e in read_json(out)["events"] if e.get("timestamp")]
+    assert stamps
+    assert all(s.endswith(":00:00Z") for s in stamps)
+
+
+def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    key = tmp_path / "k.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    out = tmp_path / "b.json"
+    assert _convert(cli, parent, contract, out, "--attest-key", str(key)).code == 0
+    assert (tmp_path / "b.json.intoto.json").exists()
+    again = _convert(cli, parent, contract, out)
+    assert again.code == 0
+    assert not (tmp_path / "b.json.intoto.json").exists()

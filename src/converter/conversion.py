@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from converter.bundle.build import build_bundle
 from converter.bundle.io import seal
@@ -27,6 +28,7 @@ from converter.pricing.engine import observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
 
+Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
 
 
@@ -67,15 +69,17 @@ def make_template(
     source: SourceName,
     task_unit: TaskUnit,
     *,
-    privacy: Privacy,
+    timestamps: Timestamps | None = None,
     prefill: PricingTemplate | None = None,
     old_contract: bytes | None = None,
 ) -> tuple[bytes, list[str], list[str]]:
-    """The template's bytes, and (when carrying forward) the dropped and new task ids."""
+    """The template's bytes, and (when carrying forward) the dropped and new task ids.
+
+    `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
+    contract's privacy (or "exact") stands.
+    """
     pricing = prefill if prefill is not None else observed_keys(reading.canonical)
-    template = build_template(reading.canonical, _source(source, task_unit), pricing, privacy)
-    # The task list a user reads shows timestamps at the chosen precision.
-    template = template.model_copy(update={"tasks": reading.shown(privacy).tasks})
+    template = build_template(reading.canonical, _source(source, task_unit), pricing, Privacy())
     dropped: list[str] = []
     new: list[str] = []
     if old_contract is not None:
@@ -85,6 +89,12 @@ def make_template(
         if old.key_id != template.key_id:
             raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
         template, dropped, new = carry_forward(template, old)
+    privacy = template.claims.privacy
+    if timestamps is not None:
+        privacy = privacy.model_copy(update={"timestamps": timestamps})
+    # The task list a user reads shows timestamps at the contract's precision.
+    claims = template.claims.model_copy(update={"privacy": privacy})
+    template = template.model_copy(update={"claims": claims, "tasks": reading.shown(privacy).tasks})
     return pretty_bytes(template), dropped, new
 
 

@@ -564,6 +564,11 @@ CODES: dict[str, CodeInfo] = {
         "An output path is the same file as an input.",
         "Write the output to a new file.",
     ),
+    "OUT-EXISTS": _c(
+        "The template's output file already exists; it may be a contract you filled in.",
+        "Write the template to a new file (use --from-contract to carry the old claims), or pass "
+        "--force to replace it.",
+    ),
     "OUT-UNWRITABLE": _c(
         "The output could not be written (folder missing or not writable).",
         "Choose an existing folder you can write to.",

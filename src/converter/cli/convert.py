@@ -9,7 +9,6 @@ from typing import Literal, cast
 import click
 
 from converter.cli.options import key_option, pseudonymizer, source_options
-from converter.contract.model import Privacy
 from converter.conversion import Reading, make_bundle, make_template, read_sources
 from converter.errors import Problem, Refused, UsageProblem
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -48,9 +47,9 @@ def _read_input(path: Path, code: str) -> bytes:
 @click.option(
     "--timestamps",
     type=click.Choice(["exact", "minute", "hour", "day"]),
-    default="exact",
-    show_default=True,
-    help="Timestamp precision in the template and bundle.",
+    default=None,
+    help="Timestamp precision in the template and bundle (default: exact, or what "
+    "--from-contract carried).",
 )
 @click.option(
     "--contract",
@@ -63,6 +62,11 @@ def _read_input(path: Path, code: str) -> bytes:
     "bundle_out",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write the bundle here (with --contract).",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Let --template replace an existing file (a filled contract is otherwise protected).",
 )
 @click.option(
     "--attest-key",
@@ -85,9 +89,10 @@ def convert(
     template_out: Path | None,
     old_contract: Path | None,
     price_card: str | None,
-    timestamps: str,
+    timestamps: str | None,
     contract_in: Path | None,
     bundle_out: Path | None,
+    force: bool,
     attest_key: Path | None,
     provider_bodies: Path | None,
     key_file: Path | None,
@@ -103,8 +108,8 @@ def convert(
     src = cast(SourceName, source)
     unit = cast(TaskUnit, task_unit)
     if template_out is not None:
-        stamps = cast(Timestamps, timestamps)
-        _template(src, parent, unit, template_out, old_contract, price_card, stamps, pseudo)
+        stamps = cast(Timestamps | None, timestamps)
+        _template(src, parent, unit, template_out, old_contract, price_card, stamps, pseudo, force)
         return
     if bundle_out is None:
         raise click.UsageError("--contract needs --out BUNDLE.json")
@@ -119,11 +124,14 @@ def _template(
     out: Path,
     old_contract: Path | None,
     price_card: str | None,
-    timestamps: Timestamps,
+    timestamps: Timestamps | None,
     pseudo: Pseudonymizer,
+    force: bool,
 ) -> None:
     inputs = [parent] + ([old_contract] if old_contract else [])
     check_outputs([out], inputs)
+    if out.exists() and not force:  # a filled contract is hours of labelling: never lose it
+        raise Refused([Problem("OUT-EXISTS")])
     old = _read_input(old_contract, "CONTRACT-UNREADABLE") if old_contract else None
     reading = read_sources(parent, source, task_unit, pseudo)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)])
@@ -134,7 +142,7 @@ def _template(
         reading,
         source,
         task_unit,
-        privacy=Privacy(timestamps=timestamps),
+        timestamps=timestamps,
         prefill=pricing,
         old_contract=old,
     )
@@ -181,6 +189,10 @@ def _bundle(
         )
         files.append((outputs[1], envelope))
     write_all_atomic(files)
+    stale = Path(f"{out}.intoto.json")
+    if attest_key is None and stale.exists():  # it signs the bundle this run replaced
+        stale.unlink()
+        click.echo(f"removed the attestation of the replaced bundle: {stale.name}")
     c = bundle.receipt.counts
     click.echo(
         f"wrote bundle: {c.tasks} tasks, {c.model_calls} model calls, {c.tool_calls} tool calls, "
