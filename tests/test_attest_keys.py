@@ -113,7 +113,7 @@ EC = ec.generate_private_key(ec.SECP256R1())
             ),
             "ATTEST-KEY-INVALID",
         ),
-        (public_pem(ED.public_key()), "ATTEST-KEY-INVALID"),
+        (public_pem(ED.public_key()), "ATTEST-KEY-WRONG-TYPE"),  # the .pub, by mistake
         (
             EC.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()),
             "ATTEST-KEY-WRONG-TYPE",

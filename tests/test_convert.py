@@ -343,3 +343,47 @@ def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_pa
     again = _convert(cli, parent, contract, out)
     assert again.code == 0
     assert not (tmp_path / "b.json.intoto.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('"acceptable": true', '"acceptable": "yes"'),
+        ('"min_tasks": 1', '"min_tasks": "1"'),
+        ('"human_hourly_cost_usd": "90"', '"human_hourly_cost_usd": " 90 "'),
+        ('"human_hourly_cost_usd": "90"', '"human_hourly_cost_usd": "1e3"'),
+    ],
+)
+def test_contract_types_are_strict(old: str, new: str, cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    text = contract.read_text()
+    assert old in text
+    contract.write_text(text.replace(old, new, 1))
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-SHAPE" in result.err
+    assert "expected: " in result.err
+
+
+def test_unreadable_contract_names_the_line(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    lines = contract.read_text().splitlines()
+    lines[5] = lines[5] + ","  # a trailing comma a hand edit leaves behind
+    contract.write_text("\n".join(lines))
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-UNREADABLE [line " in result.err
+
+
+def test_public_key_given_as_signing_key_is_named_as_such(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    key = tmp_path / "k.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    out = tmp_path / "b.json"
+    result = _convert(cli, parent, contract, out, "--attest-key", f"{key}.pub")
+    assert result.code == 2
+    assert "ATTEST-KEY-WRONG-TYPE" in result.err
+    assert not out.exists()

@@ -402,6 +402,7 @@ def test_every_eval_code_is_catalogued() -> None:
         # raised by the bundle → workload adapter (converter.workload)
         "EVAL-WORKLOAD-MISMATCH",
         "EVAL-NO-BUNDLE",
+        "EVAL-DUPLICATE-TASK",
         "EVAL-BUNDLE-INCOMPLETE-CLAIMS",
     }
     assert {c for c in CODES if c.startswith("EVAL-")} == used

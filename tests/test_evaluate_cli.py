@@ -102,6 +102,7 @@ def test_agreeing_bundles_are_one_workload(cli: Any, tmp_path: Path) -> None:
     # the same task twice is refused by the workload (a task id appears twice)
     result = cli("evaluate", "--bundle", str(a), "--bundle", str(b))
     assert result.code == 2
+    assert "EVAL-DUPLICATE-TASK" in result.err
 
 
 def test_disagreeing_bundles_refuse(cli: Any, tmp_path: Path) -> None:

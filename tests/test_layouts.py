@@ -149,3 +149,12 @@ def test_websearch_without_a_count_is_a_finding(cli: Any, tmp_path: Path) -> Non
     parent = _parent(tmp_path, call + result)
     report = cli("inspect", "--json", "--in", str(parent)).json()
     assert {"code": "CC-REC-WEBSEARCH-COUNT-UNKNOWN", "count": 1} in report["findings"]
+
+
+def test_a_subagent_file_given_as_parent_says_so(cli: Any) -> None:
+    from tests.conftest import FIXTURES
+
+    child = next((FIXTURES / "synthetic_tree").rglob("agent-*.jsonl"))
+    result = cli("inspect", "--json", "--in", str(child))
+    assert result.code == 2
+    assert result.json()["refusals"][0]["code"] == "CC-TREE-PARENT-IS-SUBAGENT"

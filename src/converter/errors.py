@@ -49,6 +49,10 @@ CODES: dict[str, CodeInfo] = {
         ".jsonl; its children cannot be found.",
         "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy.",
     ),
+    "CC-TREE-PARENT-IS-SUBAGENT": _c(
+        "The file given as the parent is a subagent transcript (agent-<id>.jsonl).",
+        "Pass the session's main transcript, <session-id>.jsonl, the folder above subagents/.",
+    ),
     "CC-TREE-SYMLINK": _c(
         "A file or folder of the session tree is a symbolic link.",
         "Copy the real file into place; symlinks are refused so a tree cannot point outside itself.",
@@ -411,6 +415,11 @@ CODES: dict[str, CodeInfo] = {
         "workload.",
         "Evaluate bundles made under one policy, baseline, price card and rubric together; or "
         "evaluate them separately.",
+    ),
+    "EVAL-DUPLICATE-TASK": _c(
+        "Two bundles hold the same task (the same bundle twice, or two conversions of one "
+        "session).",
+        "Give each session's bundle once.",
     ),
     "EVAL-NO-BUNDLE": _c(
         "No bundle was given.",

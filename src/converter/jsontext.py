@@ -13,7 +13,11 @@ from typing import Any
 
 
 class NotStrictJSON(ValueError):
-    """The bytes are not one strict JSON document."""
+    """The bytes are not one strict JSON document; `line` is where, when the parser knows."""
+
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        super().__init__(reason)
+        self.line = line
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -38,5 +42,32 @@ def loads_exact(data: bytes) -> Any:
         )
     except NotStrictJSON:
         raise
+    except json.JSONDecodeError as bad:
+        raise NotStrictJSON("syntax", bad.lineno) from None
     except (ValueError, UnicodeDecodeError, RecursionError) as bad:
         raise NotStrictJSON(type(bad).__name__) from None
+
+
+def as_tuples(value: Any) -> Any:
+    """The same JSON value with every array as a tuple (frozen models take tuples in strict
+    mode). Post-order with an explicit stack: no recursion, whatever the nesting."""
+    if not isinstance(value, dict | list):
+        return value
+    done: dict[int, Any] = {}  # id(node) -> converted node; nodes stay alive inside `value`
+
+    def converted(child: Any) -> Any:
+        return done[id(child)] if isinstance(child, dict | list) else child
+
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if children_done:
+            if isinstance(node, dict):
+                done[id(node)] = {key: converted(item) for key, item in node.items()}
+            else:
+                done[id(node)] = tuple(converted(item) for item in node)
+            continue
+        stack.append((node, True))
+        members = node.values() if isinstance(node, dict) else node
+        stack.extend((m, False) for m in members if isinstance(m, dict | list))
+    return done[id(value)]

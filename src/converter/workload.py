@@ -131,6 +131,9 @@ def build_workload(bundles: list[Bundle]) -> Workload:
     first = bundles[0]
     if any(_agreement_key(b) != _agreement_key(first) for b in bundles[1:]):
         raise Refused([Problem("EVAL-WORKLOAD-MISMATCH")])
+    task_ids = [t.id for b in bundles for t in b.tasks]
+    if len(set(task_ids)) != len(task_ids):
+        raise Refused([Problem("EVAL-DUPLICATE-TASK")])
     findings: dict[str, int] = defaultdict(int)
     for bundle in bundles:
         for finding in bundle.receipt.findings:

@@ -121,8 +121,11 @@ def _read_key_file(path: Path, *, private: bool) -> bytes:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_KEY_FILE:
             raise SigningKeyRefused("ATTEST-KEY-INVALID")
+        data = path.read_bytes()
+        if private and b"-----BEGIN PUBLIC KEY-----" in data:  # the .pub beside it, by mistake
+            raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
         if private and info.st_mode & 0o077:
             raise SigningKeyRefused("ATTEST-KEY-PERMISSIONS")
-        return path.read_bytes()
+        return data
     except OSError:
         raise SigningKeyRefused("ATTEST-KEY-UNREADABLE") from None

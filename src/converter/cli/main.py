@@ -15,7 +15,7 @@ from converter.cli.inspect import inspect
 from converter.cli.key import key
 from converter.cli.scan import scan
 from converter.cli.verify import verify
-from converter.errors import ConverterError, Exit, IntegrityFailure, Refused
+from converter.errors import ConverterError, Exit, IntegrityFailure, Refused, UsageProblem
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> None:
     except IntegrityFailure as failure:
         click.echo("integrity: " + describe(failure.code), err=True)
         sys.exit(failure.exit_code)
+    except UsageProblem as bad:  # our own fixed text, never a value from an input
+        click.echo(f"usage error: {bad}", err=True)
+        sys.exit(bad.exit_code)
     except ConverterError as error:
         click.echo(f"error: {type(error).__name__}", err=True)
         sys.exit(error.exit_code)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from converter.contract.model import Contract
 from converter.errors import Problem
-from converter.jsontext import NotStrictJSON, loads_exact
+from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 
 _SAFE_TOKEN = re.compile(r"[A-Za-z0-9_.:<>@/|-]{1,110}")
 
@@ -22,15 +22,18 @@ _SAFE_TOKEN = re.compile(r"[A-Za-z0-9_.:<>@/|-]{1,110}")
 def parse_contract(data: bytes) -> Contract | list[Problem]:
     """Strict JSON (no duplicate keys, no NaN, decimals exact) into the contract model."""
     try:
-        raw = loads_exact(data)
-    except NotStrictJSON:
-        return [Problem("CONTRACT-UNREADABLE")]
+        raw = as_tuples(loads_exact(data))
+    except NotStrictJSON as bad:
+        return [Problem("CONTRACT-UNREADABLE", line=bad.line)]
     try:
-        # The JSON was parsed strictly above (no floats, duplicates or NaN); lax mode here only
-        # lets arrays fill tuple fields and decimal strings fill money, exactly.
-        return Contract.model_validate(raw, strict=False)
+        # Strict: a boolean must be true/false, a count an integer; money may be a JSON number
+        # (read as an exact Decimal above) or a plain decimal string, never "yes" or " 40 ".
+        return Contract.model_validate(raw, strict=True)
     except ValidationError as invalid:
-        return [Problem("CONTRACT-SHAPE", where=safe_path(err["loc"])) for err in invalid.errors()]
+        return [
+            Problem("CONTRACT-SHAPE", where=f"{safe_path(err['loc'])} (expected: {err['type']})")
+            for err in invalid.errors()
+        ]
 
 
 def safe_path(loc: tuple[Any, ...] | list[Any]) -> str:

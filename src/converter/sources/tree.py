@@ -209,6 +209,10 @@ def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
         return layout
     stem = parent.name.removesuffix(".jsonl")
     layout.add("parent", parent)
+    if _CHILD.fullmatch(parent.name):
+        # Read and account it (inspect shows its usage), but say what it is.
+        layout.problems.append(Problem("CC-TREE-PARENT-IS-SUBAGENT", 0))
+        return layout
     if not SESSION_ID.fullmatch(stem):
         # Read and account it (so inspect shows its usage), but its children cannot be found.
         layout.problems.append(Problem("CC-TREE-PARENT-NAME", 0))
