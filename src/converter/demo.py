@@ -9,6 +9,7 @@ A fixed demo key makes the output identical on every machine; real use keeps its
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import sys
@@ -21,8 +22,9 @@ DEMO_KEY = "de" * 32
 
 
 def _run(args: list[str]) -> int:
-    """Run a real command; its own messages go to stderr so stdout holds only the proof."""
-    with contextlib.redirect_stdout(sys.stderr):
+    """Run a real command; its own messages are dropped so stdout holds only the proof (its
+    refusals, if any, still reach stderr)."""
+    with contextlib.redirect_stdout(io.StringIO()):
         try:
             cli_main(args)
         except SystemExit as done:

@@ -59,6 +59,10 @@ def inspect_report(account: PublicAccount) -> dict[str, Any]:
     }
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def render_text(report: dict[str, Any]) -> str:
     c = report["counts"]
     u = report["usage"]
@@ -67,7 +71,8 @@ def render_text(report: dict[str, Any]) -> str:
         f"Session tree: {state}",
         f"  {report['bound_files']} bound source files ({c['transcript_files']} transcripts, "
         f"{c['meta_files']} metadata)",
-        f"  {c['subagents']} subagents, {c['delegations_expanded']} expanded delegations, "
+        f"  {_n(c['subagents'], 'subagent')}, "
+        f"{_n(c['delegations_expanded'], 'expanded delegation')}, "
         f"max depth {c['max_depth']}",
         f"  {c['tasks']} tasks, {c['model_calls']} model calls "
         f"({c['usage_incomplete_calls']} usage-incomplete), {c['tool_calls']} tool calls, "

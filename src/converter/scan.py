@@ -252,7 +252,8 @@ def render_text(result: dict[str, Any]) -> str:
     t = result["totals"]
     lines += [
         "",
-        f"{t['sessions']} sessions in {result['project_folders']} project folders: "
+        f"{t['sessions']} session{'' if t['sessions'] == 1 else 's'} in "
+        f"{result['project_folders']} project folder{'' if result['project_folders'] == 1 else 's'}: "
         f"{t['convertible']} convertible, {t['refused']} refused ({t['orphan']} orphan), "
         f"{t['errors']} errors; {t['split']} split across project folders",
         f"{t['model_calls']:,} model calls ({t['usage_incomplete_calls']:,} usage-incomplete), "

@@ -23,12 +23,34 @@ def describe(
     return f"{code}{location}{shown}: {info.message} Fix: {info.fix}"
 
 
+PER_GROUP = 5  # lines shown per (code, file) on stderr; --json lists every one
+
+
+def emit_lines(lines: list[tuple[str, str | None, str]]) -> None:
+    """Print (code, where, message) lines; past PER_GROUP of one code in one file, a count.
+
+    A file that is not a transcript can fail the same check on every line: one hundred
+    identical lines hide the other refusals, so the rest of a group is summed up instead.
+    """
+    shown: dict[tuple[str, str | None], int] = {}
+    for code, where, message in lines:
+        key = (code, where.split(" line ")[0] if where else None)
+        shown[key] = shown.get(key, 0) + 1
+        if shown[key] <= PER_GROUP:
+            click.echo("refused: " + message, err=True)
+    for (code, where), count in shown.items():
+        if count > PER_GROUP:
+            place = f" [{where}]" if where else ""
+            click.echo(f"refused: {code}{place}: ... and {count - PER_GROUP} more", err=True)
+
+
 def emit_problems(
     problems: list[Problem],
     account: Account | None = None,
     pseudo: Pseudonymizer | None = None,
     show_paths: bool = False,
 ) -> None:
+    lines = []
     for problem in problems:
         where = file_ref(pseudo, account, problem) if account and pseudo else problem.where
         path = None
@@ -37,4 +59,5 @@ def emit_problems(
                 path = problem.local_path
             elif account is not None and problem.file is not None and problem.file >= 0:
                 path = account.tree.layout.files[problem.file].rel
-        click.echo("refused: " + describe(problem.code, where, problem.line, path), err=True)
+        lines.append((problem.code, where, describe(problem.code, where, problem.line, path)))
+    emit_lines(lines)

@@ -9,7 +9,7 @@ import click
 from converter import __version__
 from converter.cli.attest import keygen
 from converter.cli.convert import convert
-from converter.cli.diagnostics import describe
+from converter.cli.diagnostics import describe, emit_lines
 from converter.cli.evaluate import evaluate
 from converter.cli.inspect import inspect
 from converter.cli.key import key
@@ -47,15 +47,17 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(Exit.USAGE)
     except Refused as refused:
         show_paths = "--show-paths" in args
+        lines = []
         for problem in refused.problems:
-            where = refused.labels.get(problem.file) if problem.file is not None else None
+            label = refused.labels.get(problem.file) if problem.file is not None else None
+            where = label or problem.where
             path = None
             if show_paths:
                 path = problem.local_path or (
                     refused.paths.get(problem.file) if problem.file is not None else None
                 )
-            message = describe(problem.code, where or problem.where, problem.line, path)
-            click.echo("refused: " + message, err=True)
+            lines.append((problem.code, where, describe(problem.code, where, problem.line, path)))
+        emit_lines(lines)
         sys.exit(refused.exit_code)
     except IntegrityFailure as failure:
         click.echo("integrity: " + describe(failure.code), err=True)

@@ -26,7 +26,8 @@ def _value(bounds: Bounds, unit: str) -> str:
 
 
 def _limit(measure: Measure) -> str:
-    return f"{_SYMBOL[measure.comparison]} {number(measure.limit, measure.unit)}"
+    """`limit ≤ $25.0000`: labelled, so "253, limit ≤ 50 [fail]" never reads as a true claim."""
+    return f"limit {_SYMBOL[measure.comparison]} {number(measure.limit, measure.unit)}"
 
 
 def _headline(ev: Evaluation) -> str:
@@ -110,7 +111,7 @@ def render_text(ev: Evaluation) -> str:
     out += ["", "Gates:"]
     for gate in ev.gates:
         for name, coverage, route, observed, limit, status in _gate_rows(gate):
-            out.append(f"  [{status}] {name} ({coverage}, fails to {route}): {observed} {limit}")
+            out.append(f"  [{status}] {name} ({coverage}, fails to {route}): {observed}, {limit}")
     m = ev.metrics
     out += [
         "",
