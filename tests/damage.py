@@ -183,6 +183,8 @@ def snapshot(*folders: Path) -> dict[str, tuple[int, int, int]]:
 def parse_refusals(err: str) -> list[Refusal]:
     found = []
     for text in err.splitlines():
+        if text.endswith(" more") and ": ... and " in text:  # a collapsed group's count
+            continue
         match = _REFUSED.match(text)
         if match:
             line = match.group("line")

@@ -767,3 +767,20 @@ def test_bom_only_at_file_start(syn: Tree, cli: Any, command: Command, tmp_path:
     syn.set_line("", TITLE_LINE, b"\xef\xbb\xbf" + title_line(canary("bom")))
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-LINE-INVALID-JSON", syn.label("parent", ""), TITLE_LINE)
+
+
+def test_many_identical_refusals_collapse_on_stderr_not_in_json(cli: Any, tmp_path: Path) -> None:
+    """A file that is not a transcript fails one check per line: stderr shows five, then a
+    count; the JSON report lists every one."""
+    from tests.conftest import FIXTURES
+
+    tree = tmp_path / "t"
+    shutil.copytree(FIXTURES / "synthetic_tree", tree)
+    parent = next(tree.glob("*.jsonl"))
+    parent.write_text(parent.read_text() + "".join('{"type": 7}\n' for _ in range(12)))
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 2
+    bad = [r for r in result.json()["refusals"] if r["code"] == "CC-REC-BAD-FIELD"]
+    assert len(bad) == 12
+    assert result.err.count("refused: CC-REC-BAD-FIELD [") == 6  # five shown, one count
+    assert ": ... and 7 more" in result.err
