@@ -8,9 +8,9 @@ from typing import Literal, cast
 
 import click
 
-from converter.cli.options import key_option, pseudonymizer, source_options
+from converter.cli.options import key_option, provider_bodies_option, pseudonymizer, source_options
 from converter.conversion import Reading, make_bundle, make_template, read_sources
-from converter.errors import Problem, Refused, UsageProblem
+from converter.errors import Problem, Refused
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.output import check_outputs, write_all_atomic, write_atomic
 from converter.pipeline import SourceName, TaskUnit
@@ -74,12 +74,7 @@ def _read_input(path: Path, code: str) -> bytes:
     default=None,
     help="Also write <out>.intoto.json signed with this Ed25519 key.",
 )
-@click.option(
-    "--provider-bodies",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Provider request/response bodies folder (not supported yet).",
-)
+@provider_bodies_option
 @key_option
 def convert(
     source: str,
@@ -94,7 +89,6 @@ def convert(
     bundle_out: Path | None,
     force: bool,
     attest_key: Path | None,
-    provider_bodies: Path | None,
     key_file: Path | None,
 ) -> None:
     """Write a contract template, or check a completed contract and write the bundle."""
@@ -102,8 +96,6 @@ def convert(
         raise click.UsageError(
             "give exactly one of --template OUT or --contract C.json --out B.json"
         )
-    if provider_bodies is not None:
-        raise UsageProblem("--provider-bodies is not supported yet")
     pseudo = pseudonymizer(key_file)
     src = cast(SourceName, source)
     unit = cast(TaskUnit, task_unit)

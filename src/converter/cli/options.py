@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from converter.errors import UsageProblem
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 
@@ -22,6 +23,23 @@ def key_option(func: F) -> F:
         type=click.Path(path_type=Path, dir_okay=False),
         default=None,
         help="Pseudonym key file (default: $AGENT_EVIDENCE_KEY, then the config dir).",
+    )(func)
+
+
+def _no_provider_bodies(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    if value is not None:
+        raise UsageProblem("--provider-bodies is not supported yet")
+
+
+def provider_bodies_option(func: F) -> F:
+    """Accepted by name (SPEC §2) and refused until provider bodies are read; not passed on."""
+    return click.option(
+        "--provider-bodies",
+        type=click.Path(path_type=Path, file_okay=False),
+        default=None,
+        expose_value=False,
+        callback=_no_provider_bodies,
+        help="Provider request/response bodies folder (not supported yet).",
     )(func)
 
 

@@ -24,8 +24,8 @@ import click
 
 from converter.bundle.io import open_bundle
 from converter.bundle.model import Bundle
-from converter.cli.options import SOURCES, key_option
-from converter.errors import IntegrityFailure, Problem, Refused, UsageProblem
+from converter.cli.options import SOURCES, key_option, provider_bodies_option
+from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pipeline import SourceName, TaskUnit
@@ -86,12 +86,7 @@ def _read(path: Path, code: str) -> bytes:
     default=None,
     help="Task unit (default: the one the bundle's receipt names).",
 )
-@click.option(
-    "--provider-bodies",
-    type=click.Path(path_type=Path, file_okay=False),
-    default=None,
-    help="Provider request/response bodies folder (not supported yet).",
-)
+@provider_bodies_option
 @key_option
 def verify(
     bundle: Path,
@@ -101,7 +96,6 @@ def verify(
     parent: Path | None,
     source: str | None,
     task_unit: str | None,
-    provider_bodies: Path | None,
     key_file: Path | None,
 ) -> None:
     """Verify a bundle: its digest, its signed attestation, its re-derivation (exit 0/5/2)."""
@@ -111,8 +105,6 @@ def verify(
         raise click.UsageError("re-deriving needs both --contract C.json and --in SESSION.jsonl")
     if contract_in is None and (source or task_unit or key_file):
         raise click.UsageError("--from, --task-unit and --key-file only apply with --contract/--in")
-    if provider_bodies is not None:
-        raise UsageProblem("--provider-bodies is not supported yet")
 
     data = _read(bundle, "BUNDLE-UNREADABLE")
     opened = open_bundle(data)
