@@ -8,8 +8,10 @@ the account to the minute, hour or day.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -207,3 +209,29 @@ def _walk(value: object) -> list[object]:
 )
 def test_coarsen(value: str | None, precision: str, expected: str | None) -> None:
     assert coarsen(value, precision) == expected
+
+
+def test_unknown_billing_context_values_are_pseudonymized(cli: Any, tmp_path: Path) -> None:
+    """A gateway can write any string as service_tier / speed / inference_geo: only documented
+    values cross; another becomes a keyed `x-<8 hex>` that still prices."""
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    tree = tmp_path / "t"
+    shutil.copytree(FIXTURES / "synthetic_tree", tree)
+    parent = next(tree.glob("*.jsonl"))
+    assert '"service_tier":"standard"' in parent.read_text()
+    for transcript in tree.rglob("*.jsonl"):
+        text = transcript.read_text()
+        transcript.write_text(
+            text.replace('"service_tier":"standard"', '"service_tier":"acmecorp-secret"')
+        )
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert "acmecorp" not in result.out + result.err
+    template = tmp_path / "t.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    contexts = json.loads(template.read_text())["claims"]["pricing"]["models"]
+    keys = [k for entry in contexts.values() for k in entry["contexts"]]
+    assert keys
+    assert all(k.startswith("x-") for k in keys)

@@ -21,7 +21,10 @@ from converter.reader.records import Usage
 _MODEL = re.compile(r"[A-Za-z0-9<][A-Za-z0-9_.:@/>-]{0,79}")
 _VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,3}")
 _TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,6})?Z")
-_CONTEXT = re.compile(r"[a-z0-9_-]{0,32}")
+# service_tier, speed and inference_geo values seen in Anthropic's docs and real transcripts.
+KNOWN_CONTEXT_VALUES = frozenset(
+    {"", "standard", "priority", "batch", "flex", "fast", "not_available", "global", "us", "eu"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +93,13 @@ class _Crossing:
         return self.pseudo.name("model", name or "")
 
     def context_value(self, value: str | None) -> str | None:
+        """A billing-context value crosses only if it is a documented one; any other string (a
+        gateway can write anything there) becomes a keyed `x-<8 hex>`, still priceable."""
         if value is None:
             return None
-        if _CONTEXT.fullmatch(value):
+        if value in KNOWN_CONTEXT_VALUES:
             return value
-        return "x-" + self.pseudo.name("model", value)[-8:]
+        return "x-" + self.pseudo.name("model", "billing-context:" + value)[-8:]
 
     def usage(self, u: Usage, web_searches: int = 0) -> view.UsageTotals:
         return view.UsageTotals(
