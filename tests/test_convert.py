@@ -387,3 +387,15 @@ def test_public_key_given_as_signing_key_is_named_as_such(cli: Any, tmp_path: Pa
     assert result.code == 2
     assert "ATTEST-KEY-WRONG-TYPE" in result.err
     assert not out.exists()
+
+
+def test_a_shape_error_does_not_hide_stale_sources(cli: Any, tmp_path: Path) -> None:
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    contract = _contract(cli, parent, tmp_path)
+    text = contract.read_text().replace('"min_tasks": 1', '"min_tasks": "4O"')
+    contract.write_text(text)
+    parent.write_bytes(parent.read_bytes() + b"\n")  # the session changed since the template
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-SHAPE" in result.err
+    assert "CONTRACT-FILE-CHANGED" in result.err

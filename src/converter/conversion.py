@@ -18,6 +18,7 @@ from converter.contract.validate import (
     check_tasks,
     null_claims,
     parse_contract,
+    parse_source_owned,
 )
 from converter.errors import Problem, Refused
 from converter.firewall.boundary import Policy, cross, file_labels
@@ -113,6 +114,25 @@ def make_bundle(
     return seal(_checked_bundle(parent, source, task_unit, pseudo, contract_bytes))
 
 
+def _stale_sources(
+    contract_bytes: bytes,
+    parent: Path,
+    source: SourceName,
+    task_unit: TaskUnit,
+    pseudo: Pseudonymizer,
+) -> list[Problem]:
+    """With a contract whose claims do not parse, still compare what can be compared."""
+    owned = parse_source_owned(contract_bytes)
+    if owned is None:
+        return []
+    reading = read_sources(parent, source, task_unit, pseudo)
+    canonical = reading.canonical
+    fresh = build_template(
+        canonical, _source(source, task_unit), observed_keys(canonical), Privacy()
+    )
+    return check_against_sources(owned, fresh)
+
+
 def _checked_bundle(
     parent: Path,
     source: SourceName,
@@ -122,7 +142,7 @@ def _checked_bundle(
 ) -> Bundle:
     contract = parse_contract(contract_bytes)
     if isinstance(contract, list):
-        raise Refused(contract)
+        raise Refused(contract + _stale_sources(contract_bytes, parent, source, task_unit, pseudo))
     reading = read_sources(parent, source, task_unit, pseudo)
     canonical = reading.canonical
     fresh = build_template(

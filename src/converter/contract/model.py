@@ -120,13 +120,18 @@ class Claims(Closed):
     privacy: Privacy = Privacy()
 
 
-class Contract(Closed):
+class SourceOwned(Closed):
+    """The part of a contract the tool writes and the user never edits."""
+
     schema_version: Literal["agent-evidence/conversion-contract/v1"]
     source: Source
     key_id: KeyId
     inventory: Inventory
     tasks: tuple[Task, ...]
     observed: Observed
+
+
+class Contract(SourceOwned):
     claims: Claims
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from converter.contract.model import Contract
+from converter.contract.model import Contract, SourceOwned
 from converter.errors import Problem
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 
@@ -101,7 +101,23 @@ def check_tasks(contract: Contract) -> list[Problem]:
     return problems
 
 
-def check_against_sources(contract: Contract, fresh: Contract) -> list[Problem]:
+def parse_source_owned(data: bytes) -> SourceOwned | None:
+    """The source-owned part alone, so a shape error in the claims does not hide a stale
+    inventory (every problem is reported, not only the first kind)."""
+    try:
+        raw = as_tuples(loads_exact(data))
+    except NotStrictJSON:
+        return None
+    if not isinstance(raw, dict):
+        return None
+    part = {k: v for k, v in raw.items() if k in SourceOwned.model_fields}
+    try:
+        return SourceOwned.model_validate(part, strict=True)
+    except ValidationError:
+        return None
+
+
+def check_against_sources(contract: SourceOwned, fresh: SourceOwned) -> list[Problem]:
     """Compare the contract's source-owned fields with a template made from the sources now."""
     problems: list[Problem] = []
     if contract.key_id != fresh.key_id:
