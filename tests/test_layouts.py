@@ -158,3 +158,11 @@ def test_a_subagent_file_given_as_parent_says_so(cli: Any) -> None:
     result = cli("inspect", "--json", "--in", str(child))
     assert result.code == 2
     assert result.json()["refusals"][0]["code"] == "CC-TREE-PARENT-IS-SUBAGENT"
+
+
+def test_usage_errors_do_not_echo_a_path_the_user_typed(cli: Any) -> None:
+    result = cli("inspect", "--task-unit", "/home/someone/secret-project", "--in", "x.jsonl")
+    assert result.code == 64
+    assert "secret-project" not in result.err
+    assert "'--task-unit'" in result.err
+    assert "'prompt', 'session'" in result.err

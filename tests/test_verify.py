@@ -333,3 +333,18 @@ def test_rederive_never_creates_a_key(
 def test_usage_errors(cli: Any, signed: tuple[Path, Path, Path], extra: list[str]) -> None:
     bundle, _, _ = signed
     assert cli("verify", "--bundle", str(bundle), *extra).code == 64
+
+
+def test_evaluate_with_a_key_also_requires_the_bundles_own_receipt(
+    cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """evaluate --public-key applies the same receipt check as verify (it used to skip it)."""
+    bundle, _, public = signed
+    data = bundle.read_bytes()
+    receipt = json.loads(data)["receipt"]
+    receipt["rubric_version"] = receipt["rubric_version"] + "-other"
+    envelope = attest(data, bundle.name, receipt, load_private_key(tmp_path / "producer.pem"))
+    Path(f"{bundle}.intoto.json").write_bytes(envelope)
+    result = cli("evaluate", "--bundle", str(bundle), "--public-key", str(public))
+    assert result.code == 5
+    assert "ATTEST-RECEIPT-MISMATCH" in result.err

@@ -67,6 +67,13 @@ def open_bundle(data: bytes) -> Bundle:
     return bundle
 
 
+def require_own_receipt(bundle: Bundle, signed_receipt: dict[str, Any]) -> None:
+    """An attestation that verifies must also sign this bundle's own receipt (exit 5 if not);
+    both `verify` and `evaluate --public-key` apply it after the signature check."""
+    if signed_receipt != bundle.receipt.model_dump(mode="json"):
+        raise IntegrityFailure("ATTEST-RECEIPT-MISMATCH")
+
+
 def read_bundle(path: Path) -> Bundle:
     try:
         data = path.read_bytes()

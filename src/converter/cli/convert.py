@@ -8,7 +8,13 @@ from typing import Literal, cast
 
 import click
 
-from converter.cli.options import key_option, provider_bodies_option, pseudonymizer, source_options
+from converter.cli.options import (
+    key_option,
+    provider_bodies_option,
+    pseudonymizer,
+    read_input,
+    source_options,
+)
 from converter.conversion import Reading, make_bundle, make_template, read_sources
 from converter.errors import Problem, Refused
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -18,13 +24,6 @@ from converter.pricing.card import load_price_card, prefill
 from converter.pricing.engine import observed_keys
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
-
-
-def _read_input(path: Path, code: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError:
-        raise Refused([Problem(code)]) from None
 
 
 @click.command()
@@ -124,7 +123,7 @@ def _template(
     check_outputs([out], inputs)
     if out.exists() and not force:  # a filled contract is hours of labelling: never lose it
         raise Refused([Problem("OUT-EXISTS")])
-    old = _read_input(old_contract, "CONTRACT-UNREADABLE") if old_contract else None
+    old = read_input(old_contract, "CONTRACT-UNREADABLE") if old_contract else None
     reading = read_sources(parent, source, task_unit, pseudo)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)])
     pricing = observed_keys(reading.canonical)
@@ -169,7 +168,7 @@ def _bundle(
 ) -> None:
     outputs = [out] + ([Path(f"{out}.intoto.json")] if attest_key else [])
     check_outputs(outputs, [parent, contract_in] + ([attest_key] if attest_key else []))
-    contract_bytes = _read_input(contract_in, "CONTRACT-UNREADABLE")
+    contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     bundle, data = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
     files = [(out, data)]
     if attest_key is not None:
@@ -184,7 +183,7 @@ def _bundle(
     stale = Path(f"{out}.intoto.json")
     if attest_key is None and stale.exists():  # it signs the bundle this run replaced
         stale.unlink()
-        click.echo(f"removed the attestation of the replaced bundle: {stale.name}")
+        click.echo("removed the attestation of the replaced bundle (<out>.intoto.json)")
     c = bundle.receipt.counts
     click.echo(
         f"wrote bundle: {c.tasks} tasks, {c.model_calls} model calls, {c.tool_calls} tool calls, "

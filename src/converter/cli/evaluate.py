@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from converter.bundle.io import open_bundle
+from converter.bundle.io import open_bundle, require_own_receipt
 from converter.bundle.model import Bundle
-from converter.errors import Problem, Refused
+from converter.cli.options import read_input
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
 from converter.output import check_outputs, write_atomic
@@ -18,26 +18,17 @@ from converter.workload import build_workload
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
 
 
-def _read(path: Path, code: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError:
-        raise Refused([Problem(code)]) from None
-
-
 def load_bundle(path: Path, public_key: Path | None) -> Bundle:
     """Open a bundle (digest checked, exit 5 on mismatch); with a key, require its attestation."""
-    data = _read(path, "BUNDLE-UNREADABLE")
+    data = read_input(path, "BUNDLE-UNREADABLE")
+    bundle = open_bundle(data)
     if public_key is not None:
         from converter.attest.keys import load_public_key
         from converter.attest.statement import check_attestation
 
-        attestation = Path(f"{path}.intoto.json")
-        if not attestation.is_file():
-            raise Refused([Problem("ATTEST-MISSING")])
-        envelope = _read(attestation, "ATTEST-MISSING")
-        check_attestation(data, envelope, load_public_key(public_key))
-    return open_bundle(data)
+        envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING")
+        require_own_receipt(bundle, check_attestation(data, envelope, load_public_key(public_key)))
+    return bundle
 
 
 @click.command()

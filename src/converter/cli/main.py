@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 
 import click
@@ -22,6 +23,20 @@ COMMANDS = {
     "key": "converter.cli.key:key",
     "keygen": "converter.cli.attest:keygen",
 }
+
+
+# click quotes the value a user typed ("Invalid value for '--in': '/home/...'"). A mistyped
+# path or address is still a path (SPEC §6.4): quoted values that could be one are masked.
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def mask_values(message: str) -> str:
+    def mask(match: re.Match[str]) -> str:
+        value = match.group(1)
+        risky = len(value) > 40 or any(c in value for c in "/\\@ ~")
+        return "'<value>'" if risky and not value.startswith("-") else match.group(0)
+
+    return _QUOTED.sub(mask, message)
 
 
 class LazyGroup(click.Group):
@@ -58,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("aborted", err=True)
         sys.exit(Exit.USAGE)
     except click.UsageError as bad:
-        click.echo(f"usage error: {bad.format_message()}", err=True)
+        click.echo(f"usage error: {mask_values(bad.format_message())}", err=True)
         sys.exit(Exit.USAGE)
     except Refused as refused:
         show_paths = "--show-paths" in args

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from converter.errors import UsageProblem
+from converter.errors import Problem, Refused, UsageProblem
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 
@@ -64,6 +64,16 @@ def source_options(func: F) -> F:
     return click.option(
         "--from", "source", type=SOURCES, default="claude-code-tree", show_default=True
     )(func)
+
+
+def read_input(path: Path, code: str) -> bytes:
+    """An input file's bytes, or a refusal with `code` (never the path) when it cannot be read."""
+    try:
+        if not path.is_file():
+            raise Refused([Problem(code)])
+        return path.read_bytes()
+    except OSError:
+        raise Refused([Problem(code)]) from None
 
 
 def pseudonymizer(key_file: Path | None) -> Pseudonymizer:

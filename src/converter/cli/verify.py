@@ -22,22 +22,13 @@ from typing import cast
 
 import click
 
-from converter.bundle.io import open_bundle
+from converter.bundle.io import open_bundle, require_own_receipt
 from converter.bundle.model import Bundle
-from converter.cli.options import SOURCES, key_option, provider_bodies_option
-from converter.errors import IntegrityFailure, Problem, Refused
+from converter.cli.options import SOURCES, key_option, provider_bodies_option, read_input
+from converter.errors import IntegrityFailure
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pipeline import SourceName, TaskUnit
-
-
-def _read(path: Path, code: str) -> bytes:
-    try:
-        if not path.is_file():
-            raise Refused([Problem(code)])
-        return path.read_bytes()
-    except OSError:
-        raise Refused([Problem(code)]) from None
 
 
 @click.command()
@@ -106,7 +97,7 @@ def verify(
     if contract_in is None and (source or task_unit or key_file):
         raise click.UsageError("--from, --task-unit and --key-file only apply with --contract/--in")
 
-    data = _read(bundle, "BUNDLE-UNREADABLE")
+    data = read_input(bundle, "BUNDLE-UNREADABLE")
     opened = open_bundle(data)
     click.echo(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
     if public_key is not None:
@@ -120,15 +111,14 @@ def _check_attestation(data: bytes, opened: Bundle, attestation: Path, public_ke
     from converter.attest.keys import load_public_key
     from converter.attest.statement import check_attestation
 
-    envelope = _read(attestation, "ATTEST-MISSING")
+    envelope = read_input(attestation, "ATTEST-MISSING")
     key = load_public_key(public_key)
     signed_receipt = check_attestation(data, envelope, key)
     click.echo(
         f"ok: attestation signature verifies with key {key_id(key)} and its subject is this "
         f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
     )
-    if signed_receipt != opened.receipt.model_dump(mode="json"):
-        raise IntegrityFailure("ATTEST-RECEIPT-MISMATCH")
+    require_own_receipt(opened, signed_receipt)
     click.echo("ok: the signed receipt is the bundle's own receipt")
 
 
@@ -143,7 +133,7 @@ def _check_rederivation(
 ) -> None:
     from converter.conversion import make_bundle
 
-    contract_bytes = _read(contract_in, "CONTRACT-UNREADABLE")
+    contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     # Never create a key here: a fresh key could only re-derive a different bundle.
     pseudo = Pseudonymizer(load_key(key_file, create=False).key)
     src = cast(SourceName, source or opened.receipt.adapter)
