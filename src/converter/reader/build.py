@@ -104,6 +104,7 @@ class _Index:
         self.by_result_agent: dict[str, set[str]] = defaultdict(set)
         self.by_result_run: dict[str, set[str]] = defaultdict(set)
         self.forked: set[str] = set()
+        self.by_prompt: dict[str, list[tuple[int, str]]] = defaultdict(list)  # delegations
         for stream in streams:
             for pos, rec in enumerate(stream.records):
                 if rec.uuid:
@@ -112,6 +113,8 @@ class _Index:
                     for use in rec.tool_uses:
                         self.tool_streams[use.id].add(stream.index)
                         self.tool_name.setdefault(use.id, use.name)
+                        if use.prompt_digest and use.name in DELEGATION_TOOLS:
+                            self.by_prompt[use.prompt_digest].append((stream.index, use.id))
                         self.tool_info[(stream.index, use.id)] = (
                             use.name,
                             use.prompt_digest,
@@ -162,11 +165,7 @@ def _evidence(acc: Account, index: _Index, stream: Stream) -> set[str]:
     if not found:
         digest = _first_prompt_digest(stream)
         if digest is not None:
-            found = {
-                tid
-                for (s, tid), (name, pdig, _) in index.tool_info.items()
-                if s != stream.index and pdig == digest and name in DELEGATION_TOOLS
-            }
+            found = {tid for s, tid in index.by_prompt.get(digest, ()) if s != stream.index}
     return found
 
 
