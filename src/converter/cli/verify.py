@@ -98,7 +98,7 @@ def verify(
         raise click.UsageError("--from, --task-unit and --key-file only apply with --contract/--in")
 
     data = read_input(bundle, "BUNDLE-UNREADABLE")
-    opened = open_bundle(data)
+    opened = open_bundle(data, reference=True)  # not the encoder that wrote it
     click.echo(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
     if public_key is not None:
         _check_attestation(data, opened, attestation or Path(f"{bundle}.intoto.json"), public_key)
