@@ -18,12 +18,16 @@ SourceName = Literal["claude-code-tree", "claude-code"]
 
 
 def read_tree(
-    parent: Path, task_unit: TaskUnit = "prompt", source: SourceName = "claude-code-tree"
+    parent: Path,
+    task_unit: TaskUnit = "prompt",
+    source: SourceName = "claude-code-tree",
+    read_jobs: int | None = None,
 ) -> Account:
-    """Find, bind and account a session tree. Local ids stay inside the returned value."""
+    """Find, bind and account a session tree. Local ids stay inside the returned value.
+    `read_jobs`: reading processes (default: 2 on two cores or more, see `reader.load`)."""
     single = source == "claude-code"
     layout = discover(parent, single_file=single)
-    return build_account(load(layout), task_unit, single_file=single)
+    return build_account(load(layout, read_jobs), task_unit, single_file=single)
 
 
 def inspect_tree(
@@ -32,6 +36,7 @@ def inspect_tree(
     task_unit: TaskUnit = "prompt",
     policy: Policy | None = None,
     source: SourceName = "claude-code-tree",
+    read_jobs: int | None = None,
 ) -> tuple[Account, PublicAccount]:
-    account = read_tree(parent, task_unit, source)
+    account = read_tree(parent, task_unit, source, read_jobs)
     return account, cross(account, pseudo, policy or Policy())

@@ -104,17 +104,19 @@ def find_sessions(projects_dir: Path) -> tuple[list[Session], int]:
 # ------------------------------------------------------------------ one parent (worker side)
 
 _WORKER: dict[str, Pseudonymizer] = {}
+_READ_JOBS: dict[str, int | None] = {"jobs": None}
 
 
 def _init_worker(secret: bytes) -> None:
     _WORKER["pseudo"] = Pseudonymizer(PseudonymKey(secret))
+    _READ_JOBS["jobs"] = 1  # --jobs counts every process of the scan: one reader per tree
 
 
 def inspect_part(parent: str) -> dict[str, Any]:
     """Inspect one parent transcript; a small content-free summary (picklable)."""
     pseudo = _WORKER["pseudo"]
     try:
-        _, public = inspect_tree(Path(parent), pseudo)
+        _, public = inspect_tree(Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"])
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
     except ConverterError as error:

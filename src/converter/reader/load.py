@@ -3,39 +3,22 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from converter.errors import Problem
 from converter.heap import cyclic_gc_paused
-from converter.reader.records import BadField, Rec, extract
+from converter.reader.records import BadField, Rec
+from converter.reader.transcript import DECODER, FileReading, read_transcript
 from converter.sources.jsonl import BadLine, Digest, iter_lines, read_document
 from converter.sources.tree import SourceFile, TreeLayout
-
-KNOWN_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "attachment",
-        "summary",
-        "mode",
-        "permission-mode",
-        "last-prompt",
-        "file-history-snapshot",
-        "ai-title",
-        "custom-title",
-        "queue-operation",
-        "agent-name",
-        "bridge-session",
-        "progress",
-        "fork-context-ref",
-        "pr-link",
-        "worktree-state",
-        "tag",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,35 +46,16 @@ class LoadedTree:
         return [f for f in self.layout.files if f.index not in self.unbound]
 
 
-def _read_transcript(tree: LoadedTree, entry: SourceFile) -> None:
-    digest = Digest()
-    records: list[Rec] = []
-    unreadable = False
-    try:
-        with entry.path.open("rb") as stream:
-            for number, item in iter_lines(stream, digest):
-                if isinstance(item, BadLine):
-                    tree.problems.append(Problem(item.code, entry.index, number))
-                    continue
-                try:
-                    rec = extract(item, entry.index, number)
-                except BadField as bad:
-                    tree.problems.append(Problem(bad.code, entry.index, number))
-                    continue
-                if rec.type not in KNOWN_TYPES:
-                    tree.unknown_types[rec.type] += 1
-                    if rec.unknown_with_usage:
-                        tree.problems.append(
-                            Problem("CC-REC-UNKNOWN-WITH-USAGE", entry.index, number)
-                        )
-                    continue
-                records.append(rec)
-    except OSError:
+def _absorb(tree: LoadedTree, entry: SourceFile, reading: FileReading) -> None:
+    for rec in reading.records:
+        rec.file = entry.index
+    tree.problems.extend(Problem(code, entry.index, line) for code, line in reading.problems)
+    tree.unknown_types.update(reading.unknown_types)
+    if reading.unreadable:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
-        unreadable = True
-    tree.digests[entry.index] = digest
-    tree.records[entry.index] = records
-    if digest.size == 0 and not unreadable:
+    tree.digests[entry.index] = Digest(reading.sha256, reading.size)
+    tree.records[entry.index] = reading.records
+    if reading.size == 0 and not reading.unreadable:
         code = "CC-TREE-EMPTY-FILE" if entry.role == "parent" else "CC-TREE-EMPTY-CHILD"
         tree.problems.append(Problem(code, entry.index))
 
@@ -175,19 +139,106 @@ def _read_manifest(tree: LoadedTree, entry: SourceFile) -> None:
     tree.manifests.add(entry.run_id or "")
 
 
-def load(layout: TreeLayout) -> LoadedTree:
+# Below this many transcript bytes a second process costs more (~60 ms to start) than it saves.
+PARALLEL_MIN_BYTES = 32 * 10**6
+READ_JOBS_ENV = "AGENT_EVIDENCE_READ_JOBS"
+WORKER_COMMAND = (sys.executable, "-m", "converter.reader.worker")
+
+
+def read_jobs() -> int:
+    """Reading processes: 2 on a machine with two cores or more, unless the environment says 1."""
+    if os.environ.get(READ_JOBS_ENV) == "1":
+        return 1
+    return 2 if (os.cpu_count() or 1) >= 2 else 1
+
+
+def load(
+    layout: TreeLayout, jobs: int | None = None, min_bytes: int = PARALLEL_MIN_BYTES
+) -> LoadedTree:
+    """Read the tree. With `jobs` 2 and enough bytes, a second process reads about half of the
+    transcripts (by size) while this one reads the rest; the result is the same either way."""
     with cyclic_gc_paused():
-        return _load(layout)
+        return _load(layout, read_jobs() if jobs is None else jobs, min_bytes)
 
 
-def _load(layout: TreeLayout) -> LoadedTree:
+def _size(entry: SourceFile) -> int:
+    try:
+        return entry.path.stat().st_size
+    except OSError:
+        return 0  # read_transcript reports it
+
+
+def _split(entries: list[SourceFile]) -> tuple[list[SourceFile], list[SourceFile]]:
+    """Largest first, each file to the lighter share: (this process's, the worker's)."""
+    mine: list[SourceFile] = []
+    theirs: list[SourceFile] = []
+    weight = [0, 0]
+    for entry in sorted(entries, key=_size, reverse=True):
+        side = 0 if weight[0] <= weight[1] else 1
+        (mine, theirs)[side].append(entry)
+        weight[side] += _size(entry)
+    return mine, theirs
+
+
+class _Worker:
+    """The second reading process, fed its paths on a thread so neither side waits on a pipe."""
+
+    def __init__(self, entries: list[SourceFile]) -> None:
+        self.entries = entries
+        self.output: list[bytes] = []
+        payload = msgspec.msgpack.encode([str(e.path) for e in entries])
+        try:
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                list(WORKER_COMMAND),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            self.proc = None
+            return
+        proc = self.proc
+        self.thread = threading.Thread(
+            target=lambda: self.output.append(proc.communicate(payload)[0]), daemon=True
+        )
+        self.thread.start()
+
+    def readings(self) -> list[FileReading]:
+        """The worker's readings; if it failed in any way, this process reads the files."""
+        if self.proc is not None:
+            self.thread.join()
+            if self.proc.returncode == 0 and self.output:
+                try:
+                    got = DECODER.decode(self.output[0])
+                except msgspec.DecodeError:
+                    got = []
+                if len(got) == len(self.entries):
+                    return got
+        return [read_transcript(e.path) for e in self.entries]
+
+
+def _read_transcripts(
+    entries: list[SourceFile], jobs: int, min_bytes: int
+) -> dict[int, FileReading]:
+    if jobs < 2 or len(entries) < 2 or sum(map(_size, entries)) < min_bytes:
+        return {e.index: read_transcript(e.path) for e in entries}
+    mine, theirs = _split(entries)
+    worker = _Worker(theirs)
+    readings = {e.index: read_transcript(e.path) for e in mine}
+    readings.update(zip((e.index for e in theirs), worker.readings(), strict=True))
+    return readings
+
+
+def _load(layout: TreeLayout, jobs: int, min_bytes: int) -> LoadedTree:
     tree = LoadedTree(layout=layout, problems=list(layout.problems))
     child_of: dict[tuple[str | None, str | None], int] = {
         (f.run_id, f.agent_id): f.index for f in layout.files if f.role == "subagent"
     }
+    transcripts = [e for e in layout.files if e.role in ("parent", "subagent")]
+    readings = _read_transcripts(transcripts, jobs, min_bytes)
     for entry in layout.files:
         if entry.role in ("parent", "subagent"):
-            _read_transcript(tree, entry)
+            _absorb(tree, entry, readings.pop(entry.index))
         elif entry.role == "meta":
             _read_meta(tree, entry, child_of.get((entry.run_id, entry.agent_id)))
         elif entry.role == "journal":

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from converter.errors import Problem
-from converter.firewall.shapes import ShapeTuple
 from converter.reader.load import LoadedTree
 from converter.reader.records import Rec, Usage
+from converter.reader.shape import ShapeTuple
 
 AgentKind = Literal[
     "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"

@@ -1,0 +1,117 @@
+"""Reading with a second process gives exactly what reading in one does, on every tree we have,
+damaged ones included; a worker that fails in any way falls back to reading here, silently."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from converter.reader import load as loader
+from converter.reader.load import LoadedTree, load
+from converter.sources.tree import discover
+from tests.conftest import fixture_parent, shared_dir
+from tests.damage import canary, copy_tree
+
+SHARED = shared_dir()
+EXPECTED = Path(__file__).parent / "corpus_expected.json"
+CORPUS = sorted(json.loads(EXPECTED.read_text()))  # every real tree's parent, as the oracle has it
+
+
+def _view(tree: LoadedTree) -> tuple[object, ...]:
+    return (
+        tree.digests,
+        tree.records,
+        tree.metas,
+        tree.journal_started,
+        tree.manifests,
+        tree.unbound,
+        tree.problems,
+        dict(tree.unknown_types),
+    )
+
+
+def _both(parent: Path) -> tuple[tuple[object, ...], tuple[object, ...]]:
+    one = load(discover(parent), jobs=1)
+    two = load(discover(parent), jobs=2, min_bytes=0)
+    return _view(one), _view(two)
+
+
+@pytest.mark.parametrize("name", ["synthetic_tree", "rich_tree"])
+def test_fixtures_read_alike(name: str) -> None:
+    one, two = _both(fixture_parent(name))
+    assert one == two
+    assert one[1]  # records were read
+
+
+@pytest.mark.skipif(SHARED is None, reason="shared corpus not present")
+@pytest.mark.parametrize("tree", CORPUS)
+def test_corpus_reads_alike(tree: str) -> None:
+    assert SHARED is not None
+    one, two = _both(SHARED / "corpus" / "real" / tree)
+    assert one == two
+
+
+def test_damaged_tree_reads_alike(tmp_path: Path) -> None:
+    """Problems (torn, invalid, blank lines, an empty child) come back the same, in order."""
+    tree = copy_tree("rich_tree", tmp_path)
+    children = sorted(tree.folder.rglob("agent-*.jsonl"))
+    assert len(children) >= 2
+    children[0].write_bytes(b'{"type":"user"\n\n\xff\xfe\n{"type":"assistant"')
+    children[1].write_bytes(b"")
+    lines = tree.lines()
+    lines.insert(1, b'{"a":1,"a":2}')
+    tree.write_lines("", lines)
+    one, two = _both(tree.parent)
+    assert one == two
+    assert len(one[6]) >= 4  # problems
+
+
+def _failing(code: str) -> tuple[str, ...]:
+    return (sys.executable, "-c", code)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        _failing("import sys; sys.exit(3)"),
+        _failing("import sys; sys.stdout.buffer.write(b'not msgpack')"),
+        _failing("import sys; sys.stdout.buffer.write(b'\\x90')"),  # an empty list: too few
+        ("/nonexistent/python-for-agent-evidence",),
+    ],
+    ids=["exit", "garbage", "short", "no-executable"],
+)
+def test_failed_worker_falls_back(
+    command: tuple[str, ...], monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    parent = fixture_parent("rich_tree")
+    expected = _view(load(discover(parent), jobs=1))
+    monkeypatch.setattr(loader, "WORKER_COMMAND", command)
+    assert _view(load(discover(parent), jobs=2, min_bytes=0)) == expected
+    assert capfd.readouterr().err == ""
+
+
+def test_worker_stderr_never_reaches_the_terminal(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    secret = canary("worker")
+    monkeypatch.setattr(
+        loader, "WORKER_COMMAND", _failing(f"import sys; sys.stderr.write({secret!r}); 1/0")
+    )
+    load(discover(fixture_parent("rich_tree")), jobs=2, min_bytes=0)
+    captured = capfd.readouterr()
+    assert secret not in captured.err + captured.out
+
+
+def test_small_trees_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[object] = []
+    monkeypatch.setattr(loader, "_Worker", lambda entries: started.append(entries))
+    load(discover(fixture_parent("rich_tree")), jobs=2)  # far below PARALLEL_MIN_BYTES
+    assert started == []
+
+
+def test_environment_forces_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(loader.READ_JOBS_ENV, "1")
+    assert loader.read_jobs() == 1
