@@ -35,7 +35,7 @@ from converter.bench.generate import (
     generate_projects,
 )
 from converter.bench.generate import generate as generate_tree
-from converter.bench.phases import PHASES
+from converter.bench.phases import PHASES, by_name
 
 RSS_BASE_MB = 150.0
 RATIO_MIN = 0.5
@@ -119,14 +119,21 @@ def measure_scan(out: Path, sessions: int) -> dict[str, Any]:
 
 
 def run_phase(phase: str, exp: Expected, workdir: Path, repeats: int) -> dict[str, Any]:
+    """Prepare in one child, measure in another: the measured child's peak is the phase's own."""
     workdir.mkdir(parents=True, exist_ok=True)
-    args = {
+    args: dict[str, Any] = {
         "phase": phase,
         "parent": str(exp.parent),
         "files": [str(f) for f in exp.files],
         "workdir": str(workdir),
         "repeats": repeats,
     }
+    if by_name(phase).prepare is not None:
+        args["state"] = _child({**args, "mode": "prepare"}, phase)["state"]
+    return _child({**args, "mode": "measure"}, phase)
+
+
+def _child(args: dict[str, Any], phase: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "converter.bench.phases"],
         input=json.dumps(args).encode(),
@@ -182,6 +189,8 @@ def main() -> None:
                 "mb_per_s": round(rate, 1),
                 "ratio_to_floor": round(rate / floor_rate, 3),
                 "peak_rss_mb": round(result["peak_rss_mb"], 1),
+                "main_peak_rss_mb": round(result["main_peak_rss_mb"], 1),
+                "worker_peak_rss_mb": round(result["worker_peak_rss_mb"], 1),
                 "start_rss_mb": round(result["rss_start_mb"], 1),
                 "runs": [round(t, 3) for t in result["runs"]],
                 "counts_match_generator": _counts_ok(result["info"], main_tree),
@@ -310,12 +319,14 @@ def render(report: dict[str, Any]) -> str:
         f"{t['largest_line_mb']} MB; {t['tasks']} tasks, {t['model_calls']:,} model calls, "
         f"{t['tool_calls']:,} tool calls, {t['subagents']} subagents (depth {t['max_depth']})",
         "",
-        f"{'phase':<22}{'MB':>8}{'seconds':>10}{'MB/s':>9}{'x floor':>9}{'peak RSS MB':>13}",
+        f"{'phase':<22}{'MB':>8}{'seconds':>10}{'MB/s':>9}{'x floor':>9}{'peak RSS MB':>13}"
+        f"{'(main + worker)':>18}",
     ]
     for row in report["phases"]:
         lines.append(
             f"{row['phase']:<22}{row['mb']:>8.1f}{row['seconds']:>10.3f}{row['mb_per_s']:>9.1f}"
             f"{row['ratio_to_floor']:>9.2f}{row['peak_rss_mb']:>13.1f}"
+            f"{row['main_peak_rss_mb']:>10.1f} + {row['worker_peak_rss_mb']:.1f}"
         )
     for lin in report["linearity"]:
         lines.append(

@@ -1,9 +1,11 @@
 """The measured phases, one entry each in `PHASES`, and the child process that times one of them.
 
-Every phase runs in a fresh interpreter (`python -m converter.bench.phases`, arguments as JSON on stdin) so its
-peak RSS (VmHWM at the end of the child) is its own. A phase gets the tree and a scratch folder;
-`prepare` (untimed, optional) builds what it needs first (a contract, a bundle), then `run` is
-timed `repeats` times and the best time is kept. Adding a phase is one line in `PHASES`.
+Every phase runs in a fresh interpreter (`python -m converter.bench.phases`, arguments as JSON on
+stdin) so its peak RSS is its own: VmHWM of the process plus the peak of the processes it started
+(the second reading process), added as if both peaks coincided. A phase gets the tree and a
+scratch folder; `prepare` (untimed, optional) builds what it needs first (a contract, a bundle)
+in an earlier interpreter of its own, so its processes are not counted; then `run` is timed
+`repeats` times and the best time is kept. Adding a phase is one line in `PHASES`.
 """
 
 from __future__ import annotations
@@ -173,21 +175,34 @@ def _vm(field: str) -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1_000_000
 
 
-def measure(name: str, target: Target, repeats: int) -> Info:
+def _children_peak_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 / 1_000_000
+
+
+def prepare(name: str, target: Target) -> str | None:
+    phase = by_name(name)
+    return str(phase.prepare(target)) if phase.prepare else None
+
+
+def measure(name: str, target: Target, repeats: int, state: str | None) -> Info:
     phase = by_name(name)
     rss_start = _vm("VmRSS")
-    state = phase.prepare(target) if phase.prepare else None
     times: list[float] = []
     info: Info = {}
     for _ in range(repeats):
         gc.collect()
         start = time.perf_counter()
-        info = phase.run(target, state)
+        info = phase.run(target, Path(state) if state is not None else None)
         times.append(time.perf_counter() - start)
+    main_peak, worker_peak = _vm("VmHWM"), _children_peak_mb()
     return {
         "seconds": min(times),
         "runs": times,
-        "peak_rss_mb": _vm("VmHWM"),
+        "peak_rss_mb": main_peak + worker_peak,
+        "main_peak_rss_mb": main_peak,
+        "worker_peak_rss_mb": worker_peak,
         "rss_start_mb": rss_start,
         "info": info,
     }
@@ -198,7 +213,10 @@ def main() -> None:
     target = Target(
         Path(args["parent"]), tuple(Path(f) for f in args["files"]), Path(args["workdir"])
     )
-    result = measure(args["phase"], target, int(args["repeats"]))
+    if args.get("mode") == "prepare":
+        result: Info = {"state": prepare(args["phase"], target)}
+    else:
+        result = measure(args["phase"], target, int(args["repeats"]), args.get("state"))
     sys.stdout.write(json.dumps(result) + "\n")
 
 
