@@ -49,11 +49,12 @@ def encode(data: Any) -> bytes:
 
 
 def canonical_bytes(
-    value: BaseModel | dict[str, Any] | list[Any], *, model_dump: bool = False
+    value: BaseModel | dict[str, Any] | list[Any], *, float_free: bool = False
 ) -> bytes:
-    """`model_dump=True`: `value` is a model's JSON-mode dump, float-free by construction."""
+    """`float_free=True`: `value` is known to hold no float (a model's JSON-mode dump, or a
+    document read by `jsontext.loads_integral`), so the walk that looks for one is skipped."""
     data = to_jsonable(value)
-    if not isinstance(value, BaseModel) and not model_dump:
+    if not isinstance(value, BaseModel) and not float_free:
         _check(data)
     return encode(data)
 

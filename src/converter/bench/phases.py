@@ -1,8 +1,10 @@
 """The measured phases, one entry each in `PHASES`, and the child process that times one of them.
 
 Every phase runs in a fresh interpreter (`python -m converter.bench.phases`, arguments as JSON on
-stdin) so its peak RSS is its own: VmHWM of the process plus the peak of the processes it started
-(the second reading process), added as if both peaks coincided. A phase gets the tree and a
+stdin) so its peak RSS is its own: the largest total RSS of the process and the second reading
+process it starts, sampled every 10 ms, never less than the process's exact VmHWM and never more
+than that plus the worker's own exact peak (`reader/worker.py` reports it). Both exact peaks are
+in the JSON too. A phase gets the tree and a
 scratch folder; `prepare` (untimed, optional) builds what it needs first (a contract, a bundle)
 in an earlier interpreter of its own, so its processes are not counted; then `run` is timed
 `repeats` times and the best time is kept. Adding a phase is one line in `PHASES`.
@@ -175,10 +177,57 @@ def _vm(field: str) -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1_000_000
 
 
-def _children_peak_mb() -> float:
-    import resource
+def _worker_peak_mb(peaks: Path) -> float:
+    """The largest peak any reading worker reported (getrusage would charge each worker with
+    this process's own peak at the moment it started it)."""
+    if not peaks.exists():
+        return 0.0
+    values = [int(v) for v in peaks.read_text().split()]
+    return max(values, default=0) * 1024 / 1_000_000
 
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 / 1_000_000
+
+class TreeSampler:
+    """Sample this process's RSS plus its children's every 10 ms: the peak of the whole tree of
+    processes at one moment, which the sum of each one's peak can only overstate."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _rss_kb(pid: str) -> int:
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+    @staticmethod
+    def _children() -> list[str]:
+        pids: list[str] = []
+        for task in Path("/proc/self/task").iterdir():
+            try:
+                pids += (task / "children").read_text().split()
+            except OSError:
+                continue
+        return pids
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.01):
+            total = self._rss_kb("self") + sum(self._rss_kb(pid) for pid in self._children())
+            self.peak_mb = max(self.peak_mb, total * 1024 / 1_000_000)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.peak_mb
 
 
 def prepare(name: str, target: Target) -> str | None:
@@ -187,8 +236,16 @@ def prepare(name: str, target: Target) -> str | None:
 
 
 def measure(name: str, target: Target, repeats: int, state: str | None) -> Info:
+    import os
+
+    from converter.reader.worker import PEAK_FILE_ENV
+
     phase = by_name(name)
+    peaks = target.workdir / "worker-peaks.txt"
+    peaks.unlink(missing_ok=True)
+    os.environ[PEAK_FILE_ENV] = str(peaks)
     rss_start = _vm("VmRSS")
+    sampler = TreeSampler() if Path("/proc/self/task").is_dir() else None
     times: list[float] = []
     info: Info = {}
     for _ in range(repeats):
@@ -196,11 +253,13 @@ def measure(name: str, target: Target, repeats: int, state: str | None) -> Info:
         start = time.perf_counter()
         info = phase.run(target, Path(state) if state is not None else None)
         times.append(time.perf_counter() - start)
-    main_peak, worker_peak = _vm("VmHWM"), _children_peak_mb()
+    main_peak, worker_peak = _vm("VmHWM"), _worker_peak_mb(peaks)
+    together = sampler.stop() if sampler else main_peak + worker_peak
     return {
         "seconds": min(times),
         "runs": times,
-        "peak_rss_mb": main_peak + worker_peak,
+        # The tree's peak at one moment: at least this process's own exact peak, at most the sum.
+        "peak_rss_mb": min(max(together, main_peak), main_peak + worker_peak),
         "main_peak_rss_mb": main_peak,
         "worker_peak_rss_mb": worker_peak,
         "rss_start_mb": rss_start,

@@ -10,11 +10,11 @@ from pydantic import ValidationError
 from converter.bundle.model import Bundle
 from converter.canonical import canonical_bytes, reference_bytes, sha256_hex
 from converter.errors import IntegrityFailure, Problem, Refused
-from converter.jsontext import NotStrictJSON, loads_exact
+from converter.jsontext import NotStrictJSON, loads_integral
 
 
 def evidence_digest(
-    body: dict[str, Any], *, model_dump: bool = False, reference: bool = False
+    body: dict[str, Any], *, float_free: bool = False, reference: bool = False
 ) -> str:
     """SHA-256 of the canonical JSON of a bundle's JSON value without `receipt.evidence_sha256`.
 
@@ -29,7 +29,7 @@ def evidence_digest(
     try:
         if reference:
             return sha256_hex(reference_bytes(unsealed))
-        return sha256_hex(canonical_bytes(unsealed, model_dump=model_dump))
+        return sha256_hex(canonical_bytes(unsealed, float_free=float_free))
     except (TypeError, ValueError):  # a float or Decimal smuggled into a bundle
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
 
@@ -37,27 +37,29 @@ def evidence_digest(
 def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
     """The sealed bundle and its bytes, from one JSON dump (a bundle is the largest artifact)."""
     body = bundle.model_dump(mode="json")
-    digest = evidence_digest(body, model_dump=True)
+    digest = evidence_digest(body, float_free=True)
     body["receipt"]["evidence_sha256"] = digest
-    data = canonical_bytes(body, model_dump=True)
+    data = canonical_bytes(body, float_free=True)
     del body
     receipt = bundle.receipt.model_copy(update={"evidence_sha256": digest})
     return bundle.model_copy(update={"receipt": receipt}), data
 
 
 def _digest_matches(data: bytes, reference: bool) -> bool:
-    """Strict parse (no duplicate keys, NaN or floats) and the evidence digest recomputed over the
+    """Strict parse (no duplicate keys, NaN, floats or fractions) and the evidence digest recomputed over the
     values as written. The parsed value is dropped before the model is built from the bytes, so
     the two never share the peak."""
     try:
-        raw = loads_exact(data)
+        raw = loads_integral(data)  # no float, no fraction: nothing for the encoder to walk
     except NotStrictJSON:
         return False
     if not isinstance(raw, dict):
         return False
     receipt = raw.get("receipt")
     claimed = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
-    return claimed is not None and claimed == evidence_digest(raw, reference=reference)
+    return claimed is not None and claimed == evidence_digest(
+        raw, float_free=True, reference=reference
+    )
 
 
 def open_bundle(data: bytes, *, reference: bool = False) -> Bundle:

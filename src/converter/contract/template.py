@@ -38,7 +38,7 @@ def inventory_sha256(account: PublicAccount) -> str:
     """Digest of the content-free inventory: every task, call, usage, tool call, status, shape,
     agent and edge, the files, counts, versions and findings."""
     body = account.model_dump(mode="json", exclude={"convertible", "refusals"})
-    return sha256_hex(canonical_bytes(body, model_dump=True))
+    return sha256_hex(canonical_bytes(body, float_free=True))
 
 
 def _observed(account: PublicAccount) -> Observed:

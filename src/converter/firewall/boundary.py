@@ -70,6 +70,8 @@ class _Crossing:
         self.pseudo = pseudo
         self.policy = policy
         self.model_pseudonymized = 0
+        # A few billing contexts serve thousands of calls: one frozen instance each.
+        self.contexts: dict[tuple[str | None, str | None, str | None], view.BillingContext] = {}
 
     def event(self, key: EventKey) -> str:
         return self.pseudo.name("event", f"{key[0]}:{key[1]}")
@@ -113,6 +115,18 @@ class _Crossing:
             web_fetch_requests=u.web_fetch_requests,
         )
 
+    def context(self, u: Usage) -> view.BillingContext:
+        raw = (u.service_tier, u.speed, u.inference_geo)
+        shared = self.contexts.get(raw)
+        if shared is None:
+            shared = view.BillingContext(
+                service_tier=self.context_value(u.service_tier),
+                speed=self.context_value(u.speed),
+                inference_geo=self.context_value(u.inference_geo),
+            )
+            self.contexts[raw] = shared
+        return shared
+
     def model_event(self, call: Call) -> view.ModelEvent:
         searches = sum(self.acc.tools[t].web_searches for t in call.tool_ids if t in self.acc.tools)
         u = call.usage
@@ -124,11 +138,7 @@ class _Crossing:
             timestamp=coarsen(call.timestamp, self.policy.timestamps),
             usage=self.usage(u, searches),
             usage_complete=call.final,
-            context=view.BillingContext(
-                service_tier=self.context_value(u.service_tier),
-                speed=self.context_value(u.speed),
-                inference_geo=self.context_value(u.inference_geo),
-            ),
+            context=self.context(u),
             fragments=call.fragments,
         )
 

@@ -7,6 +7,7 @@ not even a crash can carry a byte of content anywhere; the caller then reads the
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,24 @@ def main() -> None:
         readings = [read_transcript(Path(p)) for p in paths]
     sys.stdout.buffer.write(ENCODER.encode(readings))
     sys.stdout.buffer.flush()
+    _report_peak()
+
+
+PEAK_FILE_ENV = "AGENT_EVIDENCE_WORKER_PEAK_FILE"
+
+
+def _report_peak() -> None:
+    """For `make bench` only: append this process's peak RSS (kB) to the named file. The kernel
+    charges a child started by fork+exec with its parent's peak at exec time, so the parent
+    cannot learn the worker's own peak from getrusage."""
+    target = os.environ.get(PEAK_FILE_ENV)
+    if not target:
+        return
+    with open("/proc/self/status", encoding="ascii") as status:
+        peak = next((line.split()[1] for line in status if line.startswith("VmHWM:")), None)
+    if peak is not None:
+        with open(target, "a", encoding="ascii") as out:
+            out.write(peak + "\n")
 
 
 if __name__ == "__main__":
