@@ -17,19 +17,26 @@ _USAGE_KEYS = (
 )
 
 
-def _usage(total: UsageTotals) -> dict[str, int]:
-    return {k: getattr(total, k) for k in _USAGE_KEYS}
+def _usage(total: list[int]) -> dict[str, int]:
+    return dict(zip(_USAGE_KEYS, total, strict=True))
+
+
+def _add(total: list[int], usage: UsageTotals) -> None:
+    for i, key in enumerate(_USAGE_KEYS):
+        total[i] += getattr(usage, key)
 
 
 def inspect_report(account: PublicAccount) -> dict[str, Any]:
-    total = UsageTotals()
+    total = [0] * len(_USAGE_KEYS)
     by_model: dict[str, dict[str, Any]] = {}
     calls_by_agent: dict[str, int] = {}
     for event in account.model_events:
-        total = total.plus(event.usage)
-        entry = by_model.setdefault(event.model, {"model_calls": 0, "usage": UsageTotals()})
+        _add(total, event.usage)
+        entry = by_model.setdefault(
+            event.model, {"model_calls": 0, "usage": [0] * len(_USAGE_KEYS)}
+        )
         entry["model_calls"] += 1
-        entry["usage"] = entry["usage"].plus(event.usage)
+        _add(entry["usage"], event.usage)
         calls_by_agent[event.agent] = calls_by_agent.get(event.agent, 0) + 1
     counts = account.counts.model_dump()
     counts.pop("bound_files")

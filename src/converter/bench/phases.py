@@ -64,14 +64,10 @@ def floor(target: Target, _: Any) -> Info:
 
 
 def inspect(target: Target, _: Any) -> Info:
-    from converter.firewall.keys import PseudonymKey
-    from converter.firewall.pseudonyms import Pseudonymizer
-    from converter.inspection import inspect_report
-    from converter.pipeline import inspect_tree
-
-    pseudo = Pseudonymizer(PseudonymKey(bytes(range(32))))
-    _, public = inspect_tree(target.parent, pseudo)
-    report = inspect_report(public)
+    """`agent-evidence inspect --json`, through the real entry point like every other phase."""
+    out = target.workdir / "inspect.json"
+    _cli(["inspect", "--json", "--in", str(target.parent)], stdout=out)
+    report = json.loads(out.read_text())
     return {
         "convertible": report["convertible"],
         "refusals": sorted({r["code"] for r in report["refusals"]}),
@@ -82,8 +78,8 @@ def inspect(target: Target, _: Any) -> Info:
 BENCH_KEY = bytes(range(32))
 
 
-def _cli(args: list[str]) -> int:
-    """The real entry point, in this process (the phase being timed)."""
+def _cli(args: list[str], stdout: Path | None = None) -> int:
+    """The real entry point, in this process (the phase being timed); stdout to a file or away."""
     import contextlib
     import io
     import os
@@ -91,12 +87,16 @@ def _cli(args: list[str]) -> int:
     from converter.cli.main import main as cli_main
 
     os.environ["AGENT_EVIDENCE_KEY"] = BENCH_KEY.hex()
-    with contextlib.redirect_stdout(io.StringIO()):
+    sink = io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(sink):
         try:
             cli_main(args)
         except SystemExit as done:
-            return int(done.code or 0)
-    return 0
+            code = int(done.code or 0)
+    if stdout is not None:
+        stdout.write_text(sink.getvalue())
+    return code
 
 
 def _subprocess_cli(args: list[str]) -> None:

@@ -45,11 +45,6 @@ class UsageTotals(Closed):
     web_search_requests: Count = 0
     web_fetch_requests: Count = 0
 
-    def plus(self, other: UsageTotals) -> UsageTotals:
-        return UsageTotals(
-            **{k: getattr(self, k) + getattr(other, k) for k in UsageTotals.model_fields}
-        )
-
 
 class BillingContext(Closed):
     service_tier: ContextValue | None = None
