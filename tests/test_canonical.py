@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from converter.canonical import FloatInArtifact, canonical_bytes, encode
+from converter.canonical import FloatInArtifact, canonical_bytes, encode, model_sha256, sha256_hex
+from converter.firewall.keys import PseudonymKey
+from converter.firewall.pseudonyms import Pseudonymizer
+from converter.firewall.view import PublicAccount
+from converter.pipeline import inspect_tree
+from tests.conftest import fixture_parent, shared_dir
+
+SHARED = shared_dir()
+CORPUS = sorted(json.loads((Path(__file__).parent / "corpus_expected.json").read_text()))
 
 INT64 = 2**63
 json_values = st.recursive(
@@ -19,8 +27,10 @@ json_values = st.recursive(
     | st.booleans()
     | st.integers(min_value=-INT64, max_value=INT64 - 1)
     | st.text(st.characters(exclude_categories=("Cs",))),  # lone surrogates are not UTF-8
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.text(st.characters(exclude_categories=("Cs",))), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5)
+        | st.dictionaries(st.text(st.characters(exclude_categories=("Cs",))), children, max_size=5)
+    ),
     max_leaves=30,
 )
 
@@ -46,3 +56,28 @@ def test_golden_bundle_is_canonical() -> None:
 def test_floats_are_refused_in_plain_values() -> None:
     with pytest.raises(FloatInArtifact):
         canonical_bytes({"a": [1, {"b": 0.5}]})
+
+
+def _dumped_digest(account: PublicAccount, exclude: frozenset[str]) -> str:
+    body = account.model_dump(mode="json", exclude=set(exclude))
+    return sha256_hex(canonicaljson.encode_canonical_json(body))
+
+
+@pytest.mark.parametrize("name", ["synthetic_tree", "rich_tree"])
+def test_streamed_model_digest_equals_the_dump(name: str) -> None:
+    pseudo = Pseudonymizer(PseudonymKey(bytes(range(32))))
+    _, public = inspect_tree(fixture_parent(name), pseudo)
+    assert public.model_events
+    assert public.edges
+    for exclude in (frozenset(), frozenset({"convertible", "refusals"})):
+        assert model_sha256(public, exclude) == _dumped_digest(public, exclude)
+
+
+@pytest.mark.skipif(SHARED is None, reason="shared corpus not present")
+@pytest.mark.parametrize("tree", CORPUS)
+def test_streamed_model_digest_on_real_trees(tree: str) -> None:
+    assert SHARED is not None
+    pseudo = Pseudonymizer(PseudonymKey(bytes(range(32))))
+    _, public = inspect_tree(SHARED / "corpus" / "real" / tree, pseudo)
+    exclude = frozenset({"convertible", "refusals"})
+    assert model_sha256(public, exclude) == _dumped_digest(public, exclude)

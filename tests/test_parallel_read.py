@@ -107,7 +107,7 @@ def test_worker_stderr_never_reaches_the_terminal(
 
 def test_small_trees_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[object] = []
-    monkeypatch.setattr(loader, "_Worker", lambda entries: started.append(entries))
+    monkeypatch.setattr(loader, "_Worker", started.append)
     load(discover(fixture_parent("rich_tree")), jobs=2)  # far below PARALLEL_MIN_BYTES
     assert started == []
 

@@ -68,6 +68,38 @@ def reference_bytes(value: dict[str, Any]) -> bytes:
     return encoded
 
 
+def _models_of_one_type(value: Any) -> bool:
+    if not isinstance(value, tuple) or not value or not isinstance(value[0], BaseModel):
+        return False
+    kind = type(value[0])
+    return all(type(item) is kind for item in value)
+
+
+def model_sha256(model: BaseModel, exclude: frozenset[str] = frozenset()) -> str:
+    """SHA-256 of `canonical_bytes(model.model_dump(mode="json", exclude=exclude))`, written one
+    member at a time: a field holding a tuple of models (30k events) is encoded item by item, so
+    its JSON dump never exists whole (44 MB on the 200 MB bench tree). Same bytes, same digest;
+    tests/test_canonical.py checks both on real trees. Models here have no aliases."""
+    hasher = hashlib.sha256()
+    write = hasher.update
+    names = sorted(name for name in type(model).model_fields if name not in exclude)
+    write(b"{")
+    for position, name in enumerate(names):
+        write(b"," if position else b"")
+        write(encode(name) + b":")
+        value = getattr(model, name)
+        if _models_of_one_type(value):
+            write(b"[")
+            for index, item in enumerate(value):
+                write(b"," if index else b"")
+                write(encode(item.model_dump(mode="json")))
+            write(b"]")
+        else:
+            write(encode(model.model_dump(mode="json", include={name})[name]))
+    write(b"}")
+    return hasher.hexdigest()
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from converter.canonical import canonical_bytes, sha256_hex
+from converter.canonical import model_sha256
 from converter.contract.model import (
     CONTRACT_SCHEMA,
     BaselineClaim,
@@ -37,8 +37,7 @@ _BUCKETS: tuple[tuple[CacheBucket, str], ...] = (
 def inventory_sha256(account: PublicAccount) -> str:
     """Digest of the content-free inventory: every task, call, usage, tool call, status, shape,
     agent and edge, the files, counts, versions and findings."""
-    body = account.model_dump(mode="json", exclude={"convertible", "refusals"})
-    return sha256_hex(canonical_bytes(body, float_free=True))
+    return model_sha256(account, exclude=frozenset({"convertible", "refusals"}))
 
 
 def _observed(account: PublicAccount) -> Observed:
