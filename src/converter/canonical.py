@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -68,35 +69,41 @@ def reference_bytes(value: dict[str, Any]) -> bytes:
     return encoded
 
 
-def _models_of_one_type(value: Any) -> bool:
-    if not isinstance(value, tuple) or not value or not isinstance(value[0], BaseModel):
-        return False
-    kind = type(value[0])
-    return all(type(item) is kind for item in value)
+# Streaming: the same canonical bytes, written one member at a time. A field holding a tuple of
+# models (30k events) is encoded item by item, so the model's whole JSON dump never exists (44 MB
+# for the inventory of the 200 MB bench tree, more for a bundle). tests/test_canonical.py checks
+# the bytes against canonicaljson over the full dump on the fixtures, the golden bundle and every
+# corpus tree. Models streamed here have no aliases: field names are the JSON keys.
+
+
+def field_chunks(model: BaseModel, name: str) -> Iterator[bytes]:
+    """Canonical bytes of one field's JSON value."""
+    value = getattr(model, name)
+    if isinstance(value, tuple) and value and all(isinstance(v, BaseModel) for v in value):
+        yield b"["
+        for index, item in enumerate(value):
+            yield b"," if index else b""
+            yield encode(item.model_dump(mode="json"))
+        yield b"]"
+    else:
+        yield encode(model.model_dump(mode="json", include={name})[name])
+
+
+def object_chunks(members: dict[str, Iterable[bytes]]) -> Iterator[bytes]:
+    """A JSON object from each member's canonical value bytes, keys in canonical order."""
+    yield b"{"
+    for position, name in enumerate(sorted(members)):
+        yield (b"," if position else b"") + encode(name) + b":"
+        yield from members[name]
+    yield b"}"
 
 
 def model_sha256(model: BaseModel, exclude: frozenset[str] = frozenset()) -> str:
-    """SHA-256 of `canonical_bytes(model.model_dump(mode="json", exclude=exclude))`, written one
-    member at a time: a field holding a tuple of models (30k events) is encoded item by item, so
-    its JSON dump never exists whole (44 MB on the 200 MB bench tree). Same bytes, same digest;
-    tests/test_canonical.py checks both on real trees. Models here have no aliases."""
+    """SHA-256 of `canonical_bytes(model.model_dump(mode="json", exclude=exclude))`, streamed."""
     hasher = hashlib.sha256()
-    write = hasher.update
-    names = sorted(name for name in type(model).model_fields if name not in exclude)
-    write(b"{")
-    for position, name in enumerate(names):
-        write(b"," if position else b"")
-        write(encode(name) + b":")
-        value = getattr(model, name)
-        if _models_of_one_type(value):
-            write(b"[")
-            for index, item in enumerate(value):
-                write(b"," if index else b"")
-                write(encode(item.model_dump(mode="json")))
-            write(b"]")
-        else:
-            write(encode(model.model_dump(mode="json", include={name})[name]))
-    write(b"}")
+    names = [name for name in type(model).model_fields if name not in exclude]
+    for chunk in object_chunks({name: field_chunks(model, name) for name in names}):
+        hasher.update(chunk)
     return hasher.hexdigest()
 
 
