@@ -13,7 +13,7 @@ from converter.bundle.model import Bundle
 from converter.canonical import (
     canonical_bytes,
     encode,
-    field_chunks,
+    field_bytes,
     object_chunks,
     reference_bytes,
     sha256_hex,
@@ -47,10 +47,8 @@ def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
     """The sealed bundle and its canonical bytes. Each field is encoded once, item by item (a
     bundle is the largest artifact: its JSON dump as dicts would be ~5x its bytes); the digest
     is taken over the members with the unsealed receipt, the bytes written with the sealed one."""
-    members: dict[str, Iterable[bytes]] = {
-        name: [b"".join(field_chunks(bundle, name))]
-        for name in type(bundle).model_fields
-        if name != "receipt"
+    members: dict[str, Iterable[bytes | bytearray]] = {
+        name: [field_bytes(bundle, name)] for name in type(bundle).model_fields if name != "receipt"
     }
     receipt = bundle.receipt.model_dump(mode="json")
     unsealed = {k: v for k, v in receipt.items() if k != "evidence_sha256"}
