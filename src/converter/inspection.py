@@ -1,10 +1,10 @@
-"""The `inspect` report: a summary view of a PublicAccount (issue #2's JSON object)."""
+"""The `inspect` report: the JSON object of a PublicSummary (issue #2's report)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from converter.firewall.view import PublicAccount, UsageTotals
+from converter.firewall.view import PublicSummary, UsageTotals
 
 _USAGE_KEYS = (
     "input_tokens",
@@ -17,40 +17,24 @@ _USAGE_KEYS = (
 )
 
 
-def _usage(total: list[int]) -> dict[str, int]:
-    return dict(zip(_USAGE_KEYS, total, strict=True))
+def _usage(total: UsageTotals) -> dict[str, int]:
+    return {k: getattr(total, k) for k in _USAGE_KEYS}
 
 
-def _add(total: list[int], usage: UsageTotals) -> None:
-    for i, key in enumerate(_USAGE_KEYS):
-        total[i] += getattr(usage, key)
-
-
-def inspect_report(account: PublicAccount) -> dict[str, Any]:
-    total = [0] * len(_USAGE_KEYS)
-    by_model: dict[str, dict[str, Any]] = {}
-    calls_by_agent: dict[str, int] = {}
-    for event in account.model_events:
-        _add(total, event.usage)
-        entry = by_model.setdefault(
-            event.model, {"model_calls": 0, "usage": [0] * len(_USAGE_KEYS)}
-        )
-        entry["model_calls"] += 1
-        _add(entry["usage"], event.usage)
-        calls_by_agent[event.agent] = calls_by_agent.get(event.agent, 0) + 1
-    counts = account.counts.model_dump()
+def inspect_report(summary: PublicSummary) -> dict[str, Any]:
+    counts = summary.counts.model_dump()
     counts.pop("bound_files")
     return {
-        "convertible": account.convertible,
-        "key_id": account.key_id,
-        "refusals": [r.model_dump() for r in account.refusals],
-        "findings": [f.model_dump() for f in account.findings],
+        "convertible": summary.convertible,
+        "key_id": summary.key_id,
+        "refusals": [r.model_dump() for r in summary.refusals],
+        "findings": [f.model_dump() for f in summary.findings],
         "counts": counts,
-        "bound_files": account.counts.bound_files,
-        "usage": _usage(total),
+        "bound_files": summary.counts.bound_files,
+        "usage": _usage(summary.usage),
         "by_model": {
-            name: {"model_calls": v["model_calls"], "usage": _usage(v["usage"])}
-            for name, v in sorted(by_model.items())
+            m.model: {"model_calls": m.model_calls, "usage": _usage(m.usage)}
+            for m in summary.by_model
         },
         "by_agent": [
             {
@@ -58,11 +42,11 @@ def inspect_report(account: PublicAccount) -> dict[str, Any]:
                 "agent_type": a.agent_type,
                 "kind": a.kind,
                 "depth": a.depth,
-                "model_calls": calls_by_agent.get(a.id, 0),
+                "model_calls": summary.calls_by_agent.get(a.id, 0),
             }
-            for a in account.agents
+            for a in summary.agents
         ],
-        "claude_code_versions": list(account.claude_code_versions),
+        "claude_code_versions": list(summary.claude_code_versions),
     }
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from converter.firewall.boundary import Policy, cross
+from converter.firewall.boundary import Policy, cross, summarize
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.firewall.view import PublicAccount
+from converter.firewall.view import PublicAccount, PublicSummary
 from converter.reader.build import build_account
 from converter.reader.load import load
 from converter.reader.model import Account
@@ -40,3 +40,15 @@ def inspect_tree(
 ) -> tuple[Account, PublicAccount]:
     account = read_tree(parent, task_unit, source, read_jobs)
     return account, cross(account, pseudo, policy or Policy())
+
+
+def summarize_tree(
+    parent: Path,
+    pseudo: Pseudonymizer,
+    task_unit: TaskUnit = "prompt",
+    source: SourceName = "claude-code-tree",
+    read_jobs: int | None = None,
+) -> tuple[Account, PublicSummary]:
+    """What `inspect` and `scan` need: the account and its crossed summary (no public events)."""
+    account = read_tree(parent, task_unit, source, read_jobs)
+    return account, summarize(account, pseudo)

@@ -7,7 +7,7 @@ folders: a session found under several project folders is one row, inspected onc
 and flagged `split`; a session folder with no parent transcript beside it (pruned) is reported as
 an orphan (`CC-TREE-PARENT-MISSING`), never dropped.
 
-Each parent is inspected by `pipeline.inspect_tree` in a worker process (`jobs` > 1) or in this
+Each parent is inspected by `pipeline.summarize_tree` in a worker process (`jobs` > 1) or in this
 process (`jobs` = 1). The pseudonym key is loaded once by the caller and handed to workers as
 bytes. The result is content-free: keyed session labels, codes and numbers; rows are ordered by
 label so the output does not depend on `jobs` or on completion order.
@@ -28,7 +28,7 @@ from converter.errors import ConverterError, Refused
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.inspection import inspect_report
-from converter.pipeline import inspect_tree
+from converter.pipeline import summarize_tree
 from converter.sources.tree import SESSION_ID
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
@@ -116,14 +116,14 @@ def inspect_part(parent: str) -> dict[str, Any]:
     """Inspect one parent transcript; a small content-free summary (picklable)."""
     pseudo = _WORKER["pseudo"]
     try:
-        _, public = inspect_tree(Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"])
+        _, summary = summarize_tree(Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"])
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
     except ConverterError as error:
         return {"error": type(error).__name__}
     except Exception as error:  # one broken tree must not stop a scan of thousands
         return {"error": type(error).__name__}
-    report = inspect_report(public)
+    report = inspect_report(summary)
     counts = report["counts"]
     return {
         "convertible": report["convertible"],

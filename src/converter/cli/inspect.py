@@ -13,7 +13,7 @@ from converter.cli.diagnostics import emit_problems
 from converter.cli.options import key_option, pseudonymizer, source_options
 from converter.errors import Exit
 from converter.inspection import inspect_report, render_text
-from converter.pipeline import SourceName, TaskUnit, inspect_tree
+from converter.pipeline import SourceName, TaskUnit, summarize_tree
 
 
 @click.command()
@@ -30,10 +30,10 @@ def inspect(
 ) -> None:
     """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
     pseudo = pseudonymizer(key_file)
-    account, public = inspect_tree(
+    account, summary = summarize_tree(
         parent, pseudo, cast(TaskUnit, task_unit), source=cast(SourceName, source)
     )
-    report = inspect_report(public)
+    report = inspect_report(summary)
     if as_json:
         click.echo(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     else:

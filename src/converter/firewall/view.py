@@ -151,3 +151,26 @@ class PublicAccount(Closed):
     findings: tuple[Finding, ...]
     counts: Counts
     claude_code_versions: tuple[Version, ...]
+
+
+class ModelUsage(Closed):
+    model: ModelName
+    model_calls: Count
+    usage: UsageTotals
+
+
+class PublicSummary(Closed):
+    """What `inspect` and `scan` show: the account's header and its usage summed per public model
+    name and per public agent, without one public event per call (`boundary.summarize`)."""
+
+    key_id: KeyId
+    task_unit: Literal["prompt", "session"]
+    convertible: bool
+    agents: tuple[Agent, ...]
+    refusals: tuple[Refusal, ...]
+    findings: tuple[Finding, ...]
+    counts: Counts
+    claude_code_versions: tuple[Version, ...]
+    usage: UsageTotals
+    by_model: tuple[ModelUsage, ...]
+    calls_by_agent: dict[Pseudonym, Count]
