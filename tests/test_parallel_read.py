@@ -115,3 +115,13 @@ def test_small_trees_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_environment_forces_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(loader.READ_JOBS_ENV, "1")
     assert loader.read_jobs() == 1
+
+
+@pytest.mark.parametrize("length", [0, 1, 15, 16, 65535, 65536])
+def test_streamed_array_header_decodes(length: int) -> None:
+    import msgspec
+
+    from converter.reader.worker import array_header
+
+    items = b"".join(msgspec.msgpack.encode(i % 7) for i in range(length))
+    assert msgspec.msgpack.decode(array_header(length) + items) == [i % 7 for i in range(length)]

@@ -8,6 +8,7 @@ from typing import Literal
 from converter.firewall.boundary import Policy, cross, summarize
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount, PublicSummary
+from converter.heap import return_free_memory
 from converter.reader.build import build_account
 from converter.reader.load import load
 from converter.reader.model import Account
@@ -27,7 +28,11 @@ def read_tree(
     `read_jobs`: reading processes (default: 2 on two cores or more, see `reader.load`)."""
     single = source == "claude-code"
     layout = discover(parent, single_file=single)
-    return build_account(load(layout, read_jobs), task_unit, single_file=single)
+    loaded = load(layout, read_jobs)
+    return_free_memory()  # the parsed lines' garbage
+    account = build_account(loaded, task_unit, single_file=single)
+    return_free_memory()  # the per-line records, released by build_account
+    return account
 
 
 def inspect_tree(

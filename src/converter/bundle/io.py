@@ -19,6 +19,7 @@ from converter.canonical import (
     sha256_hex,
 )
 from converter.errors import IntegrityFailure, Problem, Refused
+from converter.heap import return_free_memory
 from converter.jsontext import NotStrictJSON, loads_integral
 
 
@@ -85,6 +86,7 @@ def open_bundle(data: bytes, *, reference: bool = False) -> Bundle:
     `reference`: recompute the digest with canonicaljson (what `verify` does)."""
     if not _digest_matches(data, reference):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
+    return_free_memory()  # the parsed JSON value, before the models take its place
     try:
         # Money is written as decimal strings, which JSON-mode validation reads exactly.
         bundle = Bundle.model_validate_json(data)

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from converter.errors import Problem
-from converter.heap import cyclic_gc_paused
+from converter.heap import Trimmer, cyclic_gc_paused
 from converter.reader.records import BadField, Rec
 from converter.reader.transcript import DECODER, FileReading, read_transcript
 from converter.sources.jsonl import BadLine, Digest, iter_lines, read_document
@@ -221,12 +221,17 @@ def _read_transcripts(
     entries: list[SourceFile], jobs: int, min_bytes: int
 ) -> dict[int, FileReading]:
     if jobs < 2 or len(entries) < 2 or sum(map(_size, entries)) < min_bytes:
-        return {e.index: read_transcript(e.path) for e in entries}
+        return _read_here(entries)
     mine, theirs = _split(entries)
     worker = _Worker(theirs)
-    readings = {e.index: read_transcript(e.path) for e in mine}
+    readings = _read_here(mine)
     readings.update(zip((e.index for e in theirs), worker.readings(), strict=True))
     return readings
+
+
+def _read_here(entries: list[SourceFile]) -> dict[int, FileReading]:
+    trimmer = Trimmer()
+    return {entry.index: read_transcript(entry.path, trimmer) for entry in entries}
 
 
 def _load(layout: TreeLayout, jobs: int, min_bytes: int) -> LoadedTree:

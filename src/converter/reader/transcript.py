@@ -11,6 +11,7 @@ from pathlib import Path
 
 import msgspec
 
+from converter.heap import Trimmer
 from converter.reader.records import BadField, Rec, extract
 from converter.sources.jsonl import BadLine, Digest, iter_lines
 
@@ -50,8 +51,11 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     unreadable: bool
 
 
-def read_transcript(path: Path) -> FileReading:
+def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
+    """`trimmer`: return the parse garbage's free pages to the OS every few MB read (a parent
+    transcript alone can be half of a tree)."""
     digest = Digest()
+    counted = 0
     records: list[Rec] = []
     problems: list[tuple[str, int]] = []
     unknown: dict[str, int] = {}
@@ -59,6 +63,9 @@ def read_transcript(path: Path) -> FileReading:
     try:
         with path.open("rb") as stream:
             for number, item in iter_lines(stream, digest):
+                if trimmer is not None:
+                    trimmer.read(digest.size - counted)
+                    counted = digest.size
                 if isinstance(item, BadLine):
                     problems.append((item.code, number))
                     continue

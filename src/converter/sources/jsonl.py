@@ -191,7 +191,8 @@ def parse_object(raw: bytes) -> JSONObject | _Failure:
 
 @dataclass(slots=True)
 class Digest:
-    """SHA-256 and size of the bytes read so far; final once the reader is exhausted."""
+    """SHA-256 and size of the bytes read; `size` grows as lines are read, `sha256` is set once
+    the reader is exhausted."""
 
     sha256: str = ""
     size: int = 0
@@ -218,12 +219,12 @@ def iter_lines(stream: IO[bytes], digest: Digest) -> Iterator[tuple[int, JSONObj
     A final line without a newline that does not parse is a torn write (CC-LINE-TORN).
     """
     hasher = hashlib.sha256()
-    size = 0
     number = 0
+    digest.size = 0
     for raw in stream:
         number += 1
         hasher.update(raw)
-        size += len(raw)
+        digest.size += len(raw)  # kept current: a caller may pace work by bytes read
         body = raw
         if number == 1 and body.startswith(_BOM):
             body = body[len(_BOM) :]
@@ -239,7 +240,6 @@ def iter_lines(stream: IO[bytes], digest: Digest) -> Iterator[tuple[int, JSONObj
         else:
             yield number, parsed
     digest.sha256 = hasher.hexdigest()
-    digest.size = size
 
 
 def read_document(data: bytes) -> JSONObject | BadLine:
