@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from pydantic import ValidationError
 
-from converter.bundle.model import Bundle, ModelEventOut, ToolEventOut
+from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import Problem, Refused
 from converter.evaluate import (
     ROOT_AGENT,
@@ -24,17 +24,18 @@ from converter.evaluate import (
     Workload,
     shape_key,
 )
+from converter.firewall.view import Edge
 
 ZERO = Decimal(0)
 _RESERVED = {ROOT_AGENT, "hidden"}
 
 
-def _agreement_key(bundle: Bundle) -> tuple[object, ...]:
+def _agreement_key(bundle: BundleHead) -> tuple[object, ...]:
     card = bundle.receipt.price_card.id if bundle.receipt.price_card else None
     return (bundle.policy, bundle.baseline, card, bundle.receipt.rubric_version)
 
 
-def _agent_types(bundle: Bundle) -> dict[str, str]:
+def _agent_types(bundle: BundleHead) -> dict[str, str]:
     types = {}
     for agent in bundle.agents:
         name = agent.agent_type
@@ -58,7 +59,6 @@ class _Task:
         self.cache_read = 0
         self.input_total = 0
         self.shapes: list[tuple[str, str]] = []
-        self.events: set[str] = set()
 
     def add(self, event: ModelEventOut | ToolEventOut, agent_type: str) -> None:
         low, high = event.cost.low, event.cost.high
@@ -66,7 +66,6 @@ class _Task:
         self.high += high
         self.by_type[agent_type][0] += low
         self.by_type[agent_type][1] += high
-        self.events.add(event.id)
         if isinstance(event, ToolEventOut):
             self.tool_calls += 1
             self.shapes.append((event.name, shape_key(event.shape)))
@@ -90,44 +89,64 @@ def _interval(pair: list[Decimal]) -> Interval:
     return Interval(low=pair[0], high=pair[1])
 
 
-def task_facts(bundle: Bundle) -> list[TaskFacts]:
-    types = _agent_types(bundle)
-    excluded = {e.task for e in bundle.excluded_tasks}
-    tasks = {t.id: _Task() for t in bundle.tasks if t.id not in excluded}
-    for event in bundle.events:
-        if event.task in tasks:
-            tasks[event.task].add(event, types.get(event.agent, ROOT_AGENT))
-    owner = {eid: tid for tid, acc in tasks.items() for eid in acc.events}
-    edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for edge in bundle.edges:
-        task = owner.get(edge.source)
-        if task is not None and owner.get(edge.target) == task:
-            edges[task].append((edge.source, edge.target))
-    facts = []
-    for task_id, acc in tasks.items():
-        outcome = bundle.outcomes[task_id]
-        facts.append(
-            TaskFacts(
-                id=task_id,
-                spend=Interval(low=acc.low, high=acc.high),
-                model_calls=acc.model_calls,
-                tool_calls=acc.tool_calls,
-                usage_incomplete_calls=acc.incomplete,
-                claims=Claims.model_validate(outcome.model_dump()),
-                cost_by_agent_type={k: _interval(v) for k, v in sorted(acc.by_type.items())},
-                cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
-                cache_read_tokens=acc.cache_read,
-                input_tokens_total=acc.input_total,
-                tool_shapes=tuple(acc.shapes),
-                edges=tuple(edges[task_id]),
+class FactsBuilder:
+    """A `BundleSink`: one bundle's task facts, built as its events and edges stream past."""
+
+    def __init__(self) -> None:
+        self.head: BundleHead | None = None
+        self.types: dict[str, str] = {}
+        self.tasks: dict[str, _Task] = {}
+        self.owner: dict[str, str] = {}  # event id -> task id, for the task's own edges
+        self.edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
+
+    def start(self, head: BundleHead) -> None:
+        self.head = head
+        self.types = _agent_types(head)
+        excluded = {e.task for e in head.excluded_tasks}
+        self.tasks = {t.id: _Task() for t in head.tasks if t.id not in excluded}
+
+    def event(self, event: ModelEventOut | ToolEventOut) -> None:
+        if event.task in self.tasks:
+            self.tasks[event.task].add(event, self.types.get(event.agent, ROOT_AGENT))
+            self.owner[event.id] = event.task
+
+    def edge(self, edge: Edge) -> None:
+        task = self.owner.get(edge.source)
+        if task is not None and self.owner.get(edge.target) == task:
+            self.edges[task].append((edge.source, edge.target))
+
+    def facts(self) -> list[TaskFacts]:
+        assert self.head is not None
+        facts = []
+        for task_id, acc in self.tasks.items():
+            outcome = self.head.outcomes[task_id]
+            facts.append(
+                TaskFacts(
+                    id=task_id,
+                    spend=Interval(low=acc.low, high=acc.high),
+                    model_calls=acc.model_calls,
+                    tool_calls=acc.tool_calls,
+                    usage_incomplete_calls=acc.incomplete,
+                    claims=Claims.model_validate(outcome.model_dump()),
+                    cost_by_agent_type={k: _interval(v) for k, v in sorted(acc.by_type.items())},
+                    cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
+                    cache_read_tokens=acc.cache_read,
+                    input_tokens_total=acc.input_total,
+                    tool_shapes=tuple(acc.shapes),
+                    edges=tuple(self.edges[task_id]),
+                )
             )
-        )
-    return facts
+        return facts
 
 
-def build_workload(bundles: list[Bundle]) -> Workload:
-    if not bundles:
+LoadedBundle = tuple[BundleHead, FactsBuilder]
+
+
+def build_workload(loaded: list[LoadedBundle]) -> Workload:
+    """One workload from bundles opened with a `FactsBuilder` each (`bundle.io.open_bundle`)."""
+    if not loaded:
         raise Refused([Problem("EVAL-NO-BUNDLE")])
+    bundles = [head for head, _ in loaded]
     first = bundles[0]
     if any(_agreement_key(b) != _agreement_key(first) for b in bundles[1:]):
         raise Refused([Problem("EVAL-WORKLOAD-MISMATCH")])
@@ -141,7 +160,7 @@ def build_workload(bundles: list[Bundle]) -> Workload:
     receipt = first.receipt
     try:
         return Workload(
-            tasks=tuple(t for b in bundles for t in task_facts(b)),
+            tasks=tuple(t for _, builder in loaded for t in builder.facts()),
             excluded_tasks=sum(len(b.excluded_tasks) for b in bundles),
             policy=Policy.model_validate(first.policy.model_dump()),
             baseline=Baseline.model_validate(first.baseline.model_dump()),

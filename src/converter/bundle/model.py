@@ -123,13 +123,18 @@ class Receipt(Closed):
     evidence_sha256: Sha256 | None = None
 
 
-class Bundle(Closed):
+BundleEvent = Annotated[ModelEventOut | ToolEventOut, Field(discriminator="kind")]
+BULK_FIELDS = ("events", "edges")
+
+
+class BundleHead(Closed):
+    """A bundle without its two bulk fields (events, edges): what a reader keeps while the bulk
+    is validated one item at a time (`bundle.io.open_bundle`)."""
+
     schema_version: Literal["agent-evidence/bundle/v1"]
     generator: Generator
     tasks: tuple[TaskOut, ...]
     agents: tuple[Agent, ...]
-    events: tuple[Annotated[ModelEventOut | ToolEventOut, Field(discriminator="kind")], ...]
-    edges: tuple[Edge, ...]
     outcomes: dict[Pseudonym, OutcomeClaim]
     excluded_tasks: tuple[Excluded, ...]
     baseline: BaselineClaim
@@ -137,4 +142,9 @@ class Bundle(Closed):
     receipt: Receipt
 
 
-__all__ = ["Bundle", "ModelName", "PublicName"]
+class Bundle(BundleHead):
+    events: tuple[BundleEvent, ...]
+    edges: tuple[Edge, ...]
+
+
+__all__ = ["BULK_FIELDS", "Bundle", "BundleEvent", "BundleHead", "ModelName", "PublicName"]

@@ -8,27 +8,28 @@ from pathlib import Path
 import click
 
 from converter.bundle.io import open_bundle, require_own_receipt
-from converter.bundle.model import Bundle
 from converter.cli.options import read_input
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
 from converter.output import check_outputs, write_atomic
-from converter.workload import build_workload
+from converter.workload import FactsBuilder, LoadedBundle, build_workload
 
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
 
 
-def load_bundle(path: Path, public_key: Path | None) -> Bundle:
-    """Open a bundle (digest checked, exit 5 on mismatch); with a key, require its attestation."""
+def load_bundle(path: Path, public_key: Path | None) -> LoadedBundle:
+    """Open a bundle (digest checked, exit 5 on mismatch) into its task facts; with a key,
+    require its attestation."""
     data = read_input(path, "BUNDLE-UNREADABLE")
-    bundle = open_bundle(data)
+    facts = FactsBuilder()
+    bundle = open_bundle(data, sink=facts)
     if public_key is not None:
         from converter.attest.keys import load_public_key
         from converter.attest.statement import check_attestation
 
         envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING")
         require_own_receipt(bundle, check_attestation(data, envelope, load_public_key(public_key)))
-    return bundle
+    return bundle, facts
 
 
 @click.command()

@@ -23,7 +23,7 @@ from typing import cast
 import click
 
 from converter.bundle.io import open_bundle, require_own_receipt
-from converter.bundle.model import Bundle
+from converter.bundle.model import BundleHead
 from converter.cli.options import SOURCES, key_option, provider_bodies_option, read_input
 from converter.errors import IntegrityFailure
 from converter.firewall.keys import load_key
@@ -106,7 +106,9 @@ def verify(
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
 
 
-def _check_attestation(data: bytes, opened: Bundle, attestation: Path, public_key: Path) -> None:
+def _check_attestation(
+    data: bytes, opened: BundleHead, attestation: Path, public_key: Path
+) -> None:
     from converter.attest.dsse import key_id
     from converter.attest.keys import load_public_key
     from converter.attest.statement import check_attestation
@@ -124,7 +126,7 @@ def _check_attestation(data: bytes, opened: Bundle, attestation: Path, public_ke
 
 def _check_rederivation(
     data: bytes,
-    opened: Bundle,
+    opened: BundleHead,
     contract_in: Path,
     parent: Path,
     source: str | None,
