@@ -109,6 +109,27 @@ def object_chunks(
     yield b"}"
 
 
+def value_sha256(value: Any) -> str:
+    """SHA-256 of `encode(value)`, streamed: a top-level member that is a list is encoded one
+    item at a time, so a parsed bundle is hashed without a second copy of its bytes."""
+    if not isinstance(value, dict):
+        return sha256_hex(encode(value))
+    members: dict[str, Iterable[bytes | bytearray]] = {}
+    for name, member in value.items():
+        members[name] = _list_chunks(member) if isinstance(member, list) else [encode(member)]
+    hasher = hashlib.sha256()
+    for chunk in object_chunks(members):
+        hasher.update(chunk)
+    return hasher.hexdigest()
+
+
+def _list_chunks(items: list[Any]) -> Iterator[bytes]:
+    yield b"["
+    for index, item in enumerate(items):
+        yield (b"," if index else b"") + encode(item)
+    yield b"]"
+
+
 def model_sha256(model: BaseModel, exclude: frozenset[str] = frozenset()) -> str:
     """SHA-256 of `canonical_bytes(model.model_dump(mode="json", exclude=exclude))`, streamed."""
     hasher = hashlib.sha256()

@@ -1,10 +1,11 @@
 """The measured phases, one entry each in `PHASES`, and the child process that times one of them.
 
 Every phase runs in a fresh interpreter (`python -m converter.bench.phases`, arguments as JSON on
-stdin) so its peak RSS is its own: the largest total RSS of the process and the second reading
-process it starts, sampled every 10 ms, never less than the process's exact VmHWM and never more
-than that plus the worker's own exact peak (`reader/worker.py` reports it). Both exact peaks are
-in the JSON too. A phase gets the tree and a
+stdin) so its peak RSS is one command's: taken over the first run only (later runs in the same
+process only time it), as the largest total RSS of the process and the second reading process it
+starts, sampled every 10 ms, never less than the process's exact VmHWM and never more than that
+plus the worker's own exact peak (`reader/worker.py` reports it). Both exact peaks are in the
+JSON too. A phase gets the tree and a
 scratch folder; `prepare` (untimed, optional) builds what it needs first (a contract, a bundle)
 in an earlier interpreter of its own, so its processes are not counted; then `run` is timed
 `repeats` times and the best time is kept. Adding a phase is one line in `PHASES`.
@@ -248,13 +249,15 @@ def measure(name: str, target: Target, repeats: int, state: str | None) -> Info:
     sampler = TreeSampler() if Path("/proc/self/task").is_dir() else None
     times: list[float] = []
     info: Info = {}
-    for _ in range(repeats):
+    main_peak = worker_peak = together = 0.0
+    for run in range(repeats):
         gc.collect()
         start = time.perf_counter()
         info = phase.run(target, Path(state) if state is not None else None)
         times.append(time.perf_counter() - start)
-    main_peak, worker_peak = _vm("VmHWM"), _worker_peak_mb(peaks)
-    together = sampler.stop() if sampler else main_peak + worker_peak
+        if run == 0:  # memory is one command's: the first run in this fresh process
+            main_peak, worker_peak = _vm("VmHWM"), _worker_peak_mb(peaks)
+            together = sampler.stop() if sampler else main_peak + worker_peak
     return {
         "seconds": min(times),
         "runs": times,

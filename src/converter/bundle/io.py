@@ -23,6 +23,7 @@ from converter.canonical import (
     object_chunks,
     reference_bytes,
     sha256_hex,
+    value_sha256,
 )
 from converter.errors import IntegrityFailure
 from converter.firewall.view import Edge
@@ -46,7 +47,9 @@ def evidence_digest(
     try:
         if reference:
             return sha256_hex(reference_bytes(unsealed))
-        return sha256_hex(canonical_bytes(unsealed, float_free=float_free))
+        if float_free:
+            return value_sha256(unsealed)  # streamed: no second copy of the bundle's bytes
+        return sha256_hex(canonical_bytes(unsealed))
     except (TypeError, ValueError):  # a float or Decimal smuggled into a bundle
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from converter.errors import CODES, Problem
-from converter.firewall.boundary import file_ref
-from converter.firewall.pseudonyms import Pseudonymizer
-from converter.reader.model import Account
+
+if TYPE_CHECKING:  # every command imports this module; only inspect passes an account
+    from converter.firewall.pseudonyms import Pseudonymizer
+    from converter.reader.model import Account
 
 
 def describe(
@@ -52,7 +55,11 @@ def emit_problems(
 ) -> None:
     lines = []
     for problem in problems:
-        where = file_ref(pseudo, account, problem) if account and pseudo else problem.where
+        where = problem.where
+        if account and pseudo:
+            from converter.firewall.boundary import file_ref
+
+            where = file_ref(pseudo, account, problem)
         path = None
         if show_paths:
             if problem.local_path:
