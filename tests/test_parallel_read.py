@@ -117,11 +117,19 @@ def test_environment_forces_one_process(monkeypatch: pytest.MonkeyPatch) -> None
     assert loader.read_jobs() == 1
 
 
-@pytest.mark.parametrize("length", [0, 1, 15, 16, 65535, 65536])
-def test_streamed_array_header_decodes(length: int) -> None:
-    import msgspec
+def test_frames_round_trip_and_refuse_a_cut() -> None:
+    import io
 
-    from converter.reader.worker import array_header
+    from converter.reader.transcript import BadFrame, FileReading, frame, read_frames
 
-    items = b"".join(msgspec.msgpack.encode(i % 7) for i in range(length))
-    assert msgspec.msgpack.decode(array_header(length) + items) == [i % 7 for i in range(length)]
+    readings = [
+        FileReading("ab" * 32, n, [], [("CC-LINE-TORN", n)], {"x": n}, bool(n % 2))
+        for n in range(3)
+    ]
+    stream = b"".join(frame(r) for r in readings)
+    assert list(read_frames(io.BytesIO(stream))) == readings
+    for cut in (1, 3, len(stream) - 1):
+        with pytest.raises(BadFrame):
+            list(read_frames(io.BytesIO(stream[:cut])))
+    with pytest.raises(BadFrame):
+        list(read_frames(io.BytesIO(b"\x00\x00\x00\x02\xc1\xc1")))

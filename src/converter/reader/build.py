@@ -95,10 +95,11 @@ class _Index:
     """Where every tool_use id, tool result and uuid occurs, per stream."""
 
     def __init__(self, streams: list[Stream]) -> None:
-        self.tool_streams: dict[str, set[int]] = defaultdict(set)
+        # One entry per id, a set or list only for the few ids seen more than once (memory).
+        self.tool_streams: dict[str, int | set[int]] = {}
         self.tool_info: dict[tuple[int, str], tuple[str, str | None, str | None]] = {}
         self.results: dict[str, list[tuple[int, int, Rec]]] = defaultdict(list)
-        self.uuid_at: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        self.uuid_at: dict[str, tuple[int, int] | list[tuple[int, int]]] = {}
         self.progress: dict[str, set[str]] = defaultdict(set)  # agent id -> tool ids
         self.tool_name: dict[str, str] = {}
         self.by_result_agent: dict[str, set[str]] = defaultdict(set)
@@ -108,10 +109,10 @@ class _Index:
         for stream in streams:
             for pos, rec in enumerate(stream.records):
                 if rec.uuid:
-                    self.uuid_at[rec.uuid].append((stream.index, pos))
+                    self._place(rec.uuid, (stream.index, pos))
                 if rec.type == "assistant" and not rec.synthetic:
                     for use in rec.tool_uses:
-                        self.tool_streams[use.id].add(stream.index)
+                        self._own(use.id, stream.index)
                         self.tool_name.setdefault(use.id, use.name)
                         if use.prompt_digest and use.name in DELEGATION_TOOLS:
                             self.by_prompt[use.prompt_digest].append((stream.index, use.id))
@@ -131,6 +132,32 @@ class _Index:
                             self.forked.add(result.tool_use_id)
                 elif rec.type == "progress" and rec.progress_agent_id and rec.progress_tool_use_id:
                     self.progress[rec.progress_agent_id].add(rec.progress_tool_use_id)
+
+    def _place(self, uuid: str, at: tuple[int, int]) -> None:
+        seen = self.uuid_at.get(uuid)
+        if seen is None:
+            self.uuid_at[uuid] = at
+        elif isinstance(seen, list):
+            seen.append(at)
+        else:
+            self.uuid_at[uuid] = [seen, at]
+
+    def places(self, uuid: str) -> list[tuple[int, int]]:
+        seen = self.uuid_at.get(uuid)
+        return [] if seen is None else seen if isinstance(seen, list) else [seen]
+
+    def _own(self, tool_id: str, stream: int) -> None:
+        seen = self.tool_streams.get(tool_id)
+        if seen is None:
+            self.tool_streams[tool_id] = stream
+        elif isinstance(seen, set):
+            seen.add(stream)
+        elif seen != stream:
+            self.tool_streams[tool_id] = {seen, stream}
+
+    def owners(self, tool_id: str) -> set[int]:
+        seen = self.tool_streams.get(tool_id)
+        return set() if seen is None else set(seen) if isinstance(seen, set) else {seen}
 
 
 def _is_delegation(index: _Index, tool_id: str) -> bool:
@@ -191,7 +218,7 @@ def _join(acc: Account, index: _Index) -> None:
             continue
         if evidence:
             tool_id = next(iter(evidence))
-            owners = index.tool_streams.get(tool_id, set()) - {stream.index}
+            owners = index.owners(tool_id) - {stream.index}
             if len(owners) != 1 or not _is_delegation(index, tool_id):
                 code = "CC-TREE-AMBIGUOUS-JOIN" if len(owners) > 1 else "CC-TREE-ORPHAN-CHILD"
                 acc.problems.append(Problem(code, stream.file, line))
@@ -230,7 +257,7 @@ def _anchor(index: _Index, stream: Stream) -> tuple[int, tuple[int, int]] | None
         target = rec.fork_parent_uuid if rec.type == "fork-context-ref" else rec.parent_uuid
         if target is None:
             continue
-        hits = [(s, p) for s, p in index.uuid_at.get(target, []) if s != stream.index]
+        hits = [(s, p) for s, p in index.places(target) if s != stream.index]
         if len(hits) == 1:
             return hits[0][0], hits[0]
         return None

@@ -16,7 +16,7 @@ import msgspec
 from converter.errors import Problem
 from converter.heap import Trimmer, cyclic_gc_paused
 from converter.reader.records import BadField, Rec
-from converter.reader.transcript import DECODER, FileReading, read_transcript
+from converter.reader.transcript import BadFrame, FileReading, read_frames, read_transcript
 from converter.sources.jsonl import BadLine, Digest, iter_lines, read_document
 from converter.sources.tree import SourceFile, TreeLayout
 
@@ -47,8 +47,24 @@ class LoadedTree:
 
 
 def _absorb(tree: LoadedTree, entry: SourceFile, reading: FileReading) -> None:
+    """Take one file's reading into the tree. Ids repeated across records (a parent's uuid, a
+    message id over its fragments, the session) become one string each: records sent by the
+    worker arrive with a fresh string per field (8 MB on the bench tree)."""
+    intern = sys.intern
     for rec in reading.records:
         rec.file = entry.index
+        if rec.uuid is not None:
+            rec.uuid = intern(rec.uuid)
+        if rec.parent_uuid is not None:
+            rec.parent_uuid = intern(rec.parent_uuid)
+        if rec.msg_id is not None:
+            rec.msg_id = intern(rec.msg_id)
+        if rec.session_id is not None:
+            rec.session_id = intern(rec.session_id)
+        if rec.version is not None:
+            rec.version = intern(rec.version)
+        if rec.agent_id is not None:
+            rec.agent_id = intern(rec.agent_id)
     tree.problems.extend(Problem(code, entry.index, line) for code, line in reading.problems)
     tree.unknown_types.update(reading.unknown_types)
     if reading.unreadable:
@@ -181,11 +197,13 @@ def _split(entries: list[SourceFile]) -> tuple[list[SourceFile], list[SourceFile
 
 
 class _Worker:
-    """The second reading process, fed its paths on a thread so neither side waits on a pipe."""
+    """The second reading process. A thread feeds it its paths and decodes each file's reading
+    as it arrives, so neither side waits on a pipe and no encoded backlog builds up."""
 
     def __init__(self, entries: list[SourceFile]) -> None:
         self.entries = entries
-        self.output: list[bytes] = []
+        self.got: list[FileReading] = []
+        self.intact = False
         payload = msgspec.msgpack.encode([str(e.path) for e in entries])
         try:
             self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
@@ -197,23 +215,32 @@ class _Worker:
         except OSError:
             self.proc = None
             return
-        proc = self.proc
-        self.thread = threading.Thread(
-            target=lambda: self.output.append(proc.communicate(payload)[0]), daemon=True
-        )
+        self.thread = threading.Thread(target=self._talk, args=(payload,), daemon=True)
         self.thread.start()
+
+    def _talk(self, payload: bytes) -> None:
+        proc = self.proc
+        assert proc is not None
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        try:
+            with proc.stdin:
+                proc.stdin.write(payload)
+            self.got.extend(read_frames(proc.stdout))
+            self.intact = True
+        except (BadFrame, OSError):
+            proc.kill()
+        finally:
+            proc.stdout.close()
+            proc.wait()
 
     def readings(self) -> list[FileReading]:
         """The worker's readings; if it failed in any way, this process reads the files."""
         if self.proc is not None:
             self.thread.join()
-            if self.proc.returncode == 0 and self.output:
-                try:
-                    got = DECODER.decode(self.output[0])
-                except msgspec.DecodeError:
-                    got = []
-                if len(got) == len(self.entries):
-                    return got
+            ok = self.intact and self.proc.returncode == 0
+            if ok and len(self.got) == len(self.entries):
+                return self.got
         return [read_transcript(e.path) for e in self.entries]
 
 

@@ -7,7 +7,10 @@ same bytes. Imports no model library, so that process starts in ~50 ms.
 
 from __future__ import annotations
 
+import struct
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import msgspec
 
@@ -85,5 +88,36 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
     return FileReading(digest.sha256, digest.size, records, problems, unknown, unreadable)
 
 
-ENCODER = msgspec.msgpack.Encoder()
-DECODER = msgspec.msgpack.Decoder(list[FileReading])
+# Between the two reading processes, each file's reading is one frame: a 4-byte big-endian
+# length, then the reading as msgpack. Frames are decoded as they arrive, so neither side ever
+# holds more than one file's encoded bytes.
+_FRAME = struct.Struct(">I")
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(FileReading)
+
+
+class BadFrame(Exception):
+    """The stream of frames is cut short or does not decode."""
+
+
+def frame(reading: FileReading) -> bytes:
+    body = _ENCODER.encode(reading)
+    return _FRAME.pack(len(body)) + body
+
+
+def read_frames(stream: IO[bytes]) -> Iterator[FileReading]:
+    """Each reading in `stream`, up to its end; BadFrame if it is cut short or malformed."""
+    while True:
+        head = stream.read(_FRAME.size)
+        if not head:
+            return
+        if len(head) != _FRAME.size:
+            raise BadFrame
+        (length,) = _FRAME.unpack(head)
+        body = stream.read(length)
+        if len(body) != length:
+            raise BadFrame
+        try:
+            yield _DECODER.decode(body)
+        except msgspec.DecodeError:
+            raise BadFrame from None
