@@ -80,7 +80,23 @@ Rate = Annotated[
 ]
 
 
+# One `set` object per distinct set of explicitly given fields, shared by every frozen instance.
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
 class Closed(BaseModel):
     """Base for every model that can leave the firewall: frozen, no extra keys."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Instances given the same fields share one fields-set object. pydantic keeps a fresh
+        216-byte set per instance, nearly half of a small model (an edge is 480 bytes), and a
+        frozen model never changes it: assignment is refused, and `model_copy` copies the set
+        before updating it. 26 MB of the public account of the 200 MB bench tree."""
+        own = self.__pydantic_fields_set__
+        key = frozenset(own)
+        shared = _FIELDS_SETS.get(key)
+        if shared is None:
+            shared = _FIELDS_SETS[key] = set(own)
+        object.__setattr__(self, "__pydantic_fields_set__", shared)
