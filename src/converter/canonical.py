@@ -139,7 +139,7 @@ def model_sha256(model: BaseModel, exclude: frozenset[str] = frozenset()) -> str
     return hasher.hexdigest()
 
 
-def sha256_hex(data: bytes) -> str:
+def sha256_hex(data: bytes | bytearray) -> str:
     return hashlib.sha256(data).hexdigest()
 
 

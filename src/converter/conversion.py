@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from converter.bundle.build import build_bundle
+from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
-from converter.bundle.model import Bundle
+from converter.bundle.model import BundleHead
 from converter.canonical import pretty_bytes
 from converter.contract.model import Privacy, Source
 from converter.contract.template import build_template, carry_forward
@@ -105,8 +105,9 @@ def make_bundle(
     task_unit: TaskUnit,
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
-) -> tuple[Bundle, bytes]:
-    """Check the contract against the sources and its own claims; all problems, or the bundle.
+) -> tuple[BundleHead, bytearray]:
+    """Check the contract against the sources and its own claims; all problems, or the bundle's
+    sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied).
 
     The reading, its crossings and the fresh template die with `_checked_bundle`'s frame, before
     the bundle is serialized: they never share the peak with the bundle's bytes.
@@ -139,7 +140,7 @@ def _checked_bundle(
     task_unit: TaskUnit,
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
-) -> Bundle:
+) -> BuiltBundle:
     contract = parse_contract(contract_bytes)
     if isinstance(contract, list):
         raise Refused(contract + _stale_sources(contract_bytes, parent, source, task_unit, pseudo))

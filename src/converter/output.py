@@ -35,7 +35,7 @@ def check_outputs(outputs: list[Path], inputs: list[Path]) -> None:
         raise Refused(problems)
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
+def write_atomic(path: Path, data: bytes | bytearray, mode: int = 0o644) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
@@ -54,7 +54,7 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
         raise Refused([Problem("OUT-UNWRITABLE")]) from None
 
 
-def write_all_atomic(files: list[tuple[Path, bytes]]) -> None:
+def write_all_atomic(files: list[tuple[Path, bytes | bytearray]]) -> None:
     """Write several outputs as one: all are staged first, then renamed into place; if a rename
     fails, the outputs already renamed are removed again, so a failed run leaves none of them."""
     staged: list[tuple[str, Path]] = []

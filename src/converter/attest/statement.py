@@ -66,7 +66,9 @@ class Statement(Closed):
         return canonical_bytes(self.model_dump(mode="json", by_alias=True))
 
 
-def build_statement(bundle_bytes: bytes, bundle_name: str, receipt: dict[str, Any]) -> Statement:
+def build_statement(
+    bundle_bytes: bytes | bytearray, bundle_name: str, receipt: dict[str, Any]
+) -> Statement:
     subject = Subject(
         name=bundle_name, digest=SubjectDigest(sha256=hashlib.sha256(bundle_bytes).hexdigest())
     )
@@ -76,7 +78,10 @@ def build_statement(bundle_bytes: bytes, bundle_name: str, receipt: dict[str, An
 
 
 def attest(
-    bundle_bytes: bytes, bundle_name: str, receipt: dict[str, Any], key: Ed25519PrivateKey
+    bundle_bytes: bytes | bytearray,
+    bundle_name: str,
+    receipt: dict[str, Any],
+    key: Ed25519PrivateKey,
 ) -> bytes:
     """The envelope JSON for `<out>.intoto.json`; the caller writes it atomically."""
     statement = build_statement(bundle_bytes, bundle_name, receipt).to_bytes()

@@ -7,10 +7,16 @@ crossings come from one reading of the sources, so their events correspond one t
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
 from converter import __version__
 from converter.bundle.model import (
+    BULK_FIELDS,
     BUNDLE_SCHEMA,
-    Bundle,
+    BundleHead,
     Cost,
     Excluded,
     Generator,
@@ -20,7 +26,7 @@ from converter.bundle.model import (
     TaskOut,
     ToolEventOut,
 )
-from converter.canonical import sha256_hex
+from converter.canonical import encode, field_chunks, sha256_hex
 from converter.contract.model import Contract
 from converter.errors import Problem
 from converter.firewall.view import PublicAccount
@@ -32,82 +38,140 @@ def _as_problem(problem: PricingProblem) -> Problem:
     return Problem(problem.code, where=problem.where() or None)
 
 
+@dataclass(slots=True)
+class BuiltBundle:
+    """A bundle written as it is built: `data` holds its canonical bytes with the receipt still
+    unsealed at `receipt_at` (`bundle.io.seal` puts the evidence digest there, in place)."""
+
+    head: BundleHead
+    data: bytearray
+    receipt_at: int
+    receipt_len: int
+
+
+class _Writer:
+    """Canonical bytes of the bundle, written member by member in key order. Events and edges
+    are encoded as they are priced and never kept as models: the bundle of the 200 MB bench tree
+    would hold 70k of them."""
+
+    def __init__(self) -> None:
+        self.data = bytearray(b"{")
+        self.members = 0
+
+    def key(self, name: str) -> None:
+        self.data += (b"," if self.members else b"") + encode(name) + b":"
+        self.members += 1
+
+    def value(self, model: BaseModel, name: str) -> None:
+        self.key(name)
+        for part in field_chunks(model, name):
+            self.data += part
+
+    def items(self, name: str, models: Iterable[BaseModel]) -> None:
+        self.key(name)
+        self.data += b"["
+        for index, item in enumerate(models):
+            self.data += (b"," if index else b"") + encode(item.model_dump(mode="json"))
+        self.data += b"]"
+
+
 def build_bundle(
     contract: Contract,
     contract_bytes: bytes,
     canonical: PublicAccount,
     shown: PublicAccount,
     claims: PricingClaims,
-) -> Bundle | list[Problem]:
+) -> BuiltBundle | list[Problem]:
     problems: list[Problem] = []
-    events: list[ModelEventOut | ToolEventOut] = []
+    head = _head(contract, contract_bytes, shown, claims)
+    # Top-level keys in canonical order: agents, baseline, edges, events, then the rest.
+    names = sorted([*type(head).model_fields, *BULK_FIELDS])
+    writer = _Writer()
+    receipt_at = receipt_len = 0
+    for name in names:
+        if name == "edges":
+            writer.items(name, shown.edges)
+        elif name == "events":
+            writer.items(name, _events(canonical, shown, claims, problems))
+        elif name == "receipt":
+            writer.key(name)
+            receipt_at = len(writer.data)
+            # Unsealed: without `evidence_sha256`, which is what the digest is taken over.
+            receipt = encode(head.receipt.model_dump(mode="json", exclude={"evidence_sha256"}))
+            receipt_len = len(receipt)
+            writer.data += receipt
+        else:
+            writer.value(head, name)
+    writer.data += b"}"
+    if problems:
+        return sorted(set(problems), key=lambda p: (p.code, p.where or ""))
+    return BuiltBundle(head, writer.data, receipt_at, receipt_len)
+
+
+def _events(
+    canonical: PublicAccount,
+    shown: PublicAccount,
+    claims: PricingClaims,
+    problems: list[Problem],
+) -> Iterator[ModelEventOut | ToolEventOut]:
+    """Every event, priced; an event that cannot be priced adds its problems instead."""
     for priced_on, event in zip(canonical.model_events, shown.model_events, strict=True):
         priced = price_model_event(priced_on, claims)
         if isinstance(priced, list):
             problems += [_as_problem(p) for p in priced]
             continue
         tier = claims.models[priced_on.model].tiers[priced.tier]
-        events.append(
-            ModelEventOut(
-                kind="model",
-                id=event.id,
-                task=event.task,
-                agent=event.agent,
-                model=event.model,
-                timestamp=event.timestamp,
-                usage=event.usage,
-                usage_complete=event.usage_complete,
-                context=event.context,
-                cost=Cost(low=priced.low, high=priced.high),
-                pricing=ModelPricingApplied(
-                    tier=priced.tier,
-                    tier_above_input_tokens=tier.above_input_tokens,
-                    context=priced.context,
-                    context_multiplier=priced.multiplier,
-                    unsplit_cache_write_rule=claims.unsplit_cache_write_rule,
-                    output_tokens_high=(
-                        priced.high_output.units
-                        if priced.high_output
-                        else event.usage.output_tokens
-                    ),
+        yield ModelEventOut(
+            kind="model",
+            id=event.id,
+            task=event.task,
+            agent=event.agent,
+            model=event.model,
+            timestamp=event.timestamp,
+            usage=event.usage,
+            usage_complete=event.usage_complete,
+            context=event.context,
+            cost=Cost(low=priced.low, high=priced.high),
+            pricing=ModelPricingApplied(
+                tier=priced.tier,
+                tier_above_input_tokens=tier.above_input_tokens,
+                context=priced.context,
+                context_multiplier=priced.multiplier,
+                unsplit_cache_write_rule=claims.unsplit_cache_write_rule,
+                output_tokens_high=(
+                    priced.high_output.units if priced.high_output else event.usage.output_tokens
                 ),
-            )
+            ),
         )
     for tool_on, tool in zip(canonical.tool_events, shown.tool_events, strict=True):
         priced_tool = price_tool_event(tool_on, claims)
         if isinstance(priced_tool, list):
             problems += [_as_problem(p) for p in priced_tool]
             continue
-        events.append(
-            ToolEventOut(
-                kind="tool",
-                id=tool.id,
-                task=tool.task,
-                agent=tool.agent,
-                name=tool.name,
-                requested_by=tool.requested_by,
-                status=tool.status,
-                shape=tool.shape,
-                web_search_requests=tool.web_search_requests,
-                cost=Cost(low=priced_tool.cost, high=priced_tool.cost),
-            )
+        yield ToolEventOut(
+            kind="tool",
+            id=tool.id,
+            task=tool.task,
+            agent=tool.agent,
+            name=tool.name,
+            requested_by=tool.requested_by,
+            status=tool.status,
+            shape=tool.shape,
+            web_search_requests=tool.web_search_requests,
+            cost=Cost(low=priced_tool.cost, high=priced_tool.cost),
         )
-    if problems:
-        return sorted(set(problems), key=lambda p: (p.code, p.where or ""))
-    return _assemble(contract, contract_bytes, shown, claims, events)
 
 
-def _assemble(
+def _head(
     contract: Contract,
     contract_bytes: bytes,
     shown: PublicAccount,
     claims: PricingClaims,
-    events: list[ModelEventOut | ToolEventOut],
-) -> Bundle:
+) -> BundleHead:
     c = contract.claims
     rubric = c.outcome_contract.rubric_version or ""
     excluded = c.excluded_tasks
-    return Bundle(
+    return BundleHead(
         schema_version=BUNDLE_SCHEMA,
         generator=Generator(name="agent-evidence", version=__version__),
         tasks=tuple(
@@ -122,8 +186,6 @@ def _assemble(
             for t in shown.tasks
         ),
         agents=shown.agents,
-        events=tuple(events),
-        edges=shown.edges,
         outcomes={tid: o for tid, o in sorted(c.outcomes.items()) if tid not in excluded},
         excluded_tasks=tuple(
             Excluded(task=tid, reason=reason)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable
 from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
+from converter.bundle.build import BuiltBundle
 from converter.bundle.model import (
     BULK_FIELDS,
     Bundle,
@@ -19,8 +18,6 @@ from converter.bundle.model import (
 from converter.canonical import (
     canonical_bytes,
     encode,
-    field_bytes,
-    object_chunks,
     reference_bytes,
     sha256_hex,
     value_sha256,
@@ -54,24 +51,17 @@ def evidence_digest(
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
 
 
-def seal(bundle: Bundle) -> tuple[Bundle, bytes]:
-    """The sealed bundle and its canonical bytes. Each field is encoded once, item by item (a
-    bundle is the largest artifact: its JSON dump as dicts would be ~5x its bytes); the digest
-    is taken over the members with the unsealed receipt, the bytes written with the sealed one."""
-    members: dict[str, Iterable[bytes | bytearray]] = {
-        name: [field_bytes(bundle, name)] for name in type(bundle).model_fields if name != "receipt"
-    }
-    receipt = bundle.receipt.model_dump(mode="json")
-    unsealed = {k: v for k, v in receipt.items() if k != "evidence_sha256"}
-    hasher = hashlib.sha256()
-    for chunk in object_chunks({**members, "receipt": [encode(unsealed)]}):
-        hasher.update(chunk)
-    digest = hasher.hexdigest()
+def seal(built: BuiltBundle) -> tuple[BundleHead, bytearray]:
+    """The sealed head and the bundle's bytes: the digest of the bytes as built (the receipt
+    without `evidence_sha256`), then the receipt re-encoded with it, in place (canonical key
+    order puts the receipt's members in the same order either way)."""
+    digest = sha256_hex(built.data)
+    receipt = built.head.receipt.model_dump(mode="json")
     receipt["evidence_sha256"] = digest
-    data = b"".join(object_chunks({**members, "receipt": [encode(receipt)]}))
-    del members
-    sealed = bundle.receipt.model_copy(update={"evidence_sha256": digest})
-    return bundle.model_copy(update={"receipt": sealed}), data
+    at, length = built.receipt_at, built.receipt_len
+    built.data[at : at + length] = encode(receipt)
+    sealed = built.head.receipt.model_copy(update={"evidence_sha256": digest})
+    return built.head.model_copy(update={"receipt": sealed}), built.data
 
 
 class BundleSink(Protocol):

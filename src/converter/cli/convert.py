@@ -170,7 +170,7 @@ def _bundle(
     check_outputs(outputs, [parent, contract_in] + ([attest_key] if attest_key else []))
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     bundle, data = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
-    files = [(out, data)]
+    files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
     if attest_key is not None:
         from converter.attest.keys import load_private_key
         from converter.attest.statement import attest
