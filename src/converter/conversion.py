@@ -24,6 +24,7 @@ from converter.errors import Problem, Refused
 from converter.firewall.boundary import Policy, cross, file_labels
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount
+from converter.heap import return_free_memory
 from converter.pipeline import SourceName, TaskUnit, read_tree
 from converter.pricing.engine import observed_keys
 from converter.pricing.model import PricingTemplate, complete
@@ -160,6 +161,8 @@ def _checked_bundle(
     if problems:
         raise Refused(problems)
     shown = reading.shown(contract.claims.privacy)
+    del reading, fresh  # the reader's account is done with: its memory can hold the bundle
+    return_free_memory()
     built = build_bundle(contract, contract_bytes, canonical, shown, claims)
     if isinstance(built, list):
         raise Refused(built)

@@ -35,7 +35,7 @@ from converter.bench.generate import (
     generate_projects,
 )
 from converter.bench.generate import generate as generate_tree
-from converter.bench.phases import PHASES, by_name
+from converter.bench.phases import PHASES, Target, by_name, command_peak
 
 RSS_BASE_MB = 150.0
 RATIO_MIN = 0.5
@@ -119,7 +119,7 @@ def measure_scan(out: Path, sessions: int) -> dict[str, Any]:
 
 
 def run_phase(phase: str, exp: Expected, workdir: Path, repeats: int) -> dict[str, Any]:
-    """Prepare in one child, measure in another: the measured child's peak is the phase's own."""
+    """Prepare in one child, time in another, then measure memory on one real command run."""
     workdir.mkdir(parents=True, exist_ok=True)
     args: dict[str, Any] = {
         "phase": phase,
@@ -128,9 +128,21 @@ def run_phase(phase: str, exp: Expected, workdir: Path, repeats: int) -> dict[st
         "workdir": str(workdir),
         "repeats": repeats,
     }
-    if by_name(phase).prepare is not None:
-        args["state"] = _child({**args, "mode": "prepare"}, phase)["state"]
-    return _child({**args, "mode": "measure"}, phase)
+    definition = by_name(phase)
+    state = None
+    if definition.prepare is not None:
+        state = args["state"] = _child({**args, "mode": "prepare"}, phase)["state"]
+    result = _child({**args, "mode": "measure"}, phase)
+    if definition.command is not None:
+        target = Target(exp.parent, tuple(exp.files), workdir)
+        command = definition.command(target, Path(state) if state is not None else None)
+        memory = command_peak(command, workdir)
+        if memory["exit"] != result["info"].get("exit", memory["exit"]):
+            raise SystemExit(f"bench: phase {phase!r} exited {memory['exit']} when measured")
+        result.update(
+            {k: memory[k] for k in ("peak_rss_mb", "main_peak_rss_mb", "worker_peak_rss_mb")}
+        )
+    return result
 
 
 def _child(args: dict[str, Any], phase: str) -> dict[str, Any]:

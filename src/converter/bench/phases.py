@@ -1,11 +1,12 @@
 """The measured phases, one entry each in `PHASES`, and the child process that times one of them.
 
 Every phase runs in a fresh interpreter (`python -m converter.bench.phases`, arguments as JSON on
-stdin) so its peak RSS is one command's: taken over the first run only (later runs in the same
-process only time it), as the largest total RSS of the process and the second reading process it
-starts, sampled every 10 ms, never less than the process's exact VmHWM and never more than that
-plus the worker's own exact peak (`reader/worker.py` reports it). Both exact peaks are in the
-JSON too. A phase gets the tree and a
+stdin) and is timed there (best of `repeats` runs). Peak memory is one command's, measured on a
+real `python -m converter` process running the phase's `command` once (`command_peak`): the
+largest total RSS of it and the second reading process it starts, sampled every 10 ms from
+outside (`TreeSampler`), never less than its exact peak and never more than that plus the
+worker's own exact peak (`reader/worker.py` reports it). The floor has no command: its peak is
+the timing process's own. A phase gets the tree and a
 scratch folder; `prepare` (untimed, optional) builds what it needs first (a contract, a bundle)
 in an earlier interpreter of its own, so its processes are not counted; then `run` is timed
 `repeats` times and the best time is kept. Adding a phase is one line in `PHASES`.
@@ -42,6 +43,9 @@ class Phase:
     run: Callable[[Target, Any], Info]
     prepare: Callable[[Target], Any] | None = None
     pipeline: bool = True  # also timed on the linearity and 100k-chain trees
+    # The command's CLI arguments (outputs cleared first): its memory is measured on one real
+    # `python -m converter` process (`command_peak`), not on this timing harness.
+    command: Callable[[Target, Path | None], list[str]] | None = None
 
 
 def floor(target: Target, _: Any) -> Info:
@@ -64,10 +68,14 @@ def floor(target: Target, _: Any) -> Info:
     return {"lines": lines, "largest_line": largest}
 
 
+def inspect_args(target: Target, _: Path | None) -> list[str]:
+    return ["inspect", "--json", "--in", str(target.parent)]
+
+
 def inspect(target: Target, _: Any) -> Info:
     """`agent-evidence inspect --json`, through the real entry point like every other phase."""
     out = target.workdir / "inspect.json"
-    _cli(["inspect", "--json", "--in", str(target.parent)], stdout=out)
+    _cli(inspect_args(target, None), stdout=out)
     report = json.loads(out.read_text())
     return {
         "convertible": report["convertible"],
@@ -132,32 +140,42 @@ def _bundle(target: Target) -> Path:
     return bundle
 
 
-def convert_template(target: Target, _: Any) -> Info:
+def template_args(target: Target, _: Path | None) -> list[str]:
     out = target.workdir / "template.json"
+    out.unlink(missing_ok=True)  # a template never replaces a file without --force
+    return ["convert", "--in", str(target.parent), "--template", str(out)]
+
+
+def convert_template(target: Target, _: Any) -> Info:
+    return {"exit": _cli(template_args(target, None))}
+
+
+def contract_args(target: Target, contract: Path | None) -> list[str]:
+    out = target.workdir / "bundle.json"
     out.unlink(missing_ok=True)
-    return {"exit": _cli(["convert", "--in", str(target.parent), "--template", str(out)])}
+    return ["convert", "--in", str(target.parent), "--contract", str(contract), "--out", str(out)]
 
 
 def convert_contract(target: Target, contract: Path) -> Info:
-    out = target.workdir / "bundle.json"
-    out.unlink(missing_ok=True)
-    args = ["convert", "--in", str(target.parent), "--contract", str(contract), "--out", str(out)]
-    return {"exit": _cli(args)}
+    return {"exit": _cli(contract_args(target, contract))}
+
+
+def evaluate_args(target: Target, bundle: Path | None) -> list[str]:
+    report = target.workdir / "report.json"
+    report.unlink(missing_ok=True)
+    return ["evaluate", "--bundle", str(bundle), "--format", "json", "--report", str(report)]
 
 
 def evaluate(target: Target, bundle: Path) -> Info:
-    report = target.workdir / "report.json"
-    report.unlink(missing_ok=True)
-    args = ["evaluate", "--bundle", str(bundle), "--format", "json", "--report", str(report)]
-    return {"exit": _cli(args)}
+    return {"exit": _cli(evaluate_args(target, bundle))}
 
 
 PHASES: tuple[Phase, ...] = (
     Phase("floor", floor, pipeline=False),
-    Phase("inspect", inspect),
-    Phase("convert --template", convert_template),
-    Phase("convert --contract", convert_contract, prepare=_contract),
-    Phase("evaluate", evaluate, prepare=_bundle),
+    Phase("inspect", inspect, command=inspect_args),
+    Phase("convert --template", convert_template, command=template_args),
+    Phase("convert --contract", convert_contract, prepare=_contract, command=contract_args),
+    Phase("evaluate", evaluate, prepare=_bundle, command=evaluate_args),
 )
 
 
@@ -188,12 +206,13 @@ def _worker_peak_mb(peaks: Path) -> float:
 
 
 class TreeSampler:
-    """Sample this process's RSS plus its children's every 10 ms: the peak of the whole tree of
-    processes at one moment, which the sum of each one's peak can only overstate."""
+    """Sample the total RSS of a process and its children every 10 ms, from outside it (the
+    bench's own process), so the measured process runs nothing but the command."""
 
-    def __init__(self) -> None:
+    def __init__(self, pid: int) -> None:
         import threading
 
+        self.pid = str(pid)
         self.peak_mb = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -210,10 +229,13 @@ class TreeSampler:
             pass
         return 0
 
-    @staticmethod
-    def _children() -> list[str]:
+    def _children(self) -> list[str]:
         pids: list[str] = []
-        for task in Path("/proc/self/task").iterdir():
+        try:
+            tasks = list(Path(f"/proc/{self.pid}/task").iterdir())
+        except OSError:
+            return pids
+        for task in tasks:
             try:
                 pids += (task / "children").read_text().split()
             except OSError:
@@ -222,13 +244,45 @@ class TreeSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(0.01):
-            total = self._rss_kb("self") + sum(self._rss_kb(pid) for pid in self._children())
+            total = self._rss_kb(self.pid) + sum(self._rss_kb(c) for c in self._children())
             self.peak_mb = max(self.peak_mb, total * 1024 / 1_000_000)
 
     def stop(self) -> float:
         self._stop.set()
         self._thread.join()
         return self.peak_mb
+
+
+def command_peak(args: list[str], workdir: Path) -> Info:
+    """Peak memory of one real run of `agent-evidence <args>`: the largest total RSS of it and
+    its reading worker, sampled every 10 ms from outside, never less than its exact peak
+    (wait4's ru_maxrss) and never more than that plus the worker's own exact peak."""
+    import os
+    import subprocess
+
+    from converter.reader.worker import PEAK_FILE_ENV
+
+    peaks = workdir / "worker-peaks.txt"
+    peaks.unlink(missing_ok=True)
+    env = dict(os.environ, AGENT_EVIDENCE_KEY=BENCH_KEY.hex(), **{PEAK_FILE_ENV: str(peaks)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "converter", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    sampler = TreeSampler(proc.pid)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    sampled = sampler.stop()
+    main = usage.ru_maxrss * 1024 / 1_000_000
+    worker = _worker_peak_mb(peaks)
+    return {
+        "peak_rss_mb": min(max(sampled, main), main + worker),
+        "main_peak_rss_mb": main,
+        "worker_peak_rss_mb": worker,
+        "exit": proc.returncode,
+    }
 
 
 def prepare(name: str, target: Target) -> str | None:
@@ -246,23 +300,20 @@ def measure(name: str, target: Target, repeats: int, state: str | None) -> Info:
     peaks.unlink(missing_ok=True)
     os.environ[PEAK_FILE_ENV] = str(peaks)
     rss_start = _vm("VmRSS")
-    sampler = TreeSampler() if Path("/proc/self/task").is_dir() else None
     times: list[float] = []
     info: Info = {}
-    main_peak = worker_peak = together = 0.0
+    main_peak = worker_peak = 0.0
     for run in range(repeats):
         gc.collect()
         start = time.perf_counter()
         info = phase.run(target, Path(state) if state is not None else None)
         times.append(time.perf_counter() - start)
-        if run == 0:  # memory is one command's: the first run in this fresh process
+        if run == 0:  # the harness's own view of one run; `command_peak` is the figure
             main_peak, worker_peak = _vm("VmHWM"), _worker_peak_mb(peaks)
-            together = sampler.stop() if sampler else main_peak + worker_peak
     return {
         "seconds": min(times),
         "runs": times,
-        # The tree's peak at one moment: at least this process's own exact peak, at most the sum.
-        "peak_rss_mb": min(max(together, main_peak), main_peak + worker_peak),
+        "peak_rss_mb": main_peak + worker_peak,  # replaced by `command_peak` where there is one
         "main_peak_rss_mb": main_peak,
         "worker_peak_rss_mb": worker_peak,
         "rss_start_mb": rss_start,
