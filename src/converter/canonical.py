@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 
 class FloatInArtifact(TypeError):
@@ -82,12 +82,32 @@ def field_chunks(model: BaseModel, name: str) -> Iterator[bytes]:
     value = getattr(model, name)
     if isinstance(value, tuple) and value and all(isinstance(v, BaseModel) for v in value):
         yield b"["
-        for index, item in enumerate(value):
+        for index, item in enumerate(dumped(value)):
             yield b"," if index else b""
-            yield encode(item.model_dump(mode="json"))
+            yield encode(item)
         yield b"]"
     else:
         yield encode(model.model_dump(mode="json", include={name})[name])
+
+
+_ADAPTERS: dict[type[BaseModel], TypeAdapter[list[Any]]] = {}
+_BATCH = 1000
+
+
+def dumped(items: Sequence[BaseModel]) -> Iterator[Any]:
+    """Each model's JSON-mode dump, as `model_dump(mode="json")` gives it. Models of one type
+    are dumped a thousand at a time (one call into pydantic's serializer per batch is 2-3x
+    faster for small models such as edges); memory stays one batch of dicts."""
+    kind = type(items[0]) if items else None
+    if kind is None or any(type(item) is not kind for item in items):
+        for item in items:
+            yield item.model_dump(mode="json")
+        return
+    adapter = _ADAPTERS.get(kind)
+    if adapter is None:
+        adapter = _ADAPTERS[kind] = TypeAdapter(list[kind])  # type: ignore[valid-type]
+    for start in range(0, len(items), _BATCH):
+        yield from adapter.dump_python(list(items[start : start + _BATCH]), mode="json")
 
 
 def field_bytes(model: BaseModel, name: str) -> bytearray:

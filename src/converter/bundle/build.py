@@ -26,7 +26,7 @@ from converter.bundle.model import (
     TaskOut,
     ToolEventOut,
 )
-from converter.canonical import encode, field_chunks, sha256_hex
+from converter.canonical import dumped, encode, field_chunks, sha256_hex
 from converter.contract.model import Contract
 from converter.errors import Problem
 from converter.firewall.view import PublicAccount
@@ -74,6 +74,13 @@ class _Writer:
             self.data += (b"," if index else b"") + encode(item.model_dump(mode="json"))
         self.data += b"]"
 
+    def tuple_value(self, name: str, models: tuple[BaseModel, ...]) -> None:
+        self.key(name)
+        self.data += b"["
+        for index, item in enumerate(dumped(models)):
+            self.data += (b"," if index else b"") + encode(item)
+        self.data += b"]"
+
 
 def build_bundle(
     contract: Contract,
@@ -90,7 +97,7 @@ def build_bundle(
     receipt_at = receipt_len = 0
     for name in names:
         if name == "edges":
-            writer.items(name, shown.edges)
+            writer.tuple_value(name, shown.edges)
         elif name == "events":
             writer.items(name, _events(canonical, shown, claims, problems))
         elif name == "receipt":
