@@ -133,3 +133,31 @@ def test_frames_round_trip_and_refuse_a_cut() -> None:
             list(read_frames(io.BytesIO(stream[:cut])))
     with pytest.raises(BadFrame):
         list(read_frames(io.BytesIO(b"\x00\x00\x00\x02\xc1\xc1")))
+
+
+def test_a_converter_folder_in_the_working_directory_is_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python -m` puts the working directory first on the import path; the worker must not
+    import a user's own `converter` package from there."""
+    planted = tmp_path / "cwd" / "converter" / "reader"
+    planted.mkdir(parents=True)
+    ran = tmp_path / "planted-code-ran"
+    for folder in (planted.parent, planted):
+        (folder / "__init__.py").write_text("")
+    (planted / "worker.py").write_text(f"open({str(ran)!r}, 'w').close()\n")
+    parent = fixture_parent("rich_tree")
+    expected = _view(load(discover(parent), jobs=1))
+    started: list[object] = []
+    real = loader._Worker
+
+    def spy(entries: list[object]) -> object:
+        worker = real(entries)  # type: ignore[arg-type]
+        started.append(worker)
+        return worker
+
+    monkeypatch.setattr(loader, "_Worker", spy)
+    monkeypatch.chdir(tmp_path / "cwd")
+    assert _view(load(discover(parent), jobs=2, min_bytes=0)) == expected
+    assert started
+    assert not ran.exists()

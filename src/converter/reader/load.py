@@ -158,7 +158,9 @@ def _read_manifest(tree: LoadedTree, entry: SourceFile) -> None:
 # Below this many transcript bytes a second process costs more (~60 ms to start) than it saves.
 PARALLEL_MIN_BYTES = 32 * 10**6
 READ_JOBS_ENV = "AGENT_EVIDENCE_READ_JOBS"
-WORKER_COMMAND = (sys.executable, "-m", "converter.reader.worker")
+# -P: `-m` would otherwise put the working directory first on the import path, and a folder
+# named `converter` there (a user's repository) would run in place of this worker.
+WORKER_COMMAND = (sys.executable, "-P", "-m", "converter.reader.worker")
 
 
 def read_jobs() -> int:
