@@ -161,3 +161,14 @@ def test_a_converter_folder_in_the_working_directory_is_not_run(
     assert _view(load(discover(parent), jobs=2, min_bytes=0)) == expected
     assert started
     assert not ran.exists()
+
+
+def test_a_folder_name_that_is_not_utf8_reads_here(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / os.fsdecode(b"caf\xe9")
+    folder.mkdir()
+    tree = copy_tree("rich_tree", folder)
+    one, two = _both(tree.parent)
+    assert one == two
+    assert one[1]

@@ -206,9 +206,13 @@ class _Worker:
         self.entries = entries
         self.got: list[FileReading] = []
         self.intact = False
-        payload = msgspec.msgpack.encode([str(e.path) for e in entries])
+        self.proc: subprocess.Popen[bytes] | None = None
+        try:  # a file name that is not UTF-8 cannot be sent: this process reads them all then
+            payload = msgspec.msgpack.encode([str(e.path) for e in entries])
+        except UnicodeEncodeError:
+            return
         try:
-            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            self.proc = subprocess.Popen(
                 list(WORKER_COMMAND),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
