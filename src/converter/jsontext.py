@@ -33,21 +33,21 @@ def _no_constant(_: str) -> Any:
     raise NotStrictJSON("NaN and Infinity are not JSON numbers")
 
 
-def loads_exact(data: bytes) -> Any:
-    """Parse strict JSON; raises NotStrictJSON (a ValueError) on anything else."""
+def _scan(data: bytes, **hooks: Any) -> Any:
+    """The standard parser over UTF-8 `data` with `hooks`; every failure is NotStrictJSON."""
     try:
-        return json.loads(
-            data.decode("utf-8"),
-            parse_float=Decimal,
-            parse_constant=_no_constant,
-            object_pairs_hook=_unique,
-        )
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant, **hooks)
     except NotStrictJSON:
         raise
     except json.JSONDecodeError as bad:
         raise NotStrictJSON("syntax", bad.lineno) from None
     except (ValueError, UnicodeDecodeError, RecursionError) as bad:
         raise NotStrictJSON(type(bad).__name__) from None
+
+
+def loads_exact(data: bytes) -> Any:
+    """Parse strict JSON; raises NotStrictJSON (a ValueError) on anything else."""
+    return _scan(data, parse_float=Decimal, object_pairs_hook=_unique)
 
 
 def _no_fraction(_: str) -> Any:
@@ -64,16 +64,7 @@ def loads_integral(data: bytes) -> Any:
     A `\\u003a`-style escape, or a value orjson cannot write, falls back to the exact reader.
     The value holds no float, so it can be encoded canonically without a walk.
     """
-    try:
-        value = json.loads(
-            data.decode("utf-8"), parse_float=_no_fraction, parse_constant=_no_constant
-        )
-    except NotStrictJSON:
-        raise
-    except json.JSONDecodeError as bad:
-        raise NotStrictJSON("syntax", bad.lineno) from None
-    except (ValueError, UnicodeDecodeError, RecursionError) as bad:
-        raise NotStrictJSON(type(bad).__name__) from None
+    value = _scan(data, parse_float=_no_fraction)
     try:
         tallied = b"\\u003" not in data and _written_colons(value) == data.count(b":")
     except orjson.JSONEncodeError:

@@ -46,25 +46,19 @@ class LoadedTree:
         return [f for f in self.layout.files if f.index not in self.unbound]
 
 
+_SHARED_IDS = ("uuid", "parent_uuid", "msg_id", "session_id", "version", "agent_id")
+
+
 def _absorb(tree: LoadedTree, entry: SourceFile, reading: FileReading) -> None:
     """Take one file's reading into the tree. Ids repeated across records (a parent's uuid, a
     message id over its fragments, the session) become one string each: records sent by the
     worker arrive with a fresh string per field (8 MB on the bench tree)."""
-    intern = sys.intern
     for rec in reading.records:
         rec.file = entry.index
-        if rec.uuid is not None:
-            rec.uuid = intern(rec.uuid)
-        if rec.parent_uuid is not None:
-            rec.parent_uuid = intern(rec.parent_uuid)
-        if rec.msg_id is not None:
-            rec.msg_id = intern(rec.msg_id)
-        if rec.session_id is not None:
-            rec.session_id = intern(rec.session_id)
-        if rec.version is not None:
-            rec.version = intern(rec.version)
-        if rec.agent_id is not None:
-            rec.agent_id = intern(rec.agent_id)
+        for name in _SHARED_IDS:
+            value = getattr(rec, name)
+            if value is not None:
+                setattr(rec, name, sys.intern(value))
     tree.problems.extend(Problem(code, entry.index, line) for code, line in reading.problems)
     tree.unknown_types.update(reading.unknown_types)
     if reading.unreadable:
