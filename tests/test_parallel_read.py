@@ -4,6 +4,7 @@ damaged ones included; a worker that fails in any way falls back to reading here
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -172,3 +173,40 @@ def test_a_folder_name_that_is_not_utf8_reads_here(tmp_path: Path) -> None:
     one, two = _both(tree.parent)
     assert one == two
     assert one[1]
+
+
+def test_a_worker_with_another_frame_layout_refuses_to_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker from another copy of the package (an upgrade mid-run) could decode into the same
+    array-like records with fields silently missing: it exits at once and this process reads."""
+    parent = fixture_parent("rich_tree")
+    expected = _view(load(discover(parent), jobs=1))
+    workers: list[object] = []
+    real = loader._Worker
+
+    def spy(entries: list[object]) -> object:
+        worker = real(entries)  # type: ignore[arg-type]
+        workers.append(worker)
+        return worker
+
+    monkeypatch.setattr(loader, "wire_fingerprint", lambda: "another layout")
+    monkeypatch.setattr(loader, "_Worker", spy)
+    assert _view(load(discover(parent), jobs=2, min_bytes=0)) == expected
+    (worker,) = workers
+    assert worker.proc.returncode == 3  # type: ignore[attr-defined]
+
+
+def test_the_worker_imports_this_copy_of_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    import converter
+
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    path = loader._worker_env()["PYTHONPATH"].split(os.pathsep)
+    assert path == [str(Path(converter.__file__).resolve().parent.parent), "/elsewhere"]
+
+
+def test_no_heap_trimming_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
+    from converter import heap
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert heap._malloc_trim() is None

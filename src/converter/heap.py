@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import sys
 from collections.abc import Callable, Iterator
 
 
@@ -25,10 +26,15 @@ def cyclic_gc_paused() -> Iterator[None]:
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim  # glibc only
-    except (AttributeError, OSError):
+    if not sys.platform.startswith("linux"):
         return None
+    try:
+        function = ctypes.CDLL(None).malloc_trim  # glibc; musl has none
+    except (AttributeError, OSError, TypeError):
+        return None
+    function.argtypes = [ctypes.c_size_t]
+    function.restype = ctypes.c_int
+    trim: Callable[[int], int] = function
     return trim
 
 

@@ -9,14 +9,22 @@ import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
+import converter
 from converter.errors import Problem
 from converter.heap import Trimmer, cyclic_gc_paused
 from converter.reader.records import BadField, Rec
-from converter.reader.transcript import BadFrame, FileReading, read_frames, read_transcript
+from converter.reader.transcript import (
+    BadFrame,
+    FileReading,
+    read_frames,
+    read_transcript,
+    wire_fingerprint,
+)
 from converter.sources.jsonl import BadLine, Digest, iter_lines, read_document
 from converter.sources.tree import SourceFile, TreeLayout
 
@@ -192,6 +200,20 @@ def _split(entries: list[SourceFile]) -> tuple[list[SourceFile], list[SourceFile
     return mine, theirs
 
 
+def _worker_env() -> dict[str, str]:
+    """The worker imports this very copy of the package (first on its path) and checks that its
+    frame layout is the one expected here."""
+    from converter.reader.worker import FINGERPRINT_ENV
+
+    package_root = str(Path(converter.__file__).resolve().parent.parent)
+    path = os.environ.get("PYTHONPATH")
+    return {
+        **os.environ,
+        "PYTHONPATH": package_root + (os.pathsep + path if path else ""),
+        FINGERPRINT_ENV: wire_fingerprint(),
+    }
+
+
 class _Worker:
     """The second reading process. A thread feeds it its paths and decodes each file's reading
     as it arrives, so neither side waits on a pipe and no encoded backlog builds up."""
@@ -211,12 +233,18 @@ class _Worker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                env=_worker_env(),
             )
         except OSError:
             self.proc = None
             return
         self.thread = threading.Thread(target=self._talk, args=(payload,), daemon=True)
-        self.thread.start()
+        try:
+            self.thread.start()
+        except RuntimeError:  # no thread to be had: do without the worker
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
 
     def _talk(self, payload: bytes) -> None:
         proc = self.proc

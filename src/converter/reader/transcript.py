@@ -7,6 +7,8 @@ same bytes. Imports no model library, so that process starts in ~50 ms.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -85,6 +87,7 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
                 records.append(rec)
     except OSError:
         unreadable = True
+        digest = Digest()  # no size or digest for a file that could not be read to its end
     return FileReading(digest.sha256, digest.size, records, problems, unknown, unreadable)
 
 
@@ -94,6 +97,15 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
 _FRAME = struct.Struct(">I")
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(FileReading)
+
+
+@functools.cache
+def wire_fingerprint() -> str:
+    """What both reading processes must agree on: the layout of a frame. A worker started from
+    another copy of this package (an upgrade mid-run, another checkout) could decode into the
+    same array-like structs with fields silently missing; it refuses to start instead."""
+    schema = msgspec.json.encode(msgspec.json.schema(FileReading))
+    return hashlib.sha256(schema).hexdigest()
 
 
 class BadFrame(Exception):

@@ -14,12 +14,17 @@ from pathlib import Path
 import msgspec
 
 from converter.heap import Trimmer, cyclic_gc_paused
-from converter.reader.transcript import frame, read_transcript
+from converter.reader.transcript import frame, read_transcript, wire_fingerprint
+
+FINGERPRINT_ENV = "AGENT_EVIDENCE_WORKER_FINGERPRINT"
 
 
 def main() -> None:
     """Each file's reading is sent as one frame as soon as it is read, then dropped: this process
-    holds one file's records at a time."""
+    holds one file's records at a time. Exits 3 at once if its frame layout is not the one the
+    reader expects (the reader then reads the files itself)."""
+    if os.environ.get(FINGERPRINT_ENV) != wire_fingerprint():
+        sys.exit(3)
     paths = msgspec.msgpack.decode(sys.stdin.buffer.read(), type=list[str])
     out = sys.stdout.buffer
     trimmer = Trimmer()
