@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,6 +69,20 @@ def test_damaged_tree_reads_alike(tmp_path: Path) -> None:
     one, two = _both(tree.parent)
     assert one == two
     assert len(one[6]) >= 4  # problems
+
+
+def spy_on_workers(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every reading worker `load` starts, kept for inspection."""
+    workers: list[Any] = []
+    real = loader._Worker
+
+    def spy(entries: list[Any]) -> Any:
+        worker = real(entries)
+        workers.append(worker)
+        return worker
+
+    monkeypatch.setattr(loader, "_Worker", spy)
+    return workers
 
 
 def _failing(code: str) -> tuple[str, ...]:
@@ -149,24 +164,15 @@ def test_a_converter_folder_in_the_working_directory_is_not_run(
     (planted / "worker.py").write_text(f"open({str(ran)!r}, 'w').close()\n")
     parent = fixture_parent("rich_tree")
     expected = _view(load(discover(parent), jobs=1))
-    started: list[object] = []
-    real = loader._Worker
-
-    def spy(entries: list[object]) -> object:
-        worker = real(entries)  # type: ignore[arg-type]
-        started.append(worker)
-        return worker
-
-    monkeypatch.setattr(loader, "_Worker", spy)
+    workers = spy_on_workers(monkeypatch)
     monkeypatch.chdir(tmp_path / "cwd")
     assert _view(load(discover(parent), jobs=2, min_bytes=0)) == expected
-    assert started
+    (worker,) = workers
+    assert worker.proc.returncode == 0  # the real worker read, not the planted one
     assert not ran.exists()
 
 
 def test_a_folder_name_that_is_not_utf8_reads_here(tmp_path: Path) -> None:
-    import os
-
     folder = tmp_path / os.fsdecode(b"caf\xe9")
     folder.mkdir()
     tree = copy_tree("rich_tree", folder)
@@ -182,19 +188,11 @@ def test_a_worker_with_another_frame_layout_refuses_to_start(
     array-like records with fields silently missing: it exits at once and this process reads."""
     parent = fixture_parent("rich_tree")
     expected = _view(load(discover(parent), jobs=1))
-    workers: list[object] = []
-    real = loader._Worker
-
-    def spy(entries: list[object]) -> object:
-        worker = real(entries)  # type: ignore[arg-type]
-        workers.append(worker)
-        return worker
-
+    workers = spy_on_workers(monkeypatch)
     monkeypatch.setattr(loader, "wire_fingerprint", lambda: "another layout")
-    monkeypatch.setattr(loader, "_Worker", spy)
     assert _view(load(discover(parent), jobs=2, min_bytes=0)) == expected
     (worker,) = workers
-    assert worker.proc.returncode == 3  # type: ignore[attr-defined]
+    assert worker.proc.returncode == 3
 
 
 def test_the_worker_imports_this_copy_of_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -210,3 +208,13 @@ def test_no_heap_trimming_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(sys, "platform", "win32")
     assert heap._malloc_trim() is None
+
+
+def test_the_worker_really_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fallback is silent by design; this checks the worker itself did the reading."""
+    workers = spy_on_workers(monkeypatch)
+    load(discover(fixture_parent("rich_tree")), jobs=2, min_bytes=0)
+    (worker,) = workers
+    assert worker.intact
+    assert worker.proc.returncode == 0
+    assert len(worker.got) == len(worker.entries) > 0
