@@ -9,12 +9,36 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from converter.bundle.io import evidence_digest, open_bundle, open_whole_bundle
-from converter.bundle.model import Bundle
+from converter.bundle.io import evidence_digest, open_bundle
+from converter.bundle.model import Bundle, BundleHead, ModelEventOut, ToolEventOut
 from converter.canonical import encode
 from converter.errors import IntegrityFailure
+from converter.firewall.view import Edge
 
 GOLDEN = Path(__file__).parent.parent / "fixtures" / "synthetic_bundle.golden.json"
+
+
+class _Collect:
+    """A sink that keeps everything: the whole bundle back as one model."""
+
+    def __init__(self) -> None:
+        self.events: list[ModelEventOut | ToolEventOut] = []
+        self.edges: list[Edge] = []
+
+    def start(self, head: BundleHead) -> None:
+        pass
+
+    def event(self, event: ModelEventOut | ToolEventOut) -> None:
+        self.events.append(event)
+
+    def edge(self, edge: Edge) -> None:
+        self.edges.append(edge)
+
+
+def open_whole_bundle(data: bytes) -> Bundle:
+    parts = _Collect()
+    head = open_bundle(data, sink=parts)
+    return Bundle(**dict(head), events=tuple(parts.events), edges=tuple(parts.edges))
 
 
 def _resealed(edit: Any) -> bytes:

@@ -6,15 +6,15 @@ from typing import Any
 
 from converter.firewall.view import PublicSummary, UsageTotals
 
-_USAGE_KEYS = (
+TOKEN_KEYS = (
     "input_tokens",
     "output_tokens",
     "cache_read_input_tokens",
     "cache_creation_5m_input_tokens",
     "cache_creation_1h_input_tokens",
     "cache_creation_unsplit_input_tokens",
-    "web_search_requests",
 )
+_USAGE_KEYS = (*TOKEN_KEYS, "web_search_requests")
 
 
 def _usage(total: UsageTotals) -> dict[str, int]:

@@ -27,19 +27,11 @@ from typing import Any
 from converter.errors import ConverterError, Refused
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.inspection import inspect_report
+from converter.inspection import TOKEN_KEYS, inspect_report
 from converter.pipeline import summarize_tree
 from converter.sources.tree import SESSION_ID
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
-TOKEN_KEYS = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "cache_creation_5m_input_tokens",
-    "cache_creation_1h_input_tokens",
-    "cache_creation_unsplit_input_tokens",
-)
 _NUMBERS = ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents")
 
 

@@ -9,7 +9,6 @@ from pydantic import TypeAdapter, ValidationError
 from converter.bundle.build import BuiltBundle
 from converter.bundle.model import (
     BULK_FIELDS,
-    Bundle,
     BundleEvent,
     BundleHead,
     ModelEventOut,
@@ -127,28 +126,6 @@ def open_bundle(
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
     return_free_memory()  # the parsed JSON value's pages
     return head
-
-
-def open_whole_bundle(data: bytes) -> Bundle:
-    """The whole bundle as one model (tests and small tools; `open_bundle` streams)."""
-    parts = _Collect()
-    head = open_bundle(data, sink=parts)
-    return Bundle(**dict(head), events=tuple(parts.events), edges=tuple(parts.edges))
-
-
-class _Collect:
-    def __init__(self) -> None:
-        self.events: list[ModelEventOut | ToolEventOut] = []
-        self.edges: list[Edge] = []
-
-    def start(self, head: BundleHead) -> None:
-        pass
-
-    def event(self, event: ModelEventOut | ToolEventOut) -> None:
-        self.events.append(event)
-
-    def edge(self, edge: Edge) -> None:
-        self.edges.append(edge)
 
 
 def require_own_receipt(bundle: BundleHead, signed_receipt: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from converter.errors import Problem, Refused, UsageProblem
-from converter.firewall.keys import load_key
+from converter.firewall.keys import PseudonymKey, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -76,7 +76,8 @@ def read_input(path: Path, code: str) -> bytes:
         raise Refused([Problem(code)]) from None
 
 
-def pseudonymizer(key_file: Path | None) -> Pseudonymizer:
+def pseudonym_key(key_file: Path | None) -> PseudonymKey:
+    """The pseudonym key, created on first use with a notice on stderr."""
     loaded = load_key(key_file)
     if loaded.created_at is not None:
         click.echo(
@@ -84,4 +85,8 @@ def pseudonymizer(key_file: Path | None) -> Pseudonymizer:
             "keep it private and reuse it so pseudonyms stay stable.",
             err=True,
         )
-    return Pseudonymizer(loaded.key)
+    return loaded.key
+
+
+def pseudonymizer(key_file: Path | None) -> Pseudonymizer:
+    return Pseudonymizer(pseudonym_key(key_file))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import get_args
 
 from converter.canonical import canonical_bytes, sha256_hex
 from converter.evaluate.graph import cyclic_components
@@ -37,15 +38,7 @@ from converter.evaluate.result import (
 )
 
 DECISION_CONTRACT = "agent-evidence/decision-contract/v1"
-REQUIRED_COVERAGE: tuple[Coverage, ...] = (
-    "outcome quality",
-    "unit economics",
-    "tail risk",
-    "business value",
-    "counterfactual",
-    "runtime caps",
-    "sample size",
-)
+REQUIRED_COVERAGE: tuple[Coverage, ...] = get_args(Coverage)  # every kind, in the type's order
 DIAGNOSTICS = (
     DiagnosticInfo(id="repeated-tool-shapes", version="1.0"),
     DiagnosticInfo(id="dependency-cycles", version="1.0"),

@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, StringConstraints, ValidationError, field_validator
+from pydantic import Field, StringConstraints, ValidationError
 
 from converter.errors import Problem, Refused
 from converter.firewall.types import Closed, Count, ModelName
@@ -36,9 +36,8 @@ from converter.pricing.model import (
     PricingTemplate,
     ServerTool,
     SourceUrl,
-    TierPrice,
+    Tiers,
     TierTemplate,
-    tiers_valid,
 )
 
 ContextSetting = Annotated[
@@ -56,17 +55,10 @@ _STANDARD = {
 
 
 class CardModel(Closed):
-    tiers: Annotated[tuple[TierPrice, ...], Field(strict=False)]
+    tiers: Tiers
     max_output_tokens: Count | None = None
     max_output_source: SourceUrl | None = None
     context_multipliers: dict[ContextSetting, Price] = Field(default_factory=dict)
-
-    @field_validator("tiers")
-    @classmethod
-    def _ordered(cls, tiers: tuple[TierPrice, ...]) -> tuple[TierPrice, ...]:
-        if not tiers_valid([t.above_input_tokens for t in tiers]):
-            raise ValueError("tiers must start at 0 and increase strictly")
-        return tiers
 
 
 class PriceCard(Closed):

@@ -21,7 +21,7 @@ from decimal import Decimal
 from itertools import pairwise
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
 from converter.firewall.types import AS_TEXT, Closed, Code, Count, ModelName, PublicName
 
@@ -100,19 +100,22 @@ class TierPrice(Closed):
     cache_write_1h: Price
 
 
+def _tiers_in_order(tiers: tuple[TierPrice, ...]) -> tuple[TierPrice, ...]:
+    if not tiers_valid([t.above_input_tokens for t in tiers]):
+        raise ValueError("tiers must start at 0 and increase strictly")
+    return tiers
+
+
+# A model's tiers, in a claim or a price card: a JSON list is accepted.
+Tiers = Annotated[tuple[TierPrice, ...], Field(strict=False), AfterValidator(_tiers_in_order)]
+
+
 class ModelPricing(Closed):
-    tiers: Annotated[tuple[TierPrice, ...], Field(strict=False)]  # a JSON list is accepted
+    tiers: Tiers
     # Needed only to price usage-incomplete calls (the interval's high end, SPEC §8.4).
     max_output_tokens: Count | None = None
     # Multiplier per observed `BillingContext.key()`; applies to every token class.
     contexts: dict[ContextKey, Price]
-
-    @field_validator("tiers")
-    @classmethod
-    def _ordered(cls, tiers: tuple[TierPrice, ...]) -> tuple[TierPrice, ...]:
-        if not tiers_valid([t.above_input_tokens for t in tiers]):
-            raise ValueError("tiers must start at 0 and increase strictly")
-        return tiers
 
 
 class PriceCardRef(Closed):

@@ -188,15 +188,17 @@ def _size(entry: SourceFile) -> int:
         return 0  # read_transcript reports it
 
 
-def _split(entries: list[SourceFile]) -> tuple[list[SourceFile], list[SourceFile]]:
+def _split(
+    entries: list[SourceFile], sizes: dict[int, int]
+) -> tuple[list[SourceFile], list[SourceFile]]:
     """Largest first, each file to the lighter share: (this process's, the worker's)."""
     mine: list[SourceFile] = []
     theirs: list[SourceFile] = []
     weight = [0, 0]
-    for entry in sorted(entries, key=_size, reverse=True):
+    for entry in sorted(entries, key=lambda e: sizes[e.index], reverse=True):
         side = 0 if weight[0] <= weight[1] else 1
         (mine, theirs)[side].append(entry)
-        weight[side] += _size(entry)
+        weight[side] += sizes[entry.index]
     return mine, theirs
 
 
@@ -269,15 +271,18 @@ class _Worker:
             ok = self.intact and self.proc.returncode == 0
             if ok and len(self.got) == len(self.entries):
                 return self.got
-        return [read_transcript(e.path) for e in self.entries]
+        return list(_read_here(self.entries).values())
 
 
 def _read_transcripts(
     entries: list[SourceFile], jobs: int, min_bytes: int
 ) -> dict[int, FileReading]:
-    if jobs < 2 or len(entries) < 2 or sum(map(_size, entries)) < min_bytes:
+    if jobs < 2 or len(entries) < 2:
         return _read_here(entries)
-    mine, theirs = _split(entries)
+    sizes = {e.index: _size(e) for e in entries}
+    if sum(sizes.values()) < min_bytes:
+        return _read_here(entries)
+    mine, theirs = _split(entries, sizes)
     worker = _Worker(theirs)
     readings = _read_here(mine)
     readings.update(zip((e.index for e in theirs), worker.readings(), strict=True))
