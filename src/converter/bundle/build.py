@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -67,18 +68,12 @@ class _Writer:
         for part in field_chunks(model, name):
             self.data += part
 
-    def items(self, name: str, models: Iterable[BaseModel]) -> None:
+    def items(self, name: str, values: Iterable[Any]) -> None:
+        """A JSON array of already dumped values, each encoded and appended as it comes."""
         self.key(name)
         self.data += b"["
-        for index, item in enumerate(models):
-            self.data += (b"," if index else b"") + encode(item.model_dump(mode="json"))
-        self.data += b"]"
-
-    def tuple_value(self, name: str, models: tuple[BaseModel, ...]) -> None:
-        self.key(name)
-        self.data += b"["
-        for index, item in enumerate(dumped(models)):
-            self.data += (b"," if index else b"") + encode(item)
+        for index, value in enumerate(values):
+            self.data += (b"," if index else b"") + encode(value)
         self.data += b"]"
 
 
@@ -97,9 +92,10 @@ def build_bundle(
     receipt_at = receipt_len = 0
     for name in names:
         if name == "edges":
-            writer.tuple_value(name, shown.edges)
+            writer.items(name, dumped(shown.edges))
         elif name == "events":
-            writer.items(name, _events(canonical, shown, claims, problems))
+            events = _events(canonical, shown, claims, problems)
+            writer.items(name, (event.model_dump(mode="json") for event in events))
         elif name == "receipt":
             writer.key(name)
             receipt_at = len(writer.data)

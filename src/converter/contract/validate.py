@@ -83,7 +83,11 @@ def check_tasks(contract: Contract) -> list[Problem]:
     problems = []
     for task_id in sorted(ids):
         if task_id not in claims.outcomes and task_id not in claims.excluded_tasks:
-            problems.append(Problem("CONTRACT-OUTCOME-MISSING", where=f"claims/outcomes/{task_id}"))
+            problems.append(
+                Problem(
+                    "CONTRACT-OUTCOME-MISSING", where=safe_path(("claims", "outcomes", task_id))
+                )
+            )
     for task_id in sorted((set(claims.outcomes) | set(claims.excluded_tasks)) - ids):
         problems.append(
             Problem("CONTRACT-OUTCOME-UNKNOWN-TASK", where=safe_path(("claims", task_id)))
@@ -91,12 +95,18 @@ def check_tasks(contract: Contract) -> list[Problem]:
     for task_id, reason in sorted(claims.excluded_tasks.items()):
         if reason is None:
             problems.append(
-                Problem("CONTRACT-EXCLUSION-REASON", where=f"claims/excluded_tasks/{task_id}")
+                Problem(
+                    "CONTRACT-EXCLUSION-REASON",
+                    where=safe_path(("claims", "excluded_tasks", task_id)),
+                )
             )
         outcome = claims.outcomes.get(task_id)
         if outcome is not None and any(v is not None for v in outcome.model_dump().values()):
             problems.append(
-                Problem("CONTRACT-EXCLUDED-AND-LABELLED", where=f"claims/outcomes/{task_id}")
+                Problem(
+                    "CONTRACT-EXCLUDED-AND-LABELLED",
+                    where=safe_path(("claims", "outcomes", task_id)),
+                )
             )
     return problems
 
