@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Context, Decimal, Inexact, InvalidOperation, localcontext
+from decimal import ROUND_HALF_EVEN, Context, Decimal, Inexact, InvalidOperation
 
 from converter.firewall.names import BUILTIN_TOOLS
 from converter.firewall.view import ModelEvent, PublicAccount, ToolEvent, UsageTotals
@@ -88,8 +88,9 @@ def tier_index(pricing: ModelPricing, total_input: int) -> int:
 
 
 def line(bucket: str, units: int, rate: Decimal, multiplier: Decimal, per: int) -> BucketCost:
-    with localcontext(_EXACT):
-        exact = Decimal(units) * rate * multiplier / Decimal(per)
+    # The context's own methods: the same exact arithmetic as `localcontext(_EXACT)`, without
+    # entering and leaving a context for each of the ~100k lines of a large tree.
+    exact = _EXACT.divide(_EXACT.multiply(_EXACT.multiply(units, rate), multiplier), per)
     cost = exact.quantize(QUANTUM, context=_ROUND)
     return BucketCost(
         bucket=bucket, units=units, rate=rate, per=per, multiplier=multiplier, cost=cost
@@ -97,8 +98,10 @@ def line(bucket: str, units: int, rate: Decimal, multiplier: Decimal, per: int) 
 
 
 def total(lines: Iterable[BucketCost]) -> Decimal:
-    with localcontext(_EXACT):
-        return sum((item.cost for item in lines), Decimal(0)).quantize(QUANTUM)
+    amount = Decimal(0)
+    for item in lines:
+        amount = _EXACT.add(amount, item.cost)
+    return amount.quantize(QUANTUM, context=_EXACT)
 
 
 def _token_lines(
