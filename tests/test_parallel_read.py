@@ -208,6 +208,19 @@ def test_no_heap_trimming_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(sys, "platform", "win32")
     assert heap._malloc_trim() is None
+    assert heap._mallopt() is None
+
+
+def test_large_blocks_get_their_own_mappings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """glibc's M_MMAP_THRESHOLD is fixed at 256 KiB, which also stops it rising on its own."""
+    from converter import heap
+
+    calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(heap, "_MALLOPT", lambda option, value: calls.append((option, value)))
+    heap.map_large_blocks()
+    assert calls == [(-3, 256 * 1024)]
+    monkeypatch.setattr(heap, "_MALLOPT", None)
+    heap.map_large_blocks()  # off glibc: nothing to set, nothing raised
 
 
 def test_the_worker_really_reads(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,7 @@ import ctypes
 import gc
 import sys
 from collections.abc import Callable, Iterator
+from typing import Any
 
 
 @contextlib.contextmanager
@@ -25,12 +26,19 @@ def cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _malloc_trim() -> Callable[[int], int] | None:
+def _libc(name: str) -> Any:
+    """A glibc function by name, or None (another C library, another OS)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        function = ctypes.CDLL(None).malloc_trim  # glibc; musl has none
+        return getattr(ctypes.CDLL(None), name)  # glibc; musl has neither function
     except (AttributeError, OSError, TypeError):
+        return None
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    function = _libc("malloc_trim")
+    if function is None:
         return None
     function.argtypes = [ctypes.c_size_t]
     function.restype = ctypes.c_int
@@ -38,7 +46,34 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
+def _mallopt() -> Callable[[int, int], int] | None:
+    function = _libc("mallopt")
+    if function is None:
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_int]
+    function.restype = ctypes.c_int
+    option: Callable[[int, int], int] = function
+    return option
+
+
 _TRIM = _malloc_trim()
+_MALLOPT = _mallopt()
+_M_MMAP_THRESHOLD = -3  # glibc's malloc.h
+MAP_LARGER_THAN = 256 * 1024
+
+
+def map_large_blocks() -> None:
+    """Give every block of 256 KiB or more its own mapping, returned to the OS when freed.
+
+    glibc starts with that rule but raises the threshold to the largest block freed so far (up to
+    32 MB): after the first multi-MB line, each big line's text, parsed strings and checks are
+    carved from the heap and stay resident until the next trim. On the 200 MB bench tree that
+    added up to 10 MB to the peak of `convert --template` while both reading processes ran; with
+    the threshold fixed, the peak is the main process's own, after reading (146 MB), at no
+    measurable cost in time. A no-op off glibc.
+    """
+    if _MALLOPT is not None:
+        _MALLOPT(_M_MMAP_THRESHOLD, MAP_LARGER_THAN)
 
 
 def return_free_memory() -> None:

@@ -11,7 +11,7 @@ import click
 from converter import __version__
 from converter.cli.diagnostics import describe, emit_lines
 from converter.errors import ConverterError, Exit, IntegrityFailure, Refused, UsageProblem
-from converter.heap import cyclic_gc_paused
+from converter.heap import cyclic_gc_paused, map_large_blocks
 
 # Each command lives in its own module, imported only when it runs: `inspect` does not pay for
 # the cryptography and pricing imports of `convert`, `verify` and `keygen` (12 MB, 0.2 s).
@@ -66,6 +66,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    map_large_blocks()
     try:
         with cyclic_gc_paused():
             code = cli.main(args=args, prog_name="agent-evidence", standalone_mode=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from converter.heap import Trimmer, cyclic_gc_paused
+from converter.heap import Trimmer, cyclic_gc_paused, map_large_blocks
 from converter.reader.transcript import frame, read_transcript, wire_fingerprint
 
 FINGERPRINT_ENV = "AGENT_EVIDENCE_WORKER_FINGERPRINT"
@@ -25,6 +25,7 @@ def main() -> None:
     reader expects (the reader then reads the files itself)."""
     if os.environ.get(FINGERPRINT_ENV) != wire_fingerprint():
         sys.exit(3)
+    map_large_blocks()
     paths = msgspec.msgpack.decode(sys.stdin.buffer.read(), type=list[str])
     out = sys.stdout.buffer
     trimmer = Trimmer()
