@@ -40,6 +40,7 @@ def projects(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Expec
     (root / PROJECTS[0] / "memory").mkdir()
     (root / PROJECTS[0] / "memory" / "MEMORY.md").write_text("notes\n")
     (root / PROJECTS[1] / "notes.jsonl").write_text("{}\n")
+    (root / "stray.txt").write_text("not a project folder\n")
     return root, trees, sid, pruned.parent.stem
 
 
@@ -63,6 +64,7 @@ def test_jobs_give_identical_json(projects: Any, cli: Any) -> None:
     assert totals["usage_incomplete_calls"] == sum(t.usage_incomplete_calls for t in trees)
     assert totals["tokens"] == sum(t.total_tokens for t in trees)
     assert totals["refusal_codes"] == {"CC-TREE-PARENT-MISSING": 1}
+    assert totals["skipped_entries"] == 2  # notes.jsonl and stray.txt; memory/ is expected
     orphan = [r for r in result["sessions"] if r["status"] == "orphan"]
     assert len(orphan) == 1
     assert orphan[0]["refusals"] == ["CC-TREE-PARENT-MISSING"]
@@ -99,6 +101,24 @@ def test_output_is_content_free(projects: Any, cli: Any) -> None:
     text = cli("scan", str(root), "--jobs", "1").out
     assert "49 sessions in 3 project folders" in text
     assert "[split]" in text
+    assert "2 entries skipped" in text
+
+
+def test_show_paths_maps_labels_to_local_paths_on_stderr_only(projects: Any, cli: Any) -> None:
+    root, trees, split_sid, pruned_sid = projects
+    plain = cli("scan", str(root), "--jobs", "1", "--json")
+    shown = cli("scan", str(root), "--jobs", "1", "--json", "--show-paths")
+    assert shown.code == 0, shown.err
+    assert shown.out == plain.out  # stdout stays content-free
+    pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+    lines = dict(line.split("  ", 1) for line in shown.err.splitlines())
+    assert set(lines) == {r["session"] for r in plain.json()["sessions"]}
+    for tree in trees:
+        place = str(tree.parent.relative_to(root))
+        assert place in lines[pseudo.name("file", tree.parent.name)]
+    assert len(lines[pseudo.name("file", f"{split_sid}.jsonl")].split("  ")) == 2
+    assert lines[pseudo.name("file", f"{pruned_sid}.jsonl")] == f"{PROJECTS[2]}/{pruned_sid}/"
+    assert str(root) not in shown.err  # relative to the projects folder
 
 
 def test_missing_projects_dir_exits_2(tmp_path: Path, cli: Any) -> None:

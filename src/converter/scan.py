@@ -62,12 +62,22 @@ def _kind(path: Path) -> str:
     return "other"  # symlinks and special files are not followed
 
 
-def find_sessions(projects_dir: Path) -> tuple[list[Session], int]:
-    """Sessions grouped by id across project folders, and the number of project folders."""
+@dataclass(slots=True)
+class Found:
+    sessions: list[Session]
+    project_folders: int
+    # Entries that are neither a session nor `memory/`: files beside the project folders, and in
+    # them anything not shaped like `<session-id>.jsonl` or `<session-id>/` (symlinks included).
+    skipped: int
+
+
+def find_sessions(projects_dir: Path) -> Found:
+    """Sessions grouped by id across project folders; what else was there is counted."""
     sessions: dict[str, Session] = {}
-    folders = 0
+    folders = skipped = 0
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
         if _kind(project) != "dir":
+            skipped += 1
             continue
         folders += 1
         parents: set[str] = set()
@@ -85,12 +95,33 @@ def find_sessions(projects_dir: Path) -> tuple[list[Session], int]:
                 parents.add(stem)
             elif kind == "dir" and SESSION_ID.fullmatch(name):
                 session_dirs.append(name)
+            else:
+                skipped += 1
         for sid in session_dirs:
             if sid not in parents:
                 session = sessions.setdefault(sid, Session(sid))
                 session.orphan_folders += 1
                 session.projects.add(project.name)
-    return [sessions[k] for k in sorted(sessions)], folders
+    return Found([sessions[k] for k in sorted(sessions)], folders, skipped)
+
+
+def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
+    """The parent's own keyed label: the same as its `files[].label` in `inspect --json`."""
+    return pseudo.name("file", f"{session_id}.jsonl")
+
+
+def local_paths(projects_dir: Path, secret: bytes) -> list[tuple[str, list[str]]]:
+    """For `scan --show-paths` (stderr only): each session's label and where it lies, relative to
+    the projects folder: its parent transcripts, or its folder when the parent is missing."""
+    pseudo = Pseudonymizer(PseudonymKey(secret))
+    found = find_sessions(projects_dir)
+    out = []
+    for session in found.sessions:
+        places = [str(p.relative_to(projects_dir)) for p in session.parents]
+        if not places:
+            places = [f"{project}/{session.session_id}/" for project in sorted(session.projects)]
+        out.append((session_label(pseudo, session.session_id), places))
+    return sorted(out)
 
 
 # ------------------------------------------------------------------ one parent (worker side)
@@ -174,8 +205,7 @@ def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -
     else:
         status = "convertible"
     return {
-        # the parent's own keyed label: the same as its `files[].label` in `inspect --json`
-        "session": pseudo.name("file", f"{session.session_id}.jsonl"),
+        "session": session_label(pseudo, session.session_id),
         "status": status,
         "refusals": sorted(codes),
         "errors": errors,
@@ -196,7 +226,8 @@ def scan(
 ) -> dict[str, Any]:
     """Scan a projects folder; the JSON object `scan --json` prints."""
     pseudo = Pseudonymizer(PseudonymKey(secret))
-    sessions, folders = find_sessions(projects_dir)
+    found = find_sessions(projects_dir)
+    sessions = found.sessions
     parents = [parent for s in sessions for parent in s.parents]
     tick = progress(len(parents)) if progress else (lambda: None)
     results = _run_parts(parents, secret, jobs, tick)
@@ -221,10 +252,11 @@ def scan(
         "tokens": sum(r["tokens"] for r in rows),
         "usage": {k: sum(r["usage"][k] for r in rows) for k in TOKEN_KEYS},
         "refusal_codes": dict(sorted(refusal_sessions.items())),
+        "skipped_entries": found.skipped,
     }
     return {
         "key_id": pseudo.key_id,
-        "project_folders": folders,
+        "project_folders": found.project_folders,
         "sessions": rows,
         "totals": totals,
     }
@@ -257,5 +289,11 @@ def render_text(result: dict[str, Any]) -> str:
         lines.append(
             "Refusals (sessions): "
             + ", ".join(f"{code} {n}" for code, n in t["refusal_codes"].items())
+        )
+    if t["skipped_entries"]:
+        n = t["skipped_entries"]
+        lines.append(
+            f"{n} entr{'y' if n == 1 else 'ies'} skipped: not a session transcript or folder "
+            "(--show-paths does not list them; memory/ is not counted)"
         )
     return "\n".join(lines)

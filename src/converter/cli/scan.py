@@ -13,7 +13,7 @@ import orjson
 
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
-from converter.scan import default_projects_dir, render_text
+from converter.scan import default_projects_dir, local_paths, render_text
 from converter.scan import scan as run_scan
 
 
@@ -44,8 +44,19 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
     help="Worker processes (default: the number of CPUs).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option(
+    "--show-paths",
+    is_flag=True,
+    help="Also list each session's label and local paths (stderr only).",
+)
 @key_option
-def scan(projects_dir: Path | None, jobs: int | None, as_json: bool, key_file: Path | None) -> None:
+def scan(
+    projects_dir: Path | None,
+    jobs: int | None,
+    as_json: bool,
+    show_paths: bool,
+    key_file: Path | None,
+) -> None:
     """Inspect every session tree under a Claude Code projects folder (default:
     $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects); one content-free row per session."""
     folder = projects_dir or default_projects_dir()
@@ -59,3 +70,6 @@ def scan(projects_dir: Path | None, jobs: int | None, as_json: bool, key_file: P
         click.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     else:
         click.echo(render_text(result))
+    if show_paths:  # local paths name people and projects: the terminal only, never stdout
+        for label, places in local_paths(folder, key.secret):
+            click.echo(f"{label}  {'  '.join(places)}", err=True)
