@@ -265,6 +265,30 @@ def test_exactly_one_phase_is_a_usage_error(cli: Any) -> None:
     assert result.code == 64
 
 
+@pytest.mark.parametrize(
+    ("mode", "extra", "named"),
+    [
+        ("--contract", ["--timestamps", "day"], "--timestamps"),
+        ("--contract", ["--price-card", "anthropic-2026-11"], "--price-card"),
+        ("--contract", ["--from-contract", "old.json"], "--from-contract"),
+        ("--contract", ["--force"], "--force"),
+        ("--template", ["--attest-key", "k.pem"], "--attest-key"),
+        ("--template", ["--out", "b.json"], "--out"),
+    ],
+)
+def test_an_option_the_mode_would_ignore_is_a_usage_error(
+    mode: str, extra: list[str], named: str, cli: Any, tmp_path: Path
+) -> None:
+    """Never dropped in silence: `--timestamps day` on a bundle would have kept exact times."""
+    args = ["convert", "--in", str(fixture_parent("synthetic_tree")), mode, str(tmp_path / "x")]
+    if mode == "--contract" and "--out" not in extra:
+        args += ["--out", str(tmp_path / "b.json")]
+    result = cli(*args, *extra)
+    assert result.code == 64
+    assert named in result.err
+    assert not any(tmp_path.iterdir())
+
+
 def test_schemas_are_current() -> None:
     for name, model in SCHEMAS.items():
         assert (ROOT / "contracts" / name).read_text() == render(model), "run `make schemas`"

@@ -47,8 +47,8 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
     "--timestamps",
     type=click.Choice(["exact", "minute", "hour", "day"]),
     default=None,
-    help="Timestamp precision in the template and bundle (default: exact, or what "
-    "--from-contract carried).",
+    help="Timestamp precision of the template, which its contract and bundle keep (with "
+    "--template; default: exact, or what --from-contract carried).",
 )
 @click.option(
     "--contract",
@@ -95,6 +95,18 @@ def convert(
         raise click.UsageError(
             "give exactly one of --template OUT or --contract C.json --out B.json"
         )
+    # An option the chosen mode would ignore is refused, never dropped: a user who asks for
+    # day-precision timestamps on a bundle must not get exact ones without a word.
+    if template_out is not None:
+        _only_with("--contract", {"--out": bundle_out, "--attest-key": attest_key})
+    else:
+        given = {
+            "--from-contract": old_contract,
+            "--price-card": price_card,
+            "--timestamps": timestamps,
+            "--force": force or None,
+        }
+        _only_with("--template", given, " (a bundle keeps its contract's privacy.timestamps)")
     pseudo = pseudonymizer(key_file)
     src = cast(SourceName, source)
     unit = cast(TaskUnit, task_unit)
@@ -106,6 +118,13 @@ def convert(
         raise click.UsageError("--contract needs --out BUNDLE.json")
     assert contract_in is not None
     _bundle(src, parent, unit, contract_in, bundle_out, attest_key, pseudo)
+
+
+def _only_with(mode: str, options: dict[str, object], why: str = "") -> None:
+    extra = [name for name, value in options.items() if value is not None]
+    if extra:
+        verb = "applies" if len(extra) == 1 else "apply"
+        raise click.UsageError(f"{', '.join(extra)} only {verb} with {mode}{why}")
 
 
 def _template(
