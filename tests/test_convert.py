@@ -388,6 +388,24 @@ def test_contract_types_are_strict(old: str, new: str, cli: Any, tmp_path: Path)
     assert result.code == 2
     assert "CONTRACT-SHAPE" in result.err
     assert "expected: " in result.err
+    assert "_type" not in result.err and "_error" not in result.err  # words, not pydantic's ids
+
+
+def test_an_unknown_gate_in_disabled_checks_is_refused_with_the_known_ones(
+    cli: Any, tmp_path: Path
+) -> None:
+    """It used to pass convert and verify, then make evaluate blame an incomplete contract."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    data["claims"]["policy"]["disabled_checks"] = ["no-such-gate"]
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-SHAPE [claims/policy/disabled_checks/0 (expected: one of" in result.err
+    assert "'p95-task-cost'" in result.err  # the allowed ids, in words
+    assert "no-such-gate" not in result.err  # the input itself is never echoed
+    assert not (tmp_path / "b.json").exists()
 
 
 def test_unreadable_contract_names_the_line(cli: Any, tmp_path: Path) -> None:

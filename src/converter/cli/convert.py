@@ -3,6 +3,7 @@ bundle. Both refuse with every problem found and write nothing on refusal."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, cast
 
@@ -120,7 +121,7 @@ def convert(
     _bundle(src, parent, unit, contract_in, bundle_out, attest_key, pseudo)
 
 
-def _only_with(mode: str, options: dict[str, object], why: str = "") -> None:
+def _only_with(mode: str, options: Mapping[str, object], why: str = "") -> None:
     extra = [name for name, value in options.items() if value is not None]
     if extra:
         verb = "applies" if len(extra) == 1 else "apply"

@@ -33,7 +33,16 @@ ADAPTER_VERSION = "1"
 Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
 # The baseline's name, shown in reports: no slashes.
 BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$")]
-CheckName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,40}$")]
+# The gates `evaluate` runs (SPEC §10), by id: what a policy may disable.
+CheckId = Literal[
+    "acceptable-rate",
+    "cost-per-acceptable-outcome",
+    "p95-task-cost",
+    "expected-net-value",
+    "incremental-net-value",
+    "runtime-caps",
+    "sample-size",
+]
 NonNegative = NonNegativeMoney
 ExclusionReason = Literal["not-an-attempt", "duplicate", "aborted"]
 CacheBucket = Literal[
@@ -102,7 +111,7 @@ class PolicyClaim(Closed):
     repetition_warning_threshold: Count | None = None
     min_tasks: Count | None = None
     # Optional: gates the user turns off. A disabled gate makes the decision INCOMPLETE.
-    disabled_checks: tuple[CheckName, ...] = ()
+    disabled_checks: tuple[CheckId, ...] = ()
 
 
 class Privacy(Closed):

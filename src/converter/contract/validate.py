@@ -31,9 +31,47 @@ def parse_contract(data: bytes) -> Contract | list[Problem]:
         return Contract.model_validate(raw, strict=True)
     except ValidationError as invalid:
         return [
-            Problem("CONTRACT-SHAPE", where=f"{safe_path(err['loc'])} (expected: {err['type']})")
+            Problem("CONTRACT-SHAPE", where=f"{safe_path(err['loc'])} (expected: {expected(err)})")
             for err in invalid.errors()
         ]
+
+
+# What a field wants, in words. Only the schema's own values are quoted (the allowed literals,
+# the bounds): never the input, which may hold anything a user pasted.
+_WANTS = {
+    "missing": "a value (the field is missing)",
+    "extra_forbidden": "no such field",
+    "int_type": "an integer",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "dict_type": "an object",
+    "tuple_type": "an array",
+    "list_type": "an array",
+    "decimal_type": "a number or a decimal string",
+    "string_pattern_mismatch": "text of the documented form",
+    "string_too_long": "shorter text",
+    "decimal_max_digits": "fewer digits",
+    "finite_number": "a finite number",
+}
+_BOUNDS = {
+    "greater_than_equal": ("ge", ">="),
+    "greater_than": ("gt", ">"),
+    "less_than_equal": ("le", "<="),
+    "less_than": ("lt", "<"),
+}
+
+
+def expected(err: Any) -> str:
+    """The plain-words expectation of one pydantic error, e.g. `one of 'a' or 'b'`, `>= 0`."""
+    kind = str(err.get("type", ""))
+    ctx = err.get("ctx") or {}
+    if kind == "literal_error" and "expected" in ctx:
+        return f"one of {ctx['expected']}"
+    if kind in _BOUNDS:
+        key, sign = _BOUNDS[kind]
+        if key in ctx:
+            return f"a number {sign} {ctx[key]}"
+    return _WANTS.get(kind, kind)
 
 
 def safe_path(loc: tuple[Any, ...] | list[Any]) -> str:

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
+from converter.contract.model import CheckId
 from converter.firewall.shapes import ArgShape
 from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
 
@@ -26,15 +27,6 @@ Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-
 ShapeKey = Annotated[str, StringConstraints(pattern=r"^[a-z]{1,8}(:[a-z]=[0-9]{1,12}){0,6}$")]
 # "main" (the root agent), "hidden" (calls seen only in provider bodies), or a subagent type.
 AgentTypeKey = PublicName
-CheckId = Literal[
-    "acceptable-rate",
-    "cost-per-acceptable-outcome",
-    "p95-task-cost",
-    "expected-net-value",
-    "incremental-net-value",
-    "runtime-caps",
-    "sample-size",
-]
 
 ROOT_AGENT = "main"
 HIDDEN_CALLS = "hidden"

@@ -7,12 +7,12 @@ from typing import Annotated, Literal
 
 from pydantic import PlainSerializer, StringConstraints
 
+from converter.contract.model import CheckId
 from converter.errors import Exit
 from converter.evaluate.fmt import json_decimal, number
 from converter.evaluate.inputs import (
     AgentTypeKey,
     Baseline,
-    CheckId,
     Digests,
     Interval,
     Policy,
