@@ -113,10 +113,28 @@ def test_disagreeing_bundles_refuse(cli: Any, tmp_path: Path) -> None:
     assert "EVAL-WORKLOAD-MISMATCH" in result.err
 
 
-def test_not_a_bundle_exits_5(cli: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "content",
+    [b"", b'{"receipt": {}}', b"<html>502 Bad Gateway</html>", b'{"agents":[],"baseline":'],
+    ids=["empty", "no-digest", "error-page", "cut-before-the-receipt"],
+)
+def test_not_a_bundle_is_refused_not_called_tampering(
+    content: bytes, cli: Any, tmp_path: Path
+) -> None:
+    """A failed download or the wrong file has no digest to mismatch: exit 2, not 5."""
     path = tmp_path / "x.json"
-    path.write_text('{"receipt": {}}')
-    assert cli("evaluate", "--bundle", str(path)).code == 5
+    path.write_bytes(content)
+    result = cli("evaluate", "--bundle", str(path))
+    assert result.code == 2
+    assert "BUNDLE-NOT-A-BUNDLE" in result.err
+
+
+def test_a_bundle_that_no_longer_parses_is_a_mismatch(cli: Any, tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_bytes(b'{"receipt":{"evidence_sha256":"' + b"0" * 64 + b'"},}')
+    result = cli("evaluate", "--bundle", str(path))
+    assert result.code == 5
+    assert "BUNDLE-DIGEST-MISMATCH" in result.err
 
 
 def test_missing_bundle_is_refused(cli: Any, tmp_path: Path) -> None:

@@ -357,9 +357,14 @@ CODES: dict[str, CodeInfo] = {
         "The bundle file could not be read.",
         "Check the path and permissions.",
     ),
+    "BUNDLE-NOT-A-BUNDLE": _c(
+        "The file is not a bundle: it is empty, cut short, not strict JSON, or has no "
+        "receipt.evidence_sha256 to check.",
+        "Pass the bundle that convert --contract wrote; if it was downloaded, download it again.",
+    ),
     "BUNDLE-DIGEST-MISMATCH": _c(
         "The bundle's evidence digest does not match its content: it was changed after it was "
-        "written, or it is not a bundle.",
+        "written.",
         "Obtain the bundle again from its producer; never edit a bundle by hand.",
     ),
     # --- pricing (PRICE-*) ---

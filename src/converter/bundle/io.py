@@ -21,7 +21,7 @@ from converter.canonical import (
     sha256_hex,
     value_sha256,
 )
-from converter.errors import IntegrityFailure
+from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.view import Edge
 from converter.heap import return_free_memory
 from converter.jsontext import NotStrictJSON, loads_integral
@@ -78,16 +78,30 @@ _EVENT: TypeAdapter[ModelEventOut | ToolEventOut] = TypeAdapter(BundleEvent)
 
 def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     """Strict parse (no duplicate keys, NaN, floats or fractions) and the evidence digest
-    recomputed over the values as written; the parsed value, or integrity failure (5)."""
+    recomputed over the values as written; the parsed value, or integrity failure (5).
+
+    A file with no digest to compare (empty, cut short before the receipt, not JSON, another
+    kind of document: a failed download, the wrong file) is not a bundle: refused (2), not
+    reported as a bundle changed after it was written. One that names an evidence digest but
+    does not parse was a bundle: a mismatch (5).
+    """
+    named = b'"evidence_sha256"' in data
+    not_a_bundle = (
+        IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
+        if named
+        else Refused([Problem("BUNDLE-NOT-A-BUNDLE")])
+    )
     try:
         raw = loads_integral(data)  # no float, no fraction: nothing for the encoder to walk
     except NotStrictJSON:
-        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
+        raise not_a_bundle from None
     if not isinstance(raw, dict):
-        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
+        raise not_a_bundle
     receipt = raw.get("receipt")
     claimed = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
-    if claimed is None or claimed != evidence_digest(raw, float_free=True, reference=reference):
+    if not isinstance(claimed, str):
+        raise not_a_bundle
+    if claimed != evidence_digest(raw, float_free=True, reference=reference):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     return raw
 
@@ -95,8 +109,8 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
 def open_bundle(
     data: bytes, *, reference: bool = False, sink: BundleSink | None = None
 ) -> BundleHead:
-    """Check a bundle's digest, then validate every field against the bundle model; any failure
-    is integrity (5). `reference`: recompute the digest with canonicaljson (what `verify` does).
+    """Check a bundle's digest, then validate every field against the bundle model; a file that
+    is not a bundle at all is refused (2), any other failure is integrity (5). `reference`: recompute the digest with canonicaljson (what `verify` does).
 
     The bulk fields are validated one item at a time, each handed to `sink` and dropped, and each
     item's parsed value is freed once validated: a bundle of 30k events never exists as models
