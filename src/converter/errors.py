@@ -553,8 +553,13 @@ CODES: dict[str, CodeInfo] = {
     # --- usage (USAGE-*) ---
     # --- keys ---
     "KEY-MISSING": _c(
-        "No pseudonym key was found and none could be created.",
+        "No pseudonym key was found (no --key-file, no AGENT_EVIDENCE_KEY, none in the config "
+        "folder), and this command does not create one.",
         "Run `agent-evidence key init`, or pass --key-file, or set AGENT_EVIDENCE_KEY.",
+    ),
+    "KEY-FILE-MISSING": _c(
+        "The pseudonym key file given with --key-file does not exist.",
+        "Check the --key-file path; `agent-evidence key init --key-file PATH` creates one there.",
     ),
     "KEY-INVALID": _c(
         "The pseudonym key is not 64 hexadecimal characters (32 bytes).",

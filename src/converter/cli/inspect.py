@@ -10,7 +10,12 @@ import click
 import orjson
 
 from converter.cli.diagnostics import emit_problems
-from converter.cli.options import key_option, pseudonymizer, source_options
+from converter.cli.options import (
+    key_option,
+    provider_bodies_option,
+    pseudonymizer,
+    source_options,
+)
 from converter.errors import Exit
 from converter.inspection import inspect_report, render_text
 from converter.pipeline import SourceName, TaskUnit, summarize_tree
@@ -19,6 +24,7 @@ from converter.pipeline import SourceName, TaskUnit, summarize_tree
 @click.command()
 @source_options
 @click.option("--json", "as_json", is_flag=True, help="Print the account as JSON.")
+@provider_bodies_option
 @key_option
 def inspect(
     source: str,

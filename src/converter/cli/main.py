@@ -66,6 +66,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    if debug:  # a global flag, taken wherever it is typed: before or after the command
+        args = ["--debug", *(a for a in args if a != "--debug")]
     map_large_blocks()
     try:
         with cyclic_gc_paused():

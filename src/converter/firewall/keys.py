@@ -78,7 +78,7 @@ def load_key(key_file: Path | None, *, create: bool = True) -> LoadedKey:
     """--key-file, else $AGENT_EVIDENCE_KEY, else the config dir (created on first use)."""
     if key_file is not None:
         if not key_file.exists():
-            raise Refused([Problem("KEY-MISSING")])
+            raise Refused([Problem("KEY-FILE-MISSING")])
         return LoadedKey(_read_private(key_file), None)
     env = os.environ.get(ENV_VAR)
     if env:
