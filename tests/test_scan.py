@@ -121,8 +121,10 @@ def test_show_paths_maps_labels_to_local_paths_on_stderr_only(projects: Any, cli
     assert str(root) not in shown.err  # relative to the projects folder
 
 
-def test_missing_projects_dir_exits_2(tmp_path: Path, cli: Any) -> None:
-    result = cli("scan", str(tmp_path / "nowhere"))
+@pytest.mark.parametrize("given", ["nowhere", "a-file"])
+def test_missing_projects_dir_exits_2(given: str, tmp_path: Path, cli: Any) -> None:
+    (tmp_path / "a-file").write_text("x")
+    result = cli("scan", str(tmp_path / given))
     assert result.code == 2
     assert "CC-TREE-PROJECTS-MISSING" in result.err
     assert str(tmp_path) not in result.err

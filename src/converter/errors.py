@@ -36,7 +36,7 @@ def _c(message: str, fix: str, *, blocking: bool = True) -> CodeInfo:
 CODES: dict[str, CodeInfo] = {
     # --- files and layout (sources) ---
     "CC-TREE-PARENT-MISSING": _c(
-        "The parent transcript does not exist or is not a regular file.",
+        "The parent transcript does not exist, or is not a regular file named *.jsonl.",
         "Pass the path of the session's main <session>.jsonl file.",
     ),
     "CC-TREE-PROJECTS-MISSING": _c(

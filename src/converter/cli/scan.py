@@ -35,7 +35,9 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
 
 
 @click.command()
-@click.argument("projects_dir", required=False, type=click.Path(path_type=Path, file_okay=False))
+# Any path: one that is missing or not a folder is refused (2, CC-TREE-PROJECTS-MISSING) by the
+# command itself, not turned into a usage error by click.
+@click.argument("projects_dir", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--jobs",
     "-j",
