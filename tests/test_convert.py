@@ -120,6 +120,8 @@ def test_task_set_mismatch_and_bad_exclusion(cli: Any, tmp_path: Path) -> None:
         "CONTRACT-EXCLUDED-AND-LABELLED",
     ):
         assert code in result.err, code
+    # where: under which claim the unknown id sits
+    assert "CONTRACT-OUTCOME-UNKNOWN-TASK [claims/excluded_tasks/task-000000000000]" in result.err
 
 
 @pytest.mark.parametrize("bad", ['"-1"', "-1", "NaN", "Infinity", '"ten"', "true"])

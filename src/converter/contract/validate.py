@@ -126,10 +126,10 @@ def check_tasks(contract: Contract) -> list[Problem]:
                     "CONTRACT-OUTCOME-MISSING", where=safe_path(("claims", "outcomes", task_id))
                 )
             )
-    for task_id in sorted((set(claims.outcomes) | set(claims.excluded_tasks)) - ids):
-        problems.append(
-            Problem("CONTRACT-OUTCOME-UNKNOWN-TASK", where=safe_path(("claims", task_id)))
-        )
+    for field, named in (("outcomes", claims.outcomes), ("excluded_tasks", claims.excluded_tasks)):
+        for task_id in sorted(set(named) - ids):
+            where = safe_path(("claims", field, task_id))
+            problems.append(Problem("CONTRACT-OUTCOME-UNKNOWN-TASK", where=where))
     for task_id, reason in sorted(claims.excluded_tasks.items()):
         if reason is None:
             problems.append(
