@@ -273,7 +273,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TASK-UNATTRIBUTED": _c(
         "Model calls come before any root human prompt, so they belong to no prompt task.",
-        "Convert with --task-unit session, which makes the whole tree one task.",
+        "If a line of the parent transcript is refused above, its prompt may be the one missing: "
+        "restore the file first. Otherwise convert with --task-unit session, which makes the "
+        "whole tree one task.",
     ),
     "CC-TREE-NO-CALLS": _c(
         "The tree holds no model call at all.",

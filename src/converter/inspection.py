@@ -50,8 +50,19 @@ def inspect_report(summary: PublicSummary) -> dict[str, Any]:
     }
 
 
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+def counted(count: int, noun: str) -> str:
+    """`1 task`, `2 tasks`: a count with its noun, singular or plural."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
+
+
+def _kinds(report: dict[str, Any]) -> str:
+    """What the bound files are: transcripts, metadata, and workflow journals and manifests."""
+    c = report["counts"]
+    workflow = report["bound_files"] - c["transcript_files"] - c["meta_files"]
+    parts = [counted(c["transcript_files"], "transcript"), f"{c['meta_files']:,} metadata"]
+    if workflow:
+        parts.append(f"{workflow:,} workflow")
+    return ", ".join(parts)
 
 
 def render_text(report: dict[str, Any]) -> str:
@@ -60,14 +71,14 @@ def render_text(report: dict[str, Any]) -> str:
     state = "convertible" if report["convertible"] else "NOT convertible"
     lines = [
         f"Session tree: {state}",
-        f"  {report['bound_files']} bound source files ({c['transcript_files']} transcripts, "
-        f"{c['meta_files']} metadata)",
-        f"  {_n(c['subagents'], 'subagent')}, "
-        f"{_n(c['delegations_expanded'], 'expanded delegation')}, "
+        f"  {counted(report['bound_files'], 'bound source file')} ({_kinds(report)})",
+        f"  {counted(c['subagents'], 'subagent')}, "
+        f"{counted(c['delegations_expanded'], 'expanded delegation')}, "
         f"max depth {c['max_depth']}",
-        f"  {c['tasks']} tasks, {c['model_calls']} model calls "
-        f"({c['usage_incomplete_calls']} usage-incomplete), {c['tool_calls']} tool calls, "
-        f"{c['edges']} edges, {c['synthetic_records']} synthetic records",
+        f"  {counted(c['tasks'], 'task')}, {counted(c['model_calls'], 'model call')} "
+        f"({c['usage_incomplete_calls']:,} usage-incomplete), "
+        f"{counted(c['tool_calls'], 'tool call')}, {counted(c['edges'], 'edge')}, "
+        f"{counted(c['synthetic_records'], 'synthetic record')}",
         f"  tokens: input {u['input_tokens']:,}, output {u['output_tokens']:,}, "
         f"cache read {u['cache_read_input_tokens']:,}, cache write 5m "
         f"{u['cache_creation_5m_input_tokens']:,} / 1h {u['cache_creation_1h_input_tokens']:,}"
@@ -75,7 +86,7 @@ def render_text(report: dict[str, Any]) -> str:
         f"{u['web_search_requests']}",
     ]
     for model, entry in report["by_model"].items():
-        lines.append(f"  model {model}: {entry['model_calls']} calls")
+        lines.append(f"  model {model}: {counted(entry['model_calls'], 'call')}")
     if report["findings"]:
         lines.append("Findings:")
         lines += [f"  {f['code']}: {f['count']}" for f in report["findings"]]

@@ -19,6 +19,7 @@ from converter.cli.options import (
 from converter.conversion import Reading, make_bundle, make_template, read_sources
 from converter.errors import Problem, Refused
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.inspection import counted
 from converter.output import check_outputs, write_all_atomic, write_atomic
 from converter.pipeline import SourceName, TaskUnit
 from converter.pricing.card import load_price_card, prefill
@@ -160,8 +161,9 @@ def _template(
     write_atomic(out, data)
     counts = reading.canonical.counts
     click.echo(
-        f"wrote contract template: {counts.tasks} tasks, {counts.model_calls} model calls, "
-        f"{counts.tool_calls} tool calls; fill every null claim, then convert --contract"
+        f"wrote contract template: {counted(counts.tasks, 'task')}, "
+        f"{counted(counts.model_calls, 'model call')}, {counted(counts.tool_calls, 'tool call')}; "
+        "fill every null claim, then convert --contract"
     )
     if old is not None:
         click.echo(
@@ -206,6 +208,7 @@ def _bundle(
         click.echo("removed the attestation of the replaced bundle (<out>.intoto.json)")
     c = bundle.receipt.counts
     click.echo(
-        f"wrote bundle: {c.tasks} tasks, {c.model_calls} model calls, {c.tool_calls} tool calls, "
+        f"wrote bundle: {counted(c.tasks, 'task')}, {counted(c.model_calls, 'model call')}, "
+        f"{counted(c.tool_calls, 'tool call')}, "
         f"evidence sha256 {bundle.receipt.evidence_sha256}"
     )
