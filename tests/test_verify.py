@@ -245,12 +245,19 @@ def test_rederive_under_another_contract(cli: Any, tmp_path: Path) -> None:
 # --- could not check: exit 2 --------------------------------------------------------------
 
 
-def test_missing_attestation_with_key(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+@pytest.mark.parametrize("how", ["missing", "empty"])
+def test_missing_attestation_with_key(how: str, cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    """An empty file is a write or download that never happened, not a forged envelope."""
     bundle, _, public = signed
-    Path(f"{bundle}.intoto.json").unlink()
-    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
-    assert result.code == 2
-    assert "ATTEST-MISSING" in result.err
+    attestation = Path(f"{bundle}.intoto.json")
+    if how == "missing":
+        attestation.unlink()
+    else:
+        attestation.write_bytes(b"")
+    for command in ("verify", "evaluate"):
+        result = cli(command, "--bundle", str(bundle), "--public-key", str(public))
+        assert result.code == 2
+        assert "ATTEST-MISSING" in result.err
 
 
 def test_unreadable_public_key(cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path) -> None:

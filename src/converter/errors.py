@@ -496,7 +496,8 @@ CODES: dict[str, CodeInfo] = {
         "from these sources and this contract.",
     ),
     "ATTEST-MISSING": _c(
-        "A public key was given but the bundle has no attestation beside it (<bundle>.intoto.json).",
+        "A public key was given but the bundle has no attestation beside it (<bundle>.intoto.json), "
+        "or that file is empty.",
         "Ask the producer to convert with --attest-key, or pass the attestation's path.",
     ),
     "ATTEST-ENVELOPE-MALFORMED": _c(

@@ -27,7 +27,7 @@ def load_bundle(path: Path, public_key: Path | None) -> LoadedBundle:
         from converter.attest.keys import load_public_key
         from converter.attest.statement import check_attestation
 
-        envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING")
+        envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING", empty_is_missing=True)
         require_own_receipt(bundle, check_attestation(data, envelope, load_public_key(public_key)))
     return bundle, facts
 

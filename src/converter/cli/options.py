@@ -66,14 +66,18 @@ def source_options(func: F) -> F:
     )(func)
 
 
-def read_input(path: Path, code: str) -> bytes:
-    """An input file's bytes, or a refusal with `code` (never the path) when it cannot be read."""
+def read_input(path: Path, code: str, *, empty_is_missing: bool = False) -> bytes:
+    """An input file's bytes, or a refusal with `code` (never the path) when it cannot be read
+    (or, with `empty_is_missing`, holds nothing: a write or download that never happened)."""
     try:
         if not path.is_file():
             raise Refused([Problem(code)])
-        return path.read_bytes()
+        data = path.read_bytes()
     except OSError:
         raise Refused([Problem(code)]) from None
+    if empty_is_missing and not data:
+        raise Refused([Problem(code)])
+    return data
 
 
 def pseudonym_key(key_file: Path | None) -> PseudonymKey:

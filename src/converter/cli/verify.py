@@ -113,7 +113,7 @@ def _check_attestation(
     from converter.attest.keys import load_public_key
     from converter.attest.statement import check_attestation
 
-    envelope = read_input(attestation, "ATTEST-MISSING")
+    envelope = read_input(attestation, "ATTEST-MISSING", empty_is_missing=True)
     key = load_public_key(public_key)
     signed_receipt = check_attestation(data, envelope, key)
     click.echo(
