@@ -638,23 +638,41 @@ def test_every_finding_is_reported_at_once(
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "markers"),
     [
-        ["inspect", "--json"],
-        ["inspect", "--in"],
-        ["inspect", "--from", "CANARY-source planted", "--in", "x.jsonl"],
-        ["inspect", "--bogus-CANARY", "--in", "x.jsonl"],
-        ["inspect", "--task-unit", "CANARY-unit planted", "--in", "x.jsonl"],
-        ["no-such-command"],
+        (["inspect", "--json"], []),
+        (["inspect", "--in"], []),
+        (["inspect", "--from", "CANARY-source", "--in", "x.jsonl"], ["CANARY"]),
+        (["inspect", "--bogus-CANARY", "--in", "x.jsonl"], []),  # an option name, kept
+        (["inspect", "--task-unit", "CANARY-unit", "--in", "x.jsonl"], ["CANARY"]),
+        (["inspect", "--in", "x.jsonl", "CANARY-extra"], ["CANARY"]),
+        (["scan", "--jobs", "CANARY"], ["CANARY"]),
+        (["CANARY-command"], ["CANARY"]),
     ],
-    ids=["no-in", "in-without-value", "bad-from", "unknown-flag", "bad-task-unit", "no-command"],
+    ids=[
+        "no-in",
+        "in-without-value",
+        "bad-from",
+        "unknown-flag",
+        "bad-task-unit",
+        "extra-argument",
+        "bad-integer",
+        "no-command",
+    ],
 )
-def test_usage_errors(argv: list[str], cli: Any, tmp_path: Path) -> None:
-    """Exit 64 and one line. Click may echo what the user typed (a flag, a bad choice): that is
-    not content from their files, so no marker check here."""
-    outcome = run_guarded(cli, argv, watch=[tmp_path], markers=[])
+def test_usage_errors(argv: list[str], markers: list[str], cli: Any, tmp_path: Path) -> None:
+    """Exit 64 and one line. A value the user typed is never quoted back (SPEC §6.4: a mistyped
+    path or secret is still one); the option names and allowed choices are."""
+    outcome = run_guarded(cli, argv, watch=[tmp_path], markers=markers)
     assert outcome.code == 64
     assert outcome.err.startswith("usage error:")
+
+
+def test_a_bad_choice_names_the_choices_not_the_value(cli: Any) -> None:
+    result = cli("inspect", "--in", "x.jsonl", "--task-unit", "alice-secret")
+    assert result.code == 64
+    assert "'<value>' is not one of 'prompt', 'session'" in result.err
+    assert "alice" not in result.err
 
 
 # --- keys (stand-ins for output paths until convert exists) ----------------------------------

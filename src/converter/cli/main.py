@@ -26,13 +26,24 @@ COMMANDS = {
 }
 
 
-# click quotes the value a user typed ("Invalid value for '--in': '/home/...'"). A mistyped
-# path or address is still a path (SPEC §6.4): quoted values that could be one are masked.
+# click quotes what a user typed ("Invalid value for '--in': '/home/...'"). SPEC §6.4: a
+# diagnostic never quotes a value, and a mistyped path or secret is still one. The typed value is
+# masked; option names and the choices click lists are kept.
 _QUOTED = re.compile(r"'([^']*)'")
+_INVALID = re.compile(r"(Invalid value for '[^']*'(?: / '[^']*')*: )(.*)", re.S)
+_NO_COMMAND = re.compile(r"No such command '[^']*'")
+_EXTRA = re.compile(r"(unexpected extra arguments? )\([^)]*\)")
 
 
 def mask_values(message: str) -> str:
-    def mask(match: re.Match[str]) -> str:
+    invalid = _INVALID.match(message)
+    if invalid:
+        head, rest = invalid.groups()
+        return head + _QUOTED.sub("'<value>'", rest, count=1)
+    message = _NO_COMMAND.sub("No such command '<value>'", message)
+    message = _EXTRA.sub(r"\1(<value>)", message)
+
+    def mask(match: re.Match[str]) -> str:  # any other quoted text that could be a value
         value = match.group(1)
         risky = len(value) > 40 or any(c in value for c in "/\\@ ~")
         return "'<value>'" if risky and not value.startswith("-") else match.group(0)
