@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from converter.bundle.io import evidence_digest, open_bundle
 from converter.bundle.model import Bundle, BundleHead, ModelEventOut, ToolEventOut
 from converter.canonical import encode
-from converter.errors import IntegrityFailure
+from converter.errors import Refused
 from converter.firewall.view import Edge
 
 GOLDEN = Path(__file__).parent.parent / "fixtures" / "synthetic_bundle.golden.json"
@@ -93,8 +93,9 @@ def test_refuses_what_whole_validation_refuses(edit: Any) -> None:
     data = _resealed(edit)
     with pytest.raises(ValidationError):
         Bundle.model_validate_json(data)
-    with pytest.raises(IntegrityFailure):
+    with pytest.raises(Refused) as refused:  # the digest matches: written by something else
         open_bundle(data)
+    assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
 
 
 def test_resealed_but_unchanged_opens() -> None:

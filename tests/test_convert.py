@@ -405,8 +405,8 @@ def test_an_unknown_gate_in_disabled_checks_is_refused_with_the_known_ones(
     write_json(contract, data)
     result = _convert(cli, parent, contract, tmp_path / "b.json")
     assert result.code == 2
-    assert "CONTRACT-SHAPE [claims/policy/disabled_checks/0 (expected: one of" in result.err
-    assert "'p95-task-cost'" in result.err  # the allowed ids, in words
+    assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err
+    assert "p95-task-cost" in result.err  # the fix names the gates
     assert "no-such-gate" not in result.err  # the input itself is never echoed
     assert not (tmp_path / "b.json").exists()
 

@@ -115,8 +115,15 @@ def test_disagreeing_bundles_refuse(cli: Any, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "content",
-    [b"", b'{"receipt": {}}', b"<html>502 Bad Gateway</html>", b'{"agents":[],"baseline":'],
-    ids=["empty", "no-digest", "error-page", "cut-before-the-receipt"],
+    [
+        b"",
+        b'{"receipt": {}}',
+        b"<html>502 Bad Gateway</html>",
+        b'{"agents":[],"baseline":',
+        b'{"receipt":{"evidence_sha256":"' + b"0" * 64 + b'"},"tasks":[',
+        b'{"bundles":[{"evidence_sha256":"' + b"0" * 64 + b'"}]}',
+    ],
+    ids=["empty", "no-digest", "error-page", "cut-early", "cut-after-the-digest", "a-report"],
 )
 def test_not_a_bundle_is_refused_not_called_tampering(
     content: bytes, cli: Any, tmp_path: Path
@@ -129,9 +136,10 @@ def test_not_a_bundle_is_refused_not_called_tampering(
     assert "BUNDLE-NOT-A-BUNDLE" in result.err
 
 
-def test_a_bundle_that_no_longer_parses_is_a_mismatch(cli: Any, tmp_path: Path) -> None:
+def test_a_bundle_edited_into_json_no_writer_writes_is_a_mismatch(cli: Any, tmp_path: Path) -> None:
     path = tmp_path / "x.json"
-    path.write_bytes(b'{"receipt":{"evidence_sha256":"' + b"0" * 64 + b'"},}')
+    digest = b'"evidence_sha256":"' + b"0" * 64 + b'"'
+    path.write_bytes(b'{"receipt":{' + digest + b',"a":1,"a":2}}')  # a repeated key
     result = cli("evaluate", "--bundle", str(path))
     assert result.code == 5
     assert "BUNDLE-DIGEST-MISMATCH" in result.err

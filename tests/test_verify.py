@@ -7,6 +7,7 @@ could not run (missing file, unusable key, sources refused against the contract)
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -144,11 +145,25 @@ def test_checked_in_golden_bundle_rederives(cli: Any) -> None:
 def test_flipped_byte_in_bundle(cli: Any, signed: tuple[Path, Path, Path]) -> None:
     bundle, _, public = signed
     data = bundle.read_bytes()
-    flip(bundle, data.index(b'"output_tokens":') + len(b'"output_tokens":'))
+    start = data.index(b'"output_tokens":') + len(b'"output_tokens":')
+    last_digit = start + len(re.match(rb"\d+", data[start:]).group()) - 1  # stays valid JSON
+    flip(bundle, last_digit)
     for args in ([], ["--public-key", str(public)]):
         result = cli("verify", "--bundle", str(bundle), *args)
         assert result.code == 5
         assert "BUNDLE-DIGEST-MISMATCH" in result.err
+
+
+def test_a_bundle_damaged_into_invalid_json_is_not_read(
+    cli: Any, signed: tuple[Path, Path, Path]
+) -> None:
+    """No digest can be checked on bytes that do not parse: refused (2) like a cut download."""
+    bundle, _, _ = signed
+    data = bundle.read_bytes()
+    bundle.write_bytes(data.replace(b'"output_tokens":', b'"output_tokens"', 1))
+    result = cli("verify", "--bundle", str(bundle))
+    assert result.code == 2
+    assert "BUNDLE-NOT-A-BUNDLE" in result.err
 
 
 def test_resealed_bundle_fails_the_attestation(cli: Any, signed: tuple[Path, Path, Path]) -> None:

@@ -19,6 +19,7 @@ from converter.contract.validate import (
     null_claims,
     parse_contract,
     parse_source_owned,
+    unknown_checks,
 )
 from converter.errors import Problem, Refused
 from converter.firewall.boundary import Policy, cross, file_labels
@@ -153,7 +154,7 @@ def _checked_bundle(
     problems = check_against_sources(contract, fresh)
     if any(p.code == "CONTRACT-KEY-MISMATCH" for p in problems):
         raise Refused(problems)
-    problems += check_tasks(contract) + null_claims(contract)
+    problems += check_tasks(contract) + null_claims(contract) + unknown_checks(contract)
     claims = complete(contract.claims.pricing)
     if isinstance(claims, list):
         problems += [Problem(p.code, where=p.where() or None) for p in claims]

@@ -333,6 +333,11 @@ CODES: dict[str, CodeInfo] = {
         "A task has no outcome claim and is not excluded.",
         "Add the task's outcome, or list it in excluded_tasks with a reason.",
     ),
+    "CONTRACT-UNKNOWN-CHECK": _c(
+        "policy.disabled_checks names a gate that evaluate does not run.",
+        "Use the gate ids acceptable-rate, cost-per-acceptable-outcome, p95-task-cost, "
+        "expected-net-value, incremental-net-value, runtime-caps or sample-size, or remove it.",
+    ),
     "CONTRACT-OUTCOME-UNKNOWN-TASK": _c(
         "An outcome or exclusion names a task that is not in the contract's task list.",
         "Remove it; task ids come from the template.",
@@ -360,9 +365,15 @@ CODES: dict[str, CodeInfo] = {
         "Check the path and permissions.",
     ),
     "BUNDLE-NOT-A-BUNDLE": _c(
-        "The file is not a bundle: it is empty, cut short, not strict JSON, or has no "
+        "The file is not a bundle: it is empty, cut short, not JSON, or has no "
         "receipt.evidence_sha256 to check.",
         "Pass the bundle that convert --contract wrote; if it was downloaded, download it again.",
+    ),
+    "BUNDLE-SHAPE": _c(
+        "The bundle's digest matches its content, but the content is not a bundle of this schema "
+        "version (written by another program or version, or resealed after an edit).",
+        "Convert the bundle again with this version from its contract; if it was resealed, treat "
+        "it as untrusted (an attestation would show it).",
     ),
     "BUNDLE-DIGEST-MISMATCH": _c(
         "The bundle's evidence digest does not match its content: it was changed after it was "

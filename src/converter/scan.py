@@ -27,7 +27,7 @@ from typing import Any
 from converter.errors import ConverterError, Refused
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.inspection import TOKEN_KEYS, inspect_report
+from converter.inspection import TOKEN_KEYS, counted, inspect_report
 from converter.pipeline import summarize_tree
 from converter.sources.tree import SESSION_ID
 
@@ -110,11 +110,10 @@ def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
     return pseudo.name("file", f"{session_id}.jsonl")
 
 
-def local_paths(projects_dir: Path, secret: bytes) -> list[tuple[str, list[str]]]:
+def local_paths(found: Found, projects_dir: Path, secret: bytes) -> list[tuple[str, list[str]]]:
     """For `scan --show-paths` (stderr only): each session's label and where it lies, relative to
     the projects folder: its parent transcripts, or its folder when the parent is missing."""
     pseudo = Pseudonymizer(PseudonymKey(secret))
-    found = find_sessions(projects_dir)
     out = []
     for session in found.sessions:
         places = [str(p.relative_to(projects_dir)) for p in session.parents]
@@ -223,10 +222,12 @@ def scan(
     secret: bytes,
     jobs: int = 1,
     progress: Callable[[int], Callable[[], None]] | None = None,
+    found: Found | None = None,
 ) -> dict[str, Any]:
-    """Scan a projects folder; the JSON object `scan --json` prints."""
+    """Scan a projects folder (or the sessions already `found` in it); the JSON object
+    `scan --json` prints."""
     pseudo = Pseudonymizer(PseudonymKey(secret))
-    found = find_sessions(projects_dir)
+    found = found or find_sessions(projects_dir)
     sessions = found.sessions
     parents = [parent for s in sessions for parent in s.parents]
     tick = progress(len(parents)) if progress else (lambda: None)
@@ -278,12 +279,14 @@ def render_text(result: dict[str, Any]) -> str:
     t = result["totals"]
     lines += [
         "",
-        f"{t['sessions']} session{'' if t['sessions'] == 1 else 's'} in "
-        f"{result['project_folders']} project folder{'' if result['project_folders'] == 1 else 's'}: "
-        f"{t['convertible']} convertible, {t['refused']} refused ({t['orphan']} orphan), "
-        f"{t['errors']} errors; {t['split']} split across project folders",
-        f"{t['model_calls']:,} model calls ({t['usage_incomplete_calls']:,} usage-incomplete), "
-        f"{t['tool_calls']:,} tool calls, {t['subagents']:,} subagents, {t['tokens']:,} tokens",
+        f"{counted(t['sessions'], 'session')} in "
+        f"{counted(result['project_folders'], 'project folder')}: "
+        f"{t['convertible']:,} convertible, {t['refused']:,} refused ({t['orphan']:,} orphan), "
+        f"{counted(t['errors'], 'error')}; {t['split']:,} split across project folders",
+        f"{counted(t['model_calls'], 'model call')} "
+        f"({t['usage_incomplete_calls']:,} usage-incomplete), "
+        f"{counted(t['tool_calls'], 'tool call')}, {counted(t['subagents'], 'subagent')}, "
+        f"{counted(t['tokens'], 'token')}",
     ]
     if t["refusal_codes"]:
         lines.append(

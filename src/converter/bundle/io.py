@@ -76,24 +76,26 @@ class BundleSink(Protocol):
 _EVENT: TypeAdapter[ModelEventOut | ToolEventOut] = TypeAdapter(BundleEvent)
 
 
+# What a strict parse refuses that this program's writer never writes: a bundle holding one was
+# edited (a repeated key is the classic way to make two readers disagree).
+_EDITED = frozenset({"duplicate key", "a number with a fraction or an exponent"})
+
+
 def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     """Strict parse (no duplicate keys, NaN, floats or fractions) and the evidence digest
     recomputed over the values as written; the parsed value, or integrity failure (5).
 
-    A file with no digest to compare (empty, cut short before the receipt, not JSON, another
-    kind of document: a failed download, the wrong file) is not a bundle: refused (2), not
-    reported as a bundle changed after it was written. One that names an evidence digest but
-    does not parse was a bundle: a mismatch (5).
+    A file with no evidence digest to compare is not a bundle, refused (2) rather than called
+    changed after it was written: empty, cut short, not JSON, another document (a contract, a
+    report). Parsed JSON that this program never writes (a repeated key, a fraction, NaN) was
+    edited: a mismatch (5).
     """
-    named = b'"evidence_sha256"' in data
-    not_a_bundle = (
-        IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
-        if named
-        else Refused([Problem("BUNDLE-NOT-A-BUNDLE")])
-    )
+    not_a_bundle = Refused([Problem("BUNDLE-NOT-A-BUNDLE")])
     try:
         raw = loads_integral(data)  # no float, no fraction: nothing for the encoder to walk
-    except NotStrictJSON:
+    except NotStrictJSON as bad:
+        if str(bad) in _EDITED or str(bad).startswith("NaN"):
+            raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
         raise not_a_bundle from None
     if not isinstance(raw, dict):
         raise not_a_bundle
@@ -109,8 +111,10 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
 def open_bundle(
     data: bytes, *, reference: bool = False, sink: BundleSink | None = None
 ) -> BundleHead:
-    """Check a bundle's digest, then validate every field against the bundle model; a file that
-    is not a bundle at all is refused (2), any other failure is integrity (5). `reference`: recompute the digest with canonicaljson (what `verify` does).
+    """Check a bundle's digest, then validate every field against the bundle model. A digest
+    that does not match is integrity (5); a file that is not a bundle, or whose digest matches
+    but whose content is not a bundle of this schema, is refused (2): nothing changed it after
+    it was written, it was written by something else. `reference`: recompute the digest with canonicaljson (what `verify` does).
 
     The bulk fields are validated one item at a time, each handed to `sink` and dropped, and each
     item's parsed value is freed once validated: a bundle of 30k events never exists as models
@@ -123,7 +127,7 @@ def open_bundle(
     try:
         head = BundleHead.model_validate_json(encode(raw))
         if not isinstance(events, list) or not isinstance(edges, list):
-            raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
+            raise Refused([Problem("BUNDLE-SHAPE")])
         if sink is not None:
             sink.start(head)
         for index, item in enumerate(events):
@@ -137,7 +141,7 @@ def open_bundle(
             if sink is not None:
                 sink.edge(edge)
     except (ValidationError, TypeError):
-        raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
+        raise Refused([Problem("BUNDLE-SHAPE")]) from None
     return_free_memory()  # the parsed JSON value's pages
     return head
 

@@ -108,7 +108,8 @@ def convert(
             "--timestamps": timestamps,
             "--force": force or None,
         }
-        _only_with("--template", given, " (a bundle keeps its contract's privacy.timestamps)")
+        why = " (a bundle keeps its contract's privacy.timestamps)" if timestamps else ""
+        _only_with("--template", given, why)
     pseudo = pseudonymizer(key_file)
     src = cast(SourceName, source)
     unit = cast(TaskUnit, task_unit)

@@ -76,9 +76,10 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    debug = "--debug" in args
-    if debug:  # a global flag, taken wherever it is typed: before or after the command
-        args = ["--debug", *(a for a in args if a != "--debug")]
+    cut = args.index("--") if "--" in args else len(args)
+    debug = "--debug" in args[:cut]
+    if debug:  # a global flag, taken wherever it is typed before a `--`
+        args = ["--debug", *(a for a in args[:cut] if a != "--debug"), *args[cut:]]
     map_large_blocks()
     try:
         with cyclic_gc_paused():

@@ -13,7 +13,7 @@ import orjson
 
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
-from converter.scan import default_projects_dir, local_paths, render_text
+from converter.scan import default_projects_dir, find_sessions, local_paths, render_text
 from converter.scan import scan as run_scan
 
 
@@ -66,12 +66,13 @@ def scan(
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")])
     key = pseudonym_key(key_file)
     workers = jobs or os.cpu_count() or 1
+    found = find_sessions(folder)  # one walk: the rows and --show-paths name the same sessions
     with _progress(sys.stderr.isatty()) as progress:
-        result = run_scan(folder, key.secret, workers, progress)
+        result = run_scan(folder, key.secret, workers, progress, found)
     if as_json:
         click.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     else:
         click.echo(render_text(result))
     if show_paths:  # local paths name people and projects: the terminal only, never stdout
-        for label, places in local_paths(folder, key.secret):
+        for label, places in local_paths(found, folder, key.secret):
             click.echo(f"{label}  {'  '.join(places)}", err=True)

@@ -33,6 +33,10 @@ ADAPTER_VERSION = "1"
 Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
 # The baseline's name, shown in reports: no slashes.
 BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$")]
+# A gate id as a policy names it. The model takes any id of this shape, so a bundle written
+# before the list below existed still opens; `contract.validate.unknown_checks` refuses an id
+# that is not in it when a contract is converted.
+CheckName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9-]{1,40}$")]
 # The gates `evaluate` runs (SPEC §10), by id: what a policy may disable.
 CheckId = Literal[
     "acceptable-rate",
@@ -111,7 +115,7 @@ class PolicyClaim(Closed):
     repetition_warning_threshold: Count | None = None
     min_tasks: Count | None = None
     # Optional: gates the user turns off. A disabled gate makes the decision INCOMPLETE.
-    disabled_checks: tuple[CheckId, ...] = ()
+    disabled_checks: tuple[CheckName, ...] = ()
 
 
 class Privacy(Closed):

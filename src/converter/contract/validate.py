@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from converter.contract.model import Contract, SourceOwned
+from converter.contract.model import CheckId, Contract, SourceOwned
 from converter.errors import Problem
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 
@@ -51,7 +51,19 @@ _WANTS = {
     "string_pattern_mismatch": "text of the documented form",
     "string_too_long": "shorter text",
     "decimal_max_digits": "fewer digits",
+    "decimal_max_places": "fewer decimal places",
     "finite_number": "a finite number",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "enum": "one of the documented values",
+    "too_short": "more items",
+    "too_long": "fewer items",
+    "string_too_short": "longer text",
+    "bool_parsing": "true or false",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "decimal_parsing": "a number or a decimal string",
+    "is_instance_of": "a value of the documented type",
 }
 _BOUNDS = {
     "greater_than_equal": ("ge", ">="),
@@ -71,7 +83,7 @@ def expected(err: Any) -> str:
         key, sign = _BOUNDS[kind]
         if key in ctx:
             return f"a number {sign} {ctx[key]}"
-    return _WANTS.get(kind, kind)
+    return _WANTS.get(kind, "a value of the documented type and range")
 
 
 def safe_path(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -95,6 +107,17 @@ def _nulls(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
         elif isinstance(node, dict):
             for key, item in node.items():
                 stack.append((item, (*where, key)))
+
+
+def unknown_checks(contract: Contract) -> list[Problem]:
+    """Each disabled gate that `evaluate` does not run: a typo would otherwise pass convert and
+    verify and only be refused by evaluate."""
+    known = get_args(CheckId)
+    return [
+        Problem("CONTRACT-UNKNOWN-CHECK", where=f"claims/policy/disabled_checks/{index}")
+        for index, name in enumerate(contract.claims.policy.disabled_checks)
+        if name not in known
+    ]
 
 
 def null_claims(contract: Contract) -> list[Problem]:
