@@ -205,10 +205,61 @@ def _walk(value: object) -> list[object]:
         ("2026-07-22 14:03:51", "minute", None),
         ("K3x9 secret text", "day", None),
         (None, "day", None),
+        # digits that are not a time: not a calendar instant, or more than milliseconds
+        ("9999-99-99T99:99:99.123Z", "exact", None),
+        ("4111-11-11T11:11:11.111111Z", "exact", None),
+        ("2026-02-30T10:00:00.000Z", "day", None),
     ],
 )
 def test_coarsen(value: str | None, precision: str, expected: str | None) -> None:
     assert coarsen(value, precision) == expected
+
+
+@pytest.mark.parametrize(
+    ("written", "crosses"),
+    [
+        ("claude-opus-4-5-20251101", True),
+        ("MiniMax-M2.7", True),
+        ("anthropic/claude-3.5-sonnet", True),
+        ("claude-3-5-sonnet-v2@20241022", True),
+        ("us.anthropic.claude-3-5-sonnet-20241022-v2:0", True),
+        ("alice.smith42@corp.example.com", False),  # an e-mail
+        ("home/alice/.ssh/id_rsa2", False),  # a path
+        ("ghp_0123456789abcdefABCDEF0123456789abcd", False),  # a token
+        ("alice-laptop", False),  # no version: a host or user name
+        ("<synthetic>extra9", False),
+        ("c" * 60 + "-1" + "x" * 30, False),  # longer than any model id
+    ],
+)
+def test_a_model_name_crosses_only_in_the_shape_of_a_model_id(
+    written: str, crosses: bool, cli: Any, tmp_path: Path
+) -> None:
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    tree = tmp_path / "t"
+    shutil.copytree(FIXTURES / "synthetic_tree", tree)
+    parent = next(tree.glob("*.jsonl"))
+    original = re.search(r'"model":"(claude-[^"]+)"', parent.read_text())
+    assert original is not None
+    for transcript in tree.rglob("*.jsonl"):
+        text = transcript.read_text()
+        transcript.write_text(
+            text.replace(f'"model":"{original.group(1)}"', f'"model":"{written}"')
+        )
+    report = json.loads(cli("inspect", "--json", "--in", str(parent)).out)
+    assert (written in report["by_model"]) is crosses
+    assert (written in json.dumps(report)) is crosses
+
+
+@pytest.mark.parametrize("version", ["2.1.216", "12.345.6789"])
+def test_a_version_is_three_short_numbers(version: str) -> None:
+    from converter.firewall.boundary import _VERSION
+
+    assert _VERSION.fullmatch(version)
+    for smuggled in ("4111.111111.111111.1", "2.1.216.7", "123.1.1", "2.1.12345"):
+        assert not _VERSION.fullmatch(smuggled)
 
 
 def test_unknown_billing_context_values_are_pseudonymized(cli: Any, tmp_path: Path) -> None:

@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from converter.errors import Problem
 from converter.firewall import view
 from converter.firewall.names import public_agent_type, public_tool_name
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.shapes import as_model
+from converter.firewall.types import MODEL_ID, VERSION
 from converter.reader.model import Account, Call, EventKey
-from converter.reader.records import Usage
+from converter.reader.records import SYNTHETIC_MODEL, Usage
 from converter.sources.tree import SourceFile
 
-_MODEL = re.compile(r"[A-Za-z0-9<][A-Za-z0-9_.:@/>-]{0,79}")
-_VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,3}")
-_TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,6})?Z")
+_MODEL = re.compile(MODEL_ID)
+_DIGIT = re.compile(r"[0-9]")
+_VERSION = re.compile(VERSION)
+# Claude Code writes JavaScript's toISOString: milliseconds, UTC.
+_TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,3})?Z")
 # service_tier, speed and inference_geo values seen in Anthropic's docs and real transcripts.
 KNOWN_CONTEXT_VALUES = frozenset(
     {"", "standard", "priority", "batch", "flex", "fast", "not_available", "global", "us", "eu"}
@@ -42,6 +46,10 @@ def coarsen(timestamp: str | None, precision: str) -> str | None:
     if match is None:
         return None
     whole = match.group(1)  # YYYY-MM-DDTHH:MM:SS
+    try:
+        datetime.fromisoformat(whole)  # a real instant: 9999-99-99 could carry other digits
+    except ValueError:
+        return None
     if precision == "exact":
         return timestamp
     if precision == "minute":
@@ -90,7 +98,10 @@ class _Crossing:
         )
 
     def model(self, name: str | None) -> str:
-        if name is not None and _MODEL.fullmatch(name):
+        # A model id crosses as written only if it has a model id's shape and a digit (every
+        # model id has a version in it; a user or host name need not).
+        shaped = name is not None and len(name) <= 80 and _MODEL.fullmatch(name) is not None
+        if shaped and name is not None and (name == SYNTHETIC_MODEL or _DIGIT.search(name)):
             return name
         self.model_pseudonymized += 1
         return self.pseudo.name("model", name or "")

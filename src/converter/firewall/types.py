@@ -44,13 +44,23 @@ Pseudonym = Annotated[
 # A name that crosses: a built-in, a contract-revealed identifier, or a pseudonym. Identifier
 # characters only, bounded: a sentence cannot fit.
 PublicName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}$")]
-ModelName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9<][A-Za-z0-9_.:@/>-]{0,79}$")]
+# A model id as providers spell them: `claude-opus-4-5-20251101`, `MiniMax-M2.7`, an optional
+# vendor prefix (`anthropic/claude-3.5-sonnet`), a Vertex date (`...@20241022`), a Bedrock
+# revision (`...-v2:0`), or `<synthetic>`; a pseudonym (`model-<12 hex>`) is one too. No `_`, one
+# `/` at most, `@` only before a date: an e-mail, a path or an API token does not fit.
+MODEL_ID = (
+    r"<synthetic>|(?:[a-z0-9][a-z0-9-]{0,30}/)?[A-Za-z0-9][A-Za-z0-9.-]{0,62}"
+    r"(?:@[0-9]{8})?(?::[0-9]{1,3})?"
+)
+ModelName = Annotated[str, StringConstraints(pattern=rf"^(?:{MODEL_ID})$", max_length=80)]
 Code = Annotated[str, StringConstraints(pattern=r"^[A-Z]+(-[A-Z0-9]+)+$")]
-Version = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(\.[0-9]{1,6}){1,3}$")]
+# A Claude Code version: three short numbers (a longer run could carry a number of its own).
+VERSION = r"[0-9]{1,2}\.[0-9]{1,3}\.[0-9]{1,4}"
+Version = Annotated[str, StringConstraints(pattern=rf"^{VERSION}$")]
 Timestamp = Annotated[
     str,
     StringConstraints(
-        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?Z)?$"
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?)?Z)?$"
     ),
 ]
 # service_tier / speed / inference_geo values, and "absent" when the field is missing.
