@@ -58,3 +58,21 @@ def test_a_key_file_that_does_not_exist_says_so(cli: Any, tmp_path: Path) -> Non
     assert "KEY-FILE-MISSING" in result.err
     assert "none could be created" not in result.err
     assert str(tmp_path) not in result.err
+
+
+def test_show_paths_escapes_what_a_terminal_would_act_on(cli: Any, tmp_path: Path) -> None:
+    """A file name can hold an escape sequence or a line break that forges another diagnostic;
+    --show-paths prints it escaped, on one line."""
+    import shutil
+
+    tree = tmp_path / "t"
+    shutil.copytree(PARENT.parent, tree)
+    parent = tree / PARENT.name
+    hostile = "agent-a1234567\x1b[31mred\nrefused: FAKE\u202e.jsonl"
+    (tree / PARENT.stem / "subagents" / hostile).write_text("{}\n")
+    result = cli("inspect", "--in", str(parent), "--show-paths")
+    assert result.code == 2
+    assert "\x1b" not in result.err
+    assert "\u202e" not in result.err
+    assert "red\\nrefused: FAKE\\u202e.jsonl" in result.err
+    assert not any(line.startswith("refused: FAKE") for line in result.err.splitlines())

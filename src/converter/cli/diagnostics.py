@@ -13,6 +13,15 @@ if TYPE_CHECKING:  # every command imports this module; only inspect passes an a
     from converter.reader.model import Account
 
 
+def printable(text: str) -> str:
+    """`text` with every character a terminal could act on escaped (`\\x1b`, `\\n`, `\\u202e`):
+    a file name can hold an escape sequence, a line break that forges another diagnostic, or a
+    bidi override; `--show-paths` shows it, it never runs it."""
+    return "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
+    )
+
+
 def describe(
     code: str, where: str | None = None, line: int | None = None, path: str | None = None
 ) -> str:
@@ -22,7 +31,7 @@ def describe(
         location = f" [{where}" + (f" line {line}" if line else "") + "]"
     elif line:
         location = f" [line {line}]"
-    shown = f" ({path})" if path else ""
+    shown = f" ({printable(path)})" if path else ""
     return f"{code}{location}{shown}: {info.message} Fix: {info.fix}"
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 import orjson
 
+from converter.cli.diagnostics import printable
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
 from converter.scan import default_projects_dir, find_sessions, local_paths, render_text
@@ -75,4 +76,4 @@ def scan(
         click.echo(render_text(result))
     if show_paths:  # local paths name people and projects: the terminal only, never stdout
         for label, places in local_paths(found, folder, key.secret):
-            click.echo(f"{label}  {'  '.join(places)}", err=True)
+            click.echo(f"{label}  {'  '.join(printable(p) for p in places)}", err=True)
