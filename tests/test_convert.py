@@ -444,3 +444,31 @@ def test_a_shape_error_does_not_hide_stale_sources(cli: Any, tmp_path: Path) -> 
     assert result.code == 2
     assert "CONTRACT-SHAPE" in result.err
     assert "CONTRACT-FILE-CHANGED" in result.err
+
+
+@pytest.mark.parametrize(
+    ("edit", "code"),
+    [
+        (lambda c: c["claims"].update({"ZQCEXTRA": 1}), "CONTRACT-SHAPE"),
+        (lambda c: c.update({"ZQCTOP|x@y/z": 1}), "CONTRACT-SHAPE"),
+        (lambda c: c["claims"]["outcomes"].update({"ZQCTASK-home/alice@corp.com": {}}), None),
+        (lambda c: c["claims"]["excluded_tasks"].update({"ZQCX": "duplicate"}), None),
+    ],
+    ids=["extra-claim", "extra-top-level", "outcome-key", "exclusion-key"],
+)
+def test_a_key_the_user_typed_is_never_quoted(
+    edit: Any, code: str | None, cli: Any, tmp_path: Path
+) -> None:
+    """SPEC 6.4: a refusal names the contract's own fields, pseudonyms and allowed names only;
+    in the Action, convert's stderr goes to the job log."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    edit(data)
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "ZQC" not in result.err
+    assert "<key>" in result.err
+    if code:
+        assert code in result.err

@@ -14,9 +14,32 @@ from pydantic import BaseModel, ValidationError
 
 from converter.contract.model import CheckId, Contract, SourceOwned
 from converter.errors import Problem
+from converter.firewall.names import BUILTIN_TOOLS
+from converter.firewall.types import MODEL_ID
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 
-_SAFE_TOKEN = re.compile(r"[A-Za-z0-9_.:<>@/|-]{1,110}")
+
+def _field_names(schema: Any) -> frozenset[str]:
+    """Every property name anywhere in a JSON schema."""
+    names: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(names)
+
+
+# What a diagnostic may name (SPEC §6.4 quotes no key): the contract's own field names, keyed
+# pseudonyms (task-, tool-, model-, x-<hex>), built-in tool names, billing-context keys and model
+# ids. Any other key a user wrote into the contract is `<key>`.
+_FIELDS = _field_names(Contract.model_json_schema())
+_PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
+_CONTEXT_KEY = re.compile(r"[a-z0-9_-]{0,32}(\|[a-z0-9_-]{0,32}){2}")
+_MODEL = re.compile(MODEL_ID)
 
 
 def parse_contract(data: bytes) -> Contract | list[Problem]:
@@ -31,7 +54,10 @@ def parse_contract(data: bytes) -> Contract | list[Problem]:
         return Contract.model_validate(raw, strict=True)
     except ValidationError as invalid:
         return [
-            Problem("CONTRACT-SHAPE", where=f"{safe_path(err['loc'])} (expected: {expected(err)})")
+            Problem(
+                "CONTRACT-SHAPE",
+                where=f"{safe_path(err['loc'], last_is_key=extra(err))} (expected: {expected(err)})",
+            )
             for err in invalid.errors()
         ]
 
@@ -73,6 +99,10 @@ _BOUNDS = {
 }
 
 
+def extra(err: Any) -> bool:
+    return bool(err.get("type") == "extra_forbidden")
+
+
 def expected(err: Any) -> str:
     """The plain-words expectation of one pydantic error, e.g. `one of 'a' or 'b'`, `>= 0`."""
     kind = str(err.get("type", ""))
@@ -86,12 +116,28 @@ def expected(err: Any) -> str:
     return _WANTS.get(kind, "a value of the documented type and range")
 
 
-def safe_path(loc: tuple[Any, ...] | list[Any]) -> str:
-    """A JSON path of field names; any part that is not an identifier-like token is masked."""
+def _nameable(text: str) -> bool:
+    return (
+        text in _FIELDS
+        or text in BUILTIN_TOOLS
+        or _PSEUDONYM.fullmatch(text) is not None
+        or _CONTEXT_KEY.fullmatch(text) is not None
+        or (_MODEL.fullmatch(text) is not None and any(c.isdigit() for c in text))
+    )
+
+
+def safe_path(loc: tuple[Any, ...] | list[Any], *, last_is_key: bool = False) -> str:
+    """A JSON path of what a diagnostic may name; anything else (a key the user typed) is
+    `<key>`. `last_is_key`: the last part is a key the schema does not have: always masked."""
     parts = []
-    for part in loc:
+    for index, part in enumerate(loc):
         text = str(part)
-        parts.append(text if isinstance(part, int) or _SAFE_TOKEN.fullmatch(text) else "<key>")
+        if isinstance(part, int):
+            parts.append(text)
+        elif last_is_key and index == len(loc) - 1:
+            parts.append("<key>")
+        else:
+            parts.append(text if _nameable(text) else "<key>")
     return "/".join(parts)
 
 
