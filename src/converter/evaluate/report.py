@@ -6,6 +6,7 @@ Renderers only read the result; nothing here computes a verdict. Number formats 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
 
 from converter.errors import CODES
@@ -56,12 +57,22 @@ def _gate_rows(gate: GateResult) -> list[tuple[str, str, str, str, str, str]]:
     ]
 
 
-def _finding_text(f: Finding) -> str:
+def _as_is(text: str) -> str:
+    return text
+
+
+def _code(text: str) -> str:
+    """A Markdown code span: a label a producer typed (`https://…`, `__bold__`) renders as
+    itself, never as a link or formatting. No label, name or id can hold a backtick."""
+    return f"`{text}`"
+
+
+def _finding_text(f: Finding, quote: Callable[[str], str] | None = None) -> str:
     parts = [f.code, f"×{f.count}"]
     if f.task:
         parts.append(f"task {f.task}")
     if f.subject:
-        parts.append(f"tool {f.subject}")
+        parts.append(f"tool {(quote or _as_is)(f.subject)}")
     if f.extent is not None:
         parts.append(f"longest {f.extent}")
     message = CODES[f.code].message if f.code in CODES else ""
@@ -83,14 +94,14 @@ def _sum(values: list[Decimal]) -> Decimal:
     return sum(values, _ZERO)
 
 
-def _digest_lines(ev: Evaluation) -> list[str]:
+def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[str]:
     d = ev.digests
     lines = [f"decision contract: {ev.decision_contract_sha256}"]
     lines += [f"evidence: {e}" for e in d.evidence_sha256]
     lines += [
         *(f"conversion contract: {c}" for c in d.contract_sha256),
         f"price card: {d.price_card_id}",
-        f"rubric: {d.rubric_version} (labels: {d.label_source})",
+        f"rubric: {quote(d.rubric_version)} (labels: {quote(d.label_source)})",
     ]
     return lines
 
@@ -141,7 +152,15 @@ def render_markdown(ev: Evaluation) -> str:
     out += _table(["Gate", "Coverage", "Fails to", "Observed", "Limit", "Status"], rows, right=6)
     out += ["", "### Cost per task", ""]
     columns = _agent_columns(ev)
-    header = ["Task", "Acceptable", *columns, "Human", "Remediation", "Incident", "Effective"]
+    header = [
+        "Task",
+        "Acceptable",
+        *(_code(c) for c in columns),
+        "Human",
+        "Remediation",
+        "Incident",
+        "Effective",
+    ]
     task_rows = [
         [
             f"`{t.id}`",
@@ -171,8 +190,8 @@ def render_markdown(ev: Evaluation) -> str:
     )
     out += ["", "### Evidence completeness", ""]
     out += [f"- {line}" for line in _completeness_lines(ev)]
-    out += [f"- {_finding_text(f)}" for f in ev.findings] or ["- no findings"]
-    out += ["", "### Digests", ""] + [f"- {line}" for line in _digest_lines(ev)]
+    out += [f"- {_finding_text(f, _code)}" for f in ev.findings] or ["- no findings"]
+    out += ["", "### Digests", ""] + [f"- {line}" for line in _digest_lines(ev, _code)]
     return "\n".join(out) + "\n"
 
 
