@@ -229,6 +229,14 @@ def test_coarsen(value: str | None, precision: str, expected: str | None) -> Non
         ("alice-laptop", False),  # no version: a host or user name
         ("<synthetic>extra9", False),
         ("c" * 60 + "-1" + "x" * 30, False),  # longer than any model id
+        ("AKIAIOSFODNN7EXAMPLE", False),  # a key id: no known family
+        ("db01.corp.acme-internal.com", False),  # a host name
+        ("10.20.30.40", False),
+        ("customer-acme-9", False),
+        ("acmecorp/claude-3-opus", False),  # a customer as vendor prefix
+        ("sk-ant-api03-" + "a" * 40, False),
+        ("gpt-4o", True),
+        ("gemini-2.5-pro", True),
     ],
 )
 def test_a_model_name_crosses_only_in_the_shape_of_a_model_id(
@@ -251,6 +259,16 @@ def test_a_model_name_crosses_only_in_the_shape_of_a_model_id(
     report = json.loads(cli("inspect", "--json", "--in", str(parent)).out)
     assert (written in report["by_model"]) is crosses
     assert (written in json.dumps(report)) is crosses
+    if not crosses:  # priced under its pseudonym, and a contract can reveal a plain name
+        assert any(m.startswith("model-") for m in report["by_model"])
+
+
+def test_a_contract_can_reveal_a_plain_model_name() -> None:
+    from converter.firewall.boundary import model_crosses
+
+    assert not model_crosses("gateway-model-7")
+    assert model_crosses("gateway-model-7", frozenset({"gateway-model-7"}))
+    assert not model_crosses("db01.acme.com", frozenset({"other-name-1"}))
 
 
 @pytest.mark.parametrize("version", ["2.1.216", "12.345.6789"])

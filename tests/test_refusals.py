@@ -648,6 +648,8 @@ def test_every_finding_is_reported_at_once(
         (["inspect", "--in", "x.jsonl", "CANARY-extra"], ["CANARY"]),
         (["scan", "--jobs", "CANARY"], ["CANARY"]),
         (["CANARY-command"], ["CANARY"]),
+        (["inspect", "--in", "x.jsonl", "--task-unit", "CANARY'x"], ["CANARY"]),  # "..." quoted
+        (["CANARY'x'y"], ["CANARY"]),
     ],
     ids=[
         "no-in",
@@ -658,6 +660,8 @@ def test_every_finding_is_reported_at_once(
         "extra-argument",
         "bad-integer",
         "no-command",
+        "apostrophe-value",
+        "apostrophe-command",
     ],
 )
 def test_usage_errors(argv: list[str], markers: list[str], cli: Any, tmp_path: Path) -> None:

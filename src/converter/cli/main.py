@@ -29,10 +29,10 @@ COMMANDS = {
 # click quotes what a user typed ("Invalid value for '--in': '/home/...'"). SPEC §6.4: a
 # diagnostic never quotes a value, and a mistyped path or secret is still one. The typed value is
 # masked; option names and the choices click lists are kept.
-_QUOTED = re.compile(r"'([^']*)'")
+_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")  # click uses "..." when a value holds a '
 _INVALID = re.compile(r"(Invalid value for '[^']*'(?: / '[^']*')*: )(.*)", re.S)
-_NO_COMMAND = re.compile(r"No such command '[^']*'")
-_EXTRA = re.compile(r"(unexpected extra arguments? )\([^)]*\)")
+_NO_COMMAND = re.compile(r"No such command (?:'[^']*'|\"[^\"]*\")")
+_EXTRA = re.compile(r"(unexpected extra arguments? )\(.*\)", re.S)
 
 
 def mask_values(message: str) -> str:
@@ -44,8 +44,8 @@ def mask_values(message: str) -> str:
     message = _EXTRA.sub(r"\1(<value>)", message)
 
     def mask(match: re.Match[str]) -> str:  # any other quoted text that could be a value
-        value = match.group(1)
-        risky = len(value) > 40 or any(c in value for c in "/\\@ ~")
+        value = match.group(1) if match.group(1) is not None else match.group(2)
+        risky = len(value) > 40 or any(c in value for c in "/\\@ ~'\"")
         return "'<value>'" if risky and not value.startswith("-") else match.group(0)
 
     return _QUOTED.sub(mask, message)

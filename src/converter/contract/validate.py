@@ -14,8 +14,8 @@ from pydantic import BaseModel, ValidationError
 
 from converter.contract.model import CheckId, Contract, SourceOwned
 from converter.errors import Problem
+from converter.firewall.boundary import model_crosses
 from converter.firewall.names import BUILTIN_TOOLS
-from converter.firewall.types import MODEL_ID
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 
 
@@ -39,7 +39,6 @@ def _field_names(schema: Any) -> frozenset[str]:
 _FIELDS = _field_names(Contract.model_json_schema())
 _PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
 _CONTEXT_KEY = re.compile(r"[a-z0-9_-]{0,32}(\|[a-z0-9_-]{0,32}){2}")
-_MODEL = re.compile(MODEL_ID)
 
 
 def parse_contract(data: bytes) -> Contract | list[Problem]:
@@ -122,7 +121,7 @@ def _nameable(text: str) -> bool:
         or text in BUILTIN_TOOLS
         or _PSEUDONYM.fullmatch(text) is not None
         or _CONTEXT_KEY.fullmatch(text) is not None
-        or (_MODEL.fullmatch(text) is not None and any(c.isdigit() for c in text))
+        or model_crosses(text)
     )
 
 

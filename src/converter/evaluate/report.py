@@ -100,7 +100,7 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
     lines += [f"evidence: {e}" for e in d.evidence_sha256]
     lines += [
         *(f"conversion contract: {c}" for c in d.contract_sha256),
-        f"price card: {d.price_card_id}",
+        f"price card: {quote(d.price_card_id)}",
         f"rubric: {quote(d.rubric_version)} (labels: {quote(d.label_source)})",
     ]
     return lines

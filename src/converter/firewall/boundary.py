@@ -22,7 +22,30 @@ from converter.reader.records import SYNTHETIC_MODEL, Usage
 from converter.sources.tree import SourceFile
 
 _MODEL = re.compile(MODEL_ID)
+# Model families whose ids cross as written: a regional or vendor prefix (Bedrock's
+# `us.anthropic.`, OpenRouter's `anthropic/`), then the family and a version. Another vendor's
+# family is one line here (and a new release of this program); until then its calls are priced
+# under a pseudonym, or the contract reveals the name.
+_FAMILY = re.compile(
+    r"(?:(?:us|eu|apac|global)\.)?"
+    r"(?:(?:anthropic|openai|google|minimax|moonshotai|deepseek|qwen|meta-llama|mistralai|x-ai)"
+    r"[./])?"
+    r"(?:claude|gpt|o[1-9]|gemini|minimax|glm|kimi|deepseek|qwen|llama|mistral|codestral|grok)"
+    r"[-.0-9]",
+    re.IGNORECASE,
+)
 _DIGIT = re.compile(r"[0-9]")
+
+
+def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
+    """Whether a model name may leave as written (SPEC §6.1 allows model names, not free text)."""
+    if name == SYNTHETIC_MODEL:
+        return True
+    if len(name) > 64 or _MODEL.fullmatch(name) is None or _DIGIT.search(name) is None:
+        return False
+    return name in reveal or _FAMILY.match(name) is not None
+
+
 _VERSION = re.compile(VERSION)
 # Claude Code writes JavaScript's toISOString: milliseconds, UTC.
 _TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,3})?Z")
@@ -98,10 +121,11 @@ class _Crossing:
         )
 
     def model(self, name: str | None) -> str:
-        # A model id crosses as written only if it has a model id's shape and a digit (every
-        # model id has a version in it; a user or host name need not).
-        shaped = name is not None and len(name) <= 80 and _MODEL.fullmatch(name) is not None
-        if shaped and name is not None and (name == SYNTHETIC_MODEL or _DIGIT.search(name)):
+        """A model id crosses as written when it is one: a known family's id in a model id's
+        shape, or a name the contract reveals. A gateway can write anything in this field (a
+        host name, a key id, a customer's project): everything else is a keyed pseudonym, still
+        priceable, and counted as a finding."""
+        if name is not None and model_crosses(name, self.policy.reveal_names):
             return name
         self.model_pseudonymized += 1
         return self.pseudo.name("model", name or "")
