@@ -123,6 +123,7 @@ def test_action_shape() -> None:
         "session",
         "contract",
         "public-key",
+        "public-key-pem",
         "python-version",
     }
     assert spec["inputs"]["python-version"]["default"] == "3.11"
@@ -434,6 +435,34 @@ def test_signed_bundle_with_public_key(
     bundle = make_bundle(cli, workspace, "scale", signing_key=key)
     run = run_action(runner, tmp_path, workspace, {"bundle": bundle, "public-key": f"{key}.pub"})
     assert_gate(run, "SCALE", 0)
+
+
+def test_signed_bundle_with_the_key_as_pem_text(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """public-key-pem: the key from a repository variable, which a pull request cannot change."""
+    key = tmp_path / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    pem = Path(f"{key}.pub").read_text()
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle, "public-key-pem": pem})
+    assert_gate(run, "SCALE", 0)
+    assert "not authenticated" not in run.summary
+    both = {"bundle": bundle, "public-key-pem": pem, "public-key": f"{key}.pub"}
+    second = tmp_path / "second"
+    second.mkdir()
+    assert_gate(run_action(runner, second, workspace, both), "USAGE-ERROR", 64)
+
+
+def test_without_a_key_the_summary_says_the_bundle_is_not_authenticated(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    bundle = make_bundle(cli, workspace, "scale")
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle})
+    assert_gate(run, "SCALE", 0)
+    assert "not authenticated" in run.summary
+    warnings = [line for line in run.log.splitlines() if line.startswith("::warning")]
+    assert any("not authenticated" in line for line in warnings)
 
 
 def test_signed_bundle_with_another_key(
