@@ -427,31 +427,27 @@ def test_unsigned_bundle_with_public_key(
     assert "ATTEST-MISSING" in run.summary
 
 
-def test_signed_bundle_with_public_key(
-    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+@pytest.mark.parametrize("given", ["public-key", "public-key-pem"])
+def test_signed_bundle_with_its_key(
+    given: str, cli: Any, runner: Runner, workspace: Path, tmp_path: Path
 ) -> None:
+    """public-key is a path; public-key-pem the key itself, from a repository variable, which a
+    pull request cannot change."""
     key = tmp_path / "producer.pem"
     assert cli("keygen", "--out", str(key)).code == 0
     bundle = make_bundle(cli, workspace, "scale", signing_key=key)
-    run = run_action(runner, tmp_path, workspace, {"bundle": bundle, "public-key": f"{key}.pub"})
-    assert_gate(run, "SCALE", 0)
-
-
-def test_signed_bundle_with_the_key_as_pem_text(
-    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
-) -> None:
-    """public-key-pem: the key from a repository variable, which a pull request cannot change."""
-    key = tmp_path / "producer.pem"
-    assert cli("keygen", "--out", str(key)).code == 0
-    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
-    pem = Path(f"{key}.pub").read_text()
-    run = run_action(runner, tmp_path, workspace, {"bundle": bundle, "public-key-pem": pem})
+    public = f"{key}.pub" if given == "public-key" else Path(f"{key}.pub").read_text()
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle, given: public})
     assert_gate(run, "SCALE", 0)
     assert "not authenticated" not in run.summary
-    both = {"bundle": bundle, "public-key-pem": pem, "public-key": f"{key}.pub"}
-    second = tmp_path / "second"
-    second.mkdir()
-    assert_gate(run_action(runner, second, workspace, both), "USAGE-ERROR", 64)
+
+
+def test_public_key_and_public_key_pem_together_is_a_usage_error(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    bundle = make_bundle(cli, workspace, "scale")
+    both = {"bundle": bundle, "public-key-pem": "x", "public-key": "k.pem.pub"}
+    assert_gate(run_action(runner, tmp_path, workspace, both), "USAGE-ERROR", 64)
 
 
 def test_without_a_key_the_summary_says_the_bundle_is_not_authenticated(
