@@ -124,6 +124,7 @@ def test_action_shape() -> None:
         "contract",
         "public-key",
         "public-key-pem",
+        "require-signature",
         "python-version",
     }
     assert spec["inputs"]["python-version"]["default"] == "3.11"
@@ -448,6 +449,19 @@ def test_public_key_and_public_key_pem_together_is_a_usage_error(
     bundle = make_bundle(cli, workspace, "scale")
     both = {"bundle": bundle, "public-key-pem": "x", "public-key": "k.pem.pub"}
     assert_gate(run_action(runner, tmp_path, workspace, both), "USAGE-ERROR", 64)
+
+
+@pytest.mark.parametrize("key", ["", "  \n"], ids=["empty", "blank"])
+def test_require_signature_fails_when_the_key_is_missing(
+    key: str, cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """An unset repository variable (a pull request from a fork gets none) gives an empty input:
+    with require-signature the gate fails instead of passing unauthenticated."""
+    bundle = make_bundle(cli, workspace, "scale")
+    inputs = {"bundle": bundle, "public-key-pem": key, "require-signature": "true"}
+    run = run_action(runner, tmp_path, workspace, inputs)
+    assert_gate(run, "USAGE-ERROR", 64)
+    assert "require-signature" in run.summary
 
 
 def test_without_a_key_the_summary_says_the_bundle_is_not_authenticated(

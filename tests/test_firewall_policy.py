@@ -237,6 +237,10 @@ def test_coarsen(value: str | None, precision: str, expected: str | None) -> Non
         ("sk-ant-api03-" + "a" * 40, False),
         ("gpt-4o", True),
         ("gemini-2.5-pro", True),
+        ("jp.anthropic.claude-sonnet-4-5-20250929-v1:0", True),  # Bedrock cross-region
+        ("anthropic/claude-3.7-sonnet:thinking", True),  # OpenRouter variant
+        ("o3", True),
+        ("llama3.gateway.corp.example.com", False),  # a host under a family's name
     ],
 )
 def test_a_model_name_crosses_only_in_the_shape_of_a_model_id(
@@ -268,7 +272,18 @@ def test_a_contract_can_reveal_a_plain_model_name() -> None:
 
     assert not model_crosses("gateway-model-7")
     assert model_crosses("gateway-model-7", frozenset({"gateway-model-7"}))
+    assert model_crosses("my_model-1", frozenset({"my_model-1"}))  # revealed: any identifier
     assert not model_crosses("db01.acme.com", frozenset({"other-name-1"}))
+
+
+def test_a_bundle_of_schema_v1_with_a_model_name_that_no_longer_crosses_still_opens() -> None:
+    """The output type keeps v1's shape: an older bundle's signature can still be checked."""
+    from pydantic import TypeAdapter
+
+    from converter.firewall.types import ModelName
+
+    assert TypeAdapter(ModelName).validate_python("anthropic/claude-3.5-sonnet:beta")
+    assert TypeAdapter(ModelName).validate_python("gateway_model-7")
 
 
 @pytest.mark.parametrize("version", ["2.1.216", "12.345.6789"])

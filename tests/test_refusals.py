@@ -650,6 +650,8 @@ def test_every_finding_is_reported_at_once(
         (["CANARY-command"], ["CANARY"]),
         (["inspect", "--in", "x.jsonl", "--task-unit", "CANARY'x"], ["CANARY"]),  # "..." quoted
         (["CANARY'x'y"], ["CANARY"]),
+        (["inspect", "--in", "x.jsonl", "--task-unit", "a'b\"c/CANARY"], ["CANARY"]),
+        (["inspect", "--in/home/CANARY/s.jsonl"], ["CANARY"]),
     ],
     ids=[
         "no-in",
@@ -662,6 +664,8 @@ def test_every_finding_is_reported_at_once(
         "no-command",
         "apostrophe-value",
         "apostrophe-command",
+        "both-quotes",
+        "value-glued-to-option",
     ],
 )
 def test_usage_errors(argv: list[str], markers: list[str], cli: Any, tmp_path: Path) -> None:

@@ -230,8 +230,10 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-REC-MODEL-NAME-SHAPE": _c(
-        "A model name does not have the shape of a model id and was replaced by a pseudonym.",
-        "Nothing to do; price the pseudonymous model in the contract.",
+        "A model name is not the id of a known model family, so it crosses as a keyed "
+        "pseudonym (model-<hex>) unless the contract reveals it.",
+        "Price the pseudonymous model in the contract; if the name may be published, list it in "
+        "privacy.reveal_names.",
         blocking=False,
     ),
     "CC-REC-PROGRESS-COPY": _c(

@@ -35,6 +35,21 @@ _NO_COMMAND = re.compile(r"No such command (?:'[^']*'|\"[^\"]*\")")
 _EXTRA = re.compile(r"(unexpected extra arguments? )\(.*\)", re.S)
 
 
+_OPTION = re.compile(r"--?[a-z][a-z0-9-]*")
+
+
+def mask_typed(message: str, args: list[str]) -> str:
+    """Mask every argument the user typed that is not an option name or a command, wherever it
+    appears in `message` (as typed, or with click's backslash before a quote), then what
+    `mask_values` finds by shape."""
+    for arg in sorted(set(args), key=len, reverse=True):
+        if len(arg) < 3 or _OPTION.fullmatch(arg) or arg in COMMANDS:
+            continue
+        for spelled in {arg, arg.replace("'", "\\'"), arg.replace('"', '\\"')}:
+            message = message.replace(spelled, "<value>")
+    return mask_values(message)
+
+
 def mask_values(message: str) -> str:
     invalid = _INVALID.match(message)
     if invalid:
@@ -90,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("aborted", err=True)
         sys.exit(Exit.USAGE)
     except click.UsageError as bad:
-        click.echo(f"usage error: {mask_values(bad.format_message())}", err=True)
+        click.echo(f"usage error: {mask_typed(bad.format_message(), args)}", err=True)
         sys.exit(Exit.USAGE)
     except Refused as refused:
         show_paths = "--show-paths" in args

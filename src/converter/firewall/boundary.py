@@ -27,23 +27,27 @@ _MODEL = re.compile(MODEL_ID)
 # family is one line here (and a new release of this program); until then its calls are priced
 # under a pseudonym, or the contract reveals the name.
 _FAMILY = re.compile(
-    r"(?:(?:us|eu|apac|global)\.)?"
+    r"(?:(?:us|us-gov|eu|apac|jp|au|ca|global)\.)?"
     r"(?:(?:anthropic|openai|google|minimax|moonshotai|deepseek|qwen|meta-llama|mistralai|x-ai)"
     r"[./])?"
     r"(?:claude|gpt|o[1-9]|gemini|minimax|glm|kimi|deepseek|qwen|llama|mistral|codestral|grok)"
-    r"[-.0-9]",
+    r"(?:[-.0-9:]|$)",
     re.IGNORECASE,
 )
+_SEPARATOR = re.compile(r"[./]")
 _DIGIT = re.compile(r"[0-9]")
 
 
 def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
-    """Whether a model name may leave as written (SPEC §6.1 allows model names, not free text)."""
-    if name == SYNTHETIC_MODEL:
+    """Whether a model name may leave as written (SPEC §6.1 allows model names, not free text):
+    a name the contract reveals (an identifier, checked when the contract is read), or a known
+    family's id: a model id's shape, a version digit, and no more dots and slashes than a
+    region, a vendor and a version need (a host name under a family's name has more)."""
+    if name == SYNTHETIC_MODEL or name in reveal:
         return True
     if len(name) > 64 or _MODEL.fullmatch(name) is None or _DIGIT.search(name) is None:
         return False
-    return name in reveal or _FAMILY.match(name) is not None
+    return _FAMILY.match(name) is not None and len(_SEPARATOR.findall(name)) <= 3
 
 
 _VERSION = re.compile(VERSION)

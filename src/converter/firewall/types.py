@@ -45,22 +45,28 @@ Pseudonym = Annotated[
 # characters only, bounded: a sentence cannot fit.
 PublicName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]{0,63}$")]
 # A model id as providers spell them: `claude-opus-4-5-20251101`, `MiniMax-M2.7`, an optional
-# vendor prefix (`anthropic/claude-3.5-sonnet`), a Vertex date (`...@20241022`), a Bedrock
-# revision (`...-v2:0`), or `<synthetic>`; a pseudonym (`model-<12 hex>`) is one too. No `_`, one
-# `/` at most, `@` only before a date: an e-mail, a path or an API token does not fit.
+# region or vendor prefix (`us.anthropic.`, `anthropic/`), a Vertex date (`...@20241022`), a
+# Bedrock or OpenRouter suffix (`...-v2:0`, `:1:18k`, `:thinking`), or `<synthetic>`. No `_`, one
+# `/` at most, `@` only before a date: an e-mail, a path or an API token does not fit. What may
+# cross as written is narrower still (`boundary.model_crosses`).
 MODEL_ID = (
     r"<synthetic>|(?:[a-z0-9][a-z0-9-]{0,30}/)?[A-Za-z0-9][A-Za-z0-9.-]{0,62}"
-    r"(?:@[0-9]{8})?(?::[0-9]{1,3})?"
+    r"(?:@[0-9]{8})?(?::[a-z0-9-]{1,16}){0,2}"
 )
-ModelName = Annotated[str, StringConstraints(pattern=rf"^(?:{MODEL_ID})$", max_length=80)]
+# The type every model field of a contract, bundle or price card has: the shape bundle schema v1
+# has always accepted, so a bundle or contract written by an earlier version still opens (and
+# its signature can be checked). The firewall decides what crosses; this only bounds it.
+ModelName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9<][A-Za-z0-9_.:@/>-]{0,79}$")]
 Code = Annotated[str, StringConstraints(pattern=r"^[A-Z]+(-[A-Z0-9]+)+$")]
-# A Claude Code version: three short numbers (a longer run could carry a number of its own).
+# A Claude Code version as it crosses: three short numbers (a longer run could carry a number of
+# its own). The type keeps bundle schema v1's shape, so older bundles still open.
 VERSION = r"[0-9]{1,2}\.[0-9]{1,3}\.[0-9]{1,4}"
-Version = Annotated[str, StringConstraints(pattern=rf"^{VERSION}$")]
+Version = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(\.[0-9]{1,6}){1,3}$")]
 Timestamp = Annotated[
     str,
     StringConstraints(
-        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,3})?)?)?Z)?$"
+        # v1's shape; what crosses is milliseconds at most, a real instant (`boundary.coarsen`)
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}(:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?)?Z)?$"
     ),
 ]
 # service_tier / speed / inference_geo values, and "absent" when the field is missing.
