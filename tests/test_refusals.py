@@ -676,10 +676,11 @@ def test_usage_errors(argv: list[str], markers: list[str], cli: Any, tmp_path: P
     assert outcome.err.startswith("usage error:")
 
 
-def test_a_bad_choice_names_the_choices_not_the_value(cli: Any) -> None:
-    result = cli("inspect", "--in", "x.jsonl", "--task-unit", "alice-secret")
+@pytest.mark.parametrize("typed", ["alice-secret", "sess"])  # "sess": part of a choice
+def test_a_bad_choice_names_the_choices_not_the_value(typed: str, cli: Any) -> None:
+    result = cli("inspect", "--in", "x.jsonl", "--task-unit", typed)
     assert result.code == 64
-    assert "'<value>' is not one of 'prompt', 'session'" in result.err
+    assert "'<value>' is not one of 'prompt', 'session'." in result.err
     assert "alice" not in result.err
 
 

@@ -39,14 +39,17 @@ _OPTION = re.compile(r"--?[a-z][a-z0-9-]*")
 
 
 def mask_typed(message: str, args: list[str]) -> str:
-    """Mask every argument the user typed that is not an option name or a command, wherever it
-    appears in `message` (as typed, or with click's backslash before a quote), then what
-    `mask_values` finds by shape."""
+    """Mask every argument the user typed that is not an option name or a command: where click
+    quotes it (in '...' or "...", with or without backslashes before quotes), and anywhere at
+    all when it looks like a path or an address. Then what `mask_values` finds by shape."""
     for arg in sorted(set(args), key=len, reverse=True):
         if len(arg) < 3 or _OPTION.fullmatch(arg) or arg in COMMANDS:
             continue
         for spelled in {arg, arg.replace("'", "\\'"), arg.replace('"', '\\"')}:
-            message = message.replace(spelled, "<value>")
+            for quoted in (f"'{spelled}'", f'"{spelled}"', f"({spelled})"):
+                message = message.replace(quoted, "'<value>'")
+            if any(c in arg for c in "/\\@ ~'\""):
+                message = message.replace(spelled, "<value>")
     return mask_values(message)
 
 
