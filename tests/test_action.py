@@ -451,24 +451,29 @@ def test_public_key_and_public_key_pem_together_is_a_usage_error(
     assert_gate(run_action(runner, tmp_path, workspace, both), "USAGE-ERROR", 64)
 
 
-@pytest.mark.parametrize("key", ["", "  \n"], ids=["empty", "blank"])
+@pytest.mark.parametrize(
+    ("key", "require"),
+    [("", "true"), ("  \n", "true"), ("", " True "), ("\t", "TRUE")],
+    ids=["empty", "blank", "True", "TRUE"],
+)
 def test_require_signature_fails_when_the_key_is_missing(
-    key: str, cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+    key: str, require: str, cli: Any, runner: Runner, workspace: Path, tmp_path: Path
 ) -> None:
     """An unset repository variable (a pull request from a fork gets none) gives an empty input:
     with require-signature the gate fails instead of passing unauthenticated."""
     bundle = make_bundle(cli, workspace, "scale")
-    inputs = {"bundle": bundle, "public-key-pem": key, "require-signature": "true"}
+    inputs = {"bundle": bundle, "public-key-pem": key, "require-signature": require}
     run = run_action(runner, tmp_path, workspace, inputs)
     assert_gate(run, "USAGE-ERROR", 64)
     assert "require-signature" in run.summary
 
 
+@pytest.mark.parametrize("blank_key", [{}, {"public-key": "  "}], ids=["absent", "blank"])
 def test_without_a_key_the_summary_says_the_bundle_is_not_authenticated(
-    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+    blank_key: dict[str, str], cli: Any, runner: Runner, workspace: Path, tmp_path: Path
 ) -> None:
     bundle = make_bundle(cli, workspace, "scale")
-    run = run_action(runner, tmp_path, workspace, {"bundle": bundle})
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle, **blank_key})
     assert_gate(run, "SCALE", 0)
     assert "not authenticated" in run.summary
     warnings = [line for line in run.log.splitlines() if line.startswith("::warning")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 import subprocess
@@ -472,3 +473,40 @@ def test_a_key_the_user_typed_is_never_quoted(
     assert "<key>" in result.err
     if code:
         assert code in result.err
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda c: c["inventory"].update(claude_code_versions=["1234.567890.123456.789012"]),
+        lambda c: c["inventory"].update(hidden_calls=7),
+    ],
+    ids=["versions", "hidden-calls"],
+)
+def test_an_edited_inventory_cannot_reach_the_bundle(edit: Any, cli: Any, tmp_path: Path) -> None:
+    """The receipt copies these from the contract: they must be what the sources say now."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    edit(data)
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-INVENTORY-MISMATCH" in result.err
+    assert "1234.567890" not in result.err
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_a_price_under_a_name_no_model_has_is_refused_without_the_name(
+    cli: Any, tmp_path: Path
+) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    models = data["claims"]["pricing"]["models"]
+    models["alice@example.com"] = copy.deepcopy(next(iter(models.values())))
+    models["alice@example.com"]["tiers"][0]["input"] = "-1"
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "alice" not in result.err

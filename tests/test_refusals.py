@@ -676,9 +676,19 @@ def test_usage_errors(argv: list[str], markers: list[str], cli: Any, tmp_path: P
     assert outcome.err.startswith("usage error:")
 
 
-@pytest.mark.parametrize("typed", ["alice-secret", "sess"])  # "sess": part of a choice
-def test_a_bad_choice_names_the_choices_not_the_value(typed: str, cli: Any) -> None:
-    result = cli("inspect", "--in", "x.jsonl", "--task-unit", typed)
+@pytest.mark.parametrize(
+    ("typed", "elsewhere"),
+    [
+        ("alice-secret", "x.jsonl"),
+        ("sess", "x.jsonl"),  # part of a choice
+        ("sess", "prompt"),  # another argument equal to a choice
+        ("is not one of", "x.jsonl"),  # words of the message itself
+        ("'prompt'", "x.jsonl"),
+        ('C:\\dir\\it\'s "alice-secret"', "x.jsonl"),  # both quotes and backslashes
+    ],
+)
+def test_a_bad_choice_names_the_choices_not_the_value(typed: str, elsewhere: str, cli: Any) -> None:
+    result = cli("inspect", "--in", elsewhere, "--task-unit", typed)
     assert result.code == 64
     assert "'<value>' is not one of 'prompt', 'session'." in result.err
     assert "alice" not in result.err

@@ -38,19 +38,41 @@ _EXTRA = re.compile(r"(unexpected extra arguments? )\(.*\)", re.S)
 _OPTION = re.compile(r"--?[a-z][a-z0-9-]*")
 
 
+def _vocabulary() -> frozenset[str]:
+    """Words the CLI itself knows: command names and every choice of every option. A typed
+    argument equal to one is not a secret, and masking it would blank the list of choices."""
+    words = set(COMMANDS)
+    for name in COMMANDS:
+        command = cli.get_command(click.Context(cli), name)
+        stack = [command] if command is not None else []
+        while stack:
+            current = stack.pop()
+            if isinstance(current, click.Group):
+                stack.extend(current.commands.values())
+            for param in current.params:
+                if isinstance(param.type, click.Choice):
+                    words.update(str(choice) for choice in param.type.choices)
+    return frozenset(words)
+
+
 def mask_typed(message: str, args: list[str]) -> str:
-    """Mask every argument the user typed that is not an option name or a command: where click
-    quotes it (in '...' or "...", with or without backslashes before quotes), and anywhere at
-    all when it looks like a path or an address. Then what `mask_values` finds by shape."""
-    for arg in sorted(set(args), key=len, reverse=True):
-        if len(arg) < 3 or _OPTION.fullmatch(arg) or arg in COMMANDS:
+    """Mask every argument the user typed that is not an option name or a known word: where
+    click quotes it (it quotes as Python's repr does: either quote, backslash escapes), and
+    anywhere at all when it looks like a path or an address. Then what `mask_values` finds."""
+    typed = [a for a in set(args) if len(a) >= 3 and not _OPTION.fullmatch(a)]
+    if not typed:
+        return mask_values(message)
+    known = _vocabulary()
+    invalid = _INVALID.match(message)  # its head is fixed text and option names: leave it be
+    head, rest = invalid.groups() if invalid else ("", message)
+    for arg in sorted(typed, key=len, reverse=True):
+        if arg in known:
             continue
-        for spelled in {arg, arg.replace("'", "\\'"), arg.replace('"', '\\"')}:
-            for quoted in (f"'{spelled}'", f'"{spelled}"', f"({spelled})"):
-                message = message.replace(quoted, "'<value>'")
-            if any(c in arg for c in "/\\@ ~'\""):
-                message = message.replace(spelled, "<value>")
-    return mask_values(message)
+        for quoted in {repr(arg), f"'{arg}'", f'"{arg}"', f"({arg})"}:
+            rest = rest.replace(quoted, "'<value>'")
+        if any(c in arg for c in "/\\@~") and any(c.isalnum() for c in arg):
+            rest = rest.replace(arg, "<value>")
+    return mask_values(head + rest)
 
 
 def mask_values(message: str) -> str:

@@ -255,6 +255,11 @@ def check_against_sources(contract: SourceOwned, fresh: SourceOwned) -> list[Pro
             problems.append(Problem("CONTRACT-COUNT-MISMATCH", where=f"inventory/counts/{name}"))
     if contract.inventory.inventory_sha256 != fresh.inventory.inventory_sha256:
         problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/inventory_sha256"))
+    # What the bundle's receipt copies from the inventory must be what the sources say now: a
+    # hand-edited contract must not put its own versions or findings into a bundle.
+    for name in ("claude_code_versions", "findings", "hidden_calls"):
+        if getattr(contract.inventory, name) != getattr(fresh.inventory, name):
+            problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where=f"inventory/{name}"))
     if [(t.id, t.input_digest) for t in contract.tasks] != [
         (t.id, t.input_digest) for t in fresh.tasks
     ]:

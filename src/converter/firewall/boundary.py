@@ -47,7 +47,9 @@ def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
         return True
     if len(name) > 64 or _MODEL.fullmatch(name) is None or _DIGIT.search(name) is None:
         return False
-    return _FAMILY.match(name) is not None and len(_SEPARATOR.findall(name)) <= 3
+    family = _FAMILY.match(name)
+    # After the family: one dot at most (`claude-3.5-sonnet`, `MiniMax-M2.7`), no slash.
+    return family is not None and len(_SEPARATOR.findall(name[family.end() :])) <= 1
 
 
 _VERSION = re.compile(VERSION)

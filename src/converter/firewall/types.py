@@ -50,8 +50,8 @@ PublicName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]
 # `/` at most, `@` only before a date: an e-mail, a path or an API token does not fit. What may
 # cross as written is narrower still (`boundary.model_crosses`).
 MODEL_ID = (
-    r"<synthetic>|(?:[a-z0-9][a-z0-9-]{0,30}/)?[A-Za-z0-9][A-Za-z0-9.-]{0,62}"
-    r"(?:@[0-9]{8})?(?::[a-z0-9-]{1,16}){0,2}"
+    r"<synthetic>|(?:[a-z0-9][a-z0-9-]{0,30}/)?[A-Za-z0-9][A-Za-z0-9.-]{0,62}(?:@[0-9]{8})?"
+    r"(?::(?:[0-9]{1,3}|[0-9]{1,4}k|thinking|beta|free|extended|nitro|floor|online|latest)){0,2}"
 )
 # The type every model field of a contract, bundle or price card has: the shape bundle schema v1
 # has always accepted, so a bundle or contract written by an earlier version still opens (and

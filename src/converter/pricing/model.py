@@ -23,6 +23,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
+from converter.firewall.boundary import model_crosses
+from converter.firewall.names import BUILTIN_TOOLS
 from converter.firewall.types import AS_TEXT, Closed, Code, Count, ModelName, PublicName
 
 # `BillingContext.key()`: service_tier|speed|inference_geo, each a context value or "absent".
@@ -175,14 +177,32 @@ class PricingProblem(Closed):
     field: PublicName | None = None
 
     def where(self) -> str:
+        """Where, in words a diagnostic may show: a model, context or tool name a contract's
+        author typed is shown only if it is one that could cross the firewall (SPEC §6.4)."""
         parts = [
-            f"model {self.model}" if self.model else "",
-            f"context {self.context}" if self.context else "",
-            f"tool {self.tool}" if self.tool else "",
+            f"model {_shown(self.model)}" if self.model else "",
+            f"context {_shown(self.context)}" if self.context else "",
+            f"tool {_shown(self.tool)}" if self.tool else "",
             f"tier {self.tier}" if self.tier is not None else "",
             self.field or "",
         ]
         return " / ".join(p for p in parts if p)
+
+
+_PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
+_SERVER_TOOLS = frozenset({"web_search", "web_fetch"})  # priced per request (SPEC §8)
+_CONTEXT_KEY = re.compile(r"[a-z0-9_-]{0,32}(\|[a-z0-9_-]{0,32}){2}")
+
+
+def _shown(name: str) -> str:
+    allowed = (
+        model_crosses(name)
+        or name in BUILTIN_TOOLS
+        or name in _SERVER_TOOLS
+        or _PSEUDONYM.fullmatch(name) is not None
+        or _CONTEXT_KEY.fullmatch(name) is not None
+    )
+    return name if allowed else "<name>"
 
 
 def tiers_valid(thresholds: list[int]) -> bool:
