@@ -32,6 +32,16 @@ def _contract(cli: Any, parent: Path, tmp: Path, *extra: str) -> Path:
     return contract
 
 
+def _convert_edited(cli: Any, tmp: Path, edit: Any) -> Any:
+    """Convert the synthetic tree with a filled contract that `edit` changed first."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp)
+    data = read_json(contract)
+    edit(data)
+    write_json(contract, data)
+    return _convert(cli, parent, contract, tmp / "b.json")
+
+
 def _convert(cli: Any, parent: Path, contract: Path, out: Path, *extra: str) -> Any:
     return cli(
         "convert", "--in", str(parent), "--contract", str(contract), "--out", str(out), *extra
@@ -399,12 +409,11 @@ def test_an_unknown_gate_in_disabled_checks_is_refused_with_the_known_ones(
     cli: Any, tmp_path: Path
 ) -> None:
     """It used to pass convert and verify, then make evaluate blame an incomplete contract."""
-    parent = fixture_parent("synthetic_tree")
-    contract = _contract(cli, parent, tmp_path)
-    data = read_json(contract)
-    data["claims"]["policy"]["disabled_checks"] = ["no-such-gate"]
-    write_json(contract, data)
-    result = _convert(cli, parent, contract, tmp_path / "b.json")
+
+    def edit(data: Any) -> None:
+        data["claims"]["policy"]["disabled_checks"] = ["no-such-gate"]
+
+    result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
     assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err
     assert "p95-task-cost" in result.err  # the fix names the gates
@@ -462,12 +471,7 @@ def test_a_key_the_user_typed_is_never_quoted(
 ) -> None:
     """SPEC 6.4: a refusal names the contract's own fields, pseudonyms and allowed names only;
     in the Action, convert's stderr goes to the job log."""
-    parent = fixture_parent("synthetic_tree")
-    contract = _contract(cli, parent, tmp_path)
-    data = read_json(contract)
-    edit(data)
-    write_json(contract, data)
-    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
     assert "ZQC" not in result.err
     assert "<key>" in result.err
@@ -485,12 +489,7 @@ def test_a_key_the_user_typed_is_never_quoted(
 )
 def test_an_edited_inventory_cannot_reach_the_bundle(edit: Any, cli: Any, tmp_path: Path) -> None:
     """The receipt copies these from the contract: they must be what the sources say now."""
-    parent = fixture_parent("synthetic_tree")
-    contract = _contract(cli, parent, tmp_path)
-    data = read_json(contract)
-    edit(data)
-    write_json(contract, data)
-    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
     assert "CONTRACT-INVENTORY-MISMATCH" in result.err
     assert "1234.567890" not in result.err
@@ -500,13 +499,12 @@ def test_an_edited_inventory_cannot_reach_the_bundle(edit: Any, cli: Any, tmp_pa
 def test_a_price_under_a_name_no_model_has_is_refused_without_the_name(
     cli: Any, tmp_path: Path
 ) -> None:
-    parent = fixture_parent("synthetic_tree")
-    contract = _contract(cli, parent, tmp_path)
-    data = read_json(contract)
-    models = data["claims"]["pricing"]["models"]
-    models["alice@example.com"] = copy.deepcopy(next(iter(models.values())))
-    models["alice@example.com"]["tiers"][0]["input"] = "-1"
-    write_json(contract, data)
-    result = _convert(cli, parent, contract, tmp_path / "b.json")
+
+    def edit(data: Any) -> None:
+        models = data["claims"]["pricing"]["models"]
+        models["alice@example.com"] = copy.deepcopy(next(iter(models.values())))
+        models["alice@example.com"]["tiers"][0]["input"] = "-1"
+
+    result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
     assert "alice" not in result.err
