@@ -110,6 +110,7 @@ class _Crossing:
         self.model_pseudonymized = 0
         # A few billing contexts serve thousands of calls: one frozen instance each.
         self.contexts: dict[tuple[str | None, str | None, str | None], view.BillingContext] = {}
+        self.crosses: dict[str, bool] = {}  # a tree names a few models over thousands of calls
 
     def event(self, key: EventKey) -> str:
         return self.pseudo.name("event", f"{key[0]}:{key[1]}")
@@ -131,8 +132,12 @@ class _Crossing:
         shape, or a name the contract reveals. A gateway can write anything in this field (a
         host name, a key id, a customer's project): everything else is a keyed pseudonym, still
         priceable, and counted as a finding."""
-        if name is not None and model_crosses(name, self.policy.reveal_names):
-            return name
+        if name is not None:
+            crosses = self.crosses.get(name)
+            if crosses is None:
+                crosses = self.crosses[name] = model_crosses(name, self.policy.reveal_names)
+            if crosses:
+                return name
         self.model_pseudonymized += 1
         return self.pseudo.name("model", name or "")
 
