@@ -6,7 +6,6 @@ names, task pseudonyms and allowed names (models, tools, context keys) — never
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any, get_args
 
@@ -14,8 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from converter.contract.model import CheckId, Contract, SourceOwned
 from converter.errors import Problem
-from converter.firewall.boundary import model_crosses
-from converter.firewall.names import BUILTIN_TOOLS
+from converter.firewall.boundary import may_name
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 
 
@@ -37,8 +35,6 @@ def _field_names(schema: Any) -> frozenset[str]:
 # pseudonyms (task-, tool-, model-, x-<hex>), built-in tool names, billing-context keys and model
 # ids. Any other key a user wrote into the contract is `<key>`.
 _FIELDS = _field_names(Contract.model_json_schema())
-_PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
-_CONTEXT_KEY = re.compile(r"[a-z0-9_-]{0,32}(\|[a-z0-9_-]{0,32}){2}")
 
 
 def parse_contract(data: bytes) -> Contract | list[Problem]:
@@ -116,13 +112,7 @@ def expected(err: Any) -> str:
 
 
 def _nameable(text: str) -> bool:
-    return (
-        text in _FIELDS
-        or text in BUILTIN_TOOLS
-        or _PSEUDONYM.fullmatch(text) is not None
-        or _CONTEXT_KEY.fullmatch(text) is not None
-        or model_crosses(text)
-    )
+    return text in _FIELDS or may_name(text)
 
 
 def safe_path(loc: tuple[Any, ...] | list[Any], *, last_is_key: bool = False) -> str:

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from converter.errors import Problem
 from converter.firewall import view
-from converter.firewall.names import public_agent_type, public_tool_name
+from converter.firewall.names import BUILTIN_TOOLS, public_agent_type, public_tool_name
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.shapes import as_model
 from converter.firewall.types import MODEL_ID, VERSION
@@ -50,6 +50,24 @@ def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
     family = _FAMILY.match(name)
     # After the family: one dot at most (`claude-3.5-sonnet`, `MiniMax-M2.7`), no slash.
     return family is not None and len(_SEPARATOR.findall(name[family.end() :])) <= 1
+
+
+# Names a diagnostic may show (SPEC §6.4): what could cross the firewall as written, a keyed
+# pseudonym (task-, tool-, model-, x-<hex>), a server tool priced per request, a billing-context
+# key. A name a contract's author typed is shown only if it is one of these.
+_PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
+_CONTEXT_KEY = re.compile(r"[a-z0-9_-]{0,32}(\|[a-z0-9_-]{0,32}){2}")
+SERVER_TOOLS = frozenset({"web_search", "web_fetch"})
+
+
+def may_name(text: str) -> bool:
+    return (
+        text in BUILTIN_TOOLS
+        or text in SERVER_TOOLS
+        or _PSEUDONYM.fullmatch(text) is not None
+        or _CONTEXT_KEY.fullmatch(text) is not None
+        or model_crosses(text)
+    )
 
 
 _VERSION = re.compile(VERSION)

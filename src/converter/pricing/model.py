@@ -23,8 +23,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
-from converter.firewall.boundary import model_crosses
-from converter.firewall.names import BUILTIN_TOOLS
+from converter.firewall.boundary import may_name
 from converter.firewall.types import AS_TEXT, Closed, Code, Count, ModelName, PublicName
 
 # `BillingContext.key()`: service_tier|speed|inference_geo, each a context value or "absent".
@@ -189,20 +188,8 @@ class PricingProblem(Closed):
         return " / ".join(p for p in parts if p)
 
 
-_PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
-_SERVER_TOOLS = frozenset({"web_search", "web_fetch"})  # priced per request (SPEC §8)
-_CONTEXT_KEY = re.compile(r"[a-z0-9_-]{0,32}(\|[a-z0-9_-]{0,32}){2}")
-
-
 def _shown(name: str) -> str:
-    allowed = (
-        model_crosses(name)
-        or name in BUILTIN_TOOLS
-        or name in _SERVER_TOOLS
-        or _PSEUDONYM.fullmatch(name) is not None
-        or _CONTEXT_KEY.fullmatch(name) is not None
-    )
-    return name if allowed else "<name>"
+    return name if may_name(name) else "<name>"
 
 
 def tiers_valid(thresholds: list[int]) -> bool:
