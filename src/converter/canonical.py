@@ -82,11 +82,7 @@ def field_chunks(model: BaseModel, name: str) -> Iterator[bytes]:
     costs 120 MB."""
     value = getattr(model, name)
     if isinstance(value, tuple) and value and all(isinstance(v, BaseModel) for v in value):
-        yield b"["
-        for index, item in enumerate(dumped(value)):
-            yield b"," if index else b""
-            yield encode(item)
-        yield b"]"
+        yield from array_chunks(dumped(value))
     else:
         yield encode(model.model_dump(mode="json", include={name})[name])
 
@@ -129,14 +125,15 @@ def value_sha256(value: Any) -> str:
         return sha256_hex(encode(value))
     members: dict[str, Iterable[bytes | bytearray]] = {}
     for name, member in value.items():
-        members[name] = _list_chunks(member) if isinstance(member, list) else [encode(member)]
+        members[name] = array_chunks(member) if isinstance(member, list) else [encode(member)]
     hasher = hashlib.sha256()
     for chunk in object_chunks(members):
         hasher.update(chunk)
     return hasher.hexdigest()
 
 
-def _list_chunks(items: list[Any]) -> Iterator[bytes]:
+def array_chunks(items: Iterable[Any]) -> Iterator[bytes]:
+    """A JSON array of JSON values, each encoded as it comes: `[`, then `,item` parts, `]`."""
     yield b"["
     for index, item in enumerate(items):
         yield (b"," if index else b"") + encode(item)

@@ -27,7 +27,7 @@ from converter.bundle.model import (
     TaskOut,
     ToolEventOut,
 )
-from converter.canonical import dumped, encode, field_chunks, sha256_hex
+from converter.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
 from converter.contract.model import Contract
 from converter.errors import Problem
 from converter.firewall.view import PublicAccount
@@ -71,10 +71,8 @@ class _Writer:
     def items(self, name: str, values: Iterable[Any]) -> None:
         """A JSON array of already dumped values, each encoded and appended as it comes."""
         self.key(name)
-        self.data += b"["
-        for index, value in enumerate(values):
-            self.data += (b"," if index else b"") + encode(value)
-        self.data += b"]"
+        for part in array_chunks(values):
+            self.data += part
 
 
 def build_bundle(
