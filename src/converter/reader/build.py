@@ -16,7 +16,7 @@ Order of work, each step iterative (no recursion on input depth):
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Literal
+from typing import Literal, TypeVar
 
 from converter.errors import Problem
 from converter.firewall.names import DELEGATION_TOOLS
@@ -96,7 +96,7 @@ class _Index:
 
     def __init__(self, streams: list[Stream]) -> None:
         # One entry per id, a set or list only for the few ids seen more than once (memory).
-        self.tool_streams: dict[str, int | set[int]] = {}
+        self.tool_streams: dict[str, int | list[int]] = {}
         self.tool_info: dict[tuple[int, str], tuple[str, str | None, str | None]] = {}
         self.results: dict[str, list[tuple[int, int, Rec]]] = defaultdict(list)
         self.uuid_at: dict[str, tuple[int, int] | list[tuple[int, int]]] = {}
@@ -134,30 +134,37 @@ class _Index:
                     self.progress[rec.progress_agent_id].add(rec.progress_tool_use_id)
 
     def _place(self, uuid: str, at: tuple[int, int]) -> None:
-        seen = self.uuid_at.get(uuid)
-        if seen is None:
-            self.uuid_at[uuid] = at
-        elif isinstance(seen, list):
-            seen.append(at)
-        else:
-            self.uuid_at[uuid] = [seen, at]
+        _add_one(self.uuid_at, uuid, at)
 
     def places(self, uuid: str) -> list[tuple[int, int]]:
-        seen = self.uuid_at.get(uuid)
-        return [] if seen is None else seen if isinstance(seen, list) else [seen]
+        return _all(self.uuid_at, uuid)
 
     def _own(self, tool_id: str, stream: int) -> None:
-        seen = self.tool_streams.get(tool_id)
-        if seen is None:
-            self.tool_streams[tool_id] = stream
-        elif isinstance(seen, set):
-            seen.add(stream)
-        elif seen != stream:
-            self.tool_streams[tool_id] = {seen, stream}
+        _add_one(self.tool_streams, tool_id, stream)
 
     def owners(self, tool_id: str) -> set[int]:
-        seen = self.tool_streams.get(tool_id)
-        return set() if seen is None else set(seen) if isinstance(seen, set) else {seen}
+        return set(_all(self.tool_streams, tool_id))
+
+
+# Most ids occur once: a table holds the one value itself, and a list only from a second,
+# different value on (one list per id was most of the index's memory on the bench tree).
+V = TypeVar("V")
+
+
+def _add_one(table: dict[str, V | list[V]], key: str, value: V) -> None:
+    seen = table.get(key)
+    if seen is None:
+        table[key] = value
+    elif isinstance(seen, list):
+        if value not in seen:
+            seen.append(value)
+    elif seen != value:
+        table[key] = [seen, value]
+
+
+def _all(table: dict[str, V | list[V]], key: str) -> list[V]:
+    seen = table.get(key)
+    return [] if seen is None else seen if isinstance(seen, list) else [seen]
 
 
 def _is_delegation(index: _Index, tool_id: str) -> bool:
