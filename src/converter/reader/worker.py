@@ -1,8 +1,9 @@
 """The second reading process (`python -m converter.reader.worker`).
 
 stdin: the msgpack list of transcript paths to read. stdout: their `FileReading`s in the same
-order, one frame each (`reader/transcript.py`), written as each file is read. Nothing else is written: stderr is discarded by the caller, so
-not even a crash can carry a byte of content anywhere; the caller then reads the files itself.
+order, one frame each (`reader/transcript.py`), written as each file is read. Nothing else is
+written: stderr is discarded by the caller, so not even a crash can carry a byte of content
+anywhere; the caller then reads the files itself.
 """
 
 from __future__ import annotations
