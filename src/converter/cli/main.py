@@ -55,16 +55,16 @@ def _vocabulary() -> frozenset[str]:
     return frozenset(words)
 
 
-def mask_typed(message: str, args: list[str]) -> str:
-    """Mask every argument the user typed that is not an option name or a known word: where
-    click quotes it (it quotes as Python's repr does: either quote, backslash escapes), and
-    anywhere at all when it looks like a path or an address. Then what `mask_values` finds."""
-    typed = [a for a in set(args) if len(a) >= 3 and not _OPTION.fullmatch(a)]
-    if not typed:
-        return mask_values(message)
-    known = _vocabulary()
+def mask_values(message: str, args: list[str]) -> str:
+    """`message` with every argument the user typed masked, option names and words the CLI
+    knows kept: where click quotes it (as Python's repr does: either quote, backslash escapes),
+    and anywhere at all when it looks like a path or an address. In an "Invalid value for ..."
+    message the typed value is also the first quoted token after the fixed head; elsewhere any
+    other quoted text that could be a value is masked by its shape."""
     invalid = _INVALID.match(message)  # its head is fixed text and option names: leave it be
     head, rest = invalid.groups() if invalid else ("", message)
+    typed = [a for a in set(args) if len(a) >= 3 and not _OPTION.fullmatch(a)]
+    known = _vocabulary() if typed else frozenset()
     for arg in sorted(typed, key=len, reverse=True):
         if arg in known:
             continue
@@ -72,23 +72,17 @@ def mask_typed(message: str, args: list[str]) -> str:
             rest = rest.replace(quoted, "'<value>'")
         if any(c in arg for c in "/\\@~") and any(c.isalnum() for c in arg):
             rest = rest.replace(arg, "<value>")
-    return mask_values(head + rest)
-
-
-def mask_values(message: str) -> str:
-    invalid = _INVALID.match(message)
     if invalid:
-        head, rest = invalid.groups()
         return head + _QUOTED.sub("'<value>'", rest, count=1)
-    message = _NO_COMMAND.sub("No such command '<value>'", message)
-    message = _EXTRA.sub(r"\1(<value>)", message)
+    rest = _NO_COMMAND.sub("No such command '<value>'", rest)
+    rest = _EXTRA.sub(r"\1(<value>)", rest)
 
-    def mask(match: re.Match[str]) -> str:  # any other quoted text that could be a value
+    def mask(match: re.Match[str]) -> str:
         value = match.group(1) if match.group(1) is not None else match.group(2)
         risky = len(value) > 40 or any(c in value for c in "/\\@ ~'\"")
         return "'<value>'" if risky and not value.startswith("-") else match.group(0)
 
-    return _QUOTED.sub(mask, message)
+    return _QUOTED.sub(mask, rest)
 
 
 class LazyGroup(click.Group):
@@ -130,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("aborted", err=True)
         sys.exit(Exit.USAGE)
     except click.UsageError as bad:
-        click.echo(f"usage error: {mask_typed(bad.format_message(), args)}", err=True)
+        click.echo(f"usage error: {mask_values(bad.format_message(), args)}", err=True)
         sys.exit(Exit.USAGE)
     except Refused as refused:
         show_paths = "--show-paths" in args
