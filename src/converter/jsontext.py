@@ -15,22 +15,25 @@ import orjson
 
 
 class NotStrictJSON(ValueError):
-    """The bytes are not one strict JSON document; `line` is where, when the parser knows."""
+    """The bytes are not one strict JSON document; `line` is where, when the parser knows.
+    `parsed`: the bytes are JSON, but of a kind refused here (a repeated key, NaN, a fraction
+    where only integers may be), rather than not JSON at all."""
 
-    def __init__(self, reason: str, line: int | None = None) -> None:
+    def __init__(self, reason: str, line: int | None = None, *, parsed: bool = False) -> None:
         super().__init__(reason)
         self.line = line
+        self.parsed = parsed
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     document = dict(pairs)
     if len(document) != len(pairs):
-        raise NotStrictJSON("duplicate key")
+        raise NotStrictJSON("duplicate key", parsed=True)
     return document
 
 
 def _no_constant(_: str) -> Any:
-    raise NotStrictJSON("NaN and Infinity are not JSON numbers")
+    raise NotStrictJSON("NaN and Infinity are not JSON numbers", parsed=True)
 
 
 def _scan(data: bytes, **hooks: Any) -> Any:
@@ -51,7 +54,7 @@ def loads_exact(data: bytes) -> Any:
 
 
 def _no_fraction(_: str) -> Any:
-    raise NotStrictJSON("a number with a fraction or an exponent")
+    raise NotStrictJSON("a number with a fraction or an exponent", parsed=True)
 
 
 def loads_integral(data: bytes) -> Any:

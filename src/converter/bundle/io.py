@@ -76,11 +76,6 @@ class BundleSink(Protocol):
 _EVENT: TypeAdapter[ModelEventOut | ToolEventOut] = TypeAdapter(BundleEvent)
 
 
-# What a strict parse refuses that this program's writer never writes: a bundle holding one was
-# edited (a repeated key is the classic way to make two readers disagree).
-_EDITED = frozenset({"duplicate key", "a number with a fraction or an exponent"})
-
-
 def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     """Strict parse (no duplicate keys, NaN, floats or fractions) and the evidence digest
     recomputed over the values as written; the parsed value, or integrity failure (5).
@@ -94,7 +89,8 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     try:
         raw = loads_integral(data)  # no float, no fraction: nothing for the encoder to walk
     except NotStrictJSON as bad:
-        if str(bad) in _EDITED or str(bad).startswith("NaN"):
+        # JSON the writer never writes (a repeated key makes two readers disagree): edited.
+        if bad.parsed:
             raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
         raise not_a_bundle from None
     if not isinstance(raw, dict):
@@ -114,7 +110,8 @@ def open_bundle(
     """Check a bundle's digest, then validate every field against the bundle model. A digest
     that does not match is integrity (5); a file that is not a bundle, or whose digest matches
     but whose content is not a bundle of this schema, is refused (2): nothing changed it after
-    it was written, it was written by something else. `reference`: recompute the digest with canonicaljson (what `verify` does).
+    it was written, it was written by something else. `reference`: recompute the digest with
+    canonicaljson (what `verify` does).
 
     The bulk fields are validated one item at a time, each handed to `sink` and dropped, and each
     item's parsed value is freed once validated: a bundle of 30k events never exists as models
@@ -122,8 +119,7 @@ def open_bundle(
     mode, exactly as the whole document would be (money as decimal strings, read exactly).
     """
     raw = _checked_value(data, reference)
-    bulk = [raw.pop(name, None) for name in BULK_FIELDS]
-    events, edges = bulk
+    events, edges = (raw.pop(name, None) for name in BULK_FIELDS)
     try:
         head = BundleHead.model_validate_json(encode(raw))
         if not isinstance(events, list) or not isinstance(edges, list):
