@@ -508,3 +508,14 @@ def test_a_price_under_a_name_no_model_has_is_refused_without_the_name(
     result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
     assert "alice" not in result.err
+
+
+def test_the_unknown_check_refusal_names_every_gate() -> None:
+    """errors.py states the gate ids in words; they must be the ids evaluate runs."""
+    from typing import get_args
+
+    from converter.contract.model import CheckId
+    from converter.errors import CODES
+
+    fix = CODES["CONTRACT-UNKNOWN-CHECK"].fix
+    assert all(gate in fix for gate in get_args(CheckId))
