@@ -270,6 +270,7 @@ def test_single_file_source_refuses_delegation(cli: Any, tmp_path: Path) -> None
     )
     assert result.code == 2
     assert "CC-TREE-DELEGATION-IN-SINGLE-FILE" in result.err
+    assert "line 7]" in result.err  # the Agent tool_use fragment, not the call's first fragment
     assert not (tmp_path / "t.json").exists()
 
 

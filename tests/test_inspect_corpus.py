@@ -67,3 +67,15 @@ def test_real_tree(tree: str, cli: Any) -> None:
     if refused:
         assert "refused: " in result.err
     assert "Traceback" not in result.err
+
+
+def test_unexpanded_delegation_names_the_tool_use_line(cli: Any) -> None:
+    """spotter's subagent.jsonl: the Task call's text fragment is line 35, its tool_use line 36.
+    The refusal points at the line that holds the delegation, where the fix is looked for."""
+    assert SHARED is not None
+    parent = SHARED / "corpus" / "real" / "marot__spotter" / "subagent.jsonl"
+    result = cli("inspect", "--json", "--in", str(parent))
+    lines = {
+        r["line"] for r in result.json()["refusals"] if r["code"].endswith("UNEXPANDED-DELEGATION")
+    }
+    assert lines == {36}

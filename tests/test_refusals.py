@@ -502,7 +502,7 @@ def test_meta_names_a_tool_call_that_does_not_exist(
     )
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-TREE-JOIN-CONFLICT", syn.label("subagent", SYN_CHILD), 1)
-    expect_refusal(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("parent", ""), A1_TEXT_LINE)
+    expect_refusal(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("parent", ""), A1_AGENT_LINE)
 
 
 def test_two_children_claim_one_call(

@@ -407,6 +407,8 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             msg_id,
             use.shape,
             pos,
+            rec.file,
+            rec.line,
             prompt_digest=use.prompt_digest,
             agent_type=use.agent_type,
         )
@@ -568,13 +570,11 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
     for tool in acc.tools.values():
         is_delegation = tool.name in DELEGATION_TOOLS or tool.result_status == "forked"
         if single_file and is_delegation:
-            call = acc.calls[tool.msg_id]
-            acc.problems.append(Problem("CC-TREE-DELEGATION-IN-SINGLE-FILE", call.file, call.line))
+            acc.problems.append(Problem("CC-TREE-DELEGATION-IN-SINGLE-FILE", tool.file, tool.line))
             continue
         if not is_delegation or tool.id in expanded or tool.status == "error":
             continue
-        call = acc.calls[tool.msg_id]
-        acc.problems.append(Problem("CC-TREE-UNEXPANDED-DELEGATION", call.file, call.line))
+        acc.problems.append(Problem("CC-TREE-UNEXPANDED-DELEGATION", tool.file, tool.line))
 
 
 def _workflow_manifests(acc: Account) -> None:

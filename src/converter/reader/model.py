@@ -58,6 +58,8 @@ class ToolCall:
     msg_id: str
     shape: ShapeTuple
     position: int
+    file: int  # where its tool_use block is written: a refusal about the call names that line
+    line: int
     status: Literal["ok", "error", "no-result"] = "no-result"
     result_position: int | None = None
     result_agent_id: str | None = None
