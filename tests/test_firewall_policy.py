@@ -241,6 +241,15 @@ def test_coarsen(value: str | None, precision: str, expected: str | None) -> Non
         ("anthropic/claude-3.7-sonnet:thinking", True),  # OpenRouter variant
         ("o3", True),
         ("llama3.gateway.corp.example.com", False),  # a host under a family's name
+        ("claude-3-acme-payroll-prod", False),  # a gateway alias: free text after the family
+        ("claude-opus-4-8-alicesecret", False),
+        ("claude-3-sk-ant-api03-AbCdEf123", False),  # a token glued to a family
+        ("o1-internal.corp", False),
+        ("claude-3/x", False),
+        ("qwen2-hunter2password", False),
+        ("claude-fable-5", True),  # a real gateway name in the corpus
+        ("qwen3-235b-a22b", True),
+        ("gpt-4o-2024-08-06", True),
     ],
 )
 def test_a_model_name_crosses_only_in_the_shape_of_a_model_id(
@@ -274,6 +283,50 @@ def test_a_contract_can_reveal_a_plain_model_name() -> None:
     assert model_crosses("gateway-model-7", frozenset({"gateway-model-7"}))
     assert model_crosses("my_model-1", frozenset({"my_model-1"}))  # revealed: any identifier
     assert not model_crosses("db01.acme.com", frozenset({"other-name-1"}))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "claude-sonnet-4-20250514",
+        "claude-3.5-sonnet",
+        "gpt-4.1-nano",
+        "gemini-2.5-pro-preview-05-06",
+        "gemini-1.5-flash-8b",
+        "glm-4.5-air",
+        "kimi-k2-instruct",
+        "deepseek-v3.1",
+        "qwen2.5-coder-32b-instruct",
+        "meta-llama/llama-3.1-405b-instruct",
+        "mistral-large-2411",
+        "codestral-2501",
+        "grok-code-fast-1",
+        "anthropic.claude-3-5-sonnet-20240620-v1:0",
+        "claude-sonnet-4@20250514",
+        "gpt-3.5-turbo-16k",
+    ],
+)
+def test_real_model_ids_of_known_families_cross(name: str) -> None:
+    from converter.firewall.boundary import model_crosses
+
+    assert model_crosses(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gpt-4-customer-acme-payments",
+        "glm-4-fix-the-payment-bug",
+        "claude-3-5-Z2l0aHViX3BhdF8xMjM0NTY3ODkw",
+        "claude-3-john.smith",
+        "gpt-4-contoso-finance-eastus",
+        "claude-3-jd1985",
+    ],
+)
+def test_free_text_after_a_family_name_does_not_cross(name: str) -> None:
+    from converter.firewall.boundary import model_crosses
+
+    assert not model_crosses(name)
 
 
 def test_a_bundle_of_schema_v1_with_a_model_name_that_no_longer_crosses_still_opens() -> None:

@@ -31,25 +31,44 @@ _FAMILY = re.compile(
     r"(?:(?:anthropic|openai|google|minimax|moonshotai|deepseek|qwen|meta-llama|mistralai|x-ai)"
     r"[./])?"
     r"(?:claude|gpt|o[1-9]|gemini|minimax|glm|kimi|deepseek|qwen|llama|mistral|codestral|grok)"
-    r"(?:[-.0-9:]|$)",
+    r"(?=[-.0-9:@]|$)",
     re.IGNORECASE,
 )
-_SEPARATOR = re.compile(r"[./]")
+# What may follow the family: a closed grammar, not free text. Each `-`-separated part is a
+# version (`4`, `3.5`, `4o`, `m2.7`, `v1`, `70b`, `a22b`, `8x7b`), a snapshot date, or a word
+# model ids use. A gateway alias such as `claude-3-acme-payroll` or a token glued to a family
+# (`claude-3-sk-ant-api03-…`) has a part outside it and gets a pseudonym.
+_WORDS = (
+    "opus|sonnet|haiku|instant|fable|mini|nano|pro|flash|lite|turbo|preview|latest|thinking|"
+    "think|exp|experimental|chat|coder|code|codex|instruct|large|medium|small|max|plus|air|"
+    "vision|reasoner|reasoning|online|high|low|fast|beta|omni|audio|realtime|search|ultra|"
+    "nemo|it|base|next"
+)
+_PART = (
+    r"(?:[0-9]{8}|[0-9]{1,4}|[0-9]{1,2}(?:\.[0-9]{1,2})?[a-z]?|[0-9]{1,4}[bkm]|"
+    r"[a-z][0-9]{1,2}(?:\.[0-9]{1,2})?|a[0-9]{1,2}b|[0-9]{1,2}x[0-9]{1,2}b|" + _WORDS + ")"
+)
+_AFTER_FAMILY = re.compile(rf"(?:-?{_PART})?(?:-{_PART})*", re.IGNORECASE)
+_SUFFIXES = re.compile(r"(?:@[0-9]{8})?(?::[a-z0-9]+){0,2}$", re.IGNORECASE)
 _DIGIT = re.compile(r"[0-9]")
 
 
 def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
     """Whether a model name may leave as written (SPEC §6.1 allows model names, not free text):
     a name the contract reveals (an identifier, checked when the contract is read), or a known
-    family's id: a model id's shape, a version digit, and no more dots and slashes than a
-    region, a vendor and a version need (a host name under a family's name has more)."""
+    family's id: a model id's shape, a version digit, and after the family only versions,
+    dates and the words model ids are made of (`_PART`)."""
     if name == SYNTHETIC_MODEL or name in reveal:
         return True
     if len(name) > 64 or _MODEL.fullmatch(name) is None or _DIGIT.search(name) is None:
         return False
     family = _FAMILY.match(name)
-    # After the family: one dot at most (`claude-3.5-sonnet`, `MiniMax-M2.7`), no slash.
-    return family is not None and len(_SEPARATOR.findall(name[family.end() :])) <= 1
+    if family is None:
+        return False
+    rest = name[family.end() :]
+    suffix = _SUFFIXES.search(rest)  # always matches, possibly empty: `@date`, `:0`, `:thinking`
+    body = rest[: suffix.start()] if suffix is not None else rest
+    return _AFTER_FAMILY.fullmatch(body) is not None
 
 
 # Names a diagnostic may show (SPEC §6.4): what could cross the firewall as written, a keyed
