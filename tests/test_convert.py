@@ -520,3 +520,23 @@ def test_the_unknown_check_refusal_names_every_gate() -> None:
 
     fix = CODES["CONTRACT-UNKNOWN-CHECK"].fix
     assert all(gate in fix for gate in get_args(CheckId))
+
+
+def test_the_signed_subject_name_is_fixed_not_the_file_name_chosen(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A bundle named after a session, a project or a person: that name is not signed."""
+    import base64
+    import json
+
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    key = tmp_path / "k.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    out = tmp_path / "alice@acme.com payroll.json"
+    assert _convert(cli, parent, contract, out, "--attest-key", str(key)).code == 0
+    envelope = read_json(Path(f"{out}.intoto.json"))
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    assert statement["subject"][0]["name"] == "bundle.json"
+    assert b"alice" not in Path(f"{out}.intoto.json").read_bytes()
+    assert cli("verify", "--bundle", str(out), "--public-key", f"{key}.pub").code == 0

@@ -2,7 +2,9 @@
 
 Statement (https://github.com/in-toto/attestation/blob/main/spec/v1/statement.md):
   _type          "https://in-toto.io/Statement/v1"
-  subject        one entry: the bundle's file name and the SHA-256 of its exact bytes
+  subject        one entry: the name "bundle.json" (SUBJECT_NAME) and the SHA-256 of the
+                 bundle's exact bytes. The name is fixed: the file name a user chose (a
+                 session id, a project, an e-mail) would be signed and published with it.
   predicateType  "https://agent-evidence.dev/receipt/v1" (PREDICATE_TYPE): the predicate is the
                  bundle's `receipt` object, unchanged (SPEC §9)
 It is serialized with the one canonical encoder and wrapped in a DSSE envelope of payload type
@@ -40,6 +42,7 @@ from converter.firewall.types import Closed, Sha256
 STATEMENT_TYPE: Final = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE: Final = "https://agent-evidence.dev/receipt/v1"
 PAYLOAD_TYPE: Final = "application/vnd.in-toto+json"
+SUBJECT_NAME: Final = "bundle.json"
 
 # A bare file name (never a path: a folder name could say whose machine made the bundle).
 SubjectName = Annotated[str, StringConstraints(pattern=r"^[^/\\\x00-\x1f]{1,255}$")]

@@ -196,10 +196,10 @@ def _bundle(
     files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
     if attest_key is not None:
         from converter.attest.keys import load_private_key
-        from converter.attest.statement import attest
+        from converter.attest.statement import SUBJECT_NAME, attest
 
         envelope = attest(
-            data, out.name, bundle.receipt.model_dump(mode="json"), load_private_key(attest_key)
+            data, SUBJECT_NAME, bundle.receipt.model_dump(mode="json"), load_private_key(attest_key)
         )
         files.append((outputs[1], envelope))
     write_all_atomic(files)
