@@ -369,7 +369,7 @@ def test_complete_reports_every_bad_value_with_safe_locations() -> None:
     template = PricingTemplate.model_validate(
         {
             "models": {
-                "claude-new-model-9": {
+                "claude-sonnet-9": {
                     "tiers": [
                         {"above_input_tokens": 0, "input": "-1", "output": "NaN"},
                         {"above_input_tokens": 0},
@@ -387,7 +387,7 @@ def test_complete_reports_every_bad_value_with_safe_locations() -> None:
     problems = complete(template)
     assert isinstance(problems, list)
     found = {(p.code, p.where()) for p in problems}
-    model = "model claude-new-model-9"  # a name that crosses, so a diagnostic may show it
+    model = "model claude-sonnet-9"  # a name that crosses, so a diagnostic may show it
     assert (("PRICE-NEGATIVE", f"{model} / tier 0 / input")) in found
     assert ("PRICE-NONFINITE", f"{model} / tier 0 / output") in found
     assert ("PRICE-NULL", f"{model} / tier 0 / cache_read") in found

@@ -391,11 +391,29 @@ def test_empty_journal(rich: Tree, cli: Any, command: Command, tmp_path: Path) -
     assert outcome.codes == {"CC-TREE-EMPTY-FILE"}
 
 
-def test_empty_child_with_its_join_is_a_finding(
+def test_empty_child_of_a_delegation_that_ran_is_unexpanded(
     syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:
-    """Empty agent files occur (FORMAT-NOTES §8); joined by its meta, it carries no spend."""
+    """Was: converted with a finding, the child's spend dropped without a word and SCALE still
+    possible. The parent's result says the agent completed (10,022 tokens): an empty transcript
+    does not record that spend, so the delegation is refused as unexpanded."""
     syn.path(SYN_CHILD).write_bytes(b"")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("parent", ""), A1_AGENT_LINE)
+    assert outcome.codes == {"CC-TREE-UNEXPANDED-DELEGATION"}
+
+
+def test_empty_child_of_a_failed_delegation_is_a_finding(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Empty agent files occur (FORMAT-NOTES §8); when the delegation failed, nothing is missing."""
+    syn.path(SYN_CHILD).write_bytes(b"")
+    result_line = syn.find_line("", '"tool_result"')
+
+    def failed(obj: dict[str, Any]) -> None:
+        obj["message"]["content"][0]["is_error"] = True
+
+    syn.edit_record("", result_line, failed)
     outcome = run_command(cli, command, syn, tmp_path)
     assert outcome.code == 0, outcome.err
     if outcome.report is not None:

@@ -76,7 +76,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-EMPTY-CHILD": _c(
         "A subagent transcript is empty; it holds no calls and is bound as empty.",
-        "Nothing to do: an empty child carries no spend.",
+        "Nothing to do when its delegation failed or nothing names it. A delegation that ran "
+        "but left an empty transcript is refused as CC-TREE-UNEXPANDED-DELEGATION: its spend "
+        "is not recorded anywhere.",
         blocking=False,
     ),
     "CC-TREE-UNREADABLE": _c(
@@ -109,7 +111,8 @@ CODES: dict[str, CodeInfo] = {
         "Restore the files from one consistent copy of the session.",
     ),
     "CC-TREE-UNEXPANDED-DELEGATION": _c(
-        "A delegation call (Agent/Task/Workflow) has no child transcript, so nested spend is missing.",
+        "A delegation call (Agent/Task/Workflow) has no child transcript, or only an empty one, "
+        "so nested spend is missing.",
         "Convert the whole tree with its subagents/ folder; if the children were pruned, the spend "
         "cannot be reconstructed.",
     ),

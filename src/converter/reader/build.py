@@ -230,6 +230,10 @@ def _join(acc: Account, index: _Index) -> None:
                 code = "CC-TREE-AMBIGUOUS-JOIN" if len(owners) > 1 else "CC-TREE-ORPHAN-CHILD"
                 acc.problems.append(Problem(code, stream.file, line))
                 continue
+            if not stream.records:
+                # An empty transcript is no record of the delegation's spend: the call stays
+                # unexpanded (refused unless its result is an error), the file stays bound.
+                continue
             owner = next(iter(owners))
             name = index.tool_info[(owner, tool_id)][0]
             entry = acc.tree.layout.files[stream.file]
