@@ -540,3 +540,20 @@ def test_the_signed_subject_name_is_fixed_not_the_file_name_chosen(
     assert statement["subject"][0]["name"] == "bundle.json"
     assert b"alice" not in Path(f"{out}.intoto.json").read_bytes()
     assert cli("verify", "--bundle", str(out), "--public-key", f"{key}.pub").code == 0
+
+
+def test_single_file_source_ignores_the_file_name_but_not_the_children_beside_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    """The single-file source reads one file: a renamed copy is not refused for its name
+    (CC-TREE-PARENT-NAME is about finding children), but a session whose folder holds child
+    transcripts is refused, since a compaction child has no delegation call to refuse on."""
+    original = fixture_parent("synthetic_tree")
+    renamed = tmp_path / "copy" / "renamed.jsonl"
+    renamed.parent.mkdir()
+    shutil.copy(original, renamed)
+    alone = cli("inspect", "--json", "--from", "claude-code", "--in", str(renamed))
+    assert {r["code"] for r in alone.json()["refusals"]} == {"CC-TREE-DELEGATION-IN-SINGLE-FILE"}
+    beside = cli("inspect", "--json", "--from", "claude-code", "--in", str(original))
+    codes = {r["code"] for r in beside.json()["refusals"]}
+    assert codes == {"CC-TREE-DELEGATION-IN-SINGLE-FILE", "CC-TREE-CHILDREN-NOT-READ"}

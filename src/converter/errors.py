@@ -128,6 +128,11 @@ CODES: dict[str, CodeInfo] = {
         "A workflow run folder or manifest has no Workflow call in the tree.",
         "Restore the transcript that launched the run, or remove its folder.",
     ),
+    "CC-TREE-CHILDREN-NOT-READ": _c(
+        "The single-file source was given a session whose folder holds subagent transcripts "
+        "(delegated, workflow or compaction agents); their spend would be missing.",
+        "Use --from claude-code-tree to convert the whole session tree.",
+    ),
     "CC-TREE-DELEGATION-IN-SINGLE-FILE": _c(
         "The single-file source found a delegation call; nested spend would be missing.",
         "Use --from claude-code-tree to convert the whole session tree.",

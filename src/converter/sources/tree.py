@@ -188,11 +188,24 @@ class _Walker:
                 self.layout.add("subagent", entry, agent_id=match.group("id"), legacy=True)
 
 
+def _holds_children(folder: Path) -> bool:
+    """Whether a session's subagents/ folder holds a child transcript or a workflow run."""
+    try:
+        with os.scandir(folder) as entries:
+            return any(
+                _CHILD.fullmatch(e.name) is not None or e.is_dir(follow_symlinks=False)
+                for e in entries
+            )
+    except OSError:
+        return False
+
+
 def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
     """Lay out the tree's files, parent first, children in sorted path order.
 
-    `single_file` (the `claude-code` source) binds the one transcript only; the reader then
-    refuses any delegation, whose nested spend would be missing.
+    `single_file` (the `claude-code` source) binds the one transcript only, whatever its name;
+    it refuses when the session's folder holds children, and the reader refuses any delegation:
+    nested spend would be missing.
     """
     parent = Path(os.path.abspath(parent))
     layout = TreeLayout(session_id="", root=parent.parent)
@@ -213,13 +226,17 @@ def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
         # Read and account it (inspect shows its usage), but say what it is.
         layout.problems.append(Problem("CC-TREE-PARENT-IS-SUBAGENT", 0))
         return layout
+    if single_file:
+        # The one file is the source: its records name the session (the reader takes it from
+        # them), its file name does not. Children beside it would go unread: say so.
+        if SESSION_ID.fullmatch(stem) and _holds_children(parent.parent / stem / "subagents"):
+            layout.problems.append(Problem("CC-TREE-CHILDREN-NOT-READ", 0))
+        return layout
     if not SESSION_ID.fullmatch(stem):
         # Read and account it (so inspect shows its usage), but its children cannot be found.
         layout.problems.append(Problem("CC-TREE-PARENT-NAME", 0))
         return layout
     layout.session_id = stem
-    if single_file:
-        return layout
     folder = parent.parent / stem
     folder_kind = walker.refuse_unsafe(folder)
     if folder_kind == "dir":
