@@ -42,8 +42,10 @@ from converter.pricing.model import (
 from tests.conftest import ROOT
 
 CARD = load_price_card("anthropic-2026-11")
-STANDARD = BillingContext(service_tier="standard", speed="standard")  # "standard|standard|absent"
-FAST = BillingContext(service_tier="standard", speed="fast")
+STANDARD = BillingContext(
+    service_tier="standard", speed="standard", inference_geo="not_available"
+)  # "standard|standard|not_available": what a 2.1.2xx call records
+FAST = BillingContext(service_tier="standard", speed="fast", inference_geo="not_available")
 
 
 def event(
@@ -215,7 +217,7 @@ def test_context_multiplier_applies_to_every_token_class() -> None:
         )
     )
     assert (call.context, call.multiplier, call.low) == (
-        "standard|fast|absent",
+        "standard|fast|not_available",
         Decimal(6),
         Decimal("45.6"),
     )
@@ -273,7 +275,7 @@ def test_rounding_is_half_even_at_ten_places() -> None:
                         {"above_input_tokens": 0, **dict.fromkeys(_RATES, "0.00005")}
                     ),
                 ),
-                contexts={"standard|standard|absent": Decimal(1)},
+                contexts={"standard|standard|not_available": Decimal(1)},
             )
         },
         server_tools={},
@@ -483,8 +485,8 @@ def test_observed_keys_lists_models_contexts_and_tools() -> None:
     )
     keys = observed_keys(acc)
     assert keys.models["claude-opus-4-6"].contexts == {
-        "standard|fast|absent": None,
-        "standard|standard|absent": None,
+        "standard|fast|not_available": None,
+        "standard|standard|not_available": None,
     }
     assert keys.models["claude-haiku-4-5-20251001"].contexts == {"absent|absent|absent": None}
     assert keys.server_tools == {}
@@ -504,7 +506,7 @@ def test_prefill_prices_known_models_only() -> None:
     filled = prefill(observed_keys(acc), CARD)
     unknown = filled.models["claude-unknown-7"]
     assert unknown.tiers == (TierTemplate(above_input_tokens=0),)  # null, never 0
-    assert unknown.contexts == {"standard|standard|absent": None}
+    assert unknown.contexts == {"standard|standard|not_available": None}
     opus = filled.models["claude-opus-4-6"]
     assert opus.tiers[0].output == Decimal(25)
     assert opus.max_output_tokens == 128_000
@@ -519,23 +521,31 @@ def test_prefill_prices_known_models_only() -> None:
     }
 
 
+def _ctx(geo: str | None, tier: str = "standard") -> BillingContext:
+    return BillingContext(service_tier=tier, speed="standard", inference_geo=geo)
+
+
 @pytest.mark.parametrize(
     ("model", "context", "expected"),
     [
-        ("claude-opus-4-6", BillingContext(service_tier="standard", speed="standard"), "1"),
-        ("claude-opus-4-6", BillingContext(), "1"),
-        ("claude-opus-4-6", BillingContext(inference_geo=""), "1"),
-        ("claude-opus-4-6", BillingContext(inference_geo="global"), "1"),
-        ("claude-opus-4-6", BillingContext(inference_geo="not_available"), "1"),
+        ("claude-opus-4-6", _ctx("not_available"), "1"),
+        ("claude-opus-4-6", _ctx("global"), "1"),
+        ("claude-opus-4-6", _ctx(None), None),  # region not recorded: absent is not standard
+        ("claude-opus-4-6", BillingContext(), None),
+        ("claude-opus-4-6", _ctx(""), None),  # a gateway's "": says nothing either
         ("claude-opus-4-6", FAST, "6"),
-        ("claude-opus-4-6", BillingContext(inference_geo="us"), "1.1"),
-        ("claude-opus-4-8", BillingContext(inference_geo="us"), "1.1"),
+        ("claude-opus-4-6", _ctx("us"), "1.1"),
+        ("claude-opus-4-8", _ctx("us"), "1.1"),
         ("claude-opus-4-8", FAST, None),  # the facts name fast mode for Opus 4.6 only
-        ("claude-opus-4-5-20251101", BillingContext(inference_geo="us"), None),
-        ("claude-opus-4-6", BillingContext(speed="fast", inference_geo="us"), None),
-        ("claude-opus-4-6", BillingContext(service_tier="batch"), None),
-        ("claude-opus-4-6", BillingContext(service_tier="priority"), None),
-        ("claude-opus-4-6", BillingContext(service_tier=""), None),
+        ("claude-opus-4-5-20251101", _ctx("us"), None),
+        (
+            "claude-opus-4-6",
+            BillingContext(service_tier="standard", speed="fast", inference_geo="us"),
+            None,
+        ),
+        ("claude-opus-4-6", _ctx("not_available", tier="batch"), None),
+        ("claude-opus-4-6", _ctx("not_available", tier="priority"), None),
+        ("claude-opus-4-6", _ctx("not_available", tier=""), None),
     ],
 )
 def test_prefill_context_multipliers(

@@ -46,11 +46,14 @@ ContextSetting = Annotated[
 CardNote = Annotated[str, StringConstraints(max_length=4000)]
 _CARD_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
 _FIELDS = ("service_tier", "speed", "inference_geo")
-# Field values that mean "the standard price": set, or absent / empty / not applicable.
+# Field values that say "the standard price": `standard`, and for the region `global` or
+# `not_available` (no data residency on that model). A field the transcript did not record
+# (`absent`) or recorded as "" (`empty`, a gateway) says nothing: it is its own observed value,
+# not "standard" (SPEC §8.3), and its multiplier stays null for the user to decide.
 _STANDARD = {
-    "service_tier": frozenset({"standard", "absent"}),
-    "speed": frozenset({"standard", "absent"}),
-    "inference_geo": frozenset({"absent", "empty", "not_available", "global"}),
+    "service_tier": frozenset({"standard"}),
+    "speed": frozenset({"standard"}),
+    "inference_geo": frozenset({"not_available", "global"}),
 }
 
 
