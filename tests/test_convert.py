@@ -557,3 +557,39 @@ def test_single_file_source_ignores_the_file_name_but_not_the_children_beside_it
     beside = cli("inspect", "--json", "--from", "claude-code", "--in", str(original))
     codes = {r["code"] for r in beside.json()["refusals"]}
     assert codes == {"CC-TREE-DELEGATION-IN-SINGLE-FILE", "CC-TREE-CHILDREN-NOT-READ"}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("model_calls", 9),
+        ("subagents", 7),
+        ("started_at", "2020-01-01T00:00:00.000Z"),
+        ("input_digest", "hmac-sha256:" + "0" * 64),
+        ("id", "task-000000000000"),
+    ],
+)
+def test_every_source_owned_task_field_is_bound(
+    field: str, value: Any, cli: Any, tmp_path: Path
+) -> None:
+    """SPEC §7: the task list and every count must be what the sources say; an edited field is
+    named by its location, never by its value."""
+
+    def edit(data: Any) -> None:
+        data["tasks"][0][field] = value
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert f"CONTRACT-TASKS-MISMATCH [tasks/0/{field}]" in result.err
+    assert str(value) not in result.err
+    assert not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.parametrize("precision", ["minute", "hour", "day"])
+def test_task_start_is_compared_at_the_contracts_precision(
+    precision: str, cli: Any, tmp_path: Path
+) -> None:
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path, "--timestamps", precision)
+    assert read_json(contract)["claims"]["privacy"]["timestamps"] == precision
+    assert _convert(cli, parent, contract, tmp_path / "b.json").code == 0

@@ -11,7 +11,7 @@ from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
 from converter.canonical import pretty_bytes
-from converter.contract.model import Privacy, Source
+from converter.contract.model import Contract, Privacy, Source
 from converter.contract.template import build_template, carry_forward
 from converter.contract.validate import (
     check_against_sources,
@@ -117,6 +117,16 @@ def make_bundle(
     return seal(_checked_bundle(parent, source, task_unit, pseudo, contract_bytes))
 
 
+def _fresh_template(
+    reading: Reading, shown: PublicAccount, source: Source, privacy: Privacy
+) -> Contract:
+    """The template the sources give now, as `make_template` writes it: its task list shows
+    `started_at` at the contract's precision."""
+    canonical = reading.canonical
+    fresh = build_template(canonical, source, observed_keys(canonical), privacy)
+    return fresh.model_copy(update={"tasks": shown.tasks})
+
+
 def _stale_sources(
     contract_bytes: bytes,
     parent: Path,
@@ -148,20 +158,19 @@ def _checked_bundle(
         raise Refused(contract + _stale_sources(contract_bytes, parent, source, task_unit, pseudo))
     reading = read_sources(parent, source, task_unit, pseudo)
     canonical = reading.canonical
-    fresh = build_template(
-        canonical, _source(source, task_unit), observed_keys(canonical), contract.claims.privacy
-    )
+    shown = reading.shown(contract.claims.privacy)
+    fresh = _fresh_template(reading, shown, _source(source, task_unit), contract.claims.privacy)
     problems = check_against_sources(contract, fresh)
     if any(p.code == "CONTRACT-KEY-MISMATCH" for p in problems):
         raise Refused(problems)
-    problems += check_tasks(contract) + null_claims(contract) + unknown_checks(contract)
+    problems += check_tasks(contract, fresh.tasks) + null_claims(contract)
+    problems += unknown_checks(contract)
     claims = complete(contract.claims.pricing)
     if isinstance(claims, list):
         problems += [Problem(p.code, where=p.where() or None) for p in claims]
         raise Refused(problems)
     if problems:
         raise Refused(problems)
-    shown = reading.shown(contract.claims.privacy)
     del reading, fresh  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
     built = build_bundle(contract, contract_bytes, canonical, shown, claims)

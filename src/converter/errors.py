@@ -336,8 +336,11 @@ CODES: dict[str, CodeInfo] = {
         "Make a new template with --from-contract.",
     ),
     "CONTRACT-TASKS-MISMATCH": _c(
-        "The contract's task list differs from the tasks in the sources.",
-        "Make a new template with --from-contract; it lists dropped and new tasks.",
+        "The contract's task list differs from the tasks in the sources: a task was added or "
+        "removed, or a field of a task entry (id, input_digest, started_at, model_calls, "
+        "subagents) was edited.",
+        "Task entries are written by the tool: undo the edit at the location named, or make a "
+        "new template with --from-contract (it lists dropped and new tasks).",
     ),
     "CONTRACT-OUTCOME-MISSING": _c(
         "A task has no outcome claim and is not excluded.",

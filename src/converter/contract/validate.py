@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from converter.contract.model import CheckId, Contract, SourceOwned
 from converter.errors import Problem
 from converter.firewall.boundary import may_name
+from converter.firewall.view import Task
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 
 
@@ -173,9 +174,11 @@ def null_claims(contract: Contract) -> list[Problem]:
     return found
 
 
-def check_tasks(contract: Contract) -> list[Problem]:
+def check_tasks(contract: Contract, tasks: tuple[Task, ...]) -> list[Problem]:
+    """Outcomes and exclusions against `tasks`, the sources' task list: an edited task list is
+    refused on its own, and must not make every outcome look missing or unknown."""
     claims = contract.claims
-    ids = {t.id for t in contract.tasks}
+    ids = {t.id for t in tasks}
     problems = []
     for task_id in sorted(ids):
         if task_id not in claims.outcomes and task_id not in claims.excluded_tasks:
@@ -205,6 +208,21 @@ def check_tasks(contract: Contract) -> list[Problem]:
                 )
             )
     return problems
+
+
+def task_differences(bound: tuple[Task, ...], now: tuple[Task, ...]) -> list[Problem]:
+    """Each field of the contract's task list that is not what the sources say, by location
+    (`tasks/0/model_calls`): every field is source-owned, so an edit is named, never quoted.
+
+    `now` must show `started_at` at the contract's timestamp precision, as the template did."""
+    if len(bound) != len(now):
+        return [Problem("CONTRACT-TASKS-MISMATCH", where="tasks")]
+    return [
+        Problem("CONTRACT-TASKS-MISMATCH", where=f"tasks/{index}/{name}")
+        for index, (was, is_now) in enumerate(zip(bound, now, strict=True))
+        for name in type(was).model_fields
+        if getattr(was, name) != getattr(is_now, name)
+    ]
 
 
 def parse_source_owned(data: bytes) -> SourceOwned | None:
@@ -250,10 +268,7 @@ def check_against_sources(contract: SourceOwned, fresh: SourceOwned) -> list[Pro
     for name in ("claude_code_versions", "findings", "hidden_calls"):
         if getattr(contract.inventory, name) != getattr(fresh.inventory, name):
             problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where=f"inventory/{name}"))
-    if [(t.id, t.input_digest) for t in contract.tasks] != [
-        (t.id, t.input_digest) for t in fresh.tasks
-    ]:
-        problems.append(Problem("CONTRACT-TASKS-MISMATCH", where="tasks"))
+    problems += task_differences(contract.tasks, fresh.tasks)
     if contract.observed != fresh.observed:
         problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="observed"))
     return problems
