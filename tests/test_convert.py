@@ -593,3 +593,37 @@ def test_task_start_is_compared_at_the_contracts_precision(
     contract = _contract(cli, parent, tmp_path, "--timestamps", precision)
     assert read_json(contract)["claims"]["privacy"]["timestamps"] == precision
     assert _convert(cli, parent, contract, tmp_path / "b.json").code == 0
+
+
+@pytest.mark.parametrize("reason", ["aborted", "duplicate", "not-an-attempt"])
+def test_a_task_with_model_calls_cannot_be_excluded(reason: str, cli: Any, tmp_path: Path) -> None:
+    """SPEC §5.1: excluded_tasks is for prompts no model call followed; excluding one that spent
+    would drop its spend from the evaluation silently."""
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    spent = next(t["id"] for t in data["tasks"] if t["model_calls"] > 0)
+    del data["claims"]["outcomes"][spent]
+    data["claims"]["excluded_tasks"] = {spent: reason}
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert f"CONTRACT-EXCLUDED-HAS-CALLS [claims/excluded_tasks/{spent}]" in result.err
+    assert "acceptable: false" in result.err  # the fix says how to label it instead
+    assert not (tmp_path / "b.json").exists()
+
+
+def test_a_prompt_no_call_followed_may_be_excluded(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    idle = [t["id"] for t in data["tasks"] if t["model_calls"] == 0]
+    assert idle
+    for task_id in idle:
+        del data["claims"]["outcomes"][task_id]
+    data["claims"]["excluded_tasks"] = dict.fromkeys(idle, "not-an-attempt")
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 0, result.err
+    excluded = read_json(tmp_path / "b.json")["excluded_tasks"]
+    assert sorted(e["task"] for e in excluded) == sorted(idle)

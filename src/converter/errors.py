@@ -363,6 +363,13 @@ CODES: dict[str, CodeInfo] = {
         "A task is both excluded and labelled with an outcome.",
         "Keep one of the two.",
     ),
+    "CONTRACT-EXCLUDED-HAS-CALLS": _c(
+        "An excluded task has model calls: excluded_tasks is only for root prompts that no model "
+        "call followed (model_calls 0 in the task list), and excluding one that spent would drop "
+        "its spend from the evaluation.",
+        "Move the task back to claims.outcomes and label it: an attempt that spent money counts, "
+        "even an aborted one or a duplicate (label it acceptable: false).",
+    ),
     "CONTRACT-NOT-CONVERTIBLE": _c(
         "The sources cannot be converted (see the refusals above).",
         "Fix the refusals listed with their codes, then convert again.",

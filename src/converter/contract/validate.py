@@ -191,7 +191,17 @@ def check_tasks(contract: Contract, tasks: tuple[Task, ...]) -> list[Problem]:
         for task_id in sorted(set(named) - ids):
             where = safe_path(("claims", field, task_id))
             problems.append(Problem("CONTRACT-OUTCOME-UNKNOWN-TASK", where=where))
+    calls = {t.id: t.model_calls for t in tasks}
     for task_id, reason in sorted(claims.excluded_tasks.items()):
+        # SPEC §5.1: only a prompt no model call followed may be excluded; excluding one that
+        # spent would drop its spend from the evaluation without a word.
+        if calls.get(task_id, 0) > 0:
+            problems.append(
+                Problem(
+                    "CONTRACT-EXCLUDED-HAS-CALLS",
+                    where=safe_path(("claims", "excluded_tasks", task_id)),
+                )
+            )
         if reason is None:
             problems.append(
                 Problem(
