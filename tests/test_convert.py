@@ -627,3 +627,72 @@ def test_a_prompt_no_call_followed_may_be_excluded(cli: Any, tmp_path: Path) -> 
     assert result.code == 0, result.err
     excluded = read_json(tmp_path / "b.json")["excluded_tasks"]
     assert sorted(e["task"] for e in excluded) == sorted(idle)
+
+
+def test_a_shape_error_hides_no_other_problem(cli: Any, tmp_path: Path) -> None:
+    """SPEC §7 reports every problem: a bad outcome value used to hide the price, null, task and
+    exclusion problems of every other part of the contract."""
+
+    def edit(data: Any) -> None:
+        claims = data["claims"]
+        task = next(iter(claims["outcomes"]))
+        claims["outcomes"][task]["business_value_usd"] = "-1"  # a shape error
+        tier = next(iter(claims["pricing"]["models"].values()))["tiers"][0]
+        tier.update(input="-1", output="NaN", cache_read=None)
+        claims["policy"]["min_tasks"] = None
+        claims["excluded_tasks"] = {"task-000000000000": None}
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    for code in (
+        "CONTRACT-SHAPE [claims/outcomes/",
+        "PRICE-NEGATIVE",
+        "PRICE-NONFINITE",
+        "PRICE-NULL",
+        "CONTRACT-CLAIM-NULL [claims/policy/min_tasks]",
+        "CONTRACT-OUTCOME-UNKNOWN-TASK [claims/excluded_tasks/task-000000000000]",
+        "CONTRACT-EXCLUSION-REASON",
+    ):
+        assert code in result.err, code
+    assert not (tmp_path / "b.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "code"),
+    [
+        (lambda p: p["models"].clear(), "PRICE-MODEL-MISSING [model claude-opus-4-8]"),
+        (
+            lambda p: next(iter(p["models"].values()))["contexts"].clear(),
+            "PRICE-CONTEXT-MISSING [model claude-opus-4-8 / context standard|standard|",
+        ),
+        (lambda p: p["client_tools"].pop("Read"), "PRICE-CLIENT-TOOL-MISSING [tool Read]"),
+    ],
+    ids=["model", "context", "client-tool"],
+)
+def test_a_claim_problem_hides_no_missing_price(
+    edit: Any, code: str, cli: Any, tmp_path: Path
+) -> None:
+    """A price the sources need but the contract lacks used to be found only once every other
+    claim was right, one round trip later."""
+
+    def both(data: Any) -> None:
+        data["claims"]["baseline"]["name"] = None
+        edit(data["claims"]["pricing"])
+
+    result = _convert_edited(cli, tmp_path, both)
+    assert result.code == 2
+    assert "CONTRACT-CLAIM-NULL [claims/baseline/name]" in result.err
+    assert code in result.err
+
+
+def test_a_refused_source_hides_no_contract_problem(cli: Any, tmp_path: Path) -> None:
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    data["claims"]["policy"]["min_tasks"] = None
+    write_json(contract, data)
+    parent.write_bytes(parent.read_bytes() + b'{"type": "user", "mess')  # a torn last line
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CC-LINE-" in result.err
+    assert "CONTRACT-CLAIM-NULL [claims/policy/min_tasks]" in result.err

@@ -12,14 +12,13 @@ from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
 from converter.canonical import pretty_bytes
 from converter.contract.model import Contract, Privacy, Source
+from converter.contract.read import parse_contract, read_contract
 from converter.contract.template import build_template, carry_forward
 from converter.contract.validate import (
     check_against_sources,
-    check_tasks,
-    null_claims,
-    parse_contract,
-    parse_source_owned,
-    unknown_checks,
+    own_problems,
+    pricing_problem,
+    task_claims,
 )
 from converter.errors import Problem, Refused
 from converter.firewall.boundary import Policy, cross, file_labels
@@ -27,7 +26,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount
 from converter.heap import return_free_memory
 from converter.pipeline import SourceName, TaskUnit, read_tree
-from converter.pricing.engine import observed_keys
+from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
 
@@ -127,25 +126,6 @@ def _fresh_template(
     return fresh.model_copy(update={"tasks": shown.tasks})
 
 
-def _stale_sources(
-    contract_bytes: bytes,
-    parent: Path,
-    source: SourceName,
-    task_unit: TaskUnit,
-    pseudo: Pseudonymizer,
-) -> list[Problem]:
-    """With a contract whose claims do not parse, still compare what can be compared."""
-    owned = parse_source_owned(contract_bytes)
-    if owned is None:
-        return []
-    reading = read_sources(parent, source, task_unit, pseudo)
-    canonical = reading.canonical
-    fresh = build_template(
-        canonical, _source(source, task_unit), observed_keys(canonical), Privacy()
-    )
-    return check_against_sources(owned, fresh)
-
-
 def _checked_bundle(
     parent: Path,
     source: SourceName,
@@ -153,24 +133,35 @@ def _checked_bundle(
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
 ) -> BuiltBundle:
-    contract = parse_contract(contract_bytes)
-    if isinstance(contract, list):
-        raise Refused(contract + _stale_sources(contract_bytes, parent, source, task_unit, pseudo))
-    reading = read_sources(parent, source, task_unit, pseudo)
+    """Every problem of the contract, each part checked on its own (SPEC §7 reports them all),
+    or the bundle built from it."""
+    parts = read_contract(contract_bytes)
+    if isinstance(parts, list):  # not JSON: nothing in it to compare with the sources
+        raise Refused(parts)
+    own = own_problems(parts)
+    try:
+        reading = read_sources(parent, source, task_unit, pseudo)
+    except Refused as refused:  # the contract's own problems are problems all the same
+        problems = [*refused.problems, *parts.problems, *own]
+        raise Refused(problems, refused.labels, refused.paths) from None
     canonical = reading.canonical
-    shown = reading.shown(contract.claims.privacy)
-    fresh = _fresh_template(reading, shown, _source(source, task_unit), contract.claims.privacy)
-    problems = check_against_sources(contract, fresh)
-    if any(p.code == "CONTRACT-KEY-MISMATCH" for p in problems):
+    privacy = parts.privacy
+    shown = reading.shown(privacy) if privacy is not None else canonical
+    fresh = _fresh_template(reading, shown, _source(source, task_unit), privacy or Privacy())
+    # Without the contract's timestamp precision, a task's start cannot be compared.
+    ignore = frozenset() if privacy is not None else frozenset({"started_at"})
+    against = check_against_sources(parts, fresh, ignore)
+    if any(p.code == "CONTRACT-KEY-MISMATCH" for p in against):
+        raise Refused([*parts.problems, *against, *own])
+    problems = [*parts.problems, *against, *task_claims(parts, fresh.tasks), *own]
+    if parts.pricing is not None:
+        problems += [pricing_problem(p) for p in account_problems(canonical, parts.pricing)]
+    if problems or parts.contract is None:
         raise Refused(problems)
-    problems += check_tasks(contract, fresh.tasks) + null_claims(contract)
-    problems += unknown_checks(contract)
+    contract = parts.contract
     claims = complete(contract.claims.pricing)
-    if isinstance(claims, list):
-        problems += [Problem(p.code, where=p.where() or None) for p in claims]
-        raise Refused(problems)
-    if problems:
-        raise Refused(problems)
+    if isinstance(claims, list):  # own_problems has named each of these already
+        raise Refused([pricing_problem(p) for p in claims])
     del reading, fresh  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
     built = build_bundle(contract, contract_bytes, canonical, shown, claims)

@@ -352,8 +352,8 @@ CODES: dict[str, CodeInfo] = {
         "expected-net-value, incremental-net-value, runtime-caps or sample-size, or remove it.",
     ),
     "CONTRACT-OUTCOME-UNKNOWN-TASK": _c(
-        "An outcome or exclusion names a task that is not in the contract's task list.",
-        "Remove it; task ids come from the template.",
+        "An outcome or exclusion names a task that the sources do not have.",
+        "Remove it; task ids come from the template's task list.",
     ),
     "CONTRACT-EXCLUSION-REASON": _c(
         "An excluded task has no valid reason (not-an-attempt, duplicate, aborted).",

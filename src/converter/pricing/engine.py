@@ -118,7 +118,9 @@ def _token_lines(
     return [line(name, units, rate, multiplier, 1_000_000) for name, units, rate in rows]
 
 
-def _problems(event: ModelEvent, claims: PricingClaims) -> list[PricingProblem]:
+def _problems(event: ModelEvent, claims: PricingClaims | PricingTemplate) -> list[PricingProblem]:
+    """What the claim lacks to price `event`: an entry, not a value (on a template, a null or
+    bad value is `template_problems`' to name)."""
     pricing = claims.models.get(event.model)
     if pricing is None:
         return [PricingProblem(code="PRICE-MODEL-MISSING", model=event.model)]
@@ -192,17 +194,31 @@ def price_tool_event(event: ToolEvent, claims: PricingClaims) -> PricedTool | li
     return PricedTool(event=event.id, tool=event.name, cost=cost)
 
 
-def account_problems(account: PublicAccount, claims: PricingClaims) -> list[PricingProblem]:
-    """Every distinct reason any event of the account cannot be priced, in a stable order."""
+def account_problems(
+    account: PublicAccount, claims: PricingClaims | PricingTemplate
+) -> list[PricingProblem]:
+    """Every distinct reason any event of the account cannot be priced, in a stable order: a
+    model, billing context, server tool or client tool with no entry, or no max_output_tokens
+    for a usage-incomplete call. It looks entries up and prices nothing, so it runs on a
+    template whose values are still null as well as on a completed claim, and costs a lookup
+    per event on a large tree."""
     found: dict[str, PricingProblem] = {}
+    seen: set[tuple[str, str, bool, bool]] = set()  # what `_problems` reads of an event
     for model_event in account.model_events:
-        priced = price_model_event(model_event, claims)
-        for problem in priced if isinstance(priced, list) else []:
+        asks = (
+            model_event.model,
+            model_event.context.key(),
+            model_event.usage_complete,
+            model_event.usage.web_search_requests > 0,
+        )
+        if asks in seen:
+            continue
+        seen.add(asks)
+        for problem in _problems(model_event, claims):
             found.setdefault(problem.model_dump_json(), problem)
-    for tool_event in account.tool_events:
-        tool = price_tool_event(tool_event, claims)
-        for problem in tool if isinstance(tool, list) else []:
-            found.setdefault(problem.model_dump_json(), problem)
+    for name in sorted({t.name for t in account.tool_events} - set(claims.client_tools)):
+        problem = PricingProblem(code="PRICE-CLIENT-TOOL-MISSING", tool=name)
+        found.setdefault(problem.model_dump_json(), problem)
     return [found[k] for k in sorted(found)]
 
 

@@ -1,0 +1,216 @@
+"""Read a contract's bytes (SPEC §7): strict JSON into the contract model, and, when the whole
+does not validate, each part on its own, so that one bad part hides no other part's problems.
+
+Locations name only field names, keyed pseudonyms and allowed names — never a value, nor a key
+the user typed (SPEC §6.4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic.fields import FieldInfo
+
+from converter.contract.model import (
+    BaselineClaim,
+    Claims,
+    Contract,
+    ExclusionReason,
+    Inventory,
+    Observed,
+    OutcomeClaim,
+    OutcomeContract,
+    PolicyClaim,
+    Privacy,
+    Source,
+    SourceOwned,
+)
+from converter.errors import Problem
+from converter.firewall.boundary import may_name
+from converter.firewall.view import Task
+from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
+from converter.pricing.model import PricingTemplate
+
+
+@dataclass(frozen=True, slots=True)
+class ContractParts:
+    """A contract read part by part. `contract` is the whole when it validates; otherwise
+    `problems` names every shape error and each part that validated on its own is set (None:
+    the part did not validate, and its problems are among `problems`)."""
+
+    problems: tuple[Problem, ...]
+    contract: Contract | None = None
+    source: Source | None = None
+    key_id: str | None = None
+    inventory: Inventory | None = None
+    tasks: tuple[Task, ...] | None = None
+    observed: Observed | None = None
+    outcomes: dict[str, OutcomeClaim] | None = None
+    excluded_tasks: dict[str, ExclusionReason | None] | None = None
+    outcome_contract: OutcomeContract | None = None
+    pricing: PricingTemplate | None = None
+    baseline: BaselineClaim | None = None
+    policy: PolicyClaim | None = None
+    privacy: Privacy | None = None
+
+
+_OWNED = ("source", "key_id", "inventory", "tasks", "observed")
+_CLAIMS = tuple(Claims.model_fields)
+
+
+def _adapter(field: FieldInfo) -> TypeAdapter[Any]:
+    hint: Any = field.annotation
+    for constraint in field.metadata:  # e.g. key_id's pattern
+        hint = Annotated[hint, constraint]
+    return TypeAdapter(hint)
+
+
+_PARTS: dict[str, tuple[FieldInfo, TypeAdapter[Any]]] = {
+    name: (field, _adapter(field))
+    for model, names in ((SourceOwned, _OWNED), (Claims, _CLAIMS))
+    for name, field in model.model_fields.items()
+    if name in names
+}
+
+
+def read_contract(data: bytes) -> ContractParts | list[Problem]:
+    """The contract, or its parts and every shape problem; a list when it is not strict JSON
+    (no duplicate keys, no NaN, decimals exact) at all."""
+    try:
+        raw = as_tuples(loads_exact(data))
+    except NotStrictJSON as bad:
+        return [Problem("CONTRACT-UNREADABLE", line=bad.line)]
+    try:
+        # Strict: a boolean must be true/false, a count an integer; money may be a JSON number
+        # (read as an exact Decimal above) or a plain decimal string, never "yes" or " 40 ".
+        contract = Contract.model_validate(raw, strict=True)
+    except ValidationError as invalid:
+        return _parts(raw, tuple(_shape(err) for err in invalid.errors()))
+    claims = {name: getattr(contract.claims, name) for name in _CLAIMS}
+    owned = {name: getattr(contract, name) for name in _OWNED}
+    return ContractParts((), contract, **owned, **claims)
+
+
+def parse_contract(data: bytes) -> Contract | list[Problem]:
+    """The whole contract, or every problem that keeps it from being one."""
+    parts = read_contract(data)
+    if isinstance(parts, list):
+        return parts
+    return parts.contract if parts.contract is not None else list(parts.problems)
+
+
+def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
+    top = raw if isinstance(raw, dict) else {}
+    claims = top.get("claims")
+    found = {name: _part(name, top) for name in _OWNED}
+    found |= {name: _part(name, claims if isinstance(claims, dict) else None) for name in _CLAIMS}
+    return ContractParts(problems, None, **found)
+
+
+def _part(name: str, raw: dict[str, Any] | None) -> Any:
+    """One part validated on its own, as the whole would; None when it does not validate."""
+    if raw is None:
+        return None
+    field, adapter = _PARTS[name]
+    if name not in raw:
+        return None if field.is_required() else field.get_default(call_default_factory=True)
+    try:
+        return adapter.validate_python(raw[name], strict=True)
+    except ValidationError:
+        return None
+
+
+def _shape(err: Any) -> Problem:
+    where = safe_path(err["loc"], last_is_key=err.get("type") == "extra_forbidden")
+    return Problem("CONTRACT-SHAPE", where=f"{where} (expected: {expected(err)})")
+
+
+# What a field wants, in words. Only the schema's own values are quoted (the allowed literals,
+# the bounds): never the input, which may hold anything a user pasted.
+_WANTS = {
+    "missing": "a value (the field is missing)",
+    "extra_forbidden": "no such field",
+    "int_type": "an integer",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "dict_type": "an object",
+    "tuple_type": "an array",
+    "list_type": "an array",
+    "decimal_type": "a number or a decimal string",
+    "string_pattern_mismatch": "text of the documented form",
+    "string_too_long": "shorter text",
+    "decimal_max_digits": "fewer digits",
+    "decimal_max_places": "fewer decimal places",
+    "finite_number": "a finite number",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "enum": "one of the documented values",
+    "too_short": "more items",
+    "too_long": "fewer items",
+    "string_too_short": "longer text",
+    "bool_parsing": "true or false",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "decimal_parsing": "a number or a decimal string",
+    "is_instance_of": "a value of the documented type",
+}
+_BOUNDS = {
+    "greater_than_equal": ("ge", ">="),
+    "greater_than": ("gt", ">"),
+    "less_than_equal": ("le", "<="),
+    "less_than": ("lt", "<"),
+}
+
+
+def expected(err: Any) -> str:
+    """The plain-words expectation of one pydantic error, e.g. `one of 'a' or 'b'`, `>= 0`."""
+    kind = str(err.get("type", ""))
+    ctx = err.get("ctx") or {}
+    if kind == "literal_error" and "expected" in ctx:
+        return f"one of {ctx['expected']}"
+    if kind in _BOUNDS:
+        key, sign = _BOUNDS[kind]
+        if key in ctx:
+            return f"a number {sign} {ctx[key]}"
+    return _WANTS.get(kind, "a value of the documented type and range")
+
+
+def _field_names(schema: Any) -> frozenset[str]:
+    """Every property name anywhere in a JSON schema."""
+    names: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(names)
+
+
+# What a diagnostic may name (SPEC §6.4 quotes no key): the contract's own field names, keyed
+# pseudonyms (task-, tool-, model-, x-<hex>), built-in tool names, billing-context keys and model
+# ids. Any other key a user wrote into the contract is `<key>`.
+_FIELDS = _field_names(Contract.model_json_schema())
+
+
+def _nameable(text: str) -> bool:
+    return text in _FIELDS or may_name(text)
+
+
+def safe_path(loc: tuple[Any, ...] | list[Any], *, last_is_key: bool = False) -> str:
+    """A JSON path of what a diagnostic may name; anything else (a key the user typed) is
+    `<key>`. `last_is_key`: the last part is a key the schema does not have: always masked."""
+    parts = []
+    for index, part in enumerate(loc):
+        text = str(part)
+        if isinstance(part, int):
+            parts.append(text)
+        elif last_is_key and index == len(loc) - 1:
+            parts.append("<key>")
+        else:
+            parts.append(text if _nameable(text) else "<key>")
+    return "/".join(parts)
