@@ -696,3 +696,33 @@ def test_a_refused_source_hides_no_contract_problem(cli: Any, tmp_path: Path) ->
     assert result.code == 2
     assert "CC-LINE-" in result.err
     assert "CONTRACT-CLAIM-NULL [claims/policy/min_tasks]" in result.err
+
+
+def test_a_contract_saved_with_a_byte_order_mark_converts(cli: Any, tmp_path: Path) -> None:
+    """Notepad writes a UTF-8 BOM; the transcript reader accepts one, and so does the contract."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    contract.write_bytes(b"\xef\xbb\xbf" + contract.read_bytes())
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 0, result.err
+
+
+def test_a_repeated_key_in_the_contract_names_its_line(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    lines = contract.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"min_tasks": 1' in line)
+    lines.insert(at + 1, '"min_tasks": 2,' if lines[at].endswith(",") else ',"min_tasks": 2')
+    contract.write_text("\n".join(lines))
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert f"CONTRACT-UNREADABLE [line {at + 2}]" in result.err
+
+
+def test_a_contract_that_is_not_an_object_names_the_top_level(cli: Any, tmp_path: Path) -> None:
+    parent = fixture_parent("synthetic_tree")
+    contract = tmp_path / "contract.json"
+    contract.write_text("[]")
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-SHAPE [(contract) (expected: an object)]" in result.err

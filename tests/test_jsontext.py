@@ -57,3 +57,21 @@ def test_refused(doc: bytes) -> None:
 
 def test_escaped_colon_without_duplicate_is_read() -> None:
     assert loads_integral(b'{"a\\u003a": "\\u003a", "b": 2}') == {"a:": ":", "b": 2}
+
+
+@pytest.mark.parametrize(
+    ("doc", "line"),
+    [
+        (b'{"a": 1,\n "a": 2}', 2),
+        (b'{"a": 1,\n "b": {"x": [1, {"a": 2}],\n "x": 3}}', 3),
+        (b'{\n"q": "\\"a\\": {", \n"\\u0061": 1,\n"a": 2}', 4),  # escapes, braces in strings
+        (b'[{}, {"k": 1,\n\n "k": 2}]', 3),
+    ],
+)
+def test_a_duplicate_key_names_its_line(doc: bytes, line: int) -> None:
+    """The pairs hook sees no position; a contract edited by hand is fixed at a line."""
+    for reader in (loads_exact, loads_integral):
+        with pytest.raises(NotStrictJSON) as refused:
+            reader(doc)
+        assert refused.value.line == line
+        assert refused.value.parsed

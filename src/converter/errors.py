@@ -293,9 +293,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     # --- contract (CONTRACT-*) ---
     "CONTRACT-UNREADABLE": _c(
-        "The contract file could not be read, or is not valid strict JSON (duplicate keys, NaN, "
-        "a torn write).",
-        "Regenerate it with `convert --template`, or fix the JSON syntax.",
+        "The contract file could not be read, or is not valid strict JSON (a syntax error, a "
+        "repeated key, NaN, a torn write, text that is not UTF-8).",
+        "Fix the JSON at the line named (an editor that saves UTF-16 must save UTF-8 instead), "
+        "or regenerate it with `convert --template`.",
     ),
     "CONTRACT-SHAPE": _c(
         "A contract field is missing, unknown, or of the wrong type or range.",

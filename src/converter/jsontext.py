@@ -8,6 +8,7 @@ exponent become exact `Decimal`s, never floats. The transcript line reader
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -25,11 +26,47 @@ class NotStrictJSON(ValueError):
         self.parsed = parsed
 
 
+class _DuplicateKey(NotStrictJSON):
+    """Raised by the pairs hook, which sees no position; `_scan` finds the line."""
+
+
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     document = dict(pairs)
     if len(document) != len(pairs):
-        raise NotStrictJSON("duplicate key", parsed=True)
+        raise _DuplicateKey("duplicate key", parsed=True)
     return document
+
+
+# A JSON string, a structural character or a line break: all `_duplicate_line` steps on.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:\n]')
+
+
+def _duplicate_line(text: str) -> int | None:
+    """The line of the first key an object repeats, found by walking the refused document's
+    strings and structure again: a hand-edited contract is fixed at a line, not by a search."""
+    keys: list[set[str] | None] = []  # per open container, the keys seen (None: an array)
+    line, key_next = 1, False
+    for match in _TOKEN.finditer(text):
+        piece = match.group()
+        if piece[0] == '"':
+            if key_next and keys and keys[-1] is not None:
+                key = json.loads(piece)  # "a" and "\u0061" are one key
+                if key in keys[-1]:
+                    return line
+                keys[-1].add(key)
+            key_next = False
+        elif piece == "\n":
+            line += 1
+        elif piece in "{[":
+            keys.append(set() if piece == "{" else None)
+            key_next = piece == "{"
+        elif piece in "}]":
+            if keys:
+                keys.pop()
+            key_next = False
+        else:  # "," opens the next key of an object; ":" its value
+            key_next = piece == "," and bool(keys) and keys[-1] is not None
+    return None
 
 
 def _no_constant(_: str) -> Any:
@@ -38,8 +75,12 @@ def _no_constant(_: str) -> Any:
 
 def _scan(data: bytes, **hooks: Any) -> Any:
     """The standard parser over UTF-8 `data` with `hooks`; every failure is NotStrictJSON."""
+    text = ""
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant, **hooks)
+        text = data.decode("utf-8")
+        return json.loads(text, parse_constant=_no_constant, **hooks)
+    except _DuplicateKey:
+        raise NotStrictJSON("duplicate key", _duplicate_line(text), parsed=True) from None
     except NotStrictJSON:
         raise
     except json.JSONDecodeError as bad:

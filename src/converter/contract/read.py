@@ -7,6 +7,7 @@ the user typed (SPEC §6.4).
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -78,6 +79,8 @@ _PARTS: dict[str, tuple[FieldInfo, TypeAdapter[Any]]] = {
 def read_contract(data: bytes) -> ContractParts | list[Problem]:
     """The contract, or its parts and every shape problem; a list when it is not strict JSON
     (no duplicate keys, no NaN, decimals exact) at all."""
+    if data.startswith(codecs.BOM_UTF8):  # Notepad writes one; the transcript reader takes it
+        data = data[len(codecs.BOM_UTF8) :]
     try:
         raw = as_tuples(loads_exact(data))
     except NotStrictJSON as bad:
@@ -123,7 +126,8 @@ def _part(name: str, raw: dict[str, Any] | None) -> Any:
 
 
 def _shape(err: Any) -> Problem:
-    where = safe_path(err["loc"], last_is_key=err.get("type") == "extra_forbidden")
+    # An empty path is the document itself (an array, say, where the contract's object goes).
+    where = safe_path(err["loc"], last_is_key=err.get("type") == "extra_forbidden") or "(contract)"
     return Problem("CONTRACT-SHAPE", where=f"{where} (expected: {expected(err)})")
 
 
