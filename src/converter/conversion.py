@@ -12,7 +12,7 @@ from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
 from converter.canonical import pretty_bytes
 from converter.contract.model import Contract, Privacy, Source
-from converter.contract.read import parse_contract, read_contract
+from converter.contract.read import ContractParts, parse_contract, read_contract
 from converter.contract.template import build_template, carry_forward
 from converter.contract.validate import (
     check_against_sources,
@@ -138,33 +138,42 @@ def _checked_bundle(
     parts = read_contract(contract_bytes)
     if isinstance(parts, list):  # not JSON: nothing in it to compare with the sources
         raise Refused(parts)
-    own = own_problems(parts)
     try:
         reading = read_sources(parent, source, task_unit, pseudo)
     except Refused as refused:  # the contract's own problems are problems all the same
-        problems = [*refused.problems, *parts.problems, *own]
+        problems = [*refused.problems, *parts.problems, *own_problems(parts)]
         raise Refused(problems, refused.labels, refused.paths) from None
-    canonical = reading.canonical
-    privacy = parts.privacy
-    shown = reading.shown(privacy) if privacy is not None else canonical
-    fresh = _fresh_template(reading, shown, _source(source, task_unit), privacy or Privacy())
-    # Without the contract's timestamp precision, a task's start cannot be compared.
-    ignore = frozenset() if privacy is not None else frozenset({"started_at"})
-    against = check_against_sources(parts, fresh, ignore)
-    if any(p.code == "CONTRACT-KEY-MISMATCH" for p in against):
-        raise Refused([*parts.problems, *against, *own])
-    problems = [*parts.problems, *against, *task_claims(parts, fresh.tasks), *own]
-    if parts.pricing is not None:
-        problems += [pricing_problem(p) for p in account_problems(canonical, parts.pricing)]
+    problems, shown = _problems(parts, reading, _source(source, task_unit))
     if problems or parts.contract is None:
         raise Refused(problems)
     contract = parts.contract
     claims = complete(contract.claims.pricing)
     if isinstance(claims, list):  # own_problems has named each of these already
         raise Refused([pricing_problem(p) for p in claims])
-    del reading, fresh  # the reader's account is done with: its memory can hold the bundle
+    canonical = reading.canonical
+    del reading  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
     built = build_bundle(contract, contract_bytes, canonical, shown, claims)
     if isinstance(built, list):
         raise Refused(built)
     return built
+
+
+def _problems(
+    parts: ContractParts, reading: Reading, source: Source
+) -> tuple[list[Problem], PublicAccount]:
+    """Every problem of the contract, against the sources and on its own; and the account as
+    the contract's privacy shows it (canonical when privacy did not validate: nothing is built)."""
+    privacy = parts.privacy
+    shown = reading.shown(privacy) if privacy is not None else reading.canonical
+    fresh = _fresh_template(reading, shown, source, privacy or Privacy())
+    # Without the contract's timestamp precision, a task's start cannot be compared.
+    ignore = frozenset() if privacy is not None else frozenset({"started_at"})
+    against = check_against_sources(parts, fresh, ignore)
+    if any(p.code == "CONTRACT-KEY-MISMATCH" for p in against):
+        return [*parts.problems, *against, *own_problems(parts)], shown
+    problems = [*parts.problems, *against, *task_claims(parts, fresh.tasks), *own_problems(parts)]
+    if parts.pricing is not None:
+        pricing = account_problems(reading.canonical, parts.pricing)
+        problems += [pricing_problem(p) for p in pricing]
+    return problems, shown
