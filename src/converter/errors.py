@@ -509,8 +509,8 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "EVAL-AUXILIARY-NOT-OBSERVED": _c(
-        "Auxiliary calls (titles, compaction) were not observed: no provider bodies were given, "
-        "so their spend is not in the costs.",
+        "Auxiliary calls (session titles, compaction, web-search side calls) were not observed: "
+        "no provider bodies were given, so their spend is not in the costs.",
         "Convert with --provider-bodies to include calls seen only in provider bodies.",
         blocking=False,
     ),
