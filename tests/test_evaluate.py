@@ -240,7 +240,7 @@ def test_interval_straddling_a_limit_is_incomplete_with_the_reason() -> None:
     [reason] = ev.reasons
     assert reason.code == "EVAL-GATE-INDETERMINATE"
     assert reason.text() == (
-        "runtime-caps: 1 usage-incomplete calls leave the trace cost per task between "
+        "runtime-caps: 1 usage-incomplete call leaves the trace cost per task between "
         "$2.0000 and $12.0000 (limit $10.0000)"
     )
     assert reason.text() in render_markdown(ev)
@@ -485,3 +485,22 @@ def test_json_reason_has_its_sentence() -> None:
 
 def _no_float(text: str) -> Any:
     raise AssertionError(f"float in JSON report: {text}")
+
+
+def test_counts_in_sentences_agree_with_their_nouns() -> None:
+    """ "1 tasks", "1 reason(s)" and "1 ... calls leave" read as careless; one is singular."""
+    one = make_workload([make_task(0)], min_tasks=2)
+    ev = evaluate(one)
+    [reason] = ev.reasons
+    assert reason.text() == "sample-size: 1 task, policy minimum 2"
+    headline = render_text(ev).splitlines()[0]
+    assert (
+        headline == "Decision: INCOMPLETE (exit 2) — 1 task, 1 excluded; 1 reason it is incomplete"
+    )
+    two = evaluate(make_workload([make_task(0)], min_tasks=2, disabled_checks=("p95-task-cost",)))
+    assert "— 1 task, 1 excluded; 2 reasons it is incomplete" in render_markdown(two)
+    many = evaluate(make_workload([make_task(i) for i in range(3)], min_tasks=4))
+    assert "— 3 tasks, 1 excluded; 1 reason it is incomplete" in render_text(many)
+    tasks = [make_task(0, 2, 12, incomplete=2), *(make_task(i) for i in range(1, 4))]
+    [indeterminate] = evaluate(make_workload(tasks)).reasons
+    assert indeterminate.text().startswith("runtime-caps: 2 usage-incomplete calls leave ")

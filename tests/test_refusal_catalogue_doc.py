@@ -19,7 +19,9 @@ def test_auxiliary_finding_names_what_the_readme_says_is_omitted() -> None:
     """README's "What it does not do" lists the calls no transcript records; the finding that a
     report shows for them must name the same ones, not a shorter list."""
     readme = (ROOT / "README.md").read_text()
-    bullet = readme.split("## What it does not do")[1].split("calls that no transcript records (")[1]
+    bullet = readme.split("## What it does not do")[1].split("calls that no transcript records (")[
+        1
+    ]
     omitted = [part.strip() for part in bullet.split(")")[0].replace("\n", " ").split(",")]
     assert omitted == ["session titles", "compaction", "web-search side calls"]
     message = CODES["EVAL-AUXILIARY-NOT-OBSERVED"].message

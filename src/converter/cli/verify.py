@@ -28,6 +28,7 @@ from converter.cli.options import SOURCES, key_option, provider_bodies_option, r
 from converter.errors import IntegrityFailure
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.inspection import counted
 from converter.pipeline import SourceName, TaskUnit
 
 
@@ -145,5 +146,5 @@ def _check_rederivation(
         raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")
     click.echo(
         "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
-        f"({len(data)} bytes)"
+        f"({counted(len(data), 'byte')})"
     )

@@ -13,6 +13,7 @@ from converter.errors import CODES
 from converter.evaluate.fmt import number, percent, usd, usd_span
 from converter.evaluate.inputs import HIDDEN_CALLS, ROOT_AGENT, Interval
 from converter.evaluate.result import Bounds, Evaluation, Finding, GateResult, Measure, Span
+from converter.inspection import counted
 
 _SYMBOL = {"<=": "≤", ">=": "≥"}
 _ZERO = Decimal(0)
@@ -33,9 +34,10 @@ def _limit(measure: Measure) -> str:
 
 def _headline(ev: Evaluation) -> str:
     m = ev.metrics
-    base = f"{ev.decision} (exit {ev.exit_code}) — {m.tasks} tasks, {ev.excluded_tasks} excluded"
+    base = f"{ev.decision} (exit {ev.exit_code}) — {counted(m.tasks, 'task')}, "
+    base += f"{ev.excluded_tasks:,} excluded"
     if ev.reasons:
-        return f"{base}; {len(ev.reasons)} reason(s) it is incomplete"
+        return f"{base}; {counted(len(ev.reasons), 'reason')} it is incomplete"
     failed = [g.check.id for g in ev.gates if g.status == "fail"]
     return f"{base}; failed: {', '.join(failed)}" if failed else f"{base}; every gate passes"
 
@@ -112,7 +114,7 @@ def _completeness_lines(ev: Evaluation) -> list[str]:
         f"usage-incomplete calls: {m.usage_incomplete_calls}",
         f"auxiliary calls: {ev.auxiliary_calls}",
         f"cache read share: {percent(m.cache_read_tokens, m.input_tokens_total)}"
-        f" ({m.cache_read_tokens} of {m.input_tokens_total} input tokens)",
+        f" ({m.cache_read_tokens:,} of {counted(m.input_tokens_total, 'input token')})",
     ]
 
 

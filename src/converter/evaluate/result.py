@@ -18,6 +18,7 @@ from converter.evaluate.inputs import (
     Policy,
 )
 from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
+from converter.inspection import counted
 
 # Decimals leave as strings; long quotients are rounded to 12 places (see fmt.py).
 Dec = Annotated[Decimal, PlainSerializer(json_decimal, return_type=str, when_used="json")]
@@ -162,10 +163,12 @@ class Reason(Closed):
         if self.code == "EVAL-GATE-UNAVAILABLE":
             return f"{where} cannot be computed: the workload has no tasks"
         if self.code == "EVAL-SAMPLE-TOO-SMALL":
-            return f"{where}: {number(self.low, 'count')} tasks, policy minimum {number(self.limit, 'count')}"
+            tasks = counted(int(self.low or 0), "task")
+            return f"{where}: {tasks}, policy minimum {number(self.limit, 'count')}"
         calls = self.usage_incomplete_calls or 0
+        verb = "leaves" if calls == 1 else "leave"
         return (
-            f"{where}: {calls} usage-incomplete calls leave the {self.measure} between "
+            f"{where}: {counted(calls, 'usage-incomplete call')} {verb} the {self.measure} between "
             f"{number(self.low, self.unit)} and {number(self.high, self.unit)} "
             f"(limit {number(self.limit, self.unit)})"
         )
