@@ -504,3 +504,23 @@ def test_counts_in_sentences_agree_with_their_nouns() -> None:
     tasks = [make_task(0, 2, 12, incomplete=2), *(make_task(i) for i in range(1, 4))]
     [indeterminate] = evaluate(make_workload(tasks)).reasons
     assert indeterminate.text().startswith("runtime-caps: 2 usage-incomplete calls leave ")
+
+
+def test_hidden_calls_not_observed_are_not_shown_as_a_measured_zero() -> None:
+    """Without provider bodies the hidden column was `$0.0000`, which reads as measured."""
+    ev = evaluate(make_workload([make_task(i) for i in range(3)], auxiliary="not-observed"))
+    text = render_markdown(ev)
+    header = (
+        "| Task | Acceptable | `main` | `hidden` | Human | Remediation | Incident | Effective |"
+    )
+    rows = text.split(header)[1].split("\n\n")[0].splitlines()[2:]
+    assert len(rows) == 4  # three tasks and the total
+    assert all(row.split(" | ")[3] == "n/o" for row in rows)
+    assert "n/o: not observed" in text
+    data = json.loads(render_json(ev), parse_float=_no_float)
+    assert data["auxiliary_calls"] == "not-observed"
+    assert all("hidden" not in t["cost_by_agent_type"] for t in data["tasks"])
+    assert "hidden" not in data["metrics"]["cost_by_agent_type"]
+    observed = render_markdown(evaluate(make_workload([make_task(0)], auxiliary="observed")))
+    assert "n/o" not in observed  # observed and none found: a measured zero
+    assert "| $0.0000 | $2.0000 |" in observed

@@ -92,6 +92,21 @@ def _cell(part: Interval | Span | None) -> str:
     return usd(_ZERO) if part is None else usd_span(part.low, part.high)
 
 
+NOT_OBSERVED = "n/o"
+_NOT_OBSERVED_LEGEND = (
+    f"{NOT_OBSERVED}: not observed — no provider bodies were given, so calls that no transcript "
+    "records (session titles, compaction, web-search side calls) are not in these costs; "
+    "not a zero."
+)
+
+
+def _agent_cell(ev: Evaluation, column: str, part: Interval | Span | None) -> str:
+    """A cost per agent type; hidden calls that were never looked for are `n/o`, not `$0`."""
+    if part is None and column == HIDDEN_CALLS and ev.auxiliary_calls == "not-observed":
+        return NOT_OBSERVED
+    return _cell(part)
+
+
 def _sum(values: list[Decimal]) -> Decimal:
     return sum(values, _ZERO)
 
@@ -167,7 +182,7 @@ def render_markdown(ev: Evaluation) -> str:
         [
             f"`{t.id}`",
             "yes" if t.acceptable else "no",
-            *(_cell(t.cost_by_agent_type.get(c)) for c in columns),
+            *(_agent_cell(ev, c, t.cost_by_agent_type.get(c)) for c in columns),
             usd(t.human_usd),
             usd(t.remediation_usd),
             usd(t.incident_loss_usd),
@@ -177,7 +192,7 @@ def render_markdown(ev: Evaluation) -> str:
     ]
     m = ev.metrics
     total = ["**all**", f"{m.acceptable_tasks}/{m.tasks}"]
-    total += [_cell(m.cost_by_agent_type.get(c)) for c in columns]
+    total += [_agent_cell(ev, c, m.cost_by_agent_type.get(c)) for c in columns]
     total += [
         usd(_sum([t.human_usd for t in ev.tasks])),
         usd(_sum([t.remediation_usd for t in ev.tasks])),
@@ -185,6 +200,8 @@ def render_markdown(ev: Evaluation) -> str:
         usd_span(m.total_effective_cost.low, m.total_effective_cost.high),
     ]
     out += _table(header, [*task_rows, total], right=2)
+    if ev.auxiliary_calls == "not-observed":
+        out += ["", _NOT_OBSERVED_LEGEND]
     out += ["", "### Cost per model", ""]
     out += _table(
         ["Model", "Spend"],
