@@ -100,3 +100,184 @@ def test_refuses_what_whole_validation_refuses(edit: Any) -> None:
 
 def test_resealed_but_unchanged_opens() -> None:
     assert open_bundle(_resealed(lambda body: None)).receipt.evidence_sha256
+
+
+# --- resealed bundles whose parts disagree (referential integrity) -------------------------
+# The golden bundle: one task, two agents (root, a general-purpose child delegated by the
+# first tool event), four model events (0-3), two tool events (4, 5), six edges.
+
+
+def _codes_at(edit: Any) -> list[tuple[str, str | None]]:
+    with pytest.raises(Refused) as refused:
+        open_bundle(_resealed(edit))
+    return [(p.code, p.where) for p in refused.value.problems]
+
+
+def _set(path: str, value: Any) -> Any:
+    def edit(body: dict[str, Any]) -> None:
+        *parents, last = path.split("/")
+        node: Any = body
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node[int(last) if isinstance(node, list) else last] = value
+
+    return edit
+
+
+UNKNOWN_TASK = "task-" + "0" * 12
+UNKNOWN_EVENT = "event-" + "0" * 12
+UNKNOWN_AGENT = "agent-" + "0" * 12
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            _set("outcomes", {}),
+            [("BUNDLE-OUTCOME-MISMATCH", "tasks/0/id")],
+        ),
+        (
+            _set("events/0/task", None),
+            [
+                ("BUNDLE-DANGLING-REFERENCE", "events/0/task"),
+                ("BUNDLE-COUNT-MISMATCH", "tasks/0/model_calls"),
+            ],
+        ),
+        (
+            _set("events/5/task", UNKNOWN_TASK),  # a tool event: no task count changes
+            [("BUNDLE-DANGLING-REFERENCE", "events/5/task")],
+        ),
+        (
+            _set("events/2/agent", UNKNOWN_AGENT),
+            [("BUNDLE-DANGLING-REFERENCE", "events/2/agent")],
+        ),
+        (
+            _set("events/4/requested_by", UNKNOWN_EVENT),
+            [("BUNDLE-DANGLING-REFERENCE", "events/4/requested_by")],
+        ),
+        (
+            _set("events/4/requested_by", "event-0d39b4ca519a"),  # a tool event, not a model call
+            [("BUNDLE-DANGLING-REFERENCE", "events/4/requested_by")],
+        ),
+        (
+            _set("edges/3/target", UNKNOWN_EVENT),
+            [("BUNDLE-DANGLING-REFERENCE", "edges/3/target")],
+        ),
+        (
+            _set("agents/1/parent", UNKNOWN_AGENT),
+            [("BUNDLE-DANGLING-REFERENCE", "agents/1/parent")],
+        ),
+        (
+            _set("agents/1/delegation", UNKNOWN_EVENT),
+            [("BUNDLE-DANGLING-REFERENCE", "agents/1/delegation")],
+        ),
+        (
+            _set("excluded_tasks", [{"task": UNKNOWN_TASK, "reason": "duplicate"}]),
+            [("BUNDLE-DANGLING-REFERENCE", "excluded_tasks/0/task")],
+        ),
+        (
+            _set("events/1/id", "event-7271fe6a2419"),  # event 0's id; edges named event 1
+            [
+                ("BUNDLE-DUPLICATE-ID", "events/1/id"),
+                ("BUNDLE-DANGLING-REFERENCE", "edges/1/target"),
+                ("BUNDLE-DANGLING-REFERENCE", "edges/5/target"),
+            ],
+        ),
+        (
+            _set("receipt/counts/tool_calls", 7),
+            [("BUNDLE-COUNT-MISMATCH", "receipt/counts/tool_calls")],
+        ),
+        (
+            _set("tasks/0/model_calls", 3),
+            [("BUNDLE-COUNT-MISMATCH", "tasks/0/model_calls")],
+        ),
+    ],
+    ids=[
+        "outcomes-deleted",
+        "event-task-null",
+        "event-task-unknown",
+        "event-agent-unknown",
+        "requested-by-unknown",
+        "requested-by-a-tool",
+        "edge-to-nothing",
+        "agent-parent-unknown",
+        "delegation-unknown",
+        "exclusion-unknown",
+        "duplicate-event-id",
+        "receipt-count",
+        "task-count",
+    ],
+)
+def test_a_resealed_bundle_whose_parts_disagree_is_refused(
+    edit: Any, expected: list[tuple[str, str]]
+) -> None:
+    assert _codes_at(edit) == expected
+
+
+def test_an_outcome_for_an_unknown_or_excluded_task_is_refused() -> None:
+    def edit(body: dict[str, Any]) -> None:
+        [task] = body["tasks"]
+        body["outcomes"][UNKNOWN_TASK] = body["outcomes"][task["id"]]
+        body["excluded_tasks"] = [{"task": task["id"], "reason": "aborted"}]
+
+    assert _codes_at(edit) == [
+        ("BUNDLE-OUTCOME-MISMATCH", f"outcomes/{UNKNOWN_TASK}"),
+        ("BUNDLE-OUTCOME-MISMATCH", "outcomes/task-4b48fdab3d2b"),
+    ]
+
+
+def test_every_disagreement_is_reported_not_only_the_first() -> None:
+    """A deleted event and deleted outcomes: the task without an outcome, the edge and the tool
+    call that named the event, and both counts of model calls."""
+
+    def edit(body: dict[str, Any]) -> None:
+        del body["events"][0]
+        body["outcomes"] = {}
+
+    assert _codes_at(edit) == [
+        ("BUNDLE-OUTCOME-MISMATCH", "tasks/0/id"),
+        ("BUNDLE-DANGLING-REFERENCE", "edges/0/source"),
+        ("BUNDLE-DANGLING-REFERENCE", "events/3/requested_by"),  # event 4 before the deletion
+        ("BUNDLE-COUNT-MISMATCH", "tasks/0/model_calls"),
+        ("BUNDLE-COUNT-MISMATCH", "receipt/counts/model_calls"),
+    ]
+
+
+def test_one_rule_broken_on_every_event_lists_a_few_and_counts_the_rest() -> None:
+    def edit(body: dict[str, Any]) -> None:
+        for event in body["events"]:
+            event["agent"] = UNKNOWN_AGENT
+
+    codes = _codes_at(edit)
+    shown = [f"events/{i}/agent" for i in range(5)]
+    assert codes == [("BUNDLE-DANGLING-REFERENCE", w) for w in shown] + [
+        ("BUNDLE-DANGLING-REFERENCE", "events/*/agent: 1 more")
+    ]
+
+
+def test_locations_name_fields_never_values() -> None:
+    """Every location is a path of field names, positions and task pseudonyms."""
+
+    def edit(body: dict[str, Any]) -> None:
+        for event in body["events"]:
+            event["task"] = None
+        body["receipt"]["counts"]["edges"] = 0
+
+    for _, where in _codes_at(edit):
+        assert where is not None
+        assert "event-" not in where
+        assert "agent-" not in where
+
+
+def test_task_facts_refuse_a_missing_outcome_even_without_the_open_check() -> None:
+    """`FactsBuilder` is a public sink: fed a head by hand, it refuses, never a KeyError."""
+    from converter.workload import FactsBuilder
+
+    head = open_bundle(GOLDEN.read_bytes())
+    facts = FactsBuilder()
+    facts.start(head.model_copy(update={"outcomes": {}}))
+    with pytest.raises(Refused) as refused:
+        facts.facts()
+    assert [(p.code, p.where) for p in refused.value.problems] == [
+        ("BUNDLE-OUTCOME-MISMATCH", "tasks/0/id")
+    ]

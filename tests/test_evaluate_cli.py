@@ -159,3 +159,48 @@ def test_demo_bundle_is_golden(cli: Any, tmp_path: Path) -> None:
     )
     assert out.read_bytes() == (FIXTURES / "synthetic_bundle.golden.json").read_bytes()
     assert read_json(out)["receipt"]["counts"]["edges"] == 6
+
+
+def _resealed(bundle: Path, edit: Any) -> Path:
+    """The bundle edited and its evidence digest recomputed, as anyone can."""
+    from converter.bundle.io import evidence_digest
+    from converter.canonical import encode
+
+    body = json.loads(bundle.read_bytes())
+    edit(body)
+    body["receipt"].pop("evidence_sha256")
+    body["receipt"]["evidence_sha256"] = evidence_digest(body)
+    out = bundle.with_name("resealed-" + bundle.name)
+    out.write_bytes(encode(body))
+    return out
+
+
+def test_a_resealed_bundle_without_outcomes_is_refused_not_an_internal_error(
+    cli: Any, tmp_path: Path
+) -> None:
+    """It used to exit 70 (a KeyError while building the task facts)."""
+    bundle = _resealed(_bundle(cli, tmp_path, "a"), lambda b: b.update(outcomes={}))
+    for command in ("evaluate", "verify"):
+        result = cli(command, "--bundle", str(bundle))
+        assert result.code == 2, (command, result.err)
+        assert "BUNDLE-OUTCOME-MISMATCH [tasks/0/id]:" in result.err
+        assert "Traceback" not in result.err
+        assert result.out == ""
+
+
+def test_an_event_outside_every_task_cannot_decide(cli: Any, tmp_path: Path) -> None:
+    """An event moved out of its task dropped out of the cost and the bundle still said SCALE
+    (under a cap only the full cost breaks, the cost of the event decides)."""
+
+    def cap(claims: dict[str, Any]) -> None:
+        claims["policy"]["max_calls_per_task"] = 5  # the task has 4 model and 2 tool calls
+
+    bundle = _bundle(cli, tmp_path, "capped", cap)
+    assert cli("evaluate", "--bundle", str(bundle)).code == 3  # ASSIST: 6 calls > 5
+
+    def orphan(body: dict[str, Any]) -> None:
+        body["events"][5]["task"] = None
+
+    result = cli("evaluate", "--bundle", str(_resealed(bundle, orphan)))
+    assert result.code == 2, result.out
+    assert "BUNDLE-DANGLING-REFERENCE [events/5/task]:" in result.err

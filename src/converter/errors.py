@@ -396,6 +396,34 @@ CODES: dict[str, CodeInfo] = {
         "Convert the bundle again with this version from its contract; if it was resealed, treat "
         "it as untrusted (an attestation would show it).",
     ),
+    "BUNDLE-DANGLING-REFERENCE": _c(
+        "The bundle's digest matches its content, but a reference inside it points at nothing: "
+        "an event names no task, or a task or agent the bundle does not list; an edge, a tool "
+        "call's requesting call or an agent's delegation names an event it does not hold; an "
+        "agent's parent or an exclusion names an agent or task it does not list.",
+        "Convert the bundle again from its contract; a bundle this program writes has none. If "
+        "it was resealed after an edit, treat it as untrusted (an attestation would show it).",
+    ),
+    "BUNDLE-DUPLICATE-ID": _c(
+        "The bundle's digest matches its content, but two of its events, tasks or agents share "
+        "an id, so references to it are ambiguous.",
+        "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
+        "as untrusted.",
+    ),
+    "BUNDLE-OUTCOME-MISMATCH": _c(
+        "The bundle's digest matches its content, but its outcomes do not match its tasks: a "
+        "task that is not excluded has no outcome, or an outcome names a task the bundle does "
+        "not list or excludes.",
+        "Convert the bundle again from its completed contract; if it was resealed after an edit, "
+        "treat it as untrusted.",
+    ),
+    "BUNDLE-COUNT-MISMATCH": _c(
+        "The bundle's digest matches its content, but a count in its receipt (model calls, tool "
+        "calls, usage-incomplete calls, tasks, edges, subagents, depth, files) or a task's "
+        "model_calls differs from what its events, edges, agents and files hold.",
+        "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
+        "as untrusted.",
+    ),
     "BUNDLE-DIGEST-MISMATCH": _c(
         "The bundle's evidence digest does not match its content: it was changed after it was "
         "written.",

@@ -119,7 +119,10 @@ class FactsBuilder:
         assert self.head is not None
         facts = []
         for task_id, acc in self.tasks.items():
-            outcome = self.head.outcomes[task_id]
+            outcome = self.head.outcomes.get(task_id)
+            if outcome is None:  # `open_bundle` refuses this first; never a KeyError (exit 70)
+                index = [t.id for t in self.head.tasks].index(task_id)
+                raise Refused([Problem("BUNDLE-OUTCOME-MISMATCH", where=f"tasks/{index}/id")])
             facts.append(
                 TaskFacts(
                     id=task_id,

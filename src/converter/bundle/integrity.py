@@ -1,0 +1,141 @@
+"""Whether a bundle's parts agree with each other, checked while it is opened (SPEC §9, §12).
+
+A matching evidence digest shows a bundle was not changed after it was sealed, not that whoever
+sealed it wrote a consistent one: anyone can edit a bundle and recompute the digest. Evaluate
+sums events into tasks by their ids, so an event that names no listed task would silently drop
+out of the cost, an outcome that is missing would leave a task undecidable, and a receipt count
+nobody compares could say anything. Every such disagreement is refused (exit 2), all of them at
+once, each named by a field path of names and positions (`events/12/task`), never by a value;
+outcomes are keyed by task pseudonym, as in the contract's own diagnostics.
+
+Pure: the head, then each event and edge as `bundle.io.open_bundle` validates it, then
+`problems()`. It keeps one entry per event id (a bundle's events are never held as models).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
+from converter.errors import Problem
+from converter.firewall.view import Edge
+
+# Locations listed per rule (code and field); past this, one line counts the rest. A bundle
+# edited on every event would otherwise print one line per event and hide the other problems.
+PER_RULE = 5
+_TRANSCRIPT_ROLES = ("parent", "subagent")
+
+
+class Consistency:
+    """Collects every referential and count problem of one bundle."""
+
+    def __init__(self, head: BundleHead) -> None:
+        self.head = head
+        self._problems: list[Problem] = []
+        self._extra: Counter[tuple[str, str]] = Counter()
+        self._shown: Counter[tuple[str, str]] = Counter()
+        self.tasks: dict[str, int] = {}
+        self.agents: set[str] = set()
+        self.excluded: set[str] = set()
+        self.is_model: dict[str, bool] = {}  # event id -> model (True) or tool (False)
+        self.per_task: Counter[str] = Counter()
+        self.pending: list[tuple[int, str]] = []  # tool events whose requesting call came later
+        self.model_calls = self.tool_calls = self.incomplete = self.edges = 0
+        self._head()
+
+    def _add(self, code: str, rule: str, where: str) -> None:
+        """A problem at `where`; `rule` is its field with positions starred (`events/*/task`)."""
+        key = (code, rule)
+        if self._shown[key] < PER_RULE:
+            self._shown[key] += 1
+            self._problems.append(Problem(code, where=where))
+        else:
+            self._extra[key] += 1
+
+    def _head(self) -> None:
+        head = self.head
+        for index, task in enumerate(head.tasks):
+            if task.id in self.tasks:
+                self._add("BUNDLE-DUPLICATE-ID", "tasks/*/id", f"tasks/{index}/id")
+            self.tasks.setdefault(task.id, index)
+        for index, agent in enumerate(head.agents):
+            if agent.id in self.agents:
+                self._add("BUNDLE-DUPLICATE-ID", "agents/*/id", f"agents/{index}/id")
+            self.agents.add(agent.id)
+        for index, agent in enumerate(head.agents):
+            if agent.parent is not None and agent.parent not in self.agents:
+                self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/parent", f"agents/{index}/parent")
+        for index, excluded in enumerate(head.excluded_tasks):
+            if excluded.task not in self.tasks:
+                where = f"excluded_tasks/{index}/task"
+                self._add("BUNDLE-DANGLING-REFERENCE", "excluded_tasks/*/task", where)
+            self.excluded.add(excluded.task)
+        for task_id, index in self.tasks.items():
+            if task_id not in self.excluded and task_id not in head.outcomes:
+                self._add("BUNDLE-OUTCOME-MISMATCH", "tasks/*/id", f"tasks/{index}/id")
+        for task_id in head.outcomes:
+            if task_id not in self.tasks or task_id in self.excluded:
+                self._add("BUNDLE-OUTCOME-MISMATCH", "outcomes/*", f"outcomes/{task_id}")
+        files = head.receipt.files
+        self._count("tasks", len(head.tasks))
+        self._count("subagents", max(len(head.agents) - 1, 0))
+        self._count("max_depth", max((a.depth for a in head.agents), default=0))
+        self._count("transcript_files", sum(f.role in _TRANSCRIPT_ROLES for f in files))
+        self._count("meta_files", sum(f.role == "meta" for f in files))
+        self._count("bound_files", len(files))
+
+    def _count(self, name: str, held: int) -> None:
+        if getattr(self.head.receipt.counts, name) != held:
+            where = f"receipt/counts/{name}"
+            self._add("BUNDLE-COUNT-MISMATCH", where, where)
+
+    def event(self, index: int, event: ModelEventOut | ToolEventOut) -> None:
+        if event.id in self.is_model:
+            self._add("BUNDLE-DUPLICATE-ID", "events/*/id", f"events/{index}/id")
+        model = isinstance(event, ModelEventOut)
+        self.is_model.setdefault(event.id, model)
+        if event.task is None or event.task not in self.tasks:
+            self._add("BUNDLE-DANGLING-REFERENCE", "events/*/task", f"events/{index}/task")
+        if event.agent not in self.agents:
+            self._add("BUNDLE-DANGLING-REFERENCE", "events/*/agent", f"events/{index}/agent")
+        if isinstance(event, ModelEventOut):
+            self.model_calls += 1
+            self.incomplete += not event.usage_complete
+            if event.task is not None:
+                self.per_task[event.task] += 1
+        else:
+            self.tool_calls += 1
+            if not self.is_model.get(event.requested_by, False):
+                self.pending.append((index, event.requested_by))
+
+    def edge(self, index: int, edge: Edge) -> None:
+        """Call after every event (a bundle lists its events before its edges)."""
+        self.edges += 1
+        for end, event_id in (("source", edge.source), ("target", edge.target)):
+            if event_id not in self.is_model:
+                where = f"edges/{index}/{end}"
+                self._add("BUNDLE-DANGLING-REFERENCE", f"edges/*/{end}", where)
+
+    def problems(self) -> list[Problem]:
+        """Every problem found, in the order found; call once, after the last edge."""
+        for index, requested_by in self.pending:
+            if not self.is_model.get(requested_by, False):
+                where = f"events/{index}/requested_by"
+                self._add("BUNDLE-DANGLING-REFERENCE", "events/*/requested_by", where)
+        for index, agent in enumerate(self.head.agents):
+            if agent.delegation is not None and self.is_model.get(agent.delegation) is not False:
+                where = f"agents/{index}/delegation"
+                self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/delegation", where)
+        for index, task in enumerate(self.head.tasks):
+            if task.model_calls != self.per_task[task.id]:
+                where = f"tasks/{index}/model_calls"
+                self._add("BUNDLE-COUNT-MISMATCH", "tasks/*/model_calls", where)
+        self._count("model_calls", self.model_calls)
+        self._count("tool_calls", self.tool_calls)
+        self._count("usage_incomplete_calls", self.incomplete)
+        self._count("edges", self.edges)
+        more = [
+            Problem(code, where=f"{rule}: {count:,} more")
+            for (code, rule), count in self._extra.items()
+        ]
+        return self._problems + more
