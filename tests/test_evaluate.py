@@ -403,6 +403,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-WORKLOAD-MISMATCH",
         "EVAL-NO-BUNDLE",
         "EVAL-DUPLICATE-TASK",
+        "EVAL-BUNDLE-OVERLAP",
         "EVAL-BUNDLE-INCOMPLETE-CLAIMS",
     }
     assert {c for c in CODES if c.startswith("EVAL-")} == used

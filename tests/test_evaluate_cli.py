@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from converter.bench.fill import fill
+from converter.errors import CODES
 from tests.conftest import FIXTURES, fixture_parent
 from tests.contract_helpers import read_json, write_json
 
@@ -204,3 +206,82 @@ def test_an_event_outside_every_task_cannot_decide(cli: Any, tmp_path: Path) -> 
     result = cli("evaluate", "--bundle", str(_resealed(bundle, orphan)))
     assert result.code == 2, result.out
     assert "BUNDLE-DANGLING-REFERENCE [events/5/task]:" in result.err
+
+
+# --- several bundles: one workload, or every problem of every bundle by position -----------
+
+
+def _filled(
+    cli: Any, tmp: Path, name: str, *extra: str, parent: Path = PARENT, edit: Any = None
+) -> Path:
+    """A tree (the synthetic one by default) converted from a template filled as a user would,
+    under the current key (`AGENT_EVIDENCE_KEY`) and the options given (`--task-unit`)."""
+    template = tmp / f"{name}.template.json"
+    args = ["convert", "--in", str(parent), *extra]
+    assert cli(*args, "--template", str(template)).code == 0
+    contract = fill(read_json(template))
+    if edit is not None:
+        edit(contract["claims"])
+    write_json(template, contract)
+    out = tmp / f"{name}.bundle.json"
+    result = cli(*args, "--contract", str(template), "--out", str(out))
+    assert result.code == 0, result.err
+    return out
+
+
+RICH = fixture_parent("rich_tree")
+
+
+def test_bundles_under_two_pseudonym_keys_are_not_one_workload(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another key gives the same session other task ids: it merged, counted twice."""
+    a = _filled(cli, tmp_path, "a")
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "ab" * 32)
+    b = _filled(cli, tmp_path, "b")
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(b))
+    assert result.code == 2, result.out
+    assert (
+        "EVAL-WORKLOAD-MISMATCH [bundle 2 of 2: receipt/key_id differs from bundle 1 of 2]:"
+        in result.err
+    )
+    assert "EVAL-BUNDLE-OVERLAP [bundle 1 of 2 and bundle 2 of 2]:" in result.err
+    assert str(tmp_path) not in result.err
+
+
+def test_bundles_of_two_label_sources_are_not_one_workload(cli: Any, tmp_path: Path) -> None:
+    def labels(claims: dict[str, Any]) -> None:
+        claims["outcome_contract"]["label_source"] = "another-rubric-panel"
+
+    a = _filled(cli, tmp_path, "a")
+    b = _filled(cli, tmp_path, "rich", parent=RICH, edit=labels)
+    assert (
+        cli(
+            "evaluate",
+            "--bundle",
+            str(a),
+            "--bundle",
+            str(_filled(cli, tmp_path, "c", parent=RICH)),
+        ).code
+        == 0
+    )
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(b))
+    assert result.code == 2, result.out
+    assert result.err.splitlines() == [
+        "refused: EVAL-WORKLOAD-MISMATCH [bundle 2 of 2: receipt/label_source differs from "
+        "bundle 1 of 2]: "
+        + " Fix: ".join(
+            (CODES["EVAL-WORKLOAD-MISMATCH"].message, CODES["EVAL-WORKLOAD-MISMATCH"].fix)
+        )
+    ]
+
+
+def test_one_session_converted_twice_is_refused(cli: Any, tmp_path: Path) -> None:
+    """Two task units give two sets of task ids for the same files: no duplicate task, so the
+    session's calls used to be counted twice without a word."""
+    a = _filled(cli, tmp_path, "prompt")
+    b = _filled(cli, tmp_path, "session", "--task-unit", "session")
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(b))
+    assert result.code == 2, result.out
+    assert result.err.startswith("refused: EVAL-BUNDLE-OVERLAP [bundle 1 of 2 and bundle 2 of 2]:")
+    assert len(result.err.splitlines()) == 1

@@ -478,15 +478,21 @@ CODES: dict[str, CodeInfo] = {
     ),
     # --- evaluation (EVAL-*) ---
     "EVAL-WORKLOAD-MISMATCH": _c(
-        "The bundles disagree on policy, baseline, price card or rubric, so they are not one "
-        "workload.",
-        "Evaluate bundles made under one policy, baseline, price card and rubric together; or "
-        "evaluate them separately.",
+        "The bundles disagree on policy, baseline, price card, rubric, label source or "
+        "pseudonym key, so they are not one workload.",
+        "Evaluate bundles made under one policy, baseline, price card, rubric, label source and "
+        "pseudonym key together; or evaluate them separately.",
     ),
     "EVAL-DUPLICATE-TASK": _c(
         "Two bundles hold the same task (the same bundle twice, or two conversions of one "
         "session).",
         "Give each session's bundle once.",
+    ),
+    "EVAL-BUNDLE-OVERLAP": _c(
+        "Two bundles bind the same transcript file (the same SHA-256): one session converted "
+        "twice, under two keys, with two task units, or before and after it grew. Its calls "
+        "would be counted twice.",
+        "Give each session's bundle once: keep the latest conversion and drop the other.",
     ),
     "EVAL-NO-BUNDLE": _c(
         "No bundle was given.",

@@ -1,12 +1,16 @@
 """From loaded bundles to one evaluation workload (the adapter between stages 4 and 5).
 
-Several bundles are one workload only when their policy, baseline, price card and rubric agree
-(SPEC §10); anything else is refused rather than averaged.
+Several bundles are one workload only when their policy, baseline, price card, rubric, label
+source and pseudonym key agree (SPEC §10), no task is in two of them and no transcript file is
+bound by two of them (one session converted twice); anything else is refused rather than
+averaged, naming the bundles by position.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
 from decimal import Decimal
 
 from pydantic import ValidationError
@@ -28,11 +32,77 @@ from converter.firewall.view import Edge
 
 ZERO = Decimal(0)
 _RESERVED = {ROOT_AGENT, "hidden"}
+_TRANSCRIPT_ROLES = ("parent", "subagent")
 
 
-def _agreement_key(bundle: BundleHead) -> tuple[object, ...]:
-    card = bundle.receipt.price_card.id if bundle.receipt.price_card else None
-    return (bundle.policy, bundle.baseline, card, bundle.receipt.rubric_version)
+def _agreement(bundle: BundleHead) -> dict[str, object]:
+    """What bundles of one workload must share, by the field path a refusal names."""
+    receipt = bundle.receipt
+    return {
+        "policy": bundle.policy,
+        "baseline": bundle.baseline,
+        "receipt/price_card": receipt.price_card.id if receipt.price_card else None,
+        "receipt/rubric_version": receipt.rubric_version,
+        "receipt/label_source": receipt.label_source,
+        # Another key gives the same session other pseudonyms: nothing else would notice it
+        # twice, and keyed task ids of different keys cannot be compared.
+        "receipt/key_id": receipt.key_id,
+    }
+
+
+def bundle_label(position: int, total: int) -> str | None:
+    """`bundle 2 of 3` (1-based, in the order given), or None for a lone bundle: a bundle is
+    named by its position, never by its path."""
+    return f"bundle {position} of {total}" if total > 1 else None
+
+
+def labelled(problems: list[Problem], position: int, total: int) -> list[Problem]:
+    """`problems` of one bundle, each location prefixed with the bundle's label."""
+    label = bundle_label(position, total)
+    if label is None:
+        return list(problems)
+    return [replace(p, where=f"{label}: {p.where}" if p.where else label) for p in problems]
+
+
+def _transcripts(bundle: BundleHead) -> set[str]:
+    """The SHA-256 of every non-empty transcript the bundle binds (every empty file has one)."""
+    return {f.sha256 for f in bundle.receipt.files if f.role in _TRANSCRIPT_ROLES and f.size > 0}
+
+
+def workload_problems(bundles: Sequence[BundleHead | None]) -> list[Problem]:
+    """Why bundles given together are not one workload, naming them by position; `None` is a
+    bundle that could not be opened (its own problems are reported apart)."""
+    total = len(bundles)
+    present = [(n, b) for n, b in enumerate(bundles, 1) if b is not None]
+    problems = []
+    if present:
+        first, reference = present[0][0], _agreement(present[0][1])
+        for position, bundle in present[1:]:
+            for part, value in _agreement(bundle).items():
+                if value != reference[part]:
+                    where = f"{bundle_label(position, total)}: {part} differs from "
+                    problems.append(
+                        Problem(
+                            "EVAL-WORKLOAD-MISMATCH", where=f"{where}{bundle_label(first, total)}"
+                        )
+                    )
+    tasks: dict[str, int] = {}
+    files: dict[str, int] = {}
+    shared_tasks: set[tuple[int, int]] = set()
+    shared_files: set[tuple[int, int]] = set()
+    for position, bundle in present:
+        for task in {t.id for t in bundle.tasks}:
+            shared_tasks.add((tasks.setdefault(task, position), position))
+        for digest in _transcripts(bundle):
+            shared_files.add((files.setdefault(digest, position), position))
+    for code, pairs in (
+        ("EVAL-DUPLICATE-TASK", shared_tasks),
+        ("EVAL-BUNDLE-OVERLAP", shared_files),
+    ):
+        for a, b in sorted(pair for pair in pairs if pair[0] != pair[1]):
+            where = f"{bundle_label(a, total)} and {bundle_label(b, total)}"
+            problems.append(Problem(code, where=where))
+    return problems
 
 
 def _agent_types(bundle: BundleHead) -> dict[str, str]:
@@ -151,11 +221,9 @@ def build_workload(loaded: list[LoadedBundle]) -> Workload:
         raise Refused([Problem("EVAL-NO-BUNDLE")])
     bundles = [head for head, _ in loaded]
     first = bundles[0]
-    if any(_agreement_key(b) != _agreement_key(first) for b in bundles[1:]):
-        raise Refused([Problem("EVAL-WORKLOAD-MISMATCH")])
-    task_ids = [t.id for b in bundles for t in b.tasks]
-    if len(set(task_ids)) != len(task_ids):
-        raise Refused([Problem("EVAL-DUPLICATE-TASK")])
+    problems = workload_problems(bundles)
+    if problems:
+        raise Refused(problems)
     findings: dict[str, int] = defaultdict(int)
     for bundle in bundles:
         for finding in bundle.receipt.findings:
