@@ -285,3 +285,56 @@ def test_one_session_converted_twice_is_refused(cli: Any, tmp_path: Path) -> Non
     assert result.code == 2, result.out
     assert result.err.startswith("refused: EVAL-BUNDLE-OVERLAP [bundle 1 of 2 and bundle 2 of 2]:")
     assert len(result.err.splitlines()) == 1
+
+
+def test_every_failing_bundle_is_named_by_position(cli: Any, tmp_path: Path) -> None:
+    good = _bundle(cli, tmp_path, "good")
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    tampered = tmp_path / "tampered.json"
+    tampered.write_bytes(good.read_bytes().replace(b'"human_minutes":"6"', b'"human_minutes":"7"'))
+    missing = tmp_path / "missing.json"
+    args = ["evaluate", "--bundle", str(good), "--bundle", str(empty), "--bundle", str(missing)]
+    refused = cli(*args)
+    assert refused.code == 2
+    lines = refused.err.splitlines()
+    assert lines[0].startswith("refused: BUNDLE-NOT-A-BUNDLE [bundle 2 of 3]:")
+    assert lines[1].startswith("refused: BUNDLE-UNREADABLE [bundle 3 of 3]:")
+    assert len(lines) == 2
+    # A tampered bundle exits 5 even after a broken one: the broken one cannot hide it.
+    both = cli("evaluate", "--bundle", str(empty), "--bundle", str(tampered))
+    assert both.code == 5
+    lines = both.err.splitlines()
+    assert lines[0].startswith("integrity: BUNDLE-DIGEST-MISMATCH [bundle 2 of 2]:")
+    assert lines[1].startswith("refused: BUNDLE-NOT-A-BUNDLE [bundle 1 of 2]:")
+    assert len(lines) == 2
+    assert str(tmp_path) not in refused.err + both.err
+
+
+def test_a_lone_bundle_is_not_labelled(cli: Any, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    result = cli("evaluate", "--bundle", str(empty))
+    assert result.code == 2
+    assert result.err.startswith("refused: BUNDLE-NOT-A-BUNDLE: ")
+
+
+def test_every_missing_attestation_is_named_and_a_bad_key_once(cli: Any, tmp_path: Path) -> None:
+    a = _filled(cli, tmp_path, "a")
+    b = _filled(cli, tmp_path, "rich", parent=RICH)
+    assert cli("keygen", "--out", str(tmp_path / "k.pem")).code == 0
+    key = tmp_path / "k.pem.pub"
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(b), "--public-key", str(key))
+    assert result.code == 2
+    assert [line.split("]")[0] for line in result.err.splitlines()] == [
+        "refused: ATTEST-MISSING [bundle 1 of 2",
+        "refused: ATTEST-MISSING [bundle 2 of 2",
+    ]
+    (tmp_path / "a.bundle.json.intoto.json").write_text("{}")
+    (tmp_path / "rich.bundle.json.intoto.json").write_text("{}")
+    bad_key = tmp_path / "not-a-key.pub"
+    bad_key.write_text("not a key")
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(b), "--public-key", str(bad_key))
+    assert result.code == 2
+    assert result.err.startswith("refused: ATTEST-KEY-INVALID: ")
+    assert len(result.err.splitlines()) == 1

@@ -710,11 +710,23 @@ class Refused(ConverterError):
 
 
 class IntegrityFailure(ConverterError):
+    """A digest or signature does not match (exit 5). `problems`: every mismatch found (several
+    bundles can each have one); `refusals`: other inputs' refusals, printed with them."""
+
     exit_code = Exit.INTEGRITY
 
     def __init__(self, code: str) -> None:
         super().__init__(code)
         self.code = code
+        self.problems = [Problem(code)]
+        self.refusals: list[Problem] = []
+
+    @classmethod
+    def several(cls, problems: list[Problem], refusals: list[Problem]) -> IntegrityFailure:
+        failure = cls(problems[0].code)
+        failure.problems = list(problems)
+        failure.refusals = list(refusals)
+        return failure
 
 
 class UsageProblem(ConverterError):

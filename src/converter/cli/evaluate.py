@@ -9,10 +9,17 @@ import click
 
 from converter.bundle.io import open_bundle, require_own_receipt
 from converter.cli.options import read_input
+from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
 from converter.output import check_outputs, write_atomic
-from converter.workload import FactsBuilder, LoadedBundle, build_workload
+from converter.workload import (
+    FactsBuilder,
+    LoadedBundle,
+    build_workload,
+    labelled,
+    workload_problems,
+)
 
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
 
@@ -30,6 +37,38 @@ def load_bundle(path: Path, public_key: Path | None) -> LoadedBundle:
         envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING", empty_is_missing=True)
         require_own_receipt(bundle, check_attestation(data, envelope, load_public_key(public_key)))
     return bundle, facts
+
+
+def load_bundles(paths: tuple[Path, ...], public_key: Path | None) -> list[LoadedBundle]:
+    """Every bundle opened, or every problem of every bundle, each labelled `bundle N of M`
+    (with several), and why they are not one workload. Exit 5 if any bundle failed an
+    integrity check (its other problems and the other bundles' refusals are printed with it),
+    else 2: a mismatch anywhere is never reported as a mere refusal, whatever the order of the
+    bundles (a broken file given first cannot hide a tampered one)."""
+    from converter.attest.errors import SigningKeyRefused
+
+    total = len(paths)
+    loaded: list[LoadedBundle | None] = []
+    mismatches: list[Problem] = []
+    refusals: list[Problem] = []
+    for position, path in enumerate(paths, 1):
+        try:
+            loaded.append(load_bundle(path, public_key))
+            continue
+        except IntegrityFailure as failure:
+            mismatches += labelled(failure.problems, position, total)
+        except SigningKeyRefused as bad_key:  # the key, not this bundle: said once
+            if bad_key.problems[0] not in refusals:
+                refusals += bad_key.problems
+        except Refused as refused:
+            refusals += labelled(refused.problems, position, total)
+        loaded.append(None)
+    refusals += workload_problems([item[0] if item else None for item in loaded])
+    if mismatches:
+        raise IntegrityFailure.several(mismatches, refusals)
+    if refusals:
+        raise Refused(refusals)
+    return [item for item in loaded if item is not None]
 
 
 @click.command()
@@ -62,8 +101,7 @@ def evaluate(
     """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2)."""
     if report is not None:
         check_outputs([report], list(bundles))
-    loaded = [load_bundle(path, public_key) for path in bundles]
-    result = run_checks(build_workload(loaded))
+    result = run_checks(build_workload(load_bundles(bundles, public_key)))
     text = RENDERERS[fmt](result)
     if report is not None:
         write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())

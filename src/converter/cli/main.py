@@ -108,6 +108,20 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
+def _emit_refused(refused: Refused, show_paths: bool) -> None:
+    lines = []
+    for problem in refused.problems:
+        label = refused.labels.get(problem.file) if problem.file is not None else None
+        where = label or problem.where
+        path = None
+        if show_paths:
+            path = problem.local_path or (
+                refused.paths.get(problem.file) if problem.file is not None else None
+            )
+        lines.append((problem.code, where, describe(problem.code, where, problem.line, path)))
+    emit_lines(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     cut = args.index("--") if "--" in args else len(args)
@@ -127,21 +141,13 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"usage error: {mask_values(bad.format_message(), args)}", err=True)
         sys.exit(Exit.USAGE)
     except Refused as refused:
-        show_paths = "--show-paths" in args
-        lines = []
-        for problem in refused.problems:
-            label = refused.labels.get(problem.file) if problem.file is not None else None
-            where = label or problem.where
-            path = None
-            if show_paths:
-                path = problem.local_path or (
-                    refused.paths.get(problem.file) if problem.file is not None else None
-                )
-            lines.append((problem.code, where, describe(problem.code, where, problem.line, path)))
-        emit_lines(lines)
+        _emit_refused(refused, "--show-paths" in args)
         sys.exit(refused.exit_code)
     except IntegrityFailure as failure:
-        click.echo("integrity: " + describe(failure.code), err=True)
+        for problem in failure.problems:
+            click.echo("integrity: " + describe(problem.code, problem.where), err=True)
+        if failure.refusals:  # other bundles' refusals, found in the same run
+            _emit_refused(Refused(failure.refusals), "--show-paths" in args)
         sys.exit(failure.exit_code)
     except UsageProblem as bad:  # our own fixed text, never a value from an input
         click.echo(f"usage error: {bad}", err=True)
