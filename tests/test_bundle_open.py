@@ -222,7 +222,7 @@ def test_an_outcome_for_an_unknown_or_excluded_task_is_refused() -> None:
 
     assert _codes_at(edit) == [
         ("BUNDLE-OUTCOME-MISMATCH", f"outcomes/{UNKNOWN_TASK}"),
-        ("BUNDLE-OUTCOME-MISMATCH", "outcomes/task-4b48fdab3d2b"),
+        ("BUNDLE-OUTCOME-MISMATCH", "outcomes/task-ebcf1cfa0a44"),
     ]
 
 

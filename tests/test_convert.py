@@ -726,3 +726,27 @@ def test_a_contract_that_is_not_an_object_names_the_top_level(cli: Any, tmp_path
     result = _convert(cli, parent, contract, tmp_path / "b.json")
     assert result.code == 2
     assert "CONTRACT-SHAPE [(contract) (expected: an object)]" in result.err
+
+
+def test_two_sessions_opening_with_the_same_prompt_have_different_task_ids(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Task ids are keyed per session: a workload of sessions that each start with `/init` (or
+    any same first prompt) is not refused as one task given twice."""
+    sid = "65e893e5-a69d-4955-a5e1-5d5ee7bc592e"
+    other = "0f0e0d0c-1111-4222-8333-444455556666"
+    source = fixture_parent("synthetic_tree")
+    copy = tmp_path / "other"
+    shutil.copytree(source.parent, copy)
+    for path in sorted(copy.rglob("*"), reverse=True):
+        if path.is_file():
+            path.write_text(path.read_text().replace(sid, other))
+        if sid in path.name:
+            path.rename(path.with_name(path.name.replace(sid, other)))
+    ids = []
+    for n, parent in enumerate((source, copy / f"{other}.jsonl")):
+        out = tmp_path / f"t{n}.json"
+        result = cli("convert", "--in", str(parent), "--template", str(out))
+        assert result.code == 0, result.err
+        ids.append({t["id"] for t in read_json(out)["tasks"]})
+    assert ids[0] and ids[1] and not ids[0] & ids[1]

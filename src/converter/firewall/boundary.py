@@ -160,9 +160,11 @@ class _Crossing:
     def task(self, index: int | None) -> str | None:
         if index is None:
             return None
-        return self.pseudo.name(
-            "task", f"{self.acc.task_unit}:{self.acc.tasks[index].content_digest}:{index}"
-        )
+        # The session is part of the name: two sessions opening with the same prompt (`/init`)
+        # are two tasks, not one task seen twice. A grown session keeps its task ids.
+        session = self.acc.tree.layout.session_id
+        digest = self.acc.tasks[index].content_digest
+        return self.pseudo.name("task", f"{self.acc.task_unit}:{session}:{digest}:{index}")
 
     def model(self, name: str | None) -> str:
         """A model id crosses as written when it is one: a known family's id in a model id's
