@@ -32,7 +32,7 @@ from converter.contract.model import Contract
 from converter.errors import Problem
 from converter.firewall.view import PublicAccount
 from converter.pricing.engine import price_model_event, price_tool_event
-from converter.pricing.model import PricingClaims, PricingProblem
+from converter.pricing.model import ModelPricing, PricingClaims, PricingProblem
 
 
 def _as_problem(problem: PricingProblem) -> Problem:
@@ -83,7 +83,7 @@ def build_bundle(
     claims: PricingClaims,
 ) -> BuiltBundle | list[Problem]:
     problems: list[Problem] = []
-    head = _head(contract, contract_bytes, shown, claims)
+    head = _head(contract, contract_bytes, shown, claims, _prices_used(canonical, shown, claims))
     # Top-level keys in canonical order: agents, baseline, edges, events, then the rest.
     names = sorted([*type(head).model_fields, *BULK_FIELDS])
     writer = _Writer()
@@ -163,11 +163,46 @@ def _events(
         )
 
 
+def _prices_used(
+    canonical: PublicAccount, shown: PublicAccount, claims: PricingClaims
+) -> PricingClaims:
+    """The contract's prices for what the events use (each priced model with its observed
+    contexts, the tools called, web search if any call searched), keyed by the names the
+    events show. Prices the contract gives for anything else stay out of the bundle."""
+    names: dict[str, str] = {}
+    contexts: dict[str, set[str]] = {}
+    for priced_on, event in zip(canonical.model_events, shown.model_events, strict=True):
+        names[priced_on.model] = event.model
+        contexts.setdefault(priced_on.model, set()).add(priced_on.context.key())
+    models: dict[str, ModelPricing] = {}
+    for model, keys in contexts.items():
+        price = claims.models.get(model)
+        if price is not None:  # an unpriced model refuses the bundle
+            models[names[model]] = ModelPricing(
+                tiers=price.tiers,
+                max_output_tokens=price.max_output_tokens,
+                contexts={k: price.contexts[k] for k in sorted(keys) if k in price.contexts},
+            )
+    tools = {}
+    for tool_on, tool in zip(canonical.tool_events, shown.tool_events, strict=True):
+        if tool_on.name in claims.client_tools:
+            tools[tool.name] = claims.client_tools[tool_on.name]
+    searched = any(e.usage.web_search_requests for e in canonical.model_events)
+    return PricingClaims(
+        models=dict(sorted(models.items())),
+        server_tools={k: v for k, v in claims.server_tools.items() if searched},
+        client_tools=dict(sorted(tools.items())),
+        unsplit_cache_write_rule=claims.unsplit_cache_write_rule,
+        price_card=claims.price_card,
+    )
+
+
 def _head(
     contract: Contract,
     contract_bytes: bytes,
     shown: PublicAccount,
     claims: PricingClaims,
+    prices: PricingClaims,
 ) -> BundleHead:
     c = contract.claims
     rubric = c.outcome_contract.rubric_version or ""
@@ -195,6 +230,7 @@ def _head(
         ),
         baseline=c.baseline,
         policy=c.policy,
+        pricing=prices,
         receipt=Receipt(
             adapter=contract.source.adapter,
             adapter_version=contract.source.adapter_version,

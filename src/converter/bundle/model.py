@@ -38,7 +38,7 @@ from converter.firewall.view import (
     Finding,
     UsageTotals,
 )
-from converter.pricing.model import PriceCardRef
+from converter.pricing.model import PriceCardRef, PricingClaims
 
 BUNDLE_SCHEMA: Literal["agent-evidence/bundle/v1"] = "agent-evidence/bundle/v1"
 
@@ -139,6 +139,10 @@ class BundleHead(Closed):
     excluded_tasks: tuple[Excluded, ...]
     baseline: BaselineClaim
     policy: PolicyClaim
+    # The contract's prices for what the events use, under the names they show (SPEC §8.6):
+    # with each event's usage, tier and context, every cost can be recomputed by hand from the
+    # bundle alone. Absent from bundles written before it existed.
+    pricing: PricingClaims | None = None
     receipt: Receipt
 
 
