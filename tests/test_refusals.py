@@ -839,3 +839,18 @@ def test_many_identical_refusals_collapse_on_stderr_not_in_json(cli: Any, tmp_pa
     assert len(bad) == 12
     assert result.err.count("refused: CC-REC-BAD-FIELD [") == 6  # five shown, one count
     assert ": ... and 7 more" in result.err
+
+
+def test_the_delegation_result_names_another_agent(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """The meta joins the child to the Agent call, but that call's result says another agent
+    ran: the evidence disagrees, so the join is refused rather than guessed."""
+    result_line = syn.find_line("", '"tool_result"')
+
+    def other_agent(obj: dict[str, Any]) -> None:
+        obj["toolUseResult"]["agentId"] = "a1111111111111111"
+
+    syn.edit_record("", result_line, other_agent)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-JOIN-CONFLICT", syn.label("subagent", SYN_CHILD), 1)

@@ -103,6 +103,7 @@ class _Index:
         self.progress: dict[str, set[str]] = defaultdict(set)  # agent id -> tool ids
         self.tool_name: dict[str, str] = {}
         self.by_result_agent: dict[str, set[str]] = defaultdict(set)
+        self.result_agents: dict[str, set[str]] = defaultdict(set)  # tool id -> agent ids named
         self.by_result_run: dict[str, set[str]] = defaultdict(set)
         self.forked: set[str] = set()
         self.by_prompt: dict[str, list[tuple[int, str]]] = defaultdict(list)  # delegations
@@ -126,6 +127,7 @@ class _Index:
                         self.results[result.tool_use_id].append((stream.index, pos, rec))
                         if rec.result_agent_id:
                             self.by_result_agent[rec.result_agent_id].add(result.tool_use_id)
+                            self.result_agents[result.tool_use_id].add(rec.result_agent_id)
                         if rec.result_run_id:
                             self.by_result_run[rec.result_run_id].add(result.tool_use_id)
                         if rec.result_status == "forked":
@@ -230,6 +232,10 @@ def _join(acc: Account, index: _Index) -> None:
                 code = "CC-TREE-AMBIGUOUS-JOIN" if len(owners) > 1 else "CC-TREE-ORPHAN-CHILD"
                 acc.problems.append(Problem(code, stream.file, line))
                 continue
+            named = index.result_agents.get(tool_id)
+            if named and stream.kind != "sidechain" and stream.agent_id not in named:
+                # The call's result names another agent: the evidence disagrees on who ran it.
+                acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file, line))
             if not stream.records:
                 # An empty transcript is no record of the delegation's spend: the call stays
                 # unexpanded (refused unless its result is an error), the file stays bound.
