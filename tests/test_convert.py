@@ -749,4 +749,6 @@ def test_two_sessions_opening_with_the_same_prompt_have_different_task_ids(
         result = cli("convert", "--in", str(parent), "--template", str(out))
         assert result.code == 0, result.err
         ids.append({t["id"] for t in read_json(out)["tasks"]})
-    assert ids[0] and ids[1] and not ids[0] & ids[1]
+    assert ids[0]
+    assert ids[1]
+    assert not ids[0] & ids[1]

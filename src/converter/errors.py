@@ -99,7 +99,7 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-JOIN-CONFLICT": _c(
         "The join evidence for a subagent disagrees (metadata, tool result and progress lines name "
-        "different delegation calls).",
+        "different delegation calls, or the call's result names another agent).",
         "Restore the files from one consistent copy of the session.",
     ),
     "CC-TREE-CYCLE": _c(
