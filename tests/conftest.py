@@ -41,6 +41,19 @@ def shared_dir() -> Path | None:
     return None
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say whether the real-corpus tests ran: skipped, they prove nothing."""
+    found = shared_dir()
+    if found is None:
+        terminalreporter.write_line(
+            "real corpus: NOT FOUND (../shared/corpus/real, or set AGENT_EVIDENCE_SHARED): "
+            "the corpus and corpus-privacy tests were skipped",
+            yellow=True,
+        )
+    else:
+        terminalreporter.write_line(f"real corpus: {found / 'corpus' / 'real'}")
+
+
 def fixture_parent(name: str) -> Path:
     return next((FIXTURES / name).glob("*.jsonl"))
 

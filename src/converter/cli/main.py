@@ -101,7 +101,7 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="agent-evidence")
-@click.option("--debug", is_flag=True, hidden=True, help="Show tracebacks for internal errors.")
+@click.option("--debug", is_flag=True, help="Show a traceback for an internal error (exit 70).")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Content-free, exactly priced evidence from Claude Code session trees."""
