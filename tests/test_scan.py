@@ -158,3 +158,17 @@ def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) 
     assert row["status"] == "refused"
     assert row["refusals"] == ["CC-TREE-PARENT-MISSING"]
     assert row["model_calls"] == exp.model_calls
+
+
+def test_a_symlinked_session_is_a_refused_row_not_a_skipped_entry(tmp_path: Path, cli: Any) -> None:
+    """Was: counted among the skipped entries, so the session was silently not checked."""
+    root = tmp_path / "projects"
+    elsewhere = tmp_path / "elsewhere"
+    exp = generate(elsewhere, _tiny(901))
+    (root / "a").mkdir(parents=True)
+    (root / "a" / exp.parent.name).symlink_to(exp.parent)
+    report = cli("scan", str(root), "--json", "--jobs", "1").json()
+    (row,) = report["sessions"]
+    assert row["status"] == "refused"
+    assert row["refusals"] == ["CC-TREE-SYMLINK"]
+    assert report["totals"]["skipped_entries"] == 0

@@ -67,7 +67,7 @@ class Found:
     sessions: list[Session]
     project_folders: int
     # Entries that are neither a session nor `memory/`: files beside the project folders, and in
-    # them anything not shaped like `<session-id>.jsonl` or `<session-id>/` (symlinks included).
+    # them anything not shaped like `<session-id>.jsonl` or `<session-id>/`.
     skipped: int
 
 
@@ -88,7 +88,9 @@ def find_sessions(projects_dir: Path) -> Found:
                 continue
             kind = _kind(entry)
             stem = name.removesuffix(".jsonl")
-            if kind == "file" and name.endswith(".jsonl") and SESSION_ID.fullmatch(stem):
+            # A symlink or special file named like a session is a session the tree refuses
+            # (CC-TREE-SYMLINK, CC-TREE-SPECIAL-FILE): a row says so, it is not skipped.
+            if kind in ("file", "other") and name.endswith(".jsonl") and SESSION_ID.fullmatch(stem):
                 session = sessions.setdefault(stem, Session(stem))
                 session.parents.append(entry)
                 session.projects.add(project.name)
