@@ -752,3 +752,19 @@ def test_two_sessions_opening_with_the_same_prompt_have_different_task_ids(
     assert ids[0]
     assert ids[1]
     assert not ids[0] & ids[1]
+
+
+def test_a_mistyped_key_gets_the_schema_field_it_is_near(cli: Any, tmp_path: Path) -> None:
+    """The typed key stays masked (SPEC 6.4); the suggestion is the schema's own field name."""
+
+    def typo(c: Any) -> None:
+        c["claims"]["policy"]["min_acceptible_rate"] = c["claims"]["policy"].pop(
+            "min_acceptable_rate"
+        )
+
+    result = _convert_edited(cli, tmp_path, typo)
+    assert result.code == 2
+    assert "acceptible" not in result.err
+    assert "claims/policy/<key> (expected: no such field; did you mean min_acceptable_rate?)" in (
+        result.err
+    )

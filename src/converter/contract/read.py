@@ -8,6 +8,7 @@ the user typed (SPEC §6.4).
 from __future__ import annotations
 
 import codecs
+import difflib
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -127,8 +128,19 @@ def _part(name: str, raw: dict[str, Any] | None) -> Any:
 
 def _shape(err: Any) -> Problem:
     # An empty path is the document itself (an array, say, where the contract's object goes).
-    where = safe_path(err["loc"], last_is_key=err.get("type") == "extra_forbidden") or "(contract)"
-    return Problem("CONTRACT-SHAPE", where=f"{where} (expected: {expected(err)})")
+    extra = err.get("type") == "extra_forbidden"
+    where = safe_path(err["loc"], last_is_key=extra) or "(contract)"
+    wants = expected(err)
+    if extra and err["loc"] and isinstance(err["loc"][-1], str):
+        wants += _did_you_mean(err["loc"][-1])
+    return Problem("CONTRACT-SHAPE", where=f"{where} (expected: {wants})")
+
+
+def _did_you_mean(typed: str) -> str:
+    """A near schema field for a mistyped key: the suggestion names only the schema's own
+    field, never the key typed (SPEC §6.4), and still points at the typo."""
+    near = difflib.get_close_matches(typed.lower(), sorted(_FIELDS), n=1, cutoff=0.75)
+    return f"; did you mean {near[0]}?" if near else ""
 
 
 # What a field wants, in words. Only the schema's own values are quoted (the allowed literals,
