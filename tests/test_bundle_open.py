@@ -223,7 +223,20 @@ def test_an_outcome_for_an_unknown_or_excluded_task_is_refused() -> None:
     assert _codes_at(edit) == [
         ("BUNDLE-OUTCOME-MISMATCH", f"outcomes/{UNKNOWN_TASK}"),
         ("BUNDLE-OUTCOME-MISMATCH", "outcomes/task-ebcf1cfa0a44"),
+        ("BUNDLE-OUTCOME-MISMATCH", "excluded_tasks/0/task"),
     ]
+
+
+def test_an_excluded_task_with_events_is_refused() -> None:
+    """Was: a task moved from outcomes to excluded_tasks and resealed left the evaluation with
+    its spend, and the decision could still be SCALE."""
+
+    def edit(body: dict[str, Any]) -> None:
+        [task] = body["tasks"]
+        del body["outcomes"][task["id"]]
+        body["excluded_tasks"] = [{"task": task["id"], "reason": "aborted"}]
+
+    assert _codes_at(edit) == [("BUNDLE-OUTCOME-MISMATCH", "excluded_tasks/0/task")]
 
 
 def test_every_disagreement_is_reported_not_only_the_first() -> None:

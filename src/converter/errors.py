@@ -412,8 +412,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "BUNDLE-OUTCOME-MISMATCH": _c(
         "The bundle's digest matches its content, but its outcomes do not match its tasks: a "
-        "task that is not excluded has no outcome, or an outcome names a task the bundle does "
-        "not list or excludes.",
+        "task that is not excluded has no outcome, an outcome names a task the bundle does "
+        "not list or excludes, or an excluded task has events (its spend would leave the "
+        "evaluation).",
         "Convert the bundle again from its completed contract; if it was resealed after an edit, "
         "treat it as untrusted.",
     ),

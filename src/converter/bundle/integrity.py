@@ -39,6 +39,7 @@ class Consistency:
         self.excluded: set[str] = set()
         self.is_model: dict[str, bool] = {}  # event id -> model (True) or tool (False)
         self.per_task: Counter[str] = Counter()
+        self.events_per_task: Counter[str] = Counter()  # model and tool events
         self.pending: list[tuple[int, str]] = []  # tool events whose requesting call came later
         self.model_calls = self.tool_calls = self.incomplete = self.edges = 0
         self._head()
@@ -94,6 +95,8 @@ class Consistency:
             self._add("BUNDLE-DUPLICATE-ID", "events/*/id", f"events/{index}/id")
         model = isinstance(event, ModelEventOut)
         self.is_model.setdefault(event.id, model)
+        if event.task is not None:
+            self.events_per_task[event.task] += 1
         if event.task is None or event.task not in self.tasks:
             self._add("BUNDLE-DANGLING-REFERENCE", "events/*/task", f"events/{index}/task")
         if event.agent not in self.agents:
@@ -126,6 +129,12 @@ class Consistency:
             if agent.delegation is not None and self.is_model.get(agent.delegation) is not False:
                 where = f"agents/{index}/delegation"
                 self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/delegation", where)
+        for index, excluded in enumerate(self.head.excluded_tasks):
+            # Evaluate leaves an excluded task out of every cost: one with events would hide
+            # its spend (convert refuses that: CONTRACT-EXCLUDED-HAS-CALLS).
+            if self.events_per_task[excluded.task]:
+                where = f"excluded_tasks/{index}/task"
+                self._add("BUNDLE-OUTCOME-MISMATCH", "excluded_tasks/*/task", where)
         for index, task in enumerate(self.head.tasks):
             if task.model_calls != self.per_task[task.id]:
                 where = f"tasks/{index}/model_calls"
