@@ -768,3 +768,19 @@ def test_a_mistyped_key_gets_the_schema_field_it_is_near(cli: Any, tmp_path: Pat
     assert "claims/policy/<key> (expected: no such field; did you mean min_acceptable_rate?)" in (
         result.err
     )
+
+
+def test_single_file_source_finds_the_children_of_a_renamed_copy(cli: Any, tmp_path: Path) -> None:
+    """A renamed copy beside its session's folder: the session is the one its records name, so
+    the children there are found and the refusal stands. An empty child holds no spend."""
+    tree = tmp_path / "t"
+    shutil.copytree(fixture_parent("synthetic_tree").parent, tree)
+    source = next(tree.glob("*.jsonl"))
+    excerpt = tree / "excerpt.jsonl"
+    shutil.copy(source, excerpt)
+    result = cli("inspect", "--json", "--from", "claude-code", "--in", str(excerpt))
+    assert "CC-TREE-CHILDREN-NOT-READ" in {r["code"] for r in result.json()["refusals"]}
+    for child in (tree / source.stem / "subagents").glob("agent-*.jsonl"):
+        child.write_bytes(b"")
+    result = cli("inspect", "--json", "--from", "claude-code", "--in", str(excerpt))
+    assert "CC-TREE-CHILDREN-NOT-READ" not in {r["code"] for r in result.json()["refusals"]}

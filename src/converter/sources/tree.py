@@ -189,15 +189,38 @@ class _Walker:
 
 
 def _holds_children(folder: Path) -> bool:
-    """Whether a session's subagents/ folder holds a child transcript or a workflow run."""
+    """Whether a session's subagents/ folder (workflow runs included) holds a non-empty child
+    transcript: one that records spend the single-file source would leave out."""
+    for root, dirs, files in os.walk(folder):  # symlinked folders are not followed
+        if len(Path(root).relative_to(folder).parts) >= 2:  # subagents/workflows/<run>/
+            dirs.clear()
+        for name in files:
+            if not _CHILD.fullmatch(name):
+                continue
+            try:
+                info = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_size > 0:
+                return True
+    return False
+
+
+_SESSION_FIELD = re.compile(rb'"sessionId"\s*:\s*"([0-9A-Fa-f-]{36})"')
+_PEEK = 1 << 20
+
+
+def _session_named_inside(parent: Path) -> str | None:
+    """The first session id the file's records name (within its first MiB), for a file whose
+    name is not one: a renamed copy beside its session's folder still has children there."""
     try:
-        with os.scandir(folder) as entries:
-            return any(
-                _CHILD.fullmatch(e.name) is not None or e.is_dir(follow_symlinks=False)
-                for e in entries
-            )
+        with parent.open("rb") as stream:
+            head = stream.read(_PEEK)
     except OSError:
-        return False
+        return None
+    found = _SESSION_FIELD.search(head)
+    sid = found.group(1).decode("ascii") if found else None
+    return sid if sid is not None and SESSION_ID.fullmatch(sid) else None
 
 
 def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
@@ -229,7 +252,8 @@ def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
     if single_file:
         # The one file is the source: its records name the session (the reader takes it from
         # them), its file name does not. Children beside it would go unread: say so.
-        if SESSION_ID.fullmatch(stem) and _holds_children(parent.parent / stem / "subagents"):
+        sid = stem if SESSION_ID.fullmatch(stem) else _session_named_inside(parent)
+        if sid is not None and _holds_children(parent.parent / sid / "subagents"):
             layout.problems.append(Problem("CC-TREE-CHILDREN-NOT-READ", 0))
         return layout
     if not SESSION_ID.fullmatch(stem):
