@@ -784,3 +784,24 @@ def test_single_file_source_finds_the_children_of_a_renamed_copy(cli: Any, tmp_p
         child.write_bytes(b"")
     result = cli("inspect", "--json", "--from", "claude-code", "--in", str(excerpt))
     assert "CC-TREE-CHILDREN-NOT-READ" not in {r["code"] for r in result.json()["refusals"]}
+
+
+def test_from_contract_carries_claims_across_a_change_of_task_id(cli: Any, tmp_path: Path) -> None:
+    """Task ids of version 0.1 were not keyed by session: a contract made then names the same
+    tasks (same input digests) under other ids. Its labels carry forward, none is dropped."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    [task] = data["tasks"]
+    old_id = "task-000000000001"
+    data["claims"]["outcomes"] = {old_id: data["claims"]["outcomes"][task["id"]]}
+    data["claims"]["outcomes"][old_id]["human_minutes"] = "7"
+    task["id"] = old_id
+    write_json(contract, data)
+    again = tmp_path / "again.json"
+    args = ["--template", str(again), "--from-contract", str(contract)]
+    result = cli("convert", "--in", str(parent), *args)
+    assert result.code == 0, result.err
+    assert "0 tasks dropped, 0 new tasks" in result.out
+    carried = read_json(again)
+    assert carried["claims"]["outcomes"][carried["tasks"][0]["id"]]["human_minutes"] == "7"

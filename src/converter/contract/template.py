@@ -103,8 +103,42 @@ def build_template(
     )
 
 
+def _renamed(template: Contract, old: Contract) -> dict[str, str]:
+    """Old task id -> new id, for tasks whose id changed but whose input is the same: matched in
+    order among the tasks of one input digest, only when both sides have as many. (Task ids of
+    version 0.1 were not keyed by session; a contract made then carries forward this way.)"""
+    fresh = {t.id for t in template.tasks}
+    before = {t.id for t in old.tasks}
+    gone: dict[str, list[str]] = {}
+    for t in old.tasks:
+        if t.id not in fresh:
+            gone.setdefault(t.input_digest, []).append(t.id)
+    came: dict[str, list[str]] = {}
+    for t in template.tasks:
+        if t.id not in before:
+            came.setdefault(t.input_digest, []).append(t.id)
+    renamed: dict[str, str] = {}
+    for digest, old_ids in gone.items():
+        new_ids = came.get(digest, [])
+        if len(new_ids) == len(old_ids):
+            renamed.update(zip(old_ids, new_ids, strict=True))
+    return renamed
+
+
 def carry_forward(template: Contract, old: Contract) -> tuple[Contract, list[str], list[str]]:
-    """Copy every claim of `old` whose task id is unchanged; return (contract, dropped, new)."""
+    """Copy every claim of `old` whose task id is unchanged (or renamed, see `_renamed`);
+    return (contract, dropped, new)."""
+    renamed = _renamed(template, old)
+    if renamed:
+        old_claims = old.claims.model_copy(
+            update={
+                "outcomes": {renamed.get(k, k): v for k, v in old.claims.outcomes.items()},
+                "excluded_tasks": {
+                    renamed.get(k, k): v for k, v in old.claims.excluded_tasks.items()
+                },
+            }
+        )
+        old = old.model_copy(update={"claims": old_claims})
     ids = [t.id for t in template.tasks]
     outcomes = {tid: old.claims.outcomes.get(tid, template.claims.outcomes[tid]) for tid in ids}
     excluded = {tid: r for tid, r in old.claims.excluded_tasks.items() if tid in ids}
