@@ -304,6 +304,10 @@ def test_a_contract_can_reveal_a_plain_model_name() -> None:
         "anthropic.claude-3-5-sonnet-20240620-v1:0",
         "claude-sonnet-4@20250514",
         "gpt-3.5-turbo-16k",
+        "gpt-oss-120b",
+        "gemini-2.5-flash-image-preview",
+        "o3-deep-research",
+        "deepseek-r1-distill-llama-70b",
     ],
 )
 def test_real_model_ids_of_known_families_cross(name: str) -> None:

@@ -42,7 +42,7 @@ _WORDS = (
     "opus|sonnet|haiku|instant|fable|mini|nano|pro|flash|lite|turbo|preview|latest|thinking|"
     "think|exp|experimental|chat|coder|code|codex|instruct|large|medium|small|max|plus|air|"
     "vision|reasoner|reasoning|online|high|low|fast|beta|omni|audio|realtime|search|ultra|"
-    "nemo|it|base|next"
+    "nemo|it|base|next|oss|image|deep|research|distill|llama|qwen"
 )
 _PART = (
     r"(?:[0-9]{8}|[0-9]{1,4}|[0-9]{1,2}(?:\.[0-9]{1,2})?[a-z]?|[0-9]{1,4}[bkm]|"
