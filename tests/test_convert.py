@@ -805,3 +805,16 @@ def test_from_contract_carries_claims_across_a_change_of_task_id(cli: Any, tmp_p
     assert "0 tasks dropped, 0 new tasks" in result.out
     carried = read_json(again)
     assert carried["claims"]["outcomes"][carried["tasks"][0]["id"]]["human_minutes"] == "7"
+
+
+def test_did_you_mean_names_a_sibling_field_only() -> None:
+    """The suggestion comes from the object the key was typed in, not from anywhere in the
+    schema: `tiers` exists only under a model's pricing, so a top-level `tierz` gets none."""
+    from converter.contract.read import _did_you_mean, _fields_at
+
+    assert _did_you_mean("tierz", _fields_at(())) == ""
+    assert _did_you_mean("tierz", _fields_at(("claims", "pricing", "models", "m"))) == (
+        "; did you mean tiers?"
+    )
+    tier = ("claims", "pricing", "models", "m", "tiers", 0)
+    assert _did_you_mean("inptu", _fields_at(tier)) == "; did you mean input?"

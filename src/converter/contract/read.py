@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import codecs
 import difflib
+import types
+import typing
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from converter.contract.model import (
@@ -132,15 +134,53 @@ def _shape(err: Any) -> Problem:
     where = safe_path(err["loc"], last_is_key=extra) or "(contract)"
     wants = expected(err)
     if extra and err["loc"] and isinstance(err["loc"][-1], str):
-        wants += _did_you_mean(err["loc"][-1])
+        wants += _did_you_mean(err["loc"][-1], _fields_at(err["loc"][:-1]))
     return Problem("CONTRACT-SHAPE", where=f"{where} (expected: {wants})")
 
 
-def _did_you_mean(typed: str) -> str:
+def _did_you_mean(typed: str, fields: frozenset[str]) -> str:
     """A near schema field for a mistyped key: the suggestion names only the schema's own
     field, never the key typed (SPEC §6.4), and still points at the typo."""
-    near = difflib.get_close_matches(typed.lower(), sorted(_FIELDS), n=1, cutoff=0.75)
+    near = difflib.get_close_matches(typed.lower(), sorted(fields), n=1, cutoff=0.75)
     return f"; did you mean {near[0]}?" if near else ""
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The models an annotation holds (`X | None`, `dict[str, X]`, `tuple[X, ...]`, ...)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+
+
+def _fields_at(loc: tuple[Any, ...]) -> frozenset[str]:
+    """The fields of the object at `loc` in a contract: where a key was typed, its siblings
+    are what it could have meant. Every field name of the schema when the path is not a plain
+    walk down the models."""
+    model: type[BaseModel] = Contract
+    pending: type[BaseModel] | None = None  # a container's element: next comes a key or index
+    for part in loc:
+        if pending is not None:
+            model, pending = pending, None
+            continue
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        if field is None:
+            return _FIELDS
+        annotation = _without_none(field.annotation)
+        found = _models_in(annotation)
+        if len(found) != 1:
+            return _FIELDS
+        if typing.get_origin(annotation) in (dict, tuple, list):
+            pending = found[0]
+        else:
+            model = found[0]
+    return _FIELDS if pending is not None else frozenset(model.model_fields)
+
+
+def _without_none(annotation: Any) -> Any:
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1:
+        return args[0]
+    return annotation
 
 
 # What a field wants, in words. Only the schema's own values are quoted (the allowed literals,
