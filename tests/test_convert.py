@@ -370,13 +370,19 @@ def test_timestamps_option_overrides_a_carried_contract(cli: Any, tmp_path: Path
     assert all(s.endswith(":00:00Z") for s in stamps)
 
 
-def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_path: Path) -> None:
+def _signed(cli: Any, tmp_path: Path, name: str) -> tuple[Path, Path, Path, Path]:
+    """Convert the synthetic tree signed: (parent, contract, signing key, bundle named `name`)."""
     parent = fixture_parent("synthetic_tree")
     contract = _contract(cli, parent, tmp_path)
     key = tmp_path / "k.pem"
     assert cli("keygen", "--out", str(key)).code == 0
-    out = tmp_path / "b.json"
+    out = tmp_path / name
     assert _convert(cli, parent, contract, out, "--attest-key", str(key)).code == 0
+    return parent, contract, key, out
+
+
+def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_path: Path) -> None:
+    parent, contract, _, out = _signed(cli, tmp_path, "b.json")
     assert (tmp_path / "b.json.intoto.json").exists()
     again = _convert(cli, parent, contract, out)
     assert again.code == 0
@@ -529,12 +535,7 @@ def test_the_signed_subject_name_is_fixed_not_the_file_name_chosen(
     import base64
     import json
 
-    parent = fixture_parent("synthetic_tree")
-    contract = _contract(cli, parent, tmp_path)
-    key = tmp_path / "k.pem"
-    assert cli("keygen", "--out", str(key)).code == 0
-    out = tmp_path / "alice@acme.com payroll.json"
-    assert _convert(cli, parent, contract, out, "--attest-key", str(key)).code == 0
+    _, _, key, out = _signed(cli, tmp_path, "alice@acme.com payroll.json")
     envelope = read_json(Path(f"{out}.intoto.json"))
     statement = json.loads(base64.b64decode(envelope["payload"]))
     assert statement["subject"][0]["name"] == "bundle.json"
