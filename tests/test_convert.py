@@ -819,3 +819,18 @@ def test_did_you_mean_names_a_sibling_field_only() -> None:
     )
     tier = ("claims", "pricing", "models", "m", "tiers", 0)
     assert _did_you_mean("inptu", _fields_at(tier)) == "; did you mean input?"
+
+
+@pytest.mark.parametrize("which", ["private", "public"])
+def test_an_output_never_replaces_a_key(which: str, cli: Any, tmp_path: Path) -> None:
+    """Was: `evaluate --report signing.pem` replaced the signing key with a report."""
+    parent, contract, key, out = _signed(cli, tmp_path, "b.json")
+    target = key if which == "private" else Path(f"{key}.pub")
+    before = target.read_bytes()
+    report = cli("evaluate", "--bundle", str(out), "--report", str(target))
+    assert report.code == 2
+    assert "OUT-REPLACES-KEY" in report.err
+    converted = _convert(cli, parent, contract, target)
+    assert converted.code == 2
+    assert "OUT-REPLACES-KEY" in converted.err
+    assert target.read_bytes() == before

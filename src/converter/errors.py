@@ -655,6 +655,11 @@ CODES: dict[str, CodeInfo] = {
         "An output path is the same file as an input.",
         "Write the output to a new file.",
     ),
+    "OUT-REPLACES-KEY": _c(
+        "An output path holds a PEM key (a signing key or its public half); writing the output "
+        "there would destroy it.",
+        "Write the output to another file.",
+    ),
     "OUT-EXISTS": _c(
         "The template's output file already exists; it may be a contract you filled in.",
         "Write the template to a new file (use --from-contract to carry the old claims), or pass "

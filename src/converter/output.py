@@ -20,12 +20,25 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _holds_key(path: Path) -> bool:
+    """Whether an existing file starts like a PEM key: a mistyped `--report` or `--out` must
+    not replace a signing key, which nothing can restore."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64)
+    except OSError:
+        return False
+    return head.lstrip().startswith(b"-----BEGIN") and b"KEY-----" in head
+
+
 def check_outputs(outputs: list[Path], inputs: list[Path]) -> None:
-    """Refuse before any work when an output would replace an input or another output."""
+    """Refuse before any work when an output would replace an input, another output or a key."""
     problems = []
     for out in outputs:
         if any(_same_file(out, source) for source in inputs):
             problems.append(Problem("OUT-SAME-AS-INPUT"))
+        elif out.is_file() and _holds_key(out):
+            problems.append(Problem("OUT-REPLACES-KEY"))
         parent = out.parent if str(out.parent) else Path(".")
         if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
             problems.append(Problem("OUT-UNWRITABLE"))
