@@ -547,7 +547,9 @@ def test_symlinked_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) 
     child.rename(outside)
     child.symlink_to(outside)
     outcome = run_command(cli, command, syn, tmp_path)
-    expect_refusal(outcome, "CC-TREE-SYMLINK")  # not bound: no label, and no path by default
+    # Not bound, but labelled like a bound file (keyed, the same in every command and run);
+    # the path only on request.
+    expect_refusal(outcome, "CC-TREE-SYMLINK", syn.label("unbound", SYN_CHILD))
     assert Path(SYN_CHILD).name not in outcome.err
     shown = run_command(cli, command, syn, tmp_path, "--show-paths")
     assert f"({syn.session}/{SYN_CHILD})" in shown.err  # only on request, on stderr

@@ -3,7 +3,7 @@ them happen here; writing is left to the caller, which writes atomically only on
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -21,7 +21,7 @@ from converter.contract.validate import (
     task_claims,
 )
 from converter.errors import Problem, Refused
-from converter.firewall.boundary import Policy, cross, file_labels
+from converter.firewall.boundary import Policy, cross, file_labels, unbound_ref
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount
 from converter.heap import return_free_memory
@@ -54,7 +54,11 @@ def read_sources(
     account = read_tree(parent, task_unit, source)
     if account.refusals:
         paths = {f.index: f.rel for f in account.tree.layout.files}
-        raise Refused(account.refusals, labels=file_labels(account, pseudo), paths=paths)
+        located = [
+            replace(p, where=unbound_ref(pseudo, p)) if p.local_path and not p.where else p
+            for p in account.refusals
+        ]
+        raise Refused(located, labels=file_labels(account, pseudo), paths=paths)
     return Reading(account, pseudo, cross(account, pseudo, CANONICAL))
 
 

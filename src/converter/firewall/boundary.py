@@ -129,9 +129,17 @@ def coarsen(timestamp: str | None, precision: str) -> str | None:
 
 def file_ref(pseudo: Pseudonymizer, account: Account, problem: Problem) -> str | None:
     if problem.file is None or problem.file < 0:
-        return None
+        return unbound_ref(pseudo, problem)
     entry = account.tree.layout.files[problem.file]
     return f"{entry.role}/{pseudo.name('file', entry.rel)}"
+
+
+def unbound_ref(pseudo: Pseudonymizer, problem: Problem) -> str | None:
+    """`unbound/<label>` for a file the tree could not bind (a stray file, a symlink, a bad
+    id): keyed like every file label, so the same file has the same label run after run."""
+    if problem.local_path is None:
+        return None
+    return f"unbound/{pseudo.name('file', problem.local_path)}"
 
 
 def file_labels(account: Account, pseudo: Pseudonymizer) -> dict[int, str]:
