@@ -834,3 +834,33 @@ def test_an_output_never_replaces_a_key(which: str, cli: Any, tmp_path: Path) ->
     assert converted.code == 2
     assert "OUT-REPLACES-KEY" in converted.err
     assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ('"business_value_usd": 1e-40', "business_value_usd (expected: a decimal with at most 30"),
+        ('"business_value_usd": 1e-999999999', "business_value_usd (expected: a decimal"),
+        ('"max_output_tokens": 1000000000000000000000000000000', "max_output_tokens (expected:"),
+        ('"input": 1e-41', "PRICE-TOO-PRECISE"),
+    ],
+    ids=["tiny-number", "huge-exponent", "int-beyond-int64", "price-too-precise"],
+)
+def test_a_claim_no_artifact_could_hold_is_refused_at_convert(
+    written: str, expected: str, cli: Any, tmp_path: Path
+) -> None:
+    """Was: exit 70 (an integer beyond int64 reached the writer), or a bundle that evaluate then
+    refused as tampered, or (1e-999999999) a 1 GB bundle. Every claim is bounded as the
+    readers are: integers within int64, decimals of at most 30 digits each side."""
+    import re
+
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    key = written.split(":")[0]
+    text, replaced = re.subn(rf"{key}: [^,\n]+", written, contract.read_text(), count=1)
+    assert replaced == 1
+    contract.write_text(text)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2, result.err
+    assert expected in result.err
+    assert not (tmp_path / "b.json").exists()

@@ -442,6 +442,11 @@ CODES: dict[str, CodeInfo] = {
         "A price or multiplier in the contract is negative.",
         "Write the named value as a number of zero or more.",
     ),
+    "PRICE-TOO-PRECISE": _c(
+        "A price or multiplier in the contract has more than 30 digits before or after the "
+        "decimal point.",
+        "Write the named value with at most 30 digits on each side of the point.",
+    ),
     "PRICE-NONFINITE": _c(
         "A price or multiplier in the contract is NaN or infinite.",
         "Write the named value as a finite decimal number.",

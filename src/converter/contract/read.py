@@ -188,6 +188,7 @@ def _without_none(annotation: Any) -> Any:
 _WANTS = {
     "missing": "a value (the field is missing)",
     "extra_forbidden": "no such field",
+    "decimal_digits": "a decimal with at most 30 digits before and after the point",
     "int_type": "an integer",
     "bool_type": "true or false",
     "string_type": "text",

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -19,6 +20,7 @@ from pydantic import (
     PlainSerializer,
     StringConstraints,
 )
+from pydantic_core import PydanticCustomError
 
 _DECIMAL_TEXT = re.compile(r"-?[0-9]{1,30}(\.[0-9]{1,30})?")
 
@@ -78,7 +80,8 @@ FileRole = Annotated[
         r"provider-response|contract|bundle|attestation|key)$"
     ),
 ]
-Count = Annotated[int, Field(ge=0)]
+# A count is a JSON integer every reader takes: within int64, like the transcript's own.
+Count = Annotated[int, Field(ge=0, le=2**63 - 1)]
 
 
 def decimal_text(value: Decimal) -> str:
@@ -87,12 +90,45 @@ def decimal_text(value: Decimal) -> str:
 
 
 AS_TEXT = PlainSerializer(decimal_text, return_type=str, when_used="json")
-Money = Annotated[Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False), AS_TEXT]
+DIGITS = 30  # before and after the point: what a decimal string in an artifact may hold
+
+
+def decimal_fits(value: Decimal) -> bool:
+    """Whether `value` is written in at most DIGITS digits before and after the point (the
+    form `_DECIMAL_TEXT` reads back). Decided from the exponent, never by writing the value
+    out: `1e-999999999` would be a billion characters."""
+    if not value.is_finite():
+        return True  # refused as non-finite elsewhere, with its own message
+    _, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)
+    after = max(-exponent, 0)
+    before = max(len(digits) + exponent, 0)
+    return after <= DIGITS and before <= DIGITS
+
+
+def _fits(value: Decimal) -> Decimal:
+    if not decimal_fits(value):
+        raise PydanticCustomError(
+            "decimal_digits",
+            "at most {digits} digits before and after the point",
+            {"digits": DIGITS},
+        )
+    return value
+
+
+_BOUNDED = AfterValidator(_fits)
+Money = Annotated[
+    Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False), _BOUNDED, AS_TEXT
+]
 NonNegativeMoney = Annotated[
-    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, allow_inf_nan=False), AS_TEXT
+    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, allow_inf_nan=False), _BOUNDED, AS_TEXT
 ]
 Rate = Annotated[
-    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, le=1, allow_inf_nan=False), AS_TEXT
+    Decimal,
+    BeforeValidator(_exact_decimal),
+    Field(ge=0, le=1, allow_inf_nan=False),
+    _BOUNDED,
+    AS_TEXT,
 ]
 
 

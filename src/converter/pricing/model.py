@@ -24,7 +24,15 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
 from converter.firewall.boundary import may_name
-from converter.firewall.types import AS_TEXT, Closed, Code, Count, ModelName, PublicName
+from converter.firewall.types import (
+    AS_TEXT,
+    Closed,
+    Code,
+    Count,
+    ModelName,
+    PublicName,
+    decimal_fits,
+)
 
 # `BillingContext.key()`: service_tier|speed|inference_geo, each a context value or "absent".
 ContextKey = Annotated[
@@ -69,6 +77,8 @@ def _finite_non_negative(value: Decimal) -> Decimal:
         raise ValueError("not a finite number")
     if value.is_signed():
         raise ValueError("negative")
+    if not decimal_fits(value):
+        raise ValueError("too many digits")
     return value
 
 
@@ -203,6 +213,8 @@ def _value_problems(value: Decimal | None, **where: Any) -> list[PricingProblem]
         return [PricingProblem(code="PRICE-NONFINITE", **where)]
     if value.is_signed():
         return [PricingProblem(code="PRICE-NEGATIVE", **where)]
+    if not decimal_fits(value):
+        return [PricingProblem(code="PRICE-TOO-PRECISE", **where)]
     return []
 
 
