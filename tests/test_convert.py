@@ -864,3 +864,16 @@ def test_a_claim_no_artifact_could_hold_is_refused_at_convert(
     assert result.code == 2, result.err
     assert expected in result.err
     assert not (tmp_path / "b.json").exists()
+
+
+def test_max_output_tokens_below_a_recorded_output_is_refused(cli: Any, tmp_path: Path) -> None:
+    """Was: accepted, and every usage-incomplete call's high end became its recorded output,
+    so the interval (and an INCOMPLETE decision) disappeared without a word."""
+
+    def low_cap(c: Any) -> None:
+        for entry in c["claims"]["pricing"]["models"].values():
+            entry["max_output_tokens"] = 1
+
+    result = _convert_edited(cli, tmp_path, low_cap)
+    assert result.code == 2
+    assert "PRICE-MAX-OUTPUT-BELOW-OBSERVED" in result.err

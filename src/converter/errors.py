@@ -442,6 +442,11 @@ CODES: dict[str, CodeInfo] = {
         "A price or multiplier in the contract is negative.",
         "Write the named value as a number of zero or more.",
     ),
+    "PRICE-MAX-OUTPUT-BELOW-OBSERVED": _c(
+        "A model's max_output_tokens is below the output tokens a call of that model recorded.",
+        "Write the model's real output limit (at least the largest output it recorded): it is "
+        "the high end of every usage-incomplete call's cost.",
+    ),
     "PRICE-TOO-PRECISE": _c(
         "A price or multiplier in the contract has more than 30 digits before or after the "
         "decimal point.",

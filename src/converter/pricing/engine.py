@@ -219,7 +219,31 @@ def account_problems(
     for name in sorted({t.name for t in account.tool_events} - set(claims.client_tools)):
         problem = PricingProblem(code="PRICE-CLIENT-TOOL-MISSING", tool=name)
         found.setdefault(problem.model_dump_json(), problem)
+    for problem in _caps_below_observed(account, claims):
+        found.setdefault(problem.model_dump_json(), problem)
     return [found[k] for k in sorted(found)]
+
+
+def _caps_below_observed(
+    account: PublicAccount, claims: PricingClaims | PricingTemplate
+) -> list[PricingProblem]:
+    """A model whose claimed max_output_tokens is below an output one of its calls recorded:
+    the claim is wrong, and as the high end of an incomplete call's interval it would claim the
+    uncertainty away (SPEC §8.4)."""
+    largest: dict[str, int] = {}
+    for event in account.model_events:
+        largest[event.model] = max(largest.get(event.model, 0), event.usage.output_tokens)
+    out = []
+    for model, output in sorted(largest.items()):
+        entry = claims.models.get(model)
+        cap = entry.max_output_tokens if entry is not None else None
+        if cap is not None and output > cap:
+            out.append(
+                PricingProblem(
+                    code="PRICE-MAX-OUTPUT-BELOW-OBSERVED", model=model, field="max_output_tokens"
+                )
+            )
+    return out
 
 
 def observed_keys(account: PublicAccount) -> PricingTemplate:
