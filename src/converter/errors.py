@@ -47,7 +47,9 @@ CODES: dict[str, CodeInfo] = {
     "CC-TREE-PARENT-NAME": _c(
         "The parent transcript's file name is not the session id its records carry, followed by "
         ".jsonl; its children cannot be found.",
-        "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy.",
+        "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy (restore its name "
+        "beside its <session-id>/ folder); a lone excerpt with no children converts with "
+        "--from claude-code.",
     ),
     "CC-TREE-PARENT-IS-SUBAGENT": _c(
         "The file given as the parent is a subagent transcript (agent-<id>.jsonl).",
@@ -131,7 +133,8 @@ CODES: dict[str, CodeInfo] = {
     "CC-TREE-CHILDREN-NOT-READ": _c(
         "The single-file source was given a session whose folder holds subagent transcripts "
         "(delegated, workflow or compaction agents); their spend would be missing.",
-        "Use --from claude-code-tree to convert the whole session tree.",
+        "Convert the whole session tree with --from claude-code-tree, from the transcript under "
+        "its own <session-id>.jsonl name (a renamed copy cannot find its children).",
     ),
     "CC-TREE-DELEGATION-IN-SINGLE-FILE": _c(
         "The single-file source found a delegation call; nested spend would be missing.",
@@ -645,7 +648,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "KEY-INVALID": _c(
         "The pseudonym key is not 64 hexadecimal characters (32 bytes).",
-        "Create a key with `agent-evidence key init` and keep the file private.",
+        "Check where the key came from: --key-file, else $AGENT_EVIDENCE_KEY (it wins over the "
+        "key file), else the key file `agent-evidence key init` creates.",
     ),
     "KEY-PERMISSIONS": _c(
         "The pseudonym key file can be read by other users.",
