@@ -856,7 +856,7 @@ def test_a_claim_no_artifact_could_hold_is_refused_at_convert(
 
     parent = fixture_parent("synthetic_tree")
     contract = _contract(cli, parent, tmp_path)
-    key = written.split(":")[0]
+    key = written.split(":", maxsplit=1)[0]
     text, replaced = re.subn(rf"{key}: [^,\n]+", written, contract.read_text(), count=1)
     assert replaced == 1
     contract.write_text(text)

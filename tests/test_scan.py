@@ -172,3 +172,19 @@ def test_a_symlinked_session_is_a_refused_row_not_a_skipped_entry(tmp_path: Path
     assert row["status"] == "refused"
     assert row["refusals"] == ["CC-TREE-SYMLINK"]
     assert report["totals"]["skipped_entries"] == 0
+
+
+def test_symlinked_folders_are_counted_as_not_followed(tmp_path: Path, cli: Any) -> None:
+    """Was: counted as 'not a session', so the sessions behind them vanished from the totals."""
+    root = tmp_path / "projects"
+    elsewhere = tmp_path / "elsewhere"
+    exp = generate(elsewhere / "proj", _tiny(902))
+    root.mkdir()
+    (root / "linked-project").symlink_to(elsewhere / "proj")
+    (root / "a").mkdir()
+    (root / "a" / exp.parent.stem).symlink_to(exp.parent.parent / exp.parent.stem)
+    result = cli("scan", str(root), "--jobs", "1")
+    report = cli("scan", str(root), "--json", "--jobs", "1").json()
+    assert report["totals"]["symlinked_folders"] == 2
+    assert report["totals"]["skipped_entries"] == 0
+    assert "2 symlinked folders not followed (CC-TREE-SYMLINK)" in result.out

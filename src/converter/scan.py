@@ -69,15 +69,21 @@ class Found:
     # Entries that are neither a session nor `memory/`: files beside the project folders, and in
     # them anything not shaped like `<session-id>.jsonl` or `<session-id>/`.
     skipped: int
+    # Symlinked project or session folders: never followed (SPEC §3), so the sessions behind
+    # them are not checked; counted on their own, not as "not a session".
+    symlinks: int = 0
 
 
 def find_sessions(projects_dir: Path) -> Found:
     """Sessions grouped by id across project folders; what else was there is counted."""
     sessions: dict[str, Session] = {}
-    folders = skipped = 0
+    folders = skipped = symlinks = 0
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
         if _kind(project) != "dir":
-            skipped += 1
+            if project.is_symlink() and project.is_dir():
+                symlinks += 1
+            else:
+                skipped += 1
             continue
         folders += 1
         parents: set[str] = set()
@@ -97,6 +103,8 @@ def find_sessions(projects_dir: Path) -> Found:
                 parents.add(stem)
             elif kind == "dir" and SESSION_ID.fullmatch(name):
                 session_dirs.append(name)
+            elif entry.is_symlink() and entry.is_dir():
+                symlinks += 1
             else:
                 skipped += 1
         for sid in session_dirs:
@@ -104,7 +112,7 @@ def find_sessions(projects_dir: Path) -> Found:
                 session = sessions.setdefault(sid, Session(sid))
                 session.orphan_folders += 1
                 session.projects.add(project.name)
-    return Found([sessions[k] for k in sorted(sessions)], folders, skipped)
+    return Found([sessions[k] for k in sorted(sessions)], folders, skipped, symlinks)
 
 
 def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
@@ -256,6 +264,7 @@ def scan(
         "usage": {k: sum(r["usage"][k] for r in rows) for k in TOKEN_KEYS},
         "refusal_codes": dict(sorted(refusal_sessions.items())),
         "skipped_entries": found.skipped,
+        "symlinked_folders": found.symlinks,
     }
     return {
         "key_id": pseudo.key_id,
@@ -294,6 +303,12 @@ def render_text(result: dict[str, Any]) -> str:
         lines.append(
             "Refusals (sessions): "
             + ", ".join(f"{code} {n}" for code, n in t["refusal_codes"].items())
+        )
+    if t["symlinked_folders"]:
+        n = t["symlinked_folders"]
+        lines.append(
+            f"{n} symlinked folder{'' if n == 1 else 's'} not followed (CC-TREE-SYMLINK): the "
+            "sessions behind them were not checked; scan the folder they point to"
         )
     if t["skipped_entries"]:
         n = t["skipped_entries"]
