@@ -294,3 +294,16 @@ def test_task_facts_refuse_a_missing_outcome_even_without_the_open_check() -> No
     assert [(p.code, p.where) for p in refused.value.problems] == [
         ("BUNDLE-OUTCOME-MISMATCH", "tasks/0/id")
     ]
+
+
+def test_schema_v1_without_pricing_opens_and_v2_must_carry_it() -> None:
+    """0.2 writes v2 (with `pricing`); a 0.1 bundle (v1, none) still opens."""
+
+    def as_v1(body: dict[str, Any]) -> None:
+        body["schema_version"] = "agent-evidence/bundle/v1"
+        del body["pricing"]
+
+    assert open_bundle(_resealed(as_v1)).pricing is None
+    with pytest.raises(Refused) as refused:
+        open_bundle(_resealed(lambda body: body.pop("pricing")))
+    assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from converter.contract.model import (
     BaselineClaim,
@@ -40,7 +40,8 @@ from converter.firewall.view import (
 )
 from converter.pricing.model import PriceCardRef, PricingClaims
 
-BUNDLE_SCHEMA: Literal["agent-evidence/bundle/v1"] = "agent-evidence/bundle/v1"
+# v2 (0.2) adds `pricing`; v1 bundles (0.1) still open, without it.
+BUNDLE_SCHEMA: Literal["agent-evidence/bundle/v2"] = "agent-evidence/bundle/v2"
 
 
 class Generator(Closed):
@@ -131,7 +132,7 @@ class BundleHead(Closed):
     """A bundle without its two bulk fields (events, edges): what a reader keeps while the bulk
     is validated one item at a time (`bundle.io.open_bundle`)."""
 
-    schema_version: Literal["agent-evidence/bundle/v1"]
+    schema_version: Literal["agent-evidence/bundle/v1", "agent-evidence/bundle/v2"]
     generator: Generator
     tasks: tuple[TaskOut, ...]
     agents: tuple[Agent, ...]
@@ -144,6 +145,13 @@ class BundleHead(Closed):
     # bundle alone. Absent from bundles written before it existed.
     pricing: PricingClaims | None = None
     receipt: Receipt
+
+    @model_validator(mode="after")
+    def _pricing_in_v2(self) -> BundleHead:
+        """v2 carries the prices its events use; a v2 bundle without them is not one."""
+        if (self.schema_version == BUNDLE_SCHEMA) != (self.pricing is not None):
+            raise ValueError("pricing is part of schema v2, and only of v2")
+        return self
 
 
 class Bundle(BundleHead):
