@@ -877,3 +877,19 @@ def test_max_output_tokens_below_a_recorded_output_is_refused(cli: Any, tmp_path
     result = _convert_edited(cli, tmp_path, low_cap)
     assert result.code == 2
     assert "PRICE-MAX-OUTPUT-BELOW-OBSERVED" in result.err
+
+
+def test_an_unknown_gate_is_reported_beside_a_shape_error_in_the_policy(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: a typo elsewhere in the policy hid CONTRACT-UNKNOWN-CHECK until it was fixed."""
+
+    def two_mistakes(c: Any) -> None:
+        policy = c["claims"]["policy"]
+        policy["min_acceptible_rate"] = policy.pop("min_acceptable_rate")
+        policy["disabled_checks"] = ["p95"]
+
+    result = _convert_edited(cli, tmp_path, two_mistakes)
+    assert result.code == 2
+    assert "did you mean min_acceptable_rate?" in result.err
+    assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err

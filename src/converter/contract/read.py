@@ -58,6 +58,9 @@ class ContractParts:
     baseline: BaselineClaim | None = None
     policy: PolicyClaim | None = None
     privacy: Privacy | None = None
+    # The policy's disabled gates as written, when the policy as a whole did not validate: an
+    # unknown gate is still reported beside the shape error (SPEC §7: every problem).
+    disabled_checks: tuple[str, ...] = ()
 
 
 _OWNED = ("source", "key_id", "inventory", "tasks", "observed")
@@ -112,7 +115,10 @@ def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
     claims = top.get("claims")
     found = {name: _part(name, top) for name in _OWNED}
     found |= {name: _part(name, claims if isinstance(claims, dict) else None) for name in _CLAIMS}
-    return ContractParts(problems, None, **found)
+    policy = claims.get("policy") if isinstance(claims, dict) else None
+    written = policy.get("disabled_checks") if isinstance(policy, dict) else None
+    names = tuple(n for n in written if isinstance(n, str)) if isinstance(written, list) else ()
+    return ContractParts(problems, None, **found, disabled_checks=names)
 
 
 def _part(name: str, raw: dict[str, Any] | None) -> Any:

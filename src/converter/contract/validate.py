@@ -13,7 +13,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from converter.contract.model import CheckId, Contract, Inventory, PolicyClaim
+from converter.contract.model import CheckId, Contract, Inventory
 from converter.contract.read import ContractParts, safe_path
 from converter.errors import Problem
 from converter.firewall.view import Task
@@ -38,8 +38,9 @@ def own_problems(parts: ContractParts) -> list[Problem]:
     """What the contract shows without the sources: null claims, unknown gates, exclusions
     without a reason or with a label, and null, negative, non-finite or mis-ordered prices."""
     problems = null_claims(parts) + exclusion_problems(parts)
-    if parts.policy is not None:
-        problems += unknown_checks(parts.policy)
+    problems += unknown_checks(
+        parts.policy.disabled_checks if parts.policy is not None else parts.disabled_checks
+    )
     if parts.pricing is not None:
         problems += [pricing_problem(p) for p in template_problems(parts.pricing)]
     return problems
@@ -49,13 +50,13 @@ def pricing_problem(problem: PricingProblem) -> Problem:
     return Problem(problem.code, where=problem.where() or None)
 
 
-def unknown_checks(policy: PolicyClaim) -> list[Problem]:
+def unknown_checks(disabled: tuple[str, ...]) -> list[Problem]:
     """Each disabled gate that `evaluate` does not run: a typo would otherwise pass convert and
     verify and only be refused by evaluate."""
     known = get_args(CheckId)
     return [
         Problem("CONTRACT-UNKNOWN-CHECK", where=f"claims/policy/disabled_checks/{index}")
-        for index, name in enumerate(policy.disabled_checks)
+        for index, name in enumerate(disabled)
         if name not in known
     ]
 
