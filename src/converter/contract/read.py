@@ -117,7 +117,9 @@ def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
     found |= {name: _part(name, claims if isinstance(claims, dict) else None) for name in _CLAIMS}
     policy = claims.get("policy") if isinstance(claims, dict) else None
     written = policy.get("disabled_checks") if isinstance(policy, dict) else None
-    names = tuple(n for n in written if isinstance(n, str)) if isinstance(written, list) else ()
+    names: tuple[str, ...] = ()
+    if isinstance(written, list | tuple):  # the raw value holds arrays as tuples
+        names = tuple(n for n in written if isinstance(n, str))
     return ContractParts(problems, None, **found, disabled_checks=names)
 
 
