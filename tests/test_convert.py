@@ -729,23 +729,31 @@ def test_a_contract_that_is_not_an_object_names_the_top_level(cli: Any, tmp_path
     assert "CONTRACT-SHAPE [(contract) (expected: an object)]" in result.err
 
 
+OTHER_SESSION = "0f0e0d0c-1111-4222-8333-444455556666"
+
+
+def _other_session(tmp_path: Path) -> Path:
+    """The synthetic tree under another session id: the same prompts, another session."""
+    sid = "65e893e5-a69d-4955-a5e1-5d5ee7bc592e"
+    copy = tmp_path / "other"
+    shutil.copytree(fixture_parent("synthetic_tree").parent, copy)
+    for path in sorted(copy.rglob("*"), reverse=True):
+        if path.is_file():
+            path.write_text(path.read_text().replace(sid, OTHER_SESSION))
+        if sid in path.name:
+            path.rename(path.with_name(path.name.replace(sid, OTHER_SESSION)))
+    return copy / f"{OTHER_SESSION}.jsonl"
+
+
 def test_two_sessions_opening_with_the_same_prompt_have_different_task_ids(
     cli: Any, tmp_path: Path
 ) -> None:
     """Task ids are keyed per session: a workload of sessions that each start with `/init` (or
     any same first prompt) is not refused as one task given twice."""
-    sid = "65e893e5-a69d-4955-a5e1-5d5ee7bc592e"
-    other = "0f0e0d0c-1111-4222-8333-444455556666"
     source = fixture_parent("synthetic_tree")
-    copy = tmp_path / "other"
-    shutil.copytree(source.parent, copy)
-    for path in sorted(copy.rglob("*"), reverse=True):
-        if path.is_file():
-            path.write_text(path.read_text().replace(sid, other))
-        if sid in path.name:
-            path.rename(path.with_name(path.name.replace(sid, other)))
+    other = _other_session(tmp_path)
     ids = []
-    for n, parent in enumerate((source, copy / f"{other}.jsonl")):
+    for n, parent in enumerate((source, other)):
         out = tmp_path / f"t{n}.json"
         result = cli("convert", "--in", str(parent), "--template", str(out))
         assert result.code == 0, result.err
@@ -893,3 +901,17 @@ def test_an_unknown_gate_is_reported_beside_a_shape_error_in_the_policy(
     assert result.code == 2
     assert "did you mean min_acceptable_rate?" in result.err
     assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err
+
+
+def test_from_contract_never_carries_another_sessions_labels(cli: Any, tmp_path: Path) -> None:
+    """The same prompts in another session: its tasks are new, nothing is carried by digest."""
+    contract = _contract(cli, fixture_parent("synthetic_tree"), tmp_path)
+    again = tmp_path / "again.json"
+    args = ["--template", str(again), "--from-contract", str(contract)]
+    result = cli("convert", "--in", str(_other_session(tmp_path)), *args)
+    assert result.code == 0, result.err
+    assert (
+        "1 tasks dropped, 1 new tasks" in result.out or "1 task dropped, 1 new task" in result.out
+    )
+    outcomes = read_json(again)["claims"]["outcomes"].values()
+    assert all(v is None for outcome in outcomes for v in outcome.values())

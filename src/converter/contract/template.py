@@ -103,10 +103,19 @@ def build_template(
     )
 
 
+def _parent_label(contract: Contract) -> str | None:
+    return next((f.label for f in contract.inventory.files if f.role == "parent"), None)
+
+
 def _renamed(template: Contract, old: Contract) -> dict[str, str]:
     """Old task id -> new id, for tasks whose id changed but whose input is the same: matched in
-    order among the tasks of one input digest, only when both sides have as many. (Task ids of
-    version 0.1 were not keyed by session; a contract made then carries forward this way.)"""
+    order among the tasks of one input digest, only when both sides have as many, and only for
+    the same session. (Task ids of version 0.1 were not keyed by session; a contract made then
+    carries forward this way.)"""
+    # Only for the same session: its parent file keeps its keyed label. Another session's
+    # contract may open with the same prompt (`/init`), and its labels are not this one's.
+    if _parent_label(template) is None or _parent_label(template) != _parent_label(old):
+        return {}
     fresh = {t.id for t in template.tasks}
     before = {t.id for t in old.tasks}
     gone: dict[str, list[str]] = {}
