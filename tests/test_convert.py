@@ -915,3 +915,24 @@ def test_from_contract_never_carries_another_sessions_labels(cli: Any, tmp_path:
     )
     outcomes = read_json(again)["claims"]["outcomes"].values()
     assert all(v is None for outcome in outcomes for v in outcome.values())
+
+
+@pytest.mark.parametrize("where", ["model", "tool"])
+def test_prices_that_multiply_past_any_artifact_are_refused(
+    where: str, cli: Any, tmp_path: Path
+) -> None:
+    """Was: exit 70. Each price fits 30 digits, but price x multiplier x tokens does not."""
+
+    def huge(c: Any) -> None:
+        pricing = c["claims"]["pricing"]
+        if where == "model":
+            for entry in pricing["models"].values():
+                entry["tiers"][0]["output"] = "9" * 30
+                entry["contexts"] = dict.fromkeys(entry["contexts"], "9" * 30)
+        else:
+            for name in pricing["client_tools"]:
+                pricing["client_tools"][name] = "9" * 25
+
+    result = _convert_edited(cli, tmp_path, huge)
+    assert result.code == 2, result.err
+    assert "PRICE-COST-TOO-LARGE" in result.err

@@ -450,6 +450,11 @@ CODES: dict[str, CodeInfo] = {
         "Write the model's real output limit (at least the largest output it recorded): it is "
         "the high end of every usage-incomplete call's cost.",
     ),
+    "PRICE-COST-TOO-LARGE": _c(
+        "A call of the named model would cost 10^20 USD or more at the contract's prices: a "
+        "price, multiplier or max_output_tokens is far off.",
+        "Check the named model's prices, context multipliers and max_output_tokens.",
+    ),
     "PRICE-TOO-PRECISE": _c(
         "A price or multiplier in the contract has more than 30 digits before or after the "
         "decimal point.",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel
@@ -33,6 +34,10 @@ from converter.errors import Problem
 from converter.firewall.view import PublicAccount
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import ModelPricing, PricingClaims, PricingProblem
+
+# No call costs 10**20 USD. Below it, a cost and any sum of the costs of 10**9 calls fit the
+# 30 integer digits every artifact's decimals may have.
+MAX_COST = Decimal(10) ** 20
 
 
 def _as_problem(problem: PricingProblem) -> Problem:
@@ -121,6 +126,9 @@ def _events(
         if isinstance(priced, list):
             problems += [_as_problem(p) for p in priced]
             continue
+        if priced.high >= MAX_COST:  # prices within bounds can still multiply past them
+            problems.append(Problem("PRICE-COST-TOO-LARGE", where=f"model {priced_on.model}"))
+            continue
         tier = claims.models[priced_on.model].tiers[priced.tier]
         yield ModelEventOut(
             kind="model",
@@ -148,6 +156,9 @@ def _events(
         priced_tool = price_tool_event(tool_on, claims)
         if isinstance(priced_tool, list):
             problems += [_as_problem(p) for p in priced_tool]
+            continue
+        if priced_tool.cost >= MAX_COST:
+            problems.append(Problem("PRICE-COST-TOO-LARGE", where=f"tool {tool_on.name}"))
             continue
         yield ToolEventOut(
             kind="tool",
