@@ -936,3 +936,14 @@ def test_prices_that_multiply_past_any_artifact_are_refused(
     result = _convert_edited(cli, tmp_path, huge)
     assert result.code == 2, result.err
     assert "PRICE-COST-TOO-LARGE" in result.err
+
+
+def test_an_output_never_replaces_the_pseudonym_key(cli: Any, tmp_path: Path) -> None:
+    """Was: `--report <pseudonym.key>` replaced the key (and left the report world-readable)."""
+    _, _, _, out = _signed(cli, tmp_path, "b.json")
+    key = tmp_path / "pseudonym.key"
+    key.write_text("ab" * 32 + "\n")
+    report = cli("evaluate", "--bundle", str(out), "--report", str(key))
+    assert report.code == 2
+    assert "OUT-REPLACES-KEY" in report.err
+    assert key.read_text() == "ab" * 32 + "\n"

@@ -675,8 +675,8 @@ CODES: dict[str, CodeInfo] = {
         "Write the output to a new file.",
     ),
     "OUT-REPLACES-KEY": _c(
-        "An output path holds a PEM key (a signing key or its public half); writing the output "
-        "there would destroy it.",
+        "An output path holds a key (a PEM signing key or its public half, or a pseudonym "
+        "key); writing the output there would destroy it.",
         "Write the output to another file.",
     ),
     "OUT-EXISTS": _c(

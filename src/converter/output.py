@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -20,15 +21,19 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+_PSEUDONYM_KEY = re.compile(rb"[0-9a-fA-F]{64}\r?\n?")
+
+
 def _holds_key(path: Path) -> bool:
-    """Whether an existing file starts like a PEM key: a mistyped `--report` or `--out` must
-    not replace a signing key, which nothing can restore."""
+    """Whether an existing file is a key: a PEM key or key block, or a pseudonym key (64 hex
+    characters). A mistyped `--report` or `--out` must not replace one: nothing restores it."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(64)
+            head = handle.read(80)
     except OSError:
         return False
-    return head.lstrip().startswith(b"-----BEGIN") and b"KEY-----" in head
+    pem = head.lstrip().startswith(b"-----BEGIN") and b"KEY" in head
+    return pem or _PSEUDONYM_KEY.fullmatch(head) is not None
 
 
 def check_outputs(outputs: list[Path], inputs: list[Path]) -> None:
