@@ -307,3 +307,12 @@ def test_schema_v1_without_pricing_opens_and_v2_must_carry_it() -> None:
     with pytest.raises(Refused) as refused:
         open_bundle(_resealed(lambda body: body.pop("pricing")))
     assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
+
+
+def test_a_token_count_the_reader_never_takes_is_refused() -> None:
+    """Was: summed past int64 in the workload and reported as incomplete claims."""
+
+    def huge(body: dict[str, Any]) -> None:
+        body["events"][0]["usage"]["input_tokens"] = 2**63 - 1
+
+    assert _codes_at(huge) == [("BUNDLE-SHAPE", "events/0/usage")]

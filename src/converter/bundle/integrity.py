@@ -19,6 +19,7 @@ from collections import Counter
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import Problem
 from converter.firewall.view import Edge
+from converter.reader.records import MAX_COUNT
 
 # Locations listed per rule (code and field); past this, one line counts the rest. A bundle
 # edited on every event would otherwise print one line per event and hide the other problems.
@@ -102,6 +103,21 @@ class Consistency:
         if event.agent not in self.agents:
             self._add("BUNDLE-DANGLING-REFERENCE", "events/*/agent", f"events/{index}/agent")
         if isinstance(event, ModelEventOut):
+            # The reader never takes a token count of 2**32 or more (CC-REC-BAD-TOKEN-COUNT);
+            # a bundle holding one was not written by it, and its sums would overflow.
+            u = event.usage
+            largest = max(
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_read_input_tokens,
+                u.cache_creation_5m_input_tokens,
+                u.cache_creation_1h_input_tokens,
+                u.cache_creation_unsplit_input_tokens,
+                u.web_search_requests,
+                u.web_fetch_requests,
+            )
+            if largest >= MAX_COUNT:
+                self._add("BUNDLE-SHAPE", "events/*/usage", f"events/{index}/usage")
             self.model_calls += 1
             self.incomplete += not event.usage_complete
             if event.task is not None:
