@@ -22,7 +22,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-_DECIMAL_TEXT = re.compile(r"-?[0-9]{1,30}(\.[0-9]{1,30})?")
+DIGITS = 30  # before and after the point: what a decimal string in an artifact may hold
+_DECIMAL_TEXT = re.compile(rf"-?[0-9]{{1,{DIGITS}}}(\.[0-9]{{1,{DIGITS}}})?")
 
 
 def _exact_decimal(value: Any) -> Any:
@@ -90,7 +91,6 @@ def decimal_text(value: Decimal) -> str:
 
 
 AS_TEXT = PlainSerializer(decimal_text, return_type=str, when_used="json")
-DIGITS = 30  # before and after the point: what a decimal string in an artifact may hold
 
 
 def decimal_fits(value: Decimal) -> bool:

@@ -204,7 +204,11 @@ def account_problems(
     per event on a large tree."""
     found: dict[str, PricingProblem] = {}
     seen: set[tuple[str, str, bool, bool]] = set()  # what `_problems` reads of an event
+    largest: dict[str, int] = {}  # per model, the largest output a call recorded
     for model_event in account.model_events:
+        model, output = model_event.model, model_event.usage.output_tokens
+        if output > largest.get(model, -1):
+            largest[model] = output
         asks = (
             model_event.model,
             model_event.context.key(),
@@ -219,20 +223,17 @@ def account_problems(
     for name in sorted({t.name for t in account.tool_events} - set(claims.client_tools)):
         problem = PricingProblem(code="PRICE-CLIENT-TOOL-MISSING", tool=name)
         found.setdefault(problem.model_dump_json(), problem)
-    for problem in _caps_below_observed(account, claims):
+    for problem in _caps_below_observed(largest, claims):
         found.setdefault(problem.model_dump_json(), problem)
     return [found[k] for k in sorted(found)]
 
 
 def _caps_below_observed(
-    account: PublicAccount, claims: PricingClaims | PricingTemplate
+    largest: dict[str, int], claims: PricingClaims | PricingTemplate
 ) -> list[PricingProblem]:
     """A model whose claimed max_output_tokens is below an output one of its calls recorded:
     the claim is wrong, and as the high end of an incomplete call's interval it would claim the
     uncertainty away (SPEC §8.4)."""
-    largest: dict[str, int] = {}
-    for event in account.model_events:
-        largest[event.model] = max(largest.get(event.model, 0), event.usage.output_tokens)
     out = []
     for model, output in sorted(largest.items()):
         entry = claims.models.get(model)
