@@ -465,7 +465,8 @@ def test_float_is_rejected_by_strict_models() -> None:
 
 def test_claims_refuse_negative_and_nonfinite() -> None:
     data = claims_for(account([event("claude-opus-4-6", input_tokens=1)])).model_dump(mode="json")
-    for bad in ("-1", "NaN", "Infinity", "1e3", "0x10"):
+    # "3\n": the price card pattern once used `match` with `$`, which takes a trailing newline.
+    for bad in ("-1", "NaN", "Infinity", "1e3", "0x10", "3\n", " 3", "3 "):
         data["models"]["claude-opus-4-6"]["tiers"][0]["output"] = bad
         with pytest.raises(ValidationError):
             PricingClaims.model_validate(data)

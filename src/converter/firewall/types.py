@@ -23,14 +23,16 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 DIGITS = 30  # before and after the point: what a decimal string in an artifact may hold
-_DECIMAL_TEXT = re.compile(rf"-?[0-9]{{1,{DIGITS}}}(\.[0-9]{{1,{DIGITS}}})?")
+# A plain decimal string as artifacts write one; use with `fullmatch` (`match` with `$` would
+# also take a trailing newline).
+DECIMAL_TEXT = re.compile(rf"-?[0-9]{{1,{DIGITS}}}(\.[0-9]{{1,{DIGITS}}})?")
 
 
 def _exact_decimal(value: Any) -> Any:
     """Accept an int or a plain decimal string as an exact Decimal; never a float or a bool."""
     if isinstance(value, int) and not isinstance(value, bool):
         return Decimal(value)
-    if isinstance(value, str) and _DECIMAL_TEXT.fullmatch(value):
+    if isinstance(value, str) and DECIMAL_TEXT.fullmatch(value):
         return Decimal(value)
     return value
 
@@ -95,7 +97,7 @@ AS_TEXT = PlainSerializer(decimal_text, return_type=str, when_used="json")
 
 def decimal_fits(value: Decimal) -> bool:
     """Whether `value` is written in at most DIGITS digits before and after the point (the
-    form `_DECIMAL_TEXT` reads back). Decided from the exponent, never by writing the value
+    form `DECIMAL_TEXT` reads back). Decided from the exponent, never by writing the value
     out: `1e-999999999` would be a billion characters."""
     if not value.is_finite():
         return True  # refused as non-finite elsewhere, with its own message

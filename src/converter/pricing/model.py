@@ -16,7 +16,6 @@ pydantic's JSON mode, every price is written as a decimal string.
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from itertools import pairwise
 from typing import Annotated, Any, Literal
@@ -26,6 +25,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 from converter.firewall.boundary import may_name
 from converter.firewall.types import (
     AS_TEXT,
+    DECIMAL_TEXT,
     Closed,
     Code,
     Count,
@@ -55,7 +55,6 @@ SourceUrl = Annotated[
     StringConstraints(pattern=r"^https://[A-Za-z0-9.-]{1,100}(/[A-Za-z0-9._~-]{1,60}){0,12}/?$"),
 ]
 
-_DECIMAL_TEXT = re.compile(r"^-?[0-9]{1,30}(\.[0-9]{1,30})?$")
 _NONFINITE_TEXT = frozenset({"NaN", "-NaN", "Infinity", "-Infinity"})
 
 
@@ -66,7 +65,7 @@ def _exact(value: Any, *, allow_nonfinite: bool) -> Any:
     if isinstance(value, int):
         return Decimal(value)
     if isinstance(value, str):
-        if _DECIMAL_TEXT.match(value) or (allow_nonfinite and value in _NONFINITE_TEXT):
+        if DECIMAL_TEXT.fullmatch(value) or (allow_nonfinite and value in _NONFINITE_TEXT):
             return Decimal(value)
         raise ValueError("not a decimal number")
     return value  # a Decimal, or anything else for the strict type check to refuse
