@@ -19,7 +19,7 @@ from collections import Counter
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import Problem
 from converter.firewall.view import Edge
-from converter.reader.records import MAX_COUNT
+from converter.limits import MAX_TOKEN_COUNT
 
 # Locations listed per rule (code and field); past this, one line counts the rest. A bundle
 # edited on every event would otherwise print one line per event and hide the other problems.
@@ -116,7 +116,7 @@ class Consistency:
                 u.web_search_requests,
                 u.web_fetch_requests,
             )
-            if largest >= MAX_COUNT:
+            if largest >= MAX_TOKEN_COUNT:
                 self._add("BUNDLE-SHAPE", "events/*/usage", f"events/{index}/usage")
             self.model_calls += 1
             self.incomplete += not event.usage_complete

@@ -22,6 +22,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from converter.limits import INT64_MAX
+
 DIGITS = 30  # before and after the point: what a decimal string in an artifact may hold
 # A plain decimal string as artifacts write one; use with `fullmatch` (`match` with `$` would
 # also take a trailing newline).
@@ -84,7 +86,7 @@ FileRole = Annotated[
     ),
 ]
 # A count is a JSON integer every reader takes: within int64, like the transcript's own.
-Count = Annotated[int, Field(ge=0, le=2**63 - 1)]
+Count = Annotated[int, Field(ge=0, le=INT64_MAX)]
 
 
 def decimal_text(value: Decimal) -> str:

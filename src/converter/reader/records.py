@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 import orjson
 
+from converter.limits import MAX_TOKEN_COUNT
 from converter.reader.shape import ShapeTuple, shape_tuple
 
 # A slash command typed by a person (`/init`, a skill, `/context`) is a task boundary, like a
@@ -144,18 +145,13 @@ def _req_str(obj: dict[str, Any], key: str) -> str:
     raise BadField("CC-REC-BAD-FIELD")
 
 
-# No model call reads or writes 2**32 tokens; a larger counter is damage, and bounding each one
-# keeps every total the tree can sum far inside the 64-bit integers JSON writers accept.
-MAX_COUNT = 2**32
-
-
 def _count(obj: Any, key: str) -> int:
     if not isinstance(obj, dict):
         return 0
     value = obj.get(key)
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_COUNT:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_TOKEN_COUNT:
         raise BadField("CC-REC-BAD-TOKEN-COUNT")
     return value
 
