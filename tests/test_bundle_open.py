@@ -10,10 +10,11 @@ import pytest
 from pydantic import ValidationError
 
 from converter.bundle.io import evidence_digest, open_bundle
-from converter.bundle.model import Bundle, BundleHead, ModelEventOut, ToolEventOut
+from converter.bundle.model import BUNDLE_SCHEMA, Bundle, BundleHead, ModelEventOut, ToolEventOut
 from converter.canonical import encode
 from converter.errors import Refused
 from converter.firewall.view import Edge
+from tests.conftest import ROOT
 
 GOLDEN = Path(__file__).parent.parent / "fixtures" / "synthetic_bundle.golden.json"
 
@@ -307,6 +308,22 @@ def test_schema_v1_without_pricing_opens_and_v2_must_carry_it() -> None:
     with pytest.raises(Refused) as refused:
         open_bundle(_resealed(lambda body: body.pop("pricing")))
     assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
+
+
+def test_the_published_schema_says_v2_must_carry_pricing() -> None:
+    """Was: only the model knew; a validator reading contracts/bundle.schema.json took a v2
+    bundle without prices, and a v1 bundle with them."""
+    schema = json.loads((ROOT / "contracts" / "bundle.schema.json").read_text())
+    version = schema["if"]["properties"]["schema_version"]["const"]
+    assert version == BUNDLE_SCHEMA
+    assert "pricing" in schema["then"]["required"]
+    assert schema["then"]["properties"]["pricing"] == {"type": "object"}
+    assert schema["else"]["properties"]["pricing"] == {"type": "null"}
+    assert "pricing" not in schema["required"]  # v1 bundles have none
+    assert set(schema["properties"]["schema_version"]["enum"]) == {
+        "agent-evidence/bundle/v1",
+        BUNDLE_SCHEMA,
+    }
 
 
 def test_a_token_count_the_reader_never_takes_is_refused() -> None:

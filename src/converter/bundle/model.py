@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from converter.contract.model import (
     BaselineClaim,
@@ -131,6 +131,18 @@ BULK_FIELDS = ("events", "edges")
 class BundleHead(Closed):
     """A bundle without its two bulk fields (events, edges): what a reader keeps while the bulk
     is validated one item at a time (`bundle.io.open_bundle`)."""
+
+    # `_pricing_in_v2`, as the published schema says it to a validator that is not this tool.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"properties": {"schema_version": {"const": BUNDLE_SCHEMA}}},
+            "then": {
+                "required": ["pricing"],
+                "properties": {"pricing": {"type": "object"}},  # not null; its shape is above
+            },
+            "else": {"properties": {"pricing": {"type": "null"}}},
+        }
+    )
 
     schema_version: Literal["agent-evidence/bundle/v1", "agent-evidence/bundle/v2"]
     generator: Generator
