@@ -310,6 +310,84 @@ def test_schema_v1_without_pricing_opens_and_v2_must_carry_it() -> None:
     assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
 
 
+def _zero_costs(body: dict[str, Any]) -> None:
+    for event in body["events"]:
+        event["cost"] = {"low": "0", "high": "0"}
+
+
+def _halve_output_price(body: dict[str, Any]) -> None:
+    body["pricing"]["models"]["claude-opus-4-8"]["tiers"][0]["output"] = "12.5"
+
+
+def _price_a_tool(body: dict[str, Any]) -> None:
+    body["pricing"]["client_tools"]["Read"] = "0.01"
+
+
+def _drop_the_model_price(body: dict[str, Any]) -> None:
+    body["pricing"]["models"] = {}
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        # Was: opened, and a workload of zero cost decided SCALE.
+        (_zero_costs, [("BUNDLE-COST-MISMATCH", f"events/{i}/cost") for i in range(4)]),
+        (_halve_output_price, [("BUNDLE-COST-MISMATCH", f"events/{i}/cost") for i in range(4)]),
+        (_price_a_tool, [("BUNDLE-COST-MISMATCH", "events/5/cost")]),
+        (_drop_the_model_price, [("BUNDLE-COST-MISMATCH", f"events/{i}/cost") for i in range(4)]),
+        (
+            _set("events/0/pricing/tier_above_input_tokens", 1),
+            [("BUNDLE-COST-MISMATCH", "events/0/pricing")],
+        ),
+        (
+            _set("events/1/pricing/context_multiplier", "1.1"),
+            [("BUNDLE-COST-MISMATCH", "events/1/pricing")],
+        ),
+        (
+            _set("events/2/pricing/unsplit_cache_write_rule", "5m"),
+            [("BUNDLE-COST-MISMATCH", "events/2/pricing")],
+        ),
+        (
+            _set("events/3/pricing/output_tokens_high", 64000),
+            [("BUNDLE-COST-MISMATCH", "events/3/pricing")],
+        ),
+        (  # a complete call's high output is its recorded output
+            _set("events/3/usage/output_tokens", 1),
+            [
+                ("BUNDLE-COST-MISMATCH", "events/3/cost"),
+                ("BUNDLE-COST-MISMATCH", "events/3/pricing"),
+            ],
+        ),
+    ],
+    ids=[
+        "zero-costs",
+        "price-edited",
+        "tool-price-edited",
+        "model-price-dropped",
+        "tier",
+        "multiplier",
+        "unsplit-rule",
+        "high-output",
+        "usage-edited",
+    ],
+)
+def test_costs_are_priced_again_from_the_bundles_own_pricing(
+    edit: Any, expected: list[tuple[str, str]]
+) -> None:
+    """A v2 bundle carries the prices its events use, so opening it prices every event again;
+    an edit resealed with a matching digest still disagrees with them."""
+    assert _codes_at(edit) == expected
+
+
+def test_a_v1_bundle_has_no_prices_to_check_its_costs_against() -> None:
+    def as_v1_zeroed(body: dict[str, Any]) -> None:
+        body["schema_version"] = "agent-evidence/bundle/v1"
+        del body["pricing"]
+        _zero_costs(body)
+
+    assert open_bundle(_resealed(as_v1_zeroed)).pricing is None
+
+
 def test_the_published_schema_says_v2_must_carry_pricing() -> None:
     """Was: only the model knew; a validator reading contracts/bundle.schema.json took a v2
     bundle without prices, and a v1 bundle with them."""

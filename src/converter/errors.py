@@ -430,6 +430,13 @@ CODES: dict[str, CodeInfo] = {
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),
+    "BUNDLE-COST-MISMATCH": _c(
+        "The bundle's digest matches its content, but an event's cost or applied price (tier, "
+        "context multiplier, unsplit cache-write rule, high output) is not what the bundle's own "
+        "pricing gives for its usage, or its pricing lacks a price the event needs.",
+        "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
+        "as untrusted.",
+    ),
     "BUNDLE-DIGEST-MISMATCH": _c(
         "The bundle's evidence digest does not match its content: it was changed after it was "
         "written.",

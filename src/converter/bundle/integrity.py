@@ -20,6 +20,8 @@ from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import Problem
 from converter.firewall.view import Edge
 from converter.limits import MAX_TOKEN_COUNT
+from converter.pricing.engine import price_model_event, price_tool_event
+from converter.pricing.model import PricingClaims
 
 # Locations listed per rule (code and field); past this, one line counts the rest. A bundle
 # edited on every event would otherwise print one line per event and hide the other problems.
@@ -118,14 +120,43 @@ class Consistency:
             )
             if largest >= MAX_TOKEN_COUNT:
                 self._add("BUNDLE-SHAPE", "events/*/usage", f"events/{index}/usage")
+            elif self.head.pricing is not None:
+                self._model_cost(index, event, self.head.pricing)
             self.model_calls += 1
             self.incomplete += not event.usage_complete
             if event.task is not None:
                 self.per_task[event.task] += 1
         else:
             self.tool_calls += 1
+            if self.head.pricing is not None:
+                priced = price_tool_event(event, self.head.pricing)
+                if isinstance(priced, list) or not event.cost.low == event.cost.high == priced.cost:
+                    self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
             if not self.is_model.get(event.requested_by, False):
                 self.pending.append((index, event.requested_by))
+
+    def _model_cost(self, index: int, event: ModelEventOut, pricing: PricingClaims) -> None:
+        """A v2 bundle carries the prices its events use: each cost and each applied price
+        (tier, context multiplier, unsplit rule, high output) is priced again from them. A
+        resealed bundle with costs edited down, or prices edited without its costs, disagrees."""
+        priced = price_model_event(event, pricing)
+        if isinstance(priced, list):  # its pricing lacks what the event needs
+            self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
+            return
+        if (event.cost.low, event.cost.high) != (priced.low, priced.high):
+            self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
+        applied = event.pricing
+        high_output = priced.high_output.units if priced.high_output else event.usage.output_tokens
+        if (
+            applied.tier != priced.tier
+            or applied.tier_above_input_tokens
+            != pricing.models[event.model].tiers[priced.tier].above_input_tokens
+            or applied.context != priced.context
+            or applied.context_multiplier != priced.multiplier
+            or applied.unsplit_cache_write_rule != pricing.unsplit_cache_write_rule
+            or applied.output_tokens_high != high_output
+        ):
+            self._add("BUNDLE-COST-MISMATCH", "events/*/pricing", f"events/{index}/pricing")
 
     def edge(self, index: int, edge: Edge) -> None:
         """Call after every event (a bundle lists its events before its edges)."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal, Inexact, InvalidOperation
+from typing import Protocol
 
 from converter.firewall.names import BUILTIN_TOOLS
-from converter.firewall.view import ModelEvent, PublicAccount, ToolEvent, UsageTotals
+from converter.firewall.view import BillingContext, PublicAccount, UsageTotals
 from converter.pricing.model import (
     ModelPricing,
     ModelTemplate,
@@ -33,6 +34,29 @@ _ROUND = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation])
 # 200 MB tree and never leave the process. Their inputs are already validated (the public
 # account's events, the contract's claims), and what does leave (the bundle's events, costs and
 # pricing) is validated again as bundle models.
+
+
+class ModelCall(Protocol):
+    """What pricing reads of a model event: the account's (`view.ModelEvent`) at convert, a
+    bundle's (`ModelEventOut`) when one is opened and its costs are checked."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def usage(self) -> UsageTotals: ...
+    @property
+    def usage_complete(self) -> bool: ...
+    @property
+    def context(self) -> BillingContext: ...
+
+
+class ToolCall(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +142,7 @@ def _token_lines(
     return [line(name, units, rate, multiplier, 1_000_000) for name, units, rate in rows]
 
 
-def _problems(event: ModelEvent, claims: PricingClaims | PricingTemplate) -> list[PricingProblem]:
+def _problems(event: ModelCall, claims: PricingClaims | PricingTemplate) -> list[PricingProblem]:
     """What the claim lacks to price `event`: an entry, not a value (on a template, a null or
     bad value is `template_problems`' to name)."""
     pricing = claims.models.get(event.model)
@@ -139,9 +163,7 @@ def _problems(event: ModelEvent, claims: PricingClaims | PricingTemplate) -> lis
     return out
 
 
-def price_model_event(
-    event: ModelEvent, claims: PricingClaims
-) -> PricedCall | list[PricingProblem]:
+def price_model_event(event: ModelCall, claims: PricingClaims) -> PricedCall | list[PricingProblem]:
     """Low and high cost of one model call, or every reason it cannot be priced.
 
     Web searches are priced here, from the call's usage, per request; the WebSearch client tool
@@ -185,7 +207,7 @@ def price_model_event(
     )
 
 
-def price_tool_event(event: ToolEvent, claims: PricingClaims) -> PricedTool | list[PricingProblem]:
+def price_tool_event(event: ToolCall, claims: PricingClaims) -> PricedTool | list[PricingProblem]:
     """Per-call price of a client tool (a built-in is 0 only because the contract says so)."""
     price = claims.client_tools.get(event.name)
     if price is None:
