@@ -79,8 +79,9 @@ def test_digest_only(cli: Any, signed: tuple[Path, Path, Path]) -> None:
     bundle, _, _ = signed
     result = cli("verify", "--bundle", str(bundle))
     assert result.code == 0, result.err
-    assert result.out.count("ok: ") == 1
+    assert result.out.count("ok: ") == 2
     assert "evidence digest recomputed" in result.out
+    assert "its parts agree, and 6 events priced again from its own pricing" in result.out
 
 
 def test_signed_bundle_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> None:
@@ -88,10 +89,10 @@ def test_signed_bundle_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> No
     result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 4
     assert all(line.startswith("ok: ") for line in lines)
-    assert "signature verifies" in lines[1]
-    assert "receipt" in lines[2]
+    assert "signature verifies" in lines[2]
+    assert "receipt" in lines[3]
 
 
 def test_explicit_attestation_path(cli: Any, signed: tuple[Path, Path, Path]) -> None:
@@ -118,7 +119,7 @@ def test_every_check_at_once(cli: Any, signed: tuple[Path, Path, Path]) -> None:
         str(PARENT),
     )
     assert result.code == 0, result.err
-    assert result.out.count("ok: ") == 4
+    assert result.out.count("ok: ") == 5
     assert "byte for byte" in result.out
 
 
@@ -128,7 +129,7 @@ def test_rederive_equal(cli: Any, tmp_path: Path) -> None:
         "verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(PARENT)
     )
     assert result.code == 0, result.err
-    assert result.out.count("ok: ") == 2
+    assert result.out.count("ok: ") == 3
 
 
 def test_checked_in_golden_bundle_rederives(cli: Any) -> None:
@@ -244,7 +245,7 @@ def test_signed_receipt_must_be_the_bundles(
     result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
     assert result.code == 5
     assert "ATTEST-RECEIPT-MISMATCH" in result.err
-    assert result.out.count("ok: ") == 2  # digest and signature passed before the mismatch
+    assert result.out.count("ok: ") == 3  # digest, parts and signature passed before the mismatch
 
 
 def test_rederive_under_another_contract(cli: Any, tmp_path: Path) -> None:
@@ -312,7 +313,7 @@ def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
     )
     assert result.code == 2
     assert "CONTRACT-FILE-CHANGED" in result.err
-    assert result.out.count("ok: ") == 1  # the digest check still ran and passed
+    assert result.out.count("ok: ") == 2  # the digest and parts checks still ran and passed
 
 
 def test_rederive_under_another_pseudonym_key(

@@ -101,6 +101,12 @@ def verify(
     data = read_input(bundle, "BUNDLE-UNREADABLE")
     opened = open_bundle(data, reference=True)  # not the encoder that wrote it
     click.echo(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
+    counts = opened.receipt.counts
+    events = counted(counts.model_calls + counts.tool_calls, "event")
+    if opened.pricing is not None:
+        click.echo(f"ok: its parts agree, and {events} priced again from its own pricing")
+    else:
+        click.echo(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
     if public_key is not None:
         _check_attestation(data, opened, attestation or Path(f"{bundle}.intoto.json"), public_key)
     if contract_in is not None and parent is not None:
