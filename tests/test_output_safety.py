@@ -74,6 +74,50 @@ def test_bundle_output_equal_to_contract_refuses(cli: Any, tmp_path: Path) -> No
     assert contract.read_bytes() == before
 
 
+def _special_outputs(folder: Path) -> dict[str, Path]:
+    target = folder / "target.json"
+    target.write_text("{}\n")
+    link = folder / "link.json"
+    link.symlink_to(target)
+    fifo = folder / "fifo.json"
+    os.mkfifo(fifo)
+    return {"symlink": link, "fifo": fifo}  # a folder is a usage error (64) already
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_an_output_that_is_not_a_regular_file_is_refused(
+    kind: str, cli: Any, tmp_path: Path
+) -> None:
+    """Was: exit 0, the symlink or FIFO replaced by a regular file (the rename lands on it); run
+    as root, `--report /dev/full` replaced the device node."""
+    bundle = tmp_path / "b.json"
+    made = cli("convert", "--in", str(PARENT), "--contract", str(CONTRACT), "--out", str(bundle))
+    assert made.code == 0, made.err
+    out = _special_outputs(tmp_path)[kind]
+    before = os.lstat(out)
+    for args in (
+        ["evaluate", "--bundle", str(bundle), "--report", str(out)],
+        ["convert", "--in", str(PARENT), "--contract", str(CONTRACT), "--out", str(out)],
+        ["convert", "--in", str(PARENT), "--template", str(out), "--force"],
+    ):
+        result = cli(*args)
+        assert result.code == 2, (args, result.err)
+        assert "OUT-NOT-A-FILE" in result.err
+        after = os.lstat(out)
+        assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert (tmp_path / "target.json").read_text() == "{}\n"
+
+
+def test_a_device_counts_as_not_a_regular_file() -> None:
+    """Only looked at, never written: with the check broken, a test writing to /dev/null as root
+    would replace it (it did, once, while this test was being written)."""
+    from converter.output import _not_a_plain_file
+
+    assert _not_a_plain_file(Path(os.devnull))
+    assert not _not_a_plain_file(CONTRACT)
+    assert not _not_a_plain_file(Path("no-such-file.json"))
+
+
 def test_failure_during_the_rename_leaves_nothing(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -686,6 +686,12 @@ CODES: dict[str, CodeInfo] = {
         "key); writing the output there would destroy it.",
         "Write the output to another file.",
     ),
+    "OUT-NOT-A-FILE": _c(
+        "An output path is a symlink, a device, a pipe, a socket or a folder. Outputs are "
+        "written to a new file and renamed into place, which would replace it.",
+        "Name a new file or an existing regular file. To see a report on the terminal, leave "
+        "out --report: evaluate prints it.",
+    ),
     "OUT-EXISTS": _c(
         "The template's output file already exists; it may be a contract you filled in.",
         "Write the template to a new file (use --from-contract to carry the old claims), or pass "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -36,12 +37,27 @@ def _holds_key(path: Path) -> bool:
     return pem or _PSEUDONYM_KEY.fullmatch(head) is not None
 
 
+def _not_a_plain_file(path: Path) -> bool:
+    """Whether something other than a regular file is at `path`: a symlink (even to a regular
+    file), a FIFO, a device, a socket or a folder. An output is renamed into place, and a rename
+    replaces what it lands on: `--report /dev/stdout` run as root replaced the /dev/stdout
+    link, `--report /dev/full` the device, a FIFO became a file its reader never saw."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False  # nothing there (or nothing we can see): the write itself will tell
+    return not stat.S_ISREG(mode)
+
+
 def check_outputs(outputs: list[Path], inputs: list[Path]) -> None:
-    """Refuse before any work when an output would replace an input, another output or a key."""
+    """Refuse before any work when an output would replace an input, another output, a key, or
+    anything that is not a regular file."""
     problems = []
     for out in outputs:
         if any(_same_file(out, source) for source in inputs):
             problems.append(Problem("OUT-SAME-AS-INPUT"))
+        elif _not_a_plain_file(out):
+            problems.append(Problem("OUT-NOT-A-FILE"))
         elif out.is_file() and _holds_key(out):
             problems.append(Problem("OUT-REPLACES-KEY"))
         parent = out.parent if str(out.parent) else Path(".")
