@@ -161,3 +161,32 @@ def test_signed_output_is_all_or_nothing(
     )
     assert result.code == 2
     assert sorted(_leftovers(tmp_path)) == ["k.pem", "k.pem.pub"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["evaluate", "--bundle", str(FIXTURES / "synthetic_bundle.golden.json")],
+        ["inspect", "--in", str(PARENT), "--json"],
+    ],
+    ids=["evaluate", "inspect"],
+)
+def test_stdout_that_cannot_be_written_is_a_refusal_not_a_bug(args: list[str]) -> None:
+    """Was: 'internal error (OSError)', exit 70, for a full device (70 means a bug)."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:  # written to, never replaced
+        result = subprocess.run(
+            [sys.executable, "-m", "converter", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "AGENT_EVIDENCE_KEY": "de" * 32},
+            check=False,
+        )
+    assert result.returncode == 2, result.stderr
+    assert "OUT-STDOUT-FAILED" in result.stderr
+    assert "internal error" not in result.stderr
+    assert "Traceback" not in result.stderr

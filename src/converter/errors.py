@@ -692,6 +692,12 @@ CODES: dict[str, CodeInfo] = {
         "Name a new file or an existing regular file. To see a report on the terminal, leave "
         "out --report: evaluate prints it.",
     ),
+    "OUT-STDOUT-FAILED": _c(
+        "The command's output could not be written to standard output: the disk or device is "
+        "full, a quota was reached, or the reader closed the pipe.",
+        "Free space, or send the output to a file (`--report`, `--out`) or to a reader that "
+        "reads it all.",
+    ),
     "OUT-EXISTS": _c(
         "The template's output file already exists; it may be a contract you filled in.",
         "Write the template to a new file (use --from-contract to carry the old claims), or pass "

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
+import os
 import re
 import sys
+from typing import NoReturn
 
 import click
 
 from converter import __version__
 from converter.cli.diagnostics import describe, emit_lines
-from converter.errors import ConverterError, Exit, IntegrityFailure, Refused, UsageProblem
+from converter.errors import (
+    ConverterError,
+    Exit,
+    IntegrityFailure,
+    Problem,
+    Refused,
+    UsageProblem,
+)
 from converter.heap import cyclic_gc_paused, map_large_blocks
 
 # Each command lives in its own module, imported only when it runs: `inspect` does not pay for
@@ -122,6 +133,22 @@ def _emit_refused(refused: Refused, show_paths: bool) -> None:
     emit_lines(lines)
 
 
+# What writing a command's output to stdout can meet that is the machine's doing, not a bug: a
+# full disk or device, a quota, a reader that closed the pipe (`| head -1`).
+_OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _output_failed() -> None:
+    """Say so on stderr (if it can still be written) and exit 2. Stdout is pointed at the null
+    device first, so the interpreter's last flush does not fail a second time."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    with contextlib.suppress(OSError):
+        _emit_refused(Refused([Problem("OUT-STDOUT-FAILED")]), False)
+    sys.exit(Exit.REFUSED)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     cut = args.index("--") if "--" in args else len(args)
@@ -155,11 +182,20 @@ def main(argv: list[str] | None = None) -> None:
     except ConverterError as error:
         click.echo(f"error: {type(error).__name__}", err=True)
         sys.exit(error.exit_code)
+    except OSError as error:
+        if error.errno not in _OUTPUT_ERRNOS or debug:
+            _internal(error, debug)
+        _output_failed()
     except Exception as error:  # the one place a bug becomes exit 70
-        if debug:
-            raise
-        click.echo(
-            f"internal error ({type(error).__name__}); rerun with --debug for a traceback", err=True
-        )
-        sys.exit(Exit.INTERNAL)
+        _internal(error, debug)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _internal(error: Exception, debug: bool) -> NoReturn:
+    """A bug: exit 70 with one line naming the exception's type (`--debug`: the traceback)."""
+    if debug:
+        raise error
+    click.echo(
+        f"internal error ({type(error).__name__}); rerun with --debug for a traceback", err=True
+    )
+    sys.exit(Exit.INTERNAL)
