@@ -947,3 +947,42 @@ def test_an_output_never_replaces_the_pseudonym_key(cli: Any, tmp_path: Path) ->
     assert report.code == 2
     assert "OUT-REPLACES-KEY" in report.err
     assert key.read_text() == "ab" * 32 + "\n"
+
+
+def test_a_contract_naming_a_shipped_card_must_hold_its_prices(cli: Any, tmp_path: Path) -> None:
+    """Was: prices edited under `price_card: anthropic-2026-11` converted, and the receipt, its
+    signature and the report named that card for prices it does not hold; two such bundles
+    evaluated as one workload (same card id) decided on mixed prices."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path, "--price-card", "anthropic-2026-11")
+    as_filled = read_json(contract)
+    # `fill` writes its own test prices: put back the ones the card pre-filled.
+    card_filled = read_json(tmp_path / "template.json")["claims"]["pricing"]["models"]
+    as_filled["claims"]["pricing"]["models"] = card_filled
+    write_json(contract, as_filled)
+    assert as_filled["claims"]["pricing"]["price_card"]["id"] == "anthropic-2026-11"
+    result = _convert(cli, parent, contract, tmp_path / "card.json")
+    assert result.code == 0, result.err
+
+    def cut_output_price(data: dict[str, Any]) -> None:
+        data["claims"]["pricing"]["models"]["claude-opus-4-8"]["tiers"][0]["output"] = "12.5"
+
+    edited = read_json(contract)
+    cut_output_price(edited)
+    write_json(contract, edited)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "PRICE-CARD-MISMATCH" in result.err
+    assert "claims/pricing/models/claude-opus-4-8" in result.err
+    assert not (tmp_path / "b.json").exists()
+
+    edited["claims"]["pricing"]["price_card"]["retrieved"] = "2020-01-01"
+    write_json(contract, edited)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert "claims/pricing/price_card" in result.err
+
+    edited["claims"]["pricing"]["price_card"] = None  # your own prices, said so
+    write_json(contract, edited)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 0, result.err
+    assert read_json(tmp_path / "b.json")["receipt"]["price_card"] is None

@@ -504,6 +504,13 @@ CODES: dict[str, CodeInfo] = {
         "The price card could not be read or is not a valid card (exact decimals, known fields).",
         "Check the card file against a shipped card; write prices as decimal strings.",
     ),
+    "PRICE-CARD-MISMATCH": _c(
+        "The contract names a shipped price card, but a price it gives for a model or server tool "
+        "the card prices (or the card's date or source) is not the card's. The receipt, its "
+        "signature and every report would name the card as the source of prices it does not hold.",
+        "Restore the card's values (convert --template --price-card ID fills them), or set "
+        "claims.pricing.price_card to null: the bundle then says the prices are your own.",
+    ),
     # --- evaluation (EVAL-*) ---
     "EVAL-WORKLOAD-MISMATCH": _c(
         "The bundles disagree on policy, baseline, price card, rubric, label source or "

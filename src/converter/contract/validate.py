@@ -17,6 +17,7 @@ from converter.contract.model import CheckId, Contract, Inventory
 from converter.contract.read import ContractParts, safe_path
 from converter.errors import Problem
 from converter.firewall.view import Task
+from converter.pricing.card import card_problems
 from converter.pricing.model import PricingProblem, template_problems
 
 
@@ -43,6 +44,7 @@ def own_problems(parts: ContractParts) -> list[Problem]:
     )
     if parts.pricing is not None:
         problems += [pricing_problem(p) for p in template_problems(parts.pricing)]
+        problems += card_problems(parts.pricing)
     return problems
 
 

@@ -165,3 +165,50 @@ def prefill(template: PricingTemplate, card: PriceCard) -> PricingTemplate:
         update={"models": models, "server_tools": servers, "price_card": card.ref()}
     )
     return PricingTemplate.model_validate(filled.model_dump())  # model_copy does not validate
+
+
+def _tiers_differ(entry: ModelTemplate, known: CardModel) -> bool:
+    """A stated price (or threshold) other than the card's; a null is `template_problems`'."""
+    if len(entry.tiers) != len(known.tiers):
+        return True
+    for tier, card_tier in zip(entry.tiers, known.tiers, strict=True):
+        for name in ("above_input_tokens", *PRICE_FIELDS):
+            value = getattr(tier, name)
+            if value is not None and value != getattr(card_tier, name):
+                return True
+    return False
+
+
+def _contexts_differ(entry: ModelTemplate, known: CardModel) -> bool:
+    """A multiplier other than the one the card states for that context (where it states one:
+    a context the card does not price is the user's to decide)."""
+    for key, value in entry.contexts.items():
+        stated = context_multiplier(known, key)
+        if value is not None and stated is not None and value != stated:
+            return True
+    return False
+
+
+def card_problems(pricing: PricingTemplate) -> list[Problem]:
+    """A contract that names a shipped price card must price what the card prices as the card
+    does: the bundle's receipt, its signature and every report show the card's name as where the
+    prices came from. Models, contexts and tools the card does not price, and max_output_tokens
+    (a bound, not a price), are the user's. A card that is not shipped (a file given by path)
+    cannot be looked up again: its name is taken as written."""
+    ref = pricing.price_card
+    if ref is None or ref.id not in shipped_cards():
+        return []
+    card = load_price_card(ref.id)
+    problems = []
+    if ref != card.ref():
+        problems.append(Problem("PRICE-CARD-MISMATCH", where="claims/pricing/price_card"))
+    for model, entry in sorted(pricing.models.items()):
+        known = card.models.get(model)
+        if known is not None and (_tiers_differ(entry, known) or _contexts_differ(entry, known)):
+            # `model` is one of the card's own ids: naming it quotes nothing the user typed.
+            problems.append(Problem("PRICE-CARD-MISMATCH", where=f"claims/pricing/models/{model}"))
+    for tool, value in sorted(pricing.server_tools.items()):
+        if tool in card.server_tools and value is not None and value != card.server_tools[tool]:
+            where = f"claims/pricing/server_tools/{tool}"
+            problems.append(Problem("PRICE-CARD-MISMATCH", where=where))
+    return problems
