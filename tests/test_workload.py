@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from converter.bundle.io import open_bundle
@@ -78,3 +79,50 @@ def test_the_same_bundle_twice_is_a_duplicate_task_and_an_overlap() -> None:
         ("EVAL-DUPLICATE-TASK", "bundle 1 of 2 and bundle 2 of 2"),
         ("EVAL-BUNDLE-OVERLAP", "bundle 1 of 2 and bundle 2 of 2"),
     ]
+
+
+def _priced(head: BundleHead, **update: Any) -> BundleHead:
+    assert head.pricing is not None
+    return head.model_copy(update={"pricing": head.pricing.model_copy(update=update)})
+
+
+def test_a_price_two_bundles_state_must_be_the_same() -> None:
+    """Was: two bundles with the same card id (or none) but their own prices for one model
+    were summed into one decision."""
+    assert HEAD.pricing is not None
+    opus = HEAD.pricing.models["claude-opus-4-8"]
+    halved = opus.tiers[0].model_copy(update={"output": opus.tiers[0].output / 2})
+    cheaper = opus.model_copy(update={"tiers": (halved,)})
+    other = _priced(_other_session(HEAD), models={"claude-opus-4-8": cheaper})
+    assert _where([HEAD, other]) == [
+        (
+            "EVAL-WORKLOAD-MISMATCH",
+            "bundle 2 of 2: pricing/models/claude-opus-4-8 differs from bundle 1 of 2",
+        )
+    ]
+    tools = _priced(
+        _other_session(HEAD), client_tools={"Agent": Decimal(0), "Read": Decimal("0.5")}
+    )
+    assert _where([None, HEAD, tools]) == [
+        (
+            "EVAL-WORKLOAD-MISMATCH",
+            "bundle 3 of 3: pricing/client_tools/Read differs from bundle 2 of 3",
+        )
+    ]
+
+
+def test_prices_only_one_bundle_states_need_no_agreement() -> None:
+    """Another model, context or tool, or the same price written differently ("5" and "5.0")."""
+    assert HEAD.pricing is not None
+    opus = HEAD.pricing.models["claude-opus-4-8"]
+    same = opus.tiers[0].model_copy(update={"input": opus.tiers[0].input.quantize(Decimal("0.1"))})
+    context = dict(opus.contexts) | {"priority|standard|not_available": Decimal("1.5")}
+    other = _priced(
+        _other_session(HEAD),
+        models={
+            "claude-opus-4-8": opus.model_copy(update={"tiers": (same,), "contexts": context}),
+            "claude-haiku-4-5-20251001": opus,
+        },
+        client_tools={"Agent": Decimal("0.0"), "Read": Decimal(0), "Bash": Decimal(1)},
+    )
+    assert _where([HEAD, other]) == []

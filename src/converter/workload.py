@@ -1,7 +1,7 @@
 """From loaded bundles to one evaluation workload (the adapter between stages 4 and 5).
 
 Several bundles are one workload only when their policy, baseline, price card, rubric, label
-source and pseudonym key agree (SPEC §10), no task is in two of them and no transcript file is
+source and pseudonym key agree (SPEC §10), every price two of them state is the same, no task is in two of them and no transcript file is
 bound by two of them (one session converted twice); anything else is refused rather than
 averaged, naming the bundles by position.
 """
@@ -50,6 +50,41 @@ def _agreement(bundle: BundleHead) -> dict[str, object]:
     }
 
 
+def _prices(bundle: BundleHead) -> dict[str, object]:
+    """Each price a v2 bundle states, by the field path a refusal names: per model its tiers and
+    max_output_tokens, each context multiplier, each tool, and the unsplit rule. Names are the
+    ones the events show (public model ids, pseudonyms, allowed tool names). v1: none."""
+    pricing = bundle.pricing
+    if pricing is None:
+        return {}
+    out: dict[str, object] = {"pricing/unsplit_cache_write_rule": pricing.unsplit_cache_write_rule}
+    for model, price in pricing.models.items():
+        out[f"pricing/models/{model}"] = (price.tiers, price.max_output_tokens)
+        for key, multiplier in price.contexts.items():
+            out[f"pricing/models/{model}/contexts/{key}"] = multiplier
+    for server, value in pricing.server_tools.items():
+        out[f"pricing/server_tools/{server}"] = value
+    for tool, value in pricing.client_tools.items():
+        out[f"pricing/client_tools/{tool}"] = value
+    return out
+
+
+def _price_problems(present: list[tuple[int, BundleHead]], total: int) -> list[Problem]:
+    """One workload, one price list: a model, context or tool two bundles both price must cost
+    the same in both (the first bundle that prices it is the reference). Each bundle's costs
+    agree with its own prices; bundles priced apart would be summed into one decision."""
+    first: dict[str, tuple[int, object]] = {}
+    problems = []
+    for position, bundle in present:
+        for part, value in _prices(bundle).items():
+            seen = first.setdefault(part, (position, value))
+            if seen[1] != value:
+                where = f"{bundle_label(position, total)}: {part} differs from "
+                where += str(bundle_label(seen[0], total))
+                problems.append(Problem("EVAL-WORKLOAD-MISMATCH", where=where))
+    return problems
+
+
 def bundle_label(position: int, total: int) -> str | None:
     """`bundle 2 of 3` (1-based, in the order given), or None for a lone bundle: a bundle is
     named by its position, never by its path."""
@@ -86,6 +121,7 @@ def workload_problems(bundles: Sequence[BundleHead | None]) -> list[Problem]:
                             "EVAL-WORKLOAD-MISMATCH", where=f"{where}{bundle_label(first, total)}"
                         )
                     )
+        problems += _price_problems(present, total)
     tasks: dict[str, int] = {}
     files: dict[str, int] = {}
     shared_tasks: set[tuple[int, int]] = set()
