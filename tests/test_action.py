@@ -2,9 +2,10 @@
 
 The harness reads action.yml and plays the runner:
 
-- `uses:` steps are not fetched. The only one is actions/setup-python, whose job is to put a
-  Python on PATH; the harness puts a throwaway virtual environment ("runner Python") first on
-  PATH instead.
+- `uses:` steps are not fetched. The only one is actions/setup-python, run with
+  `update-environment: false` so the caller's PATH is left alone; the harness gives its
+  `python-path` output a throwaway virtual environment ("runner Python"), and keeps that
+  environment off PATH, so a step that ran `python` or `agent-evidence` from PATH would fail.
 - `run:` steps run with `bash --noprofile --norc -eo pipefail` (GitHub's `shell: bash`), in the
   workspace, with the step's `env:` after substituting `${{ inputs.X }}`,
   `${{ github.action_path }}` and `${{ steps.ID.outputs.NAME }}`. Any other expression fails the
@@ -277,7 +278,8 @@ def run_action(
         p for p in os.environ.get("PATH", "").split(os.pathsep) if Path(p) != ROOT / ".venv" / "bin"
     ]
     base_env = {
-        "PATH": os.pathsep.join([str(runner.python_bin), *system_path]),
+        # Not the runner Python: the action must run its interpreter by path, not from PATH.
+        "PATH": os.pathsep.join(system_path),
         "HOME": str(tmp / "home"),
         "XDG_CONFIG_HOME": str(tmp / "config"),
         "LANG": "C.UTF-8",
@@ -301,7 +303,10 @@ def run_action(
             assert step["uses"].startswith("actions/setup-python@"), step["uses"]
             version = _substitute(step["with"]["python-version"], inputs, runner, steps)
             assert version.startswith("3."), version
-            continue  # the runner Python is already first on PATH
+            # The caller's PATH is left alone; later steps name the interpreter by this output.
+            assert step["with"]["update-environment"] is False
+            steps[step["id"]] = {"python-path": str(runner.python_bin / "python")}
+            continue
         output_file = tmp / f"output-{number}.txt"
         output_file.touch()
         env = dict(base_env, GITHUB_OUTPUT=str(output_file))
