@@ -103,20 +103,43 @@ def account(
 
 
 def claims_for(
-    acc: PublicAccount, rule: str = "1h", fill: dict[str, Decimal] | None = None
+    acc: PublicAccount,
+    rule: str = "1h",
+    fill: dict[str, Decimal] | None = None,
+    multipliers: dict[str, Decimal] | None = None,
 ) -> PricingClaims:
-    """observed keys → card prefill → the user's remaining choices → completed claims."""
+    """observed keys → card prefill → the user's remaining choices (tool prices `fill`, context
+    multipliers the card leaves null) → completed claims."""
     template = prefill(observed_keys(acc), CARD)
     tools = {k: (fill or {}).get(k, v) for k, v in template.client_tools.items()}
+    models = {
+        name: entry.model_copy(
+            update={
+                "contexts": {
+                    key: value if value is not None else (multipliers or {}).get(key)
+                    for key, value in entry.contexts.items()
+                }
+            }
+        )
+        for name, entry in template.models.items()
+    }
     done = complete(
-        template.model_copy(update={"unsplit_cache_write_rule": rule, "client_tools": tools})
+        template.model_copy(
+            update={"unsplit_cache_write_rule": rule, "client_tools": tools, "models": models}
+        )
     )
     assert isinstance(done, PricingClaims), done
     return done
 
 
-def priced(ev: ModelEvent, rule: str = "1h") -> PricedCall:
-    result = price_model_event(ev, claims_for(account([ev]), rule))
+# Fast mode is the user's to price (the card cannot: 6x only up to 200K input); these tests use 6.
+SIX_FAST = {"standard|fast|not_available": Decimal(6)}
+
+
+def priced(
+    ev: ModelEvent, rule: str = "1h", multipliers: dict[str, Decimal] | None = None
+) -> PricedCall:
+    result = price_model_event(ev, claims_for(account([ev]), rule, multipliers=multipliers))
     assert isinstance(result, PricedCall), result
     return result
 
@@ -202,7 +225,7 @@ def test_unsplit_cache_writes_follow_the_rule(rule: str, expected: str) -> None:
 
 
 def test_context_multiplier_applies_to_every_token_class() -> None:
-    # Opus 4.6 fast mode, multiplier 6 (from the card):
+    # Opus 4.6 fast mode, multiplier 6 (the user's: the card leaves fast mode null):
     #   input  1,000,000 × 5  × 6 / 1e6 = 30
     #   output   100,000 × 25 × 6 / 1e6 = 15
     #   write 1h  10,000 × 10 × 6 / 1e6 = 0.6
@@ -214,7 +237,8 @@ def test_context_multiplier_applies_to_every_token_class() -> None:
             input_tokens=1_000_000,
             output_tokens=100_000,
             cache_creation_1h_input_tokens=10_000,
-        )
+        ),
+        multipliers=SIX_FAST,
     )
     assert (call.context, call.multiplier, call.low) == (
         "standard|fast|not_available",
@@ -249,7 +273,10 @@ def test_complete_call_has_low_equal_high() -> None:
 def test_web_search_priced_per_request() -> None:
     # 3 searches × 0.01 (USD 10 per 1,000) = 0.03; 1,000 input × 5 / 1e6 = 0.005; total 0.035.
     # The context multiplier is for tokens: a search stays 0.01 in fast mode too.
-    call = priced(event("claude-opus-4-6", context=FAST, input_tokens=1_000, web_search_requests=3))
+    call = priced(
+        event("claude-opus-4-6", context=FAST, input_tokens=1_000, web_search_requests=3),
+        multipliers=SIX_FAST,
+    )
     # 1,000 × 5 × 6 / 1e6 = 0.03 (fast) + 0.03 searches = 0.06
     assert call.low == Decimal("0.06")
     (search,) = [b for b in call.breakdown if b.bucket == "web_search"]
@@ -427,7 +454,7 @@ def test_claims_round_trip_through_json_without_float() -> None:
         ],
         [tool("Read")],
     )
-    claims = claims_for(acc)
+    claims = claims_for(acc, multipliers=SIX_FAST)
     text = json.dumps(claims.model_dump(mode="json"))
     assert '"input": "3"' in text  # money is written as decimal strings
     assert '"cache_read": "0.30"' in text  # exactly as the card states it
@@ -534,7 +561,8 @@ def _ctx(geo: str | None, tier: str = "standard") -> BillingContext:
         ("claude-opus-4-6", _ctx(None), None),  # region not recorded: absent is not standard
         ("claude-opus-4-6", BillingContext(), None),
         ("claude-opus-4-6", _ctx(""), None),  # a gateway's "": says nothing either
-        ("claude-opus-4-6", FAST, "6"),
+        # 6x only up to 200K input, more above: one multiplier cannot say it, the user decides.
+        ("claude-opus-4-6", FAST, None),
         ("claude-opus-4-6", _ctx("us"), "1.1"),
         ("claude-opus-4-8", _ctx("us"), "1.1"),
         ("claude-opus-4-8", FAST, None),  # the facts name fast mode for Opus 4.6 only
@@ -658,7 +686,7 @@ def test_end_to_end_account_prices_cleanly() -> None:
         ],
         [tool("Agent", 4), tool("tool-abcdefabcdef", 5)],
     )
-    claims = claims_for(acc, fill={"tool-abcdefabcdef": Decimal(0)})
+    claims = claims_for(acc, fill={"tool-abcdefabcdef": Decimal(0)}, multipliers=SIX_FAST)
     assert account_problems(acc, claims) == []
 
 
