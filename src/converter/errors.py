@@ -268,6 +268,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do unless web search spend matters; provider bodies would show the real count.",
         blocking=False,
     ),
+    "CC-REC-SERVER-TOOL-UNPRICED": _c(
+        "Model calls whose usage counts a server tool other than web search and web fetch "
+        "(`server_tool_use`): its requests are not priced; the call's tokens are.",
+        "Check the provider's price for that tool and add the spend by hand if it matters; a "
+        "newer agent-evidence may price it.",
+        blocking=False,
+    ),
     "CC-REC-WEBSEARCH-FROM-RESULT": _c(
         "Web search request counts were taken from WebSearch tool results (usage says 0).",
         "Nothing to do.",

@@ -603,6 +603,11 @@ def _summaries(acc: Account) -> None:
     searches = sum(t.web_searches for t in acc.tools.values())
     if searches:
         acc.findings["CC-REC-WEBSEARCH-FROM-RESULT"] += searches
+    unpriced = sum(
+        c.usage is not None and c.usage.unpriced_server_tools for c in acc.calls.values()
+    )
+    if unpriced:
+        acc.findings["CC-REC-SERVER-TOOL-UNPRICED"] += unpriced
     unknown = sum(
         t.name == "WebSearch" and t.web_searches == 0 and t.status != "error"
         for t in acc.tools.values()

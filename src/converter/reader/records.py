@@ -63,6 +63,9 @@ class Usage(msgspec.Struct, frozen=True, gc=False, array_like=True):
     service_tier: str | None = None
     speed: str | None = None
     inference_geo: str | None = None
+    # A non-zero `server_tool_use` counter other than web search and web fetch: a server tool
+    # this reader cannot price (counted as a finding, never silently dropped).
+    unpriced_server_tools: bool = False
 
     @property
     def cache_unsplit(self) -> int:
@@ -163,6 +166,9 @@ def _context(obj: dict[str, Any], key: str) -> str | None:
     raise BadField("CC-REC-BAD-FIELD")
 
 
+_PRICED_SERVER_TOOLS = frozenset({"web_search_requests", "web_fetch_requests"})
+
+
 def parse_usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         raise BadField("CC-REC-BAD-FIELD")
@@ -181,6 +187,8 @@ def parse_usage(raw: Any) -> Usage:
         service_tier=_context(raw, "service_tier"),
         speed=_context(raw, "speed"),
         inference_geo=_context(raw, "inference_geo"),
+        unpriced_server_tools=isinstance(server, dict)
+        and any(value for key, value in server.items() if key not in _PRICED_SERVER_TOOLS),
     )
     if usage.cache_5m + usage.cache_1h > usage.cache_creation_input_tokens:
         raise BadField("CC-REC-BAD-TOKEN-COUNT")
