@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from converter.attest.keys import load_private_key
 from converter.attest.statement import attest
@@ -20,6 +21,14 @@ from converter.bundle.io import evidence_digest
 from converter.canonical import canonical_bytes
 from tests.conftest import FIXTURES, fixture_parent
 from tests.contract_helpers import write_json
+from tests.envelope_helpers import (
+    cosigned,
+    reindented,
+    unsigned_positions,
+    url_safe,
+    with_extra_fields,
+    with_keyid,
+)
 
 PARENT = fixture_parent("synthetic_tree")
 CONTRACT = FIXTURES / "synthetic_contract.json"
@@ -140,6 +149,45 @@ def test_checked_in_golden_bundle_rederives(cli: Any) -> None:
     assert result.code == 0, result.err
 
 
+@pytest.mark.parametrize(
+    "rewrite",
+    [
+        reindented,
+        url_safe,
+        with_extra_fields,
+        with_keyid(None),
+        cosigned(Ed25519PrivateKey.generate(), first=True),
+    ],
+    ids=["indent", "url-safe", "extra-fields", "no-keyid", "co-signed"],
+)
+def test_envelope_rewritten_as_dsse_allows_verifies(
+    cli: Any, signed: tuple[Path, Path, Path], rewrite: Any
+) -> None:
+    """Only PAE(payloadType, payload) is signed: a reformatted, co-signed or otherwise re-encoded
+    envelope is the same attestation (DSSE envelope spec), for verify and for evaluate."""
+    bundle, _, public = signed
+    envelope = Path(f"{bundle}.intoto.json")
+    decided = cli("evaluate", "--bundle", str(bundle), "--public-key", str(public)).code
+    envelope.write_bytes(rewrite(envelope.read_bytes()))
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+    assert result.code == 0, result.err
+    assert result.out.count("ok: ") == 4
+    rerun = cli("evaluate", "--bundle", str(bundle), "--public-key", str(public))
+    assert (rerun.code, "ATTEST-" in rerun.err) == (decided, False)
+
+
+def test_a_co_signed_envelope_verifies_with_the_co_signers_key(
+    cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    bundle, _, _ = signed
+    co_public = keygen(cli, tmp_path / "co-signer.pem")
+    envelope = Path(f"{bundle}.intoto.json")
+    co_signer = cosigned(load_private_key(tmp_path / "co-signer.pem"), first=False)
+    envelope.write_bytes(co_signer(envelope.read_bytes()))
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(co_public))
+    assert result.code == 0, result.err
+
+
 # --- mismatch: exit 5 ---------------------------------------------------------------------
 
 
@@ -191,17 +239,25 @@ def test_flipped_byte_in_envelope(cli: Any, signed: tuple[Path, Path, Path], whe
     assert "integrity: ATTEST-" in result.err
 
 
-def test_every_byte_of_the_envelope_matters(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+def test_every_signed_byte_of_the_envelope_matters(
+    cli: Any, signed: tuple[Path, Path, Path]
+) -> None:
+    """A flip may verify only where DSSE signs nothing (the keyid hint, spare base64 bits)."""
     bundle, _, public = signed
     envelope = Path(f"{bundle}.intoto.json")
     original = envelope.read_bytes()
+    unsigned = unsigned_positions(original)
+    in_keyid = original.index(b'"keyid":"') + len(b'"keyid":"')
     step = max(1, len(original) // 97)
-    for position in range(0, len(original), step):
+    for position in sorted({*range(0, len(original), step), in_keyid}):
         damaged = bytearray(original)
         damaged[position] ^= 0x01
         envelope.write_bytes(bytes(damaged))
         result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
-        assert result.code == 5, position
+        if position == in_keyid:
+            assert result.code == 0, result.err
+        else:
+            assert result.code in ((0, 5) if position in unsigned else (5,)), position
 
 
 def test_wrong_public_key(cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path) -> None:
