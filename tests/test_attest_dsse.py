@@ -21,7 +21,7 @@ from converter.attest.dsse import (
     sign_envelope,
     verify_envelope,
 )
-from converter.attest.errors import EnvelopeMalformed, SignatureInvalid
+from converter.attest.errors import EnvelopeMalformed, NotAnEnvelope, SignatureInvalid
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 OTHER = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
@@ -133,19 +133,40 @@ def test_absent_keyid_is_empty() -> None:
         b"not json",
         b"\xff\xfe",
         b"[]",
+        b'"payload"',
         b'{"payload": "eA==", "payloadType": "t"}',
+        b'{"payload": "eA==", "payloadType": "t", "signatures": [',  # cut short
+        b'{"schema_version": "agent-evidence/bundle/v2", "receipt": {}}',  # a bundle
+    ],
+)
+def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) -> None:
+    """Nothing could be checked: refused (2), as a file that is not a bundle is."""
+    with pytest.raises(NotAnEnvelope) as raised:
+        parse_envelope(data)
+    assert raised.value.code == "ATTEST-NOT-AN-ENVELOPE"
+    assert raised.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
         b'{"payload": 1, "payloadType": "t", "signatures": []}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": {}}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": ["x"]}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": [{"keyid": "k"}]}',
         b'{"payload": "e A", "payloadType": "t", "signatures": []}',
         b'{"payload": "eA==", "payload": "eQ==", "payloadType": "t", "signatures": []}',
+        b'{"payload": "eA==", "payloadType": "t", "signatures": [], "x": NaN}',
+        b'{"payload": "eA==", "payloadType": "t", "signatures": [%s]}'
+        % b",".join([b'{"sig": "eA=="}'] * 17),
     ],
 )
-def test_malformed_envelopes_are_refused(data: bytes) -> None:
+def test_malformed_envelopes_are_integrity_failures(data: bytes) -> None:
+    """An envelope with its fields, but unreadable: edited after it was written (5)."""
     with pytest.raises(EnvelopeMalformed) as raised:
         parse_envelope(data)
     assert raised.value.code == "ATTEST-ENVELOPE-MALFORMED"
+    assert raised.value.exit_code == 5
 
 
 def test_undecodable_base64_in_a_verified_field_is_malformed() -> None:

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from converter.attest.dsse import sign_envelope
 from converter.attest.errors import (
     AttestationFailure,
+    NotAnEnvelope,
     PayloadTypeUnsupported,
     SignatureInvalid,
     StatementInvalid,
@@ -106,7 +107,7 @@ def _checked_after_flip(index: int, mask: int) -> dict[str, Any] | None:
     tampered[index] ^= mask
     try:
         return check_attestation(BUNDLE, bytes(tampered), KEY.public_key())
-    except AttestationFailure:  # every one an ATTEST-* code, exit 5
+    except (AttestationFailure, NotAnEnvelope):  # exit 5; 2 if no longer JSON or an envelope
         return None
 
 

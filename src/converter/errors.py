@@ -609,11 +609,18 @@ CODES: dict[str, CodeInfo] = {
         "or that file is empty.",
         "Ask the producer to convert with --attest-key, or pass the attestation's path.",
     ),
+    "ATTEST-NOT-AN-ENVELOPE": _c(
+        "The attestation file is not a DSSE envelope: it is cut short, not JSON, or has no "
+        "payload, payloadType and signatures (another document, such as the bundle itself); "
+        "nothing was checked.",
+        "Pass the .intoto.json file that convert --attest-key wrote beside the bundle; if it was "
+        "downloaded, download it again.",
+    ),
     "ATTEST-ENVELOPE-MALFORMED": _c(
-        "The attestation file is not a DSSE envelope (not JSON, a repeated key, a missing or "
-        "ill-typed field, or bad base64); exit 5.",
-        "Use the .intoto.json file written beside the bundle; if it was edited or truncated, the "
-        "bundle cannot be trusted until it is attested again.",
+        "The attestation is a DSSE envelope but cannot be read: a repeated key, an ill-typed "
+        "field, more than 16 signatures, or bad base64; exit 5.",
+        "Use the .intoto.json file written beside the bundle; if it was edited, the bundle "
+        "cannot be trusted until it is attested again.",
     ),
     "ATTEST-SIGNATURE-INVALID": _c(
         "No signature in the attestation verifies with the given public key; exit 5.",

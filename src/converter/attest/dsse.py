@@ -22,10 +22,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import StringConstraints, ValidationError
 
-from converter.attest.errors import EnvelopeMalformed, SignatureInvalid
+from converter.attest.errors import EnvelopeMalformed, NotAnEnvelope, SignatureInvalid
 from converter.canonical import canonical_bytes
 from converter.firewall.types import Closed
-from converter.jsontext import loads_exact
+from converter.jsontext import NotStrictJSON, loads_exact
 
 # Standard or URL-safe alphabet, padded or not: DSSE verifiers must accept either.
 Base64Text = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/_-]*={0,2}$")]
@@ -34,6 +34,7 @@ KeyIdHint = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{0,256}$")]
 PayloadType = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{1,256}$")]
 
 _MAX_SIGNATURES = 16
+_ENVELOPE_FIELDS = frozenset({"payload", "payloadType", "signatures"})
 
 
 class Signature(Closed):
@@ -104,18 +105,29 @@ def b64decode(text: str) -> bytes:
 
 
 def parse_envelope(data: bytes) -> Envelope:
-    """Read envelope JSON. Unknown fields are ignored, as the DSSE envelope spec requires;
-    duplicate keys, a non-object, or missing / ill-typed required fields are EnvelopeMalformed.
+    """Read envelope JSON. Unknown fields are ignored, as the DSSE envelope spec requires.
+
+    Bytes that are not JSON (cut short, another format) or JSON that is not an object with
+    `payload`, `payloadType` and `signatures` (a bundle, a contract) are NotAnEnvelope, refused
+    (exit 2): nothing could be checked. An envelope whose fields are ill-typed, or JSON this
+    program never writes (a repeated key, NaN), was edited: EnvelopeMalformed (exit 5).
     """
     try:
         document = loads_exact(data)
+    except NotStrictJSON as bad:
+        if bad.parsed:
+            raise EnvelopeMalformed from None
+        raise NotAnEnvelope from None
+    if not isinstance(document, dict) or not document.keys() >= _ENVELOPE_FIELDS:
+        raise NotAnEnvelope
+    try:
         return _envelope_from(document)
     except (ValueError, TypeError, KeyError, ValidationError):
         raise EnvelopeMalformed from None
 
 
-def _envelope_from(document: Any) -> Envelope:
-    if not isinstance(document, dict) or not isinstance(document["signatures"], list):
+def _envelope_from(document: dict[str, Any]) -> Envelope:
+    if not isinstance(document["signatures"], list):
         raise TypeError
     if len(document["signatures"]) > _MAX_SIGNATURES:
         raise ValueError

@@ -1,8 +1,9 @@
 """Named failures of attestation: each carries one stable ATTEST-* code from `converter.errors`.
 
 A signature, subject or envelope that does not check is an integrity failure (exit 5): the
-verifier was able to look and what it saw is wrong. A key that cannot be loaded is a refusal
-(exit 2): nothing could be checked or signed.
+verifier was able to look and what it saw is wrong. A key that cannot be loaded, or an
+attestation file that is no envelope at all, is a refusal (exit 2): nothing could be checked or
+signed.
 """
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ class StatementInvalid(AttestationFailure):
 
 class SubjectMismatch(AttestationFailure):
     code_for_class = "ATTEST-SUBJECT-MISMATCH"
+
+
+class NotAnEnvelope(Refused):
+    """The attestation file is not a DSSE envelope at all (not JSON, or no payload, payloadType
+    and signatures): there is no signature to check, as with a file that is not a bundle."""
+
+    code: ClassVar[str] = "ATTEST-NOT-AN-ENVELOPE"
+
+    def __init__(self) -> None:
+        super().__init__([Problem(self.code)])
 
 
 class SigningKeyRefused(Refused):

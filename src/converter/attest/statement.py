@@ -92,7 +92,8 @@ def check_attestation(
     written by other DSSE tooling verifies; any signature by `public_key` suffices.
 
     Raises EnvelopeMalformed, SignatureInvalid, PayloadTypeUnsupported, StatementInvalid or
-    SubjectMismatch (all AttestationFailure, exit 5).
+    SubjectMismatch (all AttestationFailure, exit 5); NotAnEnvelope (refused, exit 2) when
+    `envelope_bytes` is no envelope at all, so there was nothing to check.
     """
     envelope = parse_envelope(envelope_bytes)
     payload = verify_envelope(envelope, public_key)

@@ -11,7 +11,8 @@ Three checks, each optional after the first, each printed on its own line once i
 
 Exit 0 when every requested check passed; 5 when one found a mismatch (the bundle, attestation
 or sources do not belong together); 2 when a check could not run (a file missing or unreadable,
-a key unusable, the sources refused against the contract).
+an attestation that is no DSSE envelope at all, a key unusable, the sources refused against the
+contract).
 """
 
 from __future__ import annotations
