@@ -39,10 +39,24 @@ def test_pae_lengths_count_bytes_not_characters() -> None:
     assert pae("é", b"") == b"DSSEv1 2 \xc3\xa9 0 "
 
 
-def test_keyid_is_sha256_of_the_raw_public_key() -> None:
+def test_keyid_is_the_securesystemslib_default() -> None:
+    """sha256 of the key's canonical JSON (securesystemslib / TUF / in-toto); interop checks it
+    against securesystemslib's own computation."""
     raw = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     assert len(raw) == 32
-    assert key_id(KEY.public_key()) == hashlib.sha256(raw).hexdigest()
+    key_json = (
+        b'{"keytype":"ed25519","keyval":{"public":"%s"},"scheme":"ed25519"}' % raw.hex().encode()
+    )
+    assert key_id(KEY.public_key()) == hashlib.sha256(key_json).hexdigest()
+
+
+def test_an_envelope_with_the_keyid_0_1_wrote_still_verifies() -> None:
+    """0.1 named the key by the SHA-256 of its raw bytes; keyid is a hint, so its envelopes stay
+    valid."""
+    raw = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    envelope = sign_envelope(b"x", TYPE, KEY)
+    old = Signature(keyid=hashlib.sha256(raw).hexdigest(), sig=envelope.signatures[0].sig)
+    assert verify_envelope(envelope.model_copy(update={"signatures": (old,)}), KEY.public_key())
 
 
 def test_envelope_json_uses_the_spec_field_names() -> None:

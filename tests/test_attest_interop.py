@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from converter.attest.dsse import key_id
 from converter.attest.errors import SignatureInvalid, SubjectMismatch
@@ -26,18 +27,25 @@ RECEIPT: dict[str, Any] = {"evidence_sha256": "0" * 64, "counts": {"events": 2}}
 
 
 def _their_key() -> Any:
-    return signer.SSlibKey.from_crypto(KEY.public_key(), keyid=key_id(KEY.public_key()))
+    """Their default key, keyid computed by securesystemslib itself (no keyid= given)."""
+    return signer.SSlibKey.from_crypto(KEY.public_key())
 
 
 def _their_envelope(data: bytes) -> Any:
     return dsse.Envelope.from_dict(json.loads(data))  # from_dict edits its input: parse fresh
 
 
+def test_our_keyid_is_securesystemslib_default_keyid() -> None:
+    """Their Envelope.verify skips a signature whose keyid is not its key's: ours must be theirs."""
+    [signature] = json.loads(attest(BUNDLE, "bundle.json", RECEIPT, KEY))["signatures"]
+    assert signature["keyid"] == _their_key().keyid == key_id(KEY.public_key())
+
+
 def test_our_envelope_verifies_with_securesystemslib() -> None:
     ours = attest(BUNDLE, "bundle.json", RECEIPT, KEY)
     theirs = _their_envelope(ours)
     accepted = theirs.verify([_their_key()], 1)
-    assert list(accepted) == [key_id(KEY.public_key())]
+    assert list(accepted) == [_their_key().keyid]
     assert theirs.payload_type == "application/vnd.in-toto+json"
     statement = json.loads(theirs.payload)
     assert statement["subject"][0]["digest"]["sha256"] == hashlib.sha256(BUNDLE).hexdigest()
@@ -53,7 +61,7 @@ def test_their_pae_is_our_pae() -> None:
 
 def test_securesystemslib_rejects_our_envelope_under_another_key() -> None:
     other = Ed25519PrivateKey.generate().public_key()
-    wrong = signer.SSlibKey.from_crypto(other, keyid=key_id(KEY.public_key()))
+    wrong = signer.SSlibKey.from_crypto(other, keyid=_their_key().keyid)  # same id, other key
     with pytest.raises(sslib_exceptions.VerificationError):
         _their_envelope(attest(BUNDLE, "bundle.json", RECEIPT, KEY)).verify([wrong], 1)
 
@@ -97,3 +105,17 @@ def test_any_keyid_they_sign_with_checks_with_ours() -> None:
     for keyid in ("their-own-name", None):  # None: their default keyid
         data = _signed_by_them(signer.SSlibKey.from_crypto(KEY.public_key(), keyid=keyid))
         assert check_attestation(BUNDLE, data, KEY.public_key()) == RECEIPT
+
+
+def test_an_envelope_as_0_1_wrote_it_checks_with_ours_and_with_theirs_given_its_keyid() -> None:
+    """0.1 wrote keyid = SHA-256 of the raw key. Ours ignores keyid; securesystemslib needs a key
+    carrying that id (README, "With other DSSE tooling")."""
+    raw = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    document = json.loads(attest(BUNDLE, "bundle.json", RECEIPT, KEY))
+    document["signatures"][0]["keyid"] = hashlib.sha256(raw).hexdigest()
+    data = canonical_bytes(document)
+    assert check_attestation(BUNDLE, data, KEY.public_key()) == RECEIPT
+    old_key = signer.SSlibKey.from_crypto(KEY.public_key(), keyid=hashlib.sha256(raw).hexdigest())
+    _their_envelope(data).verify([old_key], 1)
+    with pytest.raises(sslib_exceptions.VerificationError):
+        _their_envelope(data).verify([_their_key()], 1)

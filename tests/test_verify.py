@@ -6,6 +6,7 @@ could not run (missing file, unusable key, sources refused against the contract)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -14,8 +15,9 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from converter.attest.keys import load_private_key
+from converter.attest.keys import load_private_key, load_public_key
 from converter.attest.statement import attest
 from converter.bundle.io import evidence_digest
 from converter.canonical import canonical_bytes
@@ -185,6 +187,26 @@ def test_a_co_signed_envelope_verifies_with_the_co_signers_key(
     co_signer = cosigned(load_private_key(tmp_path / "co-signer.pem"), first=False)
     envelope.write_bytes(co_signer(envelope.read_bytes()))
     result = cli("verify", "--bundle", str(bundle), "--public-key", str(co_public))
+    assert result.code == 0, result.err
+
+
+def test_verify_names_the_signing_key_by_the_envelopes_keyid(
+    cli: Any, signed: tuple[Path, Path, Path]
+) -> None:
+    """One id for the signing key: what keygen and verify print is the envelope's keyid."""
+    bundle, _, public = signed
+    [signature] = json.loads(Path(f"{bundle}.intoto.json").read_bytes())["signatures"]
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+    assert f"verifies with key {signature['keyid']} " in result.out
+
+
+def test_an_attestation_made_by_0_1_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> None:
+    """0.1 wrote keyid = SHA-256 of the raw public key; keyid is an unsigned hint."""
+    bundle, _, public = signed
+    raw = load_public_key(public).public_bytes(Encoding.Raw, PublicFormat.Raw)
+    envelope = Path(f"{bundle}.intoto.json")
+    envelope.write_bytes(with_keyid(hashlib.sha256(raw).hexdigest())(envelope.read_bytes()))
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
     assert result.code == 0, result.err
 
 

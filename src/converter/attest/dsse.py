@@ -3,11 +3,13 @@ Ed25519 sign / verify. Pure functions over bytes; no I/O.
 
 The signature covers PAE(payloadType, payload) only. `keyid` is an unauthenticated hint (the
 DSSE protocol forbids using it for security decisions), so verification tries every signature
-against the one trusted key and ignores `keyid`.
+against the one trusted key and ignores `keyid`: envelopes written before the keyid below
+(0.1 wrote the SHA-256 of the raw key) verify all the same.
 
-keyid: the lowercase hex SHA-256 of the raw 32-byte Ed25519 public key (RFC 8032 encoding),
-not of its DER SubjectPublicKeyInfo. Raw bytes have one encoding per key, so anyone holding the
-public key in any container format (PEM, DER, JWK, OpenSSH) derives the same id.
+keyid: the id securesystemslib, TUF and in-toto give an Ed25519 key by default, the lowercase
+hex SHA-256 of the canonical JSON {"keytype":"ed25519","keyval":{"public":"<raw key, 64 hex>"},
+"scheme":"ed25519"}. Other verifiers do use it: securesystemslib's Envelope.verify only tries a
+signature whose keyid equals its key's, so any other id fails there with the default key.
 """
 
 from __future__ import annotations
@@ -61,8 +63,11 @@ def pae(payload_type: str, body: bytes) -> bytes:
 
 
 def key_id(public_key: Ed25519PublicKey) -> str:
+    """securesystemslib's default keyid (`SSlibKey.from_crypto(key).keyid`), computed here: the
+    canonical encoder writes exactly its canonical JSON for this all-ASCII, string-only dict."""
     raw = public_key.public_bytes(Encoding.Raw, PublicFormat.Raw)
-    return hashlib.sha256(raw).hexdigest()
+    key = {"keytype": "ed25519", "keyval": {"public": raw.hex()}, "scheme": "ed25519"}
+    return hashlib.sha256(canonical_bytes(key)).hexdigest()
 
 
 def sign_envelope(payload: bytes, payload_type: str, private_key: Ed25519PrivateKey) -> Envelope:
