@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import converter.scan as scan_module
 from converter.bench.generate import Expected, Params, generate
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -188,3 +189,61 @@ def test_symlinked_folders_are_counted_as_not_followed(tmp_path: Path, cli: Any)
     assert report["totals"]["symlinked_folders"] == 2
     assert report["totals"]["skipped_entries"] == 0
     assert "2 symlinked folders not followed (CC-TREE-SYMLINK)" in result.out
+
+
+# --- worker processes: never more than the CPUs or the transcripts to inspect ------------------
+
+
+@pytest.mark.parametrize(
+    ("jobs", "parents", "cpus", "workers"),
+    [
+        (100_000, 3, 2, 2),  # was: 100,000 processes forked for 3 sessions
+        (100_000, 3, 512, 3),  # never more workers than transcripts
+        (8, 1_000, 2, 2),  # nor than CPUs
+        (1_000, 1_000, 1_000, scan_module.MAX_JOBS),
+        (2, 1_000, 8, 2),
+        (1, 1_000, 8, 1),
+        (4, 0, 8, 0),
+    ],
+)
+def test_worker_count_is_capped(jobs: int, parents: int, cpus: int, workers: int) -> None:
+    assert scan_module.worker_count(jobs, parents, cpus) == workers
+
+
+@pytest.mark.parametrize("jobs", ["0", "65", "100000"])
+def test_jobs_outside_1_to_max_is_a_usage_error(
+    jobs: str, projects: Any, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, *_ = projects
+
+    def no_pool(*_: Any, **__: Any) -> Any:  # should the range go, fail here, not fork 100,000
+        raise AssertionError("a pool was started")
+
+    monkeypatch.setattr(scan_module, "ProcessPoolExecutor", no_pool)
+    result = cli("scan", str(root), "--jobs", jobs, "--json")
+    assert result.code == 64
+    assert result.out == ""
+    assert "--jobs" in result.err
+
+
+def test_the_pool_is_never_larger_than_the_sessions(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool is checked before it starts: a test of the cap must not fork the bug's workers."""
+    root = tmp_path / "projects"
+    for seed in (910, 911, 912):
+        generate(root / "a", _tiny(seed))
+    asked: list[int] = []
+    real = scan_module.ProcessPoolExecutor
+
+    def pool(*args: Any, max_workers: int, **kw: Any) -> Any:
+        asked.append(max_workers)
+        assert max_workers <= 3
+        return real(*args, max_workers=max_workers, **kw)
+
+    monkeypatch.setattr(scan_module, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(scan_module, "available_cpus", lambda: 64)
+    result = cli("scan", str(root), "--jobs", str(scan_module.MAX_JOBS), "--json")
+    assert result.code == 0, result.err
+    assert asked == [3]
+    assert result.json()["totals"]["sessions"] == 3

@@ -7,8 +7,9 @@ folders: a session found under several project folders is one row, inspected onc
 and flagged `split`; a session folder with no parent transcript beside it (pruned) is reported as
 an orphan (`CC-TREE-PARENT-MISSING`), never dropped.
 
-Each parent is inspected by `pipeline.summarize_tree` in a worker process (`jobs` > 1) or in this
-process (`jobs` = 1). The pseudonym key is loaded once by the caller and handed to workers as
+Each parent is inspected by `pipeline.summarize_tree` in a worker process or in this process:
+`worker_count` gives never more workers than the `jobs` asked, the parent transcripts to inspect or
+the CPUs this process may run on (one worker or none is this process). The pseudonym key is loaded once by the caller and handed to workers as
 bytes. The result is content-free: keyed session labels, codes and numbers; rows are ordered by
 label so the output does not depend on `jobs` or on completion order.
 """
@@ -32,6 +33,9 @@ from converter.pipeline import summarize_tree
 from converter.sources.tree import SESSION_ID
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
+# `--jobs` above this is a usage error: each worker holds a whole tree's account, and a pool is
+# started at its full size at once (a mistyped `--jobs 100000` once forked until memory ran out).
+MAX_JOBS = 64
 _NUMBERS = ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents")
 
 
@@ -168,11 +172,28 @@ def inspect_part(parent: str) -> dict[str, Any]:
 # ------------------------------------------------------------------ the scan
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the system has one)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def worker_count(jobs: int, parents: int, cpus: int) -> int:
+    """Worker processes for a scan: the `jobs` asked, but never more than the parent transcripts
+    to inspect (a worker with nothing to do is only memory), the CPUs (inspecting is CPU-bound:
+    more workers than CPUs only hold more trees in memory at once) or MAX_JOBS. 1 or less: the
+    scan runs in this process."""
+    return max(min(jobs, parents, cpus, MAX_JOBS), 0)
+
+
 def _run_parts(
     parents: list[Path], secret: bytes, jobs: int, tick: Callable[[], None]
 ) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = [{} for _ in parents]
-    if jobs <= 1 or len(parents) <= 1:
+    workers = worker_count(jobs, len(parents), available_cpus())
+    if workers <= 1:
         _init_worker(secret)
         for i, parent in enumerate(parents):
             results[i] = inspect_part(str(parent))
@@ -181,7 +202,7 @@ def _run_parts(
     # Largest first, so one big tree does not start last and leave a worker idle at the end.
     order = sorted(range(len(parents)), key=lambda i: -_size(parents[i]))
     with ProcessPoolExecutor(
-        max_workers=jobs, initializer=_init_worker, initargs=(secret,)
+        max_workers=workers, initializer=_init_worker, initargs=(secret,)
     ) as pool:
         futures = {pool.submit(inspect_part, str(parents[i])): i for i in order}
         for future in as_completed(futures):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -14,7 +13,14 @@ import orjson
 from converter.cli.diagnostics import printable
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
-from converter.scan import default_projects_dir, find_sessions, local_paths, render_text
+from converter.scan import (
+    MAX_JOBS,
+    available_cpus,
+    default_projects_dir,
+    find_sessions,
+    local_paths,
+    render_text,
+)
 from converter.scan import scan as run_scan
 
 
@@ -42,9 +48,10 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
 @click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_JOBS),
     default=None,
-    help="Worker processes (default: the number of CPUs).",
+    help="Worker processes (default: the number of CPUs); never more than the CPUs or the "
+    "session transcripts to inspect.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option(
@@ -66,7 +73,7 @@ def scan(
     if not folder.is_dir():
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")])
     key = pseudonym_key(key_file)
-    workers = jobs or os.cpu_count() or 1
+    workers = jobs or available_cpus()
     found = find_sessions(folder)  # one walk: the rows and --show-paths name the same sessions
     with _progress(sys.stderr.isatty()) as progress:
         result = run_scan(folder, key.secret, workers, progress, found)
