@@ -3,7 +3,12 @@ reported, the same JSON with any number of jobs, and nothing local in the output
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -247,3 +252,93 @@ def test_the_pool_is_never_larger_than_the_sessions(
     assert result.code == 0, result.err
     assert asked == [3]
     assert result.json()["totals"]["sessions"] == 3
+
+
+def _slow_part(parent: str) -> dict[str, Any]:
+    """A stand-in for inspecting a tree: `quick` at once, any other one slowly."""
+    if not parent.endswith("quick"):
+        time.sleep(15)
+    return {}
+
+
+def test_an_interrupted_scan_stops_its_workers_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Was: leaving the pool's `with` block on Ctrl-C waited until every queued tree had been
+    inspected. Two workers, three slow trees queued: the interrupt must not wait for them."""
+    pools: list[Any] = []
+    real = scan_module.ProcessPoolExecutor
+
+    def pool(*args: Any, **kw: Any) -> Any:
+        pools.append(real(*args, **kw))
+        return pools[-1]
+
+    workers: list[Any] = []
+
+    def interrupt() -> None:
+        workers.extend(pools[0]._processes.values())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scan_module, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(scan_module, "inspect_part", _slow_part)
+    monkeypatch.setattr(scan_module, "available_cpus", lambda: 2)
+    parents = [Path(name) for name in ("quick", "slow-1", "slow-2", "slow-3")]
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        scan_module._run_parts(parents, bytes(32), 2, interrupt)
+    assert time.monotonic() - started < 8
+    assert len(workers) == 2
+    for worker in workers:
+        worker.join(timeout=5)
+        assert not worker.is_alive()
+
+
+_KILLED_SCAN = """
+import os, sys, time
+from pathlib import Path
+import converter.scan as scan
+
+def slow(parent):
+    Path(sys.argv[1], str(os.getpid())).touch()
+    time.sleep(60)
+    return {}
+
+if __name__ == "__main__":
+    scan.inspect_part = slow
+    scan.available_cpus = lambda: 2
+    scan._run_parts([Path("a"), Path("b"), Path("c")], bytes(32), 2, lambda: None)
+"""
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_workers_do_not_outlive_a_killed_scan(tmp_path: Path) -> None:
+    """Was: a scan killed by the OOM killer left its workers running as orphans."""
+    script = tmp_path / "killed_scan.py"
+    script.write_text(_KILLED_SCAN)
+    marks = tmp_path / "workers"
+    marks.mkdir()
+    scan_proc = subprocess.Popen([sys.executable, str(script), str(marks)])
+    pids: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(pids) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            pids = [int(p.name) for p in marks.iterdir()]
+        assert len(pids) == 2, "the workers did not start"
+        scan_proc.kill()
+        scan_proc.wait()
+        deadline = time.monotonic() + 10
+        while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_running(pid) for pid in pids)
+    finally:
+        scan_proc.kill()
+        for pid in pids:  # without the fix: the orphans this test made, and no others
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)

@@ -16,8 +16,12 @@ label so the output does not depend on `jobs` or on completion order.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
+import signal
 import stat
+import sys
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -148,6 +152,32 @@ def _init_worker(secret: bytes) -> None:
     _READ_JOBS["jobs"] = 1  # --jobs counts every process of the scan: one reader per tree
 
 
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _init_pool_worker(secret: bytes, scan_pid: int) -> None:
+    """A pool worker: Ctrl-C is the scan's to handle (it stops the workers), and on Linux the
+    kernel kills the worker when the process that started it dies, even by SIGKILL or the OOM
+    killer, so no worker is left behind as an orphan that holds a tree in memory."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if not _alive(scan_pid):  # the scan died before the line above took effect
+        os._exit(1)
+    _init_worker(secret)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, as another user's process
+    return True
+
+
 def inspect_part(parent: str) -> dict[str, Any]:
     """Inspect one parent transcript; a small content-free summary (picklable)."""
     pseudo = _WORKER["pseudo"]
@@ -201,14 +231,31 @@ def _run_parts(
         return results
     # Largest first, so one big tree does not start last and leave a worker idle at the end.
     order = sorted(range(len(parents)), key=lambda i: -_size(parents[i]))
-    with ProcessPoolExecutor(
-        max_workers=workers, initializer=_init_worker, initargs=(secret,)
-    ) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=workers, initializer=_init_pool_worker, initargs=(secret, os.getpid())
+    )
+    try:
         futures = {pool.submit(inspect_part, str(parents[i])): i for i in order}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             tick()
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
     return results
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """An interrupted scan (Ctrl-C, a worker that died) stops now: the trees still queued are
+    dropped and the running workers terminated. Leaving the pool's `with` block instead waits
+    until every queued tree has been inspected, the interrupted ones included."""
+    workers = list((pool._processes or {}).values())  # `terminate_workers()` from Python 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        worker.join(timeout=5)
 
 
 def _size(path: Path) -> int:
