@@ -82,6 +82,17 @@ def test_jobs_give_identical_json(projects: Any, cli: Any) -> None:
     labels = [r["session"] for r in result["sessions"]]
     assert labels == sorted(labels)
     assert len(set(labels)) == 49
+    _totals_are_the_rows(result)
+
+
+def _totals_are_the_rows(result: dict[str, Any]) -> None:
+    """Every count a row has, the totals hold as the sum over the rows."""
+    rows, totals = result["sessions"], result["totals"]
+    for key in (*scan_module._NUMBERS, "tokens", "parent_files", "orphan_folders", "split"):
+        assert totals[key] == sum(r[key] for r in rows), key
+    for key in totals["usage"]:
+        assert totals["usage"][key] == sum(r["usage"][key] for r in rows), key
+    assert totals["orphan"] == sum(r["status"] == "orphan" for r in rows)
 
 
 def test_session_label_is_the_keyed_parent_file_label(projects: Any, cli: Any) -> None:
@@ -159,11 +170,19 @@ def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) 
     root = tmp_path / "projects"
     exp = generate(root / "a", _tiny(900, agent_rate=0.9))
     shutil.copytree(exp.parent.parent / exp.parent.stem, root / "b" / exp.parent.stem)
-    row = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"][0]
+    result = cli("scan", str(root), "--json", "--jobs", "1").json()
+    row = result["sessions"][0]
     assert row["split"] is True
     assert row["status"] == "refused"
     assert row["refusals"] == ["CC-TREE-PARENT-MISSING"]
     assert row["model_calls"] == exp.model_calls
+    assert row["orphan_folders"] == 1
+    # was: the row said orphan_folders 1 and the totals had no such count, only orphan 0
+    assert result["totals"]["orphan_folders"] == 1
+    assert result["totals"]["orphan"] == 0  # the session's transcript is there, in a/
+    _totals_are_the_rows(result)
+    text = cli("scan", str(root), "--jobs", "1").out
+    assert "1 session folder without its main transcript beside it" in text
 
 
 def test_a_symlinked_session_is_a_refused_row_not_a_skipped_entry(tmp_path: Path, cli: Any) -> None:

@@ -323,7 +323,9 @@ def scan(
         "sessions": len(rows),
         "convertible": statuses["convertible"],
         "refused": statuses["refused"] + statuses["orphan"],
-        "orphan": statuses["orphan"],
+        "orphan": statuses["orphan"],  # sessions with no main transcript in any project folder
+        # session folders with no main transcript beside them: the sum of the rows' own
+        "orphan_folders": sum(r["orphan_folders"] for r in rows),
         "errors": statuses["error"],
         "split": sum(r["split"] for r in rows),
         "parent_files": len(parents),
@@ -360,13 +362,21 @@ def render_text(result: dict[str, Any]) -> str:
         "",
         f"{counted(t['sessions'], 'session')} in "
         f"{counted(result['project_folders'], 'project folder')}: "
-        f"{t['convertible']:,} convertible, {t['refused']:,} refused ({t['orphan']:,} orphan), "
-        f"{counted(t['errors'], 'error')}; {t['split']:,} split across project folders",
+        f"{t['convertible']:,} convertible, {t['refused']:,} refused ({t['orphan']:,} orphan: no "
+        f"main transcript), {counted(t['errors'], 'error')}; {t['split']:,} split across project "
+        "folders",
         f"{counted(t['model_calls'], 'model call')} "
         f"({t['usage_incomplete_calls']:,} usage-incomplete), "
         f"{counted(t['tool_calls'], 'tool call')}, {counted(t['subagents'], 'subagent')}, "
         f"{counted(t['tokens'], 'token')}",
     ]
+    if t["orphan_folders"]:
+        n = t["orphan_folders"]
+        lines.append(
+            f"{counted(n, 'session folder')} without {'its' if n == 1 else 'their'} main "
+            f"transcript beside {'it' if n == 1 else 'them'} ({ORPHAN_CODE}): pruned, or a copy "
+            "of a session whose transcript is in another project folder"
+        )
     if t["refusal_codes"]:
         lines.append(
             "Refusals (sessions): "
