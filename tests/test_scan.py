@@ -273,7 +273,7 @@ def test_the_pool_is_never_larger_than_the_sessions(
     assert result.json()["totals"]["sessions"] == 3
 
 
-def _slow_part(parent: str) -> dict[str, Any]:
+def _slow_part(parent: str, identities: bool = False) -> dict[str, Any]:
     """A stand-in for inspecting a tree: `quick` at once, any other one slowly."""
     if not parent.endswith("quick"):
         time.sleep(15)
@@ -315,7 +315,7 @@ import os, sys, time
 from pathlib import Path
 import converter.scan as scan
 
-def slow(parent):
+def slow(parent, identities=False):
     Path(sys.argv[1], str(os.getpid())).touch()
     time.sleep(60)
     return {}
@@ -361,3 +361,107 @@ def test_workers_do_not_outlive_a_killed_scan(tmp_path: Path) -> None:
         for pid in pids:  # without the fix: the orphans this test made, and no others
             if _running(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+# --- a session in several project folders: each call counted once, copies refused ------------
+
+
+def _copy_tree(exp: Expected, to: Path, *, parent: bool = True, folder: bool = True) -> None:
+    to.mkdir(parents=True, exist_ok=True)
+    if parent:
+        shutil.copy(exp.parent, to / exp.parent.name)
+    if folder:
+        shutil.copytree(exp.parent.parent / exp.parent.stem, to / exp.parent.stem)
+
+
+def _scan_row(root: Path, cli: Any, jobs: str = "1") -> tuple[dict[str, Any], dict[str, Any]]:
+    result = cli("scan", str(root), "--json", "--jobs", jobs)
+    assert result.code == 0, result.err
+    report = result.json()
+    _totals_are_the_rows(report)
+    (row,) = report["sessions"]
+    return row, report["totals"]
+
+
+def _counts_once(row: dict[str, Any], exp: Expected) -> None:
+    assert row["model_calls"] == exp.model_calls
+    assert row["usage_incomplete_calls"] == exp.usage_incomplete_calls
+    assert row["tool_calls"] == exp.tool_calls
+    assert row["subagents"] == exp.subagents
+    assert row["tokens"] == exp.total_tokens
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_session_copied_whole_into_another_project_folder_is_counted_once_and_refused(
+    tmp_path: Path, cli: Any, jobs: str
+) -> None:
+    """Was: both copies were inspected and summed (twice the calls and tokens) and the row said
+    convertible, though converting both would count every call twice."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(920, agent_rate=0.9))
+    assert exp.subagents > 0
+    _copy_tree(exp, root / "b")
+    row, totals = _scan_row(root, cli, jobs)
+    _counts_once(row, exp)
+    assert row["split"] is True
+    assert row["parent_files"] == 2
+    assert row["status"] == "refused"
+    assert row["refusals"] == ["CC-TREE-SPLIT-OVERLAP"]
+    assert totals["refusal_codes"] == {"CC-TREE-SPLIT-OVERLAP": 1}
+    assert totals["convertible"] == 0
+
+
+def test_a_parent_copied_without_its_folder_is_counted_once(tmp_path: Path, cli: Any) -> None:
+    """The copy's delegations have no children beside it (refused on its own); the calls it
+    shares with the whole tree are still counted once."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(921, agent_rate=0.9))
+    _copy_tree(exp, root / "b", folder=False)
+    row, _ = _scan_row(root, cli)
+    assert row["status"] == "refused"
+    assert "CC-TREE-SPLIT-OVERLAP" in row["refusals"]
+    _counts_once(row, exp)
+
+
+def test_an_older_copy_of_a_parent_is_counted_once(tmp_path: Path, cli: Any) -> None:
+    """A copy taken before the session grew holds the first part of its calls."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(922, agent_rate=0.0, workflow_rate=0.0))
+    lines = exp.parent.read_bytes().splitlines(keepends=True)
+    (root / "b").mkdir()
+    (root / "b" / exp.parent.name).write_bytes(b"".join(lines[: len(lines) // 2]))
+    row, _ = _scan_row(root, cli)
+    _counts_once(row, exp)
+    assert row["refusals"] == ["CC-TREE-SPLIT-OVERLAP"]
+
+
+def test_the_reviewers_tree_parent_twice_and_its_folder_in_a_third_place(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A parent and its folder in a/, a copy of the parent in b/, a copy of the folder in c/:
+    the row counts the tree once, and its orphan folder is in the totals too."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(923, agent_rate=0.9))
+    _copy_tree(exp, root / "b", folder=False)
+    _copy_tree(exp, root / "c", parent=False)
+    row, totals = _scan_row(root, cli)
+    assert row["parent_files"] == 2
+    assert row["orphan_folders"] == 1
+    assert {"CC-TREE-SPLIT-OVERLAP", "CC-TREE-PARENT-MISSING"} <= set(row["refusals"])
+    _counts_once(row, exp)
+    assert totals["orphan_folders"] == 1
+    assert totals["parent_files"] == 2
+
+
+def test_two_parts_of_one_session_add_up_and_convert(tmp_path: Path, cli: Any) -> None:
+    """Trees that share no call are parts of the session (resumed under another project
+    folder): each converts on its own, and the row is their sum."""
+    root = tmp_path / "projects"
+    first = generate(root / "a", _tiny(924, agent_rate=0.5))
+    second = generate(root / "b", _tiny(925, agent_rate=0.5, session_id=first.parent.stem))
+    row, _ = _scan_row(root, cli, "2")
+    assert row["status"] == "convertible"
+    assert row["refusals"] == []
+    for key in ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents"):
+        assert row[key] == getattr(first, key) + getattr(second, key), key
+    assert row["tokens"] == first.total_tokens + second.total_tokens

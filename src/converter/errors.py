@@ -44,6 +44,14 @@ CODES: dict[str, CodeInfo] = {
         "Pass Claude Code's projects folder (for example ~/.claude/projects), or set "
         "CLAUDE_CONFIG_DIR to the config folder that holds it.",
     ),
+    "CC-TREE-SPLIT-OVERLAP": _c(
+        "A scanned session's main transcript is in more than one project folder, and the trees "
+        "share model calls, tool calls or subagents: they are copies of one session, not parts "
+        "of it. Converting each would count the shared calls twice, and which copy is the "
+        "session cannot be told.",
+        "Keep the copy that holds the whole session (scan --show-paths lists where each lies), "
+        "move the others out of the projects folder, and scan again.",
+    ),
     "CC-TREE-PARENT-NAME": _c(
         "The parent transcript's file name is not the session id its records carry, followed by "
         ".jsonl; its children cannot be found.",

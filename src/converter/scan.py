@@ -7,17 +7,26 @@ folders: a session found under several project folders is one row, inspected onc
 and flagged `split`; a session folder with no parent transcript beside it (pruned) is reported as
 an orphan (`CC-TREE-PARENT-MISSING`), never dropped.
 
+A split session's parents are each their own tree (`convert` reads one parent and the folder
+beside it), so its row counts every model call, tool call and subagent of its trees once: calls
+are matched by id across the trees, the way one tree counts a call written in several files. Trees
+that share any of them are copies of one session, not parts of it (a parent copied into another
+project folder, before or after it grew): the row is refused (`CC-TREE-SPLIT-OVERLAP`), since
+converting each would count the shared calls twice and which copy is the session cannot be told.
+
 Each parent is inspected by `pipeline.summarize_tree` in a worker process or in this process:
-`worker_count` gives never more workers than the `jobs` asked, the parent transcripts to inspect or
-the CPUs this process may run on (one worker or none is this process). The pseudonym key is loaded once by the caller and handed to workers as
-bytes. The result is content-free: keyed session labels, codes and numbers; rows are ordered by
-label so the output does not depend on `jobs` or on completion order.
+`worker_count` gives never more workers than the `jobs` asked, the parent transcripts to inspect
+or the CPUs this process may run on (one worker or none is this process). The pseudonym key is
+loaded once by the caller and handed to workers as bytes. The result is content-free: keyed
+session labels, codes and numbers; rows are ordered by label so the output does not depend on
+`jobs` or on completion order.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import os
 import signal
 import stat
@@ -30,13 +39,16 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import ConverterError, Refused
+from converter.firewall.boundary import usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.inspection import TOKEN_KEYS, counted, inspect_report
 from converter.pipeline import summarize_tree
+from converter.reader.model import Account, Call
 from converter.sources.tree import SESSION_ID
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
+OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
 # `--jobs` above this is a usage error: each worker holds a whole tree's account, and a pool is
 # started at its full size at once (a mistyped `--jobs 100000` once forked until memory ran out).
 MAX_JOBS = 64
@@ -144,11 +156,13 @@ def local_paths(found: Found, projects_dir: Path, secret: bytes) -> list[tuple[s
 # ------------------------------------------------------------------ one parent (worker side)
 
 _WORKER: dict[str, Pseudonymizer] = {}
+_SECRET: dict[str, bytes] = {}  # keys the digests of a split session's ids (`_identities`)
 _READ_JOBS: dict[str, int | None] = {"jobs": None}
 
 
 def _init_worker(secret: bytes) -> None:
     _WORKER["pseudo"] = Pseudonymizer(PseudonymKey(secret))
+    _SECRET["key"] = secret
     _READ_JOBS["jobs"] = 1  # --jobs counts every process of the scan: one reader per tree
 
 
@@ -178,11 +192,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def inspect_part(parent: str) -> dict[str, Any]:
-    """Inspect one parent transcript; a small content-free summary (picklable)."""
+def inspect_part(parent: str, identities: bool = False) -> dict[str, Any]:
+    """Inspect one parent transcript; a small content-free summary (picklable). With
+    `identities` (a split session's parents), also each model call, tool call and subagent under
+    a keyed digest of its id, and each call's usage: what `_merge` needs to count them once."""
     pseudo = _WORKER["pseudo"]
     try:
-        _, summary = summarize_tree(Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"])
+        account, summary = summarize_tree(Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"])
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
     except ConverterError as error:
@@ -191,11 +207,38 @@ def inspect_part(parent: str) -> dict[str, Any]:
         return {"error": type(error).__name__}
     report = inspect_report(summary)
     counts = report["counts"]
-    return {
+    part = {
         "convertible": report["convertible"],
         "codes": sorted({r["code"] for r in report["refusals"]}),
         **{k: counts[k] for k in _NUMBERS},
         "usage": {k: report["usage"][k] for k in TOKEN_KEYS},
+    }
+    if identities:
+        part.update(_identities(parent, account))
+    return part
+
+
+def _identities(parent: str, account: Account) -> dict[str, Any]:
+    secret = _SECRET["key"]
+
+    def keyed(kind: str, local: str) -> bytes:
+        value = f"{kind}:{local}".encode("utf-8", "surrogatepass")
+        return hashlib.blake2b(value, key=secret, digest_size=16, person=b"scan-identity").digest()
+
+    def tokens(call: Call) -> tuple[int, ...]:
+        usage = usage_totals(call.usage)
+        return tuple(getattr(usage, k) for k in TOKEN_KEYS)
+
+    root = account.streams[0] if account.streams else None
+    return {
+        "calls": {keyed("call", c.msg_id): (c.final, tokens(c)) for c in account.calls.values()},
+        "tools": [keyed("tool", t) for t in account.tools],
+        # A subagent is its stream as `inspect` counts them; one with no id is its own.
+        "agents": [
+            keyed("agent", s.agent_id) if s.agent_id else keyed("stream", f"{parent}:{s.index}")
+            for s in account.streams
+            if s.depth >= 0 and s is not root
+        ],
     }
 
 
@@ -219,14 +262,20 @@ def worker_count(jobs: int, parents: int, cpus: int) -> int:
 
 
 def _run_parts(
-    parents: list[Path], secret: bytes, jobs: int, tick: Callable[[], None]
+    parents: list[Path],
+    secret: bytes,
+    jobs: int,
+    tick: Callable[[], None],
+    identities: frozenset[Path] = frozenset(),
 ) -> list[dict[str, Any]]:
+    """Each parent's `inspect_part`, in the order given; `identities`: the parents to inspect
+    with them (a split session's)."""
     results: list[dict[str, Any]] = [{} for _ in parents]
     workers = worker_count(jobs, len(parents), available_cpus())
     if workers <= 1:
         _init_worker(secret)
         for i, parent in enumerate(parents):
-            results[i] = inspect_part(str(parent))
+            results[i] = inspect_part(str(parent), parent in identities)
             tick()
         return results
     # Largest first, so one big tree does not start last and leave a worker idle at the end.
@@ -235,7 +284,9 @@ def _run_parts(
         max_workers=workers, initializer=_init_pool_worker, initargs=(secret, os.getpid())
     )
     try:
-        futures = {pool.submit(inspect_part, str(parents[i])): i for i in order}
+        futures = {
+            pool.submit(inspect_part, str(parents[i]), parents[i] in identities): i for i in order
+        }
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             tick()
@@ -272,7 +323,13 @@ def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -
         codes.update(part.get("codes", ()))
     if session.orphan_folders:
         codes.add(ORPHAN_CODE)
-    usage = {k: sum(p.get("usage", {}).get(k, 0) for p in parts) for k in TOKEN_KEYS}
+    if len(parts) > 1:
+        numbers, usage, shared = _merge(parts)
+        if shared:
+            codes.add(OVERLAP_CODE)
+    else:
+        numbers = {k: sum(p.get(k, 0) for p in parts) for k in _NUMBERS}
+        usage = {k: sum(p.get("usage", {}).get(k, 0) for p in parts) for k in TOKEN_KEYS}
     if errors:
         status = "error"
     elif not session.parents:
@@ -289,10 +346,41 @@ def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -
         "parent_files": len(session.parents),
         "orphan_folders": session.orphan_folders,
         "split": len(session.projects) > 1,
-        **{k: sum(p.get(k, 0) for p in parts) for k in _NUMBERS},
+        **numbers,
         "tokens": sum(usage.values()),
         "usage": usage,
     }
+
+
+def _merge(parts: list[dict[str, Any]]) -> tuple[dict[str, int], dict[str, int], bool]:
+    """A split session's trees together: each model call, tool call and subagent counted once,
+    a call's usage taken from a copy that has its final usage when one does; and whether any of
+    them is in more than one tree (the trees are copies, not parts, of the session)."""
+    calls: dict[bytes, tuple[bool, tuple[int, ...]]] = {}
+    seen: dict[str, set[bytes]] = {"tools": set(), "agents": set()}
+    counts = {"tools": 0, "agents": 0}
+    shared = False
+    for part in parts:
+        if "calls" not in part:  # refused before it was read, or failed: nothing counted
+            continue
+        for key, call in part["calls"].items():
+            known = calls.get(key)
+            shared |= known is not None
+            if known is None or (call[0] and not known[0]):
+                calls[key] = call
+        for kind, before in seen.items():
+            mine = part[kind]
+            shared |= not before.isdisjoint(mine)
+            counts[kind] += sum(key not in before for key in mine)
+            before.update(mine)
+    numbers = {
+        "model_calls": len(calls),
+        "usage_incomplete_calls": sum(not final for final, _ in calls.values()),
+        "tool_calls": counts["tools"],
+        "subagents": counts["agents"],
+    }
+    usage = {k: sum(t[i] for _, t in calls.values()) for i, k in enumerate(TOKEN_KEYS)}
+    return numbers, usage, shared
 
 
 def scan(
@@ -308,8 +396,9 @@ def scan(
     found = found or find_sessions(projects_dir)
     sessions = found.sessions
     parents = [parent for s in sessions for parent in s.parents]
+    split = frozenset(parent for s in sessions if len(s.parents) > 1 for parent in s.parents)
     tick = progress(len(parents)) if progress else (lambda: None)
-    results = _run_parts(parents, secret, jobs, tick)
+    results = _run_parts(parents, secret, jobs, tick, split)
     rows = []
     at = 0
     for session in sessions:

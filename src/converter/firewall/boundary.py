@@ -198,16 +198,7 @@ class _Crossing:
         return "x-" + self.pseudo.name("model", "billing-context:" + value)[-8:]
 
     def usage(self, u: Usage, web_searches: int = 0) -> view.UsageTotals:
-        return view.UsageTotals(
-            input_tokens=u.input_tokens,
-            output_tokens=u.output_tokens,
-            cache_read_input_tokens=u.cache_read_input_tokens,
-            cache_creation_5m_input_tokens=u.cache_5m,
-            cache_creation_1h_input_tokens=u.cache_1h,
-            cache_creation_unsplit_input_tokens=u.cache_unsplit,
-            web_search_requests=max(u.web_search_requests, web_searches),
-            web_fetch_requests=u.web_fetch_requests,
-        )
+        return usage_totals(u, web_searches)
 
     def context(self, u: Usage) -> view.BillingContext:
         raw = (u.service_tier, u.speed, u.inference_geo)
@@ -238,6 +229,20 @@ class _Crossing:
             context=self.context(u),
             fragments=call.fragments,
         )
+
+
+def usage_totals(u: Usage, web_searches: int = 0) -> view.UsageTotals:
+    """A call's usage as it crosses (numbers only); `scan` sums a split session's calls with it."""
+    return view.UsageTotals(
+        input_tokens=u.input_tokens,
+        output_tokens=u.output_tokens,
+        cache_read_input_tokens=u.cache_read_input_tokens,
+        cache_creation_5m_input_tokens=u.cache_5m,
+        cache_creation_1h_input_tokens=u.cache_1h,
+        cache_creation_unsplit_input_tokens=u.cache_unsplit,
+        web_search_requests=max(u.web_search_requests, web_searches),
+        web_fetch_requests=u.web_fetch_requests,
+    )
 
 
 def _agents(c: _Crossing) -> tuple[view.Agent, ...]:
