@@ -576,3 +576,31 @@ def test_usage_errors_fail_the_gate(
 ) -> None:
     run = run_action(runner, tmp_path, workspace, inputs, caller_env=caller_env)
     assert_gate(run, "USAGE-ERROR", 64)
+
+
+def test_a_converter_package_in_the_workspace_cannot_decide_the_gate(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """Was: the gate ran `python -m converter` in the workspace, which imports from the working
+    directory first; a pull request adding converter/__main__.py printed SCALE and passed an
+    unsigned STOP bundle through `require-signature`."""
+    key = tmp_path / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "stop", signing_key=None)
+    for package in ("converter", "pip"):
+        planted = workspace / package
+        planted.mkdir()
+        (planted / "__init__.py").write_text("")
+        (planted / "__main__.py").write_text(
+            "import sys\n"
+            "args = sys.argv\n"
+            "if '--report' in args:\n"
+            "    open(args[args.index('--report') + 1], 'w').write('SCALE\\n')\n"
+            "print('SCALE (exit 0)')\n"
+        )
+    inputs = {"bundle": bundle, "public-key": f"{key}.pub", "require-signature": "true"}
+    run = run_action(runner, tmp_path, workspace, inputs)
+    # No attestation beside the bundle: refused, as without the planted packages.
+    assert run.outputs["decision"] == "REFUSED", run.log
+    assert run.code == 2
+    assert "SCALE" not in run.summary
