@@ -172,21 +172,45 @@ def test_signed_output_is_all_or_nothing(
     ],
     ids=["evaluate", "inspect"],
 )
-def test_stdout_that_cannot_be_written_is_a_refusal_not_a_bug(args: list[str]) -> None:
-    """Was: 'internal error (OSError)', exit 70, for a full device (70 means a bug)."""
+@pytest.mark.parametrize("sink", ["full-device", "closed-pipe"])
+def test_stdout_that_cannot_be_written_is_a_refusal_not_a_bug(args: list[str], sink: str) -> None:
+    """Was: 'internal error (OSError)', exit 70, for a full device (70 means a bug); and exit 1,
+    with nothing said, for a reader that closed the pipe (click's own handler took it)."""
     import subprocess
     import sys
 
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads: a write is EPIPE (Python ignores SIGPIPE)
     with open("/dev/full", "w") as full:  # written to, never replaced
         result = subprocess.run(
             [sys.executable, "-m", "converter", *args],
-            stdout=full,
+            stdout=full if sink == "full-device" else write_end,
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "AGENT_EVIDENCE_KEY": "de" * 32},
             check=False,
         )
+    os.close(write_end)
     assert result.returncode == 2, result.stderr
     assert "OUT-STDOUT-FAILED" in result.stderr
     assert "internal error" not in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_every_command_writes_stdout_through_one_function() -> None:
+    """`diagnostics.say` turns a failed stdout write into OUT-STDOUT-FAILED; a stdout
+    `click.echo` elsewhere in the commands would be exit 70 again (or 1 for a closed pipe)."""
+    import re
+
+    from tests.conftest import ROOT
+
+    for module in sorted((ROOT / "src" / "converter" / "cli").glob("*.py")):
+        if module.name == "diagnostics.py":
+            continue
+        text = module.read_text()
+        for match in re.finditer(r"click\.echo\(", text):
+            depth, end = 1, match.end()
+            while depth:
+                depth += {"(": 1, ")": -1}.get(text[end], 0)
+                end += 1
+            assert "err=True" in text[match.start() : end], (module.name, text[match.start() : end])

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from converter.attest.keys import generate_key_files
+from converter.cli.diagnostics import say
 
 
 @click.command()
@@ -20,5 +21,5 @@ from converter.attest.keys import generate_key_files
 def keygen(out: Path) -> None:
     """Create an Ed25519 signing key pair for --attest-key; never replaces a file."""
     made = generate_key_files(out)
-    click.echo(f"created signing key {made.key_id}")
-    click.echo(f"public key: {made.public_path.name} (give this file to whoever verifies)")
+    say(f"created signing key {made.key_id}")
+    say(f"public key: {made.public_path.name} (give this file to whoever verifies)")

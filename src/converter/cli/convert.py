@@ -9,6 +9,7 @@ from typing import Literal, cast
 
 import click
 
+from converter.cli.diagnostics import say
 from converter.cli.options import (
     key_option,
     provider_bodies_option,
@@ -161,19 +162,17 @@ def _template(
     )
     write_atomic(out, data)
     counts = reading.canonical.counts
-    click.echo(
+    say(
         f"wrote contract template: {counted(counts.tasks, 'task')}, "
         f"{counted(counts.model_calls, 'model call')}, {counted(counts.tool_calls, 'tool call')}; "
         "fill every null claim, then convert --contract"
     )
     if old is not None:
-        click.echo(
-            f"carried claims forward: {len(dropped)} tasks dropped, {len(new)} new tasks to label"
-        )
+        say(f"carried claims forward: {len(dropped)} tasks dropped, {len(new)} new tasks to label")
         for task_id in dropped:
-            click.echo(f"  dropped {task_id}")
+            say(f"  dropped {task_id}")
         for task_id in new:
-            click.echo(f"  new {task_id}")
+            say(f"  new {task_id}")
 
 
 def _bound_paths(reading: Reading) -> list[Path]:
@@ -206,9 +205,9 @@ def _bundle(
     stale = Path(f"{out}.intoto.json")
     if attest_key is None and stale.exists():  # it signs the bundle this run replaced
         stale.unlink()
-        click.echo("removed the attestation of the replaced bundle (<out>.intoto.json)")
+        say("removed the attestation of the replaced bundle (<out>.intoto.json)")
     c = bundle.receipt.counts
-    click.echo(
+    say(
         f"wrote bundle: {counted(c.tasks, 'task')}, {counted(c.model_calls, 'model call')}, "
         f"{counted(c.tool_calls, 'tool call')}, "
         f"evidence sha256 {bundle.receipt.evidence_sha256}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from typing import TYPE_CHECKING
 
 import click
@@ -11,6 +12,27 @@ from converter.errors import CODES, Problem
 if TYPE_CHECKING:  # every command imports this module; only inspect passes an account
     from converter.firewall.pseudonyms import Pseudonymizer
     from converter.reader.model import Account
+
+
+# What writing to stdout can meet that is the machine's doing, not a bug: a full disk or
+# device, a quota, a reader that closed the pipe (`| head -1`).
+_OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+class StdoutFailed(Exception):
+    """A command's output could not be written to stdout (cli/main.py: OUT-STDOUT-FAILED, 2).
+    Not an OSError: click's own handler would take a closed pipe and exit 1, a code this tool
+    does not have."""
+
+
+def say(message: str = "") -> None:
+    """A command's output line on stdout; every command writes its stdout through here."""
+    try:
+        click.echo(message)
+    except OSError as error:
+        if error.errno in _OUTPUT_ERRNOS:
+            raise StdoutFailed from None
+        raise
 
 
 def printable(text: str) -> str:

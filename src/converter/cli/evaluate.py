@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from converter.bundle.io import open_bundle, require_own_receipt
+from converter.cli.diagnostics import say
 from converter.cli.options import read_input
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import evaluate as run_checks
@@ -105,7 +106,7 @@ def evaluate(
     text = RENDERERS[fmt](result)
     if report is not None:
         write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())
-        click.echo(f"{result.decision} (exit {result.exit_code})")
+        say(f"{result.decision} (exit {result.exit_code})")
     else:
-        click.echo(text)
+        say(text)
     sys.exit(result.exit_code)

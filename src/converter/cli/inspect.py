@@ -9,7 +9,7 @@ from typing import cast
 import click
 import orjson
 
-from converter.cli.diagnostics import emit_problems
+from converter.cli.diagnostics import emit_problems, say
 from converter.cli.options import (
     key_option,
     provider_bodies_option,
@@ -41,9 +41,9 @@ def inspect(
     )
     report = inspect_report(summary)
     if as_json:
-        click.echo(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+        say(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     else:
-        click.echo(render_text(report))
+        say(render_text(report))
     if account.refusals:
         emit_problems(account.refusals, account, pseudo, show_paths)
         sys.exit(Exit.REFUSED)

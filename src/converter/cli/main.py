@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import importlib
 import os
 import re
@@ -13,7 +12,7 @@ from typing import NoReturn
 import click
 
 from converter import __version__
-from converter.cli.diagnostics import describe, emit_lines
+from converter.cli.diagnostics import StdoutFailed, describe, emit_lines
 from converter.errors import (
     ConverterError,
     Exit,
@@ -133,11 +132,6 @@ def _emit_refused(refused: Refused, show_paths: bool) -> None:
     emit_lines(lines)
 
 
-# What writing a command's output to stdout can meet that is the machine's doing, not a bug: a
-# full disk or device, a quota, a reader that closed the pipe (`| head -1`).
-_OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
-
-
 def _output_failed() -> None:
     """Say so on stderr (if it can still be written) and exit 2. Stdout is pointed at the null
     device first, so the interpreter's last flush does not fail a second time."""
@@ -182,9 +176,7 @@ def main(argv: list[str] | None = None) -> None:
     except ConverterError as error:
         click.echo(f"error: {type(error).__name__}", err=True)
         sys.exit(error.exit_code)
-    except OSError as error:
-        if error.errno not in _OUTPUT_ERRNOS or debug:
-            _internal(error, debug)
+    except StdoutFailed:
         _output_failed()
     except Exception as error:  # the one place a bug becomes exit 70
         _internal(error, debug)

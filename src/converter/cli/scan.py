@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import orjson
 
-from converter.cli.diagnostics import printable
+from converter.cli.diagnostics import printable, say
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
 from converter.scan import (
@@ -78,9 +78,9 @@ def scan(
     with _progress(sys.stderr.isatty()) as progress:
         result = run_scan(folder, key.secret, workers, progress, found)
     if as_json:
-        click.echo(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+        say(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     else:
-        click.echo(render_text(result))
+        say(render_text(result))
     if show_paths:  # local paths name people and projects: the terminal only, never stdout
         for label, places in local_paths(found, folder, key.secret):
             click.echo(f"{label}  {'  '.join(printable(p) for p in places)}", err=True)

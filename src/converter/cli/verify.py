@@ -25,6 +25,7 @@ import click
 
 from converter.bundle.io import open_bundle, require_own_receipt
 from converter.bundle.model import BundleHead
+from converter.cli.diagnostics import say
 from converter.cli.options import SOURCES, key_option, provider_bodies_option, read_input
 from converter.errors import IntegrityFailure
 from converter.firewall.keys import load_key
@@ -101,13 +102,13 @@ def verify(
 
     data = read_input(bundle, "BUNDLE-UNREADABLE")
     opened = open_bundle(data, reference=True)  # not the encoder that wrote it
-    click.echo(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
+    say(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
     counts = opened.receipt.counts
     events = counted(counts.model_calls + counts.tool_calls, "event")
     if opened.pricing is not None:
-        click.echo(f"ok: its parts agree, and {events} priced again from its own pricing")
+        say(f"ok: its parts agree, and {events} priced again from its own pricing")
     else:
-        click.echo(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
+        say(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
     if public_key is not None:
         _check_attestation(data, opened, attestation or Path(f"{bundle}.intoto.json"), public_key)
     if contract_in is not None and parent is not None:
@@ -124,12 +125,12 @@ def _check_attestation(
     envelope = read_input(attestation, "ATTEST-MISSING", empty_is_missing=True)
     key = load_public_key(public_key)
     signed_receipt = check_attestation(data, envelope, key)
-    click.echo(
+    say(
         f"ok: attestation signature verifies with key {key_id(key)} and its subject is this "
         f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
     )
     require_own_receipt(opened, signed_receipt)
-    click.echo("ok: the signed receipt is the bundle's own receipt")
+    say("ok: the signed receipt is the bundle's own receipt")
 
 
 def _check_rederivation(
@@ -151,7 +152,7 @@ def _check_rederivation(
     _, rederived = make_bundle(parent, src, unit, pseudo, contract_bytes)
     if rederived != data:
         raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")
-    click.echo(
+    say(
         "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
         f"({counted(len(data), 'byte')})"
     )
