@@ -7,7 +7,7 @@ from typing import Any
 
 from converter.bundle.io import open_bundle
 from converter.bundle.model import BundleHead
-from converter.workload import workload_problems
+from converter.workload import FactsBuilder, workload_problems
 from tests.conftest import FIXTURES
 
 HEAD = open_bundle((FIXTURES / "synthetic_bundle.golden.json").read_bytes())
@@ -126,3 +126,36 @@ def test_prices_only_one_bundle_states_need_no_agreement() -> None:
         client_tools={"Agent": Decimal("0.0"), "Read": Decimal(0), "Bash": Decimal(1)},
     )
     assert _where([HEAD, other]) == []
+
+
+def test_a_price_no_event_of_one_bundle_used_is_not_compared() -> None:
+    """Was: a bundle of complete calls whose contract left max_output_tokens null was refused
+    beside one that set it; neither bound was used by the other's events."""
+    assert HEAD.pricing is not None
+    opus = HEAD.pricing.models["claude-opus-4-8"]
+    other = _priced(
+        _other_session(HEAD),
+        models={"claude-opus-4-8": opus.model_copy(update={"max_output_tokens": None})},
+        unsplit_cache_write_rule="5m",
+    )
+    complete = {"pricing/models/claude-opus-4-8", "pricing/client_tools/Read"}
+    assert [(p.code, p.where) for p in workload_problems([HEAD, other], [complete, complete])] == []
+    cap = "pricing/models/claude-opus-4-8/max_output_tokens"
+    rule = "pricing/unsplit_cache_write_rule"
+    both = [complete | {cap, rule}, complete | {cap, rule}]
+    assert [(p.code, p.where) for p in workload_problems([HEAD, other], both)] == [
+        ("EVAL-WORKLOAD-MISMATCH", f"bundle 2 of 2: {rule} differs from bundle 1 of 2"),
+        ("EVAL-WORKLOAD-MISMATCH", f"bundle 2 of 2: {cap} differs from bundle 1 of 2"),
+    ]
+
+
+def test_the_prices_an_event_used() -> None:
+    """What `FactsBuilder` records while a bundle streams past, from the golden bundle."""
+    builder = FactsBuilder()
+    open_bundle((FIXTURES / "synthetic_bundle.golden.json").read_bytes(), sink=builder)
+    assert builder.used == {
+        "pricing/models/claude-opus-4-8",
+        "pricing/models/claude-opus-4-8/contexts/standard|standard|not_available",
+        "pricing/client_tools/Agent",
+        "pricing/client_tools/Read",
+    }

@@ -59,7 +59,8 @@ def _prices(bundle: BundleHead) -> dict[str, object]:
         return {}
     out: dict[str, object] = {"pricing/unsplit_cache_write_rule": pricing.unsplit_cache_write_rule}
     for model, price in pricing.models.items():
-        out[f"pricing/models/{model}"] = (price.tiers, price.max_output_tokens)
+        out[f"pricing/models/{model}"] = price.tiers
+        out[f"pricing/models/{model}/max_output_tokens"] = price.max_output_tokens
         for key, multiplier in price.contexts.items():
             out[f"pricing/models/{model}/contexts/{key}"] = multiplier
     for server, value in pricing.server_tools.items():
@@ -69,14 +70,38 @@ def _prices(bundle: BundleHead) -> dict[str, object]:
     return out
 
 
-def _price_problems(present: list[tuple[int, BundleHead]], total: int) -> list[Problem]:
-    """One workload, one price list: a model, context or tool two bundles both price must cost
-    the same in both (the first bundle that prices it is the reference). Each bundle's costs
-    agree with its own prices; bundles priced apart would be summed into one decision."""
+def used_prices(event: ModelEventOut | ToolEventOut) -> set[str]:
+    """The parts of `_prices` an event was priced with: its model's tiers and context, the
+    model's max_output_tokens only for a usage-incomplete call, the unsplit rule only for unsplit
+    cache writes, web search only for a call that searched, a tool's price for a tool call."""
+    if isinstance(event, ToolEventOut):
+        return {f"pricing/client_tools/{event.name}"}
+    model = f"pricing/models/{event.model}"
+    used = {model, f"{model}/contexts/{event.context.key()}"}
+    if not event.usage_complete:
+        used.add(f"{model}/max_output_tokens")
+    if event.usage.cache_creation_unsplit_input_tokens:
+        used.add("pricing/unsplit_cache_write_rule")
+    if event.usage.web_search_requests:
+        used.add("pricing/server_tools/web_search")
+    return used
+
+
+def _price_problems(
+    present: list[tuple[int, BundleHead]], total: int, used: Sequence[set[str]] | None
+) -> list[Problem]:
+    """One workload, one price list: a price two bundles both used must be the same in both (the
+    first bundle that used it is the reference). Each bundle's costs agree with its own prices;
+    bundles priced apart would be summed into one decision. A price a bundle states but none of
+    its events used (a bound no call reached, the rule for unsplit writes it has none of) is not
+    compared. `used`: per bundle, in the order given; None compares every price stated."""
     first: dict[str, tuple[int, object]] = {}
     problems = []
     for position, bundle in present:
-        for part, value in _prices(bundle).items():
+        stated = _prices(bundle)
+        if used is not None:
+            stated = {part: value for part, value in stated.items() if part in used[position - 1]}
+        for part, value in stated.items():
             seen = first.setdefault(part, (position, value))
             if seen[1] != value:
                 where = f"{bundle_label(position, total)}: {part} differs from "
@@ -104,9 +129,13 @@ def _transcripts(bundle: BundleHead) -> set[str]:
     return {f.sha256 for f in bundle.receipt.files if f.role in _TRANSCRIPT_ROLES and f.size > 0}
 
 
-def workload_problems(bundles: Sequence[BundleHead | None]) -> list[Problem]:
+def workload_problems(
+    bundles: Sequence[BundleHead | None], used: Sequence[set[str]] | None = None
+) -> list[Problem]:
     """Why bundles given together are not one workload, naming them by position; `None` is a
-    bundle that could not be opened (its own problems are reported apart)."""
+    bundle that could not be opened (its own problems are reported apart). `used`: the prices
+    each bundle's events were priced with (`used_prices`); without it every stated price is
+    compared."""
     total = len(bundles)
     present = [(n, b) for n, b in enumerate(bundles, 1) if b is not None]
     problems = []
@@ -121,7 +150,7 @@ def workload_problems(bundles: Sequence[BundleHead | None]) -> list[Problem]:
                             "EVAL-WORKLOAD-MISMATCH", where=f"{where}{bundle_label(first, total)}"
                         )
                     )
-        problems += _price_problems(present, total)
+        problems += _price_problems(present, total, used)
     tasks: dict[str, int] = {}
     files: dict[str, int] = {}
     shared_tasks: set[tuple[int, int]] = set()
@@ -204,6 +233,7 @@ class FactsBuilder:
         self.tasks: dict[str, _Task] = {}
         self.owner: dict[str, str] = {}  # event id -> task id, for the task's own edges
         self.edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self.used: set[str] = set()  # the prices its events were priced with
 
     def start(self, head: BundleHead) -> None:
         self.head = head
@@ -212,6 +242,7 @@ class FactsBuilder:
         self.tasks = {t.id: _Task() for t in head.tasks if t.id not in excluded}
 
     def event(self, event: ModelEventOut | ToolEventOut) -> None:
+        self.used |= used_prices(event)
         if event.task in self.tasks:
             self.tasks[event.task].add(event, self.types.get(event.agent, ROOT_AGENT))
             self.owner[event.id] = event.task
@@ -257,7 +288,7 @@ def build_workload(loaded: list[LoadedBundle]) -> Workload:
         raise Refused([Problem("EVAL-NO-BUNDLE")])
     bundles = [head for head, _ in loaded]
     first = bundles[0]
-    problems = workload_problems(bundles)
+    problems = workload_problems(bundles, [builder.used for _, builder in loaded])
     if problems:
         raise Refused(problems)
     findings: dict[str, int] = defaultdict(int)

@@ -64,7 +64,10 @@ def load_bundles(paths: tuple[Path, ...], public_key: Path | None) -> list[Loade
         except Refused as refused:
             refusals += labelled(refused.problems, position, total)
         loaded.append(None)
-    refusals += workload_problems([item[0] if item else None for item in loaded])
+    refusals += workload_problems(
+        [item[0] if item else None for item in loaded],
+        [item[1].used if item else set() for item in loaded],
+    )
     if mismatches:
         raise IntegrityFailure.several(mismatches, refusals)
     if refusals:
