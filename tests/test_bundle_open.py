@@ -379,6 +379,31 @@ def test_costs_are_priced_again_from_the_bundles_own_pricing(
     assert _codes_at(edit) == expected
 
 
+def _under_the_card(body: dict[str, Any]) -> None:
+    """The golden bundle's prices are the shipped card's for its model: name the card."""
+    from converter.pricing.card import load_price_card
+
+    body["receipt"]["price_card"] = load_price_card("anthropic-2026-11").ref().model_dump()
+
+
+def test_prices_and_costs_edited_together_under_a_shipped_cards_name_are_refused() -> None:
+    """Was: every price and every cost set to 0, resealed: the parts agreed with each other,
+    verify said ok and evaluate decided SCALE, the receipt still naming the card."""
+    assert open_bundle(_resealed(_under_the_card)).receipt.price_card is not None
+
+    def free(body: dict[str, Any]) -> None:
+        _under_the_card(body)
+        tier = body["pricing"]["models"]["claude-opus-4-8"]["tiers"][0]
+        for name in ("input", "output", "cache_read", "cache_write_5m", "cache_write_1h"):
+            tier[name] = "0"
+        _zero_costs(body)
+
+    assert _codes_at(free) == [("BUNDLE-PRICE-CARD-MISMATCH", "pricing/models/claude-opus-4-8")]
+    # Without a card's name the prices are the producer's own claim: only a signature vouches.
+    unnamed = _resealed(lambda body: (free(body), body["receipt"].update(price_card=None)))
+    assert open_bundle(unnamed).receipt.price_card is None
+
+
 def test_a_v1_bundle_has_no_prices_to_check_its_costs_against() -> None:
     def as_v1_zeroed(body: dict[str, Any]) -> None:
         body["schema_version"] = "agent-evidence/bundle/v1"

@@ -92,7 +92,9 @@ def test_digest_only(cli: Any, signed: tuple[Path, Path, Path]) -> None:
     assert result.code == 0, result.err
     assert result.out.count("ok: ") == 2
     assert "evidence digest recomputed" in result.out
-    assert "its parts agree, and 6 events priced again from its own pricing" in result.out
+    assert (
+        "its parts agree, and the costs of its 6 events match the prices it carries" in result.out
+    )
 
 
 def test_signed_bundle_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> None:

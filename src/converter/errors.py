@@ -452,6 +452,13 @@ CODES: dict[str, CodeInfo] = {
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),
+    "BUNDLE-PRICE-CARD-MISMATCH": _c(
+        "The bundle's receipt names a shipped price card, but a price it carries for a model or "
+        "server tool the card prices (or the card's date or source) is not the card's: its "
+        "prices and costs were changed together after it was written, under the card's name.",
+        "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
+        "as untrusted.",
+    ),
     "BUNDLE-DIGEST-MISMATCH": _c(
         "The bundle's evidence digest does not match its content: it was changed after it was "
         "written.",

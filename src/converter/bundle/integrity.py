@@ -20,6 +20,7 @@ from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import Problem
 from converter.firewall.view import Edge
 from converter.limits import MAX_TOKEN_COUNT
+from converter.pricing.card import card_mismatches
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import PricingClaims
 
@@ -80,6 +81,10 @@ class Consistency:
         for task_id in head.outcomes:
             if task_id not in self.tasks or task_id in self.excluded:
                 self._add("BUNDLE-OUTCOME-MISMATCH", "outcomes/*", f"outcomes/{task_id}")
+        if head.pricing is not None:  # prices edited under a shipped card's name, with costs
+            for part in card_mismatches(head.pricing, head.receipt.price_card):
+                where = "receipt/price_card" if part == "price_card" else f"pricing/{part}"
+                self._add("BUNDLE-PRICE-CARD-MISMATCH", "pricing/*", where)
         files = head.receipt.files
         self._count("tasks", len(head.tasks))
         self._count("subagents", max(len(head.agents) - 1, 0))

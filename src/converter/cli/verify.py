@@ -106,7 +106,7 @@ def verify(
     counts = opened.receipt.counts
     events = counted(counts.model_calls + counts.tool_calls, "event")
     if opened.pricing is not None:
-        say(f"ok: its parts agree, and {events} priced again from its own pricing")
+        say(f"ok: its parts agree, and the costs of its {events} match the prices it carries")
     else:
         say(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
     if public_key is not None:

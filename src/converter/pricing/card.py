@@ -15,6 +15,7 @@ Shipped cards live in `contracts/price-cards/` (canonical) and, byte-identical, 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
@@ -30,9 +31,11 @@ from converter.pricing.model import (
     CardDate,
     CardId,
     ContextKey,
+    ModelPricing,
     ModelTemplate,
     Price,
     PriceCardRef,
+    PricingClaims,
     PricingTemplate,
     ServerTool,
     SourceUrl,
@@ -167,7 +170,7 @@ def prefill(template: PricingTemplate, card: PriceCard) -> PricingTemplate:
     return PricingTemplate.model_validate(filled.model_dump())  # model_copy does not validate
 
 
-def _tiers_differ(entry: ModelTemplate, known: CardModel) -> bool:
+def _tiers_differ(entry: ModelTemplate | ModelPricing, known: CardModel) -> bool:
     """A stated price (or threshold) other than the card's; a null is `template_problems`'."""
     if len(entry.tiers) != len(known.tiers):
         return True
@@ -179,7 +182,7 @@ def _tiers_differ(entry: ModelTemplate, known: CardModel) -> bool:
     return False
 
 
-def _contexts_differ(entry: ModelTemplate, known: CardModel) -> bool:
+def _contexts_differ(entry: ModelTemplate | ModelPricing, known: CardModel) -> bool:
     """A multiplier other than the one the card states for that context (where it states one:
     a context the card does not price is the user's to decide)."""
     for key, value in entry.contexts.items():
@@ -189,26 +192,35 @@ def _contexts_differ(entry: ModelTemplate, known: CardModel) -> bool:
     return False
 
 
-def card_problems(pricing: PricingTemplate) -> list[Problem]:
-    """A contract that names a shipped price card must price what the card prices as the card
-    does: the bundle's receipt, its signature and every report show the card's name as where the
-    prices came from. Models, contexts and tools the card does not price, and max_output_tokens
-    (a bound, not a price), are the user's. A card that is not shipped (a file given by path)
-    cannot be looked up again: its name is taken as written."""
-    ref = pricing.price_card
+def card_mismatches(
+    pricing: PricingTemplate | PricingClaims, ref: PriceCardRef | None
+) -> list[str]:
+    """Where prices that name a shipped card (`ref`) are not the card's, as paths inside the
+    pricing (`price_card`, `models/<id>`, `server_tools/<tool>`). The receipt, its signature and
+    every report show the card's name as where the prices came from, so a contract naming it
+    must hold them (`PRICE-CARD-MISMATCH`), and so must a bundle naming it when it is opened
+    (`BUNDLE-PRICE-CARD-MISMATCH`). Models, contexts and tools the card does not price, and
+    max_output_tokens (a bound, not a price), are the user's. A card that is not shipped (a file
+    given by path) cannot be looked up again: its name is taken as written."""
     if ref is None or ref.id not in shipped_cards():
         return []
     card = load_price_card(ref.id)
-    problems = []
-    if ref != card.ref():
-        problems.append(Problem("PRICE-CARD-MISMATCH", where="claims/pricing/price_card"))
-    for model, entry in sorted(pricing.models.items()):
+    found = [] if ref == card.ref() else ["price_card"]
+    models: Mapping[str, ModelTemplate | ModelPricing] = pricing.models
+    for model, entry in sorted(models.items()):
         known = card.models.get(model)
         if known is not None and (_tiers_differ(entry, known) or _contexts_differ(entry, known)):
             # `model` is one of the card's own ids: naming it quotes nothing the user typed.
-            problems.append(Problem("PRICE-CARD-MISMATCH", where=f"claims/pricing/models/{model}"))
+            found.append(f"models/{model}")
     for tool, value in sorted(pricing.server_tools.items()):
         if tool in card.server_tools and value is not None and value != card.server_tools[tool]:
-            where = f"claims/pricing/server_tools/{tool}"
-            problems.append(Problem("PRICE-CARD-MISMATCH", where=where))
-    return problems
+            found.append(f"server_tools/{tool}")
+    return found
+
+
+def card_problems(pricing: PricingTemplate) -> list[Problem]:
+    """A contract's prices against the shipped card it names (`card_mismatches`)."""
+    return [
+        Problem("PRICE-CARD-MISMATCH", where=f"claims/pricing/{where}")
+        for where in card_mismatches(pricing, pricing.price_card)
+    ]
