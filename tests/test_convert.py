@@ -986,3 +986,44 @@ def test_a_contract_naming_a_shipped_card_must_hold_its_prices(cli: Any, tmp_pat
     result = _convert(cli, parent, contract, tmp_path / "b.json")
     assert result.code == 0, result.err
     assert read_json(tmp_path / "b.json")["receipt"]["price_card"] is None
+
+
+def test_carried_prices_under_a_cards_name_are_refused_at_template_time(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: `--template --from-contract OWN --price-card ID` kept OWN's prices under the card's
+    name, and the next convert refused what the tool itself had just written."""
+    parent = fixture_parent("synthetic_tree")
+    own = _contract(cli, parent, tmp_path)  # `fill`'s own prices, no card
+    template = tmp_path / "again.json"
+    args = ["convert", "--in", str(parent), "--template", str(template), "--from-contract"]
+    result = cli(*args, str(own), "--price-card", "anthropic-2026-11")
+    assert result.code == 2
+    assert "PRICE-CARD-MISMATCH" in result.err
+    assert "claims/pricing/models/claude-opus-4-8" in result.err
+    assert not template.exists()
+    assert cli(*args, str(own)).code == 0  # without the card's name: carried as they were
+
+
+def test_a_card_file_taking_a_shipped_id_must_be_that_card(cli: Any, tmp_path: Path) -> None:
+    """Was: a 'corrected' copy of the shipped card, keeping its id, was taken; the contract it
+    filled was then refused against the shipped card, and a receipt could not tell them apart."""
+    from tests.conftest import ROOT
+
+    shipped = ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json"
+    parent = fixture_parent("synthetic_tree")
+    copy = tmp_path / "card.json"
+    copy.write_bytes(shipped.read_bytes())
+    template = tmp_path / "t.json"
+    args = ["convert", "--in", str(parent), "--template", str(template), "--price-card", str(copy)]
+    assert cli(*args).code == 0  # the very card, by path
+    template.unlink()
+    edited = read_json(copy)
+    edited["server_tools"]["web_search"] = "0.02"
+    write_json(copy, edited)
+    result = cli(*args)
+    assert result.code == 2
+    assert "PRICE-CARD-ID-TAKEN" in result.err
+    edited["id"] = "my-card-2026-11"
+    write_json(copy, edited)
+    assert cli(*args).code == 0

@@ -26,6 +26,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount
 from converter.heap import return_free_memory
 from converter.pipeline import SourceName, TaskUnit, read_tree
+from converter.pricing.card import card_problems
 from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
@@ -95,6 +96,11 @@ def make_template(
         if old.key_id != template.key_id:
             raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
         template, dropped, new = carry_forward(template, old)
+    # Carried prices under a card's name (--from-contract with --price-card) would be refused at
+    # convert; say so now, before the user labels anything.
+    mismatched = card_problems(template.claims.pricing)
+    if mismatched:
+        raise Refused(mismatched)
     privacy = template.claims.privacy
     if timestamps is not None:
         privacy = privacy.model_copy(update={"timestamps": timestamps})

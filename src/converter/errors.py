@@ -522,6 +522,11 @@ CODES: dict[str, CodeInfo] = {
         "No shipped price card has that name.",
         "Use the name of a card in contracts/price-cards/ (without .json), or pass a card file path.",
     ),
+    "PRICE-CARD-ID-TAKEN": _c(
+        "A price card file uses the id of a card shipped with agent-evidence but holds other "
+        "values; bundles name a card by its id only, so the two could not be told apart.",
+        "Give your card an id of its own (the `id` field), or use the shipped card by its name.",
+    ),
     "PRICE-CARD-INVALID": _c(
         "The price card could not be read or is not a valid card (exact decimals, known fields).",
         "Check the card file against a shipped card; write prices as decimal strings.",
@@ -530,8 +535,9 @@ CODES: dict[str, CodeInfo] = {
         "The contract names a shipped price card, but a price it gives for a model or server tool "
         "the card prices (or the card's date or source) is not the card's. The receipt, its "
         "signature and every report would name the card as the source of prices it does not hold.",
-        "Restore the card's values (convert --template --price-card ID fills them), or set "
-        "claims.pricing.price_card to null: the bundle then says the prices are your own.",
+        "Restore the card's values for what it prices (a template made with --price-card holds "
+        "them, unless --from-contract carried other prices), or set claims.pricing.price_card to "
+        "null (or leave out --price-card): the bundle then says the prices are your own.",
     ),
     # --- evaluation (EVAL-*) ---
     "EVAL-WORKLOAD-MISMATCH": _c(

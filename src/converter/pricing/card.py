@@ -100,7 +100,7 @@ def shipped_cards() -> list[str]:
 
 def _read(name_or_path: str | Path) -> bytes:
     text = str(name_or_path)
-    if isinstance(name_or_path, str) and _CARD_NAME.match(text) and not text.endswith(".json"):
+    if isinstance(name_or_path, str) and _is_card_name(text):
         if text not in shipped_cards():
             raise Refused([Problem("PRICE-CARD-UNKNOWN")])
         return (
@@ -118,9 +118,19 @@ def _read(name_or_path: str | Path) -> bytes:
 def load_price_card(name_or_path: str | Path) -> PriceCard:
     """A shipped card by name (e.g. "anthropic-2026-11"), or any card file by path.
 
-    A string that looks like a card name (no slash, no ".json") always means a shipped card.
-    """
-    return parse_price_card(_read(name_or_path))
+    A string that looks like a card name (no slash, no ".json") always means a shipped card. A
+    card file that takes a shipped card's id must be that card (PRICE-CARD-ID-TAKEN): receipts
+    name a card by its id, and a contract naming a shipped id is checked against the shipped
+    values."""
+    card = parse_price_card(_read(name_or_path))
+    by_path = not isinstance(name_or_path, str) or not _is_card_name(name_or_path)
+    if by_path and card.id in shipped_cards() and card != load_price_card(card.id):
+        raise Refused([Problem("PRICE-CARD-ID-TAKEN")])
+    return card
+
+
+def _is_card_name(text: str) -> bool:
+    return _CARD_NAME.match(text) is not None and not text.endswith(".json")
 
 
 def context_multiplier(model: CardModel, key: str) -> Decimal | None:
