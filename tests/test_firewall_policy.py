@@ -277,7 +277,7 @@ def test_a_model_name_crosses_only_in_the_shape_of_a_model_id(
 
 
 def test_a_contract_can_reveal_a_plain_model_name() -> None:
-    from converter.firewall.boundary import model_crosses
+    from converter.firewall.names import model_crosses
 
     assert not model_crosses("gateway-model-7")
     assert model_crosses("gateway-model-7", frozenset({"gateway-model-7"}))
@@ -311,7 +311,7 @@ def test_a_contract_can_reveal_a_plain_model_name() -> None:
     ],
 )
 def test_real_model_ids_of_known_families_cross(name: str) -> None:
-    from converter.firewall.boundary import model_crosses
+    from converter.firewall.names import model_crosses
 
     assert model_crosses(name)
 
@@ -328,7 +328,7 @@ def test_real_model_ids_of_known_families_cross(name: str) -> None:
     ],
 )
 def test_free_text_after_a_family_name_does_not_cross(name: str) -> None:
-    from converter.firewall.boundary import model_crosses
+    from converter.firewall.names import model_crosses
 
     assert not model_crosses(name)
 

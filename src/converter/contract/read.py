@@ -32,7 +32,7 @@ from converter.contract.model import (
     SourceOwned,
 )
 from converter.errors import Problem
-from converter.firewall.boundary import may_name
+from converter.firewall.names import may_name
 from converter.firewall.view import Task
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 from converter.pricing.model import PricingTemplate

@@ -1,10 +1,16 @@
-"""Which tool and agent-type names may cross the firewall as they are (SPEC §6.3)."""
+"""Which tool, agent-type and model names may cross the firewall as they are (SPEC §6.3), and
+which names a diagnostic may show (`may_name`).
+
+Opening a bundle or a contract checks names with these, so this module imports neither the
+reader nor the sources."""
 
 from __future__ import annotations
 
 import re
 
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.firewall.types import MODEL_ID
+from converter.recorded import SYNTHETIC_MODEL
 
 # The shape of `types.PublicName`: a revealed name that does not fit it (too long, spaces,
 # punctuation) is pseudonymized rather than failing the output model.
@@ -95,3 +101,70 @@ def public_agent_type(name: str, pseudo: Pseudonymizer, reveal: frozenset[str]) 
     if name in BUILTIN_AGENT_TYPES or (name in reveal and _PUBLIC_NAME.fullmatch(name)):
         return name
     return pseudo.name("agent-type", name)
+
+
+_MODEL = re.compile(MODEL_ID)
+# Model families whose ids cross as written: a regional or vendor prefix (Bedrock's
+# `us.anthropic.`, OpenRouter's `anthropic/`), then the family and a version. Another vendor's
+# family is one line here (and a new release of this program); until then its calls are priced
+# under a pseudonym, or the contract reveals the name.
+_FAMILY = re.compile(
+    r"(?:(?:us|us-gov|eu|apac|jp|au|ca|global)\.)?"
+    r"(?:(?:anthropic|openai|google|minimax|moonshotai|deepseek|qwen|meta-llama|mistralai|x-ai)"
+    r"[./])?"
+    r"(?:claude|gpt|o[1-9]|gemini|minimax|glm|kimi|deepseek|qwen|llama|mistral|codestral|grok)"
+    r"(?=[-.0-9:@]|$)",
+    re.IGNORECASE,
+)
+# What may follow the family: a closed grammar, not free text. Each `-`-separated part is a
+# version (`4`, `3.5`, `4o`, `m2.7`, `v1`, `70b`, `a22b`, `8x7b`), a snapshot date, or a word
+# model ids use. A gateway alias such as `claude-3-acme-payroll` or a token glued to a family
+# (`claude-3-sk-ant-api03-…`) has a part outside it and gets a pseudonym.
+_WORDS = (
+    "opus|sonnet|haiku|instant|fable|mini|nano|pro|flash|lite|turbo|preview|latest|thinking|"
+    "think|exp|experimental|chat|coder|code|codex|instruct|large|medium|small|max|plus|air|"
+    "vision|reasoner|reasoning|online|high|low|fast|beta|omni|audio|realtime|search|ultra|"
+    "nemo|it|base|next|oss|image|deep|research|distill|llama|qwen"
+)
+_PART = (
+    r"(?:[0-9]{8}|[0-9]{1,4}|[0-9]{1,2}(?:\.[0-9]{1,2})?[a-z]?|[0-9]{1,4}[bkm]|"
+    r"[a-z][0-9]{1,2}(?:\.[0-9]{1,2})?|a[0-9]{1,2}b|[0-9]{1,2}x[0-9]{1,2}b|" + _WORDS + ")"
+)
+_AFTER_FAMILY = re.compile(rf"(?:-?{_PART})?(?:-{_PART})*", re.IGNORECASE)
+_SUFFIXES = re.compile(r"(?:@[0-9]{8})?(?::[a-z0-9]+){0,2}$", re.IGNORECASE)
+_DIGIT = re.compile(r"[0-9]")
+
+
+def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
+    """Whether a model name may leave as written (SPEC §6.1 allows model names, not free text):
+    a name the contract reveals (an identifier, checked when the contract is read), or a known
+    family's id: a model id's shape, a version digit, and after the family only versions,
+    dates and the words model ids are made of (`_PART`)."""
+    if name == SYNTHETIC_MODEL or name in reveal:
+        return True
+    if len(name) > 64 or _MODEL.fullmatch(name) is None or _DIGIT.search(name) is None:
+        return False
+    family = _FAMILY.match(name)
+    if family is None:
+        return False
+    rest = name[family.end() :]
+    suffix = _SUFFIXES.search(rest)  # always matches, possibly empty: `@date`, `:0`, `:thinking`
+    body = rest[: suffix.start()] if suffix is not None else rest
+    return _AFTER_FAMILY.fullmatch(body) is not None
+
+
+# Names a diagnostic may show (SPEC §6.4): what could cross the firewall as written, a keyed
+# pseudonym (task-, tool-, model-, x-<hex>), a server tool priced per request, a billing-context
+# key. A name a contract's author typed is shown only if it is one of these.
+_PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
+_CONTEXT_KEY = re.compile(r"[a-z0-9_-]{0,32}(\|[a-z0-9_-]{0,32}){2}")
+
+
+def may_name(text: str) -> bool:
+    return (
+        text in BUILTIN_TOOLS
+        or text in SERVER_TOOLS
+        or _PSEUDONYM.fullmatch(text) is not None
+        or _CONTEXT_KEY.fullmatch(text) is not None
+        or model_crosses(text)
+    )

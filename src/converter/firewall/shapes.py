@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from converter.firewall.types import Closed, Count
-from converter.reader.shape import Kind, ShapeTuple, shape_tuple
+from converter.recorded import Kind, ShapeTuple, shape_tuple
 
 
 class ArgShape(Closed):

@@ -55,7 +55,7 @@ PublicName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_.:-]
 # region or vendor prefix (`us.anthropic.`, `anthropic/`), a Vertex date (`...@20241022`), a
 # Bedrock or OpenRouter suffix (`...-v2:0`, `:1:18k`, `:thinking`), or `<synthetic>`. No `_`, one
 # `/` at most, `@` only before a date: an e-mail, a path or an API token does not fit. What may
-# cross as written is narrower still (`boundary.model_crosses`).
+# cross as written is narrower still (`names.model_crosses`).
 MODEL_ID = (
     r"<synthetic>|(?:[a-z0-9][a-z0-9-]{0,30}/)?[A-Za-z0-9][A-Za-z0-9.-]{0,62}(?:@[0-9]{8})?"
     r"(?::(?:[0-9]{1,3}|[0-9]{1,4}k|thinking|beta|free|extended|nitro|floor|online|latest)){0,2}"

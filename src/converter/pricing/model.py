@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
-from converter.firewall.boundary import may_name
+from converter.firewall.names import may_name
 from converter.firewall.types import (
     AS_TEXT,
     DECIMAL_TEXT,

@@ -9,7 +9,7 @@ from typing import Literal
 from converter.errors import Problem
 from converter.reader.load import LoadedTree
 from converter.reader.records import Rec, Usage
-from converter.reader.shape import ShapeTuple
+from converter.recorded import ShapeTuple
 
 AgentKind = Literal[
     "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"

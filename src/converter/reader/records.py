@@ -14,7 +14,7 @@ import msgspec
 import orjson
 
 from converter.limits import MAX_TOKEN_COUNT
-from converter.reader.shape import ShapeTuple, shape_tuple
+from converter.recorded import SYNTHETIC_MODEL, ShapeTuple, shape_tuple
 
 # A slash command typed by a person (`/init`, a skill, `/context`) is a task boundary, like a
 # prompt (SPEC §5.1 lists local commands among tasks that may have no calls). What a local
@@ -26,7 +26,6 @@ _COMMAND_OUTPUT_MARKERS = (
     "<local-command-stderr>",
 )
 _NOTIFICATION_MARKERS = ("<task-notification>",)
-SYNTHETIC_MODEL = "<synthetic>"
 
 COUNTERS = (
     "input_tokens",

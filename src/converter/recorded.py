@@ -1,13 +1,21 @@
-"""The content-free shape of a tool call's input, taken while reading (SPEC §6.1).
+"""What the reader takes from a record that later stages read as it is: the content-free shape
+of a tool call's input (SPEC §6.1), and the model name Claude Code writes on records it made.
 
 Keys, values and order are dropped: only the container kind and how many members of each kind it
 holds. Plain tuples, so the reader (and its worker process) needs no model library; the firewall
-turns each distinct tuple into its closed model (`converter.firewall.shapes`).
+turns each distinct tuple into its closed model (`converter.firewall.shapes`). Neither a stage's
+module nor a model library is imported here: the reading worker loads this without pydantic, and
+opening a bundle loads it without the reader.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
+
+# The model name Claude Code writes on a record it made itself (an API error message,
+# docs/claude-code-shapes.md §6): the reader counts such records as synthetic, not as calls, and
+# the firewall lets the name cross as written.
+SYNTHETIC_MODEL = "<synthetic>"
 
 Kind = Literal["object", "array", "string", "number", "boolean", "null"]
 
