@@ -148,9 +148,13 @@ def test_absent_keyid_is_empty() -> None:
         b"\xff\xfe",
         b"[]",
         b'"payload"',
-        b'{"payload": "eA==", "payloadType": "t"}',
+        b'["payload", "payloadType"]',
         b'{"payload": "eA==", "payloadType": "t", "signatures": [',  # cut short
         b'{"schema_version": "agent-evidence/bundle/v2", "receipt": {}}',  # a bundle
+        b'{"signed": {}, "signatures": []}',  # TUF metadata, an in-toto 0.9 link
+        b'{"signatures": [{"sig": "eA=="}]}',
+        b'{"receipt": {}, "receipt": {}}',  # refused JSON, but no envelope's
+        b'{"x": NaN}',
     ],
 )
 def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) -> None:
@@ -164,6 +168,13 @@ def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) 
 @pytest.mark.parametrize(
     "data",
     [
+        b'{"payload": "eA==", "payloadType": "t"}',  # signatures deleted
+        b'{"payload": "eA==", "payloadType": "t", "signature": []}',  # renamed
+        b'{"payloadType": "t", "signatures": []}',
+        b'{"payload": "eA==", "signatures": []}',
+        b'{"payload": "eA=="}',
+        b'{"payloadType": "t", "payloadType": "t"}',
+        b'{"payload": "eA==", "x": NaN}',
         b'{"payload": 1, "payloadType": "t", "signatures": []}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": {}}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": ["x"]}',
@@ -176,7 +187,8 @@ def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) 
     ],
 )
 def test_malformed_envelopes_are_integrity_failures(data: bytes) -> None:
-    """An envelope with its fields, but unreadable: edited after it was written (5)."""
+    """An object with a payload or payloadType is an envelope: missing a field, or unreadable,
+    it was damaged after it was written (5). Was: without `signatures` it was no envelope (2)."""
     with pytest.raises(EnvelopeMalformed) as raised:
         parse_envelope(data)
     assert raised.value.code == "ATTEST-ENVELOPE-MALFORMED"

@@ -283,8 +283,8 @@ def test_every_signed_byte_of_the_envelope_matters(
         if position == in_keyid:
             assert result.code == 0, result.err
         else:
-            # 2: the flip left no JSON or no envelope (a broken brace, a field name), as a cut
-            # download would; nothing was checked
+            # 2: the flip left no JSON (a broken brace or quote), as a cut download would;
+            # nothing was checked. A flipped field name leaves an envelope missing a field: 5
             assert result.code in ((0, 2, 5) if position in unsigned else (2, 5)), position
 
 
@@ -342,6 +342,44 @@ def test_rederive_under_another_contract(cli: Any, tmp_path: Path) -> None:
     assert "ATTEST-REDERIVE-MISMATCH" in result.err
 
 
+def _without(field: str, renamed: str | None = None) -> Any:
+    def damage(envelope: bytes) -> bytes:
+        document = json.loads(envelope)
+        value = document.pop(field)
+        if renamed is not None:
+            document[renamed] = value
+        return canonical_bytes(document)
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _without("signatures"),
+        _without("signatures", renamed="signature"),
+        _without("payload"),
+        _without("payloadType", renamed="payload_type"),
+        lambda envelope: canonical_bytes({**json.loads(envelope), "signatures": []}),
+    ],
+    ids=["no-signatures", "signatures-renamed", "no-payload", "payloadType-renamed", "empty"],
+)
+def test_an_envelope_missing_a_field_is_an_integrity_failure(
+    cli: Any, signed: tuple[Path, Path, Path], damage: Any
+) -> None:
+    """Was: a deleted or renamed `signatures` was ATTEST-NOT-AN-ENVELOPE (2), while
+    `signatures: []` was 5. An object with a payload or payloadType is an envelope that was
+    damaged after it was written, by verify and by evaluate alike."""
+    bundle, _, public = signed
+    envelope = Path(f"{bundle}.intoto.json")
+    envelope.write_bytes(damage(envelope.read_bytes()))
+    for command in ("verify", "evaluate"):
+        result = cli(command, "--bundle", str(bundle), "--public-key", str(public))
+        assert result.code == 5, result.err
+        assert "ATTEST-" in result.err
+        assert "ATTEST-NOT-AN-ENVELOPE" not in result.err
+
+
 # --- could not check: exit 2 --------------------------------------------------------------
 
 
@@ -368,18 +406,17 @@ def _the_bundle(bundle: Path, envelope: bytes) -> bytes:
     return bundle.read_bytes()
 
 
-def _no_signatures_field(bundle: Path, envelope: bytes) -> bytes:
-    document = json.loads(envelope)
-    del document["signatures"]
-    return canonical_bytes(document)
+def _signatures_only(bundle: Path, envelope: bytes) -> bytes:
+    """Another signed document's shape (TUF metadata, an in-toto 0.9 link): `signatures` alone."""
+    return canonical_bytes({"signed": {}, "signatures": json.loads(envelope)["signatures"]})
 
 
-@pytest.mark.parametrize("damage", [_cut_short, _the_bundle, _no_signatures_field])
+@pytest.mark.parametrize("damage", [_cut_short, _the_bundle, _signatures_only])
 def test_an_attestation_that_is_no_envelope_is_refused(
     cli: Any, signed: tuple[Path, Path, Path], damage: Any
 ) -> None:
-    """Not JSON, or no payload/payloadType/signatures: no signature to check, so refused (2) as
-    a file that is not a bundle is, by verify and by evaluate alike."""
+    """Not JSON, or an object with neither payload nor payloadType: no signature to check, so
+    refused (2) as a file that is not a bundle is, by verify and by evaluate alike."""
     bundle, _, public = signed
     envelope = Path(f"{bundle}.intoto.json")
     envelope.write_bytes(damage(bundle, envelope.read_bytes()))

@@ -631,15 +631,16 @@ CODES: dict[str, CodeInfo] = {
         "Ask the producer to convert with --attest-key, or pass the attestation's path.",
     ),
     "ATTEST-NOT-AN-ENVELOPE": _c(
-        "The attestation file is not a DSSE envelope: it is cut short, not JSON, or has no "
-        "payload, payloadType and signatures (another document, such as the bundle itself); "
+        "The attestation file is not a DSSE envelope: it is cut short, not JSON, or not an "
+        "object with a payload or payloadType (another document, such as the bundle itself); "
         "nothing was checked.",
         "Pass the .intoto.json file that convert --attest-key wrote beside the bundle; if it was "
         "downloaded, download it again.",
     ),
     "ATTEST-ENVELOPE-MALFORMED": _c(
-        "The attestation is a DSSE envelope but cannot be read: a repeated key, an ill-typed "
-        "field, more than 16 signatures, or bad base64; exit 5.",
+        "The attestation is a DSSE envelope (it has a payload or payloadType) but cannot be "
+        "read: a missing or ill-typed field, a repeated key, more than 16 signatures, or bad "
+        "base64; exit 5.",
         "Use the .intoto.json file written beside the bundle; if it was edited, the bundle "
         "cannot be trusted until it is attested again.",
     ),

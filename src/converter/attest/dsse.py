@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import json
 from typing import Annotated, Any
 
 from cryptography.exceptions import InvalidSignature
@@ -36,7 +37,8 @@ KeyIdHint = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{0,256}$")]
 PayloadType = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{1,256}$")]
 
 _MAX_SIGNATURES = 16
-_ENVELOPE_FIELDS = frozenset({"payload", "payloadType", "signatures"})
+# The fields only a DSSE envelope has: an object with either is an envelope, perhaps damaged.
+_ENVELOPE_MARKS = frozenset({"payload", "payloadType"})
 
 
 class Signature(Closed):
@@ -112,23 +114,39 @@ def b64decode(text: str) -> bytes:
 def parse_envelope(data: bytes) -> Envelope:
     """Read envelope JSON. Unknown fields are ignored, as the DSSE envelope spec requires.
 
-    Bytes that are not JSON (cut short, another format) or JSON that is not an object with
-    `payload`, `payloadType` and `signatures` (a bundle, a contract) are NotAnEnvelope, refused
-    (exit 2): nothing could be checked. An envelope whose fields are ill-typed, or JSON this
-    program never writes (a repeated key, NaN), was edited: EnvelopeMalformed (exit 5).
+    A JSON object with a `payload` or a `payloadType` is an envelope: one that lacks a field,
+    has one ill-typed, or is JSON this program never writes (a repeated key, NaN) was damaged
+    after it was written: EnvelopeMalformed (exit 5). Anything else (bytes that are not JSON:
+    cut short, another format; JSON that is not an object; an object with neither field: a
+    bundle, a contract) is NotAnEnvelope, refused (exit 2): nothing could be checked.
+    `signatures` alone does not make an envelope: other signed documents (TUF metadata, in-toto
+    0.9 links) have one too.
     """
     try:
         document = loads_exact(data)
     except NotStrictJSON as bad:
-        if bad.parsed:
+        if bad.parsed and _is_envelope(_loads_lenient(data)):
             raise EnvelopeMalformed from None
         raise NotAnEnvelope from None
-    if not isinstance(document, dict) or not document.keys() >= _ENVELOPE_FIELDS:
+    if not _is_envelope(document):
         raise NotAnEnvelope
     try:
         return _envelope_from(document)
     except (ValueError, TypeError, KeyError, ValidationError):
         raise EnvelopeMalformed from None
+
+
+def _is_envelope(document: Any) -> bool:
+    return isinstance(document, dict) and not document.keys().isdisjoint(_ENVELOPE_MARKS)
+
+
+def _loads_lenient(data: bytes) -> Any:
+    """JSON the strict reader refused though it parses (a repeated key keeps its last value,
+    NaN is read): only to tell a damaged envelope from another document."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
 
 
 def _envelope_from(document: dict[str, Any]) -> Envelope:

@@ -43,8 +43,9 @@ class SubjectMismatch(AttestationFailure):
 
 
 class NotAnEnvelope(Refused):
-    """The attestation file is not a DSSE envelope at all (not JSON, or no payload, payloadType
-    and signatures): there is no signature to check, as with a file that is not a bundle."""
+    """The attestation file is not a DSSE envelope at all (not JSON, not an object, or an object
+    with neither `payload` nor `payloadType`): there is no signature to check, as with a file
+    that is not a bundle. An envelope missing a field is EnvelopeMalformed."""
 
     code: ClassVar[str] = "ATTEST-NOT-AN-ENVELOPE"
 
