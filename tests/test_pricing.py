@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -650,6 +651,31 @@ def test_shipped_cards_are_the_canonical_files() -> None:
         card = load_price_card(name.removesuffix(".json"))
         assert card.id == name.removesuffix(".json")
         assert load_price_card(canonical / name) == card
+
+
+# Every shipped card, by id, and the SHA-256 of its file's bytes. A receipt names its card by
+# id only, so an id must always mean the same prices: add a line for a new card, never edit one
+# (anthropic-2026-11 lost its fast-mode multiplier without a new id once, before any release).
+SHIPPED_CARD_SHA256 = {
+    "anthropic-2026-11": "a6da5118c32bc72c62452e29f66cb4dab2f434cd5c23837359a241e29c6861dc",
+}
+
+
+def test_a_shipped_cards_content_is_fixed_by_its_id() -> None:
+    packaged = ROOT / "src" / "converter" / "pricing" / "cards"
+    found = {
+        p.name.removesuffix(".json"): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(packaged.glob("*.json"))
+    }
+    rule = (
+        "a shipped card's content is fixed by its id; give a changed card a new id (and keep "
+        "the old file), then pin the new file's SHA-256 in SHIPPED_CARD_SHA256"
+    )
+    for card_id, digest in SHIPPED_CARD_SHA256.items():
+        assert card_id in found, f"{card_id} is no longer shipped: {rule}"
+        assert found[card_id] == digest, f"{card_id} changed (sha256 {found[card_id]}): {rule}"
+    new = sorted(set(found) - set(SHIPPED_CARD_SHA256))
+    assert not new, f"{new} not pinned: {rule}"
 
 
 def _refusal(call: object) -> str:

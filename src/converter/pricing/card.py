@@ -9,7 +9,9 @@ prices for that model. Batch (`service_tier=batch`) is never pre-filled: the pag
 and output only, which one all-class multiplier cannot express.
 
 Shipped cards live in `contracts/price-cards/` (canonical) and, byte-identical, as package data in
-`converter/pricing/cards/` so an installed tool finds them; a test keeps the two equal.
+`converter/pricing/cards/` so an installed tool finds them; a test keeps the two equal. A receipt
+names its card by id only, so a shipped card's bytes are fixed by its id (a test pins each file's
+SHA-256): changed prices ship as a new card, beside the old one.
 """
 
 from __future__ import annotations
