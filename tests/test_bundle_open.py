@@ -423,6 +423,37 @@ def test_the_published_schema_says_v2_must_carry_pricing() -> None:
     assert schema["then"]["properties"]["pricing"] == {"type": "object"}
     assert schema["else"]["properties"]["pricing"] == {"type": "null"}
     assert "pricing" not in schema["required"]  # v1 bundles have none
+
+    def holds(body: dict[str, Any]) -> bool:
+        """JSON Schema's if/then/else over the few keywords the condition uses."""
+
+        def matches(sub: dict[str, Any]) -> bool:
+            for name in sub.get("required", []):
+                if name not in body:
+                    return False
+            for name, rule in sub.get("properties", {}).items():
+                if name not in body:
+                    continue
+                value = body[name]
+                if "const" in rule and value != rule["const"]:
+                    return False
+                kind = rule.get("type")
+                if kind == "object" and not isinstance(value, dict):
+                    return False
+                if kind == "null" and value is not None:
+                    return False
+            return True
+
+        return matches(schema["then"] if matches(schema["if"]) else schema["else"])
+
+    golden = json.loads(GOLDEN.read_bytes())
+    assert holds(golden)
+    assert not holds({k: v for k, v in golden.items() if k != "pricing"})
+    assert not holds({**golden, "pricing": None})
+    v1 = {**golden, "schema_version": "agent-evidence/bundle/v1"}
+    assert not holds(v1)  # prices in a v1 bundle
+    assert holds({k: v for k, v in v1.items() if k != "pricing"})
+    assert holds({**v1, "pricing": None})
     assert set(schema["properties"]["schema_version"]["enum"]) == {
         "agent-evidence/bundle/v1",
         BUNDLE_SCHEMA,
