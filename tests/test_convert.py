@@ -382,11 +382,49 @@ def _signed(cli: Any, tmp_path: Path, name: str) -> tuple[Path, Path, Path, Path
 
 
 def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_path: Path) -> None:
-    parent, contract, _, out = _signed(cli, tmp_path, "b.json")
-    assert (tmp_path / "b.json.intoto.json").exists()
+    """An attestation beside a replaced bundle signs its old bytes: it goes. The very same bytes
+    written again keep it (was: removed, a valid signature lost)."""
+    parent, contract, key, out = _signed(cli, tmp_path, "b.json")
+    envelope = tmp_path / "b.json.intoto.json"
+    assert envelope.exists()
     again = _convert(cli, parent, contract, out)
     assert again.code == 0
-    assert not (tmp_path / "b.json.intoto.json").exists()
+    assert envelope.exists()
+    verified = cli("verify", "--bundle", str(out), "--public-key", f"{key}.pub")
+    assert verified.code == 0, verified.err
+    data = read_json(contract)
+    data["claims"]["outcome_contract"]["rubric_version"] = "r2"  # other bytes
+    write_json(contract, data)
+    again = _convert(cli, parent, contract, out)
+    assert again.code == 0
+    assert not envelope.exists()
+    assert "removed the attestation" in again.out
+
+
+def test_a_bundle_or_report_never_replaces_a_contract(cli: Any, tmp_path: Path) -> None:
+    """Was: `--out` or `--report` naming a filled contract replaced it (only --template
+    refused); a report also replaced a bundle."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    other = tmp_path / "other-contract.json"
+    other.write_bytes(contract.read_bytes())
+    result = _convert(cli, parent, contract, other)
+    assert result.code == 2
+    assert "OUT-REPLACES-EVIDENCE" in result.err
+    assert other.read_bytes() == contract.read_bytes()
+    bundle = tmp_path / "b.json"
+    assert _convert(cli, parent, contract, bundle).code == 0
+    assert _convert(cli, parent, contract, bundle).code == 0  # a bundle replaces a bundle
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(bundle.read_bytes())
+    for target in (other, copy):
+        before = target.read_bytes()
+        result = cli("evaluate", "--bundle", str(bundle), "--report", str(target))
+        assert result.code == 2
+        assert "OUT-REPLACES-EVIDENCE" in result.err
+        assert target.read_bytes() == before
+    template = cli("convert", "--in", str(parent), "--template", str(other), "--force")
+    assert template.code == 0  # a template replaces a contract only when forced
 
 
 @pytest.mark.parametrize(

@@ -730,6 +730,11 @@ CODES: dict[str, CodeInfo] = {
         "key); writing the output there would destroy it.",
         "Write the output to another file.",
     ),
+    "OUT-REPLACES-EVIDENCE": _c(
+        "An output path holds a conversion contract or an evidence bundle that this output may "
+        "not replace: a bundle replaces only a bundle, a report neither.",
+        "Write the output to another file. A template replaces a contract only with --force.",
+    ),
     "OUT-NOT-A-FILE": _c(
         "An output path is a symlink, a device, a pipe, a socket or a folder. Outputs are "
         "written to a new file and renamed into place, which would replace it.",

@@ -49,15 +49,37 @@ def _not_a_plain_file(path: Path) -> bool:
     return not stat.S_ISREG(mode)
 
 
-def check_outputs(outputs: list[Path], inputs: list[Path]) -> None:
-    """Refuse before any work when an output would replace an input, another output, a key, or
-    anything that is not a regular file."""
+_EVIDENCE = re.compile(rb'"schema_version":\s*"agent-evidence/(bundle|conversion-contract)/')
+_READ_AT_MOST = 256 * 2**20  # a contract or bundle larger than this is not looked into
+
+
+def _evidence_kind(path: Path) -> str | None:
+    """ "bundle" or "conversion-contract" when an existing file is one (by its schema_version),
+    else None. A filled contract is hours of labelling; a bundle is the evidence itself."""
+    try:
+        if path.stat().st_size > _READ_AT_MOST:
+            return None
+        found = _EVIDENCE.search(path.read_bytes())
+    except OSError:
+        return None
+    return found.group(1).decode() if found else None
+
+
+def check_outputs(
+    outputs: list[Path], inputs: list[Path], may_replace: tuple[str, ...] = ()
+) -> None:
+    """Refuse before any work when an output would replace an input, another output, a key,
+    anything that is not a regular file, or a bundle or conversion contract of a kind not in
+    `may_replace` (a bundle may replace a bundle: the same conversion run again; a report never
+    replaces either)."""
     problems = []
     for out in outputs:
         if any(_same_file(out, source) for source in inputs):
             problems.append(Problem("OUT-SAME-AS-INPUT"))
         elif _not_a_plain_file(out):
             problems.append(Problem("OUT-NOT-A-FILE"))
+        elif out.is_file() and (kind := _evidence_kind(out)) and kind not in may_replace:
+            problems.append(Problem("OUT-REPLACES-EVIDENCE"))
         elif out.is_file() and _holds_key(out):
             problems.append(Problem("OUT-REPLACES-KEY"))
         parent = out.parent if str(out.parent) else Path(".")

@@ -143,12 +143,13 @@ def _template(
     force: bool,
 ) -> None:
     inputs = [parent] + ([old_contract] if old_contract else [])
-    check_outputs([out], inputs)
+    replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
+    check_outputs([out], inputs, replaceable)
     if out.exists() and not force:  # a filled contract is hours of labelling: never lose it
         raise Refused([Problem("OUT-EXISTS")])
     old = read_input(old_contract, "CONTRACT-UNREADABLE") if old_contract else None
     reading = read_sources(parent, source, task_unit, pseudo)
-    check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)])
+    check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     pricing = observed_keys(reading.canonical)
     if price_card is not None:
         pricing = prefill(pricing, load_price_card(price_card))
@@ -175,6 +176,13 @@ def _template(
             say(f"  new {task_id}")
 
 
+def _same_bytes(path: Path, data: bytes | bytearray) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
 def _bound_paths(reading: Reading) -> list[Path]:
     return [f.path for f in reading.account.tree.bound_files]
 
@@ -189,7 +197,9 @@ def _bundle(
     pseudo: Pseudonymizer,
 ) -> None:
     outputs = [out] + ([Path(f"{out}.intoto.json")] if attest_key else [])
-    check_outputs(outputs, [parent, contract_in] + ([attest_key] if attest_key else []))
+    check_outputs(
+        outputs, [parent, contract_in] + ([attest_key] if attest_key else []), ("bundle",)
+    )
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     bundle, data = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
     files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
@@ -201,11 +211,15 @@ def _bundle(
             data, SUBJECT_NAME, bundle.receipt.model_dump(mode="json"), load_private_key(attest_key)
         )
         files.append((outputs[1], envelope))
-    write_all_atomic(files)
     stale = Path(f"{out}.intoto.json")
-    if attest_key is None and stale.exists():  # it signs the bundle this run replaced
+    # An attestation beside the bundle this run replaces signs the old bytes: it goes, unless
+    # the new bytes are the very same (the same conversion run again still carries its signature).
+    unchanged = attest_key is None and stale.exists() and _same_bytes(out, data)
+    write_all_atomic(files)
+    if attest_key is None and stale.exists() and not unchanged:
         stale.unlink()
-        say("removed the attestation of the replaced bundle (<out>.intoto.json)")
+        say("removed the attestation beside the replaced bundle (its .intoto.json): it signed")
+        say("  the bundle's old bytes; sign the new one with --attest-key")
     c = bundle.receipt.counts
     say(
         f"wrote bundle: {counted(c.tasks, 'task')}, {counted(c.model_calls, 'model call')}, "
