@@ -1065,3 +1065,23 @@ def test_a_card_file_taking_a_shipped_id_must_be_that_card(cli: Any, tmp_path: P
     edited["id"] = "my-card-2026-11"
     write_json(copy, edited)
     assert cli(*args).code == 0
+
+
+def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) -> None:
+    """Was: a resumed session's task, labelled at 4 model calls, now at 11, had its outcome
+    carried over with '0 tasks dropped, 0 new tasks' and nothing else said."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    task = data["tasks"][0]
+    task["model_calls"] -= 1  # as it was when it was labelled
+    write_json(contract, data)
+    again = tmp_path / "again.json"
+    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
+    result = cli(*args, str(contract))
+    assert result.code == 0, result.err
+    assert "1 labelled tasks changed since" in result.out
+    assert f"  changed {task['id']}:" in result.out
+    assert (
+        read_json(again)["claims"]["outcomes"][task["id"]] == data["claims"]["outcomes"][task["id"]]
+    )

@@ -13,7 +13,7 @@ from converter.bundle.model import BundleHead
 from converter.canonical import pretty_bytes
 from converter.contract.model import Contract, Privacy, Source
 from converter.contract.read import ContractParts, parse_contract, read_contract
-from converter.contract.template import build_template, carry_forward
+from converter.contract.template import build_template, carry_forward, changed_tasks
 from converter.contract.validate import (
     check_against_sources,
     own_problems,
@@ -79,8 +79,9 @@ def make_template(
     timestamps: Timestamps | None = None,
     prefill: PricingTemplate | None = None,
     old_contract: bytes | None = None,
-) -> tuple[bytes, list[str], list[str]]:
-    """The template's bytes, and (when carrying forward) the dropped and new task ids.
+) -> tuple[bytes, list[str], list[str], list[str]]:
+    """The template's bytes, and (when carrying forward) the dropped, new and changed task ids
+    (`changed_tasks`: labels carried over for tasks that grew since).
 
     `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
     contract's privacy (or "exact") stands.
@@ -89,12 +90,14 @@ def make_template(
     template = build_template(reading.canonical, _source(source, task_unit), pricing, Privacy())
     dropped: list[str] = []
     new: list[str] = []
+    changed: list[str] = []
     if old_contract is not None:
         old = parse_contract(old_contract)
         if isinstance(old, list):
             raise Refused(old)
         if old.key_id != template.key_id:
             raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
+        changed = changed_tasks(template, old)
         template, dropped, new = carry_forward(template, old)
     # Carried prices under a card's name (--from-contract with --price-card) would be refused at
     # convert; say so now, before the user labels anything.
@@ -107,7 +110,7 @@ def make_template(
     # The task list a user reads shows timestamps at the contract's precision.
     claims = template.claims.model_copy(update={"privacy": privacy})
     template = template.model_copy(update={"claims": claims, "tasks": reading.shown(privacy).tasks})
-    return pretty_bytes(template), dropped, new
+    return pretty_bytes(template), dropped, new, changed
 
 
 def make_bundle(

@@ -153,7 +153,7 @@ def _template(
     pricing = observed_keys(reading.canonical)
     if price_card is not None:
         pricing = prefill(pricing, load_price_card(price_card))
-    data, dropped, new = make_template(
+    data, dropped, new, changed = make_template(
         reading,
         source,
         task_unit,
@@ -169,11 +169,16 @@ def _template(
         "fill every null claim, then convert --contract"
     )
     if old is not None:
-        say(f"carried claims forward: {len(dropped)} tasks dropped, {len(new)} new tasks to label")
+        say(
+            f"carried claims forward: {len(dropped)} tasks dropped, {len(new)} new tasks to label, "
+            f"{len(changed)} labelled tasks changed since (check their outcomes)"
+        )
         for task_id in dropped:
             say(f"  dropped {task_id}")
         for task_id in new:
             say(f"  new {task_id}")
+        for task_id in changed:
+            say(f"  changed {task_id}: its model calls or subagents are not what was labelled")
 
 
 def _same_bytes(path: Path, data: bytes | bytearray) -> bool:

@@ -166,6 +166,21 @@ def carry_forward(template: Contract, old: Contract) -> tuple[Contract, list[str
     return template.model_copy(update={"claims": claims}), dropped, new
 
 
+def changed_tasks(template: Contract, old: Contract) -> list[str]:
+    """Tasks whose outcome is carried over but which grew since it was labelled (more or fewer
+    model calls or subagents: a resumed session): their label may no longer be what happened."""
+    renamed = _renamed(template, old)
+    before = {renamed.get(t.id, t.id): t for t in old.tasks}
+    labelled = {renamed.get(k, k) for k in old.claims.outcomes}
+    return [
+        t.id
+        for t in template.tasks
+        if t.id in labelled
+        and t.id in before
+        and (before[t.id].model_calls, before[t.id].subagents) != (t.model_calls, t.subagents)
+    ]
+
+
 def _merge_pricing(fresh: PricingTemplate, old: PricingTemplate) -> PricingTemplate:
     """Keep the user's prices for keys still observed; new keys keep the fresh (pre-filled) value."""
     update: dict[str, object] = {}
