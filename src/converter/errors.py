@@ -313,8 +313,8 @@ CODES: dict[str, CodeInfo] = {
     "CONTRACT-UNREADABLE": _c(
         "The contract file could not be read, or is not valid strict JSON (a syntax error, a "
         "repeated key, NaN, a torn write, text that is not UTF-8).",
-        "Fix the JSON at the line named (an editor that saves UTF-16 must save UTF-8 instead), "
-        "or regenerate it with `convert --template`.",
+        "Check that the path names the contract; then fix the JSON at the line named (an editor "
+        "that saves UTF-16 must save UTF-8 instead), or regenerate it with `convert --template`.",
     ),
     "CONTRACT-SHAPE": _c(
         "A contract field is missing, unknown, or of the wrong type or range.",
@@ -520,7 +520,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PRICE-CARD-UNKNOWN": _c(
         "No shipped price card has that name.",
-        "Use the name of a card in contracts/price-cards/ (without .json), or pass a card file path.",
+        "Use the name of a shipped card (`agent-evidence convert --help` lists them; the files "
+        "are in contracts/price-cards/), or pass a card file path.",
     ),
     "PRICE-CARD-ID-TAKEN": _c(
         "A price card file uses the id of a card shipped with agent-evidence but holds other "
@@ -628,7 +629,8 @@ CODES: dict[str, CodeInfo] = {
     "ATTEST-MISSING": _c(
         "A public key was given but the bundle has no attestation beside it (<bundle>.intoto.json), "
         "or that file is empty.",
-        "Ask the producer to convert with --attest-key, or pass the attestation's path.",
+        "Ask the producer to convert with --attest-key, and keep the attestation beside the "
+        "bundle as <bundle>.intoto.json (verify also takes --attestation FILE).",
     ),
     "ATTEST-NOT-AN-ENVELOPE": _c(
         "The attestation file is not a DSSE envelope: it is cut short, not JSON, or not an "

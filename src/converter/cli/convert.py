@@ -23,7 +23,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.inspection import counted
 from converter.output import check_outputs, write_all_atomic, write_atomic
 from converter.pipeline import SourceName, TaskUnit
-from converter.pricing.card import load_price_card, prefill
+from converter.pricing.card import load_price_card, prefill, shipped_cards
 from converter.pricing.engine import observed_keys
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
@@ -44,7 +44,10 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
     help="Carry claims forward from an earlier contract (with --template).",
 )
 @click.option(
-    "--price-card", default=None, help="Pre-fill known models from a shipped card name or a file."
+    "--price-card",
+    default=None,
+    help="Pre-fill known models from a shipped card (" + ", ".join(shipped_cards()) + ") or a "
+    "card file's path.",
 )
 @click.option(
     "--timestamps",

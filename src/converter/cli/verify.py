@@ -109,8 +109,11 @@ def verify(
         say(f"ok: its parts agree, and the costs of its {events} match the prices it carries")
     else:
         say(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
+    envelope = attestation or Path(f"{bundle}.intoto.json")
     if public_key is not None:
-        _check_attestation(data, opened, attestation or Path(f"{bundle}.intoto.json"), public_key)
+        _check_attestation(data, opened, envelope, public_key)
+    elif envelope.exists():  # a reader could take the file's presence for a checked signature
+        say("not checked: the attestation beside it (who signed it): pass --public-key")
     if contract_in is not None and parent is not None:
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
 
