@@ -95,6 +95,8 @@ def test_digest_only(cli: Any, signed: tuple[Path, Path, Path]) -> None:
     assert (
         "its parts agree, and the costs of its 6 events match the prices it carries" in result.out
     )
+    # Signed, but no key given: the attestation's presence is not a checked signature.
+    assert "not checked: the attestation beside it (who signed it): pass --public-key" in result.out
 
 
 def test_signed_bundle_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> None:
