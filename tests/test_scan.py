@@ -166,6 +166,21 @@ def test_empty_projects_dir(tmp_path: Path, cli: Any) -> None:
     assert result.json()["totals"]["sessions"] == 0
 
 
+def test_one_project_folder_given_says_so(tmp_path: Path, cli: Any) -> None:
+    """Was: '0 sessions ... N entries skipped: not a session transcript', exit 0, when the
+    folder given held session transcripts itself (one project folder, not the projects one)."""
+    project = tmp_path / "projects" / "-home-dev-alpha"
+    generate(project, _tiny(700))
+    one_level_down = cli("scan", str(project), "--json")
+    assert one_level_down.code == 0
+    totals = one_level_down.json()["totals"]
+    assert (totals["sessions"], totals["skipped_session_files"]) == (0, 1)
+    text = cli("scan", str(project)).out
+    assert "1 of them is a session transcript beside the project folders" in text
+    right = cli("scan", str(project.parent), "--json").json()["totals"]
+    assert (right["sessions"], right["skipped_session_files"]) == (1, 0)
+
+
 def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) -> None:
     root = tmp_path / "projects"
     exp = generate(root / "a", _tiny(900, agent_rate=0.9))

@@ -92,18 +92,23 @@ class Found:
     # Symlinked project or session folders: never followed (SPEC §3), so the sessions behind
     # them are not checked; counted on their own, not as "not a session".
     symlinks: int = 0
+    # Of the skipped entries beside the project folders, those named like a session transcript:
+    # the folder given is most likely one project folder, not the projects folder.
+    top_level_sessions: int = 0
 
 
 def find_sessions(projects_dir: Path) -> Found:
     """Sessions grouped by id across project folders; what else was there is counted."""
     sessions: dict[str, Session] = {}
-    folders = skipped = symlinks = 0
+    folders = skipped = symlinks = top_level = 0
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
         if _kind(project) != "dir":
             if project.is_symlink() and project.is_dir():
                 symlinks += 1
             else:
                 skipped += 1
+                stem = project.name.removesuffix(".jsonl")
+                top_level += project.name.endswith(".jsonl") and bool(SESSION_ID.fullmatch(stem))
             continue
         folders += 1
         parents: set[str] = set()
@@ -132,7 +137,7 @@ def find_sessions(projects_dir: Path) -> Found:
                 session = sessions.setdefault(sid, Session(sid))
                 session.orphan_folders += 1
                 session.projects.add(project.name)
-    return Found([sessions[k] for k in sorted(sessions)], folders, skipped, symlinks)
+    return Found([sessions[k] for k in sorted(sessions)], folders, skipped, symlinks, top_level)
 
 
 def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
@@ -423,6 +428,7 @@ def scan(
         "usage": {k: sum(r["usage"][k] for r in rows) for k in TOKEN_KEYS},
         "refusal_codes": dict(sorted(refusal_sessions.items())),
         "skipped_entries": found.skipped,
+        "skipped_session_files": found.top_level_sessions,
         "symlinked_folders": found.symlinks,
     }
     return {
@@ -482,5 +488,12 @@ def render_text(result: dict[str, Any]) -> str:
         lines.append(
             f"{n} entr{'y' if n == 1 else 'ies'} skipped: not a session transcript or folder "
             "(--show-paths does not list them; memory/ is not counted)"
+        )
+    if t["skipped_session_files"]:
+        n = t["skipped_session_files"]
+        lines.append(
+            f"{n} of them {'is a session transcript' if n == 1 else 'are session transcripts'} "
+            "beside the project folders: this looks like one project folder; scan the folder "
+            "that holds it (the projects folder)"
         )
     return "\n".join(lines)
