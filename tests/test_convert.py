@@ -114,6 +114,51 @@ def test_another_key_refuses(cli: Any, tmp_path: Path, monkeypatch: pytest.Monke
     assert "CONTRACT-KEY-MISMATCH" in result.err
 
 
+def _codes(err: str) -> list[str]:
+    return [line.split()[1] for line in err.splitlines() if line.startswith("refused: ")]
+
+
+def test_a_contract_for_another_session_is_one_refusal(cli: Any, tmp_path: Path) -> None:
+    """Was: ~50 refusals (files added and removed, counts, tasks, outcomes, prices), most
+    advising --from-contract, which cannot help: the contract belongs to another session."""
+    contract = _contract(cli, fixture_parent("synthetic_tree"), tmp_path)
+    out = tmp_path / "b.json"
+    result = _convert(cli, fixture_parent("rich_tree"), contract, out)
+    assert result.code == 2
+    assert _codes(result.err) == ["CONTRACT-OTHER-SESSION"]
+    assert "--from-contract" not in result.err
+    assert str(tmp_path) not in result.err
+    assert not out.exists()
+
+
+def test_another_sessions_template_keeps_its_own_problems(cli: Any, tmp_path: Path) -> None:
+    """Its null claims stand whichever session it is given with: listed after the one cause;
+    nothing that compares it with these sources is."""
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert", "--in", str(fixture_parent("synthetic_tree")), "--template", str(template)
+    )
+    assert made.code == 0, made.err
+    result = _convert(cli, fixture_parent("rich_tree"), template, tmp_path / "b.json")
+    assert result.code == 2
+    codes = _codes(result.err)
+    assert codes[0] == "CONTRACT-OTHER-SESSION"
+    assert codes.count("CONTRACT-OTHER-SESSION") == 1
+    assert set(codes[1:]) == {"CONTRACT-CLAIM-NULL", "PRICE-NULL"}
+
+
+def test_a_grown_session_is_not_another_session(cli: Any, tmp_path: Path) -> None:
+    """The main transcript keeps its name (its keyed label) as the session grows: its changed
+    bytes are CONTRACT-FILE-CHANGED, whose fix (--from-contract) is the right one."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    contract = _contract(cli, parent, tmp_path)
+    parent.write_bytes(parent.read_bytes() + b"\n")
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-FILE-CHANGED" in _codes(result.err)
+    assert "CONTRACT-OTHER-SESSION" not in result.err
+
+
 def test_task_set_mismatch_and_bad_exclusion(cli: Any, tmp_path: Path) -> None:
     parent = fixture_parent("rich_tree")
     contract = _contract(cli, parent, tmp_path)

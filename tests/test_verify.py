@@ -485,6 +485,18 @@ def test_rederive_under_another_pseudonym_key(
     assert "CONTRACT-KEY-MISMATCH" in result.err
 
 
+def test_rederive_from_another_session_is_one_refusal(cli: Any, tmp_path: Path) -> None:
+    """The bundle's own contract, but --in names another session: one cause, not every file,
+    count, task and price that differs because of it."""
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    other = fixture_parent("rich_tree")
+    result = cli("verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(other))
+    assert result.code == 2
+    refusals = [line for line in result.err.splitlines() if line.startswith("refused: ")]
+    assert len(refusals) == 1
+    assert refusals[0].startswith("refused: CONTRACT-OTHER-SESSION [inventory/files]: ")
+
+
 def test_rederive_never_creates_a_key(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,6 +33,8 @@ from converter.reader.model import Account
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
+# A contract these sources cannot be compared with at all (`check_against_sources`).
+_UNRELATED = frozenset({"CONTRACT-KEY-MISMATCH", "CONTRACT-OTHER-SESSION"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +185,10 @@ def _problems(
     # Without the contract's timestamp precision, a task's start cannot be compared.
     ignore = frozenset() if privacy is not None else frozenset({"started_at"})
     against = check_against_sources(parts, fresh, ignore)
-    if any(p.code == "CONTRACT-KEY-MISMATCH" for p in against):
+    # Under another key, or for another session, nothing of the sources can be compared: the
+    # task, outcome and pricing mismatches would all follow from the one cause. The contract's
+    # shape and own problems (null claims, bad prices) stand whichever session it is given.
+    if any(p.code in _UNRELATED for p in against):
         return [*parts.problems, *against, *own_problems(parts)], shown
     problems = [*parts.problems, *against, *task_claims(parts, fresh.tasks), *own_problems(parts)]
     if parts.pricing is not None:

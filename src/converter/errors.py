@@ -329,6 +329,13 @@ CODES: dict[str, CodeInfo] = {
         "Use the key the template was made with (`key show-id` prints its key_id), or make a new "
         "template.",
     ),
+    "CONTRACT-OTHER-SESSION": _c(
+        "The contract was made for another session: its inventory does not bind this "
+        "session's main transcript. The file, count, task and pricing differences that follow "
+        "are not listed; only the contract's own problems (shape, null claims, prices) are.",
+        "Pass the --in of the session the contract was made for, or make a template for this "
+        "session with convert --template.",
+    ),
     "CONTRACT-SOURCE-MISMATCH": _c(
         "The contract names another source adapter, adapter version or task unit.",
         "Convert with the same --from and --task-unit the template was made with.",

@@ -150,12 +150,16 @@ def check_against_sources(
     parts: ContractParts, fresh: Contract, ignore: frozenset[str] = frozenset()
 ) -> list[Problem]:
     """Compare the contract's source-owned fields that validated with a template made from the
-    sources now. Under another key only the key is named: every pseudonym differs."""
+    sources now. Under another key only the key is named: every pseudonym differs. A contract
+    made for another session is named once (`other_session`): every file, count and task
+    differs, and naming each would only hide that."""
     if parts.key_id is not None and parts.key_id != fresh.key_id:
         return [Problem("CONTRACT-KEY-MISMATCH", where="key_id")]
     problems: list[Problem] = []
     if parts.source is not None and parts.source != fresh.source:
         problems.append(Problem("CONTRACT-SOURCE-MISMATCH", where="source"))
+    if parts.inventory is not None and other_session(parts.inventory, fresh.inventory):
+        return [*problems, Problem("CONTRACT-OTHER-SESSION", where="inventory/files")]
     if parts.inventory is not None:
         problems += _inventory_differences(parts.inventory, fresh.inventory)
     if parts.tasks is not None:
@@ -163,6 +167,20 @@ def check_against_sources(
     if parts.observed is not None and parts.observed != fresh.observed:
         problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="observed"))
     return problems
+
+
+def other_session(bound: Inventory, fresh: Inventory) -> bool:
+    """Whether the contract binds another session: no file of its inventory is the sources'
+    main transcript, by keyed label (its name, the session id, keyed) or by digest (the same
+    bytes renamed). A session that grew since the template keeps its main transcript's label
+    and changes its digest: not another session, but CONTRACT-FILE-CHANGED and what follows.
+    Without a main transcript in the fresh inventory nothing is decided here."""
+    parents = [f for f in fresh.files if f.role == "parent"]
+    if not parents:
+        return False
+    labels = {f.label for f in bound.files}
+    digests = {f.sha256 for f in bound.files}
+    return not any(p.label in labels or p.sha256 in digests for p in parents)
 
 
 def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
