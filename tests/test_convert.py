@@ -115,7 +115,9 @@ def test_another_key_refuses(cli: Any, tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def _codes(err: str) -> list[str]:
-    return [line.split()[1] for line in err.splitlines() if line.startswith("refused: ")]
+    return [
+        line.split()[1].rstrip(":") for line in err.splitlines() if line.startswith("refused: ")
+    ]
 
 
 def test_a_contract_for_another_session_is_one_refusal(cli: Any, tmp_path: Path) -> None:
@@ -157,6 +159,29 @@ def test_a_grown_session_is_not_another_session(cli: Any, tmp_path: Path) -> Non
     assert result.code == 2
     assert "CONTRACT-FILE-CHANGED" in _codes(result.err)
     assert "CONTRACT-OTHER-SESSION" not in result.err
+
+
+def test_a_bundle_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None:
+    """Was: a CONTRACT-SHAPE line for every field ("expected: no such field"). A bundle is
+    what convert --contract writes; the refusal says to give its contract instead."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    bundle = tmp_path / "b.json"
+    assert _convert(cli, parent, contract, bundle).code == 0
+    out = tmp_path / "again.json"
+    runs = {
+        "--contract": _convert(cli, parent, bundle, out),
+        "--from-contract": cli(
+            "convert", "--in", str(parent), "--template", str(out), "--from-contract", str(bundle)
+        ),
+        "verify": cli(
+            "verify", "--bundle", str(bundle), "--contract", str(bundle), "--in", str(parent)
+        ),
+    }
+    for name, result in runs.items():
+        assert result.code == 2, name
+        assert _codes(result.err) == ["CONTRACT-IS-A-BUNDLE"], name
+    assert not out.exists()
 
 
 def test_task_set_mismatch_and_bad_exclusion(cli: Any, tmp_path: Path) -> None:

@@ -287,6 +287,57 @@ def test_one_session_converted_twice_is_refused(cli: Any, tmp_path: Path) -> Non
     assert len(result.err.splitlines()) == 1
 
 
+def _refusals(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith(("refused: ", "integrity: "))]
+
+
+@pytest.mark.parametrize("money", ["text", "numbers"])
+def test_a_contract_given_as_a_bundle_is_named(money: str, cli: Any, tmp_path: Path) -> None:
+    """Was: BUNDLE-NOT-A-BUNDLE ("download it again"), or, for a contract whose money is JSON
+    numbers with a fraction, BUNDLE-DIGEST-MISMATCH (5): called tampered. A contract is the
+    input of convert; the refusal says to convert it first."""
+    text = CONTRACT.read_text()
+    if money == "numbers":  # a contract may write money as JSON numbers: 0.9, not "0.9"
+        text = text.replace('"acceptable_rate": "0.9"', '"acceptable_rate": 0.9')
+        assert '"acceptable_rate": 0.9' in text
+    path = tmp_path / "contract.json"
+    path.write_text(text)
+    for command in ("evaluate", "verify"):
+        result = cli(command, "--bundle", str(path))
+        assert result.code == 2, command
+        assert _refusals(result.err) == [
+            "refused: BUNDLE-IS-A-CONTRACT: "
+            + CODES["BUNDLE-IS-A-CONTRACT"].message
+            + " Fix: "
+            + CODES["BUNDLE-IS-A-CONTRACT"].fix
+        ]
+
+
+def test_a_template_given_as_a_bundle_is_named(cli: Any, tmp_path: Path) -> None:
+    template = tmp_path / "template.json"
+    assert cli("convert", "--in", str(PARENT), "--template", str(template)).code == 0
+    result = cli("evaluate", "--bundle", str(template))
+    assert result.code == 2
+    assert [r.split()[1].rstrip(":") for r in _refusals(result.err)] == ["BUNDLE-IS-A-CONTRACT"]
+
+
+def test_a_bundle_edited_to_look_like_a_contract_is_still_tampered(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Its evidence digest is checked first, as before: a changed bundle is integrity (5)."""
+    bundle = _bundle(cli, tmp_path, "b")
+    data = bundle.read_bytes()
+    edited = data.replace(
+        b'"agent-evidence/bundle/v2"', b'"agent-evidence/conversion-contract/v1"', 1
+    )
+    assert edited != data
+    bundle.write_bytes(edited)
+    result = cli("evaluate", "--bundle", str(bundle))
+    assert result.code == 5
+    assert "BUNDLE-DIGEST-MISMATCH" in result.err
+    assert "BUNDLE-IS-A-CONTRACT" not in result.err
+
+
 def test_every_failing_bundle_is_named_by_position(cli: Any, tmp_path: Path) -> None:
     good = _bundle(cli, tmp_path, "good")
     empty = tmp_path / "empty.json"

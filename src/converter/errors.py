@@ -336,6 +336,11 @@ CODES: dict[str, CodeInfo] = {
         "Pass the --in of the session the contract was made for, or make a template for this "
         "session with convert --template.",
     ),
+    "CONTRACT-IS-A-BUNDLE": _c(
+        "The file given as a contract is a bundle (its schema_version is a bundle's): a "
+        "bundle is what convert --contract writes, not what it reads.",
+        "Give the contract the bundle was made from; a bundle is the output of convert --contract.",
+    ),
     "CONTRACT-SOURCE-MISMATCH": _c(
         "The contract names another source adapter, adapter version or task unit.",
         "Convert with the same --from and --task-unit the template was made with.",
@@ -416,6 +421,12 @@ CODES: dict[str, CodeInfo] = {
         "The file is not a bundle: it is empty, cut short, not JSON, or has no "
         "receipt.evidence_sha256 to check.",
         "Pass the bundle that convert --contract wrote; if it was downloaded, download it again.",
+    ),
+    "BUNDLE-IS-A-CONTRACT": _c(
+        "The file given as a bundle is a conversion contract or its template (its "
+        "schema_version is a contract's): a contract is what convert turns into a bundle.",
+        "Convert it first: agent-evidence convert --contract FILE --in SESSION --out "
+        "bundle.json, then pass bundle.json.",
     ),
     "BUNDLE-SHAPE": _c(
         "The bundle's digest matches its content, but the content is not a bundle of this schema "

@@ -22,10 +22,11 @@ from converter.canonical import (
     sha256_hex,
     value_sha256,
 )
+from converter.contract.model import CONTRACT_SCHEMA
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.view import Edge
 from converter.heap import return_free_memory
-from converter.jsontext import NotStrictJSON, loads_integral
+from converter.jsontext import NotStrictJSON, loads_exact, loads_integral
 
 
 def evidence_digest(
@@ -90,6 +91,9 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     try:
         raw = loads_integral(data)  # no float, no fraction: nothing for the encoder to walk
     except NotStrictJSON as bad:
+        # A contract writes money as JSON numbers: a fraction in one is not an edit.
+        if bad.parsed and _is_contract(data):
+            raise Refused([Problem("BUNDLE-IS-A-CONTRACT")]) from None
         # JSON the writer never writes (a repeated key makes two readers disagree): edited.
         if bad.parsed:
             raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
@@ -99,10 +103,26 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     receipt = raw.get("receipt")
     claimed = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
     if not isinstance(claimed, str):
+        if raw.get("schema_version") == CONTRACT_SCHEMA:
+            raise Refused([Problem("BUNDLE-IS-A-CONTRACT")])
         raise not_a_bundle
     if claimed != evidence_digest(raw, float_free=True, reference=reference):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     return raw
+
+
+def _is_contract(data: bytes) -> bool:
+    """Whether strict JSON `data` is a contract or its template (the contract's schema_version,
+    no evidence digest): given where a bundle goes, it is refused as such, never called
+    changed after it was written (5). Anything with a digest to check is a bundle's."""
+    try:
+        raw = loads_exact(data)
+    except NotStrictJSON:  # a repeated key, NaN: what the writer of neither ever writes
+        return False
+    if not isinstance(raw, dict) or raw.get("schema_version") != CONTRACT_SCHEMA:
+        return False
+    receipt = raw.get("receipt")
+    return not (isinstance(receipt, dict) and "evidence_sha256" in receipt)
 
 
 def open_bundle(

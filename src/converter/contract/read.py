@@ -91,6 +91,8 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         raw = as_tuples(loads_exact(data))
     except NotStrictJSON as bad:
         return [Problem("CONTRACT-UNREADABLE", line=bad.line)]
+    if _is_bundle(raw):  # every field would be "no such field": name the mix-up instead
+        return [Problem("CONTRACT-IS-A-BUNDLE")]
     try:
         # Strict: a boolean must be true/false, a count an integer; money may be a JSON number
         # (read as an exact Decimal above) or a plain decimal string, never "yes" or " 40 ".
@@ -100,6 +102,16 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
     claims = {name: getattr(contract.claims, name) for name in _CLAIMS}
     owned = {name: getattr(contract, name) for name in _OWNED}
     return ContractParts((), contract, **owned, **claims)
+
+
+# Every bundle's schema_version, past and future, begins so (`bundle.model`).
+_BUNDLE_SCHEMA_PREFIX = "agent-evidence/bundle/"
+
+
+def _is_bundle(raw: Any) -> bool:
+    """Whether a document given as a contract is a bundle (convert's output, not its input)."""
+    version = raw.get("schema_version") if isinstance(raw, dict) else None
+    return isinstance(version, str) and version.startswith(_BUNDLE_SCHEMA_PREFIX)
 
 
 def parse_contract(data: bytes) -> Contract | list[Problem]:
