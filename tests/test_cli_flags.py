@@ -76,3 +76,51 @@ def test_show_paths_escapes_what_a_terminal_would_act_on(cli: Any, tmp_path: Pat
     assert "\u202e" not in result.err
     assert "red\\nrefused: FAKE\\u202e.jsonl" in result.err
     assert not any(line.startswith("refused: FAKE") for line in result.err.splitlines())
+
+
+def test_show_paths_names_each_pseudonym_on_stderr_only(cli: Any, tmp_path: Path) -> None:
+    """A template asks to price `tool-<hex>` and `model-<hex>`; `inspect --show-paths` says,
+    on stderr, which local name each stands for (escaped like a path), the same pseudonym the
+    template carries. Without the flag no name is shown; stdout is the same either way."""
+    import json
+    import shutil
+
+    rich = fixture_parent("rich_tree")
+    tree = tmp_path / "t"
+    shutil.copytree(rich.parent, tree)
+    parent = tree / rich.name
+    child = next((tree / rich.stem / "subagents").glob("agent-a0bbc77a137d21d32.jsonl"))
+    text = child.read_text(encoding="utf-8")
+    child.write_text(
+        text.replace('"claude-haiku-4-5-20251001"', '"acme-gw\\u001b[31m"').replace(
+            '"speed":"standard"', '"speed":"warp\\u202e"'
+        ),
+        encoding="utf-8",
+    )
+    tool = "mcp__crm-CANARY-1bb20e5c212a__lookup_order-CANARY-479c1f3e7af3"
+    shown = cli("inspect", "--in", str(parent), "--show-paths")
+    plain = cli("inspect", "--in", str(parent))
+    assert shown.code == plain.code == 0, shown.err
+    assert shown.out == plain.out
+    assert "name: " not in plain.err
+    assert "CANARY" not in plain.err
+    names = dict(
+        line[len("name: ") :].split(" = ", 1)
+        for line in shown.err.splitlines()
+        if line.startswith("name: ")
+    )
+    by_local = {local: public for public, local in names.items()}
+    assert by_local[tool].startswith("tool-")
+    assert by_local["myplugin:CANARY-ce1a2ae409eb"].startswith("agent-type-")
+    assert by_local["acme-gw\\x1b[31m"].startswith("model-")
+    assert by_local["warp\\u202e"].startswith("x-")
+    assert "\x1b" not in shown.err
+    assert "\u202e" not in shown.err
+    assert "CANARY" not in shown.out
+    template = tmp_path / "t.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    pricing = json.loads(template.read_text())["claims"]["pricing"]
+    assert by_local[tool] in pricing["client_tools"]
+    assert by_local["acme-gw\\x1b[31m"] in json.dumps(pricing)
+    assert by_local["warp\\u202e"] in json.dumps(pricing)
+    assert "CANARY" not in template.read_text()

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.canary.commands import COMMANDS, PSEUDONYM_COMMANDS, Invocation, Output
+from tests.canary.commands import COMMANDS, PSEUDONYM_COMMANDS, Invocation, Output, run
 from tests.canary.generate import (
     CORRUPTIONS,
     MARKUP,
@@ -191,3 +191,40 @@ def test_non_ascii_session_id_under_session_task_unit_does_not_crash(
     assert result.code == 2
     assert "CC-TREE-PARENT-NAME" in result.err
     assert "K7Hd92kLmQ2x" not in result.out + result.err
+
+
+MCP_NAME = re.compile(r"mcp__K[A-Za-z0-9]{12}__K[A-Za-z0-9]{12}")
+
+
+def test_show_paths_names_reach_stderr_only_property(cli: Any) -> None:
+    """`inspect --show-paths` tells the user which local name each pseudonym stands for, on
+    stderr: every MCP tool of the tree is listed there with its `tool-<hex>`, while stdout is
+    byte-for-byte what it is without the flag and leaks nothing, and no file is written."""
+
+    @given(plan=trees())
+    def check(plan: TreePlan) -> None:
+        with planted(plan) as (tree, scratch):
+            key = write_key(scratch / "k.key")
+            workdir = Path(tempfile.mkdtemp(dir=scratch))
+            inv = Invocation(tree.parent, workdir, key, cli)
+            key_args = ("--key-file", str(key))
+            plain = run(inv, "inspect", "--json", "--in", str(tree.parent), *key_args)
+            shown = run(
+                inv, "inspect", "--json", "--in", str(tree.parent), "--show-paths", *key_args
+            )
+            assert shown.code == plain.code == 0, shown.stderr
+            assert shown.stdout == plain.stdout
+            assert not shown.files
+            assert not [line for line in plain.stderr.splitlines() if line.startswith("name: ")]
+            local = set(MCP_NAME.findall(b"".join(tree.files.values()).decode("utf-8", "replace")))
+            listed = dict(
+                line[len("name: ") :].split(" = ", 1)
+                for line in shown.stderr.splitlines()
+                if line.startswith("name: ")
+            )
+            assert {n for n in listed.values() if n.startswith("mcp__")} == local
+            assert all(PSEUDONYM.fullmatch(p) for p, n in listed.items() if n in local)
+            stdout_only = Output(shown.code, shown.stdout, "", shown.files)
+            assert_no_leak(tree, "inspect-json", stdout_only)
+
+    check()

@@ -44,6 +44,15 @@ def printable(text: str) -> str:
     )
 
 
+def emit_names(names: list[tuple[str, str]]) -> None:
+    """`inspect --show-paths`: each pseudonym with the local name it stands for, so a user can
+    price `tool-<hex>` knowing which MCP tool it is. Stderr only, escaped like a path: a local
+    name can name a customer's server, and it is as hostile to a terminal as a file name."""
+    for public, local in names:
+        shown = printable(local) if local else "(none recorded)"
+        click.echo(f"name: {public} = {shown}", err=True)
+
+
 def describe(
     code: str, where: str | None = None, line: int | None = None, path: str | None = None
 ) -> str:

@@ -9,7 +9,7 @@ from typing import cast
 import click
 import orjson
 
-from converter.cli.diagnostics import emit_problems, say
+from converter.cli.diagnostics import emit_names, emit_problems, say
 from converter.cli.options import (
     key_option,
     provider_bodies_option,
@@ -17,6 +17,7 @@ from converter.cli.options import (
     source_options,
 )
 from converter.errors import Exit
+from converter.firewall.boundary import local_names
 from converter.inspection import inspect_report, render_text
 from converter.pipeline import SourceName, TaskUnit, summarize_tree
 
@@ -44,6 +45,8 @@ def inspect(
         say(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     else:
         say(render_text(report))
+    if show_paths:  # local names, like local paths, are for the terminal only: never stdout
+        emit_names(local_names(account, pseudo))
     if account.refusals:
         emit_problems(account.refusals, account, pseudo, show_paths)
         sys.exit(Exit.REFUSED)

@@ -45,7 +45,10 @@ def provider_bodies_option(func: F) -> F:
 
 def source_options(func: F) -> F:
     func = click.option(
-        "--show-paths", is_flag=True, help="Add local relative paths to diagnostics (stderr only)."
+        "--show-paths",
+        is_flag=True,
+        help="Add local relative paths to diagnostics; inspect also lists the local name behind "
+        "each pseudonymous tool, agent type, model and billing value (stderr only).",
     )(func)
     func = click.option(
         "--task-unit",

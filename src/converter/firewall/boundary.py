@@ -300,6 +300,46 @@ def cross(
     )
 
 
+def local_names(account: Account, pseudo: Pseudonymizer) -> list[tuple[str, str]]:
+    """Each pseudonym this tree's tool names, agent types, models and billing-context values
+    cross as (under the canonical policy: what `inspect` reports and a template asks to price),
+    with the local name it stands for, sorted by pseudonym.
+
+    The local side is exactly what the firewall keeps in: only `inspect --show-paths` calls
+    this, and prints it on stderr, so a user can tell which MCP tool `tool-<hex>` is without
+    the name ever reaching an output. The pseudonyms come from the functions `cross` uses, so
+    each is the one the template and the bundle carry; `cross` itself is not touched."""
+    c = _Crossing(account, pseudo, Policy())
+    reveal = c.policy.reveal_names
+    found: dict[str, str] = {}
+    for name in {t.name for t in account.tools.values()}:
+        public = public_tool_name(name, pseudo, reveal)
+        if public != name:
+            found[public] = name
+    for s in account.streams:
+        if s.index != 0 and s.depth >= 0:
+            name = s.agent_type or s.kind
+            public = public_agent_type(name, pseudo, reveal)
+            if public != name:
+                found[public] = name
+    models = {call.model for call in account.calls.values()}
+    for model in models:
+        public = c.model(model)
+        if public != model:
+            found[public] = model or ""
+    values = {
+        value
+        for call in account.calls.values()
+        for value in (call.usage.service_tier, call.usage.speed, call.usage.inference_geo)
+        if value is not None
+    }
+    for value in values:
+        shown = c.context_value(value)
+        if shown is not None and shown != value:
+            found[shown] = value
+    return sorted(found.items())
+
+
 def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
     """What `inspect` and `scan` show, crossed like `cross` does it, without building a public
     event per call, tool call and edge (76 MB and 0.4 s on the 200 MB bench tree): usage is
