@@ -124,3 +124,14 @@ def test_show_paths_names_each_pseudonym_on_stderr_only(cli: Any, tmp_path: Path
     assert by_local["acme-gw\\x1b[31m"] in json.dumps(pricing)
     assert by_local["warp\\u202e"] in json.dumps(pricing)
     assert "CANARY" not in template.read_text()
+
+
+def test_a_mistyped_command_gets_the_command_it_is_near(cli: Any) -> None:
+    """Was: "No such command '<value>'" and nothing else; a mistyped option got a suggestion."""
+    result = cli("inpsect", "--in", "x.jsonl")
+    assert result.code == 64
+    assert "Did you mean inspect?" in result.err
+    assert "inpsect" not in result.err
+    far = cli("frobnicate")
+    assert far.code == 64
+    assert "Did you mean" not in far.err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import os
 import re
@@ -96,6 +97,18 @@ def mask_values(message: str, args: list[str]) -> str:
 
 
 class LazyGroup(click.Group):
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A mistyped command gets the command it is near (`inpsect`: did you mean inspect?),
+        as a mistyped option does; what was typed is not echoed."""
+        name = args[0] if args else None
+        if name is not None and name not in COMMANDS and not name.startswith("-"):
+            near = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
+            if near:
+                raise click.UsageError(f"No such command. Did you mean {near[0]}?", ctx)
+        return super().resolve_command(ctx, args)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)  # the pipeline's order, not alphabetical
 
