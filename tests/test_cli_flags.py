@@ -135,3 +135,13 @@ def test_a_mistyped_command_gets_the_command_it_is_near(cli: Any) -> None:
     far = cli("frobnicate")
     assert far.code == 64
     assert "Did you mean" not in far.err
+
+
+def test_inspect_of_a_missing_parent_prints_the_refusal_alone(cli: Any, tmp_path: Path) -> None:
+    """Was: an all-zero 'Session tree: NOT convertible' summary before the refusal."""
+    result = cli("inspect", "--in", str(tmp_path / "nope.jsonl"))
+    assert result.code == 2
+    assert result.out == ""
+    assert "CC-TREE-PARENT-MISSING" in result.err
+    as_json = cli("inspect", "--in", str(tmp_path / "nope.jsonl"), "--json")
+    assert as_json.json()["refusals"]  # a script still gets its JSON

@@ -457,6 +457,8 @@ def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_pa
     parent, contract, key, out = _signed(cli, tmp_path, "b.json")
     envelope = tmp_path / "b.json.intoto.json"
     assert envelope.exists()
+    signed_again = _convert(cli, parent, contract, out, "--attest-key", str(key))
+    assert "signed: the attestation is beside the bundle" in signed_again.out
     again = _convert(cli, parent, contract, out)
     assert again.code == 0
     assert envelope.exists()

@@ -234,3 +234,5 @@ def _bundle(
         f"{counted(c.tool_calls, 'tool call')}, "
         f"evidence sha256 {bundle.receipt.evidence_sha256}"
     )
+    if attest_key is not None:
+        say("signed: the attestation is beside the bundle, named as it is plus .intoto.json")

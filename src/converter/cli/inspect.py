@@ -43,8 +43,8 @@ def inspect(
     report = inspect_report(summary)
     if as_json:
         say(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
-    else:
-        say(render_text(report))
+    elif account.tree.bound_files or not account.refusals:
+        say(render_text(report))  # (nothing read at all: the refusal alone says why, no zeros)
     if show_paths:  # local names, like local paths, are for the terminal only: never stdout
         emit_names(local_names(account, pseudo))
     if account.refusals:
