@@ -525,3 +525,25 @@ def test_hidden_calls_not_observed_are_not_shown_as_a_measured_zero() -> None:
     observed = render_markdown(evaluate(make_workload([make_task(0)], auxiliary="observed")))
     assert "n/o" not in observed  # observed and none found: a measured zero
     assert "| $0.0000 | $2.0000 |" in observed
+
+
+def test_an_incomplete_headline_names_the_gates_that_already_fail() -> None:
+    """Was: 'INCOMPLETE ... 1 reason it is incomplete' while a STOP gate failed whatever the
+    unknowns were: a reader of the headline could think more data would give SCALE."""
+    tasks = [
+        make_task(0, 2, 12, incomplete=1, value=0),
+        *(make_task(i, value=0) for i in (1, 2, 3)),
+    ]
+    ev = evaluate(make_workload(tasks))
+    assert ev.decision == "INCOMPLETE"
+    deciding = sorted(
+        g.check.id for g in ev.gates if g.status == "fail" and g.check.route != "INCOMPLETE"
+    )
+    assert deciding
+    headline = render_text(ev).splitlines()[0]
+    assert headline.endswith(f"it is incomplete; already failing: {', '.join(deciding)}") or all(
+        gate_id in headline for gate_id in deciding
+    )
+    # An INCOMPLETE-routed gate that fails (too few tasks) is a reason, not "already failing".
+    few = render_text(evaluate(make_workload([make_task(0)], min_tasks=2))).splitlines()[0]
+    assert "already failing" not in few

@@ -36,9 +36,15 @@ def _headline(ev: Evaluation) -> str:
     m = ev.metrics
     base = f"{ev.decision} (exit {ev.exit_code}) — {counted(m.tasks, 'task')}, "
     base += f"{ev.excluded_tasks:,} excluded"
-    if ev.reasons:
-        return f"{base}; {counted(len(ev.reasons), 'reason')} it is incomplete"
     failed = [g.check.id for g in ev.gates if g.status == "fail"]
+    if ev.reasons:
+        # A gate that routes to ASSIST or STOP and fails whatever the unknowns are is said here:
+        # more data would not give SCALE, and a reader of the headline alone should not think so.
+        deciding = [
+            g.check.id for g in ev.gates if g.status == "fail" and g.check.route != "INCOMPLETE"
+        ]
+        also = f"; already failing: {', '.join(deciding)}" if deciding else ""
+        return f"{base}; {counted(len(ev.reasons), 'reason')} it is incomplete{also}"
     return f"{base}; failed: {', '.join(failed)}" if failed else f"{base}; every gate passes"
 
 
