@@ -1157,3 +1157,22 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     assert (
         read_json(again)["claims"]["outcomes"][task["id"]] == data["claims"]["outcomes"][task["id"]]
     )
+
+
+def test_a_mistyped_gate_id_and_a_dollar_amount_are_each_said_once_and_plainly(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: a wrong gate id was both CONTRACT-SHAPE ('text of the documented form') and
+    CONTRACT-UNKNOWN-CHECK; '$40' was 'expected: a value of the documented type'."""
+
+    def edit(data: dict[str, Any]) -> None:
+        data["claims"]["policy"]["disabled_checks"] = ["sample_size"]
+        first = next(iter(data["claims"]["outcomes"].values()))
+        first["business_value_usd"] = "$40"
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert result.err.count("claims/policy/disabled_checks/0") == 1
+    assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err
+    assert 'expected: a decimal number, written as a string such as "40" or "0.30"' in result.err
+    assert "$40" not in result.err
