@@ -31,7 +31,7 @@ from converter.bundle.model import (
 from converter.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
 from converter.contract.model import Contract
 from converter.errors import Problem
-from converter.firewall.view import PublicAccount
+from converter.firewall.view import PublicAccount, ToolEvent
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import ModelPricing, PricingClaims, PricingProblem
 
@@ -152,13 +152,15 @@ def _events(
                 ),
             ),
         )
+    # A tool's price is per call: one pricing and one Cost per tool name, not one per call
+    # (18k tool calls name a dozen tools on the bench tree).
+    tool_costs: dict[str, Cost | list[Problem]] = {}
     for tool_on, tool in zip(canonical.tool_events, shown.tool_events, strict=True):
-        priced_tool = price_tool_event(tool_on, claims)
-        if isinstance(priced_tool, list):
-            problems += [_as_problem(p) for p in priced_tool]
-            continue
-        if priced_tool.cost >= MAX_COST:
-            problems.append(Problem("PRICE-COST-TOO-LARGE", where=f"tool {tool_on.name}"))
+        cost = tool_costs.get(tool_on.name)
+        if cost is None:
+            cost = tool_costs[tool_on.name] = _tool_cost(tool_on, claims)
+        if isinstance(cost, list):
+            problems += cost
             continue
         yield ToolEventOut(
             kind="tool",
@@ -170,8 +172,18 @@ def _events(
             status=tool.status,
             shape=tool.shape,
             web_search_requests=tool.web_search_requests,
-            cost=Cost(low=priced_tool.cost, high=priced_tool.cost),
+            cost=cost,
         )
+
+
+def _tool_cost(tool: ToolEvent, claims: PricingClaims) -> Cost | list[Problem]:
+    """The cost of one call of `tool`, or why it has none (each problem said once per tool)."""
+    priced = price_tool_event(tool, claims)
+    if isinstance(priced, list):
+        return [_as_problem(p) for p in priced]
+    if priced.cost >= MAX_COST:
+        return [Problem("PRICE-COST-TOO-LARGE", where=f"tool {tool.name}")]
+    return Cost(low=priced.cost, high=priced.cost)
 
 
 def _prices_used(

@@ -88,23 +88,33 @@ class _Crossing:
         # A few billing contexts serve thousands of calls: one frozen instance each.
         self.contexts: dict[tuple[str | None, str | None, str | None], view.BillingContext] = {}
         self.crosses: dict[str, bool] = {}  # a tree names a few models over thousands of calls
+        # Every event names its task and agent: a few hundred of each over 31k events.
+        self.agents: dict[int, str] = {}
+        self.tasks: dict[int, str] = {}
 
     def event(self, key: EventKey) -> str:
         return self.pseudo.name("event", f"{key[0]}:{key[1]}")
 
     def agent(self, stream: int) -> str:
-        s = self.acc.streams[stream]
-        local = "root" if s.index == 0 else f"{s.file}:{s.agent_id}"
-        return self.pseudo.name("agent", local)
+        found = self.agents.get(stream)
+        if found is None:
+            s = self.acc.streams[stream]
+            local = "root" if s.index == 0 else f"{s.file}:{s.agent_id}"
+            found = self.agents[stream] = self.pseudo.name("agent", local)
+        return found
 
     def task(self, index: int | None) -> str | None:
         if index is None:
             return None
-        # The session is part of the name: two sessions opening with the same prompt (`/init`)
-        # are two tasks, not one task seen twice. A grown session keeps its task ids.
-        session = self.acc.tree.layout.session_id
-        digest = self.acc.tasks[index].content_digest
-        return self.pseudo.name("task", f"{self.acc.task_unit}:{session}:{digest}:{index}")
+        found = self.tasks.get(index)
+        if found is None:
+            # The session is part of the name: two sessions opening with the same prompt
+            # (`/init`) are two tasks, not one task seen twice. A grown session keeps its ids.
+            session = self.acc.tree.layout.session_id
+            digest = self.acc.tasks[index].content_digest
+            local = f"{self.acc.task_unit}:{session}:{digest}:{index}"
+            found = self.tasks[index] = self.pseudo.name("task", local)
+        return found
 
     def model(self, name: str | None) -> str:
         """A model id crosses as written when it is one: a known family's id in a model id's
