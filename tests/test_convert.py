@@ -473,6 +473,25 @@ def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_pa
     assert "removed the attestation" in again.out
 
 
+def test_an_attestation_is_kept_only_if_it_names_the_bytes_written(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was (review): the old bundle file equal to the new bytes was taken as proof, though the
+    attestation beside it had been made for another bundle copied over it."""
+    parent, contract, _, out = _signed(cli, tmp_path, "a.json")
+    envelope = tmp_path / "a.json.intoto.json"
+    data = read_json(contract)
+    data["claims"]["outcome_contract"]["rubric_version"] = "r2"
+    other_contract = tmp_path / "other.json"
+    write_json(other_contract, data)
+    other = tmp_path / "b.json"
+    assert _convert(cli, parent, other_contract, other).code == 0
+    out.write_bytes(other.read_bytes())  # the very bytes the next run writes, a stale envelope
+    again = _convert(cli, parent, other_contract, out)
+    assert again.code == 0
+    assert not envelope.exists()
+
+
 def test_a_bundle_or_report_never_replaces_a_contract(cli: Any, tmp_path: Path) -> None:
     """Was: `--out` or `--report` naming a filled contract replaced it (only --template
     refused); a report also replaced a bundle."""
@@ -497,6 +516,10 @@ def test_a_bundle_or_report_never_replaces_a_contract(cli: Any, tmp_path: Path) 
         assert target.read_bytes() == before
     template = cli("convert", "--in", str(parent), "--template", str(other), "--force")
     assert template.code == 0  # a template replaces a contract only when forced
+    spaced = tmp_path / "spaced.json"  # valid JSON too: space before the colon
+    spaced.write_text(contract.read_text().replace('"schema_version":', '"schema_version" :'))
+    result = cli("evaluate", "--bundle", str(bundle), "--report", str(spaced))
+    assert "OUT-REPLACES-EVIDENCE" in result.err
 
 
 @pytest.mark.parametrize(
@@ -1098,21 +1121,35 @@ def test_a_contract_naming_a_shipped_card_must_hold_its_prices(cli: Any, tmp_pat
     assert read_json(tmp_path / "b.json")["receipt"]["price_card"] is None
 
 
-def test_carried_prices_under_a_cards_name_are_refused_at_template_time(
-    cli: Any, tmp_path: Path
-) -> None:
+def test_carried_prices_never_sit_under_a_cards_name(cli: Any, tmp_path: Path) -> None:
     """Was: `--template --from-contract OWN --price-card ID` kept OWN's prices under the card's
-    name, and the next convert refused what the tool itself had just written."""
+    name, and the next convert refused what the tool itself had just written. Your own carried
+    prices stay your own (no card named); an old contract that named the card over other
+    prices is refused at once."""
     parent = fixture_parent("synthetic_tree")
     own = _contract(cli, parent, tmp_path)  # `fill`'s own prices, no card
     template = tmp_path / "again.json"
     args = ["convert", "--in", str(parent), "--template", str(template), "--from-contract"]
     result = cli(*args, str(own), "--price-card", "anthropic-2026-11")
+    assert result.code == 0, result.err
+    carried = read_json(template)["claims"]["pricing"]
+    assert carried["price_card"] is None
+    assert carried["models"] == read_json(own)["claims"]["pricing"]["models"]
+    converted = _convert(cli, parent, template, tmp_path / "b.json")
+    assert "PRICE-CARD-MISMATCH" not in converted.err
+
+    named = read_json(own)  # as if it had been made with the card, then its prices edited
+    from converter.pricing.card import load_price_card
+
+    named["claims"]["pricing"]["price_card"] = (
+        load_price_card("anthropic-2026-11").ref().model_dump()
+    )
+    write_json(own, named)
+    template.unlink()
+    result = cli(*args, str(own), "--price-card", "anthropic-2026-11")
     assert result.code == 2
-    assert "PRICE-CARD-MISMATCH" in result.err
-    assert "claims/pricing/models/claude-opus-4-8" in result.err
+    assert "PRICE-CARD-MISMATCH [claims/pricing/models/claude-opus-4-8]" in result.err
     assert not template.exists()
-    assert cli(*args, str(own)).code == 0  # without the card's name: carried as they were
 
 
 def test_a_card_file_taking_a_shipped_id_must_be_that_card(cli: Any, tmp_path: Path) -> None:
@@ -1152,8 +1189,15 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
     result = cli(*args, str(contract))
     assert result.code == 0, result.err
-    assert "1 labelled tasks changed since" in result.out
+    assert "1 labelled task changed since" in result.out
     assert f"  changed {task['id']}:" in result.out
+    # A template's outcomes are all null: nothing was labelled, so nothing changed since.
+    unlabelled = read_json(tmp_path / "template.json")
+    unlabelled["tasks"][0]["model_calls"] -= 1
+    write_json(contract, unlabelled)
+    again.unlink()
+    result = cli(*args, str(contract))
+    assert "0 labelled tasks changed since" in result.out
     assert (
         read_json(again)["claims"]["outcomes"][task["id"]] == data["claims"]["outcomes"][task["id"]]
     )

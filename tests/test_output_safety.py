@@ -169,8 +169,10 @@ def test_signed_output_is_all_or_nothing(
     [
         ["evaluate", "--bundle", str(FIXTURES / "synthetic_bundle.golden.json")],
         ["inspect", "--in", str(PARENT), "--json"],
+        ["--help"],  # click writes these itself, not through `say`
+        ["--version"],
     ],
-    ids=["evaluate", "inspect"],
+    ids=["evaluate", "inspect", "help", "version"],
 )
 @pytest.mark.parametrize("sink", ["full-device", "closed-pipe"])
 def test_stdout_that_cannot_be_written_is_a_refusal_not_a_bug(args: list[str], sink: str) -> None:

@@ -101,8 +101,14 @@ def make_template(
             raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
         changed = changed_tasks(template, old)
         template, dropped, new = carry_forward(template, old)
-    # Carried prices under a card's name (--from-contract with --price-card) would be refused at
-    # convert; say so now, before the user labels anything.
+        if old.claims.pricing.price_card is None and card_problems(template.claims.pricing):
+            # Your own prices carried (--from-contract) with --price-card: they stay your own,
+            # under no card's name; models first seen here keep the card's pre-filled values.
+            pricing = template.claims.pricing.model_copy(update={"price_card": None})
+            claims = template.claims.model_copy(update={"pricing": pricing})
+            template = template.model_copy(update={"claims": claims})
+    # A card's name over other prices (an old contract that named the card, then was edited)
+    # would be refused at convert; say so now, before the user labels anything.
     mismatched = card_problems(template.claims.pricing)
     if mismatched:
         raise Refused(mismatched)

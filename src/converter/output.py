@@ -49,20 +49,26 @@ def _not_a_plain_file(path: Path) -> bool:
     return not stat.S_ISREG(mode)
 
 
-_EVIDENCE = re.compile(rb'"schema_version":\s*"agent-evidence/(bundle|conversion-contract)/')
-_READ_AT_MOST = 256 * 2**20  # a contract or bundle larger than this is not looked into
+_EVIDENCE = re.compile(rb'"schema_version"\s*:\s*"agent-evidence/(bundle|conversion-contract)/')
+_CHUNK = 8 * 2**20
+_OVERLAP = 256  # longer than any match, so one across two chunks is still seen
 
 
 def _evidence_kind(path: Path) -> str | None:
-    """ "bundle" or "conversion-contract" when an existing file is one (by its schema_version),
-    else None. A filled contract is hours of labelling; a bundle is the evidence itself."""
+    """`bundle` or `conversion-contract` when an existing file is one (by its schema_version),
+    else None. A filled contract is hours of labelling; a bundle is the evidence itself. Read in
+    chunks: a bundle of any size is looked into, never held whole."""
+    tail = b""
     try:
-        if path.stat().st_size > _READ_AT_MOST:
-            return None
-        found = _EVIDENCE.search(path.read_bytes())
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                found = _EVIDENCE.search(tail + chunk)
+                if found:
+                    return found.group(1).decode()
+                tail = chunk[-_OVERLAP:]
     except OSError:
         return None
-    return found.group(1).decode() if found else None
+    return None
 
 
 def check_outputs(

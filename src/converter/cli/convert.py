@@ -3,6 +3,7 @@ bundle. Both refuse with every problem found and write nothing on refusal."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, cast
@@ -173,8 +174,9 @@ def _template(
     )
     if old is not None:
         say(
-            f"carried claims forward: {len(dropped)} tasks dropped, {len(new)} new tasks to label, "
-            f"{len(changed)} labelled tasks changed since (check their outcomes)"
+            f"carried claims forward: {counted(len(dropped), 'task')} dropped, "
+            f"{counted(len(new), 'new task')} to label, "
+            f"{counted(len(changed), 'labelled task')} changed since (check their outcomes)"
         )
         for task_id in dropped:
             say(f"  dropped {task_id}")
@@ -184,11 +186,18 @@ def _template(
             say(f"  changed {task_id}: its model calls or subagents are not what was labelled")
 
 
-def _same_bytes(path: Path, data: bytes | bytearray) -> bool:
+def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:
+    """Whether an attestation's subject is the SHA-256 of `data` (read, not verified: whoever
+    checks it needs the public key; this only decides whether it still belongs here)."""
+    from converter.attest.dsse import b64decode, parse_envelope
+    from converter.attest.statement import parse_statement
+    from converter.errors import ConverterError
+
     try:
-        return path.stat().st_size == len(data) and path.read_bytes() == data
-    except OSError:
+        statement = parse_statement(b64decode(parse_envelope(envelope.read_bytes()).payload))
+    except (OSError, ConverterError):
         return False
+    return statement.subject[0].digest.sha256 == hashlib.sha256(data).hexdigest()
 
 
 def _bound_paths(reading: Reading) -> list[Path]:
@@ -220,14 +229,16 @@ def _bundle(
         )
         files.append((outputs[1], envelope))
     stale = Path(f"{out}.intoto.json")
-    # An attestation beside the bundle this run replaces signs the old bytes: it goes, unless
-    # the new bytes are the very same (the same conversion run again still carries its signature).
-    unchanged = attest_key is None and stale.exists() and _same_bytes(out, data)
+    # An attestation beside the bundle is kept only if its subject is these very bytes (the
+    # same conversion run again); any other signs something else, and goes.
+    keep = attest_key is None and stale.exists() and _names_bytes(stale, data)
+    replaced = out.exists()
     write_all_atomic(files)
-    if attest_key is None and stale.exists() and not unchanged:
+    if attest_key is None and stale.exists() and not keep:
         stale.unlink()
-        say("removed the attestation beside the replaced bundle (its .intoto.json): it signed")
-        say("  the bundle's old bytes; sign the new one with --attest-key")
+        what = "the replaced bundle's old bytes" if replaced else "no bundle written here"
+        say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")
+        say("  sign this one with --attest-key")
     c = bundle.receipt.counts
     say(
         f"wrote bundle: {counted(c.tasks, 'task')}, {counted(c.model_calls, 'model call')}, "

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # every command imports this module; only inspect passes an a
 
 # What writing to stdout can meet that is the machine's doing, not a bug: a full disk or
 # device, a quota, a reader that closed the pipe (`| head -1`).
-_OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 class StdoutFailed(Exception):
@@ -30,7 +30,7 @@ def say(message: str = "") -> None:
     try:
         click.echo(message)
     except OSError as error:
-        if error.errno in _OUTPUT_ERRNOS:
+        if error.errno in OUTPUT_ERRNOS:
             raise StdoutFailed from None
         raise
 

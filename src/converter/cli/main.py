@@ -13,7 +13,7 @@ from typing import NoReturn
 import click
 
 from converter import __version__
-from converter.cli.diagnostics import StdoutFailed, describe, emit_lines
+from converter.cli.diagnostics import OUTPUT_ERRNOS, StdoutFailed, describe, emit_lines
 from converter.errors import (
     ConverterError,
     Exit,
@@ -166,6 +166,12 @@ def main(argv: list[str] | None = None) -> None:
     try:
         with cyclic_gc_paused():
             code = cli.main(args=args, prog_name="agent-evidence", standalone_mode=False)
+    except SystemExit as done:
+        # click's own closed-pipe handler, for output it writes itself (help, version), exits 1:
+        # a code this tool does not have. Every exit of ours is 0, 2-5, 64 or 70.
+        if done.code == 1:
+            _output_failed()
+        raise
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except click.exceptions.Abort:
@@ -191,6 +197,13 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(error.exit_code)
     except StdoutFailed:
         _output_failed()
+    except OSError as error:
+        # click writes --help and --version itself, not through `say`: a full disk there is the
+        # machine's doing too. (Our own file writes and reads turn their OSErrors into refusals
+        # with a file named; one with no file name and such an errno is a standard stream's.)
+        if error.errno in OUTPUT_ERRNOS and error.filename is None and not debug:
+            _output_failed()
+        _internal(error, debug)
     except Exception as error:  # the one place a bug becomes exit 70
         _internal(error, debug)
     sys.exit(code if isinstance(code, int) else 0)

@@ -171,7 +171,11 @@ def changed_tasks(template: Contract, old: Contract) -> list[str]:
     model calls or subagents: a resumed session): their label may no longer be what happened."""
     renamed = _renamed(template, old)
     before = {renamed.get(t.id, t.id): t for t in old.tasks}
-    labelled = {renamed.get(k, k) for k in old.claims.outcomes}
+    labelled = {  # an outcome with a value in it: a template's all-null ones are not labels
+        renamed.get(k, k)
+        for k, outcome in old.claims.outcomes.items()
+        if any(value is not None for value in outcome.model_dump().values())
+    }
     return [
         t.id
         for t in template.tasks
