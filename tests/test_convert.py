@@ -1191,6 +1191,9 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     assert result.code == 0, result.err
     assert "1 labelled task changed since" in result.out
     assert f"  changed {task['id']}:" in result.out
+    assert (
+        read_json(again)["claims"]["outcomes"][task["id"]] == data["claims"]["outcomes"][task["id"]]
+    )
     # A template's outcomes are all null: nothing was labelled, so nothing changed since.
     unlabelled = read_json(tmp_path / "template.json")
     unlabelled["tasks"][0]["model_calls"] -= 1
@@ -1198,9 +1201,6 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     again.unlink()
     result = cli(*args, str(contract))
     assert "0 labelled tasks changed since" in result.out
-    assert (
-        read_json(again)["claims"]["outcomes"][task["id"]] == data["claims"]["outcomes"][task["id"]]
-    )
 
 
 def test_a_mistyped_gate_id_and_a_dollar_amount_are_each_said_once_and_plainly(
