@@ -15,6 +15,7 @@ Pure: the head, then each event and edge as `bundle.io.open_bundle` validates it
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
 
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import Problem
@@ -46,6 +47,7 @@ class Consistency:
         self.events_per_task: Counter[str] = Counter()  # model and tool events
         self.pending: list[tuple[int, str]] = []  # tool events whose requesting call came later
         self.model_calls = self.tool_calls = self.incomplete = self.edges = 0
+        self.tool_costs: dict[str, Decimal | None] = {}  # None: its pricing has no price for it
         self._head()
 
     def _add(self, code: str, rule: str, where: str) -> None:
@@ -134,8 +136,13 @@ class Consistency:
         else:
             self.tool_calls += 1
             if self.head.pricing is not None:
-                priced = price_tool_event(event, self.head.pricing)
-                if isinstance(priced, list) or not event.cost.low == event.cost.high == priced.cost:
+                cost = self.tool_costs.get(event.name)
+                if event.name not in self.tool_costs:  # a price per tool name, not per call
+                    priced = price_tool_event(event, self.head.pricing)
+                    cost = self.tool_costs[event.name] = (
+                        None if isinstance(priced, list) else priced.cost
+                    )
+                if cost is None or not event.cost.low == event.cost.high == cost:
                     self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
             if not self.is_model.get(event.requested_by, False):
                 self.pending.append((index, event.requested_by))
