@@ -516,6 +516,26 @@ def test_a_bundle_or_report_never_replaces_a_contract(cli: Any, tmp_path: Path) 
         assert target.read_bytes() == before
     template = cli("convert", "--in", str(parent), "--template", str(other), "--force")
     assert template.code == 0  # a template replaces a contract only when forced
+    signed_bundle = tmp_path / "s.json"
+    key = tmp_path / "k.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    made = _convert(cli, parent, contract, signed_bundle, "--attest-key", str(key))
+    assert made.code == 0, made.err
+    envelope = tmp_path / "s.json.intoto.json"
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text('{"type":"user"}\n')
+    for target in (envelope, transcript):  # was: replaced by a report or a bundle, exit 0
+        before = target.read_bytes()
+        for args in (
+            ["evaluate", "--bundle", str(bundle), "--report", str(target)],
+            ["convert", "--in", str(parent), "--contract", str(contract), "--out", str(target)],
+        ):
+            result = cli(*args)
+            assert result.code == 2, (args, result.err)
+            assert "OUT-REPLACES-EVIDENCE" in result.err
+            assert target.read_bytes() == before
+    again = _convert(cli, parent, contract, signed_bundle, "--attest-key", str(key))
+    assert again.code == 0, again.err  # its own attestation, made again
     spaced = tmp_path / "spaced.json"  # valid JSON too: space before the colon
     spaced.write_text(contract.read_text().replace('"schema_version":', '"schema_version" :'))
     result = cli("evaluate", "--bundle", str(bundle), "--report", str(spaced))

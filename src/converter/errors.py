@@ -751,9 +751,11 @@ CODES: dict[str, CodeInfo] = {
         "Write the output to another file.",
     ),
     "OUT-REPLACES-EVIDENCE": _c(
-        "An output path holds a conversion contract or an evidence bundle that this output may "
-        "not replace: a bundle replaces only a bundle, a report neither.",
-        "Write the output to another file. A template replaces a contract only with --force.",
+        "An output path holds evidence this output may not replace: a conversion contract, a "
+        "bundle, an attestation (a DSSE envelope) or a transcript (.jsonl). A bundle replaces only "
+        "a bundle, an attestation only the one beside its bundle, a report none of them.",
+        "Write the output to another file. A template replaces a contract or a bundle only with "
+        "--force.",
     ),
     "OUT-NOT-A-FILE": _c(
         "An output path is a symlink, a device, a pipe, a socket or a folder. Outputs are "

@@ -54,13 +54,25 @@ _CHUNK = 8 * 2**20
 _OVERLAP = 256  # longer than any match, so one across two chunks is still seen
 
 
+_ENVELOPE = re.compile(rb'"payloadType"\s*:')
+
+
 def _evidence_kind(path: Path) -> str | None:
-    """`bundle` or `conversion-contract` when an existing file is one (by its schema_version),
-    else None. A filled contract is hours of labelling; a bundle is the evidence itself. Read in
-    chunks: a bundle of any size is looked into, never held whole."""
+    """What an existing file is, when it is something an output must not lightly replace:
+    `bundle` or `conversion-contract` (by its schema_version), `attestation` (a DSSE envelope:
+    nobody without the signing key can make it again) or `transcript` (a `.jsonl` file: no
+    output of this tool is one, and a session's transcript is the source of everything). A
+    filled contract is hours of labelling; a bundle is the evidence itself. Read in chunks: a
+    bundle of any size is looked into, never held whole."""
+    if path.suffix == ".jsonl":
+        return "transcript"
     tail = b""
     try:
         with path.open("rb") as handle:
+            head = handle.read(4096)
+            if head.lstrip().startswith(b"{") and _ENVELOPE.search(head):
+                return "attestation"
+            handle.seek(0)
             while chunk := handle.read(_CHUNK):
                 found = _EVIDENCE.search(tail + chunk)
                 if found:
@@ -76,8 +88,8 @@ def check_outputs(
 ) -> None:
     """Refuse before any work when an output would replace an input, another output, a key,
     anything that is not a regular file, or a bundle or conversion contract of a kind not in
-    `may_replace` (a bundle may replace a bundle: the same conversion run again; a report never
-    replaces either)."""
+    `may_replace` (`_evidence_kind`: a bundle may replace a bundle, the same conversion run
+    again, and an attestation an attestation; a report replaces none)."""
     problems = []
     for out in outputs:
         if any(_same_file(out, source) for source in inputs):

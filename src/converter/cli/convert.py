@@ -214,9 +214,10 @@ def _bundle(
     pseudo: Pseudonymizer,
 ) -> None:
     outputs = [out] + ([Path(f"{out}.intoto.json")] if attest_key else [])
-    check_outputs(
-        outputs, [parent, contract_in] + ([attest_key] if attest_key else []), ("bundle",)
-    )
+    inputs = [parent, contract_in] + ([attest_key] if attest_key else [])
+    check_outputs([out], inputs, ("bundle",))  # a bundle replaces only a bundle
+    if attest_key:  # and its attestation only the attestation beside it
+        check_outputs(outputs[1:], inputs, ("attestation",))
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     bundle, data = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
     files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
