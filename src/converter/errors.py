@@ -638,6 +638,12 @@ CODES: dict[str, CodeInfo] = {
         "Do not trust the bundle: the producer signed a receipt that is not the bundle's. Ask for "
         "the bundle to be converted and attested again.",
     ),
+    "ATTEST-REDERIVE-OTHER-VERSION": _c(
+        "The bundle was written by another version of agent-evidence (its generator.version); "
+        "re-derivation is byte for byte, and another version writes other bytes.",
+        "Re-derive with the version that wrote it (pip install agent-evidence==<that version>); "
+        "its digest and signature can still be checked with this one.",
+    ),
     "ATTEST-REDERIVE-MISMATCH": _c(
         "The bundle re-derived from the given sources, contract and pseudonym key is not byte for "
         "byte the bundle given; exit 5.",
@@ -682,8 +688,9 @@ CODES: dict[str, CodeInfo] = {
     "ATTEST-SUBJECT-MISMATCH": _c(
         "The attestation is valid but its subject digest is not the SHA-256 of this bundle; "
         "exit 5.",
-        "Pair the bundle with its own .intoto.json; if they belong together, the bundle was "
-        "changed after it was attested.",
+        "Pair the bundle with its own .intoto.json; if they belong together, the bundle's bytes "
+        "changed after it was attested (re-indented or re-encoded counts: the signature covers "
+        "the exact bytes, the evidence digest only the values).",
     ),
     "ATTEST-KEY-EXISTS": _c(
         "The signing key file or its .pub file already exists; it was not replaced.",
@@ -716,7 +723,9 @@ CODES: dict[str, CodeInfo] = {
     "KEY-MISSING": _c(
         "No pseudonym key was found (no --key-file, no AGENT_EVIDENCE_KEY, none in the config "
         "folder), and this command does not create one.",
-        "Run `agent-evidence key init`, or pass --key-file, or set AGENT_EVIDENCE_KEY.",
+        "To convert: run `agent-evidence key init`, or pass --key-file, or set "
+        "AGENT_EVIDENCE_KEY. To re-derive a bundle someone else made (verify): pass the "
+        "producer's key with --key-file or AGENT_EVIDENCE_KEY; a new key cannot reproduce it.",
     ),
     "KEY-FILE-MISSING": _c(
         "The pseudonym key file given with --key-file does not exist.",

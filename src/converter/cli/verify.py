@@ -23,11 +23,12 @@ from typing import cast
 
 import click
 
+from converter import __version__
 from converter.bundle.io import open_bundle, require_own_receipt
 from converter.bundle.model import BundleHead
 from converter.cli.diagnostics import say
 from converter.cli.options import SOURCES, key_option, provider_bodies_option, read_input
-from converter.errors import IntegrityFailure
+from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.inspection import counted
@@ -147,6 +148,11 @@ def _check_rederivation(
 ) -> None:
     from converter.conversion import make_bundle
 
+    if opened.generator.version != __version__:
+        # Its generator's version is in its bytes, and task ids and shapes change between
+        # versions: another version can only re-derive other bytes (and would list every task
+        # as a mismatch, with fixes for a contract that is not wrong).
+        raise Refused([Problem("ATTEST-REDERIVE-OTHER-VERSION")])
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     # Never create a key here: a fresh key could only re-derive a different bundle.
     pseudo = Pseudonymizer(load_key(key_file, create=False).key)
