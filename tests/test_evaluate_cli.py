@@ -101,10 +101,11 @@ def test_agreeing_bundles_are_one_workload(cli: Any, tmp_path: Path) -> None:
     a = _bundle(cli, tmp_path, "a")
     b = tmp_path / "b.bundle.json"
     b.write_bytes(a.read_bytes())
-    # the same task twice is refused by the workload (a task id appears twice)
+    # the same session twice is refused by the workload, once: its transcript is bound twice
     result = cli("evaluate", "--bundle", str(a), "--bundle", str(b))
     assert result.code == 2
-    assert "EVAL-DUPLICATE-TASK" in result.err
+    assert "EVAL-BUNDLE-OVERLAP" in result.err
+    assert "EVAL-DUPLICATE-TASK" not in result.err
 
 
 def test_disagreeing_bundles_refuse(cli: Any, tmp_path: Path) -> None:

@@ -74,11 +74,19 @@ def test_every_disagreement_is_named() -> None:
     ]
 
 
-def test_the_same_bundle_twice_is_a_duplicate_task_and_an_overlap() -> None:
-    assert _where([HEAD, HEAD]) == [
-        ("EVAL-DUPLICATE-TASK", "bundle 1 of 2 and bundle 2 of 2"),
-        ("EVAL-BUNDLE-OVERLAP", "bundle 1 of 2 and bundle 2 of 2"),
-    ]
+def test_the_same_bundle_twice_is_one_overlap() -> None:
+    """Was: EVAL-DUPLICATE-TASK and EVAL-BUNDLE-OVERLAP for the same pair; the overlap (one
+    transcript bound twice) is why their tasks repeat."""
+    assert _where([HEAD, HEAD]) == [("EVAL-BUNDLE-OVERLAP", "bundle 1 of 2 and bundle 2 of 2")]
+
+
+def test_shared_tasks_without_a_shared_file_are_duplicate_tasks() -> None:
+    """A session converted before and after it grew: other transcript digests, the same tasks."""
+    files = tuple(
+        f.model_copy(update={"sha256": f"{i + 7:064x}"}) for i, f in enumerate(HEAD.receipt.files)
+    )
+    grown = HEAD.model_copy(update={"receipt": HEAD.receipt.model_copy(update={"files": files})})
+    assert _where([HEAD, grown]) == [("EVAL-DUPLICATE-TASK", "bundle 1 of 2 and bundle 2 of 2")]
 
 
 def _priced(head: BundleHead, **update: Any) -> BundleHead:

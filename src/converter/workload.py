@@ -160,6 +160,9 @@ def workload_problems(
             shared_tasks.add((tasks.setdefault(task, position), position))
         for digest in _transcripts(bundle):
             shared_files.add((files.setdefault(digest, position), position))
+    # Two bundles binding the same transcript file share its tasks too: the overlap says why,
+    # a second line for the same pair would only repeat it.
+    shared_tasks -= shared_files
     for code, pairs in (
         ("EVAL-DUPLICATE-TASK", shared_tasks),
         ("EVAL-BUNDLE-OVERLAP", shared_files),
