@@ -817,3 +817,12 @@ def test_property_breakdown_sums_to_the_total(
     for b in call.breakdown:  # every line recomputes by hand
         exact = Decimal(b.units) * b.rate * b.multiplier / Decimal(b.per)
         assert abs(exact - b.cost) <= Decimal("0.00000000005")
+
+
+def test_a_card_that_prices_nothing_observed_is_not_named() -> None:
+    """Was: a gateway session of MiniMax calls only got `price_card: anthropic-2026-11`, and its
+    report named the card for prices that were all the user's own."""
+    gateway = prefill(observed_keys(account([event("MiniMax-M2.7", input_tokens=1)])), CARD)
+    assert gateway.price_card is None
+    mixed = account([event("MiniMax-M2.7", input_tokens=1), event("claude-opus-4-6", n=2)])
+    assert prefill(observed_keys(mixed), CARD).price_card == CARD.ref()

@@ -167,3 +167,17 @@ def test_the_prices_an_event_used() -> None:
         "pricing/client_tools/Agent",
         "pricing/client_tools/Read",
     }
+
+
+def test_bundles_naming_other_cards_are_one_workload_when_their_prices_agree() -> None:
+    """Was: EVAL-WORKLOAD-MISMATCH [receipt/price_card] for a gateway session priced by hand
+    (no card, as README advises) beside card-priced ones, with no price in common."""
+    from converter.pricing.card import load_price_card
+    from converter.workload import _card_ids
+
+    card = load_price_card("anthropic-2026-11").ref()
+    named = _other_session(HEAD, price_card=card)
+    assert _where([HEAD, named]) == []
+    assert _card_ids([HEAD, named]) == "mixed"
+    assert _card_ids([named]) == "anthropic-2026-11"
+    assert _card_ids([HEAD]) == "none"

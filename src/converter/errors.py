@@ -560,9 +560,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     # --- evaluation (EVAL-*) ---
     "EVAL-WORKLOAD-MISMATCH": _c(
-        "The bundles disagree on policy, baseline, price card, rubric, label source, "
-        "pseudonym key, or the price of a model, context or tool they both use, so they are not "
-        "one workload.",
+        "The bundles disagree on policy, baseline, rubric, label source, pseudonym key, or the "
+        "price of a model, context or tool they both use, so they are not one workload.",
         "Evaluate bundles made under one policy, baseline, price list, rubric, label source and "
         "pseudonym key together; or evaluate them separately.",
     ),

@@ -1,7 +1,7 @@
 """From loaded bundles to one evaluation workload (the adapter between stages 4 and 5).
 
-Several bundles are one workload only when their policy, baseline, price card, rubric, label
-source and pseudonym key agree (SPEC §10), every price two of them state is the same, no task is in two of them and no transcript file is
+Several bundles are one workload only when their policy, baseline, rubric, label source and
+pseudonym key agree (SPEC §10), every price two of them used is the same, no task is in two of them and no transcript file is
 bound by two of them (one session converted twice); anything else is refused rather than
 averaged, naming the bundles by position.
 """
@@ -41,7 +41,6 @@ def _agreement(bundle: BundleHead) -> dict[str, object]:
     return {
         "policy": bundle.policy,
         "baseline": bundle.baseline,
-        "receipt/price_card": receipt.price_card.id if receipt.price_card else None,
         "receipt/rubric_version": receipt.rubric_version,
         "receipt/label_source": receipt.label_source,
         # Another key gives the same session other pseudonyms: nothing else would notice it
@@ -108,6 +107,14 @@ def _price_problems(
                 where += str(bundle_label(seen[0], total))
                 problems.append(Problem("EVAL-WORKLOAD-MISMATCH", where=where))
     return problems
+
+
+def _card_ids(bundles: Sequence[BundleHead]) -> str:
+    """The price card the workload's prices came from: its id, `none` (each producer's own
+    prices), or `mixed`. Bundles need not name the same card: every price two of them used must
+    agree (`_price_problems`), whatever card or none each names."""
+    ids = {b.receipt.price_card.id if b.receipt.price_card else "none" for b in bundles}
+    return ids.pop() if len(ids) == 1 else "mixed"
 
 
 def bundle_label(position: int, total: int) -> str | None:
@@ -314,7 +321,7 @@ def build_workload(loaded: list[LoadedBundle]) -> Workload:
             digests=Digests(
                 evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
                 contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
-                price_card_id=receipt.price_card.id if receipt.price_card else "none",
+                price_card_id=_card_ids(bundles),
                 rubric_version=receipt.rubric_version,
                 label_source=receipt.label_source,
             ),

@@ -176,8 +176,17 @@ def prefill(template: PricingTemplate, card: PriceCard) -> PricingTemplate:
         tool: value if value is not None else card.server_tools.get(tool)
         for tool, value in template.server_tools.items()
     }
+    # The card is named only if it prices something observed here: a template of a gateway's
+    # models alone would otherwise carry its name over prices that are all the user's own.
+    used = any(m in card.models for m in template.models) or any(
+        t in card.server_tools for t in template.server_tools
+    )
     filled = template.model_copy(
-        update={"models": models, "server_tools": servers, "price_card": card.ref()}
+        update={
+            "models": models,
+            "server_tools": servers,
+            "price_card": card.ref() if used else template.price_card,
+        }
     )
     return PricingTemplate.model_validate(filled.model_dump())  # model_copy does not validate
 
