@@ -99,6 +99,26 @@ def test_digest_only(cli: Any, signed: tuple[Path, Path, Path]) -> None:
     assert "not checked: the attestation beside it (who signed it): pass --public-key" in result.out
 
 
+def test_an_evaluation_says_whether_signatures_were_checked(
+    cli: Any, signed: tuple[Path, Path, Path]
+) -> None:
+    """Was: the same report with or without --public-key; forwarded alone, a reader could not
+    tell an authenticated decision from one on whatever bundle was at hand."""
+    from converter.attest.dsse import key_id
+    from converter.attest.keys import load_public_key
+
+    bundle, _, public = signed
+    plain = cli("evaluate", "--bundle", str(bundle))
+    assert "signatures: not checked (evaluate --public-key checks them)" in plain.out
+    checked = cli("evaluate", "--bundle", str(bundle), "--public-key", str(public))
+    expected = key_id(load_public_key(public))
+    assert f"signatures: every attestation verified with key {expected}" in checked.out
+    as_json = cli(
+        "evaluate", "--bundle", str(bundle), "--public-key", str(public), "--format", "json"
+    )
+    assert json.loads(as_json.out)["digests"]["signed_by"] == expected
+
+
 def test_signed_bundle_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> None:
     bundle, _, public = signed
     result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))

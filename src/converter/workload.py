@@ -292,8 +292,9 @@ class FactsBuilder:
 LoadedBundle = tuple[BundleHead, FactsBuilder]
 
 
-def build_workload(loaded: list[LoadedBundle]) -> Workload:
-    """One workload from bundles opened with a `FactsBuilder` each (`bundle.io.open_bundle`)."""
+def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> Workload:
+    """One workload from bundles opened with a `FactsBuilder` each (`bundle.io.open_bundle`);
+    `signed_by`: the key id every bundle's attestation verified with, if they were checked."""
     if not loaded:
         raise Refused([Problem("EVAL-NO-BUNDLE")])
     bundles = [head for head, _ in loaded]
@@ -322,6 +323,7 @@ def build_workload(loaded: list[LoadedBundle]) -> Workload:
                 evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
                 contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
                 price_card_id=_card_ids(bundles),
+                signed_by=signed_by,
                 rubric_version=receipt.rubric_version,
                 label_source=receipt.label_source,
             ),

@@ -105,7 +105,13 @@ def evaluate(
     """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2)."""
     if report is not None:
         check_outputs([report], list(bundles))
-    result = run_checks(build_workload(load_bundles(bundles, public_key)))
+    signed_by = None
+    if public_key is not None:  # every bundle is refused unless its attestation verifies
+        from converter.attest.dsse import key_id
+        from converter.attest.keys import load_public_key
+
+        signed_by = key_id(load_public_key(public_key))
+    result = run_checks(build_workload(load_bundles(bundles, public_key), signed_by))
     text = RENDERERS[fmt](result)
     if report is not None:
         write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())

@@ -129,6 +129,9 @@ class Digests(Closed):
     price_card_id: PublicName  # "none" when no card was used
     rubric_version: Label
     label_source: Label
+    # The id of the key every bundle's attestation verified with (--public-key), or None when
+    # no signature was checked: a report forwarded alone must say which it is.
+    signed_by: Sha256 | None = None
 
 
 class Workload(Closed):

@@ -125,6 +125,9 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
         *(f"conversion contract: {c}" for c in d.contract_sha256),
         f"price card: {quote(d.price_card_id)}",
         f"rubric: {quote(d.rubric_version)} (labels: {quote(d.label_source)})",
+        f"signatures: every attestation verified with key {d.signed_by}"
+        if d.signed_by
+        else "signatures: not checked (evaluate --public-key checks them)",
     ]
     return lines
 
