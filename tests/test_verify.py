@@ -119,6 +119,23 @@ def test_an_evaluation_says_whether_signatures_were_checked(
     assert json.loads(as_json.out)["digests"]["signed_by"] == expected
 
 
+def test_verify_says_a_named_cards_prices_were_checked(cli: Any, tmp_path: Path) -> None:
+    from converter.pricing.card import load_price_card
+
+    body = json.loads((FIXTURES / "synthetic_bundle.golden.json").read_bytes())
+    body["receipt"]["price_card"] = load_price_card("anthropic-2026-11").ref().model_dump()
+    body["receipt"].pop("evidence_sha256")
+    body["receipt"]["evidence_sha256"] = evidence_digest(body)
+    named = tmp_path / "named.json"
+    named.write_bytes(canonical_bytes(body))
+    result = cli("verify", "--bundle", str(named))
+    assert result.code == 0, result.err
+    line = "ok: the prices it carries for what the card prices are the card's (anthropic-2026-11)"
+    assert line in result.out
+    golden = cli("verify", "--bundle", str(FIXTURES / "synthetic_bundle.golden.json"))
+    assert "the card's" not in golden.out  # it names no card
+
+
 def test_signed_bundle_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> None:
     bundle, _, public = signed
     result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))

@@ -33,6 +33,7 @@ from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.inspection import counted
 from converter.pipeline import SourceName, TaskUnit
+from converter.pricing.card import shipped_cards
 
 
 @click.command()
@@ -108,6 +109,9 @@ def verify(
     events = counted(counts.model_calls + counts.tool_calls, "event")
     if opened.pricing is not None:
         say(f"ok: its parts agree, and the costs of its {events} match the prices it carries")
+        card = opened.receipt.price_card
+        if card is not None and card.id in shipped_cards():
+            say(f"ok: the prices it carries for what the card prices are the card's ({card.id})")
     else:
         say(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
     envelope = attestation or Path(f"{bundle}.intoto.json")
