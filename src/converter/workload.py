@@ -86,21 +86,22 @@ def used_prices(event: ModelEventOut | ToolEventOut) -> set[str]:
     return used
 
 
-def _price_problems(
+def _mismatches(
     present: list[tuple[int, BundleHead]], total: int, used: Sequence[set[str]] | None
 ) -> list[Problem]:
-    """One workload, one price list: a price two bundles both used must be the same in both (the
-    first bundle that used it is the reference). Each bundle's costs agree with its own prices;
-    bundles priced apart would be summed into one decision. A price a bundle states but none of
-    its events used (a bound no call reached, the rule for unsplit writes it has none of) is not
-    compared. `used`: per bundle, in the order given; None compares every price stated."""
+    """What bundles of one workload must agree on, each part against the first bundle that has
+    it: the `_agreement` every bundle has (so the first bundle given), and one price list: a
+    price two bundles both used must be the same in both. Each bundle's costs agree with its own
+    prices; bundles priced apart would be summed into one decision. A price a bundle states but
+    none of its events used (a bound no call reached, the rule for unsplit writes it has none
+    of) is not compared. `used`: per bundle, in the order given; None compares every price."""
     first: dict[str, tuple[int, object]] = {}
     problems = []
     for position, bundle in present:
-        stated = _prices(bundle)
+        prices = _prices(bundle)
         if used is not None:
-            stated = {part: value for part, value in stated.items() if part in used[position - 1]}
-        for part, value in stated.items():
+            prices = {part: value for part, value in prices.items() if part in used[position - 1]}
+        for part, value in {**_agreement(bundle), **prices}.items():
             seen = first.setdefault(part, (position, value))
             if seen[1] != value:
                 where = f"{bundle_label(position, total)}: {part} differs from "
@@ -112,7 +113,7 @@ def _price_problems(
 def _card_ids(bundles: Sequence[BundleHead]) -> str:
     """The price card the workload's prices came from: its id, `none` (each producer's own
     prices), or `mixed`. Bundles need not name the same card: every price two of them used must
-    agree (`_price_problems`), whatever card or none each names."""
+    agree (`_mismatches`), whatever card or none each names."""
     ids = {b.receipt.price_card.id if b.receipt.price_card else "none" for b in bundles}
     return ids.pop() if len(ids) == 1 else "mixed"
 
@@ -145,19 +146,7 @@ def workload_problems(
     compared."""
     total = len(bundles)
     present = [(n, b) for n, b in enumerate(bundles, 1) if b is not None]
-    problems = []
-    if present:
-        first, reference = present[0][0], _agreement(present[0][1])
-        for position, bundle in present[1:]:
-            for part, value in _agreement(bundle).items():
-                if value != reference[part]:
-                    where = f"{bundle_label(position, total)}: {part} differs from "
-                    problems.append(
-                        Problem(
-                            "EVAL-WORKLOAD-MISMATCH", where=f"{where}{bundle_label(first, total)}"
-                        )
-                    )
-        problems += _price_problems(present, total, used)
+    problems = _mismatches(present, total, used)
     tasks: dict[str, int] = {}
     files: dict[str, int] = {}
     shared_tasks: set[tuple[int, int]] = set()
