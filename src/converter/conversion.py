@@ -13,7 +13,7 @@ from converter.bundle.model import BundleHead
 from converter.canonical import pretty_bytes
 from converter.contract.model import Contract, Privacy, Source
 from converter.contract.read import ContractParts, parse_contract, read_contract
-from converter.contract.template import build_template, carry_forward, changed_tasks
+from converter.contract.template import build_template, carry_forward
 from converter.contract.validate import (
     check_against_sources,
     own_problems,
@@ -83,7 +83,7 @@ def make_template(
     old_contract: bytes | None = None,
 ) -> tuple[bytes, list[str], list[str], list[str]]:
     """The template's bytes, and (when carrying forward) the dropped, new and changed task ids
-    (`changed_tasks`: labels carried over for tasks that grew since).
+    (`carry_forward`: labels carried over for tasks that grew since are `changed`).
 
     `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
     contract's privacy (or "exact") stands.
@@ -93,24 +93,25 @@ def make_template(
     dropped: list[str] = []
     new: list[str] = []
     changed: list[str] = []
+    own_prices = False  # carried from a contract that named no card
     if old_contract is not None:
         old = parse_contract(old_contract)
         if isinstance(old, list):
             raise Refused(old)
         if old.key_id != template.key_id:
             raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
-        changed = changed_tasks(template, old)
-        template, dropped, new = carry_forward(template, old)
-        if old.claims.pricing.price_card is None and card_problems(template.claims.pricing):
-            # Your own prices carried (--from-contract) with --price-card: they stay your own,
-            # under no card's name; models first seen here keep the card's pre-filled values.
-            pricing = template.claims.pricing.model_copy(update={"price_card": None})
-            claims = template.claims.model_copy(update={"pricing": pricing})
-            template = template.model_copy(update={"claims": claims})
-    # A card's name over other prices (an old contract that named the card, then was edited)
-    # would be refused at convert; say so now, before the user labels anything.
+        template, dropped, new, changed = carry_forward(template, old)
+        own_prices = old.claims.pricing.price_card is None
     mismatched = card_problems(template.claims.pricing)
-    if mismatched:
+    if mismatched and own_prices:
+        # Your own prices carried (--from-contract) with --price-card: they stay your own,
+        # under no card's name; models first seen here keep the card's pre-filled values.
+        pricing = template.claims.pricing.model_copy(update={"price_card": None})
+        claims = template.claims.model_copy(update={"pricing": pricing})
+        template = template.model_copy(update={"claims": claims})
+    elif mismatched:
+        # A card's name over other prices (an old contract that named the card, then was
+        # edited) would be refused at convert; say so now, before the user labels anything.
         raise Refused(mismatched)
     privacy = template.claims.privacy
     if timestamps is not None:

@@ -134,10 +134,13 @@ def _renamed(template: Contract, old: Contract) -> dict[str, str]:
     return renamed
 
 
-def carry_forward(template: Contract, old: Contract) -> tuple[Contract, list[str], list[str]]:
+def carry_forward(
+    template: Contract, old: Contract
+) -> tuple[Contract, list[str], list[str], list[str]]:
     """Copy every claim of `old` whose task id is unchanged (or renamed, see `_renamed`);
-    return (contract, dropped, new)."""
+    return (contract, dropped, new, changed: `_changed`)."""
     renamed = _renamed(template, old)
+    changed = _changed(template, old, renamed)
     if renamed:
         old_claims = old.claims.model_copy(
             update={
@@ -163,13 +166,12 @@ def carry_forward(template: Contract, old: Contract) -> tuple[Contract, list[str
             "pricing": _merge_pricing(template.claims.pricing, old.claims.pricing),
         }
     )
-    return template.model_copy(update={"claims": claims}), dropped, new
+    return template.model_copy(update={"claims": claims}), dropped, new, changed
 
 
-def changed_tasks(template: Contract, old: Contract) -> list[str]:
+def _changed(template: Contract, old: Contract, renamed: dict[str, str]) -> list[str]:
     """Tasks whose outcome is carried over but which grew since it was labelled (more or fewer
     model calls or subagents: a resumed session): their label may no longer be what happened."""
-    renamed = _renamed(template, old)
     before = {renamed.get(t.id, t.id): t for t in old.tasks}
     labelled = {  # an outcome with a value in it: a template's all-null ones are not labels
         renamed.get(k, k)
