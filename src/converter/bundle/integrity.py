@@ -136,12 +136,10 @@ class Consistency:
         else:
             self.tool_calls += 1
             if self.head.pricing is not None:
-                cost = self.tool_costs.get(event.name)
                 if event.name not in self.tool_costs:  # a price per tool name, not per call
                     priced = price_tool_event(event, self.head.pricing)
-                    cost = self.tool_costs[event.name] = (
-                        None if isinstance(priced, list) else priced.cost
-                    )
+                    self.tool_costs[event.name] = None if isinstance(priced, list) else priced.cost
+                cost = self.tool_costs[event.name]
                 if cost is None or not event.cost.low == event.cost.high == cost:
                     self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
             if not self.is_model.get(event.requested_by, False):
