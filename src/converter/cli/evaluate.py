@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,32 +23,34 @@ from converter.workload import (
     workload_problems,
 )
 
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
 
 
-def load_bundle(path: Path, public_key: Path | None) -> LoadedBundle:
+def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle:
     """Open a bundle (digest checked, exit 5 on mismatch) into its task facts; with a key,
     require its attestation."""
     data = read_input(path, "BUNDLE-UNREADABLE")
     facts = FactsBuilder()
     bundle = open_bundle(data, sink=facts)
     if public_key is not None:
-        from converter.attest.keys import load_public_key
         from converter.attest.statement import check_attestation
 
         envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING", empty_is_missing=True)
-        require_own_receipt(bundle, check_attestation(data, envelope, load_public_key(public_key)))
+        require_own_receipt(bundle, check_attestation(data, envelope, public_key))
     return bundle, facts
 
 
-def load_bundles(paths: tuple[Path, ...], public_key: Path | None) -> list[LoadedBundle]:
+def load_bundles(
+    paths: tuple[Path, ...], public_key: Ed25519PublicKey | None
+) -> list[LoadedBundle]:
     """Every bundle opened, or every problem of every bundle, each labelled `bundle N of M`
     (with several), and why they are not one workload. Exit 5 if any bundle failed an
     integrity check (its other problems and the other bundles' refusals are printed with it),
     else 2: a mismatch anywhere is never reported as a mere refusal, whatever the order of the
     bundles (a broken file given first cannot hide a tampered one)."""
-    from converter.attest.errors import SigningKeyRefused
-
     total = len(paths)
     loaded: list[LoadedBundle | None] = []
     mismatches: list[Problem] = []
@@ -58,9 +61,6 @@ def load_bundles(paths: tuple[Path, ...], public_key: Path | None) -> list[Loade
             continue
         except IntegrityFailure as failure:
             mismatches += labelled(failure.problems, position, total)
-        except SigningKeyRefused as bad_key:  # the key, not this bundle: said once
-            if bad_key.problems[0] not in refusals:
-                refusals += bad_key.problems
         except Refused as refused:
             refusals += labelled(refused.problems, position, total)
         loaded.append(None)
@@ -105,13 +105,14 @@ def evaluate(
     """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2)."""
     if report is not None:
         check_outputs([report], list(bundles))
-    signed_by = None
+    key = signed_by = None
     if public_key is not None:  # every bundle is refused unless its attestation verifies
         from converter.attest.dsse import key_id
         from converter.attest.keys import load_public_key
 
-        signed_by = key_id(load_public_key(public_key))
-    result = run_checks(build_workload(load_bundles(bundles, public_key), signed_by))
+        key = load_public_key(public_key)  # a key that cannot be used is refused here, once
+        signed_by = key_id(key)
+    result = run_checks(build_workload(load_bundles(bundles, key), signed_by))
     text = RENDERERS[fmt](result)
     if report is not None:
         write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())
