@@ -383,7 +383,8 @@ def _under_the_card(body: dict[str, Any]) -> None:
     """The golden bundle's prices are the shipped card's for its model: name the card."""
     from converter.pricing.card import load_price_card
 
-    body["receipt"]["price_card"] = load_price_card("anthropic-2026-11").ref().model_dump()
+    ref = load_price_card("anthropic-2026-11").ref().model_dump()
+    body["receipt"]["price_card"] = body["pricing"]["price_card"] = ref
 
 
 def test_prices_and_costs_edited_together_under_a_shipped_cards_name_are_refused() -> None:
@@ -399,9 +400,29 @@ def test_prices_and_costs_edited_together_under_a_shipped_cards_name_are_refused
         _zero_costs(body)
 
     assert _codes_at(free) == [("BUNDLE-PRICE-CARD-MISMATCH", "pricing/models/claude-opus-4-8")]
+
     # Without a card's name the prices are the producer's own claim: only a signature vouches.
-    unnamed = _resealed(lambda body: (free(body), body["receipt"].update(price_card=None)))
-    assert open_bundle(unnamed).receipt.price_card is None
+    def unnamed(body: dict[str, Any]) -> None:
+        free(body)
+        body["receipt"]["price_card"] = body["pricing"]["price_card"] = None
+
+    assert open_bundle(_resealed(unnamed)).receipt.price_card is None
+
+
+def test_the_card_the_prices_name_is_the_card_the_receipt_names() -> None:
+    """Reports and the signature show the receipt's card; prices naming another (or none) are
+    not what a reader is told they are."""
+
+    def card_dropped_from_receipt(body: dict[str, Any]) -> None:
+        _under_the_card(body)
+        body["receipt"]["price_card"] = None
+
+    def card_dropped_from_prices(body: dict[str, Any]) -> None:
+        _under_the_card(body)
+        body["pricing"]["price_card"] = None
+
+    for edit in (card_dropped_from_receipt, card_dropped_from_prices):
+        assert _codes_at(edit) == [("BUNDLE-PRICE-CARD-MISMATCH", "pricing/price_card")]
 
 
 def test_a_v1_bundle_has_no_prices_to_check_its_costs_against() -> None:

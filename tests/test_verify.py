@@ -123,7 +123,8 @@ def test_verify_says_a_named_cards_prices_were_checked(cli: Any, tmp_path: Path)
     from converter.pricing.card import load_price_card
 
     body = json.loads((FIXTURES / "synthetic_bundle.golden.json").read_bytes())
-    body["receipt"]["price_card"] = load_price_card("anthropic-2026-11").ref().model_dump()
+    ref = load_price_card("anthropic-2026-11").ref().model_dump()
+    body["receipt"]["price_card"] = body["pricing"]["price_card"] = ref
     body["receipt"].pop("evidence_sha256")
     body["receipt"]["evidence_sha256"] = evidence_digest(body)
     named = tmp_path / "named.json"

@@ -473,7 +473,8 @@ CODES: dict[str, CodeInfo] = {
     "BUNDLE-PRICE-CARD-MISMATCH": _c(
         "The bundle's receipt names a shipped price card, but a price it carries for a model or "
         "server tool the card prices (or the card's date or source) is not the card's: its "
-        "prices and costs were changed together after it was written, under the card's name.",
+        "prices and costs were changed together after it was written, under the card's name. "
+        "Or its prices name another card (or none) than its receipt, which reports show.",
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),

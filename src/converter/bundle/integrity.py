@@ -84,6 +84,8 @@ class Consistency:
             if task_id not in self.tasks or task_id in self.excluded:
                 self._add("BUNDLE-OUTCOME-MISMATCH", "outcomes/*", f"outcomes/{task_id}")
         if head.pricing is not None:  # prices edited under a shipped card's name, with costs
+            if head.pricing.price_card != head.receipt.price_card:  # reports show the receipt's
+                self._add("BUNDLE-PRICE-CARD-MISMATCH", "pricing/*", "pricing/price_card")
             for part in card_mismatches(head.pricing, head.receipt.price_card):
                 where = "receipt/price_card" if part == "price_card" else f"pricing/{part}"
                 self._add("BUNDLE-PRICE-CARD-MISMATCH", "pricing/*", where)
