@@ -288,6 +288,94 @@ def test_one_session_converted_twice_is_refused(cli: Any, tmp_path: Path) -> Non
     assert len(result.err.splitlines()) == 1
 
 
+def _session(folder: Path, prompts: int) -> Path:
+    """A one-file 2.1.216 session: `prompts` typed prompts, each answered by one complete call.
+    Written with fewer prompts, it is the same session before it grew."""
+    session = "0c0ffee0-0000-4000-8000-000000000001"
+    lines: list[dict[str, Any]] = []
+    previous = None
+    for n in range(prompts):
+        common = {"sessionId": session, "version": "2.1.216", "isSidechain": False}
+        stamp = f"2026-07-21T09:{10 + n:02d}:00.000Z"
+        prompt, answer = (
+            f"00000000-0000-4000-8000-{2 * n:012d}",
+            f"00000000-0000-4000-8000-{2 * n + 1:012d}",
+        )
+        lines.append(
+            {
+                **common,
+                "type": "user",
+                "uuid": prompt,
+                "parentUuid": previous,
+                "timestamp": stamp,
+                "message": {"role": "user", "content": f"prompt {n}"},
+            }
+        )
+        usage = {"input_tokens": 3, "output_tokens": 40, "iterations": []}
+        lines.append(
+            {
+                **common,
+                "type": "assistant",
+                "uuid": answer,
+                "parentUuid": prompt,
+                "timestamp": stamp,
+                "requestId": f"req_{n:024d}",
+                "message": {
+                    "id": f"msg_{n:024d}",
+                    "model": "claude-opus-4-8",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "done"}],
+                    "stop_reason": "end_turn",
+                    "usage": usage,
+                },
+            }
+        )
+        previous = answer
+    folder.mkdir()
+    path = folder / f"{session}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize("units", [("session", "prompt"), ("prompt", "session")])
+def test_one_session_converted_before_and_after_it_grew_is_refused(
+    units: tuple[str, str], cli: Any, tmp_path: Path
+) -> None:
+    """Was: SCALE. The grown file has another digest and the other task unit other task ids, so
+    neither check saw the session twice; its first three calls counted twice, and a workload
+    short of `min_tasks` (INCOMPLETE) passed the gate. The calls' ids are the same."""
+    old = _session(tmp_path / "old", 3)
+    new = _session(tmp_path / "new", 4)
+    a = _filled(cli, tmp_path, "old", "--from", "claude-code", "--task-unit", units[0], parent=old)
+    b = _filled(cli, tmp_path, "new", "--from", "claude-code", "--task-unit", units[1], parent=new)
+    result = cli("evaluate", "--bundle", str(b), "--bundle", str(a))
+    assert result.code == 2, result.out
+    assert _refusals(result.err) == [
+        line for line in result.err.splitlines() if "EVAL-BUNDLE-OVERLAP" in line
+    ]
+    assert result.err.startswith("refused: EVAL-BUNDLE-OVERLAP [bundle 1 of 2 and bundle 2 of 2]:")
+    # Two different sessions of the same shape are one workload.
+    other = tmp_path / "other"
+    _session(other, 3).rename(other / "0c0ffee0-0000-4000-8000-000000000002.jsonl")
+    text = (other / "0c0ffee0-0000-4000-8000-000000000002.jsonl").read_text()
+    for n in range(3):
+        text = text.replace(f"msg_{n:024d}", f"msg_{n + 100:024d}")
+    (other / "0c0ffee0-0000-4000-8000-000000000002.jsonl").write_text(
+        text.replace("0c0ffee0-0000-4000-8000-000000000001", "0c0ffee0-0000-4000-8000-000000000002")
+    )
+    c = _filled(
+        cli,
+        tmp_path,
+        "other",
+        "--from",
+        "claude-code",
+        parent=other / "0c0ffee0-0000-4000-8000-000000000002.jsonl",
+    )
+    together = cli("evaluate", "--bundle", str(b), "--bundle", str(c))
+    assert together.code == 0, together.err
+    assert "SCALE" in together.out.splitlines()[0], together.out
+
+
 def _refusals(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith(("refused: ", "integrity: "))]
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any
 
 from converter.bundle.io import open_bundle
-from converter.bundle.model import BundleHead
+from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.workload import FactsBuilder, workload_problems
 from tests.conftest import FIXTURES
 
@@ -181,3 +182,27 @@ def test_bundles_naming_other_cards_are_one_workload_when_their_prices_agree() -
     assert _card_ids([HEAD, named]) == "mixed"
     assert _card_ids([named]) == "anthropic-2026-11"
     assert _card_ids([HEAD]) == "none"
+
+
+def test_a_call_in_two_bundles_is_an_overlap() -> None:
+    """Two conversions of one session under one key share their calls' ids, whatever the task
+    unit and however much the session grew in between."""
+    other = _other_session(HEAD)
+    ids = ["event-" + "a" * 12, "event-" + "b" * 12]
+    shared = workload_problems([HEAD, other], events=[ids, ids[1:]])
+    assert [(p.code, p.where) for p in shared] == [
+        ("EVAL-BUNDLE-OVERLAP", "bundle 1 of 2 and bundle 2 of 2")
+    ]
+    assert workload_problems([HEAD, other], events=[ids[:1], ids[1:]]) == []
+
+
+def test_an_excluded_tasks_calls_are_still_the_bundles_own() -> None:
+    builder = FactsBuilder()
+    builder.start(HEAD)
+    body = json.loads((FIXTURES / "synthetic_bundle.golden.json").read_bytes())
+    for raw in body["events"]:
+        event = (ModelEventOut if raw["kind"] == "model" else ToolEventOut).model_validate_json(
+            json.dumps(raw)
+        )
+        builder.event(event.model_copy(update={"task": "task-" + "f" * 12}))
+    assert sorted(builder.event_ids) == sorted(e["id"] for e in body["events"])

@@ -572,9 +572,9 @@ CODES: dict[str, CodeInfo] = {
         "Give each session's bundle once.",
     ),
     "EVAL-BUNDLE-OVERLAP": _c(
-        "Two bundles bind the same transcript file (the same SHA-256): one session converted "
-        "twice, under two keys, with two task units, or before and after it grew. Its calls "
-        "would be counted twice.",
+        "Two bundles bind the same transcript file (the same SHA-256) or hold the same model or "
+        "tool call (the same event id): one session converted twice, under two keys, with two "
+        "task units, or before and after it grew. Its calls would be counted twice.",
         "Give each session's bundle once: keep the latest conversion and drop the other.",
     ),
     "EVAL-NO-BUNDLE": _c(

@@ -1,15 +1,15 @@
 """From loaded bundles to one evaluation workload (the adapter between stages 4 and 5).
 
 Several bundles are one workload only when their policy, baseline, rubric, label source and
-pseudonym key agree (SPEC §10), every price two of them used is the same, no task is in two of them and no transcript file is
-bound by two of them (one session converted twice); anything else is refused rather than
-averaged, naming the bundles by position.
+pseudonym key agree (SPEC §10), every price two of them used is the same, no task is in two of
+them, and no transcript file and no call is in two of them (one session converted twice);
+anything else is refused rather than averaged, naming the bundles by position.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
 
@@ -138,12 +138,15 @@ def _transcripts(bundle: BundleHead) -> set[str]:
 
 
 def workload_problems(
-    bundles: Sequence[BundleHead | None], used: Sequence[set[str]] | None = None
+    bundles: Sequence[BundleHead | None],
+    used: Sequence[set[str]] | None = None,
+    events: Sequence[Iterable[str]] | None = None,
 ) -> list[Problem]:
     """Why bundles given together are not one workload, naming them by position; `None` is a
     bundle that could not be opened (its own problems are reported apart). `used`: the prices
     each bundle's events were priced with (`used_prices`); without it every stated price is
-    compared."""
+    compared. `events`: each bundle's event ids, in the order given (an event id is the keyed
+    pseudonym of one model or tool call, whatever the task unit)."""
     total = len(bundles)
     present = [(n, b) for n, b in enumerate(bundles, 1) if b is not None]
     problems = _mismatches(present, total, used)
@@ -156,6 +159,13 @@ def workload_problems(
             shared_tasks.add((tasks.setdefault(task, position), position))
         for digest in _transcripts(bundle):
             shared_files.add((files.setdefault(digest, position), position))
+    if events is not None and len(present) > 1:
+        # One call in two bundles: one session converted twice, after it grew (its file's
+        # digest changed) or with another task unit (its task ids changed). Same key, same id.
+        calls: dict[str, int] = {}
+        for position, _ in present:
+            for event in events[position - 1]:
+                shared_files.add((calls.setdefault(event, position), position))
     # Two bundles binding the same transcript file share its tasks too: the overlap says why,
     # a second line for the same pair would only repeat it.
     shared_tasks -= shared_files
@@ -233,6 +243,13 @@ class FactsBuilder:
         self.owner: dict[str, str] = {}  # event id -> task id, for the task's own edges
         self.edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.used: set[str] = set()  # the prices its events were priced with
+        self.excluded_events: list[str] = []  # ids of the excluded tasks' events
+
+    @property
+    def event_ids(self) -> Iterator[str]:
+        """Every event's id: those of counted tasks are `owner`'s keys already."""
+        yield from self.owner
+        yield from self.excluded_events
 
     def start(self, head: BundleHead) -> None:
         self.head = head
@@ -245,6 +262,8 @@ class FactsBuilder:
         if event.task in self.tasks:
             self.tasks[event.task].add(event, self.types.get(event.agent, ROOT_AGENT))
             self.owner[event.id] = event.task
+        else:
+            self.excluded_events.append(event.id)
 
     def edge(self, edge: Edge) -> None:
         task = self.owner.get(edge.source)
@@ -288,7 +307,9 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
         raise Refused([Problem("EVAL-NO-BUNDLE")])
     bundles = [head for head, _ in loaded]
     first = bundles[0]
-    problems = workload_problems(bundles, [builder.used for _, builder in loaded])
+    problems = workload_problems(
+        bundles, [b.used for _, b in loaded], [b.event_ids for _, b in loaded]
+    )
     if problems:
         raise Refused(problems)
     findings: dict[str, int] = defaultdict(int)

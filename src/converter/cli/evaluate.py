@@ -67,6 +67,7 @@ def load_bundles(
     refusals += workload_problems(
         [item[0] if item else None for item in loaded],
         [item[1].used if item else set() for item in loaded],
+        [item[1].event_ids if item else () for item in loaded],
     )
     if mismatches:
         raise IntegrityFailure.several(mismatches, refusals)
