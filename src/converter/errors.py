@@ -240,7 +240,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-USAGE-INCOMPLETE": _c(
         "Model calls whose final usage was never written are priced as an interval.",
-        "Nothing to do; provider bodies (--provider-bodies) can close the interval.",
+        "Nothing to do: the interval's high end prices output at the contract's "
+        "max_output_tokens. (Provider bodies would give the final usage; this version does not "
+        "read them yet.)",
         blocking=False,
     ),
     "CC-REC-SYNTHETIC": _c(
@@ -273,7 +275,8 @@ CODES: dict[str, CodeInfo] = {
     "CC-REC-WEBSEARCH-COUNT-UNKNOWN": _c(
         "WebSearch calls whose result names no server search: their search count (and its price) "
         "is unknown and counted as 0.",
-        "Nothing to do unless web search spend matters; provider bodies would show the real count.",
+        "Nothing to do unless web search spend matters; then add it by hand. (Provider bodies "
+        "would show the real count; this version does not read them yet.)",
         blocking=False,
     ),
     "CC-REC-SERVER-TOOL-UNPRICED": _c(
@@ -602,8 +605,11 @@ CODES: dict[str, CodeInfo] = {
     "EVAL-GATE-INDETERMINATE": _c(
         "A gate passes at the low cost and fails at the high cost: usage-incomplete calls leave "
         "the cost on both sides of the limit, so the decision is INCOMPLETE.",
-        "Convert again with --provider-bodies to close the cost intervals, or wait until the "
-        "sessions are idle so their final usage is written.",
+        "Convert again once the sessions are idle, so calls still streaming have their final "
+        "usage written. For calls that never got one, max_output_tokens in the contract bounds "
+        "the interval: set it to the output limit your Claude Code requests "
+        "(CLAUDE_CODE_MAX_OUTPUT_TOKENS), if lower than the model's. This version does not read "
+        "provider bodies yet.",
     ),
     "EVAL-SAMPLE-TOO-SMALL": _c(
         "The workload has fewer tasks than the policy's min_tasks, so the decision is INCOMPLETE.",
@@ -622,13 +628,15 @@ CODES: dict[str, CodeInfo] = {
     ),
     "EVAL-USAGE-INCOMPLETE": _c(
         "Model calls without final usage were evaluated at both ends of their cost interval.",
-        "Nothing to do unless a gate is indeterminate; provider bodies close the interval.",
+        "Nothing to do unless a gate is indeterminate (see EVAL-GATE-INDETERMINATE).",
         blocking=False,
     ),
     "EVAL-AUXILIARY-NOT-OBSERVED": _c(
         "Auxiliary calls (session titles, compaction, web-search side calls) were not observed: "
         "no provider bodies were given, so their spend is not in the costs.",
-        "Convert with --provider-bodies to include calls seen only in provider bodies.",
+        "Nothing to do in this version (it does not read provider bodies yet): read the costs "
+        "as leaving out those calls: a session title is a small Haiku call, a compaction call "
+        "re-reads the whole conversation.",
         blocking=False,
     ),
     # --- attestation and verification (ATTEST-*) ---
