@@ -405,6 +405,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-DUPLICATE-TASK",
         "EVAL-BUNDLE-OVERLAP",
         "EVAL-BUNDLE-INCOMPLETE-CLAIMS",
+        "EVAL-UNKNOWN-CHECK",
     }
     assert {c for c in CODES if c.startswith("EVAL-")} == used
 

@@ -191,6 +191,29 @@ def test_a_resealed_bundle_without_outcomes_is_refused_not_an_internal_error(
         assert result.out == ""
 
 
+def test_claims_evaluation_cannot_use_are_named_by_field(cli: Any, tmp_path: Path) -> None:
+    """Was one bare EVAL-BUNDLE-INCOMPLETE-CLAIMS for any of them, an unknown gate id too."""
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def gaps(body: dict[str, Any]) -> None:
+        body["policy"]["min_tasks"] = None
+        body["policy"]["disabled_checks"] = ["some-future-gate"]
+        body["baseline"]["name"] = None
+        task = body["tasks"][0]["id"]
+        body["outcomes"][task]["acceptable"] = None
+
+    result = cli("evaluate", "--bundle", str(_resealed(bundle, gaps)))
+    assert result.code == 2, result.out
+    task = read_json(bundle)["tasks"][0]["id"]
+    assert [line.split("]")[0] for line in _refusals(result.err)] == [
+        f"refused: EVAL-BUNDLE-INCOMPLETE-CLAIMS [outcomes/{task}/acceptable",
+        "refused: EVAL-BUNDLE-INCOMPLETE-CLAIMS [policy/min_tasks",
+        "refused: EVAL-UNKNOWN-CHECK [policy/disabled_checks/0",
+        "refused: EVAL-BUNDLE-INCOMPLETE-CLAIMS [baseline/name",
+    ]
+    assert "some-future-gate" not in result.err
+
+
 def test_an_event_outside_every_task_cannot_decide(cli: Any, tmp_path: Path) -> None:
     """An event moved out of its task dropped out of the cost and the bundle still said SCALE
     (under a cap only the full cost breaks, the cost of the event decides)."""

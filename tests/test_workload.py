@@ -206,3 +206,19 @@ def test_an_excluded_tasks_calls_are_still_the_bundles_own() -> None:
         )
         builder.event(event.model_copy(update={"task": "task-" + "f" * 12}))
     assert sorted(builder.event_ids) == sorted(e["id"] for e in body["events"])
+
+
+def test_disabled_gates_in_another_order_are_the_same_policy() -> None:
+    def disabling(head: BundleHead, *gates: str) -> BundleHead:
+        policy = head.policy.model_copy(update={"disabled_checks": gates})
+        return head.model_copy(update={"policy": policy})
+
+    one = disabling(HEAD, "runtime-caps", "p95-task-cost")
+    other = _other_session(HEAD)
+    assert _where([one, disabling(other, "p95-task-cost", "runtime-caps")]) == []
+    assert _where([one, disabling(other, "runtime-caps")]) == [
+        (
+            "EVAL-WORKLOAD-MISMATCH",
+            "bundle 2 of 2: policy/disabled_checks differs from bundle 1 of 2",
+        )
+    ]

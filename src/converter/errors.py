@@ -585,8 +585,15 @@ CODES: dict[str, CodeInfo] = {
         "Pass one or more --bundle files.",
     ),
     "EVAL-BUNDLE-INCOMPLETE-CLAIMS": _c(
-        "A bundle's policy, baseline or outcomes are incomplete for evaluation.",
+        "A bundle's policy, baseline or outcomes are incomplete for evaluation: the claim named "
+        "is missing or out of range.",
         "Regenerate the bundle from a completed contract.",
+    ),
+    "EVAL-UNKNOWN-CHECK": _c(
+        "A bundle's policy disables a check this release does not have (a bundle written by "
+        "another release, or edited).",
+        "Evaluate it with the release that wrote it (its generator version), or convert it "
+        "again with this one (CONTRACT-UNKNOWN-CHECK lists the gate ids it has).",
     ),
     "EVAL-GATE-MISSING": _c(
         "A required coverage has no gate in the check set, so the decision is INCOMPLETE.",

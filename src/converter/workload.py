@@ -38,9 +38,12 @@ _TRANSCRIPT_ROLES = ("parent", "subagent")
 def _agreement(bundle: BundleHead) -> dict[str, object]:
     """What bundles of one workload must share, by the field path a refusal names."""
     receipt = bundle.receipt
+    policy = bundle.policy.model_dump()
+    # Disabled gates are a set: listed in another order, they are the same policy.
+    policy["disabled_checks"] = sorted(set(policy["disabled_checks"]))
     return {
-        "policy": bundle.policy,
-        "baseline": bundle.baseline,
+        **{f"policy/{name}": value for name, value in policy.items()},
+        **{f"baseline/{name}": value for name, value in bundle.baseline.model_dump().items()},
         "receipt/rubric_version": receipt.rubric_version,
         "receipt/label_source": receipt.label_source,
         # Another key gives the same session other pseudonyms: nothing else would notice it
@@ -271,13 +274,21 @@ class FactsBuilder:
             self.edges[task].append((edge.source, edge.target))
 
     def facts(self) -> list[TaskFacts]:
+        """Each counted task's facts; Refused naming every outcome that is not complete."""
         assert self.head is not None
         facts = []
+        problems: list[Problem] = []
         for task_id, acc in self.tasks.items():
             outcome = self.head.outcomes.get(task_id)
             if outcome is None:  # `open_bundle` refuses this first; never a KeyError (exit 70)
                 index = [t.id for t in self.head.tasks].index(task_id)
-                raise Refused([Problem("BUNDLE-OUTCOME-MISMATCH", where=f"tasks/{index}/id")])
+                problems.append(Problem("BUNDLE-OUTCOME-MISMATCH", where=f"tasks/{index}/id"))
+                continue
+            try:
+                claims = Claims.model_validate(outcome.model_dump())
+            except ValidationError as error:
+                problems += claim_problems(error, f"outcomes/{task_id}")
+                continue
             facts.append(
                 TaskFacts(
                     id=task_id,
@@ -285,7 +296,7 @@ class FactsBuilder:
                     model_calls=acc.model_calls,
                     tool_calls=acc.tool_calls,
                     usage_incomplete_calls=acc.incomplete,
-                    claims=Claims.model_validate(outcome.model_dump()),
+                    claims=claims,
                     cost_by_agent_type={k: _interval(v) for k, v in sorted(acc.by_type.items())},
                     cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
                     cache_read_tokens=acc.cache_read,
@@ -294,7 +305,22 @@ class FactsBuilder:
                     edges=tuple(self.edges[task_id]),
                 )
             )
+        if problems:
+            raise Refused(problems)
         return facts
+
+
+def claim_problems(error: ValidationError, prefix: str) -> list[Problem]:
+    """Each claim a bundle holds that evaluation cannot use, by its field path (schema names,
+    indices and task pseudonyms only: never a value). A disabled check this release does not
+    have is named as such: it is not missing, it is another release's."""
+    problems = []
+    for item in error.errors():
+        path = "/".join([prefix, *(str(part) for part in item["loc"])])
+        unknown_check = item["loc"][:1] == ("disabled_checks",) and item["type"] == "literal_error"
+        code = "EVAL-UNKNOWN-CHECK" if unknown_check else "EVAL-BUNDLE-INCOMPLETE-CLAIMS"
+        problems.append(Problem(code, where=path))
+    return problems
 
 
 LoadedBundle = tuple[BundleHead, FactsBuilder]
@@ -317,12 +343,30 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
         for finding in bundle.receipt.findings:
             findings[finding.code] += finding.count
     receipt = first.receipt
+    problems = []
+    tasks: list[TaskFacts] = []
+    for position, (_, builder) in enumerate(loaded, 1):
+        try:
+            tasks += builder.facts()
+        except Refused as refused:
+            problems += labelled(refused.problems, position, len(loaded))
+    policy = baseline = None
+    try:  # every bundle's policy and baseline are the first's (`workload_problems`)
+        policy = Policy.model_validate(first.policy.model_dump())
+    except ValidationError as error:
+        problems += claim_problems(error, "policy")
+    try:
+        baseline = Baseline.model_validate(first.baseline.model_dump())
+    except ValidationError as error:
+        problems += claim_problems(error, "baseline")
+    if problems or policy is None or baseline is None:
+        raise Refused(problems)
     try:
         return Workload(
-            tasks=tuple(t for _, builder in loaded for t in builder.facts()),
+            tasks=tuple(tasks),
             excluded_tasks=sum(len(b.excluded_tasks) for b in bundles),
-            policy=Policy.model_validate(first.policy.model_dump()),
-            baseline=Baseline.model_validate(first.baseline.model_dump()),
+            policy=policy,
+            baseline=baseline,
             auxiliary_calls=(
                 "observed"
                 if all(b.receipt.auxiliary_calls == "observed" for b in bundles)
@@ -338,5 +382,5 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
                 label_source=receipt.label_source,
             ),
         )
-    except ValidationError:
-        raise Refused([Problem("EVAL-BUNDLE-INCOMPLETE-CLAIMS")]) from None
+    except ValidationError as error:
+        raise Refused(claim_problems(error, "receipt")) from None
