@@ -168,7 +168,7 @@ CHECKS: tuple[Check, ...] = (
         "expected-net-value",
         "business value",
         "STOP",
-        "mean business value of acceptable tasks less mean effective cost "
+        "mean over all tasks of business value if acceptable less effective cost "
         ">= min_expected_net_value_per_attempt_usd",
         _net_value,
     ),
