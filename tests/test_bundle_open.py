@@ -302,6 +302,7 @@ def test_schema_v1_without_pricing_opens_and_v2_must_carry_it() -> None:
 
     def as_v1(body: dict[str, Any]) -> None:
         body["schema_version"] = "agent-evidence/bundle/v1"
+        body["generator"]["version"] = "0.1.0"
         del body["pricing"]
 
     assert open_bundle(_resealed(as_v1)).pricing is None
@@ -426,12 +427,28 @@ def test_the_card_the_prices_name_is_the_card_the_receipt_names() -> None:
 
 
 def test_a_v1_bundle_has_no_prices_to_check_its_costs_against() -> None:
+    """What 0.1 wrote cannot be re-priced: only its signature vouches for its costs."""
+
     def as_v1_zeroed(body: dict[str, Any]) -> None:
         body["schema_version"] = "agent-evidence/bundle/v1"
+        body["generator"]["version"] = "0.1.3"
         del body["pricing"]
         _zero_costs(body)
 
     assert open_bundle(_resealed(as_v1_zeroed)).pricing is None
+
+
+def test_a_later_bundle_rewritten_as_v1_is_refused() -> None:
+    """Was: prices dropped, costs zeroed, `schema_version` set to v1, resealed: it opened,
+    verified ('a v1 bundle has no pricing to check costs') and decided SCALE, though its
+    generator (0.2) never wrote v1."""
+
+    def downgraded(body: dict[str, Any]) -> None:
+        body["schema_version"] = "agent-evidence/bundle/v1"
+        del body["pricing"]
+        _zero_costs(body)
+
+    assert _codes_at(downgraded) == [("BUNDLE-SCHEMA-MISMATCH", "schema_version")]
 
 
 def test_the_published_schema_says_v2_must_carry_pricing() -> None:

@@ -473,6 +473,12 @@ CODES: dict[str, CodeInfo] = {
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),
+    "BUNDLE-SCHEMA-MISMATCH": _c(
+        "The bundle says schema v1, which only agent-evidence 0.1 wrote, but names a later "
+        "generator, which writes v2 with the prices its costs are checked against: it was "
+        "rewritten as v1 after it was written.",
+        "Convert the bundle again from its contract; treat this one as untrusted.",
+    ),
     "BUNDLE-PRICE-CARD-MISMATCH": _c(
         "The bundle's receipt names a shipped price card, but a price it carries for a model or "
         "server tool the card prices (or the card's date or source) is not the card's: its "

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from decimal import Decimal
 
-from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
+from converter.bundle.model import BUNDLE_SCHEMA, BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import Problem
 from converter.firewall.view import Edge
 from converter.limits import MAX_TOKEN_COUNT
@@ -83,6 +83,10 @@ class Consistency:
         for task_id in head.outcomes:
             if task_id not in self.tasks or task_id in self.excluded:
                 self._add("BUNDLE-OUTCOME-MISMATCH", "outcomes/*", f"outcomes/{task_id}")
+        if head.schema_version != BUNDLE_SCHEMA and _writes_v2(head.generator.version):
+            # v1 carries no prices, so its costs cannot be checked: a later bundle rewritten as
+            # v1 (prices dropped, costs edited, resealed) would otherwise open as one.
+            self._add("BUNDLE-SCHEMA-MISMATCH", "schema_version", "schema_version")
         if head.pricing is not None:  # prices edited under a shipped card's name, with costs
             if head.pricing.price_card != head.receipt.price_card:  # reports show the receipt's
                 self._add("BUNDLE-PRICE-CARD-MISMATCH", "pricing/*", "pricing/price_card")
@@ -207,3 +211,10 @@ class Consistency:
             for (code, rule), count in self._extra.items()
         ]
         return self._problems + more
+
+
+def _writes_v2(version: str) -> bool:
+    """Whether agent-evidence `version` writes bundle schema v2: every release from 0.2 on
+    (0.1 wrote v1; no released 0.2 build wrote v1)."""
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) >= (0, 2)
