@@ -19,18 +19,15 @@ from converter.bundle.model import (
     BULK_FIELDS,
     BUNDLE_SCHEMA,
     BundleHead,
-    Cost,
     Excluded,
     Generator,
-    ModelEventOut,
-    ModelPricingApplied,
     Receipt,
     TaskOut,
-    ToolEventOut,
 )
 from converter.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
 from converter.contract.model import Contract
 from converter.errors import Problem
+from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicAccount, ToolEvent
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import ModelPricing, PricingClaims, PricingProblem
@@ -97,8 +94,7 @@ def build_bundle(
         if name == "edges":
             writer.items(name, dumped(shown.edges))
         elif name == "events":
-            events = _events(canonical, shown, claims, problems)
-            writer.items(name, (event.model_dump(mode="json") for event in events))
+            writer.items(name, _events(canonical, shown, claims, problems))
         elif name == "receipt":
             writer.key(name)
             receipt_at = len(writer.data)
@@ -119,9 +115,20 @@ def _events(
     shown: PublicAccount,
     claims: PricingClaims,
     problems: list[Problem],
-) -> Iterator[ModelEventOut | ToolEventOut]:
-    """Every event, priced; an event that cannot be priced adds its problems instead."""
-    for priced_on, event in zip(canonical.model_events, shown.model_events, strict=True):
+) -> Iterator[dict[str, Any]]:
+    """Every event, priced, as the JSON-mode dump of its `ModelEventOut` / `ToolEventOut`; an
+    event that cannot be priced adds its problems instead.
+
+    Built from parts that are each validated already, not by validating an output model per
+    event (30k of them on the bench tree, a third of the bundle step): the crossed event's own
+    dump (a public model), its cost (Decimals the engine computed, bounded below), the applied
+    pricing (the contract's validated prices). `tests/test_bundle_build.py` checks that every
+    event of the fixtures and the corpus validates as its output model and dumps back the same.
+    """
+    shown_models = dumped(shown.model_events)
+    for priced_on, event, out in zip(
+        canonical.model_events, shown.model_events, shown_models, strict=True
+    ):
         priced = price_model_event(priced_on, claims)
         if isinstance(priced, list):
             problems += [_as_problem(p) for p in priced]
@@ -130,60 +137,46 @@ def _events(
             problems.append(Problem("PRICE-COST-TOO-LARGE", where=f"model {priced_on.model}"))
             continue
         tier = claims.models[priced_on.model].tiers[priced.tier]
-        yield ModelEventOut(
-            kind="model",
-            id=event.id,
-            task=event.task,
-            agent=event.agent,
-            model=event.model,
-            timestamp=event.timestamp,
-            usage=event.usage,
-            usage_complete=event.usage_complete,
-            context=event.context,
-            cost=Cost(low=priced.low, high=priced.high),
-            pricing=ModelPricingApplied(
-                tier=priced.tier,
-                tier_above_input_tokens=tier.above_input_tokens,
-                context=priced.context,
-                context_multiplier=priced.multiplier,
-                unsplit_cache_write_rule=claims.unsplit_cache_write_rule,
-                output_tokens_high=(
-                    priced.high_output.units if priced.high_output else event.usage.output_tokens
-                ),
+        del out["fragments"]  # the reader's count, not a bundle field
+        out["kind"] = "model"
+        out["cost"] = {"low": decimal_text(priced.low), "high": decimal_text(priced.high)}
+        out["pricing"] = {
+            "tier": priced.tier,
+            "tier_above_input_tokens": tier.above_input_tokens,
+            "context": priced.context,
+            "context_multiplier": decimal_text(priced.multiplier),
+            "unsplit_cache_write_rule": claims.unsplit_cache_write_rule,
+            "output_tokens_high": (
+                priced.high_output.units if priced.high_output else event.usage.output_tokens
             ),
-        )
-    # A tool's price is per call: one pricing and one Cost per tool name, not one per call
+        }
+        yield out
+    # A tool's price is per call: one pricing and one cost per tool name, not one per call
     # (18k tool calls name a dozen tools on the bench tree).
-    tool_costs: dict[str, Cost | list[Problem]] = {}
-    for tool_on, tool in zip(canonical.tool_events, shown.tool_events, strict=True):
+    tool_costs: dict[str, dict[str, str] | list[Problem]] = {}
+    shown_tools = dumped(shown.tool_events)
+    for tool_on, out in zip(canonical.tool_events, shown_tools, strict=True):
         cost = tool_costs.get(tool_on.name)
         if cost is None:
             cost = tool_costs[tool_on.name] = _tool_cost(tool_on, claims)
         if isinstance(cost, list):
             problems += cost
             continue
-        yield ToolEventOut(
-            kind="tool",
-            id=tool.id,
-            task=tool.task,
-            agent=tool.agent,
-            name=tool.name,
-            requested_by=tool.requested_by,
-            status=tool.status,
-            shape=tool.shape,
-            web_search_requests=tool.web_search_requests,
-            cost=cost,
-        )
+        out["kind"] = "tool"
+        out["cost"] = cost
+        yield out
 
 
-def _tool_cost(tool: ToolEvent, claims: PricingClaims) -> Cost | list[Problem]:
-    """The cost of one call of `tool`, or why it has none (each problem said once per tool)."""
+def _tool_cost(tool: ToolEvent, claims: PricingClaims) -> dict[str, str] | list[Problem]:
+    """The cost of one call of `tool` as a bundle writes it, or why it has none (each problem
+    said once per tool)."""
     priced = price_tool_event(tool, claims)
     if isinstance(priced, list):
         return [_as_problem(p) for p in priced]
     if priced.cost >= MAX_COST:
         return [Problem("PRICE-COST-TOO-LARGE", where=f"tool {tool.name}")]
-    return Cost(low=priced.cost, high=priced.cost)
+    text = decimal_text(priced.cost)
+    return {"low": text, "high": text}
 
 
 def _prices_used(
