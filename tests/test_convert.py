@@ -656,6 +656,32 @@ def test_an_edited_inventory_cannot_reach_the_bundle(edit: Any, cli: Any, tmp_pa
     assert not (tmp_path / "b.json").exists()
 
 
+def _forged_entry(contract: Any) -> None:
+    entry = dict(contract["inventory"]["files"][0], sha256="ab" * 32, size=1, role="meta")
+    contract["inventory"]["files"].insert(0, entry)
+
+
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        (_forged_entry, "inventory/files/1"),
+        (lambda c: c["inventory"]["files"].append(c["inventory"]["files"][0]), "inventory/files/3"),
+        (lambda c: c["inventory"]["files"].reverse(), "inventory/files"),
+    ],
+    ids=["forged-entry", "duplicate-entry", "reordered"],
+)
+def test_the_file_list_the_receipt_copies_is_the_sources_own(
+    edit: Any, where: str, cli: Any, tmp_path: Path
+) -> None:
+    """Was: a second entry under a bound file's label collapsed with it when compared, and the
+    receipt copied the list as written: convert exited 0 with a made-up digest in the receipt
+    (which verify then refused)."""
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2, result.err
+    assert f"CONTRACT-INVENTORY-MISMATCH [{where}]" in result.err
+    assert not (tmp_path / "b.json").exists()
+
+
 def test_a_price_under_a_name_no_model_has_is_refused_without_the_name(
     cli: Any, tmp_path: Path
 ) -> None:

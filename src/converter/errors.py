@@ -366,7 +366,8 @@ CODES: dict[str, CodeInfo] = {
         "Make a new template with --from-contract.",
     ),
     "CONTRACT-INVENTORY-MISMATCH": _c(
-        "The content-free inventory digest differs from the sources.",
+        "The content-free inventory differs from the sources: its digest, the Claude Code "
+        "versions or findings it lists, or its file list (a file listed twice, or reordered).",
         "Make a new template with --from-contract.",
     ),
     "CONTRACT-TASKS-MISMATCH": _c(

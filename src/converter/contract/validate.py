@@ -187,6 +187,15 @@ def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
     problems: list[Problem] = []
     was = {f.label: f for f in bound.files}
     now = {f.label: f for f in fresh.files}
+    # A label listed twice would collapse into `was`: the bundle's receipt copies the list as
+    # written, so a forged second entry (another digest, another role) would reach it.
+    seen: set[str] = set()
+    for index, entry in enumerate(bound.files):
+        if entry.label in seen:
+            problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where=f"inventory/files/{index}"))
+        seen.add(entry.label)
+    if not problems and was.keys() == now.keys() and list(was) != list(now):
+        problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/files"))  # order
     for label in sorted(was.keys() & now.keys()):
         if was[label] != now[label]:
             problems.append(Problem("CONTRACT-FILE-CHANGED", where=f"inventory/files/{label}"))
