@@ -696,6 +696,21 @@ def test_a_price_under_a_name_no_model_has_is_refused_without_the_name(
     assert "alice" not in result.err
 
 
+def test_a_context_key_the_user_typed_is_not_quoted(cli: Any, tmp_path: Path) -> None:
+    """Was: three words of up to 32 characters joined by `|` passed for a context key and were
+    shown (`PRICE-NULL [model claude-opus-4-8 / context acme-payroll|customer-bigbank|...]`)."""
+
+    def edit(data: Any) -> None:
+        contexts = data["claims"]["pricing"]["models"]["claude-opus-4-8"]["contexts"]
+        contexts["zqcacme-payroll|customer-bigbank|jane-doe"] = None
+        contexts["standard|x-0123abcd|absent"] = "-1"
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert "zqc" not in result.err
+    assert "context standard|x-0123abcd|absent" in result.err  # the shape a key crosses in
+
+
 def test_the_unknown_check_refusal_names_every_gate() -> None:
     """errors.py states the gate ids in words; they must be the ids evaluate runs."""
     from typing import get_args

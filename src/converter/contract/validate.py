@@ -192,7 +192,9 @@ def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
     seen: set[str] = set()
     for index, entry in enumerate(bound.files):
         if entry.label in seen:
-            problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where=f"inventory/files/{index}"))
+            problems.append(
+                Problem("CONTRACT-INVENTORY-MISMATCH", where=f"inventory/files/{index}")
+            )
         seen.add(entry.label)
     if not problems and was.keys() == now.keys() and list(was) != list(now):
         problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/files"))  # order

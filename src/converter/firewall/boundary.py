@@ -13,7 +13,12 @@ from datetime import datetime
 
 from converter.errors import Problem
 from converter.firewall import view
-from converter.firewall.names import model_crosses, public_agent_type, public_tool_name
+from converter.firewall.names import (
+    KNOWN_CONTEXT_VALUES,
+    model_crosses,
+    public_agent_type,
+    public_tool_name,
+)
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.shapes import as_model
 from converter.firewall.types import VERSION
@@ -25,9 +30,6 @@ _VERSION = re.compile(VERSION)
 # Claude Code writes JavaScript's toISOString: milliseconds, UTC.
 _TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,3})?Z")
 # service_tier, speed and inference_geo values seen in Anthropic's docs and real transcripts.
-KNOWN_CONTEXT_VALUES = frozenset(
-    {"", "standard", "priority", "batch", "flex", "fast", "not_available", "global", "us", "eu"}
-)
 
 
 @dataclass(frozen=True, slots=True)

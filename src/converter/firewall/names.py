@@ -157,7 +157,21 @@ def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
 # pseudonym (task-, tool-, model-, x-<hex>), a server tool priced per request, a billing-context
 # key. A name a contract's author typed is shown only if it is one of these.
 _PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
-_CONTEXT_KEY = re.compile(r"[a-z0-9_-]{0,32}(\|[a-z0-9_-]{0,32}){2}")
+# Billing-context values that cross as written (`service_tier`, `speed`, `inference_geo`); any
+# other value crosses as `x-<8 hex>`.
+KNOWN_CONTEXT_VALUES = frozenset(
+    {"", "standard", "priority", "batch", "flex", "fast", "not_available", "global", "us", "eu"}
+)
+# A context key as the template writes one: each of its three parts a known value, `absent`,
+# `empty` or a keyed `x-<8 hex>`. Three free words joined by `|` are text, not a key.
+_CONTEXT_PART = re.compile(r"x-[0-9a-f]{8}|absent|empty")
+
+
+def _context_key(text: str) -> bool:
+    parts = text.split("|")
+    return len(parts) == 3 and all(
+        (p in KNOWN_CONTEXT_VALUES and p != "") or _CONTEXT_PART.fullmatch(p) for p in parts
+    )
 
 
 def may_name(text: str) -> bool:
@@ -165,6 +179,6 @@ def may_name(text: str) -> bool:
         text in BUILTIN_TOOLS
         or text in SERVER_TOOLS
         or _PSEUDONYM.fullmatch(text) is not None
-        or _CONTEXT_KEY.fullmatch(text) is not None
+        or _context_key(text)
         or model_crosses(text)
     )
