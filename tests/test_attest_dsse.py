@@ -149,7 +149,6 @@ def test_absent_keyid_is_empty() -> None:
         b"[]",
         b'"payload"',
         b'["payload", "payloadType"]',
-        b'{"payload": "eA==", "payloadType": "t", "signatures": [',  # cut short
         b'{"schema_version": "agent-evidence/bundle/v2", "receipt": {}}',  # a bundle
         b'{"signed": {}, "signatures": []}',  # TUF metadata, an in-toto 0.9 link
         b'{"signatures": [{"sig": "eA=="}]}',
@@ -184,6 +183,9 @@ def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) 
         b'{"payload": "eA==", "payloadType": "t", "signatures": [], "x": NaN}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": [%s]}'
         % b",".join([b'{"sig": "eA=="}'] * 17),
+        b'{"payload": "eA==", "payloadType": "t", "signatures": [',  # cut short
+        b'{"payload": "eA==" "payloadType": "t", "signatures": []}',  # a comma flipped away
+        b'&"payloadType": "t", "payload": "eA==", "signatures": []}',  # its brace flipped
     ],
 )
 def test_malformed_envelopes_are_integrity_failures(data: bytes) -> None:

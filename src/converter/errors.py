@@ -679,16 +679,16 @@ CODES: dict[str, CodeInfo] = {
         "bundle as <bundle>.intoto.json (verify also takes --attestation FILE).",
     ),
     "ATTEST-NOT-AN-ENVELOPE": _c(
-        "The attestation file is not a DSSE envelope: it is cut short, not JSON, or not an "
-        "object with a payload or payloadType (another document, such as the bundle itself); "
-        "nothing was checked.",
+        "The attestation file is not a DSSE envelope: not JSON with a payload or payloadType "
+        "key (another document, such as the bundle itself, or another format); nothing was "
+        "checked.",
         "Pass the .intoto.json file that convert --attest-key wrote beside the bundle; if it was "
         "downloaded, download it again.",
     ),
     "ATTEST-ENVELOPE-MALFORMED": _c(
         "The attestation is a DSSE envelope (it has a payload or payloadType) but cannot be "
-        "read: a missing or ill-typed field, a repeated key, more than 16 signatures, or bad "
-        "base64; exit 5.",
+        "read: a missing or ill-typed field, a repeated key, more than 16 signatures, bad "
+        "base64, or bytes that no longer parse (a flipped byte, a cut); exit 5.",
         "Use the .intoto.json file written beside the bundle; if it was edited, the bundle "
         "cannot be trusted until it is attested again.",
     ),

@@ -18,6 +18,7 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 from typing import Annotated, Any
 
 from cryptography.exceptions import InvalidSignature
@@ -39,6 +40,8 @@ PayloadType = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{1,256}$")]
 _MAX_SIGNATURES = 16
 # The fields only a DSSE envelope has: an object with either is an envelope, perhaps damaged.
 _ENVELOPE_MARKS = frozenset({"payload", "payloadType"})
+# Either mark written as a key: bytes holding one were an envelope, whatever broke them since.
+_ENVELOPE_KEY = re.compile(rb'"payload(?:Type)?"\s*:')
 
 
 class Signature(Closed):
@@ -116,9 +119,10 @@ def parse_envelope(data: bytes) -> Envelope:
 
     A JSON object with a `payload` or a `payloadType` is an envelope: one that lacks a field,
     has one ill-typed, or is JSON this program never writes (a repeated key, NaN) was damaged
-    after it was written: EnvelopeMalformed (exit 5). Anything else (bytes that are not JSON:
-    cut short, another format; JSON that is not an object; an object with neither field: a
-    bundle, a contract) is NotAnEnvelope, refused (exit 2): nothing could be checked.
+    after it was written: EnvelopeMalformed (exit 5). So are bytes that no longer parse but hold
+    either field as a key (a flipped byte, a cut). Anything else (bytes of another format; JSON
+    that is not an object; an object with neither field: a bundle, a contract) is
+    NotAnEnvelope, refused (exit 2): nothing could be checked.
     `signatures` alone does not make an envelope: other signed documents (TUF metadata, in-toto
     0.9 links) have one too.
     """
@@ -127,6 +131,8 @@ def parse_envelope(data: bytes) -> Envelope:
     except NotStrictJSON as bad:
         if bad.parsed and _is_envelope(_loads_lenient(data)):
             raise EnvelopeMalformed from None
+        if not bad.parsed and _ENVELOPE_KEY.search(data):
+            raise EnvelopeMalformed from None  # an envelope's bytes, broken: a flip, a cut
         raise NotAnEnvelope from None
     if not _is_envelope(document):
         raise NotAnEnvelope

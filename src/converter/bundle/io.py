@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -27,6 +27,9 @@ from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.view import Edge
 from converter.heap import return_free_memory
 from converter.jsontext import NotStrictJSON, loads_exact, loads_integral
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 
 def evidence_digest(
@@ -171,6 +174,40 @@ def open_bundle(
         raise Refused(problems)
     return_free_memory()  # the parsed JSON value's pages
     return head
+
+
+def open_attested(
+    data: bytes,
+    envelope: bytes,
+    public_key: Ed25519PublicKey,
+    *,
+    reference: bool = False,
+    sink: BundleSink | None = None,
+    own_receipt: bool = True,
+) -> tuple[BundleHead, dict[str, Any]]:
+    """`open_bundle`, once the attestation's signature verifies with `public_key` over `data`'s
+    exact bytes, and its signed receipt is the bundle's own. The signature is checked first: a
+    changed byte is a mismatch (5) even where it leaves no JSON to read (unsigned, such bytes
+    could only be refused, 2). Every mismatch is reported: the bundle's own digest too.
+    Returns the bundle and the signed receipt. `own_receipt=False`: the caller applies
+    `require_own_receipt` itself (`verify` first says what passed)."""
+    from converter.attest.statement import check_attestation
+
+    try:
+        signed_receipt = check_attestation(data, envelope, public_key)
+    except IntegrityFailure as failed:
+        problems = list(failed.problems)
+        try:
+            open_bundle(data, reference=reference)
+        except IntegrityFailure as also:
+            problems += also.problems
+        except Refused:
+            pass  # bytes that do not parse: the signature has said they changed
+        raise IntegrityFailure.several(problems, []) from None
+    bundle = open_bundle(data, reference=reference, sink=sink)
+    if own_receipt:
+        require_own_receipt(bundle, signed_receipt)
+    return bundle, signed_receipt
 
 
 def require_own_receipt(bundle: BundleHead, signed_receipt: dict[str, Any]) -> None:

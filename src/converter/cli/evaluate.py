@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from converter.bundle.io import open_bundle, require_own_receipt
+from converter.bundle.io import open_attested, open_bundle
 from converter.cli.diagnostics import say
 from converter.cli.options import read_input
 from converter.errors import IntegrityFailure, Problem, Refused
@@ -34,13 +34,10 @@ def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle
     require its attestation."""
     data = read_input(path, "BUNDLE-UNREADABLE")
     facts = FactsBuilder()
-    bundle = open_bundle(data, sink=facts)
-    if public_key is not None:
-        from converter.attest.statement import check_attestation
-
-        envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING", empty_is_missing=True)
-        require_own_receipt(bundle, check_attestation(data, envelope, public_key))
-    return bundle, facts
+    if public_key is None:
+        return open_bundle(data, sink=facts), facts
+    envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING", empty_is_missing=True)
+    return open_attested(data, envelope, public_key, sink=facts)[0], facts
 
 
 def load_bundles(

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import click
 
 from converter import __version__
-from converter.bundle.io import open_bundle, require_own_receipt
+from converter.bundle.io import open_attested, open_bundle, require_own_receipt
 from converter.bundle.model import BundleHead
 from converter.cli.diagnostics import say
 from converter.cli.options import SOURCES, key_option, provider_bodies_option, read_input
@@ -103,7 +103,20 @@ def verify(
         raise click.UsageError("--from, --task-unit and --key-file only apply with --contract/--in")
 
     data = read_input(bundle, "BUNDLE-UNREADABLE")
-    opened = open_bundle(data, reference=True)  # not the encoder that wrote it
+    envelope = attestation or Path(f"{bundle}.intoto.json")
+    signed: tuple[str, dict[str, Any]] | None = None  # key id, signed receipt
+    if public_key is None:
+        opened = open_bundle(data, reference=True)  # not the encoder that wrote it
+    else:  # the signature first, over the raw bytes (`open_attested`)
+        from converter.attest.dsse import key_id
+        from converter.attest.keys import load_public_key
+
+        envelope_bytes = read_input(envelope, "ATTEST-MISSING", empty_is_missing=True)
+        key = load_public_key(public_key)
+        opened, signed_receipt = open_attested(
+            data, envelope_bytes, key, reference=True, own_receipt=False
+        )
+        signed = (key_id(key), signed_receipt)
     say(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
     counts = opened.receipt.counts
     events = counted(counts.model_calls + counts.tool_calls, "event")
@@ -114,31 +127,17 @@ def verify(
             say(f"ok: the prices it carries for what the card prices are the card's ({card.id})")
     else:
         say(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
-    envelope = attestation or Path(f"{bundle}.intoto.json")
-    if public_key is not None:
-        _check_attestation(data, opened, envelope, public_key)
+    if signed is not None:
+        say(
+            f"ok: attestation signature verifies with key {signed[0]} and its subject is this "
+            f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
+        )
+        require_own_receipt(opened, signed[1])
+        say("ok: the signed receipt is the bundle's own receipt")
     elif envelope.exists():  # a reader could take the file's presence for a checked signature
         say("not checked: the attestation beside it (who signed it): pass --public-key")
     if contract_in is not None and parent is not None:
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
-
-
-def _check_attestation(
-    data: bytes, opened: BundleHead, attestation: Path, public_key: Path
-) -> None:
-    from converter.attest.dsse import key_id
-    from converter.attest.keys import load_public_key
-    from converter.attest.statement import check_attestation
-
-    envelope = read_input(attestation, "ATTEST-MISSING", empty_is_missing=True)
-    key = load_public_key(public_key)
-    signed_receipt = check_attestation(data, envelope, key)
-    say(
-        f"ok: attestation signature verifies with key {key_id(key)} and its subject is this "
-        f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
-    )
-    require_own_receipt(opened, signed_receipt)
-    say("ok: the signed receipt is the bundle's own receipt")
 
 
 def _check_rederivation(
