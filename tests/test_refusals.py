@@ -278,6 +278,25 @@ def test_bad_token_counts(
     expect_refusal(outcome, code, syn.label("parent", ""), A1_TEXT_LINE)
 
 
+@pytest.mark.parametrize("usage", ["deleted", "null"])
+def test_a_fragment_without_usage_is_refused(
+    usage: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was: read as usage of zero, so a call whose last fragment had none converted as a
+    complete call costing 0.0000000000, though an earlier fragment recorded its tokens."""
+
+    def drop(obj: dict[str, Any]) -> None:
+        if usage == "deleted":
+            del obj["message"]["usage"]
+        else:
+            obj["message"]["usage"] = None
+        obj["message"]["content"][0]["text"] = canary("no-usage")
+
+    syn.edit_record("", A1_TEXT_LINE, drop)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-NO-USAGE", syn.label("parent", ""), A1_TEXT_LINE)
+
+
 def test_huge_counters_on_every_call_do_not_overflow_the_report(
     syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:

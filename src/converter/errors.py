@@ -192,6 +192,11 @@ CODES: dict[str, CodeInfo] = {
         "A field the converter depends on has the wrong type (for example a null or non-string id).",
         "The file was edited or damaged; restore Claude Code's original.",
     ),
+    "CC-REC-NO-USAGE": _c(
+        "A model call's record has no usage (Claude Code writes one on every fragment of a "
+        "call): priced, it would count as a complete call of zero tokens.",
+        "The file was edited or damaged; restore Claude Code's original.",
+    ),
     "CC-REC-BAD-TOKEN-COUNT": _c(
         "A token counter is negative, fractional, boolean, not a number, or 2^32 or more (no "
         "model call is that large).",

@@ -224,6 +224,8 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     stop = message.get("stop_reason")
     rec.stop_reason_seen = stop is not None
     raw_usage = message.get("usage")
+    if raw_usage is None and not rec.synthetic:  # every fragment of a real call carries one
+        raise BadField("CC-REC-NO-USAGE")
     rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
     rec.final = stop is not None or (
         isinstance(raw_usage, dict) and isinstance(raw_usage.get("iterations"), list)
