@@ -9,6 +9,7 @@ reaches stdout or stderr.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -295,6 +296,49 @@ def test_a_fragment_without_usage_is_refused(
     syn.edit_record("", A1_TEXT_LINE, drop)
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-REC-NO-USAGE", syn.label("parent", ""), A1_TEXT_LINE)
+
+
+def _repeat_after(syn: Tree, number: int, edit: Any = None) -> int:
+    """Insert a copy of line `number` right after it (edited if asked); its line number."""
+    lines = syn.lines("")
+    copy = json.loads(lines[number - 1])
+    if edit is not None:
+        edit(copy)
+    syn.write_lines("", [*lines[:number], dump(copy), *lines[number:]])
+    return number + 1
+
+
+def test_a_re_emitted_copy_is_dropped_with_a_finding(syn: Tree, cli: Any) -> None:
+    """Claude Code re-emits records before a compaction with a rewritten promptId: the first is
+    kept, and the spend is what it was."""
+    before = json.loads(cli("inspect", "--json", "--in", str(syn.parent)).out)
+
+    def rewritten(record: dict[str, Any]) -> None:
+        record["promptId"] = "0e4a0000-0000-4000-8000-00000000abcd"
+
+    _repeat_after(syn, A2_LINE, rewritten)
+    after = json.loads(cli("inspect", "--json", "--in", str(syn.parent)).out)
+    assert after["convertible"] is True
+    assert {"code": "CC-REC-DUPLICATE-UUID", "count": 1} in after["findings"]
+    assert after["counts"] == before["counts"]
+
+
+@pytest.mark.parametrize("change", ["message-id", "usage"])
+def test_a_record_reusing_a_uuid_for_another_call_is_refused(
+    change: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was: dropped as a re-emitted copy (a finding only), and its call with it: the second
+    task showed 0 model calls and the spend was gone."""
+
+    def another_call(record: dict[str, Any]) -> None:
+        if change == "message-id":
+            record["message"]["id"] = "msg_01ZQCANOTHERCALL000000001"
+        record["message"]["usage"]["output_tokens"] += 5000
+        record["message"]["content"][0]["text"] = canary("uuid")
+
+    line = _repeat_after(syn, A2_LINE, another_call)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-UUID-CONFLICT", syn.label("parent", ""), line)
 
 
 def test_huge_counters_on_every_call_do_not_overflow_the_report(

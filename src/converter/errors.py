@@ -220,6 +220,12 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do: Claude Code re-emits records before a compaction.",
         blocking=False,
     ),
+    "CC-REC-UUID-CONFLICT": _c(
+        "A record repeats an earlier record's uuid but differs in what the converter reads "
+        "(another model call, other usage, another prompt or tool call): it is no re-emitted "
+        "copy, and keeping only the first would drop it.",
+        "The file was edited or damaged; restore Claude Code's original.",
+    ),
     "CC-REC-UNEXPLAINED-DUPLICATE": _c(
         "A model call appears in two files and no documented rule explains the copy.",
         "Restore the files from one consistent copy of the session.",

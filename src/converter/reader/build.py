@@ -45,16 +45,41 @@ def _session_check(acc: Account) -> None:
         acc.problems.append(Problem(code, file, line))
 
 
+def _read_as(rec: Rec) -> tuple[object, ...]:
+    """What accounting takes from a record. A copy Claude Code re-emits before a compaction
+    differs elsewhere (a rewritten promptId, blanked stdout), never here."""
+    return (
+        rec.type,
+        rec.subtype,
+        rec.sidechain,
+        rec.msg_id,
+        rec.model,
+        rec.synthetic,
+        rec.final,
+        rec.usage,
+        tuple(use.id for use in rec.tool_uses),
+        rec.kind,
+        rec.content_digest if rec.kind == "prompt" else None,
+        tuple(result.tool_use_id for result in rec.tool_results),
+        rec.result_agent_id,
+    )
+
+
 def _dedup_uuids(acc: Account) -> None:
+    """Keep the first record of each uuid (SPEC §4.1). A later one that differs in what is read
+    (another call, other usage, another prompt) is no copy: dropping it would drop spend."""
     for file, records in acc.tree.records.items():
-        seen: set[str] = set()
+        first: dict[str, Rec] = {}
         kept = []
         for rec in records:
             if rec.uuid is not None:
-                if rec.uuid in seen:
+                earlier = first.get(rec.uuid)
+                if earlier is not None:
+                    if _read_as(earlier) != _read_as(rec):
+                        acc.problems.append(Problem("CC-REC-UUID-CONFLICT", file, rec.line))
                     acc.findings["CC-REC-DUPLICATE-UUID"] += 1
                     continue
-                seen.add(rec.uuid)
+                first[rec.uuid] = rec
             kept.append(rec)
         acc.tree.records[file] = kept
 
