@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,3 +76,38 @@ def test_no_canary_in_inspect_output(tree: str, cli: Any) -> None:
     ):
         for item in value if isinstance(value, list) else [value]:
             assert str(item) not in result.out
+
+
+def test_a_child_is_in_its_delegation_calls_task(tmp_path: Path) -> None:
+    """SPEC §5.2: a child's calls inherit the task of its delegation call. Was: the task at the
+    tool_use's line; with a prompt between the call's fragments, the Agent call counted to one
+    task and its subagent (with the parent's next call) to the next."""
+    from converter.firewall.keys import PseudonymKey
+    from converter.firewall.pseudonyms import Pseudonymizer
+    from converter.pipeline import inspect_tree
+    from tests.damage import copy_tree, dump
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    lines = syn.lines("")
+    text_fragment = json.loads(lines[5])  # A1's first fragment; line 7 holds its Agent call
+    prompt = {
+        "type": "user",
+        "uuid": "0e5a0000-0000-4000-8000-000000000001",
+        "parentUuid": text_fragment["uuid"],
+        "sessionId": syn.session,
+        "timestamp": text_fragment["timestamp"],
+        "isSidechain": False,
+        "userType": "external",
+        "message": {"role": "user", "content": "a second prompt"},
+    }
+    syn.write_lines("", [*lines[:6], dump(prompt), *lines[6:]])
+    _, public = inspect_tree(syn.parent, Pseudonymizer(PseudonymKey(bytes(range(32)))))
+    assert len(public.tasks) == 2
+    root = next(a.id for a in public.agents if a.kind == "root")
+    agent_call = next(t for t in public.tool_events if t.name == "Agent")
+    delegating = next(e for e in public.model_events if e.id == agent_call.requested_by)
+    children = [e for e in (*public.model_events, *public.tool_events) if e.agent != root]
+    assert children
+    assert {e.task for e in children} == {delegating.task}
+    subagents = {t.id: t.subagents for t in public.tasks}
+    assert subagents[delegating.task or ""] == 1

@@ -513,7 +513,12 @@ def _task_at(acc: Account, position: int) -> int | None:
 
 
 def _assign(acc: Account) -> None:
-    """Task of each stream (children inherit their delegation's task), then of each call."""
+    """Task of each root call (the last prompt at or before its first fragment), then of each
+    stream (a child inherits the task of its delegation call, SPEC §5.2; a child anchored by
+    `parentUuid` the task at its anchor), then of each child's call."""
+    for call in acc.calls.values():
+        if call.stream == 0:
+            call.task = _task_at(acc, call.position)
     order = sorted((s for s in acc.streams if s.depth >= 0), key=lambda s: s.depth)
     for stream in order:
         if stream.index == 0:
@@ -521,16 +526,21 @@ def _assign(acc: Account) -> None:
         parent = acc.streams[stream.parent] if stream.parent is not None else None
         if parent is None:
             continue
-        if stream.delegation is not None:
+        if parent.index != 0:
+            stream.task = parent.task
+        elif stream.delegation is not None:
             tool = acc.tools.get(stream.delegation)
-            position = tool.position if tool else 0
+            delegating = acc.calls.get(tool.msg_id) if tool else None
+            # The call's task, not the task at the tool_use's line: they differ when a prompt
+            # falls between the call's fragments.
+            stream.task = delegating.task if delegating else _task_at(acc, 0)
         else:
-            position = stream.anchor[1] if stream.anchor else 0
-        stream.task = _task_at(acc, position) if parent.index == 0 else parent.task
+            stream.task = _task_at(acc, stream.anchor[1] if stream.anchor else 0)
     unattributed = 0
     for call in acc.calls.values():
         stream = acc.streams[call.stream]
-        call.task = _task_at(acc, call.position) if stream.index == 0 else stream.task
+        if stream.index != 0:
+            call.task = stream.task
         if call.task is None:
             unattributed += stream.depth >= 0  # an orphan's calls are refused as an orphan
             continue
