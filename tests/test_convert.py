@@ -711,6 +711,25 @@ def test_a_context_key_the_user_typed_is_not_quoted(cli: Any, tmp_path: Path) ->
     assert "context standard|x-0123abcd|absent" in result.err  # the shape a key crosses in
 
 
+@pytest.mark.parametrize("precision", ["minute", "hour", "day"])
+def test_coarser_timestamps_set_in_the_contract_convert(
+    precision: str, cli: Any, tmp_path: Path
+) -> None:
+    """docs/privacy.md says to set privacy.timestamps before publishing. Was: one
+    CONTRACT-TASKS-MISMATCH per task (`started_at`), the fix telling the user to undo an edit
+    they never made. The bundle shows the coarser starts."""
+
+    def coarser(data: Any) -> None:
+        data["claims"]["privacy"]["timestamps"] = precision
+
+    result = _convert_edited(cli, tmp_path, coarser)
+    assert result.code == 0, result.err
+    started = [t["started_at"] for t in read_json(tmp_path / "b.json")["tasks"]]
+    assert started and all(s and "." not in s for s in started)
+    if precision == "day":
+        assert all(len(s) == 10 for s in started)
+
+
 def test_the_unknown_check_refusal_names_every_gate() -> None:
     """errors.py states the gate ids in words; they must be the ids evaluate runs."""
     from typing import get_args

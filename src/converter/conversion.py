@@ -21,7 +21,7 @@ from converter.contract.validate import (
     task_claims,
 )
 from converter.errors import Problem, Refused
-from converter.firewall.boundary import Policy, cross, file_labels, unbound_ref
+from converter.firewall.boundary import Policy, coarsen, cross, file_labels, unbound_ref
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount
 from converter.heap import return_free_memory
@@ -191,6 +191,16 @@ def _problems(
     fresh = _fresh_template(reading, shown, source, privacy or Privacy())
     # Without the contract's timestamp precision, a task's start cannot be compared.
     ignore = frozenset() if privacy is not None else frozenset({"started_at"})
+    if privacy is not None and parts.tasks is not None:
+        # `privacy.timestamps` made coarser after the template (docs/privacy.md says to): the
+        # task list still shows the template's finer starts, which are compared coarsened.
+        tasks = tuple(
+            t.model_copy(
+                update={"started_at": coarsen(t.started_at, privacy.timestamps) or t.started_at}
+            )
+            for t in parts.tasks
+        )
+        parts = replace(parts, tasks=tasks)
     against = check_against_sources(parts, fresh, ignore)
     # Under another key, or for another session, nothing of the sources can be compared: the
     # task, outcome and pricing mismatches would all follow from the one cause. The contract's

@@ -386,7 +386,9 @@ CODES: dict[str, CodeInfo] = {
         "removed, or a field of a task entry (id, input_digest, started_at, model_calls, "
         "subagents) was edited.",
         "Task entries are written by the tool: undo the edit at the location named, or make a "
-        "new template with --from-contract (it lists dropped and new tasks). A contract made "
+        "new template with --from-contract (it lists dropped and new tasks). A started_at that "
+        "differs after privacy.timestamps was made finer than the template's: make the "
+        "template again with --timestamps and --from-contract. A contract made "
         "by version 0.1 names tasks by ids that 0.2 keys per session: --from-contract carries "
         "its labels over.",
     ),
