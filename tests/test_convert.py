@@ -725,7 +725,8 @@ def test_coarser_timestamps_set_in_the_contract_convert(
     result = _convert_edited(cli, tmp_path, coarser)
     assert result.code == 0, result.err
     started = [t["started_at"] for t in read_json(tmp_path / "b.json")["tasks"]]
-    assert started and all(s and "." not in s for s in started)
+    assert started
+    assert all(s and "." not in s for s in started)
     if precision == "day":
         assert all(len(s) == 10 for s in started)
 
