@@ -731,6 +731,24 @@ def test_coarser_timestamps_set_in_the_contract_convert(
         assert all(len(s) == 10 for s in started)
 
 
+@pytest.mark.parametrize("value", ["-0", "-0.000", -0.0])
+def test_negative_zero_is_refused_where_a_claim_may_not_be_negative(
+    value: Any, cli: Any, tmp_path: Path
+) -> None:
+    """Was: accepted, and the bundle carried `"-0.000"` in a field that may not be negative
+    (while a price of "-0" was already PRICE-NEGATIVE)."""
+
+    def signed_zero(data: Any) -> None:
+        outcome = next(iter(data["claims"]["outcomes"].values()))
+        outcome["human_minutes"] = value
+
+    result = _convert_edited(cli, tmp_path, signed_zero)
+    assert result.code == 2, result.err
+    assert "human_minutes" in result.err
+    assert ">= 0" in result.err
+    assert not (tmp_path / "b.json").exists()
+
+
 def test_the_unknown_check_refusal_names_every_gate() -> None:
     """errors.py states the gate ids in words; they must be the ids evaluate runs."""
     from typing import get_args

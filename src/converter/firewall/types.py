@@ -121,16 +121,35 @@ def _fits(value: Decimal) -> Decimal:
 
 
 _BOUNDED = AfterValidator(_fits)
+
+
+def _unsigned(value: Decimal) -> Decimal:
+    """A sign on zero (`-0`, `"-0.000"`) is refused like any negative: written back, it would
+    put a minus into a field that may not be negative (as a price of `-0` is, PRICE-NEGATIVE)."""
+    if value.is_signed():
+        raise PydanticCustomError(
+            "greater_than_equal", "Input should be greater than or equal to {ge}", {"ge": 0}
+        )
+    return value
+
+
+_UNSIGNED = AfterValidator(_unsigned)
 Money = Annotated[
     Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False), _BOUNDED, AS_TEXT
 ]
 NonNegativeMoney = Annotated[
-    Decimal, BeforeValidator(_exact_decimal), Field(ge=0, allow_inf_nan=False), _BOUNDED, AS_TEXT
+    Decimal,
+    BeforeValidator(_exact_decimal),
+    Field(ge=0, allow_inf_nan=False),
+    _UNSIGNED,
+    _BOUNDED,
+    AS_TEXT,
 ]
 Rate = Annotated[
     Decimal,
     BeforeValidator(_exact_decimal),
     Field(ge=0, le=1, allow_inf_nan=False),
+    _UNSIGNED,
     _BOUNDED,
     AS_TEXT,
 ]
