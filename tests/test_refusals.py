@@ -19,6 +19,7 @@ import pytest
 
 from tests.damage import (
     COMMANDS,
+    MARKER,
     Command,
     Tree,
     canary,
@@ -321,6 +322,33 @@ def test_a_re_emitted_copy_is_dropped_with_a_finding(syn: Tree, cli: Any) -> Non
     assert after["convertible"] is True
     assert {"code": "CC-REC-DUPLICATE-UUID", "count": 1} in after["findings"]
     assert after["counts"] == before["counts"]
+
+
+def test_a_queued_prompt_is_a_finding_not_a_task(syn: Tree, cli: Any) -> None:
+    """FORMAT-NOTES §3: a third of human input can be an attachment typed while the agent
+    worked. It starts no task (SPEC §5.1 counts user prompts); was: not a word said of it."""
+    before = json.loads(cli("inspect", "--json", "--in", str(syn.parent)).out)
+    lines = syn.lines("")
+    anchor = json.loads(lines[A1_TEXT_LINE - 1])
+    queued = {
+        "type": "attachment",
+        "uuid": "0e3a0000-0000-4000-8000-000000000001",
+        "parentUuid": anchor["uuid"],
+        "sessionId": syn.session,
+        "timestamp": anchor["timestamp"],
+        "isSidechain": False,
+        "attachment": {
+            "type": "queued_command",
+            "prompt": canary("queued"),
+            "commandMode": "prompt",
+        },
+    }
+    syn.write_lines("", [*lines[:A1_TEXT_LINE], dump(queued), *lines[A1_TEXT_LINE:]])
+    result = cli("inspect", "--json", "--in", str(syn.parent))
+    after = json.loads(result.out)
+    assert after["counts"] == before["counts"]
+    assert {"code": "CC-REC-QUEUED-PROMPT", "count": 1} in after["findings"]
+    assert MARKER not in result.out + result.err
 
 
 @pytest.mark.parametrize("change", ["message-id", "usage"])

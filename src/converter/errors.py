@@ -302,6 +302,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do.",
         blocking=False,
     ),
+    "CC-REC-QUEUED-PROMPT": _c(
+        "Prompts typed while the agent worked (queued commands, recorded as attachments) are "
+        "not tasks: the task that was running answers them, and their calls count to it.",
+        "Nothing to do; with --task-unit session the question does not arise. Label the task "
+        "knowing it may have served more than its own prompt.",
+        blocking=False,
+    ),
     "CC-REC-SIDECHAIN-IN-FILE": _c(
         "Subagent records kept inside the parent file (Claude Code 1.0.x) were joined by their "
         "delegation prompt.",

@@ -495,6 +495,10 @@ def _tasks(acc: Account) -> None:
             acc.tasks.append(
                 Task(len(acc.tasks), rec.file, rec.line, pos, rec.content_digest, rec.timestamp)
             )
+        elif rec.kind == "queued-prompt":
+            # Not a task (SPEC §5.1 counts `user` prompts): the running task answers it. Said,
+            # so a reader knows a task's calls may serve a prompt typed while it ran.
+            acc.findings["CC-REC-QUEUED-PROMPT"] += 1
 
 
 def _task_at(acc: Account, position: int) -> int | None:

@@ -117,7 +117,8 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     usage: Usage | None = None
     tool_uses: tuple[ToolUse, ...] = ()
     # user
-    # prompt | command | command-output | tool_result | meta | notification | compact | other
+    # prompt | command | command-output | tool_result | meta | notification | compact | other;
+    # an attachment: queued-prompt
     kind: str = ""
     content_digest: str | None = None
     tool_results: tuple[ToolResult, ...] = ()
@@ -367,6 +368,14 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     elif kind == "fork-context-ref":
         rec.fork_parent_uuid = _opt_str(obj, "parentLastUuid")
         rec.agent_id = _opt_str(obj, "agentId")
+    elif kind == "attachment":
+        attachment = obj.get("attachment")
+        if (
+            isinstance(attachment, dict)
+            and attachment.get("type") == "queued_command"
+            and attachment.get("commandMode", "prompt") == "prompt"
+        ):
+            rec.kind = "queued-prompt"  # typed while the agent worked (FORMAT-NOTES §3)
     elif "message" in obj and isinstance(obj["message"], dict) and "usage" in obj["message"]:
         rec.unknown_with_usage = True
     return rec
