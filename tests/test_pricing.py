@@ -701,6 +701,25 @@ def test_card_loader_refusals(tmp_path: Path) -> None:
         with pytest.raises(Refused) as invalid:
             parse_price_card(bad.encode())
         assert _refusal(invalid.value) == "PRICE-CARD-INVALID"
+        if "NaN" not in bad:  # the parser's hook for NaN knows no position
+            assert all(p.where for p in invalid.value.problems), invalid.value.problems
+
+
+def test_a_card_refusal_says_where_and_quotes_no_key() -> None:
+    """Was: PRICE-CARD-INVALID with no line or field (SPEC §6.4: a code and a location)."""
+    text = (ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json").read_text()
+    card = json.loads(text)
+    model = next(iter(card["models"]))
+    card["models"][model]["tiers"][0]["input"] = "-5"
+    card["models"]["ZQC secret/model"] = card["models"][model]
+    with pytest.raises(Refused) as invalid:
+        parse_price_card(json.dumps(card).encode())
+    where = [p.where for p in invalid.value.problems]
+    assert f"models/{model}/tiers/0/input" in where
+    assert all("ZQC" not in (w or "") for w in where)
+    with pytest.raises(Refused) as duplicate:
+        parse_price_card(b'{"id": "x",\n "models": {\n "a": 1,\n "a": 2}}')
+    assert [p.where for p in duplicate.value.problems] == ["line 4"]
 
 
 def test_end_to_end_account_prices_cleanly() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from decimal import Decimal
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,8 +27,9 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, ValidationError
 
 from converter.errors import Problem, Refused
+from converter.firewall.names import may_name
 from converter.firewall.types import Closed, Count, ModelName
-from converter.jsontext import loads_exact
+from converter.jsontext import NotStrictJSON, loads_exact
 from converter.pricing.model import (
     PRICE_FIELDS,
     CardDate,
@@ -88,11 +90,44 @@ class PriceCard(Closed):
 
 
 def parse_price_card(data: bytes) -> PriceCard:
-    """A card from its JSON bytes, numbers read as exact decimals (never through float)."""
+    """A card from its JSON bytes, numbers read as exact decimals (never through float). A card
+    that is not one is refused at the line (JSON) or by the field path of each problem (the
+    card's own field names, model ids and context keys; any other key is `<key>`)."""
     try:
-        return PriceCard.model_validate(loads_exact(data))
-    except (ValueError, ValidationError) as bad:  # JSONDecodeError is a ValueError
-        raise Refused([Problem("PRICE-CARD-INVALID")]) from bad
+        document = loads_exact(data)
+    except NotStrictJSON as bad:
+        where = f"line {bad.line}" if bad.line is not None else None
+        raise Refused([Problem("PRICE-CARD-INVALID", where=where)]) from None
+    try:
+        return PriceCard.model_validate(document)
+    except ValidationError as bad:
+        problems = [
+            Problem("PRICE-CARD-INVALID", where=_card_path(err["loc"])) for err in bad.errors()
+        ]
+        raise Refused(sorted(set(problems), key=lambda p: p.where or "")) from None
+
+
+def _card_path(loc: tuple[Any, ...]) -> str:
+    fields = _card_fields()
+    return "/".join(
+        str(part) if isinstance(part, int) or part in fields or may_name(str(part)) else "<key>"
+        for part in loc
+    )
+
+
+@cache
+def _card_fields() -> frozenset[str]:
+    """Every property name in the card's JSON schema."""
+    names: set[str] = set()
+    stack: list[Any] = [PriceCard.model_json_schema()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(names)
 
 
 def shipped_cards() -> list[str]:
