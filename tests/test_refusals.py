@@ -324,6 +324,17 @@ def test_a_re_emitted_copy_is_dropped_with_a_finding(syn: Tree, cli: Any) -> Non
     assert after["counts"] == before["counts"]
 
 
+def test_a_child_whose_records_name_another_agent_is_refused(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Joins go by the file's name. Was: a child's `agentId` was never compared with it, so
+    transcripts renamed into each other's names joined each other's delegation in silence."""
+    line = 2
+    syn.edit_record(SYN_CHILD, line, lambda o: o.__setitem__("agentId", "a0123456789abcdef"))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-JOIN-CONFLICT", syn.label("subagent", SYN_CHILD), line)
+
+
 def test_a_queued_prompt_is_a_finding_not_a_task(syn: Tree, cli: Any) -> None:
     """FORMAT-NOTES §3: a third of human input can be an attachment typed while the agent
     worked. It starts no task (SPEC §5.1 counts user prompts); was: not a word said of it."""

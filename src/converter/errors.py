@@ -109,7 +109,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-JOIN-CONFLICT": _c(
         "The join evidence for a subagent disagrees (metadata, tool result and progress lines name "
-        "different delegation calls, or the call's result names another agent).",
+        "different delegation calls, the call's result names another agent, or the child's "
+        "records name another agent than its file name).",
         "Restore the files from one consistent copy of the session.",
     ),
     "CC-TREE-CYCLE": _c(

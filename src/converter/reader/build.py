@@ -91,6 +91,8 @@ def _streams(acc: Account) -> None:
             continue
         records = tree.records.get(entry.index, [])
         if entry.role == "subagent":
+            if not entry.legacy:  # a 2.0.x sibling's name is not its agent id (a renamed copy)
+                _own_agent_id(acc, entry.index, entry.agent_id, records)
             acc.streams.append(Stream(len(acc.streams), entry.index, entry.agent_id, list(records)))
             continue
         root = Stream(0, entry.index, None)
@@ -114,6 +116,15 @@ def _streams(acc: Account) -> None:
         stream.index = index
     if any(s.kind == "sidechain" for s in acc.streams):
         acc.findings["CC-REC-SIDECHAIN-IN-FILE"] += sum(s.kind == "sidechain" for s in acc.streams)
+
+
+def _own_agent_id(acc: Account, file: int, agent_id: str | None, records: list[Rec]) -> None:
+    """A child's records name the agent its file name does. Joins go by the file name: two
+    transcripts renamed into each other's names would each join the other's delegation."""
+    for rec in records:
+        if rec.agent_id is not None and rec.agent_id != agent_id:
+            acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", file, rec.line))
+            return
 
 
 class _Index:
