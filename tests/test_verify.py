@@ -301,6 +301,34 @@ def test_a_bundle_damaged_into_invalid_json(cli: Any, signed: tuple[Path, Path, 
         assert "BUNDLE-NOT-A-BUNDLE" not in result.err
 
 
+@pytest.mark.parametrize("unusable", ["no-attestation", "not-an-envelope", "bad-key"])
+def test_a_tampered_bundle_is_a_mismatch_whatever_stops_the_signature_check(
+    unusable: str, cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Was (for a day): the attestation was read before the bundle's digest was checked, so a
+    changed value with no usable attestation or key beside it was refused (2), not 5."""
+    bundle, _, public = signed
+    data = bundle.read_bytes()
+    start = data.index(b'"output_tokens":') + len(b'"output_tokens":')
+    flip(bundle, start + len(re.match(rb"\d+", data[start:]).group()) - 1)
+    envelope = Path(f"{bundle}.intoto.json")
+    if unusable == "no-attestation":
+        envelope.unlink()
+    elif unusable == "not-an-envelope":
+        envelope.write_bytes(data)
+    else:
+        public = tmp_path / "not-a-key.pub"
+        public.write_text("not a key")
+    for command in ("verify", "evaluate"):
+        result = cli(command, "--bundle", str(bundle), "--public-key", str(public))
+        if command == "evaluate" and unusable == "bad-key":
+            assert result.code == 2  # the key is refused before any bundle is opened
+            continue
+        assert result.code == 5, (command, result.err)
+        assert result.err.startswith("integrity: BUNDLE-DIGEST-MISMATCH"), result.err
+        assert "refused: ATTEST-" in result.err  # and why the signature was not checked
+
+
 def test_resealed_bundle_fails_the_attestation(cli: Any, signed: tuple[Path, Path, Path]) -> None:
     """An edit that recomputes evidence_sha256 passes the digest check; the signature catches it."""
     bundle, _, public = signed

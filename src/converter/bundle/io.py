@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
@@ -178,36 +179,50 @@ def open_bundle(
 
 def open_attested(
     data: bytes,
-    envelope: bytes,
-    public_key: Ed25519PublicKey,
+    read_envelope: Callable[[], bytes],
+    load_key: Callable[[], Ed25519PublicKey],
     *,
     reference: bool = False,
     sink: BundleSink | None = None,
     own_receipt: bool = True,
-) -> tuple[BundleHead, dict[str, Any]]:
-    """`open_bundle`, once the attestation's signature verifies with `public_key` over `data`'s
+) -> tuple[BundleHead, dict[str, Any], Ed25519PublicKey]:
+    """`open_bundle`, once the attestation's signature verifies with the key over `data`'s
     exact bytes, and its signed receipt is the bundle's own. The signature is checked first: a
     changed byte is a mismatch (5) even where it leaves no JSON to read (unsigned, such bytes
-    could only be refused, 2). Every mismatch is reported: the bundle's own digest too.
-    Returns the bundle and the signed receipt. `own_receipt=False`: the caller applies
+    could only be refused, 2). Every mismatch is reported: the bundle's own digest too. When
+    the signature cannot be checked (no attestation, no envelope, an unusable key: refused, 2),
+    a bundle that fails its own digest is still a mismatch (5), said with that refusal.
+    Returns the bundle, the signed receipt and the key. `own_receipt=False`: the caller applies
     `require_own_receipt` itself (`verify` first says what passed)."""
     from converter.attest.statement import check_attestation
 
     try:
-        signed_receipt = check_attestation(data, envelope, public_key)
+        envelope = read_envelope()
+        key = load_key()
+        signed_receipt = check_attestation(data, envelope, key)
     except IntegrityFailure as failed:
-        problems = list(failed.problems)
-        try:
-            open_bundle(data, reference=reference)
-        except IntegrityFailure as also:
-            problems += also.problems
-        except Refused:
-            pass  # bytes that do not parse: the signature has said they changed
-        raise IntegrityFailure.several(problems, []) from None
+        mismatches = [*failed.problems, *_mismatches(data, reference)]
+        raise IntegrityFailure.several(mismatches, []) from None
+    except Refused as refused:
+        found = _mismatches(data, reference)
+        if found:
+            raise IntegrityFailure.several(found, refused.problems) from None
+        raise
     bundle = open_bundle(data, reference=reference, sink=sink)
     if own_receipt:
         require_own_receipt(bundle, signed_receipt)
-    return bundle, signed_receipt
+    return bundle, signed_receipt, key
+
+
+def _mismatches(data: bytes, reference: bool) -> list[Problem]:
+    """The bundle's own integrity failures, if any (bytes that do not parse have none)."""
+    try:
+        open_bundle(data, reference=reference)
+    except IntegrityFailure as failure:
+        return list(failure.problems)
+    except Refused:
+        pass
+    return []
 
 
 def require_own_receipt(bundle: BundleHead, signed_receipt: dict[str, Any]) -> None:

@@ -36,8 +36,14 @@ def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle
     facts = FactsBuilder()
     if public_key is None:
         return open_bundle(data, sink=facts), facts
-    envelope = read_input(Path(f"{path}.intoto.json"), "ATTEST-MISSING", empty_is_missing=True)
-    return open_attested(data, envelope, public_key, sink=facts)[0], facts
+    envelope = Path(f"{path}.intoto.json")
+    bundle, _, _ = open_attested(
+        data,
+        lambda: read_input(envelope, "ATTEST-MISSING", empty_is_missing=True),
+        lambda: public_key,
+        sink=facts,
+    )
+    return bundle, facts
 
 
 def load_bundles(
@@ -58,6 +64,7 @@ def load_bundles(
             continue
         except IntegrityFailure as failure:
             mismatches += labelled(failure.problems, position, total)
+            refusals += labelled(failure.refusals, position, total)
         except Refused as refused:
             refusals += labelled(refused.problems, position, total)
         loaded.append(None)

@@ -111,10 +111,12 @@ def verify(
         from converter.attest.dsse import key_id
         from converter.attest.keys import load_public_key
 
-        envelope_bytes = read_input(envelope, "ATTEST-MISSING", empty_is_missing=True)
-        key = load_public_key(public_key)
-        opened, signed_receipt = open_attested(
-            data, envelope_bytes, key, reference=True, own_receipt=False
+        opened, signed_receipt, key = open_attested(
+            data,
+            lambda: read_input(envelope, "ATTEST-MISSING", empty_is_missing=True),
+            lambda: load_public_key(public_key),
+            reference=True,
+            own_receipt=False,
         )
         signed = (key_id(key), signed_receipt)
     say(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
