@@ -214,6 +214,29 @@ def test_claims_evaluation_cannot_use_are_named_by_field(cli: Any, tmp_path: Pat
     assert "some-future-gate" not in result.err
 
 
+@pytest.mark.parametrize("edit", ["huge-shape", "negative-cost-v1"])
+def test_a_resealed_bundle_holding_what_no_conversion_writes_is_refused(
+    edit: str, cli: Any, tmp_path: Path
+) -> None:
+    """Was: exit 70 (a ValidationError building a task's facts), since this morning."""
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def change(body: dict[str, Any]) -> None:
+        if edit == "huge-shape":
+            next(e for e in body["events"] if e["kind"] == "tool")["shape"]["strings"] = 10**13
+            return
+        body["schema_version"] = "agent-evidence/bundle/v1"
+        body["generator"]["version"] = "0.1.0"
+        del body["pricing"]
+        for event in body["events"]:
+            event["cost"] = {"low": "-5", "high": "-5"}
+
+    result = cli("evaluate", "--bundle", str(_resealed(bundle, change)))
+    assert result.code == 2, result.err
+    assert "refused: BUNDLE-SHAPE" in result.err
+    assert "internal error" not in result.err
+
+
 def test_an_event_outside_every_task_cannot_decide(cli: Any, tmp_path: Path) -> None:
     """An event moved out of its task dropped out of the cost and the bundle still said SCALE
     (under a cap only the full cost breaks, the cost of the event decides)."""

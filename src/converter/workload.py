@@ -289,8 +289,8 @@ class FactsBuilder:
             except ValidationError as error:
                 problems += claim_problems(error, f"outcomes/{task_id}")
                 continue
-            facts.append(
-                TaskFacts(
+            try:
+                task_facts = TaskFacts(
                     id=task_id,
                     spend=Interval(low=acc.low, high=acc.high),
                     model_calls=acc.model_calls,
@@ -304,7 +304,11 @@ class FactsBuilder:
                     tool_shapes=tuple(acc.shapes),
                     edges=tuple(self.edges[task_id]),
                 )
-            )
+            except ValidationError:  # its events hold what no conversion writes (resealed)
+                index = [t.id for t in self.head.tasks].index(task_id)
+                problems.append(Problem("BUNDLE-SHAPE", where=f"tasks/{index}"))
+                continue
+            facts.append(task_facts)
         if problems:
             raise Refused(problems)
         return facts

@@ -23,6 +23,7 @@ from converter.firewall.types import (
     KeyId,
     ModelName,
     Money,
+    NonNegativeMoney,
     Pseudonym,
     PublicName,
     Sha256,
@@ -50,8 +51,8 @@ class Generator(Closed):
 
 
 class Cost(Closed):
-    low: Money
-    high: Money
+    low: NonNegativeMoney
+    high: NonNegativeMoney
 
 
 class ModelPricingApplied(Closed):
