@@ -749,6 +749,21 @@ def test_negative_zero_is_refused_where_a_claim_may_not_be_negative(
     assert not (tmp_path / "b.json").exists()
 
 
+def test_words_ending_in_hex_are_not_taken_for_a_pseudonym(cli: Any, tmp_path: Path) -> None:
+    """Was: any `words-<8 to 12 hex>` passed for a pseudonym and was quoted (a model priced as
+    `bigbank-payroll-deadbeef`). Only the pseudonyms the firewall makes are shown."""
+
+    def edit(data: Any) -> None:
+        models = data["claims"]["pricing"]["models"]
+        models["zqcbigbank-payroll-deadbeef"] = None
+        models["claude-opus-4-8"]["contexts"]["zqcacme-payroll-0badf00d"] = None
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert "zqc" not in result.err
+    assert "<key>" in result.err
+
+
 def test_the_unknown_check_refusal_names_every_gate() -> None:
     """errors.py states the gate ids in words; they must be the ids evaluate runs."""
     from typing import get_args

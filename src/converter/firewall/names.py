@@ -156,7 +156,9 @@ def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
 # Names a diagnostic may show (SPEC §6.4): what could cross the firewall as written, a keyed
 # pseudonym (task-, tool-, model-, x-<hex>), a server tool priced per request, a billing-context
 # key. A name a contract's author typed is shown only if it is one of these.
-_PSEUDONYM = re.compile(r"[a-z][a-z-]{0,15}-[0-9a-f]{8,12}")
+_PSEUDONYM = re.compile(
+    r"(?:task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{12}|x-[0-9a-f]{8}"
+)
 # Billing-context values that cross as written (`service_tier`, `speed`, `inference_geo`); any
 # other value crosses as `x-<8 hex>`.
 KNOWN_CONTEXT_VALUES = frozenset(
