@@ -362,20 +362,26 @@ def test_a_queued_prompt_is_a_finding_not_a_task(syn: Tree, cli: Any) -> None:
     assert MARKER not in result.out + result.err
 
 
-@pytest.mark.parametrize("change", ["message-id", "usage"])
+@pytest.mark.parametrize("change", ["message-id", "usage", "tool-name", "parent"])
 def test_a_record_reusing_a_uuid_for_another_call_is_refused(
     change: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:
     """Was: dropped as a re-emitted copy (a finding only), and its call with it: the second
-    task showed 0 model calls and the spend was gone."""
+    task showed 0 model calls and the spend was gone. Any field accounting reads counts."""
 
     def another_call(record: dict[str, Any]) -> None:
         if change == "message-id":
             record["message"]["id"] = "msg_01ZQCANOTHERCALL000000001"
-        record["message"]["usage"]["output_tokens"] += 5000
-        record["message"]["content"][0]["text"] = canary("uuid")
+            record["message"]["usage"]["output_tokens"] += 5000
+        elif change == "usage":
+            record["message"]["usage"]["output_tokens"] += 5000
+        elif change == "tool-name":
+            record["message"]["content"][0]["name"] = "mcp__zqc__deploy"
+        else:
+            record["parentUuid"] = "0e4a0000-0000-4000-8000-000000000099"
 
-    line = _repeat_after(syn, A2_LINE, another_call)
+    number = A1_AGENT_LINE if change == "tool-name" else A2_LINE
+    line = _repeat_after(syn, number, another_call)
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-REC-UUID-CONFLICT", syn.label("parent", ""), line)
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Literal, TypeVar
 
+import msgspec
+
 from converter.errors import Problem
 from converter.firewall.names import DELEGATION_TOOLS
 from converter.reader.load import LoadedTree
@@ -45,24 +47,18 @@ def _session_check(acc: Account) -> None:
         acc.problems.append(Problem(code, file, line))
 
 
-def _read_as(rec: Rec) -> tuple[object, ...]:
-    """What accounting takes from a record. A copy Claude Code re-emits before a compaction
-    differs elsewhere (a rewritten promptId, blanked stdout), never here."""
-    return (
-        rec.type,
-        rec.subtype,
-        rec.sidechain,
-        rec.msg_id,
-        rec.model,
-        rec.synthetic,
-        rec.final,
-        rec.usage,
-        tuple(use.id for use in rec.tool_uses),
-        rec.kind,
-        rec.content_digest if rec.kind == "prompt" else None,
-        tuple(result.tool_use_id for result in rec.tool_results),
-        rec.result_agent_id,
-    )
+# What a re-emitted copy may change: where it is, when it was written, by which version.
+# Claude Code's copies before a compaction differ in a rewritten promptId and blanked stdout,
+# neither of which a record keeps.
+_COPY_MAY_CHANGE = frozenset({"file", "line", "timestamp", "version"})
+
+
+def _read_as(rec: Rec) -> dict[str, object]:
+    """Everything accounting takes from a record, except what a copy may change."""
+    fields = msgspec.structs.asdict(rec)
+    for name in _COPY_MAY_CHANGE:
+        del fields[name]
+    return fields
 
 
 def _dedup_uuids(acc: Account) -> None:
