@@ -280,7 +280,7 @@ def test_bad_token_counts(
     expect_refusal(outcome, code, syn.label("parent", ""), A1_TEXT_LINE)
 
 
-@pytest.mark.parametrize("usage", ["deleted", "null"])
+@pytest.mark.parametrize("usage", ["deleted", "null", "empty", "no-output-count"])
 def test_a_fragment_without_usage_is_refused(
     usage: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:
@@ -290,8 +290,12 @@ def test_a_fragment_without_usage_is_refused(
     def drop(obj: dict[str, Any]) -> None:
         if usage == "deleted":
             del obj["message"]["usage"]
-        else:
+        elif usage == "null":
             obj["message"]["usage"] = None
+        elif usage == "empty":
+            obj["message"]["usage"] = {}
+        else:
+            del obj["message"]["usage"]["output_tokens"]
         obj["message"]["content"][0]["text"] = canary("no-usage")
 
     syn.edit_record("", A1_TEXT_LINE, drop)

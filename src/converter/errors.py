@@ -194,8 +194,9 @@ CODES: dict[str, CodeInfo] = {
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-NO-USAGE": _c(
-        "A model call's record has no usage (Claude Code writes one on every fragment of a "
-        "call): priced, it would count as a complete call of zero tokens.",
+        "A model call's record has no usage, or a usage without its input_tokens or "
+        "output_tokens (Claude Code writes both on every fragment of a call): read as zeros, it "
+        "would count as a complete call of zero tokens.",
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-BAD-TOKEN-COUNT": _c(

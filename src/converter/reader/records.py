@@ -225,7 +225,7 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     stop = message.get("stop_reason")
     rec.stop_reason_seen = stop is not None
     raw_usage = message.get("usage")
-    if raw_usage is None and not rec.synthetic:  # every fragment of a real call carries one
+    if not rec.synthetic and _lacks_counts(raw_usage):  # a real call's fragments carry both
         raise BadField("CC-REC-NO-USAGE")
     rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
     rec.final = stop is not None or (
@@ -234,6 +234,14 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     content = message.get("content")
     if isinstance(content, list):
         rec.tool_uses = tuple(_tool_uses(content))
+
+
+def _lacks_counts(usage: Any) -> bool:
+    """No usage, or one without its input or output count (any other type is CC-REC-BAD-FIELD,
+    from `parse_usage`): read as zeros, a call would convert as complete at no cost."""
+    if usage is None:
+        return True
+    return isinstance(usage, dict) and not ("input_tokens" in usage and "output_tokens" in usage)
 
 
 def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
