@@ -154,6 +154,8 @@ def test_absent_keyid_is_empty() -> None:
         b'{"signatures": [{"sig": "eA=="}]}',
         b'{"receipt": {}, "receipt": {}}',  # refused JSON, but no envelope's
         b'{"x": NaN}',
+        b'{"payload": "eA==", "payloadType": "t", "signatures": []}\n'
+        b'{"payload": "eQ==", "payloadType": "t", "signatures": []}\n',  # .intoto.jsonl
     ],
 )
 def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) -> None:

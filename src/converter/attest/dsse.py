@@ -120,9 +120,9 @@ def parse_envelope(data: bytes) -> Envelope:
     A JSON object with a `payload` or a `payloadType` is an envelope: one that lacks a field,
     has one ill-typed, or is JSON this program never writes (a repeated key, NaN) was damaged
     after it was written: EnvelopeMalformed (exit 5). So are bytes that no longer parse but hold
-    either field as a key (a flipped byte, a cut). Anything else (bytes of another format; JSON
-    that is not an object; an object with neither field: a bundle, a contract) is
-    NotAnEnvelope, refused (exit 2): nothing could be checked.
+    either field as a key (a flipped byte, a cut). Anything else (bytes of another format, such
+    as JSON Lines of several envelopes; JSON that is not an object; an object with neither
+    field: a bundle, a contract) is NotAnEnvelope, refused (exit 2): nothing could be checked.
     `signatures` alone does not make an envelope: other signed documents (TUF metadata, in-toto
     0.9 links) have one too.
     """
@@ -131,7 +131,7 @@ def parse_envelope(data: bytes) -> Envelope:
     except NotStrictJSON as bad:
         if bad.parsed and _is_envelope(_loads_lenient(data)):
             raise EnvelopeMalformed from None
-        if not bad.parsed and _ENVELOPE_KEY.search(data):
+        if not bad.parsed and _ENVELOPE_KEY.search(data) and not _json_lines(data):
             raise EnvelopeMalformed from None  # an envelope's bytes, broken: a flip, a cut
         raise NotAnEnvelope from None
     if not _is_envelope(document):
@@ -140,6 +140,19 @@ def parse_envelope(data: bytes) -> Envelope:
         return _envelope_from(document)
     except (ValueError, TypeError, KeyError, ValidationError):
         raise EnvelopeMalformed from None
+
+
+def _json_lines(data: bytes) -> bool:
+    """Several JSON documents, one per line (an `.intoto.jsonl` of envelopes): another format,
+    not an envelope damaged."""
+    first, _, rest = data.strip().partition(b"\n")
+    if not rest.strip():
+        return False
+    try:
+        json.loads(first)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_envelope(document: Any) -> bool:
