@@ -399,6 +399,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-DEPENDENCY-CYCLE",
         "EVAL-USAGE-INCOMPLETE",
         "EVAL-AUXILIARY-NOT-OBSERVED",
+        "EVAL-COSTS-UNCHECKED",
         # raised by the bundle → workload adapter (converter.workload)
         "EVAL-WORKLOAD-MISMATCH",
         "EVAL-NO-BUNDLE",

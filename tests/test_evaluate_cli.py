@@ -237,6 +237,23 @@ def test_a_resealed_bundle_holding_what_no_conversion_writes_is_refused(
     assert "internal error" not in result.err
 
 
+def test_a_v1_bundles_unchecked_costs_are_said(cli: Any, tmp_path: Path) -> None:
+    """0.1's bundles carry no prices: their costs are the producer's word. Was: a report on one
+    (or on one downgraded to v1 and resealed, claiming 0.1) read like any other."""
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def as_v1(body: dict[str, Any]) -> None:
+        body["schema_version"] = "agent-evidence/bundle/v1"
+        body["generator"]["version"] = "0.1.0"
+        del body["pricing"]
+
+    result = cli("evaluate", "--bundle", str(_resealed(bundle, as_v1)), "--format", "json")
+    findings = {f["code"]: f["count"] for f in json.loads(result.out)["findings"]}
+    assert findings.get("EVAL-COSTS-UNCHECKED") == 1
+    plain = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    assert "EVAL-COSTS-UNCHECKED" not in plain.out
+
+
 def test_an_event_outside_every_task_cannot_decide(cli: Any, tmp_path: Path) -> None:
     """An event moved out of its task dropped out of the cost and the bundle still said SCALE
     (under a cap only the full cost breaks, the cost of the event decides)."""

@@ -667,6 +667,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do unless a gate is indeterminate (see EVAL-GATE-INDETERMINATE).",
         blocking=False,
     ),
+    "EVAL-COSTS-UNCHECKED": _c(
+        "Bundles written by 0.1 (schema v1) carry no prices, so their costs could not be priced "
+        "again from them: only a signature vouches for those costs.",
+        "Evaluate with --public-key and the producer's key, or convert the sessions again with "
+        "this version.",
+        blocking=False,
+    ),
     "EVAL-AUXILIARY-NOT-OBSERVED": _c(
         "Auxiliary calls (session titles, compaction, web-search side calls) were not observed: "
         "no provider bodies were given, so their spend is not in the costs.",

@@ -377,6 +377,7 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
                 else "not-observed"
             ),
             findings=dict(sorted(findings.items())),
+            costs_unchecked=sum(b.pricing is None for b in bundles),
             digests=Digests(
                 evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
                 contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),

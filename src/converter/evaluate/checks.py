@@ -321,6 +321,8 @@ def diagnose(workload: Workload) -> tuple[Finding, ...]:
         findings.append(Finding(code="EVAL-USAGE-INCOMPLETE", count=incomplete))
     if workload.auxiliary_calls == "not-observed":
         findings.append(Finding(code="EVAL-AUXILIARY-NOT-OBSERVED", count=1))
+    if workload.costs_unchecked:
+        findings.append(Finding(code="EVAL-COSTS-UNCHECKED", count=workload.costs_unchecked))
     findings.extend(
         Finding(code=code, count=count) for code, count in sorted(workload.findings.items())
     )

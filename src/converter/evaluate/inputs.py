@@ -144,6 +144,8 @@ class Workload(Closed):
     auxiliary_calls: Literal["observed", "not-observed"]
     findings: dict[Code, Count]  # the bundles' own finding counts
     digests: Digests
+    # Bundles that carry no prices (schema v1): their costs could not be priced again.
+    costs_unchecked: Count = 0
 
     @model_validator(mode="after")
     def _unique_tasks(self) -> Workload:
