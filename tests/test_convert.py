@@ -764,6 +764,33 @@ def test_words_ending_in_hex_are_not_taken_for_a_pseudonym(cli: Any, tmp_path: P
     assert "<key>" in result.err
 
 
+def test_convert_contract_takes_the_task_unit_its_contract_names(cli: Any, tmp_path: Path) -> None:
+    """Was: the default task unit, so a contract made with --task-unit session was refused six
+    ways (source, inventory, tasks, unknown outcomes), five with the wrong fix. Given and
+    contradicting the contract, the one cause is named, by field."""
+    parent = fixture_parent("synthetic_tree")
+    template = tmp_path / "t.json"
+    assert (
+        cli(
+            "convert", "--in", str(parent), "--task-unit", "session", "--template", str(template)
+        ).code
+        == 0
+    )
+    write_json(template, fill(read_json(template)))
+    out = tmp_path / "b.json"
+    result = _convert(cli, parent, template, out)
+    assert result.code == 0, result.err
+    assert read_json(out)["receipt"]["task_unit"] == "session"
+    out.unlink()
+    contradicted = _convert(cli, parent, template, out, "--task-unit", "prompt")
+    assert contradicted.code == 2
+    refused = [
+        line.split(":")[0] for line in contradicted.err.splitlines() if line.startswith("refused")
+    ]
+    assert refused == ["refused"]
+    assert contradicted.err.startswith("refused: CONTRACT-SOURCE-MISMATCH [source/task_unit]")
+
+
 def test_the_unknown_check_refusal_names_every_gate() -> None:
     """errors.py states the gate ids in words; they must be the ids evaluate runs."""
     from typing import get_args

@@ -34,7 +34,10 @@ from converter.reader.model import Account
 Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
 # A contract these sources cannot be compared with at all (`check_against_sources`).
-_UNRELATED = frozenset({"CONTRACT-KEY-MISMATCH", "CONTRACT-OTHER-SESSION"})
+# (Read with another adapter or task unit, every task and count differs too: one cause.)
+_UNRELATED = frozenset(
+    {"CONTRACT-KEY-MISMATCH", "CONTRACT-OTHER-SESSION", "CONTRACT-SOURCE-MISMATCH"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,13 +127,15 @@ def make_template(
 
 def make_bundle(
     parent: Path,
-    source: SourceName,
-    task_unit: TaskUnit,
+    source: SourceName | None,
+    task_unit: TaskUnit | None,
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
 ) -> tuple[BundleHead, bytearray]:
     """Check the contract against the sources and its own claims; all problems, or the bundle's
     sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied).
+    `source` and `task_unit` None: the ones the contract's `source` names (the defaults if it
+    names none that validates).
 
     The reading, its crossings and the fresh template die with `_checked_bundle`'s frame, before
     the bundle is serialized: they never share the peak with the bundle's bytes.
@@ -150,8 +155,8 @@ def _fresh_template(
 
 def _checked_bundle(
     parent: Path,
-    source: SourceName,
-    task_unit: TaskUnit,
+    source: SourceName | None,
+    task_unit: TaskUnit | None,
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
 ) -> BuiltBundle:
@@ -160,6 +165,9 @@ def _checked_bundle(
     parts = read_contract(contract_bytes)
     if isinstance(parts, list):  # not JSON: nothing in it to compare with the sources
         raise Refused(parts)
+    named = parts.source
+    source = source or (named.adapter if named else "claude-code-tree")
+    task_unit = task_unit or (named.task_unit if named else "prompt")
     try:
         reading = read_sources(parent, source, task_unit, pseudo)
     except Refused as refused:  # the contract's own problems are problems all the same
@@ -205,8 +213,9 @@ def _problems(
     # Under another key, or for another session, nothing of the sources can be compared: the
     # task, outcome and pricing mismatches would all follow from the one cause. The contract's
     # shape and own problems (null claims, bad prices) stand whichever session it is given.
-    if any(p.code in _UNRELATED for p in against):
-        return [*parts.problems, *against, *own_problems(parts)], shown
+    unrelated = [p for p in against if p.code in _UNRELATED]
+    if unrelated:
+        return [*parts.problems, *unrelated, *own_problems(parts)], shown
     problems = [*parts.problems, *against, *task_claims(parts, fresh.tasks), *own_problems(parts)]
     if parts.pricing is not None:
         pricing = account_problems(reading.canonical, parts.pricing)

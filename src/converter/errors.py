@@ -365,8 +365,10 @@ CODES: dict[str, CodeInfo] = {
         "Give the contract the bundle was made from; a bundle is the output of convert --contract.",
     ),
     "CONTRACT-SOURCE-MISMATCH": _c(
-        "The contract names another source adapter, adapter version or task unit.",
-        "Convert with the same --from and --task-unit the template was made with.",
+        "The contract names another source adapter, adapter version or task unit than the "
+        "--from or --task-unit given (the field named); every task and count would differ too.",
+        "Leave --from and --task-unit out: convert --contract takes them from the contract. Or "
+        "give the ones its template was made with.",
     ),
     "CONTRACT-FILE-CHANGED": _c(
         "A bound source file's bytes differ from the contract's inventory.",

@@ -125,7 +125,12 @@ def convert(
     if bundle_out is None:
         raise click.UsageError("--contract needs --out BUNDLE.json")
     assert contract_in is not None
-    _bundle(src, parent, unit, contract_in, bundle_out, attest_key, pseudo)
+    # Not typed: the adapter and task unit the contract names (its template was made with them).
+    ctx = click.get_current_context()
+    typed = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+    src_given = src if ctx.get_parameter_source("source") in typed else None
+    unit_given = unit if ctx.get_parameter_source("task_unit") in typed else None
+    _bundle(src_given, parent, unit_given, contract_in, bundle_out, attest_key, pseudo)
 
 
 def _only_with(mode: str, options: Mapping[str, object], why: str = "") -> None:
@@ -205,9 +210,9 @@ def _bound_paths(reading: Reading) -> list[Path]:
 
 
 def _bundle(
-    source: SourceName,
+    source: SourceName | None,
     parent: Path,
-    task_unit: TaskUnit,
+    task_unit: TaskUnit | None,
     contract_in: Path,
     out: Path,
     attest_key: Path | None,

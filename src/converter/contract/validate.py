@@ -157,7 +157,9 @@ def check_against_sources(
         return [Problem("CONTRACT-KEY-MISMATCH", where="key_id")]
     problems: list[Problem] = []
     if parts.source is not None and parts.source != fresh.source:
-        problems.append(Problem("CONTRACT-SOURCE-MISMATCH", where="source"))
+        for name in type(parts.source).model_fields:  # adapter, adapter_version, task_unit
+            if getattr(parts.source, name) != getattr(fresh.source, name):
+                problems.append(Problem("CONTRACT-SOURCE-MISMATCH", where=f"source/{name}"))
     if parts.inventory is not None and other_session(parts.inventory, fresh.inventory):
         return [*problems, Problem("CONTRACT-OTHER-SESSION", where="inventory/files")]
     if parts.inventory is not None:
