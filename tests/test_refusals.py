@@ -878,6 +878,16 @@ def test_key_init_refuses_to_replace_a_key(cli: Any, tmp_path: Path) -> None:
     expect_refusal(outcome, "KEY-EXISTS")
 
 
+def test_key_init_says_when_the_environment_key_shadows_it(cli: Any) -> None:
+    """Was: `created pseudonym key key-…` and nothing else, while every command went on using
+    AGENT_EVIDENCE_KEY's key (set for every test here)."""
+    result = cli("key", "init")
+    assert result.code == 0, result.err
+    in_use = cli("key", "show-id").out.strip()
+    assert in_use not in result.out
+    assert f"AGENT_EVIDENCE_KEY is set, and commands use its key ({in_use})" in result.err
+
+
 @pytest.mark.parametrize("body", ["CANARY-key planted\n", "zz" * 32 + "\n", "\xff" * 64])
 def test_bad_key_file_speaks_no_content(
     body: str, syn: Tree, cli: Any, command: Command, tmp_path: Path

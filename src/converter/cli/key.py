@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from converter.cli.diagnostics import say
 from converter.cli.options import key_option
-from converter.firewall.keys import create_key, default_key_path, load_key
+from converter.firewall.keys import ENV_VAR, create_key, default_key_path, load_key
 
 
 @click.group()
@@ -22,6 +23,14 @@ def key_init(key_file: Path | None) -> None:
     """Create a new pseudonym key (mode 0600); refuses to replace one."""
     created = create_key(key_file or default_key_path())
     say(f"created pseudonym key {created.key_id}")
+    if key_file is None and os.environ.get(ENV_VAR):
+        # Every other command would use the variable's key: say so before pseudonyms diverge.
+        in_use = load_key(None, create=False).key.key_id
+        click.echo(
+            f"notice: {ENV_VAR} is set, and commands use its key ({in_use}) before this file; "
+            "unset it to use the new key.",
+            err=True,
+        )
 
 
 @key.command("show-id")
