@@ -62,6 +62,7 @@ def proof(root: Path, work: Path) -> int:
         return 2
     receipt = json.loads(written)["receipt"]
     counts = receipt["counts"]
+    print("bundle identical, byte for byte, to fixtures/synthetic_bundle.golden.json")
     print(f"{counts['bound_files']} bound source files")
     print(f"{counts['delegations_expanded']} expanded delegation")
     print(f"{counts['model_calls']} unique model calls")
