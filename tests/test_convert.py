@@ -791,6 +791,25 @@ def test_convert_contract_takes_the_task_unit_its_contract_names(cli: Any, tmp_p
     assert contradicted.err.startswith("refused: CONTRACT-SOURCE-MISMATCH [source/task_unit]")
 
 
+def test_a_card_that_prices_nothing_here_is_said_not_dropped(cli: Any, tmp_path: Path) -> None:
+    """Was: --price-card taken without a word, and the template naming no card (the card
+    prices none of a gateway's models), so reports said `price card: none`."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "synthetic_tree", tree)
+    for path in tree.rglob("*.jsonl"):
+        path.write_text(path.read_text().replace("claude-opus-4-8", "MiniMax-M2.7"))
+    parent = next(tree.glob("*.jsonl"))
+    template = tmp_path / "t.json"
+    args = ("convert", "--in", str(parent), "--template", str(template))
+    result = cli(*args, "--price-card", "anthropic-2026-11")
+    assert result.code == 0, result.err
+    assert read_json(template)["claims"]["pricing"]["price_card"] is None
+    assert "notice: price card anthropic-2026-11 prices none of this session's models" in result.err
+    assert "MiniMax-M2.7" in result.err
+
+
 def test_the_unknown_check_refusal_names_every_gate() -> None:
     """errors.py states the gate ids in words; they must be the ids evaluate runs."""
     from typing import get_args

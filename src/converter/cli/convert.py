@@ -161,7 +161,15 @@ def _template(
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     pricing = observed_keys(reading.canonical)
     if price_card is not None:
-        pricing = prefill(pricing, load_price_card(price_card))
+        card = load_price_card(price_card)
+        pricing = prefill(pricing, card)
+        if pricing.price_card is None:  # nothing observed is on the card: named, it would lie
+            unpriced = ", ".join(sorted(pricing.models)) or "no model"
+            click.echo(
+                f"notice: price card {card.id} prices none of this session's models "
+                f"({unpriced}); the template names no card and their prices are yours to fill",
+                err=True,
+            )
     data, dropped, new, changed = make_template(
         reading,
         source,
