@@ -336,8 +336,9 @@ CODES: dict[str, CodeInfo] = {
     "CONTRACT-UNREADABLE": _c(
         "The contract file could not be read, or is not valid strict JSON (a syntax error, a "
         "repeated key, NaN, a torn write, text that is not UTF-8).",
-        "Check that the path names the contract; then fix the JSON at the line named (an editor "
-        "that saves UTF-16 must save UTF-8 instead), or regenerate it with `convert --template`.",
+        "Check that the path names the contract (with no line named, the file could not be "
+        "read at all); with a line, fix the JSON there (an editor that saves UTF-16 must save UTF-8 "
+        "instead), or regenerate it with `convert --template`.",
     ),
     "CONTRACT-SHAPE": _c(
         "A contract field is missing, unknown, or of the wrong type or range.",

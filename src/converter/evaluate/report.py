@@ -209,6 +209,11 @@ def render_markdown(ev: Evaluation) -> str:
         usd_span(m.total_effective_cost.low, m.total_effective_cost.high),
     ]
     out += _table(header, [*task_rows, total], right=2)
+    out += [
+        "",
+        f"Baseline {_code(ev.baseline.name)}: net value per attempt "
+        f"{usd(m.baseline_net_value_per_attempt)}",
+    ]
     if ev.auxiliary_calls == "not-observed":
         out += ["", _NOT_OBSERVED_LEGEND]
     out += ["", "### Cost per model", ""]
