@@ -32,7 +32,7 @@ from converter.contract.model import (
     SourceOwned,
 )
 from converter.errors import Problem
-from converter.firewall.names import may_name
+from converter.firewall.names import may_name, schema_field_names
 from converter.firewall.view import Task
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 from converter.pricing.model import PricingTemplate
@@ -268,24 +268,10 @@ def expected(err: Any) -> str:
     return _WANTS.get(kind, "a value of the documented type and range")
 
 
-def _field_names(schema: Any) -> frozenset[str]:
-    """Every property name anywhere in a JSON schema."""
-    names: set[str] = set()
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            names.update(node.get("properties", {}))
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return frozenset(names)
-
-
 # What a diagnostic may name (SPEC §6.4 quotes no key): the contract's own field names, keyed
 # pseudonyms (task-, tool-, model-, x-<hex>), built-in tool names, billing-context keys and model
 # ids. Any other key a user wrote into the contract is `<key>`.
-_FIELDS = _field_names(Contract.model_json_schema())
+_FIELDS = schema_field_names(Contract.model_json_schema())
 
 
 def _nameable(text: str) -> bool:

@@ -7,6 +7,7 @@ reader nor the sources."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.types import MODEL_ID
@@ -184,3 +185,18 @@ def may_name(text: str) -> bool:
         or _context_key(text)
         or model_crosses(text)
     )
+
+
+def schema_field_names(schema: Any) -> frozenset[str]:
+    """Every property name anywhere in a JSON schema: a document's own field names, which a
+    diagnostic may name where a key typed into it is masked."""
+    names: set[str] = set()
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(names)

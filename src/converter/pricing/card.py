@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, ValidationError
 
 from converter.errors import Problem, Refused
-from converter.firewall.names import may_name
+from converter.firewall.names import may_name, schema_field_names
 from converter.firewall.types import Closed, Count, ModelName
 from converter.jsontext import NotStrictJSON, loads_exact
 from converter.pricing.model import (
@@ -117,17 +117,7 @@ def _card_path(loc: tuple[Any, ...]) -> str:
 
 @cache
 def _card_fields() -> frozenset[str]:
-    """Every property name in the card's JSON schema."""
-    names: set[str] = set()
-    stack: list[Any] = [PriceCard.model_json_schema()]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            names.update(node.get("properties", {}))
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return frozenset(names)
+    return schema_field_names(PriceCard.model_json_schema())
 
 
 def shipped_cards() -> list[str]:
