@@ -229,7 +229,14 @@ def _substitute(
     declared = action()["inputs"]
 
     def value(match: re.Match[str]) -> str:
-        expression = match.group(1)
+        # `a || b`: the first operand that is not empty (every value here is a string).
+        for operand in match.group(1).split("||"):
+            found = one(operand.strip())
+            if found:
+                return found
+        return ""
+
+    def one(expression: str) -> str:
         if expression == "github.action_path":
             return str(runner.action_path)
         if m := re.fullmatch(r"inputs\.([\w-]+)", expression):
@@ -526,6 +533,49 @@ def test_convert_refused_by_the_sources(
     assert_gate(run, "REFUSED", 2)
     assert "CONTRACT-KEY-MISMATCH" in run.summary
     assert run.outputs["bundle"] == ""
+
+
+def test_an_install_that_fails_still_sets_the_outputs(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """Was: no decision, exit code or summary when pip could not install the package (no index,
+    a broken interpreter): an `if: always()` step had nothing to read."""
+    name = make_bundle(cli, workspace, "scale")
+    run = run_action(
+        runner,
+        tmp_path,
+        workspace,
+        {"bundle": name},
+        caller_env={"PIP_CONSTRAINT": str(tmp_path / "no-such-constraints.txt")},
+    )
+    assert run.code != 0
+    assert run.outputs["decision"] == "ERROR"
+    assert run.outputs["exit-code"] == "70"
+    assert "could not be installed" in run.summary
+    assert Path(run.outputs["report"]).read_text() in run.summary
+
+
+def test_inputs_are_trimmed_and_a_value_spelled_like_an_option_stays_a_value(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """adapter, session, contract and public-key were taken with a CR or spaces around them
+    (a workflow saved with CRLF: USAGE-ERROR); a bundle named `--debug` turned on tracebacks."""
+    tree = workspace / "sessions"
+    shutil.copytree(PARENT.parent, tree)
+    shutil.copy2(CONTRACT, workspace / "contract.json")
+    inputs = {
+        "adapter": " claude-code-tree\r\n",
+        "session": f"  sessions/{PARENT.name}\r",
+        "contract": "contract.json \r\n",
+    }
+    run = run_action(
+        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
+    )
+    assert_gate(run, "SCALE", 0)
+    name = make_bundle(cli, workspace, "scale")
+    shutil.copy2(workspace / name, workspace / "--debug")
+    run = run_action(runner, tmp_path / "second", workspace, {"bundle": "--debug"})
+    assert_gate(run, "SCALE", 0)
 
 
 def test_bundle_paths_one_per_line(
