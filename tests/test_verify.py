@@ -429,6 +429,23 @@ def test_rederive_under_another_contract(cli: Any, tmp_path: Path) -> None:
         "verify", "--bundle", str(bundle), "--contract", str(other_contract), "--in", str(PARENT)
     )
     assert result.code == 5
+    assert "ATTEST-REDERIVE-OTHER-CONTRACT" in result.err
+
+
+def test_a_receipt_edited_to_name_another_task_unit_is_a_mismatch(cli: Any, tmp_path: Path) -> None:
+    """Was: the receipt's task unit chose how to read the sources, so a resealed receipt naming
+    `session` made the genuine contract refuse (2, CONTRACT-SOURCE-MISMATCH): "could not
+    check" for a bundle that does not match its contract."""
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    body = json.loads(bundle.read_bytes())
+    body["receipt"]["task_unit"] = "session"
+    body["receipt"].pop("evidence_sha256")
+    body["receipt"]["evidence_sha256"] = evidence_digest(body)
+    bundle.write_bytes(canonical_bytes(body))
+    result = cli(
+        "verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(PARENT)
+    )
+    assert result.code == 5, result.err
     assert "ATTEST-REDERIVE-MISMATCH" in result.err
 
 

@@ -704,6 +704,12 @@ CODES: dict[str, CodeInfo] = {
         "Check that the contract and key are the producer's; if they are, the bundle was not made "
         "from these sources and this contract.",
     ),
+    "ATTEST-REDERIVE-OTHER-CONTRACT": _c(
+        "The contract given is not the one the bundle names (its SHA-256 is not the receipt's "
+        "contract_sha256: another contract, or the same one re-indented or edited); exit 5.",
+        "Re-derive with the producer's contract file exactly as it was converted; if it is that "
+        "file, the bundle's receipt was changed.",
+    ),
     "ATTEST-MISSING": _c(
         "A public key was given but the bundle has no attestation beside it (<bundle>.intoto.json), "
         "or that file is empty.",

@@ -161,8 +161,14 @@ def _check_rederivation(
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     # Never create a key here: a fresh key could only re-derive a different bundle.
     pseudo = Pseudonymizer(load_key(key_file, create=False).key)
-    src = cast(SourceName, source or opened.receipt.adapter)
-    unit = cast(TaskUnit, task_unit or opened.receipt.task_unit)
+    if hashlib.sha256(contract_bytes).hexdigest() != opened.receipt.contract_sha256:
+        # Not the contract the bundle names (or the bundle names another): nothing from it can
+        # re-derive these bytes. Said as such, not as an unexplained byte mismatch.
+        raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
+    # Untyped, the adapter and task unit are the contract's own (as convert takes them), not
+    # the receipt's: a receipt edited to name others is then a mismatch, never a refusal.
+    src = cast(SourceName | None, source)
+    unit = cast(TaskUnit | None, task_unit)
     _, rederived = make_bundle(parent, src, unit, pseudo, contract_bytes)
     if rederived != data:
         raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")
