@@ -484,3 +484,64 @@ def test_two_parts_of_one_session_add_up_and_convert(tmp_path: Path, cli: Any) -
     for key in ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents"):
         assert row[key] == getattr(first, key) + getattr(second, key), key
     assert row["tokens"] == first.total_tokens + second.total_tokens
+
+
+def _dies_on(parent: str, identities: bool = False) -> dict[str, Any]:
+    if parent == "dies":
+        os._exit(9)  # as the OOM killer would end it
+    return {"codes": [], "ok": parent}
+
+
+def test_a_worker_that_dies_leaves_rows_with_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Was: BrokenProcessPool, `internal error`, exit 70, and no row at all."""
+    monkeypatch.setattr(scan_module, "inspect_part", _dies_on)
+    monkeypatch.setattr(scan_module, "available_cpus", lambda: 2)
+    parents = [Path(name) for name in ("a", "dies", "b")]
+    results = scan_module._run_parts(parents, bytes(32), 2, lambda: None)
+    assert len(results) == 3
+    assert {"error": "WorkerDied"} in results
+    assert all(r for r in results)
+
+
+def test_an_unreadable_project_folder_is_counted_not_fatal(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: PermissionError, `internal error`, exit 70, and not even the readable rows."""
+    root = tmp_path / "projects"
+    generate(root / "ok", _tiny(902))
+    (root / "locked").mkdir()
+    real = Path.iterdir
+
+    def iterdir(self: Path) -> Any:
+        if self.name == "locked":
+            raise PermissionError(13, "denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    found = scan_module.find_sessions(root)
+    assert (len(found.sessions), found.unreadable) == (1, 1)
+    report = scan_module.scan(root, bytes(32), 1, None, found)
+    assert report["totals"]["unreadable_folders"] == 1
+    assert "1 project folder could not be read" in scan_module.render_text(report)
+
+
+def test_a_folder_named_like_a_transcript_is_a_refused_row(tmp_path: Path, cli: Any) -> None:
+    """Was: 'skipped: not a session transcript', where inspect refuses the same path."""
+    (tmp_path / "projects" / "p" / "11111111-2222-3333-4444-555555555555.jsonl").mkdir(parents=True)
+    report = cli("scan", str(tmp_path / "projects"), "--json", "--jobs", "1").json()
+    (row,) = report["sessions"]
+    assert row["status"] == "refused"
+    assert report["totals"]["skipped_entries"] == 0
+
+
+def test_an_empty_argument_is_not_the_working_directory(cli: Any) -> None:
+    result = cli("scan", "")
+    assert result.code == 64
+    assert "PROJECTS_DIR is empty" in result.err
+
+
+def test_the_config_folder_given_says_to_scan_its_projects(tmp_path: Path, cli: Any) -> None:
+    generate(tmp_path / "config" / "projects" / "p", _tiny(903))
+    (tmp_path / "config" / "todos").mkdir()
+    text = cli("scan", str(tmp_path / "config"), "--jobs", "1").out
+    assert "looks like Claude Code's config folder; scan its projects/ folder" in text

@@ -368,7 +368,8 @@ CODES: dict[str, CodeInfo] = {
     "CONTRACT-SOURCE-MISMATCH": _c(
         "The contract names another source adapter, adapter version or task unit than the "
         "--from or --task-unit given (the field named); every task and count would differ too.",
-        "Leave --from and --task-unit out: convert --contract takes them from the contract. Or "
+        "Leave --from and --task-unit out: convert --contract and verify take them from the "
+        "contract. Or "
         "give the ones its template was made with.",
     ),
     "CONTRACT-FILE-CHANGED": _c(

@@ -34,6 +34,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,12 +96,17 @@ class Found:
     # Of the skipped entries beside the project folders, those named like a session transcript:
     # the folder given is most likely one project folder, not the projects folder.
     top_level_sessions: int = 0
+    # Project folders that could not be listed (permissions, a name past the OS's length
+    # limit): the sessions in them were not checked.
+    unreadable: int = 0
+    # The folder given holds a `projects/` folder: most likely Claude Code's config folder.
+    config_folder: bool = False
 
 
 def find_sessions(projects_dir: Path) -> Found:
     """Sessions grouped by id across project folders; what else was there is counted."""
     sessions: dict[str, Session] = {}
-    folders = skipped = symlinks = top_level = 0
+    folders = skipped = symlinks = top_level = unreadable = 0
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
         if _kind(project) != "dir":
             if project.is_symlink() and project.is_dir():
@@ -113,15 +119,21 @@ def find_sessions(projects_dir: Path) -> Found:
         folders += 1
         parents: set[str] = set()
         session_dirs: list[str] = []
-        for entry in sorted(project.iterdir(), key=lambda p: p.name):
+        try:
+            entries = sorted(project.iterdir(), key=lambda p: p.name)
+        except OSError:
+            unreadable += 1
+            continue
+        for entry in entries:
             name = entry.name
             if name == "memory":
                 continue
             kind = _kind(entry)
             stem = name.removesuffix(".jsonl")
-            # A symlink or special file named like a session is a session the tree refuses
-            # (CC-TREE-SYMLINK, CC-TREE-SPECIAL-FILE): a row says so, it is not skipped.
-            if kind in ("file", "other") and name.endswith(".jsonl") and SESSION_ID.fullmatch(stem):
+            # A symlink, special file or folder named like a session transcript is a session
+            # the tree refuses (CC-TREE-SYMLINK, -SPECIAL-FILE, -PARENT-MISSING): a row says
+            # so, it is not skipped.
+            if name.endswith(".jsonl") and SESSION_ID.fullmatch(stem):
                 session = sessions.setdefault(stem, Session(stem))
                 session.parents.append(entry)
                 session.projects.add(project.name)
@@ -137,7 +149,16 @@ def find_sessions(projects_dir: Path) -> Found:
                 session = sessions.setdefault(sid, Session(sid))
                 session.orphan_folders += 1
                 session.projects.add(project.name)
-    return Found([sessions[k] for k in sorted(sessions)], folders, skipped, symlinks, top_level)
+    config = not sessions and (projects_dir / "projects").is_dir()
+    return Found(
+        [sessions[k] for k in sorted(sessions)],
+        folders,
+        skipped,
+        symlinks,
+        top_level,
+        unreadable,
+        config,
+    )
 
 
 def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
@@ -295,6 +316,13 @@ def _run_parts(
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             tick()
+    except BrokenProcessPool:
+        # A worker was killed (the OOM killer, a signal): the pool is gone. The trees not done
+        # are rows with an error, not a scan lost (exit 70).
+        _stop(pool)
+        for i in order:
+            results[i] = results[i] or {"error": "WorkerDied"}
+        return results
     except BaseException:
         _stop(pool)
         raise
@@ -430,10 +458,12 @@ def scan(
         "skipped_entries": found.skipped,
         "skipped_session_files": found.top_level_sessions,
         "symlinked_folders": found.symlinks,
+        "unreadable_folders": found.unreadable,
     }
     return {
         "key_id": pseudo.key_id,
         "project_folders": found.project_folders,
+        "config_folder": found.config_folder,
         "sessions": rows,
         "totals": totals,
     }
@@ -482,6 +512,17 @@ def render_text(result: dict[str, Any]) -> str:
         lines.append(
             f"{n} symlinked folder{'' if n == 1 else 's'} not followed (CC-TREE-SYMLINK): the "
             "sessions behind them were not checked; scan the folder they point to"
+        )
+    if t["unreadable_folders"]:
+        n = t["unreadable_folders"]
+        lines.append(
+            f"{counted(n, 'project folder')} could not be read (CC-TREE-UNREADABLE): the "
+            "sessions in them were not checked; fix the permissions and scan again"
+        )
+    if result.get("config_folder"):
+        lines.append(
+            "this folder holds a projects/ folder: it looks like Claude Code's config folder; "
+            "scan its projects/ folder"
         )
     if t["skipped_entries"]:
         n = t["skipped_entries"]

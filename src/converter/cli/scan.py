@@ -44,7 +44,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
 @click.command()
 # Any path: one that is missing or not a folder is refused (2, CC-TREE-PROJECTS-MISSING) by the
 # command itself, not turned into a usage error by click.
-@click.argument("projects_dir", required=False, type=click.Path(path_type=Path))
+@click.argument("projects_dir", required=False, type=click.Path())
 @click.option(
     "--jobs",
     "-j",
@@ -61,7 +61,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
 )
 @key_option
 def scan(
-    projects_dir: Path | None,
+    projects_dir: str | None,
     jobs: int | None,
     as_json: bool,
     show_paths: bool,
@@ -69,7 +69,10 @@ def scan(
 ) -> None:
     """Inspect every session tree under a Claude Code projects folder (default:
     $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects); one content-free row per session."""
-    folder = projects_dir or default_projects_dir()
+    if projects_dir is not None and not str(projects_dir).strip():
+        # `scan "$DIR"` with DIR unset: not the working directory, which Path("") would be.
+        raise click.UsageError("PROJECTS_DIR is empty; leave it out for the default folder")
+    folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
     if not folder.is_dir():
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")])
     key = pseudonym_key(key_file)
