@@ -188,6 +188,7 @@ def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) 
         b'{"payload": "eA==", "payloadType": "t", "signatures": [',  # cut short
         b'{"payload": "eA==" "payloadType": "t", "signatures": []}',  # a comma flipped away
         b'&"payloadType": "t", "payload": "eA==", "signatures": []}',  # its brace flipped
+        b'{"payload": "eA==", "payloadType": "t", "signatures": []}\nx',  # a line appended
     ],
 )
 def test_malformed_envelopes_are_integrity_failures(data: bytes) -> None:

@@ -280,7 +280,7 @@ def test_bad_token_counts(
     expect_refusal(outcome, code, syn.label("parent", ""), A1_TEXT_LINE)
 
 
-@pytest.mark.parametrize("usage", ["deleted", "null", "empty", "no-output-count"])
+@pytest.mark.parametrize("usage", ["deleted", "null", "empty", "no-output-count", "null-counts"])
 def test_a_fragment_without_usage_is_refused(
     usage: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:
@@ -294,8 +294,11 @@ def test_a_fragment_without_usage_is_refused(
             obj["message"]["usage"] = None
         elif usage == "empty":
             obj["message"]["usage"] = {}
-        else:
+        elif usage == "no-output-count":
             del obj["message"]["usage"]["output_tokens"]
+        else:
+            obj["message"]["usage"]["input_tokens"] = None
+            obj["message"]["usage"]["output_tokens"] = None
         obj["message"]["content"][0]["text"] = canary("no-usage")
 
     syn.edit_record("", A1_TEXT_LINE, drop)
@@ -886,6 +889,17 @@ def test_key_init_says_when_the_environment_key_shadows_it(cli: Any) -> None:
     in_use = cli("key", "show-id").out.strip()
     assert in_use not in result.out
     assert f"AGENT_EVIDENCE_KEY is set, and commands use its key ({in_use})" in result.err
+
+
+def test_key_init_with_a_bad_environment_key_still_succeeds(
+    cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: the key file written, then KEY-INVALID (2) from the notice: a refusal that wrote."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "nothex")
+    result = cli("key", "init")
+    assert result.code == 0, result.err
+    assert "created pseudonym key key-" in result.out
+    assert "not a valid key" in result.err
 
 
 @pytest.mark.parametrize("body", ["CANARY-key planted\n", "zz" * 32 + "\n", "\xff" * 64])

@@ -145,12 +145,13 @@ def parse_envelope(data: bytes) -> Envelope:
 def _json_lines(data: bytes) -> bool:
     """Several JSON documents, one per line (an `.intoto.jsonl` of envelopes): another format,
     not an envelope damaged."""
-    first, _, rest = data.strip().partition(b"\n")
-    if not rest.strip():
+    lines = [line for line in data.splitlines() if line.strip()]
+    if len(lines) < 2:
         return False
     try:
-        json.loads(first)
-    except ValueError:
+        for line in lines:
+            json.loads(line)
+    except ValueError:  # a line that is not JSON: an envelope with something appended
         return False
     return True
 

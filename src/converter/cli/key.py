@@ -9,6 +9,7 @@ import click
 
 from converter.cli.diagnostics import say
 from converter.cli.options import key_option
+from converter.errors import Refused
 from converter.firewall.keys import ENV_VAR, create_key, default_key_path, load_key
 
 
@@ -25,10 +26,14 @@ def key_init(key_file: Path | None) -> None:
     say(f"created pseudonym key {created.key_id}")
     if key_file is None and os.environ.get(ENV_VAR):
         # Every other command would use the variable's key: say so before pseudonyms diverge.
-        in_use = load_key(None, create=False).key.key_id
+        # (The key is created either way: a notice never turns it into a refusal.)
+        try:
+            in_use = f"its key ({load_key(None, create=False).key.key_id})"
+        except Refused:
+            in_use = "it (not a valid key: they refuse until it is fixed)"
         click.echo(
-            f"notice: {ENV_VAR} is set, and commands use its key ({in_use}) before this file; "
-            "unset it to use the new key.",
+            f"notice: {ENV_VAR} is set, and commands use {in_use} before this file; unset it "
+            "to use the new key.",
             err=True,
         )
 

@@ -241,7 +241,9 @@ def _lacks_counts(usage: Any) -> bool:
     from `parse_usage`): read as zeros, a call would convert as complete at no cost."""
     if usage is None:
         return True
-    return isinstance(usage, dict) and not ("input_tokens" in usage and "output_tokens" in usage)
+    return isinstance(usage, dict) and (
+        usage.get("input_tokens") is None or usage.get("output_tokens") is None
+    )
 
 
 def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
