@@ -214,27 +214,41 @@ def test_claims_evaluation_cannot_use_are_named_by_field(cli: Any, tmp_path: Pat
     assert "some-future-gate" not in result.err
 
 
-@pytest.mark.parametrize("edit", ["huge-shape", "negative-cost-v1"])
+@pytest.mark.parametrize("edit", ["negative-cost-v1", "low-above-high-v1"])
 def test_a_resealed_bundle_holding_what_no_conversion_writes_is_refused(
     edit: str, cli: Any, tmp_path: Path
 ) -> None:
-    """Was: exit 70 (a ValidationError building a task's facts), since this morning."""
+    """Was: exit 70 (a ValidationError building a task's facts), then BUNDLE-SHAPE from
+    evaluate while verify said ok. Both refuse it now, when the bundle is opened."""
     bundle = _bundle(cli, tmp_path, "a")
 
     def change(body: dict[str, Any]) -> None:
-        if edit == "huge-shape":
-            next(e for e in body["events"] if e["kind"] == "tool")["shape"]["strings"] = 10**13
-            return
         body["schema_version"] = "agent-evidence/bundle/v1"
         body["generator"]["version"] = "0.1.0"
         del body["pricing"]
         for event in body["events"]:
-            event["cost"] = {"low": "-5", "high": "-5"}
+            low, high = ("-5", "-5") if edit == "negative-cost-v1" else ("9", "1")
+            event["cost"] = {"low": low, "high": high}
 
-    result = cli("evaluate", "--bundle", str(_resealed(bundle, change)))
-    assert result.code == 2, result.err
-    assert "refused: BUNDLE-SHAPE" in result.err
-    assert "internal error" not in result.err
+    resealed = _resealed(bundle, change)
+    for command in ("evaluate", "verify"):
+        result = cli(command, "--bundle", str(resealed))
+        assert result.code == 2, (command, result.err)
+        assert "refused: BUNDLE-SHAPE" in result.err
+        assert "internal error" not in result.err
+
+
+def test_what_a_bundle_may_hold_evaluates(cli: Any, tmp_path: Path) -> None:
+    """A shape count past 12 digits (any int64 a bundle holds) was exit 70, then BUNDLE-SHAPE
+    from evaluate only: verify and evaluate now agree on what a bundle is."""
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def huge(body: dict[str, Any]) -> None:
+        next(e for e in body["events"] if e["kind"] == "tool")["shape"]["strings"] = 10**13
+
+    resealed = _resealed(bundle, huge)
+    assert cli("verify", "--bundle", str(resealed)).code == 0
+    assert cli("evaluate", "--bundle", str(resealed)).code == 0
 
 
 def test_a_v1_bundles_unchecked_costs_are_said(cli: Any, tmp_path: Path) -> None:

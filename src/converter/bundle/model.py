@@ -54,6 +54,14 @@ class Cost(Closed):
     low: NonNegativeMoney
     high: NonNegativeMoney
 
+    @model_validator(mode="after")
+    def _ordered(self) -> Cost:
+        """An interval: a bundle whose low cost passes its high was not written by a conversion
+        (v2's costs are priced again on opening; v1's can only be checked this far)."""
+        if self.low > self.high:
+            raise ValueError("cost.low is above cost.high")
+        return self
+
 
 class ModelPricingApplied(Closed):
     tier: Count

@@ -24,7 +24,8 @@ BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9
 # Rubric version and label source, as the conversion contract allows them.
 Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
 # A content-free argument shape flattened to text (see `shape_key`).
-ShapeKey = Annotated[str, StringConstraints(pattern=r"^[a-z]{1,8}(:[a-z]=[0-9]{1,12}){0,6}$")]
+# A count is any Count a bundle holds (int64: 19 digits), so what opens evaluates.
+ShapeKey = Annotated[str, StringConstraints(pattern=r"^[a-z]{1,8}(:[a-z]=[0-9]{1,19}){0,6}$")]
 # "main" (the root agent), "hidden" (calls seen only in provider bodies), or a subagent type.
 AgentTypeKey = PublicName
 
