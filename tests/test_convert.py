@@ -789,6 +789,12 @@ def test_convert_contract_takes_the_task_unit_its_contract_names(cli: Any, tmp_p
     ]
     assert refused == ["refused"]
     assert contradicted.err.startswith("refused: CONTRACT-SOURCE-MISMATCH [source/task_unit]")
+    # A typed adapter too: before the sources are read as a single file (whose refusals, the
+    # tree's children not read, were all it said).
+    single = _convert(cli, parent, template, out, "--from", "claude-code")
+    assert single.code == 2
+    assert single.err.startswith("refused: CONTRACT-SOURCE-MISMATCH [source/adapter]")
+    assert "CC-TREE" not in single.err
 
 
 def test_a_card_that_prices_nothing_here_is_said_not_dropped(cli: Any, tmp_path: Path) -> None:

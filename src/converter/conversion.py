@@ -166,6 +166,14 @@ def _checked_bundle(
     if isinstance(parts, list):  # not JSON: nothing in it to compare with the sources
         raise Refused(parts)
     named = parts.source
+    if named is not None:
+        # Typed and contradicting the contract: the one cause, before the sources are read the
+        # other way (as single file, a tree's children would be refused instead).
+        typed = {"adapter": source, "task_unit": task_unit}
+        wrong = [f for f, v in typed.items() if v is not None and v != getattr(named, f)]
+        if wrong:
+            found = [Problem("CONTRACT-SOURCE-MISMATCH", where=f"source/{f}") for f in wrong]
+            raise Refused([*parts.problems, *found, *own_problems(parts)])
     source = source or (named.adapter if named else "claude-code-tree")
     task_unit = task_unit or (named.task_unit if named else "prompt")
     try:

@@ -55,7 +55,8 @@ def source_options(func: F) -> F:
         type=click.Choice(["prompt", "session"]),
         default="prompt",
         show_default=True,
-        help="A task is one root prompt, or the whole session.",
+        help="A task is one root prompt, or the whole session (convert --contract: the "
+        "contract's, unless given).",
     )(func)
     func = click.option(
         "--in",
@@ -65,7 +66,12 @@ def source_options(func: F) -> F:
         help="The parent transcript <session-id>.jsonl.",
     )(func)
     return click.option(
-        "--from", "source", type=SOURCES, default="claude-code-tree", show_default=True
+        "--from",
+        "source",
+        type=SOURCES,
+        default="claude-code-tree",
+        show_default=True,
+        help="Source adapter (convert --contract: the contract's, unless given).",
     )(func)
 
 

@@ -74,13 +74,13 @@ from converter.pricing.card import shipped_cards
     "source",
     type=SOURCES,
     default=None,
-    help="Source adapter (default: the one the bundle's receipt names).",
+    help="Source adapter (default: the one the contract names).",
 )
 @click.option(
     "--task-unit",
     type=click.Choice(["prompt", "session"]),
     default=None,
-    help="Task unit (default: the one the bundle's receipt names).",
+    help="Task unit (default: the one the contract names).",
 )
 @provider_bodies_option
 @key_option
