@@ -197,14 +197,13 @@ def open_attested(
     from converter.attest.statement import check_attestation
 
     try:
-        envelope = read_envelope()
-        key = load_key()
+        envelope, key = _both(read_envelope, load_key)
         signed_receipt = check_attestation(data, envelope, key)
     except IntegrityFailure as failed:
-        mismatches = [*failed.problems, *_mismatches(data, reference)]
+        mismatches = [*failed.problems, *integrity_mismatches(data, reference)]
         raise IntegrityFailure.several(mismatches, []) from None
     except Refused as refused:
-        found = _mismatches(data, reference)
+        found = integrity_mismatches(data, reference)
         if found:
             raise IntegrityFailure.several(found, refused.problems) from None
         raise
@@ -214,8 +213,28 @@ def open_attested(
     return bundle, signed_receipt, key
 
 
-def _mismatches(data: bytes, reference: bool) -> list[Problem]:
-    """The bundle's own integrity failures, if any (bytes that do not parse have none)."""
+def _both(
+    read_envelope: Callable[[], bytes], load_key: Callable[[], Ed25519PublicKey]
+) -> tuple[bytes, Ed25519PublicKey]:
+    """The envelope and the key, or one refusal naming what is wrong with either or both."""
+    problems: list[Problem] = []
+    envelope = key = None
+    try:
+        envelope = read_envelope()
+    except Refused as refused:
+        problems += refused.problems
+    try:
+        key = load_key()
+    except Refused as refused:
+        problems += refused.problems
+    if envelope is None or key is None:
+        raise Refused(problems)
+    return envelope, key
+
+
+def integrity_mismatches(data: bytes, reference: bool = False) -> list[Problem]:
+    """The bundle's own integrity failures, if any (bytes that do not parse have none): what a
+    check that could not run (no attestation, an unusable key) must still not hide."""
     try:
         open_bundle(data, reference=reference)
     except IntegrityFailure as failure:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from converter.bundle.io import open_attested, open_bundle
+from converter.bundle.io import integrity_mismatches, open_attested, open_bundle
 from converter.cli.diagnostics import say
 from converter.cli.options import read_input
 from converter.errors import IntegrityFailure, Problem, Refused
@@ -80,6 +80,21 @@ def load_bundles(
     return [item for item in loaded if item is not None]
 
 
+def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
+    """The key cannot check any signature: refused (2), unless a bundle fails its own digest,
+    which is a mismatch (5) whatever else stopped the check (the key's refusal said with it)."""
+    mismatches: list[Problem] = []
+    for position, path in enumerate(paths, 1):
+        try:
+            data = read_input(path, "BUNDLE-UNREADABLE")
+        except Refused:
+            continue  # said when the bundles are opened; the key comes first here
+        mismatches += labelled(integrity_mismatches(data), position, len(paths))
+    if mismatches:
+        raise IntegrityFailure.several(mismatches, bad_key.problems) from None
+    raise bad_key
+
+
 @click.command()
 @click.option(
     "--bundle",
@@ -115,7 +130,10 @@ def evaluate(
         from converter.attest.dsse import key_id
         from converter.attest.keys import load_public_key
 
-        key = load_public_key(public_key)  # a key that cannot be used is refused here, once
+        try:
+            key = load_public_key(public_key)  # a key that cannot be used is refused here, once
+        except Refused as bad_key:
+            _unless_tampered(bundles, bad_key)
         signed_by = key_id(key)
     result = run_checks(build_workload(load_bundles(bundles, key), signed_by))
     text = RENDERERS[fmt](result)
