@@ -545,3 +545,22 @@ def test_the_config_folder_given_says_to_scan_its_projects(tmp_path: Path, cli: 
     (tmp_path / "config" / "todos").mkdir()
     text = cli("scan", str(tmp_path / "config"), "--jobs", "1").out
     assert "looks like Claude Code's config folder; scan its projects/ folder" in text
+
+
+def test_an_unreadable_projects_folder_is_refused(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: PermissionError, exit 70 (run as a user who cannot list it; root always can)."""
+    root = tmp_path / "projects"
+    root.mkdir()
+    real = Path.iterdir
+
+    def iterdir(self: Path) -> Any:
+        if self == root:
+            raise PermissionError(13, "denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    result = cli("scan", str(root))
+    assert result.code == 2, result.err
+    assert "CC-TREE-PROJECTS-MISSING" in result.err

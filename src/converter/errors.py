@@ -40,9 +40,9 @@ CODES: dict[str, CodeInfo] = {
         "Pass the path of the session's main <session>.jsonl file.",
     ),
     "CC-TREE-PROJECTS-MISSING": _c(
-        "The projects folder to scan does not exist or is not a folder.",
+        "The projects folder to scan does not exist, is not a folder, or cannot be read.",
         "Pass Claude Code's projects folder (for example ~/.claude/projects), or set "
-        "CLAUDE_CONFIG_DIR to the config folder that holds it.",
+        "CLAUDE_CONFIG_DIR to the config folder that holds it; check its permissions.",
     ),
     "CC-TREE-SPLIT-OVERLAP": _c(
         "A scanned session's main transcript is in more than one project folder, and the trees "

@@ -44,7 +44,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
 @click.command()
 # Any path: one that is missing or not a folder is refused (2, CC-TREE-PROJECTS-MISSING) by the
 # command itself, not turned into a usage error by click.
-@click.argument("projects_dir", required=False, type=click.Path())
+@click.argument("projects_dir", required=False, type=click.Path(readable=False))
 @click.option(
     "--jobs",
     "-j",
@@ -77,7 +77,10 @@ def scan(
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")])
     key = pseudonym_key(key_file)
     workers = jobs or available_cpus()
-    found = find_sessions(folder)  # one walk: the rows and --show-paths name the same sessions
+    try:
+        found = find_sessions(folder)  # one walk: the rows and --show-paths name the same sessions
+    except OSError:  # the projects folder itself cannot be listed (its subfolders are counted)
+        raise Refused([Problem("CC-TREE-PROJECTS-MISSING")]) from None
     with _progress(sys.stderr.isatty()) as progress:
         result = run_scan(folder, key.secret, workers, progress, found)
     if as_json:
