@@ -504,18 +504,25 @@ def test_signed_bundle_with_another_key(
     assert "ATTEST-SIGNATURE-INVALID" in run.summary
 
 
-def test_convert_then_evaluate(cli: Any, runner: Runner, workspace: Path, tmp_path: Path) -> None:
-    tree = workspace / "sessions"
-    shutil.copytree(PARENT.parent, tree)
+def _convert_in_ci(
+    runner: Runner, workspace: Path, tmp_path: Path, spelled: Any = lambda value: value
+) -> Run:
+    """The action converting the synthetic tree, copied into the workspace, with its contract;
+    `spelled` writes each input as a workflow might."""
+    shutil.copytree(PARENT.parent, workspace / "sessions")
     shutil.copy2(CONTRACT, workspace / "contract.json")
     inputs = {
-        "adapter": "claude-code-tree",
-        "session": f"sessions/{PARENT.name}",
-        "contract": "contract.json",
+        "adapter": spelled("claude-code-tree"),
+        "session": spelled(f"sessions/{PARENT.name}"),
+        "contract": spelled("contract.json"),
     }
-    run = run_action(
+    return run_action(
         runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
     )
+
+
+def test_convert_then_evaluate(cli: Any, runner: Runner, workspace: Path, tmp_path: Path) -> None:
+    run = _convert_in_ci(runner, workspace, tmp_path)
     assert_gate(run, "SCALE", 0)
     converted = Path(run.outputs["bundle"])
     assert converted.read_bytes() == (FIXTURES / "synthetic_bundle.golden.json").read_bytes()
@@ -560,17 +567,7 @@ def test_inputs_are_trimmed_and_a_value_spelled_like_an_option_stays_a_value(
 ) -> None:
     """adapter, session, contract and public-key were taken with a CR or spaces around them
     (a workflow saved with CRLF: USAGE-ERROR); a bundle named `--debug` turned on tracebacks."""
-    tree = workspace / "sessions"
-    shutil.copytree(PARENT.parent, tree)
-    shutil.copy2(CONTRACT, workspace / "contract.json")
-    inputs = {
-        "adapter": " claude-code-tree\r\n",
-        "session": f"  sessions/{PARENT.name}\r",
-        "contract": "contract.json \r\n",
-    }
-    run = run_action(
-        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
-    )
+    run = _convert_in_ci(runner, workspace, tmp_path, lambda value: f"  {value} \r\n")
     assert_gate(run, "SCALE", 0)
     name = make_bundle(cli, workspace, "scale")
     shutil.copy2(workspace / name, workspace / "--debug")
