@@ -325,9 +325,12 @@ def test_a_re_emitted_copy_is_dropped_with_a_finding(syn: Tree, cli: Any) -> Non
         record["promptId"] = "0e4a0000-0000-4000-8000-00000000abcd"
 
     _repeat_after(syn, A2_LINE, rewritten)
+    # A tool result's copy with its toolUseResult blanked is a copy too.
+    result_line = next(n for n, raw in enumerate(syn.lines(""), 1) if b'"toolUseResult"' in raw)
+    _repeat_after(syn, result_line, lambda record: record.update(toolUseResult={}))
     after = json.loads(cli("inspect", "--json", "--in", str(syn.parent)).out)
     assert after["convertible"] is True
-    assert {"code": "CC-REC-DUPLICATE-UUID", "count": 1} in after["findings"]
+    assert {"code": "CC-REC-DUPLICATE-UUID", "count": 2} in after["findings"]
     assert after["counts"] == before["counts"]
 
 

@@ -51,14 +51,27 @@ def _session_check(acc: Account) -> None:
 # Claude Code's copies before a compaction differ in a rewritten promptId and blanked stdout,
 # neither of which a record keeps.
 _COPY_MAY_CHANGE = frozenset({"file", "line", "timestamp", "version"})
+# What a tool result's `toolUseResult` gives: a copy with it blanked loses these (empty, None,
+# 0), which is no conflict; a copy giving other values is.
+_COPY_MAY_BLANK = ("result_agent_id", "result_status", "result_run_id", "web_searches")
 
 
 def _read_as(rec: Rec) -> dict[str, object]:
-    """Everything accounting takes from a record, except what a copy may change."""
+    """Everything accounting takes from a record, except what a copy may change or blank."""
     fields = msgspec.structs.asdict(rec)
-    for name in _COPY_MAY_CHANGE:
+    for name in (*_COPY_MAY_CHANGE, *_COPY_MAY_BLANK):
         del fields[name]
     return fields
+
+
+def _is_copy(earlier: Rec, later: Rec) -> bool:
+    if _read_as(earlier) != _read_as(later):
+        return False
+    for name in _COPY_MAY_BLANK:
+        was, now = getattr(earlier, name), getattr(later, name)
+        if was and now and was != now:
+            return False
+    return True
 
 
 def _dedup_uuids(acc: Account) -> None:
@@ -71,7 +84,7 @@ def _dedup_uuids(acc: Account) -> None:
             if rec.uuid is not None:
                 earlier = first.get(rec.uuid)
                 if earlier is not None:
-                    if _read_as(earlier) != _read_as(rec):
+                    if not _is_copy(earlier, rec):
                         acc.problems.append(Problem("CC-REC-UUID-CONFLICT", file, rec.line))
                     acc.findings["CC-REC-DUPLICATE-UUID"] += 1
                     continue
