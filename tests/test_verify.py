@@ -657,3 +657,23 @@ def test_evaluate_with_a_key_also_requires_the_bundles_own_receipt(
     result = cli("evaluate", "--bundle", str(bundle), "--public-key", str(public))
     assert result.code == 5
     assert "ATTEST-RECEIPT-MISMATCH" in result.err
+
+
+def test_verify_shows_the_paths_behind_a_source_refusal_when_asked(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: `--show-paths` was no verify option (64), so a changed source could not be traced."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(PARENT.parent, tree)
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    parent = tree / PARENT.name
+    parent.write_bytes(parent.read_bytes() + b"\n")  # a blank line: the file's bytes changed
+    args = ["verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(parent)]
+    plain = cli(*args)
+    shown = cli(*args, "--show-paths")
+    assert plain.code == shown.code == 2
+    assert "CONTRACT-FILE-CHANGED" in shown.err
+    assert PARENT.name not in plain.err
+    assert f"({PARENT.name})" in shown.err

@@ -183,7 +183,7 @@ def _checked_bundle(
         raise Refused(problems, refused.labels, refused.paths) from None
     problems, shown = _problems(parts, reading, _source(source, task_unit))
     if problems or parts.contract is None:
-        raise Refused(problems)
+        raise Refused(_with_local_paths(problems, reading))
     contract = parts.contract
     claims = complete(contract.claims.pricing)
     if isinstance(claims, list):  # own_problems has named each of these already
@@ -195,6 +195,19 @@ def _checked_bundle(
     if isinstance(built, list):
         raise Refused(built)
     return built
+
+
+def _with_local_paths(problems: list[Problem], reading: Reading) -> list[Problem]:
+    """A problem at `inventory/files/<label>` with the local path of that file, which only
+    `--show-paths` prints (stderr): the label alone cannot be traced to a file."""
+    paths = {
+        f"inventory/files/{reading.pseudo.name('file', f.rel)}": f.rel
+        for f in reading.account.tree.layout.files
+    }
+    return [
+        replace(p, local_path=paths[p.where]) if p.where in paths and not p.local_path else p
+        for p in problems
+    ]
 
 
 def _problems(

@@ -82,9 +82,15 @@ from converter.pricing.card import shipped_cards
     default=None,
     help="Task unit (default: the one the contract names).",
 )
+@click.option(
+    "--show-paths",
+    is_flag=True,
+    help="With re-derivation: add local relative paths to the sources' diagnostics (stderr).",
+)
 @provider_bodies_option
 @key_option
 def verify(
+    show_paths: bool,
     bundle: Path,
     attestation: Path | None,
     public_key: Path | None,
