@@ -392,8 +392,23 @@ def test_a_record_reusing_a_uuid_for_another_call_is_refused(
 
     number = A1_AGENT_LINE if change == "tool-name" else A2_LINE
     line = _repeat_after(syn, number, another_call)
+    # (the same holds the other way round: see the blanked-first test below)
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-REC-UUID-CONFLICT", syn.label("parent", ""), line)
+
+
+def test_a_blanked_copy_first_cannot_hide_what_the_full_one_says(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """The first copy is kept: a later one may blank its toolUseResult, but a later one that
+    gives what the first lacks (an agent id, a search count) would be dropped with it."""
+    result_line = next(n for n, raw in enumerate(syn.lines(""), 1) if b'"toolUseResult"' in raw)
+    full = syn.record("", result_line)
+    syn.edit_record("", result_line, lambda record: record.update(toolUseResult={}))
+    lines = syn.lines("")
+    syn.write_lines("", [*lines[:result_line], dump(full), *lines[result_line:]])
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-UUID-CONFLICT", syn.label("parent", ""), result_line + 1)
 
 
 def test_huge_counters_on_every_call_do_not_overflow_the_report(

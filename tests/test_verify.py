@@ -677,3 +677,21 @@ def test_verify_shows_the_paths_behind_a_source_refusal_when_asked(
     assert "CONTRACT-FILE-CHANGED" in shown.err
     assert PARENT.name not in plain.err
     assert f"({PARENT.name})" in shown.err
+
+
+def test_show_paths_without_rederivation_is_a_usage_error(cli: Any, tmp_path: Path) -> None:
+    bundle, _ = make_bundle(cli, tmp_path, "b")
+    result = cli("verify", "--bundle", str(bundle), "--show-paths")
+    assert result.code == 64
+    assert "--show-paths only apply with --contract/--in" in result.err.replace(
+        "--from, --task-unit, --key-file and ", ""
+    )
+
+
+def test_evaluate_with_a_bad_key_still_names_a_missing_bundle(cli: Any, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.pub"
+    bad.write_text("not a key")
+    result = cli("evaluate", "--bundle", str(tmp_path / "missing.json"), "--public-key", str(bad))
+    assert result.code == 2
+    assert "ATTEST-KEY-INVALID" in result.err
+    assert "BUNDLE-UNREADABLE" in result.err

@@ -84,15 +84,17 @@ def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
     """The key cannot check any signature: refused (2), unless a bundle fails its own digest,
     which is a mismatch (5) whatever else stopped the check (the key's refusal said with it)."""
     mismatches: list[Problem] = []
+    unread: list[Problem] = []
     for position, path in enumerate(paths, 1):
         try:
             data = read_input(path, "BUNDLE-UNREADABLE")
-        except Refused:
-            continue  # said when the bundles are opened; the key comes first here
+        except Refused as refused:
+            unread += labelled(refused.problems, position, len(paths))
+            continue
         mismatches += labelled(integrity_mismatches(data), position, len(paths))
     if mismatches:
-        raise IntegrityFailure.several(mismatches, bad_key.problems) from None
-    raise bad_key
+        raise IntegrityFailure.several(mismatches, [*bad_key.problems, *unread]) from None
+    raise Refused([*bad_key.problems, *unread]) from None
 
 
 @click.command()

@@ -105,8 +105,10 @@ def verify(
         raise click.UsageError("--attestation needs --public-key (the key to check it with)")
     if (contract_in is None) != (parent is None):
         raise click.UsageError("re-deriving needs both --contract C.json and --in SESSION.jsonl")
-    if contract_in is None and (source or task_unit or key_file):
-        raise click.UsageError("--from, --task-unit and --key-file only apply with --contract/--in")
+    if contract_in is None and (source or task_unit or key_file or show_paths):
+        raise click.UsageError(
+            "--from, --task-unit, --key-file and --show-paths only apply with --contract/--in"
+        )
 
     data = read_input(bundle, "BUNDLE-UNREADABLE")
     envelope = attestation or Path(f"{bundle}.intoto.json")

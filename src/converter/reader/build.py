@@ -65,13 +65,14 @@ def _read_as(rec: Rec) -> dict[str, object]:
 
 
 def _is_copy(earlier: Rec, later: Rec) -> bool:
+    """Whether the later record may be dropped: the first is kept, so the later one may blank
+    what the first gives, never give what the first lacks or gives otherwise."""
     if _read_as(earlier) != _read_as(later):
         return False
-    for name in _COPY_MAY_BLANK:
-        was, now = getattr(earlier, name), getattr(later, name)
-        if was and now and was != now:
-            return False
-    return True
+    return all(
+        not getattr(later, name) or getattr(later, name) == getattr(earlier, name)
+        for name in _COPY_MAY_BLANK
+    )
 
 
 def _dedup_uuids(acc: Account) -> None:
