@@ -32,7 +32,7 @@ from converter.contract.model import (
     SourceOwned,
 )
 from converter.errors import Problem
-from converter.firewall.names import may_name, schema_field_names
+from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Task
 from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 from converter.pricing.model import PricingTemplate
@@ -274,20 +274,6 @@ def expected(err: Any) -> str:
 _FIELDS = schema_field_names(Contract.model_json_schema())
 
 
-def _nameable(text: str) -> bool:
-    return text in _FIELDS or may_name(text)
-
-
 def safe_path(loc: tuple[Any, ...] | list[Any], *, last_is_key: bool = False) -> str:
-    """A JSON path of what a diagnostic may name; anything else (a key the user typed) is
-    `<key>`. `last_is_key`: the last part is a key the schema does not have: always masked."""
-    parts = []
-    for index, part in enumerate(loc):
-        text = str(part)
-        if isinstance(part, int):
-            parts.append(text)
-        elif last_is_key and index == len(loc) - 1:
-            parts.append("<key>")
-        else:
-            parts.append(text if _nameable(text) else "<key>")
-    return "/".join(parts)
+    """A contract path a diagnostic may show (`names.masked_path` over the contract's fields)."""
+    return masked_path(loc, _FIELDS, last_is_key=last_is_key)

@@ -200,3 +200,21 @@ def schema_field_names(schema: Any) -> frozenset[str]:
         elif isinstance(node, list):
             stack.extend(node)
     return frozenset(names)
+
+
+def masked_path(
+    loc: tuple[Any, ...] | list[Any], fields: frozenset[str], *, last_is_key: bool = False
+) -> str:
+    """A document path a diagnostic may show: indices, the document's own `fields` and names
+    `may_name` allows as written; anything else (a key the user typed) is `<key>`.
+    `last_is_key`: the last part is a key the schema does not have: always masked."""
+    parts = []
+    for index, part in enumerate(loc):
+        text = str(part)
+        if isinstance(part, int):
+            parts.append(text)
+        elif last_is_key and index == len(loc) - 1:
+            parts.append("<key>")
+        else:
+            parts.append(text if text in fields or may_name(text) else "<key>")
+    return "/".join(parts)

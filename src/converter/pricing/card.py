@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, ValidationError
 
 from converter.errors import Problem, Refused
-from converter.firewall.names import may_name, schema_field_names
+from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.types import Closed, Count, ModelName
 from converter.jsontext import NotStrictJSON, loads_exact
 from converter.pricing.model import (
@@ -108,11 +108,7 @@ def parse_price_card(data: bytes) -> PriceCard:
 
 
 def _card_path(loc: tuple[Any, ...]) -> str:
-    fields = _card_fields()
-    return "/".join(
-        str(part) if isinstance(part, int) or part in fields or may_name(str(part)) else "<key>"
-        for part in loc
-    )
+    return masked_path(loc, _card_fields())
 
 
 @cache
