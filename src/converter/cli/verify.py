@@ -169,14 +169,16 @@ def _check_rederivation(
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     # Never create a key here: a fresh key could only re-derive a different bundle.
     pseudo = Pseudonymizer(load_key(key_file, create=False).key)
-    from converter.contract.read import read_contract
-
-    unread = read_contract(contract_bytes)
-    if isinstance(unread, list):  # not a contract at all (not JSON, a bundle): could not check
-        raise Refused(unread)
     if hashlib.sha256(contract_bytes).hexdigest() != opened.receipt.contract_sha256:
         # Not the contract the bundle names (or the bundle names another): nothing from it can
-        # re-derive these bytes. Said as such, not as an unexplained byte mismatch.
+        # re-derive these bytes. Said as such, not as an unexplained byte mismatch; a file that
+        # is no contract at all (not JSON, a bundle) could not be checked (2). The contract
+        # the receipt names is parsed once, by make_bundle.
+        from converter.contract.read import read_contract
+
+        unread = read_contract(contract_bytes)
+        if isinstance(unread, list):
+            raise Refused(unread)
         raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
     # Untyped, the adapter and task unit are the contract's own (as convert takes them), not
     # the receipt's: a receipt edited to name others is then a mismatch, never a refusal.
