@@ -276,13 +276,17 @@ class FactsBuilder:
     def facts(self) -> list[TaskFacts]:
         """Each counted task's facts; Refused naming every outcome that is not complete."""
         assert self.head is not None
+        ids = [t.id for t in self.head.tasks]
+
+        def at(task_id: str) -> str:  # a task named by its place in the bundle
+            return f"tasks/{ids.index(task_id)}"
+
         facts = []
         problems: list[Problem] = []
         for task_id, acc in self.tasks.items():
             outcome = self.head.outcomes.get(task_id)
             if outcome is None:  # `open_bundle` refuses this first; never a KeyError (exit 70)
-                index = [t.id for t in self.head.tasks].index(task_id)
-                problems.append(Problem("BUNDLE-OUTCOME-MISMATCH", where=f"tasks/{index}/id"))
+                problems.append(Problem("BUNDLE-OUTCOME-MISMATCH", where=f"{at(task_id)}/id"))
                 continue
             try:
                 claims = Claims.model_validate(outcome.model_dump())
@@ -305,8 +309,7 @@ class FactsBuilder:
                     edges=tuple(self.edges[task_id]),
                 )
             except ValidationError:  # its events hold what no conversion writes (resealed)
-                index = [t.id for t in self.head.tasks].index(task_id)
-                problems.append(Problem("BUNDLE-SHAPE", where=f"tasks/{index}"))
+                problems.append(Problem("BUNDLE-SHAPE", where=at(task_id)))
                 continue
             facts.append(task_facts)
         if problems:
