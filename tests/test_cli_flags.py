@@ -36,6 +36,26 @@ def test_debug_after_the_command_shows_a_bug_and_without_it_exit_70(
     assert "internal error (RuntimeError); rerun with --debug" in result.err
 
 
+def test_ctrl_c_exits_130_and_writes_nothing(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An interrupt is the shell's 130 (128 + SIGINT), not a usage error, and a convert stopped
+    while writing leaves neither its output nor a staged temporary file."""
+
+    def interrupted(*_: Any, **__: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("converter.cli.inspect.summarize_tree", interrupted)
+    result = cli("inspect", "--in", str(PARENT))
+    assert (result.code, result.err.strip()) == (130, "interrupted: nothing was written")
+
+    monkeypatch.setattr("converter.output.os.replace", interrupted)
+    out = tmp_path / "t.json"
+    result = cli("convert", "--in", str(PARENT), "--template", str(out))
+    assert result.code == 130
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     "command",
     [

@@ -122,9 +122,11 @@ def write_atomic(path: Path, data: bytes | bytearray, mode: int = 0o644) -> None
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except OSError:
+    except BaseException as stopped:  # an interrupt too: no staged file is left behind
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if not isinstance(stopped, OSError):
+            raise
         raise Refused([Problem("OUT-UNWRITABLE")]) from None
 
 
@@ -146,11 +148,13 @@ def write_all_atomic(files: list[tuple[Path, bytes | bytearray]]) -> None:
         for tmp, path in staged:
             os.replace(tmp, path)
             landed.append(path)
-    except OSError:
+    except BaseException as stopped:  # an interrupt too: none of the outputs is left behind
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         for path in landed:
             with contextlib.suppress(OSError):
                 os.unlink(path)
+        if not isinstance(stopped, OSError):
+            raise
         raise Refused([Problem("OUT-UNWRITABLE")]) from None

@@ -156,6 +156,9 @@ def _output_failed() -> None:
     sys.exit(Exit.REFUSED)
 
 
+INTERRUPTED = 130
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     cut = args.index("--") if "--" in args else len(args)
@@ -174,9 +177,11 @@ def main(argv: list[str] | None = None) -> None:
         raise
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(Exit.USAGE)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        # Ctrl-C (click turns it into Abort): the shell's convention, 128 + SIGINT, so a script
+        # can tell a person's interrupt from a refusal or a usage error. Nothing was written.
+        click.echo("interrupted: nothing was written", err=True)
+        sys.exit(INTERRUPTED)
     except click.UsageError as bad:
         click.echo(f"usage error: {mask_values(bad.format_message(), args)}", err=True)
         sys.exit(Exit.USAGE)
