@@ -166,22 +166,27 @@ def _checked_bundle(
     if isinstance(parts, list):  # not JSON: nothing in it to compare with the sources
         raise Refused(parts)
     named = parts.source
-    if named is not None:
-        # Typed and contradicting the contract: the one cause, before the sources are read the
+    wanted = _source(
+        source or (named.adapter if named else "claude-code-tree"),
+        task_unit or (named.task_unit if named else "prompt"),
+    )
+    if named is not None and named != wanted:
+        # A contract made from other sources than these would be read (typed and contradicting
+        # it, or another adapter version): the one cause, said before the sources are read the
         # other way (as single file, a tree's children would be refused instead).
-        typed = {"adapter": source, "task_unit": task_unit}
-        wrong = [f for f, v in typed.items() if v is not None and v != getattr(named, f)]
-        if wrong:
-            found = [Problem("CONTRACT-SOURCE-MISMATCH", where=f"source/{f}") for f in wrong]
-            raise Refused([*parts.problems, *found, *own_problems(parts)])
-    source = source or (named.adapter if named else "claude-code-tree")
-    task_unit = task_unit or (named.task_unit if named else "prompt")
+        found = [
+            Problem("CONTRACT-SOURCE-MISMATCH", where=f"source/{f}")
+            for f in type(named).model_fields
+            if getattr(named, f) != getattr(wanted, f)
+        ]
+        raise Refused([*parts.problems, *found, *own_problems(parts)])
+    source, task_unit = wanted.adapter, wanted.task_unit
     try:
         reading = read_sources(parent, source, task_unit, pseudo)
     except Refused as refused:  # the contract's own problems are problems all the same
         problems = [*refused.problems, *parts.problems, *own_problems(parts)]
         raise Refused(problems, refused.labels, refused.paths) from None
-    problems, shown = _problems(parts, reading, _source(source, task_unit))
+    problems, shown = _problems(parts, reading, wanted)
     if problems or parts.contract is None:
         raise Refused(_with_local_paths(problems, reading))
     contract = parts.contract

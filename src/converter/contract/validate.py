@@ -150,16 +150,13 @@ def check_against_sources(
     parts: ContractParts, fresh: Contract, ignore: frozenset[str] = frozenset()
 ) -> list[Problem]:
     """Compare the contract's source-owned fields that validated with a template made from the
-    sources now. Under another key only the key is named: every pseudonym differs. A contract
+    sources now (its `source` was compared before they were read: `conversion._checked_bundle`
+    reads them as it names, or refuses). Under another key only the key is named: every pseudonym differs. A contract
     made for another session is named once (`other_session`): every file, count and task
     differs, and naming each would only hide that."""
     if parts.key_id is not None and parts.key_id != fresh.key_id:
         return [Problem("CONTRACT-KEY-MISMATCH", where="key_id")]
     problems: list[Problem] = []
-    if parts.source is not None and parts.source != fresh.source:
-        for name in type(parts.source).model_fields:  # adapter, adapter_version, task_unit
-            if getattr(parts.source, name) != getattr(fresh.source, name):
-                problems.append(Problem("CONTRACT-SOURCE-MISMATCH", where=f"source/{name}"))
     if parts.inventory is not None and other_session(parts.inventory, fresh.inventory):
         return [*problems, Problem("CONTRACT-OTHER-SESSION", where="inventory/files")]
     if parts.inventory is not None:
