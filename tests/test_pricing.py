@@ -702,7 +702,7 @@ def test_card_loader_refusals(tmp_path: Path) -> None:
             parse_price_card(bad.encode())
         assert _refusal(invalid.value) == "PRICE-CARD-INVALID"
         if "NaN" not in bad:  # the parser's hook for NaN knows no position
-            assert all(p.where for p in invalid.value.problems), invalid.value.problems
+            assert all(p.where or p.line for p in invalid.value.problems), invalid.value.problems
 
 
 def test_a_card_refusal_says_where_and_quotes_no_key() -> None:
@@ -719,7 +719,7 @@ def test_a_card_refusal_says_where_and_quotes_no_key() -> None:
     assert all("ZQC" not in (w or "") for w in where)
     with pytest.raises(Refused) as duplicate:
         parse_price_card(b'{"id": "x",\n "models": {\n "a": 1,\n "a": 2}}')
-    assert [p.where for p in duplicate.value.problems] == ["line 4"]
+    assert [(p.where, p.line) for p in duplicate.value.problems] == [(None, 4)]
 
 
 def test_end_to_end_account_prices_cleanly() -> None:

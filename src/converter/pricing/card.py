@@ -96,8 +96,7 @@ def parse_price_card(data: bytes) -> PriceCard:
     try:
         document = loads_exact(data)
     except NotStrictJSON as bad:
-        where = f"line {bad.line}" if bad.line is not None else None
-        raise Refused([Problem("PRICE-CARD-INVALID", where=where)]) from None
+        raise Refused([Problem("PRICE-CARD-INVALID", line=bad.line)]) from None
     try:
         return PriceCard.model_validate(document)
     except ValidationError as bad:
