@@ -1386,3 +1386,42 @@ def test_a_mistyped_gate_id_and_a_dollar_amount_are_each_said_once_and_plainly(
     assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err
     assert 'expected: a decimal number, written as a string such as "40" or "0.30"' in result.err
     assert "$40" not in result.err
+
+
+def test_what_can_be_refused_before_reading_is_said_at_once(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: the existing output alone, then (a run later, after the whole tree was read) the bad
+    price card; a missing contract alone, then the signing key other users can read."""
+    monkeypatch.setattr("converter.cli.convert.read_sources", _never_read)
+    parent = fixture_parent("synthetic_tree")
+    card = tmp_path / "card.json"
+    card.write_text('{"id": "x",\n "models": {\n "a": 1,\n "a": 2}}')
+    taken = tmp_path / "t.json"
+    taken.write_text("{}")
+    template = cli(
+        "convert", "--in", str(parent), "--template", str(taken), "--price-card", str(card)
+    )
+    assert template.code == 2
+    assert _codes(template.err) == ["OUT-EXISTS", "PRICE-CARD-INVALID"]
+    assert "PRICE-CARD-INVALID [line 4]" in template.err
+
+    key = tmp_path / "signing.pem"
+    key.write_text("not a key")
+    key.chmod(0o644)
+    bundle = _convert(
+        cli, parent, tmp_path / "missing.json", tmp_path / "b.json", "--attest-key", str(key)
+    )
+    assert bundle.code == 2
+    assert _codes(bundle.err) == ["CONTRACT-UNREADABLE", "ATTEST-KEY-PERMISSIONS"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json", "signing.pem", "t.json"]
+
+
+def _never_read(*_: Any, **__: Any) -> Any:
+    raise AssertionError("the sources were read before the run's first refusals were said")
+
+
+def _codes(err: str) -> list[str]:
+    return [
+        line.split()[1].rstrip(":") for line in err.splitlines() if line.startswith("refused: ")
+    ]

@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 import click
 
 from converter.cli.diagnostics import say
 from converter.cli.options import (
+    Gathered,
     key_option,
     provider_bodies_option,
     pseudonymizer,
@@ -19,13 +20,16 @@ from converter.cli.options import (
     source_options,
 )
 from converter.conversion import Reading, make_bundle, make_template, read_sources
-from converter.errors import Problem, Refused
+from converter.errors import Problem
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.inspection import counted
 from converter.output import check_outputs, write_all_atomic, write_atomic
 from converter.pipeline import SourceName, TaskUnit
 from converter.pricing.card import load_price_card, prefill, shipped_cards
 from converter.pricing.engine import observed_keys
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 
@@ -153,15 +157,17 @@ def _template(
 ) -> None:
     inputs = [parent] + ([old_contract] if old_contract else [])
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
-    check_outputs([out], inputs, replaceable)
+    first = Gathered()
+    first(lambda: check_outputs([out], inputs, replaceable))
     if out.exists() and not force:  # a filled contract is hours of labelling: never lose it
-        raise Refused([Problem("OUT-EXISTS")])
-    old = read_input(old_contract, "CONTRACT-UNREADABLE") if old_contract else None
+        first.refuse(Problem("OUT-EXISTS"))
+    old = first(lambda: read_input(old_contract, "CONTRACT-UNREADABLE")) if old_contract else None
+    card = first(lambda: load_price_card(price_card)) if price_card is not None else None
+    first.done()
     reading = read_sources(parent, source, task_unit, pseudo)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     pricing = observed_keys(reading.canonical)
-    if price_card is not None:
-        card = load_price_card(price_card)
+    if card is not None:
         pricing = prefill(pricing, card)
         if pricing.price_card is None:  # nothing observed is on the card: named, it would lie
             unpriced = ", ".join(sorted(pricing.models)) or "no model"
@@ -213,6 +219,12 @@ def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:
     return statement.subject[0].digest.sha256 == hashlib.sha256(data).hexdigest()
 
 
+def _signing_key(path: Path) -> Ed25519PrivateKey:
+    from converter.attest.keys import load_private_key
+
+    return load_private_key(path)
+
+
 def _bound_paths(reading: Reading) -> list[Path]:
     return [f.path for f in reading.account.tree.bound_files]
 
@@ -228,19 +240,20 @@ def _bundle(
 ) -> None:
     outputs = [out] + ([Path(f"{out}.intoto.json")] if attest_key else [])
     inputs = [parent, contract_in] + ([attest_key] if attest_key else [])
-    check_outputs([out], inputs, ("bundle",))  # a bundle replaces only a bundle
+    first = Gathered()
+    first(lambda: check_outputs([out], inputs, ("bundle",)))  # a bundle replaces only a bundle
     if attest_key:  # and its attestation only the attestation beside it
-        check_outputs(outputs[1:], inputs, ("attestation",))
-    contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
+        first(lambda: check_outputs(outputs[1:], inputs, ("attestation",)))
+    contract_bytes = first(lambda: read_input(contract_in, "CONTRACT-UNREADABLE"))
+    signing_key = first(lambda: _signing_key(attest_key)) if attest_key else None
+    first.done()
+    assert contract_bytes is not None
     bundle, data = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
     files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
-    if attest_key is not None:
-        from converter.attest.keys import load_private_key
+    if signing_key is not None:
         from converter.attest.statement import SUBJECT_NAME, attest
 
-        envelope = attest(
-            data, SUBJECT_NAME, bundle.receipt.model_dump(mode="json"), load_private_key(attest_key)
-        )
+        envelope = attest(data, SUBJECT_NAME, bundle.receipt.model_dump(mode="json"), signing_key)
         files.append((outputs[1], envelope))
     stale = Path(f"{out}.intoto.json")
     # An attestation beside the bundle is kept only if its subject is these very bytes (the
