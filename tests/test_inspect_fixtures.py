@@ -111,3 +111,78 @@ def test_a_child_is_in_its_delegation_calls_task(tmp_path: Path) -> None:
     assert {e.task for e in children} == {delegating.task}
     subagents = {t.id: t.subagents for t in public.tasks}
     assert subagents[delegating.task or ""] == 1
+
+
+def _btw_replay(syn: Any) -> list[bytes]:
+    """A `/btw` side question's file (FORMAT-NOTES §4): the parent's history replayed with the
+    same message ids (new uuids, new request ids), then the side question and its own call."""
+    replayed: list[bytes] = []
+    previous = None
+    for n, raw in enumerate(syn.lines("")):
+        record = json.loads(raw)
+        if record.get("type") not in ("user", "assistant"):
+            continue
+        previous = previous or record["uuid"]
+        record.update(
+            uuid=f"0b700000-0000-4000-8000-{n:012d}", parentUuid=previous, isSidechain=True
+        )
+        record["agentId"] = BTW_AGENT
+        if record["type"] == "assistant":
+            record["requestId"] = f"req_btw{n}"
+        previous = record["uuid"]
+        replayed.append(_dump(record))
+    side = {
+        "type": "user",
+        "uuid": "0b700000-0000-4000-8000-100000000001",
+        "parentUuid": previous,
+        "sessionId": syn.session,
+        "isSidechain": True,
+        "agentId": BTW_AGENT,
+        "timestamp": "2026-07-21T09:30:00.000Z",
+        "message": {"role": "user", "content": "a side question"},
+    }
+    answer = json.loads(syn.lines("")[-2])  # the parent's last call, as a new call
+    answer.update(uuid="0b700000-0000-4000-8000-100000000002", parentUuid=side["uuid"])
+    answer.update(isSidechain=True, agentId=BTW_AGENT, requestId="req_btwside")
+    answer["message"]["id"] = "msg_btw_side_question_0001"
+    return [*replayed, _dump(side), _dump(answer)]
+
+
+BTW_AGENT = "a0b7000000000000e"
+
+
+def _dump(record: dict[str, Any]) -> bytes:
+    return json.dumps(record).encode() + b"\n"
+
+
+def test_a_btw_replay_of_a_delegation_call_does_not_take_its_child(tmp_path: Path) -> None:
+    """Was: a `/btw` file replaying an Agent call held that tool_use too, the real child had two
+    candidate owners (CC-TREE-AMBIGUOUS-JOIN) and the delegation stayed unexpanded: every
+    session with a side question asked after a delegation refused."""
+    from converter.firewall.keys import PseudonymKey
+    from converter.firewall.pseudonyms import Pseudonymizer
+    from converter.pipeline import inspect_tree
+    from tests.damage import copy_tree
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    btw = f"subagents/agent-{BTW_AGENT}.jsonl"
+    syn.path(btw).write_bytes(b"".join(_btw_replay(syn)))
+    account, public = inspect_tree(syn.parent, Pseudonymizer(PseudonymKey(bytes(range(32)))))
+    assert [p.code for p in account.problems] == []
+    assert account.delegations_expanded == 1
+    assert len(public.model_events) == 5  # the fixture's 4 and the side question's own
+    assert account.findings["CC-REC-REPLAY"] == 3  # the parent's 3 assistant fragments
+    kinds = sorted(a.kind for a in public.agents)
+    assert kinds == ["agent", "root", "side"]
+
+
+def test_parallel_forks_each_copying_both_delegation_calls(cli: Any) -> None:
+    """Two fork calls in one message, each fork's bootstrap copying the whole message (both
+    Agent calls): was CC-TREE-AMBIGUOUS-JOIN on both children and the copies refused as
+    unexplained duplicates. (tests/trees/parallel_forks: an independent auditor's tree.)"""
+    parent = next((Path(__file__).parent / "trees" / "parallel_forks").glob("*.jsonl"))
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert report["convertible"] is True, report["refusals"]
+    counts = report["counts"]
+    assert (counts["model_calls"], counts["subagents"], counts["delegations_expanded"]) == (4, 2, 2)
+    assert {"code": "CC-REC-FORK-BOOTSTRAP", "count": 4} in report["findings"]

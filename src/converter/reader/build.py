@@ -143,7 +143,8 @@ class _Index:
     def __init__(self, streams: list[Stream]) -> None:
         # One entry per id, a set or list only for the few ids seen more than once (memory).
         self.tool_streams: dict[str, int | list[int]] = {}
-        self.tool_info: dict[tuple[int, str], tuple[str, str | None, str | None]] = {}
+        # (stream, tool id) -> name, prompt digest, agent type, message id of the call
+        self.tool_info: dict[tuple[int, str], tuple[str, str | None, str | None, str]] = {}
         self.results: dict[str, list[tuple[int, int, Rec]]] = defaultdict(list)
         self.uuid_at: dict[str, tuple[int, int] | list[tuple[int, int]]] = {}
         self.progress: dict[str, set[str]] = defaultdict(set)  # agent id -> tool ids
@@ -167,6 +168,7 @@ class _Index:
                             use.name,
                             use.prompt_digest,
                             use.agent_type,
+                            rec.msg_id or "",
                         )
                 elif rec.type == "user":
                     for result in rec.tool_results:
@@ -180,6 +182,7 @@ class _Index:
                             self.forked.add(result.tool_use_id)
                 elif rec.type == "progress" and rec.progress_agent_id and rec.progress_tool_use_id:
                     self.progress[rec.progress_agent_id].add(rec.progress_tool_use_id)
+        self.copied_heads = _copied_heads(streams)
 
     def _place(self, uuid: str, at: tuple[int, int]) -> None:
         _add_one(self.uuid_at, uuid, at)
@@ -191,7 +194,41 @@ class _Index:
         _add_one(self.tool_streams, tool_id, stream)
 
     def owners(self, tool_id: str) -> set[int]:
-        return set(_all(self.tool_streams, tool_id))
+        """The streams that made this tool call. A child whose first calls repeat another
+        stream's (a fork's bootstrap, a `/btw` replay of the history) holds a copy of each of
+        their tool calls: it made none of them, so it does not own them, unless no stream holds
+        the call other than as such a copy (then all holders stay, and the join is ambiguous)."""
+        held = set(_all(self.tool_streams, tool_id))
+        if len(held) < 2:
+            return held
+        made = {
+            s
+            for s in held
+            if self.tool_info[(s, tool_id)][3] not in self.copied_heads.get(s, frozenset())
+        }
+        return made or held
+
+
+def _copied_heads(streams: list[Stream]) -> dict[int, frozenset[str]]:
+    """Per child stream, the message ids of its leading calls that some other stream also holds
+    (the head `_copies` later marks, once the joins say which stream is whose ancestor)."""
+    holders: dict[str, int | list[int]] = {}
+    for stream in streams:
+        for rec in stream.records:
+            if rec.type == "assistant" and not rec.synthetic and rec.msg_id:
+                _add_one(holders, rec.msg_id, stream.index)
+    heads: dict[int, frozenset[str]] = {}
+    for stream in streams[1:]:
+        head: set[str] = set()
+        for rec in stream.records:
+            if rec.type != "assistant" or rec.synthetic:
+                continue
+            if not isinstance(holders.get(rec.msg_id or ""), list):
+                break
+            head.add(rec.msg_id or "")
+        if head:
+            heads[stream.index] = frozenset(head)
+    return heads
 
 
 # Most ids occur once: a table holds the one value itself, and a list only from a second,
