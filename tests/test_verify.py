@@ -564,11 +564,9 @@ def test_missing_bundle(cli: Any, tmp_path: Path) -> None:
 
 
 def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
-    """Pinned: 2, not 5. The contract binds every source file's SHA-256, so a changed file is
-    refused (CONTRACT-FILE-CHANGED) before any bundle exists to compare: verify cannot tell
-    "these are not the sources" from "the bundle is wrong", so it reports that it could not
-    check. A bundle that does not match sources the contract accepts is the exit-5 case above.
-    """
+    """5, was 2: the bundle's own contract binds every source file's SHA-256, and a file that
+    no longer has it is a digest that does not match (SPEC §2), not input to fix. Each changed
+    file is named below the failure (CONTRACT-FILE-CHANGED), as convert would name it."""
     bundle, contract = make_bundle(cli, tmp_path, "b")
     tree = tmp_path / "tree"
     shutil.copytree(PARENT.parent, tree)
@@ -585,8 +583,13 @@ def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
         "--in",
         str(tree / PARENT.name),
     )
-    assert result.code == 2
-    assert "CONTRACT-FILE-CHANGED" in result.err
+    assert result.code == 5
+    lines = result.err.splitlines()
+    assert lines[0].startswith("integrity: ATTEST-REDERIVE-SOURCES-CHANGED: ")
+    assert [line.split()[1] for line in lines[1:]] == [
+        "CONTRACT-FILE-CHANGED",
+        "CONTRACT-INVENTORY-MISMATCH",
+    ]
     assert result.out.count("ok: ") == 2  # the digest and parts checks still ran and passed
 
 
@@ -604,11 +607,12 @@ def test_rederive_under_another_pseudonym_key(
 
 def test_rederive_from_another_session_is_one_refusal(cli: Any, tmp_path: Path) -> None:
     """The bundle's own contract, but --in names another session: one cause, not every file,
-    count, task and price that differs because of it."""
+    count, task and price that differs because of it; the sources are not the bundle's (5)."""
     bundle, contract = make_bundle(cli, tmp_path, "b")
     other = fixture_parent("rich_tree")
     result = cli("verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(other))
-    assert result.code == 2
+    assert result.code == 5
+    assert "integrity: ATTEST-REDERIVE-SOURCES-CHANGED" in result.err
     refusals = [line for line in result.err.splitlines() if line.startswith("refused: ")]
     assert len(refusals) == 1
     assert refusals[0].startswith("refused: CONTRACT-OTHER-SESSION [inventory/files]: ")
@@ -673,7 +677,7 @@ def test_verify_shows_the_paths_behind_a_source_refusal_when_asked(
     args = ["verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(parent)]
     plain = cli(*args)
     shown = cli(*args, "--show-paths")
-    assert plain.code == shown.code == 2
+    assert plain.code == shown.code == 5
     assert "CONTRACT-FILE-CHANGED" in shown.err
     assert PARENT.name not in plain.err
     assert f"({PARENT.name})" in shown.err

@@ -705,6 +705,13 @@ CODES: dict[str, CodeInfo] = {
         "Check that the contract and key are the producer's; if they are, the bundle was not made "
         "from these sources and this contract.",
     ),
+    "ATTEST-REDERIVE-SOURCES-CHANGED": _c(
+        "The session files given are not the ones the bundle binds: a file's SHA-256 or size, the "
+        "set of files, or what they account differs from its contract's inventory (the lines "
+        "below name each); exit 5.",
+        "Re-derive from the session tree exactly as it was when converted (a session that went on "
+        "after the conversion has grown); if it is that tree, the bundle is not evidence of it.",
+    ),
     "ATTEST-REDERIVE-OTHER-CONTRACT": _c(
         "The contract given is not the one the bundle names (its SHA-256 is not the receipt's "
         "contract_sha256: another contract, or the same one re-indented or edited); exit 5.",

@@ -150,6 +150,21 @@ def verify(
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
 
 
+# What a contract says when the sources are not the files it binds (CONTRACT-KEY-MISMATCH is not
+# one: another pseudonym key cannot re-derive anything, and is said as such, exit 2).
+_SOURCES_DIFFER = frozenset(
+    {
+        "CONTRACT-FILE-CHANGED",
+        "CONTRACT-FILE-ADDED",
+        "CONTRACT-FILE-REMOVED",
+        "CONTRACT-COUNT-MISMATCH",
+        "CONTRACT-INVENTORY-MISMATCH",
+        "CONTRACT-TASKS-MISMATCH",
+        "CONTRACT-OTHER-SESSION",
+    }
+)
+
+
 def _check_rederivation(
     data: bytes,
     opened: BundleHead,
@@ -184,7 +199,16 @@ def _check_rederivation(
     # the receipt's: a receipt edited to name others is then a mismatch, never a refusal.
     src = cast(SourceName | None, source)
     unit = cast(TaskUnit | None, task_unit)
-    _, rederived = make_bundle(parent, src, unit, pseudo, contract_bytes)
+    try:
+        _, rederived = make_bundle(parent, src, unit, pseudo, contract_bytes)
+    except Refused as refused:
+        # The contract is the bundle's own (its digest is the receipt's) and converted once: the
+        # sources no longer being the files it binds is a mismatch, not input to fix (exit 5).
+        if any(p.code in _SOURCES_DIFFER for p in refused.problems):
+            failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
+            failure.refusals = refused.problems
+            raise failure from None
+        raise
     if rederived != data:
         raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")
     say(
