@@ -201,7 +201,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-BAD-TOKEN-COUNT": _c(
         "A token counter is negative, fractional, boolean, not a number, or 2^32 or more (no "
-        "model call is that large).",
+        "model call is that large), or a cache write's 5m and 1h parts add up to more than its "
+        "total (cache_creation_input_tokens).",
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-SYNTHETIC-WITH-USAGE": _c(
