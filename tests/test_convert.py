@@ -1425,3 +1425,30 @@ def _codes(err: str) -> list[str]:
     return [
         line.split()[1].rstrip(":") for line in err.splitlines() if line.startswith("refused: ")
     ]
+
+
+def test_a_shape_error_does_not_hide_the_null_claims_beside_it(cli: Any, tmp_path: Path) -> None:
+    """Was: a section with one shape error was reported by that error alone, and its null
+    claims only on the next run (SPEC §7: every problem it finds)."""
+
+    def edit(contract: dict[str, Any]) -> None:
+        outcome = next(iter(contract["claims"]["outcomes"].values()))
+        outcome["acceptable"] = None
+        outcome["human_minutes"] = "-3"
+        contract["claims"]["policy"]["min_tasks"] = None
+        contract["claims"]["policy"]["max_calls_per_task"] = -1
+        contract["claims"]["policy"]["typo_field"] = None  # no such field: shape, not a claim
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    found = [line.split(" (expected")[0].split("]")[0] for line in result.err.splitlines()]
+    task = next(line for line in found if "/human_minutes" in line).split("/")[2]
+    assert sorted(found) == sorted(
+        [
+            f"refused: CONTRACT-SHAPE [claims/outcomes/{task}/human_minutes",
+            "refused: CONTRACT-SHAPE [claims/policy/max_calls_per_task",
+            "refused: CONTRACT-SHAPE [claims/policy/<key>",
+            f"refused: CONTRACT-CLAIM-NULL [claims/outcomes/{task}/acceptable",
+            "refused: CONTRACT-CLAIM-NULL [claims/policy/min_tasks",
+        ]
+    )

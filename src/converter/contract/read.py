@@ -61,6 +61,9 @@ class ContractParts:
     # The policy's disabled gates as written, when the policy as a whole did not validate: an
     # unknown gate is still reported beside the shape error (SPEC §7: every problem).
     disabled_checks: tuple[str, ...] = ()
+    # The null claims of the claim sections that did not validate, found in the JSON as
+    # written: a shape error beside them does not hide them until the next run.
+    raw_nulls: tuple[tuple[Any, ...], ...] = ()
 
 
 _OWNED = ("source", "key_id", "inventory", "tasks", "observed")
@@ -133,7 +136,32 @@ def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
     names: tuple[str, ...] = ()
     if isinstance(written, list | tuple):  # the raw value holds arrays as tuples
         names = tuple(n for n in written if isinstance(n, str))
-    return ContractParts(problems, None, **found, disabled_checks=names)
+    failed = [n for n in _NULLABLE if found[n] is None and isinstance(claims, dict)]
+    nulls = _raw_nulls(claims, failed) if isinstance(claims, dict) else ()
+    return ContractParts(problems, None, **found, disabled_checks=names, raw_nulls=nulls)
+
+
+# The claim sections whose nulls are claims left to fill (CONTRACT-CLAIM-NULL).
+_NULLABLE = ("outcome_contract", "baseline", "policy", "outcomes")
+
+
+def _raw_nulls(claims: dict[str, Any], sections: list[str]) -> tuple[tuple[Any, ...], ...]:
+    """Where a null stands for a field the schema has, in the named sections as written."""
+    found: list[tuple[Any, ...]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [
+        (claims[name], ("claims", name)) for name in sections if name in claims
+    ]
+    while stack:
+        node, where = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        fields = _fields_at(where)
+        for key, item in node.items():
+            if item is None and fields is not _FIELDS and key in fields:
+                found.append((*where, key))
+            elif isinstance(item, dict):
+                stack.append((item, (*where, key)))
+    return tuple(sorted(found, key=str))
 
 
 def _part(name: str, raw: dict[str, Any] | None) -> Any:

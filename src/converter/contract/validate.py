@@ -77,6 +77,11 @@ def null_claims(parts: ContractParts) -> list[Problem]:
                 for p in sorted(_nulls(value, ("claims", section)), key=str)
             ]
     excluded = parts.excluded_tasks or {}
+    found += [
+        Problem("CONTRACT-CLAIM-NULL", where=safe_path(p))
+        for p in parts.raw_nulls
+        if not (p[1] == "outcomes" and p[2] in excluded)
+    ]
     for task_id, outcome in sorted((parts.outcomes or {}).items()):
         if task_id in excluded:
             continue
