@@ -186,3 +186,17 @@ def test_parallel_forks_each_copying_both_delegation_calls(cli: Any) -> None:
     counts = report["counts"]
     assert (counts["model_calls"], counts["subagents"], counts["delegations_expanded"]) == (4, 2, 2)
     assert {"code": "CC-REC-FORK-BOOTSTRAP", "count": 4} in report["findings"]
+
+
+def test_fragments_naming_two_request_ids_are_a_finding(cli: Any, tmp_path: Path) -> None:
+    """SPEC §4.2: requestId is a consistency check only. Was: never read at all."""
+    from tests.damage import copy_tree
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    second = syn.find_line("", "toolu_01ioXEBA3evMyeizkjeRoygb")  # the Agent call's fragment
+    assert syn.record("", second)["message"]["id"] == syn.record("", second - 1)["message"]["id"]
+    syn.edit_record("", second, lambda r: r.update(requestId="req_another_request_0001"))
+    report = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert report["convertible"] is True
+    assert {"code": "CC-REC-REQUEST-ID-DISAGREE", "count": 1} in report["findings"]
+    assert report["counts"]["model_calls"] == 4  # still one call: grouped by message id

@@ -238,6 +238,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do; this is recorded as evidence of a streaming anomaly.",
         blocking=False,
     ),
+    "CC-REC-REQUEST-ID-DISAGREE": _c(
+        "Fragments of one model call in one file name different request ids (requestId); the "
+        "call is still one call, grouped by its message id.",
+        "Nothing to do; this is recorded as evidence of a file joined from two sessions or edited "
+        "by hand. requestId is a consistency check only, never how calls are grouped.",
+        blocking=False,
+    ),
     "CC-REC-MODEL-DISAGREE": _c(
         "Fragments of one model call name different models.",
         "The file was edited or damaged; restore Claude Code's original.",

@@ -65,6 +65,7 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
     problems: list[tuple[str, int]] = []
     unknown: dict[str, int] = {}
     unreadable = False
+    request_of: dict[str, str] = {}  # message id -> the request id its first fragment names
     try:
         with path.open("rb") as stream:
             for number, item in iter_lines(stream, digest):
@@ -79,6 +80,15 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
                 except BadField as bad:
                     problems.append((bad.code, number))
                     continue
+                if rec.type == "assistant" and rec.msg_id and not rec.synthetic:
+                    # SPEC §4.2: never grouped by, only checked. Copies of a call in other files
+                    # (a `/btw` replay) have new request ids; within one file they agree.
+                    request = item.get("requestId")
+                    if (
+                        isinstance(request, str)
+                        and request_of.setdefault(rec.msg_id, request) != request
+                    ):
+                        problems.append(("CC-REC-REQUEST-ID-DISAGREE", number))
                 if rec.type not in KNOWN_TYPES:
                     unknown[rec.type] = unknown.get(rec.type, 0) + 1
                     if rec.unknown_with_usage:
