@@ -1452,3 +1452,30 @@ def test_a_shape_error_does_not_hide_the_null_claims_beside_it(cli: Any, tmp_pat
             "refused: CONTRACT-CLAIM-NULL [claims/policy/min_tasks",
         ]
     )
+
+
+def test_a_fifo_given_as_price_card_or_beside_the_bundle_does_not_block(tmp_path: Path) -> None:
+    """Was: `--price-card` naming a FIFO (or a FIFO at <out>.intoto.json) blocked forever."""
+    parent = fixture_parent("synthetic_tree")
+    fifo = tmp_path / "card.fifo"
+    os.mkfifo(fifo)
+    os.mkfifo(tmp_path / "b.json.intoto.json")
+    run = [sys.executable, "-m", "converter", "convert", "--in", str(parent)]
+    card = subprocess.run(
+        [*run, "--template", str(tmp_path / "t.json"), "--price-card", str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert card.returncode == 2
+    assert card.stderr.startswith("refused: PRICE-CARD-INVALID")
+    contract = str(FIXTURES / "synthetic_contract.json")
+    env = dict(os.environ, AGENT_EVIDENCE_KEY="de" * 32)
+    bundle = subprocess.run(
+        [*run, "--contract", contract, "--out", str(tmp_path / "b.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert bundle.returncode == 0, bundle.stderr

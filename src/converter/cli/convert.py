@@ -212,6 +212,8 @@ def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:
     from converter.attest.statement import parse_statement
     from converter.errors import ConverterError
 
+    if not envelope.is_file():  # a FIFO there would block the read
+        return False
     try:
         statement = parse_statement(b64decode(parse_envelope(envelope.read_bytes()).payload))
     except (OSError, ConverterError):

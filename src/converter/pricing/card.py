@@ -131,8 +131,11 @@ def _read(name_or_path: str | Path) -> bytes:
             .joinpath(text + ".json")
             .read_bytes()
         )
+    path = Path(name_or_path)
     try:
-        return Path(name_or_path).read_bytes()
+        if not path.is_file():  # a FIFO or device would block the read, or never end
+            raise Refused([Problem("PRICE-CARD-INVALID")])
+        return path.read_bytes()
     except OSError as bad:
         raise Refused([Problem("PRICE-CARD-INVALID")]) from bad
 
