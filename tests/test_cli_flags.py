@@ -165,3 +165,23 @@ def test_inspect_of_a_missing_parent_prints_the_refusal_alone(cli: Any, tmp_path
     assert "CC-TREE-PARENT-MISSING" in result.err
     as_json = cli("inspect", "--in", str(tmp_path / "nope.jsonl"), "--json")
     assert as_json.json()["refusals"]  # a script still gets its JSON
+
+
+def test_an_unreadable_input_is_the_commands_to_refuse_not_a_usage_error(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Was: click judged readability itself (os.access), so an unreadable contract, bundle or
+    key was `usage error … not readable` (64) with no code. The command opens it and refuses
+    with the input's code (2). Root reads everything, so os.access is made to say no."""
+    import os
+
+    can = os.access
+    monkeypatch.setattr("os.access", lambda path, mode, **kw: mode != os.R_OK and can(path, mode))
+    contract = tmp_path / "c.json"
+    contract.write_text("{}")
+    result = cli(
+        "convert", "--in", str(PARENT), "--contract", str(contract), "--out", str(tmp_path / "b")
+    )
+    assert result.code == 2
+    assert "usage error" not in result.err
+    assert result.err.startswith("refused: CONTRACT-SHAPE")

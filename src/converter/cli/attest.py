@@ -14,7 +14,7 @@ from converter.cli.diagnostics import say
 @click.option(
     "--out",
     "out",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     required=True,
     help="Private key file to create (PKCS#8 PEM, mode 0600); the public key goes to OUT.pub.",
 )

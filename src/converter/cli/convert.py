@@ -39,13 +39,13 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 @click.option(
     "--template",
     "template_out",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     help="Write the contract template here.",
 )
 @click.option(
     "--from-contract",
     "old_contract",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     help="Carry claims forward from an earlier contract (with --template).",
 )
 @click.option(
@@ -64,13 +64,13 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 @click.option(
     "--contract",
     "contract_in",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     help="The completed contract.",
 )
 @click.option(
     "--out",
     "bundle_out",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     help="Write the bundle here (with --contract).",
 )
 @click.option(
@@ -80,7 +80,7 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 )
 @click.option(
     "--attest-key",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     default=None,
     help="Also write <out>.intoto.json signed with this Ed25519 key.",
 )

@@ -101,7 +101,7 @@ def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
 @click.option(
     "--bundle",
     "bundles",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     multiple=True,
     required=True,
     help="A bundle; repeat to evaluate one workload.",
@@ -111,13 +111,13 @@ def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
 )
 @click.option(
     "--report",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     default=None,
     help="Write the report to this file (stdout then gets the decision line only).",
 )
 @click.option(
     "--public-key",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     default=None,
     help="Require each bundle's attestation (<bundle>.intoto.json) to verify.",
 )

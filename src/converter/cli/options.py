@@ -20,7 +20,7 @@ SOURCES = click.Choice(["claude-code-tree", "claude-code"])
 def key_option(func: F) -> F:
     return click.option(
         "--key-file",
-        type=click.Path(path_type=Path, dir_okay=False),
+        type=click.Path(path_type=Path, dir_okay=False, readable=False),
         default=None,
         help="Pseudonym key file (default: $AGENT_EVIDENCE_KEY, then the config dir).",
     )(func)
@@ -35,7 +35,7 @@ def provider_bodies_option(func: F) -> F:
     """Accepted by name (SPEC §2) and refused until provider bodies are read; not passed on."""
     return click.option(
         "--provider-bodies",
-        type=click.Path(path_type=Path, file_okay=False),
+        type=click.Path(path_type=Path, file_okay=False, readable=False),
         default=None,
         expose_value=False,
         callback=_no_provider_bodies,
@@ -61,7 +61,7 @@ def source_options(func: F) -> F:
     func = click.option(
         "--in",
         "parent",
-        type=click.Path(path_type=Path),
+        type=click.Path(path_type=Path, readable=False),
         required=True,
         help="The parent transcript <session-id>.jsonl.",
     )(func)

@@ -39,33 +39,33 @@ from converter.pricing.card import shipped_cards
 @click.command()
 @click.option(
     "--bundle",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     required=True,
     help="The bundle to verify.",
 )
 @click.option(
     "--attestation",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     default=None,
     help="The DSSE attestation (default: <bundle>.intoto.json); needs --public-key.",
 )
 @click.option(
     "--public-key",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     default=None,
     help="The producer's Ed25519 public key (.pem.pub): require a valid attestation.",
 )
 @click.option(
     "--contract",
     "contract_in",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
     default=None,
     help="The completed contract: with --in, re-derive the bundle and compare bytes.",
 )
 @click.option(
     "--in",
     "parent",
-    type=click.Path(path_type=Path),
+    type=click.Path(path_type=Path, readable=False),
     default=None,
     help="The parent transcript <session-id>.jsonl the bundle was made from.",
 )
