@@ -128,7 +128,7 @@ def _btw_replay(syn: Any) -> list[bytes]:
         )
         record["agentId"] = BTW_AGENT
         if record["type"] == "assistant":
-            record["requestId"] = f"req_btw{n}"
+            record["requestId"] = "req_btw_" + record["message"]["id"]
         previous = record["uuid"]
         replayed.append(_dump(record))
     side = {
