@@ -1463,6 +1463,7 @@ def test_a_fifo_given_as_price_card_or_beside_the_bundle_does_not_block(tmp_path
     run = [sys.executable, "-m", "converter", "convert", "--in", str(parent)]
     card = subprocess.run(
         [*run, "--template", str(tmp_path / "t.json"), "--price-card", str(fifo)],
+        check=False,
         capture_output=True,
         text=True,
         timeout=60,
@@ -1473,6 +1474,7 @@ def test_a_fifo_given_as_price_card_or_beside_the_bundle_does_not_block(tmp_path
     env = dict(os.environ, AGENT_EVIDENCE_KEY="de" * 32)
     bundle = subprocess.run(
         [*run, "--contract", contract, "--out", str(tmp_path / "b.json")],
+        check=False,
         capture_output=True,
         text=True,
         timeout=60,

@@ -174,23 +174,30 @@ def test_signed_output_is_all_or_nothing(
     ],
     ids=["evaluate", "inspect", "help", "version"],
 )
-@pytest.mark.parametrize("sink", ["full-device", "closed-pipe"])
-def test_stdout_that_cannot_be_written_is_a_refusal_not_a_bug(args: list[str], sink: str) -> None:
-    """Was: 'internal error (OSError)', exit 70, for a full device (70 means a bug); and exit 1,
-    with nothing said, for a reader that closed the pipe (click's own handler took it)."""
+@pytest.mark.parametrize("sink", ["full-device", "closed-pipe", "read-only", "closed"])
+def test_stdout_that_cannot_be_written_is_a_refusal_not_a_bug(
+    args: list[str], sink: str, tmp_path: Path
+) -> None:
+    """Was: 'internal error (OSError)', exit 70, for a full device (70 means a bug) or a stdout
+    open for reading only; exit 1, with nothing said, for a reader that closed the pipe (click's
+    own handler took it); and exit 0 with the output lost for a closed stdout (`>&-`)."""
     import subprocess
     import sys
 
     read_end, write_end = os.pipe()
     os.close(read_end)  # nobody reads: a write is EPIPE (Python ignores SIGPIPE)
-    with open("/dev/full", "w") as full:  # written to, never replaced
+    readable = tmp_path / "read-only.txt"
+    readable.write_text("")
+    with open("/dev/full", "w") as full, readable.open() as read_only:
+        sinks = {"full-device": full, "closed-pipe": write_end, "read-only": read_only}
         result = subprocess.run(
             [sys.executable, "-m", "converter", *args],
-            stdout=full if sink == "full-device" else write_end,
+            stdout=sinks.get(sink),
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "AGENT_EVIDENCE_KEY": "de" * 32},
             check=False,
+            preexec_fn=(lambda: os.close(1)) if sink == "closed" else None,
         )
     os.close(write_end)
     assert result.returncode == 2, result.stderr

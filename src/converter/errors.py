@@ -850,7 +850,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "OUT-STDOUT-FAILED": _c(
         "The command's output could not be written to standard output: the disk or device is "
-        "full, a quota was reached, or the reader closed the pipe.",
+        "full, a quota was reached, the reader closed the pipe, or standard output is closed or "
+        "open for reading only (said before any work: nothing was written).",
         "Free space, or send the output to a file (`--report`, `--out`) or to a reader that "
         "reads it all.",
     ),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import os
+import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -16,7 +18,9 @@ if TYPE_CHECKING:  # every command imports this module; only inspect passes an a
 
 # What writing to stdout can meet that is the machine's doing, not a bug: a full disk or
 # device, a quota, a reader that closed the pipe (`| head -1`).
-OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+OUTPUT_ERRNOS = frozenset(
+    {errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EBADF, errno.EIO}
+)
 
 
 class StdoutFailed(Exception):
@@ -26,13 +30,35 @@ class StdoutFailed(Exception):
 
 
 def say(message: str = "") -> None:
-    """A command's output line on stdout; every command writes its stdout through here."""
+    """A command's output line on stdout; every command writes its stdout through here. Any
+    failure to write it is the output's (a closed pipe, a full disk, a descriptor opened for
+    reading), and so is no stdout at all (started with it closed: click would write nothing)."""
+    if sys.stdout is None:
+        raise StdoutFailed
     try:
         click.echo(message)
-    except OSError as error:
-        if error.errno in OUTPUT_ERRNOS:
-            raise StdoutFailed from None
-        raise
+    except OSError:
+        raise StdoutFailed from None
+
+
+def stdout_unusable() -> bool:
+    """Whether stdout is closed or open for reading only: said before any work, so a command
+    does not write its output file and then fail to say so."""
+    if sys.stdout is None:
+        return True
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):  # not a file (a test's capture): usable
+        return False
+    try:
+        import fcntl
+
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    except ImportError:  # no fcntl (Windows): a failed write is still caught by `say`
+        return False
+    except OSError:
+        return True
+    return flags & os.O_ACCMODE == os.O_RDONLY
 
 
 def printable(text: str) -> str:

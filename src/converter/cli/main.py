@@ -13,7 +13,13 @@ from typing import NoReturn
 import click
 
 from converter import __version__
-from converter.cli.diagnostics import OUTPUT_ERRNOS, StdoutFailed, describe, emit_lines
+from converter.cli.diagnostics import (
+    OUTPUT_ERRNOS,
+    StdoutFailed,
+    describe,
+    emit_lines,
+    stdout_unusable,
+)
 from converter.errors import (
     ConverterError,
     Exit,
@@ -150,7 +156,7 @@ def _output_failed() -> None:
     device first, so the interpreter's last flush does not fail a second time."""
     with contextlib.suppress(OSError, ValueError):
         null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
+        os.dup2(null, sys.stdout.fileno() if sys.stdout is not None else 1)
     with contextlib.suppress(OSError):
         _emit_refused(Refused([Problem("OUT-STDOUT-FAILED")]), False)
     sys.exit(Exit.REFUSED)
@@ -166,6 +172,8 @@ def main(argv: list[str] | None = None) -> None:
     if debug:  # a global flag, taken wherever it is typed before a `--`
         args = ["--debug", *(a for a in args[:cut] if a != "--debug"), *args[cut:]]
     map_large_blocks()
+    if stdout_unusable():
+        _output_failed()
     try:
         with cyclic_gc_paused():
             code = cli.main(args=args, prog_name="agent-evidence", standalone_mode=False)
