@@ -200,3 +200,52 @@ def test_fragments_naming_two_request_ids_are_a_finding(cli: Any, tmp_path: Path
     assert report["convertible"] is True
     assert {"code": "CC-REC-REQUEST-ID-DISAGREE", "count": 1} in report["findings"]
     assert report["counts"]["model_calls"] == 4  # still one call: grouped by message id
+
+
+def test_timestamps_are_instants_in_utc_or_a_finding(cli: Any, tmp_path: Path) -> None:
+    """Was: a timestamp with an RFC 3339 offset, no zone, a leap second or words became null in
+    the bundle with nothing said. An offset is the same instant (converted); the others are
+    the finding CC-REC-BAD-TIMESTAMP."""
+    from tests.damage import copy_tree
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    prompt = syn.find_line("", '"promptId"')
+    original = syn.record("", prompt)["timestamp"]
+    syn.edit_record("", prompt, lambda r: r.update(timestamp=original[:-1] + "+05:30"))
+    first = syn.find_line("", "msg_011C4SjQDgtfTaGWwDkm1sfW")
+    syn.edit_record("", first, lambda r: r.update(timestamp="2026-12-31T23:59:60Z"))
+    last = syn.find_line("", "msg_011CpD5wpCu5FpNmW8QHVPia")
+    syn.edit_record("", last, lambda r: r.update(timestamp="yesterday"))
+    template = tmp_path / "t.json"
+    result = cli("convert", "--in", str(syn.parent), "--template", str(template))
+    assert result.code == 0, result.err
+    from datetime import datetime, timedelta
+
+    started = json.loads(template.read_text())["tasks"][0]["started_at"]
+    earlier = datetime.fromisoformat(original[:19]) - timedelta(hours=5, minutes=30)
+    assert started == earlier.strftime("%Y-%m-%dT%H:%M:%S") + original[19:]
+    report = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert {"code": "CC-REC-BAD-TIMESTAMP", "count": 2} in report["findings"]
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("isApiErrorMessage", "true"), ("isApiErrorMessage", 1), ("stop_reason", False)],
+)
+def test_a_flag_of_another_type_is_a_bad_field(
+    cli: Any, tmp_path: Path, field: str, value: Any
+) -> None:
+    """Was: `isApiErrorMessage: "true"` counted the record as a call, `stop_reason: false`
+    marked a stub's usage final."""
+    from tests.damage import copy_tree
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    line = syn.find_line("", "msg_011CpD5wpCu5FpNmW8QHVPia")
+
+    def edit(record: dict[str, Any]) -> None:
+        (record["message"] if field == "stop_reason" else record)[field] = value
+
+    syn.edit_record("", line, edit)
+    report = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert report["convertible"] is False
+    assert [(r["code"], r["line"]) for r in report["refusals"]] == [("CC-REC-BAD-FIELD", line)]

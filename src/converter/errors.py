@@ -238,6 +238,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do; this is recorded as evidence of a streaming anomaly.",
         blocking=False,
     ),
+    "CC-REC-BAD-TIMESTAMP": _c(
+        "A prompt's or call's timestamp is not an instant (no time zone, a leap second, not a "
+        "date): it is published as null. (An RFC 3339 offset such as +05:30 is converted to UTC.)",
+        "Nothing to do unless task start times matter; then restore Claude Code's original file, "
+        "which writes UTC timestamps ending in Z.",
+        blocking=False,
+    ),
     "CC-REC-REQUEST-ID-DISAGREE": _c(
         "Fragments of one model call in one file name different request ids (requestId); the "
         "call is still one call, grouped by its message id.",

@@ -7,7 +7,9 @@ task input digest and for joins by prompt equality, FORMAT-NOTES §4); text itse
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -132,6 +134,7 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     progress_has_usage: bool = False
     fork_parent_uuid: str | None = None
     unknown_with_usage: bool = False  # an unknown record type that carries usage
+    bad_timestamp: bool = False  # a timestamp that is no instant (CC-REC-BAD-TIMESTAMP)
 
 
 def _opt_str(obj: dict[str, Any], key: str) -> str | None:
@@ -221,8 +224,13 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
         raise BadField("CC-REC-BAD-FIELD")
     rec.msg_id = _req_str(message, "id")
     rec.model = _opt_str(message, "model")
-    rec.synthetic = rec.model == SYNTHETIC_MODEL or obj.get("isApiErrorMessage") is True
+    api_error = obj.get("isApiErrorMessage")
+    if api_error is not None and not isinstance(api_error, bool):
+        raise BadField("CC-REC-BAD-FIELD")  # "true" or 1: a synthetic record or a call?
+    rec.synthetic = rec.model == SYNTHETIC_MODEL or api_error is True
     stop = message.get("stop_reason")
+    if stop is not None and not isinstance(stop, str):
+        raise BadField("CC-REC-BAD-FIELD")  # false or 0 would mark a stub's usage final
     rec.stop_reason_seen = stop is not None
     raw_usage = message.get("usage")
     if not rec.synthetic and _lacks_counts(raw_usage):  # a real call's fragments carry both
@@ -349,6 +357,35 @@ def _progress(rec: Rec, obj: dict[str, Any]) -> None:
         rec.progress_has_usage = isinstance(inner, dict) and inner.get("usage") is not None
 
 
+# Claude Code writes `Date.toISOString()`: UTC, "Z", milliseconds. An RFC 3339 offset is the same
+# instant written another way; anything else (no zone, a leap second, words) is no instant.
+_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z")
+_OFFSET = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,3})?([+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def utc_timestamp(value: Any) -> str | None:
+    """The instant in Claude Code's own form (UTC, "Z"), or None when `value` is none."""
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    if _UTC.fullmatch(value):
+        try:
+            datetime.fromisoformat(value[:19])  # a real instant: not 23:59:60, not month 13
+        except ValueError:
+            return None
+        return value
+    match = _OFFSET.fullmatch(value)
+    if match is None:
+        return None
+    whole, fraction, offset = match.groups()
+    try:
+        instant = datetime.fromisoformat(whole + offset).astimezone(UTC)
+    except ValueError:
+        return None
+    return instant.strftime("%Y-%m-%dT%H:%M:%S") + (fraction or "") + "Z"
+
+
 def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     """Build a Rec from one parsed line. Raises BadField with a code on a malformed field."""
     kind = obj.get("type")
@@ -363,8 +400,9 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     version = obj.get("version")
     rec.version = sys.intern(version) if isinstance(version, str) else None
     timestamp = obj.get("timestamp")
-    if kind in ("user", "assistant") and isinstance(timestamp, str):  # only calls and prompts
-        rec.timestamp = timestamp
+    if kind in ("user", "assistant") and timestamp is not None:  # only calls and prompts
+        rec.timestamp = utc_timestamp(timestamp)
+        rec.bad_timestamp = rec.timestamp is None
     agent = obj.get("agentId")
     rec.agent_id = agent if isinstance(agent, str) else None
     subtype = obj.get("subtype")

@@ -80,6 +80,8 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
                 except BadField as bad:
                     problems.append((bad.code, number))
                     continue
+                if rec.bad_timestamp:
+                    problems.append(("CC-REC-BAD-TIMESTAMP", number))
                 if rec.type == "assistant" and rec.msg_id and not rec.synthetic:
                     # SPEC §4.2: never grouped by, only checked. Copies of a call in other files
                     # (a `/btw` replay) have new request ids; within one file they agree.
