@@ -166,3 +166,41 @@ def test_usage_errors_do_not_echo_a_path_the_user_typed(cli: Any) -> None:
     assert "secret-project" not in result.err
     assert "'--task-unit'" in result.err
     assert "'prompt', 'session'" in result.err
+
+
+def test_websearch_counts_each_server_search_once(cli: Any, tmp_path: Path) -> None:
+    """Was: the result's entries were counted, so one entry repeated (same server tool id)
+    billed its search twice; 50 copies, 50 searches."""
+    call = _line(
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        sessionId=SID,
+        message={
+            "id": "msg_2",
+            "role": "assistant",
+            "model": "claude-sonnet-4-20250514",
+            "content": [{"type": "tool_use", "id": "toolu_w", "name": "WebSearch", "input": {}}],
+            "stop_reason": "tool_use",
+            "usage": _usage(),
+        },
+    )
+    entries = [
+        {"tool_use_id": "srvtoolu_1", "content": []},
+        {"tool_use_id": "srvtoolu_1", "content": []},
+        {"tool_use_id": "srvtoolu_2", "content": []},
+    ]
+    result = _line(
+        type="user",
+        uuid="u2",
+        parentUuid="a2",
+        sessionId=SID,
+        message={
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_w", "content": "r"}],
+        },
+        toolUseResult={"query": "q", "results": entries},
+    )
+    parent = _parent(tmp_path, call + result)
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert report["usage"]["web_search_requests"] == 2

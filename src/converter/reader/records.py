@@ -314,10 +314,18 @@ def _first_text(content: Any) -> str | None:
 
 
 def _web_searches(result: dict[str, Any]) -> int:
+    """The searches a WebSearch result reports: one per server tool call it names (distinct
+    ids: an entry repeated, by an edit or a copy, is the same search, not another one billed)."""
     entries = result.get("results")
     if not isinstance(entries, list):
         return 0
-    return sum(1 for e in entries if isinstance(e, dict) and isinstance(e.get("tool_use_id"), str))
+    return len(
+        {
+            e["tool_use_id"]
+            for e in entries
+            if isinstance(e, dict) and isinstance(e.get("tool_use_id"), str)
+        }
+    )
 
 
 def _user(rec: Rec, obj: dict[str, Any]) -> None:
