@@ -505,3 +505,19 @@ def test_a_token_count_the_reader_never_takes_is_refused() -> None:
         body["events"][0]["usage"]["input_tokens"] = 2**63 - 1
 
     assert _codes_at(huge) == [("BUNDLE-SHAPE", "events/0/usage")]
+
+
+def test_labels_written_with_a_space_by_0_2_0_still_open() -> None:
+    """A contract now takes one identifier-like word for each label it publishes; a bundle that
+    0.2.0 wrote with spaces (or a slash) in them opens as before."""
+
+    def spaced(body: dict[str, Any]) -> None:
+        body["baseline"]["name"] = "manual fix"
+        body["receipt"]["rubric_version"] = "rubric v1/2"
+        body["receipt"]["label_source"] = "human review"
+        for task in body["tasks"]:
+            task["rubric_version"] = "rubric v1/2"
+
+    head = open_bundle(_resealed(spaced))
+    assert head.baseline.name == "manual fix"
+    assert head.receipt.label_source == "human review"

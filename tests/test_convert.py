@@ -1481,3 +1481,22 @@ def test_a_fifo_given_as_price_card_or_beside_the_bundle_does_not_block(tmp_path
         env=env,
     )
     assert bundle.returncode == 0, bundle.stderr
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "value"),
+    [
+        ("outcome_contract", "rubric_version", "rubric v1"),
+        ("outcome_contract", "label_source", "home/alice"),
+        ("baseline", "name", "Alice Smith"),
+    ],
+)
+def test_a_published_label_is_one_word(
+    cli: Any, tmp_path: Path, section: str, field: str, value: str
+) -> None:
+    """Was: a space and a slash were taken, though README promises no phrase, path or address
+    (the three labels are published as typed)."""
+    result = _convert_edited(cli, tmp_path, lambda c: c["claims"][section].update({field: value}))
+    assert result.code == 2
+    assert result.err.startswith(f"refused: CONTRACT-SHAPE [claims/{section}/{field} (expected: ")
+    assert value not in result.err

@@ -25,7 +25,7 @@ from converter.bundle.model import (
     TaskOut,
 )
 from converter.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
-from converter.contract.model import Contract
+from converter.contract.model import Contract, PublishedBaseline
 from converter.errors import Problem
 from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicAccount, ToolEvent
@@ -244,7 +244,7 @@ def _head(
             for tid, reason in sorted(excluded.items())
             if reason is not None
         ),
-        baseline=c.baseline,
+        baseline=PublishedBaseline.model_validate(c.baseline.model_dump()),
         policy=c.policy,
         pricing=prices,
         receipt=Receipt(

@@ -7,13 +7,13 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from converter.contract.model import (
-    BaselineClaim,
     ContextKey,
     ExclusionReason,
-    Label,
     OutcomeClaim,
     PolicyClaim,
     Privacy,
+    PublishedBaseline,
+    PublishedLabel,
 )
 from converter.firewall.shapes import ArgShape
 from converter.firewall.types import (
@@ -102,7 +102,7 @@ class ToolEventOut(Closed):
 class TaskOut(Closed):
     id: Pseudonym
     input_digest: KeyedDigest
-    rubric_version: Label
+    rubric_version: PublishedLabel
     started_at: Timestamp | None
     model_calls: Count
     subagents: Count
@@ -122,8 +122,8 @@ class Receipt(Closed):
     files: tuple[BoundFile, ...]
     contract_sha256: Sha256
     price_card: PriceCardRef | None
-    rubric_version: Label
-    label_source: Label
+    rubric_version: PublishedLabel
+    label_source: PublishedLabel
     counts: Counts
     hidden_calls: Count
     claude_code_versions: tuple[Version, ...]
@@ -159,7 +159,7 @@ class BundleHead(Closed):
     agents: tuple[Agent, ...]
     outcomes: dict[Pseudonym, OutcomeClaim]
     excluded_tasks: tuple[Excluded, ...]
-    baseline: BaselineClaim
+    baseline: PublishedBaseline
     policy: PolicyClaim
     # The contract's prices for what the events use, under the names they show (SPEC §8.6):
     # with each event's usage, tier and context, every cost can be recomputed by hand from the

@@ -29,10 +29,17 @@ CONTRACT_SCHEMA: Literal["agent-evidence/conversion-contract/v1"] = (
 )
 ADAPTER_VERSION = "1"
 
-# A user-chosen label (rubric version, label source): identifier-like, bounded.
-Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
-# The baseline's name, shown in reports: no slashes.
-BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$")]
+# The labels a contract's author types (rubric version, label source, the baseline's name) are
+# published as typed, in the bundle and every report: one identifier-like word, bounded, with no
+# space and no slash, so no phrase, path or address fits.
+Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")]
+BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")]
+# The same labels as a bundle may carry them: 0.2.0 contracts took spaces (and slashes in the
+# first two), and a bundle already written still opens.
+PublishedLabel = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
+PublishedBaselineName = Annotated[
+    str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$")
+]
 # A gate id as a policy names it. The model takes any id of this shape, so a bundle written
 # before the list below existed still opens; `contract.validate.unknown_checks` refuses an id
 # that is not in it when a contract is converted.
@@ -101,6 +108,12 @@ class BaselineClaim(Closed):
     cost_per_attempt_usd: NonNegative | None = None
     acceptable_rate: Rate | None = None
     value_per_acceptable_outcome_usd: NonNegative | None = None
+
+
+class PublishedBaseline(BaselineClaim):
+    """The baseline as a bundle carries it (its name as 0.2.0 took it)."""
+
+    name: PublishedBaselineName | None = None
 
 
 class PolicyClaim(Closed):

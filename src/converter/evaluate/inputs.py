@@ -13,16 +13,14 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, model_validator
 
 from converter.contract.model import CheckId
+from converter.contract.model import PublishedBaselineName as BaselineName
+from converter.contract.model import PublishedLabel as Label
 from converter.firewall.shapes import ArgShape
 from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
 
 NonNegative = Annotated[Decimal, Field(ge=0, allow_inf_nan=False)]
 Signed = Annotated[Decimal, Field(allow_inf_nan=False)]
 Rate = Annotated[Decimal, Field(ge=0, le=1, allow_inf_nan=False)]
-# The baseline's name is a user label shown in reports: identifier-like, bounded, no slashes.
-BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:-]{0,63}$")]
-# Rubric version and label source, as the conversion contract allows them.
-Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]
 # A content-free argument shape flattened to text (see `shape_key`).
 # A count is any Count a bundle holds (int64: 19 digits), so what opens evaluates.
 ShapeKey = Annotated[str, StringConstraints(pattern=r"^[a-z]{1,8}(:[a-z]=[0-9]{1,19}){0,6}$")]
