@@ -80,23 +80,24 @@ def _bad_edge(body: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "edit",
+    ("edit", "where"),
     [
-        _set_first_event_field,
-        _drop_edges,
-        _extra_top_level,
-        _edges_not_a_list,
-        _bad_event_kind,
-        _bad_edge,
+        (_set_first_event_field, "events/0/usage/input_tokens"),
+        (_drop_edges, "edges"),
+        (_extra_top_level, "<key>"),
+        (_edges_not_a_list, "edges"),
+        (_bad_event_kind, "events/5/kind"),
+        (_bad_edge, "edges/0/kind"),
     ],
 )
-def test_refuses_what_whole_validation_refuses(edit: Any) -> None:
+def test_refuses_what_whole_validation_refuses(edit: Any, where: str) -> None:
+    """Each refusal names the field (was: BUNDLE-SHAPE with no location at all)."""
     data = _resealed(edit)
     with pytest.raises(ValidationError):
         Bundle.model_validate_json(data)
     with pytest.raises(Refused) as refused:  # the digest matches: written by something else
         open_bundle(data)
-    assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
+    assert [(p.code, p.where) for p in refused.value.problems] == [("BUNDLE-SHAPE", where)]
 
 
 def test_resealed_but_unchanged_opens() -> None:

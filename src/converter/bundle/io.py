@@ -11,6 +11,7 @@ from converter.bundle.build import BuiltBundle
 from converter.bundle.integrity import Consistency
 from converter.bundle.model import (
     BULK_FIELDS,
+    Bundle,
     BundleEvent,
     BundleHead,
     ModelEventOut,
@@ -25,6 +26,7 @@ from converter.canonical import (
 )
 from converter.contract.model import CONTRACT_SCHEMA
 from converter.errors import IntegrityFailure, Problem, Refused
+from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
 from converter.heap import return_free_memory
 from converter.jsontext import NotStrictJSON, loads_exact, loads_integral
@@ -129,6 +131,25 @@ def _is_contract(data: bytes) -> bool:
     return not (isinstance(receipt, dict) and "evidence_sha256" in receipt)
 
 
+_FIELDS = schema_field_names(Bundle.model_json_schema())
+
+
+def _shape_problems(at: tuple[Any, ...], bad: ValidationError) -> list[Problem]:
+    """BUNDLE-SHAPE at each field that does not validate (the bundle's own field names, indices
+    and pseudonyms; any other key is `<key>`). An event's errors begin with the kind it was
+    validated as (`model`, `tool`: the union's tag), which is not part of its path."""
+    paths = set()
+    for err in bad.errors():
+        loc = tuple(err["loc"])
+        if at[:1] == ("events",) and loc[:1] in (("model",), ("tool",)):
+            loc = loc[1:]
+        if err.get("type") in ("union_tag_invalid", "union_tag_not_found"):
+            loc = (*loc, "kind")  # the tag that names the event's kind
+        extra = err.get("type") == "extra_forbidden"
+        paths.add(masked_path((*at, *loc), _FIELDS, last_is_key=extra))
+    return [Problem("BUNDLE-SHAPE", where=p or None) for p in sorted(paths)]
+
+
 def open_bundle(
     data: bytes, *, reference: bool = False, sink: BundleSink | None = None
 ) -> BundleHead:
@@ -149,27 +170,35 @@ def open_bundle(
     """
     raw = _checked_value(data, reference)
     events, edges = (raw.pop(name, None) for name in BULK_FIELDS)
+    at: tuple[Any, ...] = ()  # where the item being validated lies
     try:
         head = BundleHead.model_validate_json(encode(raw))
-        if not isinstance(events, list) or not isinstance(edges, list):
-            raise Refused([Problem("BUNDLE-SHAPE")])
+        missing = [
+            name
+            for name, bulk in zip(BULK_FIELDS, (events, edges), strict=True)
+            if type(bulk) is not list
+        ]
+        if missing:
+            raise Refused([Problem("BUNDLE-SHAPE", where=name) for name in missing])
         check = Consistency(head)
         if sink is not None:
             sink.start(head)
         for index, item in enumerate(events):
-            events[index] = None
+            events[index], at = None, ("events", index)
             event = _EVENT.validate_json(encode(item))
             check.event(index, event)
             if sink is not None:
                 sink.event(event)
         for index, item in enumerate(edges):
-            edges[index] = None
+            edges[index], at = None, ("edges", index)
             edge = Edge.model_validate_json(encode(item))
             check.edge(index, edge)
             if sink is not None:
                 sink.edge(edge)
-    except (ValidationError, TypeError):
-        raise Refused([Problem("BUNDLE-SHAPE")]) from None
+    except ValidationError as bad:
+        raise Refused(_shape_problems(at, bad)) from None
+    except TypeError:
+        raise Refused([Problem("BUNDLE-SHAPE", where=masked_path(at, _FIELDS) or None)]) from None
     problems = check.problems()
     if problems:  # resealed after an edit: parts that disagree would be summed silently
         raise Refused(problems)
