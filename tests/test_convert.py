@@ -1500,3 +1500,26 @@ def test_a_published_label_is_one_word(
     assert result.code == 2
     assert result.err.startswith(f"refused: CONTRACT-SHAPE [claims/{section}/{field} (expected: ")
     assert value not in result.err
+
+
+def test_a_shape_error_in_outcomes_does_not_hide_a_missing_or_unknown_task(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: with one outcome of the wrong type, the task left without an outcome and the one
+    the sources do not have were only named on the next run."""
+
+    def edit(contract: dict[str, Any]) -> None:
+        outcomes = contract["claims"]["outcomes"]
+        (task,) = outcomes
+        moved = outcomes.pop(task)
+        moved["acceptable"] = "yes"
+        outcomes["task-000000000000"] = moved
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    found = sorted(line.split(" (expected")[0].split("]")[0] for line in result.err.splitlines())
+    assert found[0].startswith("refused: CONTRACT-OUTCOME-MISSING [claims/outcomes/task-")
+    assert found[1:] == [
+        "refused: CONTRACT-OUTCOME-UNKNOWN-TASK [claims/outcomes/task-000000000000",
+        "refused: CONTRACT-SHAPE [claims/outcomes/task-000000000000/acceptable",
+    ]

@@ -64,6 +64,10 @@ class ContractParts:
     # The null claims of the claim sections that did not validate, found in the JSON as
     # written: a shape error beside them does not hide them until the next run.
     raw_nulls: tuple[tuple[Any, ...], ...] = ()
+    # The task ids `outcomes` and `excluded_tasks` name as written (None: not an object): a
+    # missing or unknown task is named even when a value beside it does not validate.
+    outcome_ids: frozenset[str] | None = None
+    excluded_ids: frozenset[str] | None = None
 
 
 _OWNED = ("source", "key_id", "inventory", "tasks", "observed")
@@ -105,7 +109,10 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         return _parts(raw, tuple(_shape(err) for err in errors))
     claims = {name: getattr(contract.claims, name) for name in _CLAIMS}
     owned = {name: getattr(contract, name) for name in _OWNED}
-    return ContractParts((), contract, **owned, **claims)
+    outcome_ids, excluded_ids = _task_ids(raw)
+    return ContractParts(
+        (), contract, **owned, **claims, outcome_ids=outcome_ids, excluded_ids=excluded_ids
+    )
 
 
 # Every bundle's schema_version, past and future, begins so (`bundle.model`).
@@ -138,7 +145,27 @@ def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
         names = tuple(n for n in written if isinstance(n, str))
     failed = [n for n in _NULLABLE if found[n] is None and isinstance(claims, dict)]
     nulls = _raw_nulls(claims, failed) if isinstance(claims, dict) else ()
-    return ContractParts(problems, None, **found, disabled_checks=names, raw_nulls=nulls)
+    outcome_ids, excluded_ids = _task_ids(raw)
+    return ContractParts(
+        problems,
+        None,
+        **found,
+        disabled_checks=names,
+        raw_nulls=nulls,
+        outcome_ids=outcome_ids,
+        excluded_ids=excluded_ids,
+    )
+
+
+def _task_ids(raw: Any) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+    """The task ids `outcomes` and `excluded_tasks` name, as written."""
+    claims = raw.get("claims") if isinstance(raw, dict) else None
+    named = [claims.get(s) if isinstance(claims, dict) else None for s in _TASK_SECTIONS]
+    outcomes, excluded = (frozenset(n) if isinstance(n, dict) else None for n in named)
+    return outcomes, excluded
+
+
+_TASK_SECTIONS = ("outcomes", "excluded_tasks")
 
 
 # The claim sections whose nulls are claims left to fill (CONTRACT-CLAIM-NULL).

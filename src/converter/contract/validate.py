@@ -96,7 +96,7 @@ def task_claims(parts: ContractParts, tasks: tuple[Task, ...]) -> list[Problem]:
     """Outcomes and exclusions against `tasks`, the sources' task list: an edited task list is
     refused on its own, and must not make every outcome look missing or unknown."""
     ids = {t.id for t in tasks}
-    outcomes, excluded = parts.outcomes, parts.excluded_tasks
+    outcomes, excluded = parts.outcome_ids, parts.excluded_ids  # as written: values may not parse
     problems = []
     if outcomes is not None and excluded is not None:
         problems += [
