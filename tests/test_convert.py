@@ -1523,3 +1523,24 @@ def test_a_shape_error_in_outcomes_does_not_hide_a_missing_or_unknown_task(
         "refused: CONTRACT-OUTCOME-UNKNOWN-TASK [claims/outcomes/task-000000000000",
         "refused: CONTRACT-SHAPE [claims/outcomes/task-000000000000/acceptable",
     ]
+
+
+def test_a_shape_error_in_pricing_does_not_hide_a_null_or_negative_price(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: one price of the wrong type made the whole pricing section wait, its null and
+    negative prices named only on the next run."""
+
+    def edit(contract: dict[str, Any]) -> None:
+        pricing = contract["claims"]["pricing"]
+        (model,) = pricing["models"]
+        pricing["models"][model]["tiers"][0]["cache_read"] = ["0.5"]  # the wrong type
+        pricing["models"][model]["tiers"][0]["output"] = None
+        pricing["client_tools"]["Read"] = "-1"
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    codes = sorted(line.split()[1] for line in result.err.splitlines())
+    assert codes == ["CONTRACT-SHAPE", "PRICE-NEGATIVE", "PRICE-NULL"]
+    assert "tier 0 / output" in result.err
+    assert "tool Read" in result.err

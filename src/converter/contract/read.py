@@ -68,6 +68,9 @@ class ContractParts:
     # missing or unknown task is named even when a value beside it does not validate.
     outcome_ids: frozenset[str] | None = None
     excluded_ids: frozenset[str] | None = None
+    # The pricing section as written, when it did not validate as a whole (its parts' null and
+    # negative prices are still named: `pricing.model.partial_problems`).
+    raw_pricing: Any = None
 
 
 _OWNED = ("source", "key_id", "inventory", "tasks", "observed")
@@ -152,6 +155,7 @@ def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
         **found,
         disabled_checks=names,
         raw_nulls=nulls,
+        raw_pricing=claims.get("pricing") if isinstance(claims, dict) else None,
         outcome_ids=outcome_ids,
         excluded_ids=excluded_ids,
     )

@@ -18,7 +18,7 @@ from converter.contract.read import ContractParts, safe_path
 from converter.errors import Problem
 from converter.firewall.view import Task
 from converter.pricing.card import card_problems
-from converter.pricing.model import PricingProblem, template_problems
+from converter.pricing.model import PricingProblem, partial_problems, template_problems
 
 
 def _nulls(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
@@ -45,6 +45,8 @@ def own_problems(parts: ContractParts) -> list[Problem]:
     if parts.pricing is not None:
         problems += [pricing_problem(p) for p in template_problems(parts.pricing)]
         problems += card_problems(parts.pricing)
+    else:
+        problems += [pricing_problem(p) for p in partial_problems(parts.raw_pricing)]
     return problems
 
 

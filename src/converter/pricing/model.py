@@ -20,7 +20,14 @@ from decimal import Decimal
 from itertools import pairwise
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+)
 
 from converter.firewall.names import may_name
 from converter.firewall.types import (
@@ -251,6 +258,61 @@ def template_problems(template: PricingTemplate) -> list[PricingProblem]:
         out += _value_problems(value, tool=client)
     if template.unsplit_cache_write_rule is None:
         out.append(PricingProblem(code="PRICE-NULL", field="unsplit_cache_write_rule"))
+    return out
+
+
+_MODEL_TEMPLATE: TypeAdapter[ModelTemplate] = TypeAdapter(ModelTemplate)
+_PRICE: TypeAdapter[Decimal | None] = TypeAdapter(RawPrice | None)
+
+
+def partial_problems(raw: Any) -> list[PricingProblem]:
+    """The problems of each price of a pricing template that did not validate as a whole (its
+    shape errors are reported apart): a price of the wrong type does not hide a null or
+    negative price beside it until the next run. Values and names that do not validate are
+    among those shape errors, and skipped here."""
+    if not isinstance(raw, dict):
+        return []
+    out: list[PricingProblem] = []
+    models = raw.get("models")
+    for name, entry in sorted(models.items()) if isinstance(models, dict) else ():
+        out += _model_parts(name, entry)
+    for section in ("server_tools", "client_tools"):
+        prices = raw.get(section)
+        for name, value in sorted(prices.items()) if isinstance(prices, dict) else ():
+            out += _checked(value, tool=name)
+    if "unsplit_cache_write_rule" in raw and raw["unsplit_cache_write_rule"] is None:
+        out.append(PricingProblem(code="PRICE-NULL", field="unsplit_cache_write_rule"))
+    return out
+
+
+def _checked(value: Any, **where: Any) -> list[PricingProblem]:
+    """`_value_problems` of one price as written; none when it (or its place) is misshapen."""
+    try:
+        return _value_problems(_PRICE.validate_python(value, strict=True), **where)
+    except ValidationError:
+        return []
+
+
+def _model_parts(name: str, entry: Any) -> list[PricingProblem]:
+    """One model's problems: of the whole entry when it validates, else of each price in it."""
+    try:
+        return _model_problems(name, _MODEL_TEMPLATE.validate_python(entry, strict=True))
+    except ValidationError:
+        pass
+    if not isinstance(entry, dict):
+        return []
+    out: list[PricingProblem] = []
+    tiers = entry.get("tiers")
+    for index, tier in enumerate(tiers) if isinstance(tiers, list | tuple) else ():
+        if not isinstance(tier, dict):
+            continue
+        if tier.get("above_input_tokens", None) is None:
+            out += _checked(None, model=name, tier=index, field="above_input_tokens")
+        for field in PRICE_FIELDS:
+            out += _checked(tier.get(field), model=name, tier=index, field=field)
+    contexts = entry.get("contexts")
+    for key, value in sorted(contexts.items()) if isinstance(contexts, dict) else ():
+        out += _checked(value, model=name, context=key)
     return out
 
 
