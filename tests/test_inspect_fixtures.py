@@ -249,3 +249,19 @@ def test_a_flag_of_another_type_is_a_bad_field(
     report = cli("inspect", "--json", "--in", str(syn.parent)).json()
     assert report["convertible"] is False
     assert [(r["code"], r["line"]) for r in report["refusals"]] == [("CC-REC-BAD-FIELD", line)]
+
+
+def test_a_copy_that_is_not_the_call_it_repeats_is_a_finding(cli: Any, tmp_path: Path) -> None:
+    """Was: a fork's bootstrap copy naming another model, or other input counters, than the
+    call it repeats passed unseen (it is not counted, so only a finding can say so)."""
+    from tests.damage import copy_tree
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    child = next(p for p in syn.folder.rglob("agent-*.jsonl"))
+    rel = child.relative_to(syn.folder).as_posix()
+    line = syn.find_line(rel, "msg_011C4SjQDgtfTaGWwDkm1sfW")
+    syn.edit_record(rel, line, lambda r: r["message"]["usage"].update(input_tokens=999_999))
+    report = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert report["convertible"] is True
+    assert {"code": "CC-REC-COPY-DISAGREE", "count": 1} in report["findings"]
+    assert report["usage"]["input_tokens"] == EXPECTED["synthetic_tree"]["input_tokens"]

@@ -245,6 +245,14 @@ CODES: dict[str, CodeInfo] = {
         "which writes UTC timestamps ending in Z.",
         blocking=False,
     ),
+    "CC-REC-COPY-DISAGREE": _c(
+        "A copy of a call in another transcript (a fork's bootstrap, a /btw replay) names another "
+        "model, or other input or cache counters, than the call it repeats; the call is counted "
+        "once, as its own transcript records it.",
+        "Nothing to do unless the transcripts were edited; a copy Claude Code wrote repeats the "
+        "call as it was.",
+        blocking=False,
+    ),
     "CC-REC-REQUEST-ID-DISAGREE": _c(
         "Fragments of one model call in one file name different request ids (requestId); the "
         "call is still one call, grouped by its message id.",

@@ -443,6 +443,23 @@ def _copies(acc: Account) -> None:
             acc.findings["CC-REC-FORK-BOOTSTRAP" if forked else "CC-REC-REPLAY"] += copied
 
 
+def _copies_agree(acc: Account) -> None:
+    """A copy (a fork's bootstrap, a `/btw` replay) is not counted: the call it repeats is. It
+    must still be that call: a copy naming another model, or other input and cache counters
+    (which, unlike output, never climb between fragments), is the finding
+    CC-REC-COPY-DISAGREE rather than passing unseen."""
+    for stream in acc.streams[1:]:
+        for rec in stream.records[: stream.head]:
+            if rec.type != "assistant" or rec.synthetic:
+                continue
+            call = acc.calls.get(rec.msg_id or "")
+            if call is None or call.stream == stream.index:
+                continue
+            usage = rec.usage or _ZERO
+            if rec.model != call.model or usage.input_side() != call.usage.input_side():
+                acc.findings["CC-REC-COPY-DISAGREE"] += 1
+
+
 def _own_records(stream: Stream) -> list[tuple[int, Rec]]:
     return list(enumerate(stream.records))[stream.head :]
 
@@ -747,6 +764,7 @@ def build_account(
     _depths(acc)
     _copies(acc)
     _calls(acc)
+    _copies_agree(acc)
     _results(acc)
     _tasks(acc)
     _assign(acc)
