@@ -147,3 +147,25 @@ def test_equal_prompts_share_a_digest_under_one_key(tmp_path: Path) -> None:
     _, first = inspect_tree(write_prompt_tree(tmp_path / "a", CONTENTS[0]), pseudo)
     _, second = inspect_tree(write_prompt_tree(tmp_path / "b", CONTENTS[1]), pseudo)
     assert first.tasks[0].input_digest == second.tasks[0].input_digest
+
+
+def test_the_inventory_digest_is_keyed() -> None:
+    """Was: a plain SHA-256 of the account with exact timestamps, which confirmed a guess at
+    the times a contract publishes coarsened (a reviewer found a small session's exact times
+    from the bundle alone in 2,212 tries). Keyed, it cannot be recomputed without the key."""
+    from converter.canonical import model_sha256
+    from converter.contract.template import inventory_sha256
+    from tests.conftest import fixture_parent
+
+    parent = fixture_parent("synthetic_tree")
+    pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+    _, account = inspect_tree(parent, pseudo)
+    keyed = inventory_sha256(account, pseudo)
+    plain = model_sha256(account, exclude=frozenset({"convertible", "refusals"}))
+    assert keyed != plain
+    assert keyed == inventory_sha256(account, Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY))))
+    other = Pseudonymizer(PseudonymKey(bytes(32)))
+    _, under_other = inspect_tree(parent, other)
+    assert inventory_sha256(under_other, other) != keyed
+    with pytest.raises(ValueError):  # never a digest of one account under another's key
+        inventory_sha256(account, other)

@@ -140,13 +140,16 @@ def array_chunks(items: Iterable[Any]) -> Iterator[bytes]:
     yield b"]"
 
 
-def model_sha256(model: BaseModel, exclude: frozenset[str] = frozenset()) -> str:
-    """SHA-256 of `canonical_bytes(model.model_dump(mode="json", exclude=exclude))`, streamed."""
-    hasher = hashlib.sha256()
+def model_sha256(
+    model: BaseModel, exclude: frozenset[str] = frozenset(), hasher: Any = None
+) -> str:
+    """SHA-256 of `canonical_bytes(model.model_dump(mode="json", exclude=exclude))`, streamed
+    (into `hasher` when given: a keyed one, `Pseudonymizer.hasher`)."""
+    hasher = hasher if hasher is not None else hashlib.sha256()
     names = [name for name in type(model).model_fields if name not in exclude]
     for chunk in object_chunks({name: field_chunks(model, name) for name in names}):
         hasher.update(chunk)
-    return hasher.hexdigest()
+    return str(hasher.hexdigest())
 
 
 def sha256_hex(data: bytes | bytearray) -> str:

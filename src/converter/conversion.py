@@ -92,7 +92,9 @@ def make_template(
     contract's privacy (or "exact") stands.
     """
     pricing = prefill if prefill is not None else observed_keys(reading.canonical)
-    template = build_template(reading.canonical, _source(source, task_unit), pricing, Privacy())
+    template = build_template(
+        reading.canonical, _source(source, task_unit), pricing, Privacy(), reading.pseudo
+    )
     dropped: list[str] = []
     new: list[str] = []
     changed: list[str] = []
@@ -149,7 +151,7 @@ def _fresh_template(
     """The template the sources give now, as `make_template` writes it: its task list shows
     `started_at` at the contract's precision."""
     canonical = reading.canonical
-    fresh = build_template(canonical, source, observed_keys(canonical), privacy)
+    fresh = build_template(canonical, source, observed_keys(canonical), privacy, reading.pseudo)
     return fresh.model_copy(update={"tasks": shown.tasks})
 
 

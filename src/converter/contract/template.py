@@ -21,6 +21,7 @@ from converter.contract.model import (
     Privacy,
     Source,
 )
+from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import ModelEvent, PublicAccount
 from converter.pricing.model import PricingTemplate
 
@@ -34,10 +35,15 @@ _BUCKETS: tuple[tuple[CacheBucket, str], ...] = (
 )
 
 
-def inventory_sha256(account: PublicAccount) -> str:
+def inventory_sha256(account: PublicAccount, pseudo: Pseudonymizer) -> str:
     """Digest of the content-free inventory: every task, call, usage, tool call, status, shape,
-    agent and edge, the files, counts, versions and findings."""
-    return model_sha256(account, exclude=frozenset({"convertible", "refusals"}))
+    agent and edge, the files, counts, versions and findings. Keyed (HMAC-SHA256 under the
+    pseudonym key): the account holds exact timestamps a contract may publish coarsened, and a
+    plain digest would confirm a guess at them (a small session's in a few thousand tries)."""
+    if pseudo.key_id != account.key_id:
+        raise ValueError("the account was crossed under another key")  # a bug, not input
+    hasher = pseudo.hasher("inventory")
+    return model_sha256(account, exclude=frozenset({"convertible", "refusals"}), hasher=hasher)
 
 
 def _observed(account: PublicAccount) -> Observed:
@@ -70,25 +76,29 @@ def _buckets_of(event: ModelEvent) -> set[CacheBucket]:
     return {bucket for bucket, field in _BUCKETS if getattr(event.usage, field)}
 
 
-def inventory_of(account: PublicAccount) -> Inventory:
+def inventory_of(account: PublicAccount, pseudo: Pseudonymizer) -> Inventory:
     return Inventory(
         files=account.files,
         counts=account.counts,
         hidden_calls=0,
         claude_code_versions=account.claude_code_versions,
         findings=account.findings,
-        inventory_sha256=inventory_sha256(account),
+        inventory_sha256=inventory_sha256(account, pseudo),
     )
 
 
 def build_template(
-    account: PublicAccount, source: Source, pricing: PricingTemplate, privacy: Privacy
+    account: PublicAccount,
+    source: Source,
+    pricing: PricingTemplate,
+    privacy: Privacy,
+    pseudo: Pseudonymizer,
 ) -> Contract:
     return Contract(
         schema_version=CONTRACT_SCHEMA,
         source=source,
         key_id=account.key_id,
-        inventory=inventory_of(account),
+        inventory=inventory_of(account, pseudo),
         tasks=account.tasks,
         observed=_observed(account),
         claims=Claims(

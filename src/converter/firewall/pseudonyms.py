@@ -12,6 +12,7 @@ from converter.firewall.keys import PseudonymKey
 
 Kind = Literal["task", "event", "agent", "file", "tool", "agent-type", "model", "run", "edge"]
 DigestKind = Literal["task-input"]
+HasherKind = Literal["inventory"]
 
 PSEUDONYM_HEX = 12
 
@@ -38,6 +39,13 @@ class Pseudonymizer:
             mac = self._mac(kind, value.encode("utf-8", "surrogatepass"))
             found = self._names[memo] = f"{kind}-{mac[:PSEUDONYM_HEX]}"
         return found
+
+    def hasher(self, kind: HasherKind) -> hmac.HMAC:
+        """A keyed SHA-256 (HMAC) to stream a document into: its hex digest cannot be
+        confirmed by guessing what the document holds (exact timestamps a contract coarsens)."""
+        mac = hmac.new(self._key, digestmod="sha256")
+        mac.update(b"agent-evidence/v1/" + kind.encode("ascii") + b"\x00")
+        return mac
 
     def digest(self, kind: DigestKind, content: bytes) -> str:
         """A full keyed digest of content (a task's input), `hmac-sha256:<64 hex>`."""
