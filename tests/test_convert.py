@@ -1544,3 +1544,17 @@ def test_a_shape_error_in_pricing_does_not_hide_a_null_or_negative_price(
     assert codes == ["CONTRACT-SHAPE", "PRICE-NEGATIVE", "PRICE-NULL"]
     assert "tier 0 / output" in result.err
     assert "tool Read" in result.err
+
+
+def test_a_revealed_name_the_session_lacks_is_not_published(cli: Any, tmp_path: Path) -> None:
+    """Was: every name typed into privacy.reveal_names went into the receipt (and the signed
+    predicate), even one that matched nothing and so revealed nothing."""
+
+    def edit(contract: dict[str, Any]) -> None:
+        contract["claims"]["privacy"]["reveal_names"] = ["Read", "AcmeInternalTool"]
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 0, result.err
+    bundle = read_json(tmp_path / "b.json")
+    assert bundle["receipt"]["privacy"]["reveal_names"] == ["Read"]
+    assert "AcmeInternalTool" not in (tmp_path / "b.json").read_text()

@@ -25,7 +25,7 @@ from converter.bundle.model import (
     TaskOut,
 )
 from converter.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
-from converter.contract.model import Contract, PublishedBaseline
+from converter.contract.model import Contract, Privacy, PublishedBaseline
 from converter.errors import Problem
 from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicAccount, ToolEvent
@@ -263,6 +263,15 @@ def _head(
             claude_code_versions=contract.inventory.claude_code_versions,
             findings=contract.inventory.findings,
             auxiliary_calls="not-observed",
-            privacy=c.privacy,
+            privacy=_revealed(c.privacy, shown),
         ),
     )
+
+
+def _revealed(privacy: Privacy, shown: PublicAccount) -> Privacy:
+    """The contract's privacy as published: of the names it reveals, those the session has (a
+    name typed into the list that matched nothing revealed nothing, and is not published)."""
+    used = {e.model for e in shown.model_events}
+    used |= {t.name for t in shown.tool_events} | {a.agent_type for a in shown.agents}
+    names = tuple(n for n in privacy.reveal_names if n in used)
+    return privacy.model_copy(update={"reveal_names": names})
