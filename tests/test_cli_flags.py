@@ -185,3 +185,23 @@ def test_an_unreadable_input_is_the_commands_to_refuse_not_a_usage_error(
     assert result.code == 2
     assert "usage error" not in result.err
     assert result.err.startswith("refused: CONTRACT-SHAPE")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["convert", "--in", str(PARENT), "--template", "{long}.json"],
+        ["scan", "{long}"],
+        ["keygen", "--out", "{long}.pem"],
+        ["inspect", "--in", str(PARENT), "--key-file", "{long}.key"],
+    ],
+    ids=["template", "scan", "keygen", "key-file"],
+)
+def test_a_path_longer_than_the_system_allows_is_a_usage_error(
+    cli: Any, tmp_path: Path, command: list[str]
+) -> None:
+    """Was: exit 70, `internal error (OSError)` (ENAMETOOLONG from a path check)."""
+    long = str(tmp_path / ("x" * 300))
+    result = cli(*(part.replace("{long}", long) for part in command))
+    assert result.code == 64, result.err
+    assert result.err == "usage error: a path given is longer than this system allows\n"

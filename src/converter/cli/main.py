@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import importlib
 import os
 import re
@@ -216,6 +217,11 @@ def main(argv: list[str] | None = None) -> None:
         # with a file named; one with no file name and such an errno is a standard stream's.)
         if error.errno in OUTPUT_ERRNOS and error.filename is None and not debug:
             _output_failed()
+        if error.errno == errno.ENAMETOOLONG and not debug:
+            # A path typed longer than the system takes (every check of it raises, in many
+            # places): the value given is wrong, and it is not echoed (SPEC §6.4).
+            click.echo("usage error: a path given is longer than this system allows", err=True)
+            sys.exit(Exit.USAGE)
         _internal(error, debug)
     except Exception as error:  # the one place a bug becomes exit 70
         _internal(error, debug)
