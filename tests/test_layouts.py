@@ -113,7 +113,8 @@ def test_parent_named_for_another_session(cli: Any, tmp_path: Path) -> None:
     assert {r["code"] for r in report["refusals"]} == {"CC-TREE-PARENT-NAME"}
 
 
-def test_websearch_without_a_count_is_a_finding(cli: Any, tmp_path: Path) -> None:
+def _web_search(tmp_path: Path, query: Any, results: list[Any]) -> Path:
+    """A tree whose one call makes one WebSearch call, and its result listing `results`."""
     call = _line(
         type="assistant",
         uuid="a2",
@@ -123,14 +124,7 @@ def test_websearch_without_a_count_is_a_finding(cli: Any, tmp_path: Path) -> Non
             "id": "msg_2",
             "role": "assistant",
             "model": "claude-sonnet-4-20250514",
-            "content": [
-                {
-                    "type": "tool_use",
-                    "id": "toolu_w",
-                    "name": "WebSearch",
-                    "input": {"query": "CANARY-q"},
-                }
-            ],
+            "content": [{"type": "tool_use", "id": "toolu_w", "name": "WebSearch", "input": query}],
             "stop_reason": "tool_use",
             "usage": _usage(),
         },
@@ -144,9 +138,13 @@ def test_websearch_without_a_count_is_a_finding(cli: Any, tmp_path: Path) -> Non
             "role": "user",
             "content": [{"type": "tool_result", "tool_use_id": "toolu_w", "content": "CANARY-r"}],
         },
-        toolUseResult={"query": "CANARY-q", "results": ["CANARY-text"]},
+        toolUseResult={"query": "CANARY-q", "results": results},
     )
-    parent = _parent(tmp_path, call + result)
+    return _parent(tmp_path, call + result)
+
+
+def test_websearch_without_a_count_is_a_finding(cli: Any, tmp_path: Path) -> None:
+    parent = _web_search(tmp_path, {"query": "CANARY-q"}, ["CANARY-text"])
     report = cli("inspect", "--json", "--in", str(parent)).json()
     assert {"code": "CC-REC-WEBSEARCH-COUNT-UNKNOWN", "count": 1} in report["findings"]
 
@@ -171,36 +169,11 @@ def test_usage_errors_do_not_echo_a_path_the_user_typed(cli: Any) -> None:
 def test_websearch_counts_each_server_search_once(cli: Any, tmp_path: Path) -> None:
     """Was: the result's entries were counted, so one entry repeated (same server tool id)
     billed its search twice; 50 copies, 50 searches."""
-    call = _line(
-        type="assistant",
-        uuid="a2",
-        parentUuid="a1",
-        sessionId=SID,
-        message={
-            "id": "msg_2",
-            "role": "assistant",
-            "model": "claude-sonnet-4-20250514",
-            "content": [{"type": "tool_use", "id": "toolu_w", "name": "WebSearch", "input": {}}],
-            "stop_reason": "tool_use",
-            "usage": _usage(),
-        },
-    )
     entries = [
         {"tool_use_id": "srvtoolu_1", "content": []},
         {"tool_use_id": "srvtoolu_1", "content": []},
         {"tool_use_id": "srvtoolu_2", "content": []},
     ]
-    result = _line(
-        type="user",
-        uuid="u2",
-        parentUuid="a2",
-        sessionId=SID,
-        message={
-            "role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": "toolu_w", "content": "r"}],
-        },
-        toolUseResult={"query": "q", "results": entries},
-    )
-    parent = _parent(tmp_path, call + result)
+    parent = _web_search(tmp_path, {}, entries)
     report = cli("inspect", "--json", "--in", str(parent)).json()
     assert report["usage"]["web_search_requests"] == 2
