@@ -205,3 +205,12 @@ def test_a_path_longer_than_the_system_allows_is_a_usage_error(
     result = cli(*(part.replace("{long}", long) for part in command))
     assert result.code == 64, result.err
     assert result.err == "usage error: a path given is longer than this system allows\n"
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="Linux's /proc")
+def test_a_key_file_that_fails_to_read_is_refused_not_a_stdout_failure(cli: Any) -> None:
+    """A read error with no file name (EIO from /proc/self/mem, as from a failing disk) was exit
+    70, and for a moment OUT-STDOUT-FAILED, though stdout was fine."""
+    result = cli("inspect", "--in", str(PARENT), "--key-file", "/proc/self/mem")
+    assert result.code == 2
+    assert result.err.startswith("refused: KEY-UNREADABLE")

@@ -827,6 +827,10 @@ CODES: dict[str, CodeInfo] = {
         "Check where the key came from: --key-file, else $AGENT_EVIDENCE_KEY (it wins over the "
         "key file), else the key file `agent-evidence key init` creates.",
     ),
+    "KEY-UNREADABLE": _c(
+        "The pseudonym key file could not be read (a read error from the disk or the system).",
+        "Check the --key-file path names the key file itself, and that the disk can be read.",
+    ),
     "KEY-PERMISSIONS": _c(
         "The pseudonym key file can be read by other users.",
         "Run `chmod 600` on the key file.",

@@ -42,12 +42,20 @@ def _decode(text: str) -> PseudonymKey:
 
 
 def _read_private(path: Path) -> PseudonymKey:
-    info = path.lstat()
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-        raise Refused([Problem("KEY-INVALID")])
-    if info.st_mode & 0o077:
-        raise Refused([Problem("KEY-PERMISSIONS")])
-    return _decode(path.read_text(encoding="ascii", errors="replace"))
+    try:
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+            raise Refused([Problem("KEY-INVALID")])
+        if info.st_mode & 0o077:
+            raise Refused([Problem("KEY-PERMISSIONS")])
+        with path.open("rb") as stream:
+            text = stream.read(_KEY_FILE_MAX).decode("ascii", errors="replace")
+    except OSError:  # a read error (a failing disk, /proc/self/mem), never exit 70
+        raise Refused([Problem("KEY-UNREADABLE")]) from None
+    return _decode(text)
+
+
+_KEY_FILE_MAX = 4096  # a key file is 65 bytes: more is not a key, and is never read whole
 
 
 def create_key(path: Path) -> PseudonymKey:
