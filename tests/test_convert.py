@@ -1558,3 +1558,24 @@ def test_a_revealed_name_the_session_lacks_is_not_published(cli: Any, tmp_path: 
     bundle = read_json(tmp_path / "b.json")
     assert bundle["receipt"]["privacy"]["reveal_names"] == ["Read"]
     assert "AcmeInternalTool" not in (tmp_path / "b.json").read_text()
+
+
+def test_a_null_where_the_schema_takes_none_is_a_shape_error_only(cli: Any, tmp_path: Path) -> None:
+    """`disabled_checks: null` is no claim left to fill (the template writes `[]`): one shape
+    error, not also CONTRACT-CLAIM-NULL."""
+
+    def edit(contract: dict[str, Any]) -> None:
+        contract["claims"]["policy"]["disabled_checks"] = None
+
+    result = _convert_edited(cli, tmp_path, edit)
+    codes = [line.split()[1] for line in result.err.splitlines()]
+    assert codes == ["CONTRACT-SHAPE"], result.err
+
+
+def test_a_template_over_its_own_input_is_not_told_to_pass_force(cli: Any) -> None:
+    """Was: OUT-SAME-AS-INPUT and OUT-EXISTS ("pass --force"), which still refused with it."""
+    parent = fixture_parent("synthetic_tree")
+    result = cli("convert", "--in", str(parent), "--template", str(parent))
+    assert [line.split()[1].rstrip(":") for line in result.err.splitlines()] == [
+        "OUT-SAME-AS-INPUT"
+    ]

@@ -159,7 +159,9 @@ def _template(
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
     first = Gathered()
     first(lambda: check_outputs([out], inputs, replaceable))
-    if out.exists() and not force:  # a filled contract is hours of labelling: never lose it
+    # A filled contract is hours of labelling: never lose it. (Said only of an output that may
+    # be replaced at all: "pass --force" would not help one that is an input.)
+    if not first.problems and out.exists() and not force:
         first.refuse(Problem("OUT-EXISTS"))
     old = first(lambda: read_input(old_contract, "CONTRACT-UNREADABLE")) if old_contract else None
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None

@@ -186,9 +186,9 @@ def _raw_nulls(claims: dict[str, Any], sections: list[str]) -> tuple[tuple[Any, 
         node, where = stack.pop()
         if not isinstance(node, dict):
             continue
-        fields = _fields_at(where)
+        nullable = _nullable_at(where)
         for key, item in node.items():
-            if item is None and fields is not _FIELDS and key in fields:
+            if item is None and key in nullable:
                 found.append((*where, key))
             elif isinstance(item, dict):
                 stack.append((item, (*where, key)))
@@ -247,6 +247,13 @@ def _fields_at(loc: tuple[Any, ...]) -> frozenset[str]:
     """The fields of the object at `loc` in a contract: where a key was typed, its siblings
     are what it could have meant. Every field name of the schema when the path is not a plain
     walk down the models."""
+    model = _model_at(loc)
+    return _FIELDS if model is None else frozenset(model.model_fields)
+
+
+def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model of the object at `loc` in a contract; None when the path is not a plain walk
+    down the models."""
     model: type[BaseModel] = Contract
     pending: type[BaseModel] | None = None  # a container's element: next comes a key or index
     for part in loc:
@@ -255,16 +262,29 @@ def _fields_at(loc: tuple[Any, ...]) -> frozenset[str]:
             continue
         field = model.model_fields.get(part) if isinstance(part, str) else None
         if field is None:
-            return _FIELDS
+            return None
         annotation = _without_none(field.annotation)
         found = _models_in(annotation)
         if len(found) != 1:
-            return _FIELDS
+            return None
         if typing.get_origin(annotation) in (dict, tuple, list):
             pending = found[0]
         else:
             model = found[0]
-    return _FIELDS if pending is not None else frozenset(model.model_fields)
+    return None if pending is not None else model
+
+
+def _nullable_at(loc: tuple[Any, ...]) -> frozenset[str]:
+    """The fields at `loc` a template leaves null for the user to fill (their type admits
+    None); a null anywhere else is a shape error, not a claim to fill."""
+    model = _model_at(loc)
+    if model is None:
+        return frozenset()
+    return frozenset(
+        name
+        for name, field in model.model_fields.items()
+        if type(None) in typing.get_args(field.annotation)
+    )
 
 
 def _without_none(annotation: Any) -> Any:
