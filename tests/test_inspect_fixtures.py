@@ -265,3 +265,11 @@ def test_a_copy_that_is_not_the_call_it_repeats_is_a_finding(cli: Any, tmp_path:
     assert report["convertible"] is True
     assert {"code": "CC-REC-COPY-DISAGREE", "count": 1} in report["findings"]
     assert report["usage"]["input_tokens"] == EXPECTED["synthetic_tree"]["input_tokens"]
+
+    # A copy of a streaming stub (every input counter 0, as a gateway writes before the final
+    # fragment) repeats that stub, not the final usage: no finding.
+    stub = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0}
+    syn.edit_record(rel, line, lambda r: r["message"].update(usage=stub))
+    again = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert again["convertible"] is True, again["refusals"]
+    assert not [f for f in again["findings"] if f["code"] == "CC-REC-COPY-DISAGREE"]

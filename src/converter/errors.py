@@ -247,8 +247,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-COPY-DISAGREE": _c(
         "A copy of a call in another transcript (a fork's bootstrap, a /btw replay) names another "
-        "model, or other input or cache counters, than the call it repeats; the call is counted "
-        "once, as its own transcript records it.",
+        "model, or other input or cache counters, than the call it repeats (a copy of a streaming "
+        "stub, all counters 0, is not compared); the call is counted once, as its own transcript "
+        "records it.",
         "Nothing to do unless the transcripts were edited; a copy Claude Code wrote repeats the "
         "call as it was.",
         blocking=False,
