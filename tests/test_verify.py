@@ -593,6 +593,34 @@ def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
     assert result.out.count("ok: ") == 2  # the digest and parts checks still ran and passed
 
 
+def test_rederive_after_the_session_went_on_with_a_delegation_running(
+    cli: Any, tmp_path: Path
+) -> None:
+    """5, was 2 (CC-TREE-UNEXPANDED-DELEGATION alone): a session that went on after the
+    conversion, with an Agent call whose child has not been written yet, no longer converts,
+    and its files are compared by their bytes."""
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    tree = tmp_path / "tree"
+    shutil.copytree(PARENT.parent, tree)
+    parent = tree / PARENT.name
+    last = json.loads(parent.read_bytes().splitlines()[-2])  # the parent's last call
+    last["uuid"] = "0a9e0000-0000-4000-8000-000000000001"
+    last["message"]["id"] = "msg_a_call_made_after_the_conversion"
+    last["message"]["content"] = [
+        {"type": "tool_use", "id": "toolu_still_running_0001", "name": "Agent", "input": {}}
+    ]
+    with parent.open("a") as out:
+        out.write(json.dumps(last) + "\n")
+    result = cli(
+        "verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(parent)
+    )
+    assert result.code == 5, result.err
+    lines = result.err.splitlines()
+    assert lines[0].startswith("integrity: ATTEST-REDERIVE-SOURCES-CHANGED")
+    assert lines[1].startswith("refused: CONTRACT-FILE-CHANGED [inventory/files/file-")
+    assert any("CC-TREE-UNEXPANDED-DELEGATION" in line for line in lines[2:])
+
+
 def test_rederive_under_another_pseudonym_key(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,7 @@ them happen here; writing is left to the caller, which writes atomically only on
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -30,6 +31,7 @@ from converter.pricing.card import card_problems
 from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
+from converter.sources.tree import discover
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
@@ -249,3 +251,53 @@ def _problems(
         pricing = account_problems(reading.canonical, parts.pricing)
         problems += [pricing_problem(p) for p in pricing]
     return problems, shown
+
+
+def source_changes(
+    parent: Path, source: SourceName, pseudo: Pseudonymizer, contract_bytes: bytes
+) -> list[Problem]:
+    """The files of the tree that differ from those the contract binds (changed, added,
+    removed), found by their bytes alone: a tree that no longer converts (a session that went on
+    after the conversion, with a delegation still running) is still seen to have changed.
+    Empty when the contract has no inventory to compare with; a file that cannot be read is
+    not said to differ (its refusal says it could not be read)."""
+    parts = read_contract(contract_bytes)
+    if isinstance(parts, list) or parts.inventory is None or parts.key_id != pseudo.key_id:
+        return []  # nothing to compare, or labels under another key: every one would differ
+    bound = {f.label: f for f in parts.inventory.files}
+    layout = discover(parent, single_file=source == "claude-code")
+    now: dict[str, tuple[int, str] | None] = {}
+    for entry in layout.files:
+        label = pseudo.name("file", entry.rel)
+        if entry.legacy and label not in bound:  # a sibling of another session, not bound
+            continue
+        now[label] = _digest_of(entry.path)
+    unread = {label for label, digest in now.items() if digest is None}  # cannot tell: not said
+    problems = [
+        Problem("CONTRACT-FILE-CHANGED", where=f"inventory/files/{label}")
+        for label in sorted(bound.keys() & now.keys() - unread)
+        if now[label] != (bound[label].size, bound[label].sha256)
+    ]
+    problems += [
+        Problem("CONTRACT-FILE-ADDED", where=f"inventory/files/{label}")
+        for label in sorted(now.keys() - bound.keys() - unread)
+    ]
+    problems += [
+        Problem("CONTRACT-FILE-REMOVED", where=f"inventory/files/{label}")
+        for label in sorted(bound.keys() - now.keys())
+    ]
+    return problems
+
+
+def _digest_of(path: Path) -> tuple[int, str] | None:
+    """(size, SHA-256) of a file's bytes, read in blocks; None when it cannot be read."""
+    hasher = hashlib.sha256()
+    size = 0
+    try:
+        with path.open("rb") as stream:
+            while block := stream.read(1 << 20):
+                hasher.update(block)
+                size += len(block)
+    except OSError:
+        return None
+    return size, hasher.hexdigest()

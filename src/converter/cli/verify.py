@@ -150,6 +150,15 @@ def verify(
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
 
 
+def _named_source(contract_bytes: bytes) -> SourceName:
+    """The adapter the contract names (the default when it names none that validates)."""
+    from converter.contract.read import read_contract
+
+    parts = read_contract(contract_bytes)
+    named = None if isinstance(parts, list) or parts.source is None else parts.source.adapter
+    return named or "claude-code-tree"
+
+
 # What a contract says when the sources are not the files it binds (CONTRACT-KEY-MISMATCH is not
 # one: another pseudonym key cannot re-derive anything, and is said as such, exit 2).
 _SOURCES_DIFFER = frozenset(
@@ -174,7 +183,7 @@ def _check_rederivation(
     task_unit: str | None,
     key_file: Path | None,
 ) -> None:
-    from converter.conversion import make_bundle
+    from converter.conversion import make_bundle, source_changes
 
     if opened.generator.version != __version__:
         # Its generator's version is in its bytes, and task ids and shapes change between
@@ -204,9 +213,15 @@ def _check_rederivation(
     except Refused as refused:
         # The contract is the bundle's own (its digest is the receipt's) and converted once: the
         # sources no longer being the files it binds is a mismatch, not input to fix (exit 5).
-        if any(p.code in _SOURCES_DIFFER for p in refused.problems):
+        # A tree that no longer converts at all is compared by its files' bytes.
+        changed = [p for p in refused.problems if p.code in _SOURCES_DIFFER]
+        if not changed:
+            changed = source_changes(
+                parent, src or _named_source(contract_bytes), pseudo, contract_bytes
+            )
+        if changed:
             failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
-            failure.refusals = refused.problems
+            failure.refusals = [*changed, *(p for p in refused.problems if p not in changed)]
             raise failure from None
         raise
     if rederived != data:
