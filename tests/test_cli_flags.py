@@ -214,3 +214,13 @@ def test_a_key_file_that_fails_to_read_is_refused_not_a_stdout_failure(cli: Any)
     result = cli("inspect", "--in", str(PARENT), "--key-file", "/proc/self/mem")
     assert result.code == 2
     assert result.err.startswith("refused: KEY-UNREADABLE")
+
+
+def test_a_key_file_longer_than_a_key_is_refused(cli: Any, tmp_path: Path) -> None:
+    """Only the first 4 KiB were read: a key, then 5,000 bytes of anything, was taken."""
+    key = tmp_path / "k.key"
+    key.write_text("de" * 32 + "\n" + " " * 5000 + "GARBAGE")
+    key.chmod(0o600)
+    result = cli("inspect", "--in", str(PARENT), "--key-file", str(key))
+    assert result.code == 2
+    assert result.err.startswith("refused: KEY-INVALID")

@@ -621,6 +621,25 @@ def test_rederive_after_the_session_went_on_with_a_delegation_running(
     assert any("CC-TREE-UNEXPANDED-DELEGATION" in line for line in lines[2:])
 
 
+@pytest.mark.parametrize("mistake", ["missing-parent", "single-file", "child-as-parent"])
+def test_a_mistyped_rederivation_is_a_refusal_not_a_mismatch(
+    cli: Any, tmp_path: Path, mistake: str
+) -> None:
+    """A parent that does not exist, `--from claude-code` against a tree's contract, or a
+    subagent given as the parent: the files cannot be compared, so 2 with its refusal (the
+    byte comparison of a tree that does not convert said "removed" of every unlisted file: 5)."""
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    child = next(PARENT.parent.rglob("agent-*.jsonl"))
+    given = {
+        "missing-parent": ["--in", str(PARENT.with_suffix(".json"))],
+        "single-file": ["--in", str(PARENT), "--from", "claude-code"],
+        "child-as-parent": ["--in", str(child)],
+    }[mistake]
+    result = cli("verify", "--bundle", str(bundle), "--contract", str(contract), *given)
+    assert result.code == 2, result.err
+    assert "ATTEST-REDERIVE-SOURCES-CHANGED" not in result.err
+
+
 def test_rederive_under_another_pseudonym_key(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

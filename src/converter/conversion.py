@@ -259,13 +259,16 @@ def source_changes(
     """The files of the tree that differ from those the contract binds (changed, added,
     removed), found by their bytes alone: a tree that no longer converts (a session that went on
     after the conversion, with a delegation still running) is still seen to have changed.
-    Empty when the contract has no inventory to compare with; a file that cannot be read is
-    not said to differ (its refusal says it could not be read)."""
+    Empty when the contract has no inventory to compare with, when the tree cannot be laid out
+    as a whole, or under another key; a file that cannot be read is not said to differ (its
+    refusal says it could not be read)."""
     parts = read_contract(contract_bytes)
     if isinstance(parts, list) or parts.inventory is None or parts.key_id != pseudo.key_id:
         return []  # nothing to compare, or labels under another key: every one would differ
     bound = {f.label: f for f in parts.inventory.files}
     layout = discover(parent, single_file=source == "claude-code")
+    if layout.problems:  # not laid out as a whole (no parent, a folder unread, a symlink)
+        return []  # a file not listed is not gone: say nothing rather than "removed"
     now: dict[str, tuple[int, str] | None] = {}
     for entry in layout.files:
         label = pseudo.name("file", entry.rel)

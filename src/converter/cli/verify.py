@@ -174,6 +174,11 @@ _SOURCES_DIFFER = frozenset(
 )
 
 
+# Refusals after which the files cannot be compared with the contract's: read another way than
+# it names, or labelled under another key.
+_NOT_COMPARABLE = frozenset({"CONTRACT-SOURCE-MISMATCH", "CONTRACT-KEY-MISMATCH"})
+
+
 def _check_rederivation(
     data: bytes,
     opened: BundleHead,
@@ -215,10 +220,9 @@ def _check_rederivation(
         # sources no longer being the files it binds is a mismatch, not input to fix (exit 5).
         # A tree that no longer converts at all is compared by its files' bytes.
         changed = [p for p in refused.problems if p.code in _SOURCES_DIFFER]
-        if not changed:
-            changed = source_changes(
-                parent, src or _named_source(contract_bytes), pseudo, contract_bytes
-            )
+        if not changed and not any(p.code in _NOT_COMPARABLE for p in refused.problems):
+            named = _named_source(contract_bytes)
+            changed = source_changes(parent, named, pseudo, contract_bytes)
         if changed:
             failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
             failure.refusals = [*changed, *(p for p in refused.problems if p not in changed)]

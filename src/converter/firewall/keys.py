@@ -49,7 +49,10 @@ def _read_private(path: Path) -> PseudonymKey:
         if info.st_mode & 0o077:
             raise Refused([Problem("KEY-PERMISSIONS")])
         with path.open("rb") as stream:
-            text = stream.read(_KEY_FILE_MAX).decode("ascii", errors="replace")
+            data = stream.read(_KEY_FILE_MAX + 1)
+        if len(data) > _KEY_FILE_MAX:
+            raise Refused([Problem("KEY-INVALID")])
+        text = data.decode("ascii", errors="replace")
     except OSError:  # a read error (a failing disk, /proc/self/mem), never exit 70
         raise Refused([Problem("KEY-UNREADABLE")]) from None
     return _decode(text)
