@@ -154,11 +154,14 @@ class _Index:
         self.by_result_run: dict[str, set[str]] = defaultdict(set)
         self.forked: set[str] = set()
         self.by_prompt: dict[str, list[tuple[int, str]]] = defaultdict(list)  # delegations
+        self.message_streams: dict[str, int | list[int]] = {}  # message id -> streams holding it
         for stream in streams:
             for pos, rec in enumerate(stream.records):
                 if rec.uuid:
                     self._place(rec.uuid, (stream.index, pos))
                 if rec.type == "assistant" and not rec.synthetic:
+                    if rec.msg_id:
+                        _add_one(self.message_streams, rec.msg_id, stream.index)
                     for use in rec.tool_uses:
                         self._own(use.id, stream.index)
                         self.tool_name.setdefault(use.id, use.name)
@@ -182,7 +185,7 @@ class _Index:
                             self.forked.add(result.tool_use_id)
                 elif rec.type == "progress" and rec.progress_agent_id and rec.progress_tool_use_id:
                     self.progress[rec.progress_agent_id].add(rec.progress_tool_use_id)
-        self.copied_heads = _copied_heads(streams)
+        self.copied_heads = _copied_heads(streams, self.message_streams)
 
     def _place(self, uuid: str, at: tuple[int, int]) -> None:
         _add_one(self.uuid_at, uuid, at)
@@ -209,14 +212,11 @@ class _Index:
         return made or held
 
 
-def _copied_heads(streams: list[Stream]) -> dict[int, frozenset[str]]:
+def _copied_heads(
+    streams: list[Stream], holders: dict[str, int | list[int]]
+) -> dict[int, frozenset[str]]:
     """Per child stream, the message ids of its leading calls that some other stream also holds
     (the head `_copies` later marks, once the joins say which stream is whose ancestor)."""
-    holders: dict[str, int | list[int]] = {}
-    for stream in streams:
-        for rec in stream.records:
-            if rec.type == "assistant" and not rec.synthetic and rec.msg_id:
-                _add_one(holders, rec.msg_id, stream.index)
     heads: dict[int, frozenset[str]] = {}
     for stream in streams[1:]:
         head: set[str] = set()
@@ -412,13 +412,8 @@ def _ancestors(acc: Account, stream: Stream) -> set[int]:
     return out
 
 
-def _copies(acc: Account) -> None:
+def _copies(acc: Account, index: _Index) -> None:
     """Mark each child's leading records that repeat an ancestor's calls as copies (its head)."""
-    msg_streams: dict[str, set[int]] = defaultdict(set)
-    for stream in acc.streams:
-        for rec in stream.records:
-            if rec.type == "assistant" and not rec.synthetic and rec.msg_id:
-                msg_streams[rec.msg_id].add(stream.index)
     for stream in acc.streams[1:]:
         if stream.depth < 0:
             continue
@@ -427,13 +422,14 @@ def _copies(acc: Account) -> None:
         copied = 0
         for pos, rec in enumerate(stream.records):
             if rec.type == "assistant" and not rec.synthetic:
-                holders = msg_streams[rec.msg_id or ""]
-                if len(holders) > 1 and ancestors is None:
-                    ancestors = _ancestors(acc, stream)
-                if ancestors and holders & ancestors:
-                    copied += 1
-                    head = pos + 1
-                    continue
+                held = index.message_streams.get(rec.msg_id or "")
+                if isinstance(held, list):  # another stream holds this call too
+                    if ancestors is None:
+                        ancestors = _ancestors(acc, stream)
+                    if ancestors.intersection(held):
+                        copied += 1
+                        head = pos + 1
+                        continue
                 break
             head = pos + 1 if copied else head
         # a head that copied nothing is not a head: the child's own prompt and bookkeeping stay
@@ -765,7 +761,7 @@ def build_account(
     index = _Index(acc.streams)
     _join(acc, index)
     _depths(acc)
-    _copies(acc)
+    _copies(acc, index)
     _calls(acc)
     _copies_agree(acc)
     _results(acc)
