@@ -134,7 +134,6 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     progress_has_usage: bool = False
     fork_parent_uuid: str | None = None
     unknown_with_usage: bool = False  # an unknown record type that carries usage
-    bad_timestamp: bool = False  # a timestamp that is no instant (CC-REC-BAD-TIMESTAMP)
 
 
 def _opt_str(obj: dict[str, Any], key: str) -> str | None:
@@ -409,8 +408,7 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     rec.version = sys.intern(version) if isinstance(version, str) else None
     timestamp = obj.get("timestamp")
     if kind in ("user", "assistant") and timestamp is not None:  # only calls and prompts
-        rec.timestamp = utc_timestamp(timestamp)
-        rec.bad_timestamp = rec.timestamp is None
+        rec.timestamp = utc_timestamp(timestamp)  # None: no instant (CC-REC-BAD-TIMESTAMP)
     agent = obj.get("agentId")
     rec.agent_id = agent if isinstance(agent, str) else None
     subtype = obj.get("subtype")
