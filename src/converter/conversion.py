@@ -17,6 +17,7 @@ from converter.contract.read import ContractParts, parse_contract, read_contract
 from converter.contract.template import build_template, carry_forward
 from converter.contract.validate import (
     check_against_sources,
+    file_differences,
     own_problems,
     pricing_problem,
     task_claims,
@@ -24,7 +25,7 @@ from converter.contract.validate import (
 from converter.errors import Problem, Refused
 from converter.firewall.boundary import Policy, coarsen, cross, file_labels, unbound_ref
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.firewall.view import PublicAccount
+from converter.firewall.view import BoundFile, PublicAccount
 from converter.heap import return_free_memory
 from converter.pipeline import SourceName, TaskUnit, read_tree
 from converter.pricing.card import card_problems
@@ -253,43 +254,34 @@ def _problems(
     return problems, shown
 
 
-def source_changes(
-    parent: Path, source: SourceName, pseudo: Pseudonymizer, contract_bytes: bytes
-) -> list[Problem]:
-    """The files of the tree that differ from those the contract binds (changed, added,
-    removed), found by their bytes alone: a tree that no longer converts (a session that went on
-    after the conversion, with a delegation still running) is still seen to have changed.
-    Empty when the contract has no inventory to compare with, when the tree cannot be laid out
-    as a whole, or under another key; a file that cannot be read is not said to differ (its
-    refusal says it could not be read)."""
+def source_changes(parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes) -> list[Problem]:
+    """The files of the tree, read as the contract names, that differ from those it binds
+    (changed, added, removed), found by their bytes alone: a tree that no longer converts (a
+    session that went on after the conversion, with a delegation still running) is still seen
+    to have changed. Empty when the contract has no inventory to compare with, when the tree
+    cannot be laid out as a whole, or under another key; a file that cannot be read is not said
+    to differ (its refusal says it could not be read)."""
     parts = read_contract(contract_bytes)
     if isinstance(parts, list) or parts.inventory is None or parts.key_id != pseudo.key_id:
         return []  # nothing to compare, or labels under another key: every one would differ
     bound = {f.label: f for f in parts.inventory.files}
-    layout = discover(parent, single_file=source == "claude-code")
+    single = parts.source is not None and parts.source.adapter == "claude-code"
+    layout = discover(parent, single_file=single)
     if layout.problems:  # not laid out as a whole (no parent, a folder unread, a symlink)
         return []  # a file not listed is not gone: say nothing rather than "removed"
-    now: dict[str, tuple[int, str] | None] = {}
+    now: dict[str, BoundFile] = {}
+    unread: set[str] = set()  # cannot tell: not said
     for entry in layout.files:
         label = pseudo.name("file", entry.rel)
         if entry.legacy and label not in bound:  # a sibling of another session, not bound
             continue
-        now[label] = _digest_of(entry.path)
-    unread = {label for label, digest in now.items() if digest is None}  # cannot tell: not said
-    problems = [
-        Problem("CONTRACT-FILE-CHANGED", where=f"inventory/files/{label}")
-        for label in sorted(bound.keys() & now.keys() - unread)
-        if now[label] != (bound[label].size, bound[label].sha256)
-    ]
-    problems += [
-        Problem("CONTRACT-FILE-ADDED", where=f"inventory/files/{label}")
-        for label in sorted(now.keys() - bound.keys() - unread)
-    ]
-    problems += [
-        Problem("CONTRACT-FILE-REMOVED", where=f"inventory/files/{label}")
-        for label in sorted(bound.keys() - now.keys())
-    ]
-    return problems
+        digest = _digest_of(entry.path)
+        if digest is None:
+            unread.add(label)
+        else:
+            size, sha256 = digest
+            now[label] = BoundFile(role=entry.role, label=label, size=size, sha256=sha256)
+    return file_differences({k: v for k, v in bound.items() if k not in unread}, now)
 
 
 def _digest_of(path: Path) -> tuple[int, str] | None:

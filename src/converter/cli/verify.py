@@ -150,15 +150,6 @@ def verify(
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
 
 
-def _named_source(contract_bytes: bytes) -> SourceName:
-    """The adapter the contract names (the default when it names none that validates)."""
-    from converter.contract.read import read_contract
-
-    parts = read_contract(contract_bytes)
-    named = None if isinstance(parts, list) or parts.source is None else parts.source.adapter
-    return named or "claude-code-tree"
-
-
 # What a contract says when the sources are not the files it binds (CONTRACT-KEY-MISMATCH is not
 # one: another pseudonym key cannot re-derive anything, and is said as such, exit 2).
 _SOURCES_DIFFER = frozenset(
@@ -221,8 +212,7 @@ def _check_rederivation(
         # A tree that no longer converts at all is compared by its files' bytes.
         changed = [p for p in refused.problems if p.code in _SOURCES_DIFFER]
         if not changed and not any(p.code in _NOT_COMPARABLE for p in refused.problems):
-            named = _named_source(contract_bytes)
-            changed = source_changes(parent, named, pseudo, contract_bytes)
+            changed = source_changes(parent, pseudo, contract_bytes)
         if changed:
             failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
             failure.refusals = [*changed, *(p for p in refused.problems if p not in changed)]

@@ -8,7 +8,7 @@ context keys) — never a value.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, get_args
 
 from pydantic import BaseModel
@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from converter.contract.model import CheckId, Contract, Inventory
 from converter.contract.read import ContractParts, safe_path
 from converter.errors import Problem
-from converter.firewall.view import Task
+from converter.firewall.view import BoundFile, Task
 from converter.pricing.card import card_problems
 from converter.pricing.model import PricingProblem, partial_problems, template_problems
 
@@ -189,6 +189,22 @@ def other_session(bound: Inventory, fresh: Inventory) -> bool:
     return not any(p.label in labels or p.sha256 in digests for p in parents)
 
 
+def file_differences(was: Mapping[str, BoundFile], now: Mapping[str, BoundFile]) -> list[Problem]:
+    """Each file, by label, that changed (role, size or SHA-256), was added or was removed."""
+    changed = [label for label in sorted(was.keys() & now.keys()) if was[label] != now[label]]
+    return [
+        *(Problem("CONTRACT-FILE-CHANGED", where=f"inventory/files/{label}") for label in changed),
+        *(
+            Problem("CONTRACT-FILE-ADDED", where=f"inventory/files/{label}")
+            for label in sorted(now.keys() - was.keys())
+        ),
+        *(
+            Problem("CONTRACT-FILE-REMOVED", where=f"inventory/files/{label}")
+            for label in sorted(was.keys() - now.keys())
+        ),
+    ]
+
+
 def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
     problems: list[Problem] = []
     was = {f.label: f for f in bound.files}
@@ -204,13 +220,7 @@ def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
         seen.add(entry.label)
     if not problems and was.keys() == now.keys() and list(was) != list(now):
         problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/files"))  # order
-    for label in sorted(was.keys() & now.keys()):
-        if was[label] != now[label]:
-            problems.append(Problem("CONTRACT-FILE-CHANGED", where=f"inventory/files/{label}"))
-    for label in sorted(now.keys() - was.keys()):
-        problems.append(Problem("CONTRACT-FILE-ADDED", where=f"inventory/files/{label}"))
-    for label in sorted(was.keys() - now.keys()):
-        problems.append(Problem("CONTRACT-FILE-REMOVED", where=f"inventory/files/{label}"))
+    problems += file_differences(was, now)
     for name in type(bound.counts).model_fields:
         if getattr(bound.counts, name) != getattr(fresh.counts, name):
             problems.append(Problem("CONTRACT-COUNT-MISMATCH", where=f"inventory/counts/{name}"))
