@@ -8,13 +8,14 @@ import click
 
 from converter.attest.keys import generate_key_files
 from converter.cli.diagnostics import say
+from converter.cli.options import FILE
 
 
 @click.command()
 @click.option(
     "--out",
     "out",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     required=True,
     help="Private key file to create (PKCS#8 PEM, mode 0600); the public key goes to OUT.pub.",
 )

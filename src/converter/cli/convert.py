@@ -12,6 +12,7 @@ import click
 
 from converter.cli.diagnostics import say
 from converter.cli.options import (
+    FILE,
     Gathered,
     key_option,
     provider_bodies_option,
@@ -39,13 +40,13 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 @click.option(
     "--template",
     "template_out",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     help="Write the contract template here.",
 )
 @click.option(
     "--from-contract",
     "old_contract",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     help="Carry claims forward from an earlier contract (with --template).",
 )
 @click.option(
@@ -64,13 +65,13 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 @click.option(
     "--contract",
     "contract_in",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     help="The completed contract.",
 )
 @click.option(
     "--out",
     "bundle_out",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     help="Write the bundle here (with --contract).",
 )
 @click.option(
@@ -80,7 +81,7 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 )
 @click.option(
     "--attest-key",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     default=None,
     help="Also write <out>.intoto.json signed with this Ed25519 key.",
 )

@@ -10,7 +10,7 @@ import click
 
 from converter.bundle.io import integrity_mismatches, open_attested, open_bundle
 from converter.cli.diagnostics import say
-from converter.cli.options import read_input
+from converter.cli.options import FILE, read_input
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
@@ -101,7 +101,7 @@ def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
 @click.option(
     "--bundle",
     "bundles",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     multiple=True,
     required=True,
     help="A bundle; repeat to evaluate one workload.",
@@ -111,13 +111,13 @@ def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
 )
 @click.option(
     "--report",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     default=None,
     help="Write the report to this file (stdout then gets the decision line only).",
 )
 @click.option(
     "--public-key",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     default=None,
     help="Require each bundle's attestation (<bundle>.intoto.json) to verify.",
 )

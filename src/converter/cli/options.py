@@ -15,12 +15,18 @@ from converter.firewall.pseudonyms import Pseudonymizer
 F = TypeVar("F", bound=Callable[..., Any])
 
 SOURCES = click.Choice(["claude-code-tree", "claude-code"])
+# Paths are judged by the code that opens them (a refusal with the input's code, exit 2), never
+# by click's readability check (a usage error with no code, 64): an unreadable contract is the
+# input's problem, not a bad flag.
+FILE = click.Path(path_type=Path, dir_okay=False, readable=False)
+FOLDER = click.Path(path_type=Path, file_okay=False, readable=False)
+PATH = click.Path(path_type=Path, readable=False)
 
 
 def key_option(func: F) -> F:
     return click.option(
         "--key-file",
-        type=click.Path(path_type=Path, dir_okay=False, readable=False),
+        type=FILE,
         default=None,
         help="Pseudonym key file (default: $AGENT_EVIDENCE_KEY, then the config dir).",
     )(func)
@@ -35,7 +41,7 @@ def provider_bodies_option(func: F) -> F:
     """Accepted by name (SPEC §2) and refused until provider bodies are read; not passed on."""
     return click.option(
         "--provider-bodies",
-        type=click.Path(path_type=Path, file_okay=False, readable=False),
+        type=FOLDER,
         default=None,
         expose_value=False,
         callback=_no_provider_bodies,
@@ -61,7 +67,7 @@ def source_options(func: F) -> F:
     func = click.option(
         "--in",
         "parent",
-        type=click.Path(path_type=Path, readable=False),
+        type=PATH,
         required=True,
         help="The parent transcript <session-id>.jsonl.",
     )(func)

@@ -27,7 +27,14 @@ from converter import __version__
 from converter.bundle.io import open_attested, open_bundle, require_own_receipt
 from converter.bundle.model import BundleHead
 from converter.cli.diagnostics import say
-from converter.cli.options import SOURCES, key_option, provider_bodies_option, read_input
+from converter.cli.options import (
+    FILE,
+    PATH,
+    SOURCES,
+    key_option,
+    provider_bodies_option,
+    read_input,
+)
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -39,33 +46,33 @@ from converter.pricing.card import shipped_cards
 @click.command()
 @click.option(
     "--bundle",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     required=True,
     help="The bundle to verify.",
 )
 @click.option(
     "--attestation",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     default=None,
     help="The DSSE attestation (default: <bundle>.intoto.json); needs --public-key.",
 )
 @click.option(
     "--public-key",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     default=None,
     help="The producer's Ed25519 public key (.pem.pub): require a valid attestation.",
 )
 @click.option(
     "--contract",
     "contract_in",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    type=FILE,
     default=None,
     help="The completed contract: with --in, re-derive the bundle and compare bytes.",
 )
 @click.option(
     "--in",
     "parent",
-    type=click.Path(path_type=Path, readable=False),
+    type=PATH,
     default=None,
     help="The parent transcript <session-id>.jsonl the bundle was made from.",
 )
