@@ -17,6 +17,12 @@ HasherKind = Literal["inventory"]
 PSEUDONYM_HEX = 12
 
 
+def _domain(kind: str) -> bytes:
+    """What every keyed value is prefixed with: one domain per kind, so equal inputs of two
+    kinds never share a digest."""
+    return b"agent-evidence/v1/" + kind.encode("ascii") + b"\x00"
+
+
 class Pseudonymizer:
     """Maps local identifiers and content to keyed, content-free tokens."""
 
@@ -28,8 +34,7 @@ class Pseudonymizer:
         self._names: dict[tuple[str, str], str] = {}  # one run's memo: grows with the ids seen
 
     def _mac(self, domain: str, value: bytes) -> str:
-        message = b"agent-evidence/v1/" + domain.encode("ascii") + b"\x00" + value
-        return hmac.digest(self._key, message, "sha256").hex()
+        return hmac.digest(self._key, _domain(domain) + value, "sha256").hex()
 
     def name(self, kind: Kind, value: str) -> str:
         """A short pseudonym such as `agent-3f9a0c1d2e4b`; stable under one key."""
@@ -44,7 +49,7 @@ class Pseudonymizer:
         """A keyed SHA-256 (HMAC) to stream a document into: its hex digest cannot be
         confirmed by guessing what the document holds (exact timestamps a contract coarsens)."""
         mac = hmac.new(self._key, digestmod="sha256")
-        mac.update(b"agent-evidence/v1/" + kind.encode("ascii") + b"\x00")
+        mac.update(_domain(kind))
         return mac
 
     def digest(self, kind: DigestKind, content: bytes) -> str:
