@@ -16,10 +16,9 @@ if TYPE_CHECKING:  # every command imports this module; only inspect passes an a
     from converter.reader.model import Account
 
 
-# What writing to stdout can meet that is the machine's doing, not a bug: a full disk or
-# device, a quota, a reader that closed the pipe (`| head -1`).
-# What a failed write of click's own output (help, version) can raise; an input read that fails
-# raises some of the same errnos with no file name either, so the list stays this short.
+# What a failed write of click's own output (help, version) can raise that is the machine's
+# doing, not a bug: a full disk or device, a quota, a reader that closed the pipe (`| head -1`).
+# (An input read that fails raises others, EIO or EBADF, with no file name either: not listed.)
 OUTPUT_ERRNOS = frozenset({errno.EPIPE, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
