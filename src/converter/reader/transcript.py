@@ -80,8 +80,12 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
                 except BadField as bad:
                     problems.append((bad.code, number))
                     continue
-                given = rec.type in ("user", "assistant") and item.get("timestamp") is not None
-                if given and rec.timestamp is None:  # given, but no instant
+                # A prompt's or call's timestamp given, but no instant (`extract` kept none).
+                if (
+                    rec.timestamp is None
+                    and rec.type in ("user", "assistant")
+                    and item.get("timestamp") is not None
+                ):
                     problems.append(("CC-REC-BAD-TIMESTAMP", number))
                 if rec.type == "assistant" and rec.msg_id and not rec.synthetic:
                     # SPEC §4.2: never grouped by, only checked. Copies of a call in other files
