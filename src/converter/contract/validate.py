@@ -158,14 +158,14 @@ def check_against_sources(
 ) -> list[Problem]:
     """Compare the contract's source-owned fields that validated with a template made from the
     sources now (its `source` was compared before they were read: `conversion._checked_bundle`
-    reads them as it names, or refuses). Under another key only the key is named: every pseudonym differs. A contract
-    made for another session is named once (`other_session`): every file, count and task
-    differs, and naming each would only hide that."""
+    reads them as it names, or refuses). Under another key only the key is named: every
+    pseudonym differs. A contract made for another session is named once (`other_session`):
+    every file, count and task differs, and naming each would only hide that."""
     if parts.key_id is not None and parts.key_id != fresh.key_id:
         return [Problem("CONTRACT-KEY-MISMATCH", where="key_id")]
-    problems: list[Problem] = []
     if parts.inventory is not None and other_session(parts.inventory, fresh.inventory):
-        return [*problems, Problem("CONTRACT-OTHER-SESSION", where="inventory/files")]
+        return [Problem("CONTRACT-OTHER-SESSION", where="inventory/files")]
+    problems: list[Problem] = []
     if parts.inventory is not None:
         problems += _inventory_differences(parts.inventory, fresh.inventory)
     if parts.tasks is not None:
