@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
+from functools import cache
 
 from pydantic import ValidationError
 
@@ -28,6 +29,7 @@ from converter.evaluate import (
     Workload,
     shape_key,
 )
+from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
 
 ZERO = Decimal(0)
@@ -317,13 +319,23 @@ class FactsBuilder:
         return facts
 
 
+@cache
+def _claim_fields() -> frozenset[str]:
+    """The field names a claim path may show: the evaluation models' own, and the bundle
+    sections they come from (task pseudonyms pass as such; anything else is `<key>`)."""
+    names = {"outcomes", "policy", "baseline", "receipt"}
+    for model in (Claims, Policy, Baseline, Workload):
+        names |= schema_field_names(model.model_json_schema())
+    return frozenset(names)
+
+
 def claim_problems(error: ValidationError, prefix: str) -> list[Problem]:
     """Each claim a bundle holds that evaluation cannot use, by its field path (schema names,
     indices and task pseudonyms only: never a value). A disabled check this release does not
     have is named as such: it is not missing, it is another release's."""
     problems = []
     for item in error.errors():
-        path = "/".join([prefix, *(str(part) for part in item["loc"])])
+        path = masked_path((*prefix.split("/"), *item["loc"]), _claim_fields())
         unknown_check = item["loc"][:1] == ("disabled_checks",) and item["type"] == "literal_error"
         code = "EVAL-UNKNOWN-CHECK" if unknown_check else "EVAL-BUNDLE-INCOMPLETE-CLAIMS"
         problems.append(Problem(code, where=path))
