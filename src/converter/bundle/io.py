@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
@@ -131,7 +132,11 @@ def _is_contract(data: bytes) -> bool:
     return not (isinstance(receipt, dict) and "evidence_sha256" in receipt)
 
 
-_FIELDS = schema_field_names(Bundle.model_json_schema())
+@cache
+def _bundle_fields() -> frozenset[str]:
+    """The bundle's own field names, which a BUNDLE-SHAPE path may show (built on first use:
+    every command that opens a bundle imports this module, few meet a misshapen one)."""
+    return schema_field_names(Bundle.model_json_schema())
 
 
 def _shape_problems(at: tuple[Any, ...], bad: ValidationError) -> list[Problem]:
@@ -146,7 +151,7 @@ def _shape_problems(at: tuple[Any, ...], bad: ValidationError) -> list[Problem]:
         if err.get("type") in ("union_tag_invalid", "union_tag_not_found"):
             loc = (*loc, "kind")  # the tag that names the event's kind
         extra = err.get("type") == "extra_forbidden"
-        paths.add(masked_path((*at, *loc), _FIELDS, last_is_key=extra))
+        paths.add(masked_path((*at, *loc), _bundle_fields(), last_is_key=extra))
     return [Problem("BUNDLE-SHAPE", where=p or None) for p in sorted(paths)]
 
 
@@ -198,7 +203,9 @@ def open_bundle(
     except ValidationError as bad:
         raise Refused(_shape_problems(at, bad)) from None
     except TypeError:
-        raise Refused([Problem("BUNDLE-SHAPE", where=masked_path(at, _FIELDS) or None)]) from None
+        raise Refused(
+            [Problem("BUNDLE-SHAPE", where=masked_path(at, _bundle_fields()) or None)]
+        ) from None
     problems = check.problems()
     if problems:  # resealed after an edit: parts that disagree would be summed silently
         raise Refused(problems)
