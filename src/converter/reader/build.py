@@ -64,10 +64,11 @@ def _read_as(rec: Rec) -> dict[str, object]:
     return fields
 
 
-def _is_copy(earlier: Rec, later: Rec) -> bool:
-    """Whether the later record may be dropped: the first is kept, so the later one may blank
-    what the first gives, never give what the first lacks or gives otherwise."""
-    if _read_as(earlier) != _read_as(later):
+def _is_copy(earlier: Rec, read_as: dict[str, object], later: Rec) -> bool:
+    """Whether the later record may be dropped (`read_as`: `_read_as(earlier)`): the first is
+    kept, so the later one may blank what the first gives, never give what the first lacks or
+    gives otherwise."""
+    if read_as != _read_as(later):
         return False
     return all(
         not getattr(later, name) or getattr(later, name) == getattr(earlier, name)
@@ -80,12 +81,16 @@ def _dedup_uuids(acc: Account) -> None:
     (another call, other usage, another prompt) is no copy: dropping it would drop spend."""
     for file, records in acc.tree.records.items():
         first: dict[str, Rec] = {}
+        first_read: dict[str, dict[str, object]] = {}  # once per uuid repeated, not per copy
         kept = []
         for rec in records:
             if rec.uuid is not None:
                 earlier = first.get(rec.uuid)
                 if earlier is not None:
-                    if not _is_copy(earlier, rec):
+                    read_as = first_read.get(rec.uuid)
+                    if read_as is None:
+                        read_as = first_read[rec.uuid] = _read_as(earlier)
+                    if not _is_copy(earlier, read_as, rec):
                         acc.problems.append(Problem("CC-REC-UUID-CONFLICT", file, rec.line))
                     acc.findings["CC-REC-DUPLICATE-UUID"] += 1
                     continue
