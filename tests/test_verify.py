@@ -619,6 +619,18 @@ def test_rederive_after_the_session_went_on_with_a_delegation_running(
     assert lines[0].startswith("integrity: ATTEST-REDERIVE-SOURCES-CHANGED")
     assert lines[1].startswith("refused: CONTRACT-FILE-CHANGED [inventory/files/file-")
     assert any("CC-TREE-UNEXPANDED-DELEGATION" in line for line in lines[2:])
+    assert PARENT.name not in result.err
+    shown = cli(
+        "verify",
+        "--bundle",
+        str(bundle),
+        "--contract",
+        str(contract),
+        "--in",
+        str(parent),
+        "--show-paths",
+    )
+    assert f"({PARENT.name})" in shown.err  # the changed file, traced on this terminal only
 
 
 @pytest.mark.parametrize("mistake", ["missing-parent", "single-file", "child-as-parent"])

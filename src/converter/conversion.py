@@ -271,8 +271,10 @@ def source_changes(parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes) -
         return []  # a file not listed is not gone: say nothing rather than "removed"
     now: dict[str, BoundFile] = {}
     unread: set[str] = set()  # cannot tell: not said
+    paths: dict[str, str] = {}  # where each label's file lies, for --show-paths
     for entry in layout.files:
         label = pseudo.name("file", entry.rel)
+        paths[f"inventory/files/{label}"] = entry.rel
         if entry.legacy and label not in bound:  # a sibling of another session, not bound
             continue
         digest = _digest_of(entry.path)
@@ -281,7 +283,8 @@ def source_changes(parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes) -
         else:
             size, sha256 = digest
             now[label] = BoundFile(role=entry.role, label=label, size=size, sha256=sha256)
-    return file_differences({k: v for k, v in bound.items() if k not in unread}, now)
+    found = file_differences({k: v for k, v in bound.items() if k not in unread}, now)
+    return [replace(p, local_path=paths.get(p.where or "")) for p in found]
 
 
 def _digest_of(path: Path) -> tuple[int, str] | None:
