@@ -109,25 +109,9 @@ def check_outputs(
         raise Refused(problems)
 
 
-def write_atomic(path: Path, data: bytes | bytearray, mode: int = 0o644) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError:
-        raise Refused([Problem("OUT-UNWRITABLE")]) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as stopped:  # an interrupt too: no staged file is left behind
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if not isinstance(stopped, OSError):
-            raise
-        raise Refused([Problem("OUT-UNWRITABLE")]) from None
+def write_atomic(path: Path, data: bytes | bytearray) -> None:
+    """One output, staged in its folder and renamed into place (`write_all_atomic`)."""
+    write_all_atomic([(path, data)])
 
 
 def write_all_atomic(files: list[tuple[Path, bytes | bytearray]]) -> None:
