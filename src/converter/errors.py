@@ -7,8 +7,10 @@ which is what keeps error text inside the privacy firewall (SPEC §6.4).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TypeVar
 
 
 class Exit(IntEnum):
@@ -930,6 +932,32 @@ class Refused(ConverterError):
         self.problems = problems
         self.labels = labels or {}  # file index -> "role/label" (content-free)
         self.paths = paths or {}  # file index -> local relative path: --show-paths only
+
+
+T = TypeVar("T")
+
+
+class Gathered:
+    """Checks that can refuse, each run and its refusal kept: a run says every such finding at
+    once (a bad price card and an existing output; an attestation missing and a bad key), not
+    one per attempt. `done` raises them together."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def __call__(self, check: Callable[[], T]) -> T | None:
+        try:
+            return check()
+        except Refused as refused:
+            self.problems.extend(refused.problems)
+            return None
+
+    def refuse(self, problem: Problem) -> None:
+        self.problems.append(problem)
+
+    def done(self) -> None:
+        if self.problems:
+            raise Refused(self.problems)
 
 
 class IntegrityFailure(ConverterError):

@@ -26,7 +26,7 @@ from converter.canonical import (
     value_sha256,
 )
 from converter.contract.model import CONTRACT_SCHEMA
-from converter.errors import IntegrityFailure, Problem, Refused
+from converter.errors import Gathered, IntegrityFailure, Problem, Refused
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
 from converter.heap import return_free_memory
@@ -253,18 +253,11 @@ def _both(
     read_envelope: Callable[[], bytes], load_key: Callable[[], Ed25519PublicKey]
 ) -> tuple[bytes, Ed25519PublicKey]:
     """The envelope and the key, or one refusal naming what is wrong with either or both."""
-    problems: list[Problem] = []
-    envelope = key = None
-    try:
-        envelope = read_envelope()
-    except Refused as refused:
-        problems += refused.problems
-    try:
-        key = load_key()
-    except Refused as refused:
-        problems += refused.problems
-    if envelope is None or key is None:
-        raise Refused(problems)
+    found = Gathered()
+    envelope, key = found(read_envelope), found(load_key)
+    found.done()
+    assert envelope is not None
+    assert key is not None
     return envelope, key
 
 

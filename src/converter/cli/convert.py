@@ -13,7 +13,6 @@ import click
 from converter.cli.diagnostics import say
 from converter.cli.options import (
     FILE,
-    Gathered,
     key_option,
     provider_bodies_option,
     pseudonymizer,
@@ -21,7 +20,7 @@ from converter.cli.options import (
     source_options,
 )
 from converter.conversion import Reading, make_bundle, make_template, read_sources
-from converter.errors import Problem
+from converter.errors import Gathered, Problem
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.inspection import counted
 from converter.output import check_outputs, write_all_atomic, write_atomic

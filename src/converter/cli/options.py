@@ -81,31 +81,6 @@ def source_options(func: F) -> F:
     )(func)
 
 
-T = TypeVar("T")
-
-
-class Gathered:
-    """Checks that can refuse, run before the sources are read, each kept: a run says every
-    such finding at once (a bad price card and an existing output), not one per attempt."""
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-
-    def __call__(self, check: Callable[[], T]) -> T | None:
-        try:
-            return check()
-        except Refused as refused:
-            self.problems.extend(refused.problems)
-            return None
-
-    def refuse(self, problem: Problem) -> None:
-        self.problems.append(problem)
-
-    def done(self) -> None:
-        if self.problems:
-            raise Refused(self.problems)
-
-
 def read_input(path: Path, code: str, *, empty_is_missing: bool = False) -> bytes:
     """An input file's bytes, or a refusal with `code` (never the path) when it cannot be read
     (or, with `empty_is_missing`, holds nothing: a write or download that never happened)."""
