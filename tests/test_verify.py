@@ -563,6 +563,12 @@ def test_missing_bundle(cli: Any, tmp_path: Path) -> None:
     assert "BUNDLE-UNREADABLE" in result.err
 
 
+def _rederive(cli: Any, bundle: Path, contract: Path, parent: str, *extra: str) -> Any:
+    return cli(
+        "verify", "--bundle", str(bundle), "--contract", str(contract), "--in", parent, *extra
+    )
+
+
 def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
     """5, was 2: the bundle's own contract binds every source file's SHA-256, and a file that
     no longer has it is a digest that does not match (SPEC §2), not input to fix. Each changed
@@ -574,15 +580,7 @@ def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
     text = child.read_bytes()
     assert b"retry paths" in text
     child.write_bytes(text.replace(b"retry paths", b"retry pathz", 1))  # still valid JSON
-    result = cli(
-        "verify",
-        "--bundle",
-        str(bundle),
-        "--contract",
-        str(contract),
-        "--in",
-        str(tree / PARENT.name),
-    )
+    result = _rederive(cli, bundle, contract, str(tree / PARENT.name))
     assert result.code == 5
     lines = result.err.splitlines()
     assert lines[0].startswith("integrity: ATTEST-REDERIVE-SOURCES-CHANGED: ")
@@ -620,16 +618,7 @@ def test_rederive_after_the_session_went_on_with_a_delegation_running(
     assert lines[1].startswith("refused: CONTRACT-FILE-CHANGED [inventory/files/file-")
     assert any("CC-TREE-UNEXPANDED-DELEGATION" in line for line in lines[2:])
     assert PARENT.name not in result.err
-    shown = cli(
-        "verify",
-        "--bundle",
-        str(bundle),
-        "--contract",
-        str(contract),
-        "--in",
-        str(parent),
-        "--show-paths",
-    )
+    shown = _rederive(cli, bundle, contract, str(parent), "--show-paths")
     assert f"({PARENT.name})" in shown.err  # the changed file, traced on this terminal only
 
 
