@@ -545,3 +545,17 @@ def test_an_incomplete_headline_names_the_gates_that_already_fail() -> None:
     # An INCOMPLETE-routed gate that fails (too few tasks) is a reason, not "already failing".
     few = render_text(evaluate(make_workload([make_task(0)], min_tasks=2))).splitlines()[0]
     assert "already failing" not in few
+
+
+def test_human_cost_is_money_so_totals_are_sums_of_the_tasks_shown() -> None:
+    """Was: 1 minute at $100/h is 1.666…, kept to 50 digits: the JSON report rounded each task's
+    total and the workload's total to 12 places apart, and the grand total was not the sum of
+    the task totals it listed (…334 against …333). Now rounded once, to the pricing quantum."""
+    tasks = [make_task(i, "1.5", minutes=1) for i in range(3)]
+    ev = evaluate(make_workload(tasks, human_hourly_cost_usd=D(100)))
+    assert [t.human_usd for t in ev.tasks] == [D("1.6666666667")] * 3
+    data = json.loads(render_json(ev))
+    listed = sum(D(t["effective"]["low"]) for t in data["tasks"])
+    assert D(data["metrics"]["total_effective_cost"]["low"]) == listed == D("9.5000000001")
+    # A whole amount keeps its own places: 2 minutes at $60/h is 2, not 2.0000000000.
+    assert evaluate(make_workload([make_task(0)])).tasks[0].human_usd == D(2)
