@@ -629,9 +629,12 @@ CODES: dict[str, CodeInfo] = {
         "pseudonym key together; or evaluate them separately.",
     ),
     "EVAL-DUPLICATE-TASK": _c(
-        "Two bundles hold the same task (the same bundle twice, or two conversions of one "
-        "session).",
-        "Give each session's bundle once.",
+        "Two bundles hold the same task id though they share no transcript file and no call "
+        "(the same bundle twice, or one session converted twice, is EVAL-BUNDLE-OVERLAP): a "
+        "task id is a keyed digest of its session, prompt and place, so one of them was edited and "
+        "resealed.",
+        "Check where each bundle came from (verify it, with --public-key if it is signed); "
+        "give each session's bundle once.",
     ),
     "EVAL-BUNDLE-OVERLAP": _c(
         "Two bundles bind the same transcript file (the same SHA-256) or hold the same model or "
