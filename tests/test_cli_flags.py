@@ -3,15 +3,21 @@ SPEC §2 gives it to, and a `--key-file` that names no file."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from converter.cli.main import main
+from converter.output import write_all_atomic
 from tests.conftest import fixture_parent
 
 PARENT = fixture_parent("synthetic_tree")
+GOLDEN = Path(__file__).parents[1] / "fixtures" / "synthetic_bundle.golden.json"
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
@@ -54,6 +60,82 @@ def test_ctrl_c_exits_130_and_writes_nothing(
     result = cli("convert", "--in", str(PARENT), "--template", str(out))
     assert result.code == 130
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupt_after_the_output_is_in_place_does_not_say_nothing_was_written(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Was: Ctrl-C while convert printed its summary said "nothing was written" beside a
+    template that was there, whole."""
+
+    def interrupted(*_: Any, **__: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("converter.cli.convert.say", interrupted)
+    out = tmp_path / "t.json"
+    result = cli("convert", "--in", str(PARENT), "--template", str(out))
+    assert (result.code, result.err.strip()) == (
+        130,
+        "interrupted after the output was written in full",
+    )
+    assert json.loads(out.read_bytes())["schema_version"].startswith(
+        "agent-evidence/conversion-contract/"
+    )
+    monkeypatch.undo()  # the next command in this process writes nothing: it says so again
+    monkeypatch.setattr("converter.cli.inspect.summarize_tree", interrupted)
+    assert cli("inspect", "--in", str(PARENT)).err.strip() == "interrupted: nothing was written"
+
+
+def test_an_interrupt_between_two_renames_leaves_neither_output(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A bundle and its attestation land together or not at all: the one renamed before the
+    interrupt is taken back (its staged file is gone: it was renamed)."""
+    real = os.replace
+    calls: list[str] = []
+
+    def second_interrupted(src: str, dst: Path) -> None:
+        calls.append(src)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real(src, dst)
+
+    monkeypatch.setattr("converter.output.os.replace", second_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_all_atomic([(tmp_path / "b.json", b"{}"), (tmp_path / "b.json.intoto.json", b"{}")])
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["inspect", "--in", "missing.jsonl"], 2),
+        (["inspect", "--no-such-option"], 64),
+        (["evaluate", "--bundle", "tampered.json"], 5),
+    ],
+    ids=["refused", "usage", "integrity"],
+)
+def test_a_closed_stderr_loses_the_message_never_the_exit_code(
+    args: list[str], code: int, tmp_path: Path
+) -> None:
+    """Was: `... 2>&1 | head -3` exited 1 (a BrokenPipeError raised inside the refusal's own
+    handler), so a refused convert or a tampered bundle read as a plain failure."""
+    bundle = json.loads(GOLDEN.read_bytes())
+    bundle["events"][0]["usage"]["output_tokens"] += 1
+    (tmp_path / "tampered.json").write_text(json.dumps(bundle))
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write to stderr is EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "converter", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=write_end,
+            cwd=tmp_path,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == code
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from converter.errors import Problem, Refused
@@ -114,11 +116,34 @@ def write_atomic(path: Path, data: bytes | bytearray) -> None:
     write_all_atomic([(path, data)])
 
 
+# The outputs this process has put in place. An interrupt that lands after them must not be
+# told "nothing was written" (cli/main.py): the files are there, whole.
+_WRITTEN: list[Path] = []
+
+
+def written_outputs() -> tuple[Path, ...]:
+    return tuple(_WRITTEN)
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C waits while the outputs are renamed into place and recorded (POSIX; elsewhere an
+    interrupt there still leaves no output: see `write_all_atomic`)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def write_all_atomic(files: list[tuple[Path, bytes | bytearray]]) -> None:
     """Write several outputs as one: all are staged first, then renamed into place; if a rename
-    fails, the outputs already renamed are removed again, so a failed run leaves none of them."""
+    fails or is interrupted, the outputs already renamed (their staged file is gone) are removed
+    again, so a failed run leaves none of them."""
     staged: list[tuple[str, Path]] = []
-    landed: list[Path] = []
     try:
         for path, data in files:
             folder = path.parent if str(path.parent) else Path(".")
@@ -129,16 +154,18 @@ def write_all_atomic(files: list[tuple[Path, bytes | bytearray]]) -> None:
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, 0o644)
-        for tmp, path in staged:
-            os.replace(tmp, path)
-            landed.append(path)
+        with _interrupts_held():
+            for tmp, path in staged:
+                os.replace(tmp, path)
+            _WRITTEN.extend(path for _, path in staged)
     except BaseException as stopped:  # an interrupt too: none of the outputs is left behind
-        for tmp, _ in staged:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        for path in landed:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
+        for tmp, path in staged:
+            if os.path.lexists(tmp):
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            else:  # renamed into place before the failure
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
         if not isinstance(stopped, OSError):
             raise
         raise Refused([Problem("OUT-UNWRITABLE")]) from None

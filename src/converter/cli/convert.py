@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal, cast
 
 import click
 
-from converter.cli.diagnostics import say
+from converter.cli.diagnostics import say, tell
 from converter.cli.options import (
     FILE,
     key_option,
@@ -173,10 +173,9 @@ def _template(
         pricing = prefill(pricing, card)
         if pricing.price_card is None:  # nothing observed is on the card: named, it would lie
             unpriced = ", ".join(sorted(pricing.models)) or "no model"
-            click.echo(
+            tell(
                 f"notice: price card {card.id} prices none of this session's models "
-                f"({unpriced}); the template names no card and their prices are yours to fill",
-                err=True,
+                f"({unpriced}); the template names no card and their prices are yours to fill"
             )
     data, dropped, new, changed = make_template(
         reading,

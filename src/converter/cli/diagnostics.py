@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -40,6 +41,19 @@ def say(message: str = "") -> None:
         raise StdoutFailed from None
 
 
+def tell(message: str) -> None:
+    """A line for the person on stderr (a refusal, a notice); every command writes its stderr
+    through here. A stderr that cannot be written (a closed pipe: `2>&1 | head -3`, a full disk)
+    loses the line, never the exit code, which is what a script reads: it is pointed at the null
+    device, so neither the next line nor the interpreter's last flush fails again."""
+    try:
+        click.echo(message, err=True)
+    except (OSError, ValueError):  # ValueError: the stream object itself was closed
+        with contextlib.suppress(OSError, ValueError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stderr.fileno() if sys.stderr is not None else 2)
+
+
 def stdout_unusable() -> bool:
     """Whether stdout is closed or open for reading only: said before any work, so a command
     does not write its output file and then fail to say so."""
@@ -75,7 +89,7 @@ def emit_names(names: list[tuple[str, str]]) -> None:
     name can name a customer's server, and it is as hostile to a terminal as a file name."""
     for public, local in names:
         shown = printable(local) if local else "(none recorded)"
-        click.echo(f"name: {public} = {shown}", err=True)
+        tell(f"name: {public} = {shown}")
 
 
 def describe(
@@ -105,11 +119,11 @@ def emit_lines(lines: list[tuple[str, str | None, str]]) -> None:
         key = (code, where.split(" line ")[0] if where else None)
         shown[key] = shown.get(key, 0) + 1
         if shown[key] <= PER_GROUP:
-            click.echo("refused: " + message, err=True)
+            tell("refused: " + message)
     for (code, where), count in shown.items():
         if count > PER_GROUP:
             place = f" [{where}]" if where else ""
-            click.echo(f"refused: {code}{place}: ... and {count - PER_GROUP} more", err=True)
+            tell(f"refused: {code}{place}: ... and {count - PER_GROUP} more")
 
 
 def emit_problems(

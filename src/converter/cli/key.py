@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from converter.cli.diagnostics import say
+from converter.cli.diagnostics import say, tell
 from converter.cli.options import key_option
 from converter.errors import Refused
 from converter.firewall.keys import ENV_VAR, create_key, default_key_path, load_key
@@ -31,10 +31,9 @@ def key_init(key_file: Path | None) -> None:
             in_use = f"its key ({load_key(None, create=False).key.key_id})"
         except Refused:
             in_use = "it (not a valid key: they refuse until it is fixed)"
-        click.echo(
+        tell(
             f"notice: {ENV_VAR} is set, and commands use {in_use} before this file; unset it "
-            "to use the new key.",
-            err=True,
+            "to use the new key."
         )
 
 

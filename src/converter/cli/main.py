@@ -20,6 +20,7 @@ from converter.cli.diagnostics import (
     describe,
     emit_lines,
     stdout_unusable,
+    tell,
 )
 from converter.errors import (
     ConverterError,
@@ -30,6 +31,7 @@ from converter.errors import (
     UsageProblem,
 )
 from converter.heap import cyclic_gc_paused, map_large_blocks
+from converter.output import written_outputs
 
 # Each command lives in its own module, imported only when it runs: `inspect` does not pay for
 # the cryptography and pricing imports of `convert`, `verify` and `keygen` (12 MB, 0.2 s).
@@ -166,6 +168,17 @@ def _output_failed() -> None:
 INTERRUPTED = 130
 
 
+def _interrupted(written: bool) -> NoReturn:
+    """Ctrl-C (click turns it into Abort): the shell's convention, 128 + SIGINT, so a script can
+    tell a person's interrupt from a refusal or a usage error. Nothing was written, unless the
+    interrupt came after the outputs were in place, whole (`output.write_all_atomic`)."""
+    if written:
+        tell("interrupted after the output was written in full")
+    else:
+        tell("interrupted: nothing was written")
+    sys.exit(INTERRUPTED)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     cut = args.index("--") if "--" in args else len(args)
@@ -173,6 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     if debug:  # a global flag, taken wherever it is typed before a `--`
         args = ["--debug", *(a for a in args[:cut] if a != "--debug"), *args[cut:]]
     map_large_blocks()
+    written_before = len(written_outputs())  # a test runs many commands in one process
     if stdout_unusable():
         _output_failed()
     try:
@@ -187,27 +201,24 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
-        # Ctrl-C (click turns it into Abort): the shell's convention, 128 + SIGINT, so a script
-        # can tell a person's interrupt from a refusal or a usage error. Nothing was written.
-        click.echo("interrupted: nothing was written", err=True)
-        sys.exit(INTERRUPTED)
+        _interrupted(len(written_outputs()) > written_before)
     except click.UsageError as bad:
-        click.echo(f"usage error: {mask_values(bad.format_message(), args)}", err=True)
+        tell(f"usage error: {mask_values(bad.format_message(), args)}")
         sys.exit(Exit.USAGE)
     except Refused as refused:
         _emit_refused(refused, "--show-paths" in args)
         sys.exit(refused.exit_code)
     except IntegrityFailure as failure:
         for problem in failure.problems:
-            click.echo("integrity: " + describe(problem.code, problem.where), err=True)
+            tell("integrity: " + describe(problem.code, problem.where))
         if failure.refusals:  # other bundles' refusals, found in the same run
             _emit_refused(Refused(failure.refusals), "--show-paths" in args)
         sys.exit(failure.exit_code)
     except UsageProblem as bad:  # our own fixed text, never a value from an input
-        click.echo(f"usage error: {bad}", err=True)
+        tell(f"usage error: {bad}")
         sys.exit(bad.exit_code)
     except ConverterError as error:
-        click.echo(f"error: {type(error).__name__}", err=True)
+        tell(f"error: {type(error).__name__}")
         sys.exit(error.exit_code)
     except StdoutFailed:
         _output_failed()
@@ -220,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
         if error.errno == errno.ENAMETOOLONG and not debug:
             # A path typed longer than the system takes (every check of it raises, in many
             # places): the value given is wrong, and it is not echoed (SPEC §6.4).
-            click.echo("usage error: a path given is longer than this system allows", err=True)
+            tell("usage error: a path given is longer than this system allows")
             sys.exit(Exit.USAGE)
         _internal(error, debug)
     except Exception as error:  # the one place a bug becomes exit 70
@@ -232,7 +243,5 @@ def _internal(error: Exception, debug: bool) -> NoReturn:
     """A bug: exit 70 with one line naming the exception's type (`--debug`: the traceback)."""
     if debug:
         raise error
-    click.echo(
-        f"internal error ({type(error).__name__}); rerun with --debug for a traceback", err=True
-    )
+    tell(f"internal error ({type(error).__name__}); rerun with --debug for a traceback")
     sys.exit(Exit.INTERNAL)

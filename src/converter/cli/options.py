@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from converter.cli.diagnostics import tell
 from converter.errors import Problem, Refused, UsageProblem
 from converter.firewall.keys import PseudonymKey, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -99,10 +100,9 @@ def pseudonym_key(key_file: Path | None) -> PseudonymKey:
     """The pseudonym key, created on first use with a notice on stderr."""
     loaded = load_key(key_file)
     if loaded.created_at is not None:
-        click.echo(
+        tell(
             f"notice: created a new pseudonym key ({loaded.key.key_id}) in your config folder; "
-            "keep it private and reuse it so pseudonyms stay stable.",
-            err=True,
+            "keep it private and reuse it so pseudonyms stay stable."
         )
     return loaded.key
 

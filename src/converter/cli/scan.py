@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import orjson
 
-from converter.cli.diagnostics import printable, say
+from converter.cli.diagnostics import printable, say, tell
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
 from converter.scan import (
@@ -89,4 +89,4 @@ def scan(
         say(render_text(result))
     if show_paths:  # local paths name people and projects: the terminal only, never stdout
         for label, places in local_paths(found, folder, key.secret):
-            click.echo(f"{label}  {'  '.join(printable(p) for p in places)}", err=True)
+            tell(f"{label}  {'  '.join(printable(p) for p in places)}")
