@@ -1150,8 +1150,21 @@ def test_an_output_never_replaces_a_key(which: str, cli: Any, tmp_path: Path) ->
         ('"business_value_usd": 1e-999999999', "business_value_usd (expected: a decimal"),
         ('"max_output_tokens": 1000000000000000000000000000000', "max_output_tokens (expected:"),
         ('"input": 1e-41', "PRICE-TOO-PRECISE"),
+        # Was CONTRACT-SHAPE: the string README recommends, refused for its form, not its size.
+        ('"input": "0.' + "1" * 41 + '"', "PRICE-TOO-PRECISE"),
+        # Was CONTRACT-UNREADABLE with no line: past Python's 4,300-digit int conversion limit.
+        ('"input": ' + "1" * 4400, "PRICE-TOO-PRECISE"),
+        ('"max_output_tokens": ' + "1" * 4400, "max_output_tokens (expected:"),
     ],
-    ids=["tiny-number", "huge-exponent", "int-beyond-int64", "price-too-precise"],
+    ids=[
+        "tiny-number",
+        "huge-exponent",
+        "int-beyond-int64",
+        "price-too-precise",
+        "price-string-too-precise",
+        "price-past-int-digit-limit",
+        "count-past-int-digit-limit",
+    ],
 )
 def test_a_claim_no_artifact_could_hold_is_refused_at_convert(
     written: str, expected: str, cli: Any, tmp_path: Path

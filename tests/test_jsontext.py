@@ -75,3 +75,18 @@ def test_a_duplicate_key_names_its_line(doc: bytes, line: int) -> None:
             reader(doc)
         assert refused.value.line == line
         assert refused.value.parsed
+
+
+@pytest.mark.parametrize(
+    ("doc", "line"),
+    [
+        (b'{\n "a": 1,\n "b": 2,\n}\n', 3),
+        (b'{\n "a": [\n  1,\n  2,\n\n ]\n}', 4),
+        (b'{\n "a": 1\n "b": 2\n}', 3),  # a missing comma: the line of the token after it
+    ],
+)
+def test_a_trailing_comma_is_named_at_its_own_line(doc: bytes, line: int) -> None:
+    """Was: the line after it, where the parser met the closing bracket."""
+    with pytest.raises(NotStrictJSON) as refused:
+        loads_exact(doc)
+    assert refused.value.line == line

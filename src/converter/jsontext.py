@@ -69,6 +69,22 @@ def _duplicate_line(text: str) -> int | None:
     return None
 
 
+def _error_line(text: str, bad: json.JSONDecodeError) -> int:
+    """The line to fix. The parser stops at the token after a trailing comma (`"a": 1,` then
+    `}`), a line late; a hand-edited contract is fixed where the comma is."""
+    before = text[: bad.pos].rstrip()
+    if before.endswith(",") and text[bad.pos : bad.pos + 1] in ("}", "]"):
+        return before.count("\n") + 1
+    return bad.lineno
+
+
+def _long_integer(literal: str) -> int | Decimal:
+    """An integer literal as an int, or, past the interpreter's digit limit for int conversion
+    (4,300), as a Decimal: the model it is read into then names the field (a price too
+    precise, a count out of range) instead of the whole document failing with no line."""
+    return int(literal) if len(literal) <= 4000 else Decimal(literal)
+
+
 def _no_constant(_: str) -> Any:
     raise NotStrictJSON("NaN and Infinity are not JSON numbers", parsed=True)
 
@@ -84,14 +100,14 @@ def _scan(data: bytes, **hooks: Any) -> Any:
     except NotStrictJSON:
         raise
     except json.JSONDecodeError as bad:
-        raise NotStrictJSON("syntax", bad.lineno) from None
+        raise NotStrictJSON("syntax", _error_line(text, bad)) from None
     except (ValueError, UnicodeDecodeError, RecursionError) as bad:
         raise NotStrictJSON(type(bad).__name__) from None
 
 
 def loads_exact(data: bytes) -> Any:
     """Parse strict JSON; raises NotStrictJSON (a ValueError) on anything else."""
-    return _scan(data, parse_float=Decimal, object_pairs_hook=_unique)
+    return _scan(data, parse_float=Decimal, parse_int=_long_integer, object_pairs_hook=_unique)
 
 
 def _no_fraction(_: str) -> Any:

@@ -25,16 +25,25 @@ from pydantic_core import PydanticCustomError
 from converter.limits import INT64_MAX
 
 DIGITS = 30  # before and after the point: what a decimal string in an artifact may hold
-# A plain decimal string as artifacts write one; use with `fullmatch` (`match` with `$` would
-# also take a trailing newline).
-DECIMAL_TEXT = re.compile(rf"-?[0-9]{{1,{DIGITS}}}(\.[0-9]{{1,{DIGITS}}})?")
+
+
+# A plain decimal string of any digit count (bounded, so reading one stays cheap) is read as a
+# Decimal, so one with too many digits is refused for that (`_fits`, PRICE-TOO-PRECISE), as the
+# same value written as a JSON number is, not as a string of the wrong shape.
+_DECIMAL_LIKE = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_DECIMAL_LIKE_MAX = 1000
+
+
+def is_decimal_text(value: str) -> bool:
+    """Whether `value` is a plain decimal string (digits, an optional sign and fraction)."""
+    return len(value) <= _DECIMAL_LIKE_MAX and _DECIMAL_LIKE.fullmatch(value) is not None
 
 
 def _exact_decimal(value: Any) -> Any:
     """Accept an int or a plain decimal string as an exact Decimal; never a float or a bool."""
     if isinstance(value, int) and not isinstance(value, bool):
         return Decimal(value)
-    if isinstance(value, str) and DECIMAL_TEXT.fullmatch(value):
+    if isinstance(value, str) and is_decimal_text(value):
         return Decimal(value)
     return value
 
@@ -99,7 +108,7 @@ AS_TEXT = PlainSerializer(decimal_text, return_type=str, when_used="json")
 
 def decimal_fits(value: Decimal) -> bool:
     """Whether `value` is written in at most DIGITS digits before and after the point (the
-    form `DECIMAL_TEXT` reads back). Decided from the exponent, never by writing the value
+    form artifacts write). Decided from the exponent, never by writing the value
     out: `1e-999999999` would be a billion characters."""
     if not value.is_finite():
         return True  # refused as non-finite elsewhere, with its own message

@@ -32,13 +32,13 @@ from pydantic import (
 from converter.firewall.names import may_name
 from converter.firewall.types import (
     AS_TEXT,
-    DECIMAL_TEXT,
     Closed,
     Code,
     Count,
     ModelName,
     PublicName,
     decimal_fits,
+    is_decimal_text,
 )
 
 # `BillingContext.key()`: service_tier|speed|inference_geo, each a context value or "absent".
@@ -72,7 +72,7 @@ def _exact(value: Any, *, allow_nonfinite: bool) -> Any:
     if isinstance(value, int):
         return Decimal(value)
     if isinstance(value, str):
-        if DECIMAL_TEXT.fullmatch(value) or (allow_nonfinite and value in _NONFINITE_TEXT):
+        if is_decimal_text(value) or (allow_nonfinite and value in _NONFINITE_TEXT):
             return Decimal(value)
         raise ValueError("not a decimal number")
     return value  # a Decimal, or anything else for the strict type check to refuse
