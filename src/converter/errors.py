@@ -312,10 +312,13 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-REC-WEBSEARCH-COUNT-UNKNOWN": _c(
-        "WebSearch calls whose result names no server search: their search count (and its price) "
-        "is unknown and counted as 0.",
-        "Nothing to do unless web search spend matters; then add it by hand. (Provider bodies "
-        "would show the real count; this version does not read them yet.)",
+        "WebSearch calls whose result names no server search (an older result shape, or no "
+        "structured result recorded): their search count is unknown and priced as 0, so the "
+        "web-search spend is a lower bound, short by at least one search per such call ($0.01 "
+        "each at the public price).",
+        "Nothing in the contract can change it: no file states the count. If web-search spend "
+        "matters, budget it beside the report from this count. (Provider bodies would show the "
+        "real count; this version does not read them yet.)",
         blocking=False,
     ),
     "CC-REC-SERVER-TOOL-UNPRICED": _c(
