@@ -27,23 +27,23 @@ from converter.limits import INT64_MAX
 DIGITS = 30  # before and after the point: what a decimal string in an artifact may hold
 
 
-# A plain decimal string of any digit count (bounded, so reading one stays cheap) is read as a
-# Decimal, so one with too many digits is refused for that (`_fits`, PRICE-TOO-PRECISE), as the
-# same value written as a JSON number is, not as a string of the wrong shape.
-_DECIMAL_LIKE = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-_DECIMAL_LIKE_MAX = 1000
+# A plain decimal string of any digit count (up to 500 each side, so reading one stays cheap)
+# is read as a Decimal, so one with too many digits is refused for that (`_fits`,
+# PRICE-TOO-PRECISE), as the same value written as a JSON number is, not as a string of the
+# wrong shape.
+_DECIMAL_LIKE = re.compile(r"-?[0-9]{1,500}(\.[0-9]{1,500})?")
 
 
 def is_decimal_text(value: str) -> bool:
     """Whether `value` is a plain decimal string (digits, an optional sign and fraction)."""
-    return len(value) <= _DECIMAL_LIKE_MAX and _DECIMAL_LIKE.fullmatch(value) is not None
+    return _DECIMAL_LIKE.fullmatch(value) is not None
 
 
 def _exact_decimal(value: Any) -> Any:
     """Accept an int or a plain decimal string as an exact Decimal; never a float or a bool."""
     if isinstance(value, int) and not isinstance(value, bool):
         return Decimal(value)
-    if isinstance(value, str) and is_decimal_text(value):
+    if isinstance(value, str) and _DECIMAL_LIKE.fullmatch(value):
         return Decimal(value)
     return value
 
