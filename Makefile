@@ -14,10 +14,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	@$(PY) -m converter.demo
+	@$(PY) -m converter.devtools.demo
 
 claude-code-tree: $(STAMP)
-	@$(PY) -m converter.demo --proof
+	@$(PY) -m converter.devtools.demo --proof
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests
@@ -38,10 +38,10 @@ fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest tests -k "property or fuzz"
 
 bench: $(STAMP)
-	$(PY) -m converter.bench
+	$(PY) -m converter.devtools.bench
 
 schemas: $(STAMP)
-	$(PY) -m converter.schemas --write
+	$(PY) -m converter.devtools.schemas --write
 
 docs: $(STAMP)
 	$(PY) -m converter.errors > docs/refusals.md

@@ -7,7 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from converter.bench.fill import BASELINE, POLICY, PRICES, fill
+from converter.devtools.bench.fill import BASELINE, POLICY, PRICES, fill
 
 __all__ = ["BASELINE", "POLICY", "PRICES", "as_decimal", "fill", "read_json", "write_json"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from converter.attest.dsse import pae
-from converter.canonical import canonical_bytes
+from converter.codec.canonical import canonical_bytes
 
 
 def _document(envelope: bytes) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from converter.attest.dsse import key_id
 from converter.attest.errors import SignatureInvalid, SubjectMismatch
 from converter.attest.statement import PAYLOAD_TYPE, attest, build_statement, check_attestation
-from converter.canonical import canonical_bytes
+from converter.codec.canonical import canonical_bytes
 
 dsse = pytest.importorskip("securesystemslib.dsse")
 signer = pytest.importorskip("securesystemslib.signer")

@@ -30,7 +30,7 @@ from converter.attest.statement import (
     build_statement,
     check_attestation,
 )
-from converter.canonical import canonical_bytes
+from converter.codec.canonical import canonical_bytes
 from tests.envelope_helpers import (
     cosigned,
     reindented,

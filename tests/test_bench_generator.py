@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from converter.bench.generate import MB, Params, generate, generate_chain
+from converter.devtools.bench.generate import MB, Params, generate, generate_chain
 
 SMALL = Params(
     target_mb=2.0,

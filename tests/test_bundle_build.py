@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from converter.bench.fill import fill
 from converter.bundle.model import ModelEventOut, ToolEventOut
-from converter.conversion import make_bundle, make_template, read_sources
+from converter.devtools.bench.fill import fill
 from converter.errors import Refused
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.pipeline import SourceName
+from converter.run.conversion import make_bundle, make_template, read_sources
+from converter.run.pipeline import SourceName
 from tests.conftest import fixture_parent, shared_dir
 
 SHARED = shared_dir()

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from converter.bundle.io import evidence_digest, open_bundle
 from converter.bundle.model import BUNDLE_SCHEMA, Bundle, BundleHead, ModelEventOut, ToolEventOut
-from converter.canonical import encode
+from converter.codec.canonical import encode
 from converter.errors import Refused
 from converter.firewall.view import Edge
 from tests.conftest import ROOT
@@ -286,7 +286,7 @@ def test_locations_name_fields_never_values() -> None:
 
 def test_task_facts_refuse_a_missing_outcome_even_without_the_open_check() -> None:
     """`FactsBuilder` is a public sink: fed a head by hand, it refuses, never a KeyError."""
-    from converter.workload import FactsBuilder
+    from converter.run.workload import FactsBuilder
 
     head = open_bundle(GOLDEN.read_bytes())
     facts = FactsBuilder()

@@ -11,11 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from converter.canonical import FloatInArtifact, canonical_bytes, encode, model_sha256, sha256_hex
+from converter.codec.canonical import (
+    FloatInArtifact,
+    canonical_bytes,
+    encode,
+    model_sha256,
+    sha256_hex,
+)
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount
-from converter.pipeline import inspect_tree
+from converter.run.pipeline import inspect_tree
 from tests.conftest import fixture_parent, shared_dir
 
 SHARED = shared_dir()

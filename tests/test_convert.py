@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from converter.schemas import SCHEMAS, render
+from converter.devtools.schemas import SCHEMAS, render
 from tests.conftest import FIXTURES, ROOT, fixture_parent, shared_dir
 from tests.contract_helpers import PRICES, fill, read_json, write_json
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from converter.bench.fill import fill
-from converter.bench.generate import generate_chain
+from converter.devtools.bench.fill import fill
+from converter.devtools.bench.generate import generate_chain
 
 
 @pytest.fixture(scope="module")

@@ -400,7 +400,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-USAGE-INCOMPLETE",
         "EVAL-AUXILIARY-NOT-OBSERVED",
         "EVAL-COSTS-UNCHECKED",
-        # raised by the bundle → workload adapter (converter.workload)
+        # raised by the bundle → workload adapter (converter.run.workload)
         "EVAL-WORKLOAD-MISMATCH",
         "EVAL-NO-BUNDLE",
         "EVAL-DUPLICATE-TASK",

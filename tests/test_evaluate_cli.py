@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from converter.bench.fill import fill
+from converter.devtools.bench.fill import fill
 from converter.errors import CODES
 from tests.conftest import FIXTURES, fixture_parent
 from tests.contract_helpers import read_json, write_json
@@ -167,7 +167,7 @@ def test_demo_bundle_is_golden(cli: Any, tmp_path: Path) -> None:
 def _resealed(bundle: Path, edit: Any) -> Path:
     """The bundle edited and its evidence digest recomputed, as anyone can."""
     from converter.bundle.io import evidence_digest
-    from converter.canonical import encode
+    from converter.codec.canonical import encode
 
     body = json.loads(bundle.read_bytes())
     edit(body)

@@ -11,7 +11,7 @@ The check is made exact instead by separating what the product prints into two p
 
 * The product's **fixed vocabulary**: every word of every string constant in the modules that
   write command output (`converter.cli.main`, `converter.cli.diagnostics`,
-  `converter.inspection`), every reason code with its fixed message and fix
+  `converter.run.inspection`), every reason code with its fixed message and fix
   (`converter.errors.CODES`), the field names of the output models (`converter.firewall.view`),
   and the built-in tool and agent-type names (`converter.firewall.names`). These words are in the
   product's source, so their presence in an output says nothing about any transcript.
@@ -50,9 +50,9 @@ import converter.evaluate.fmt
 import converter.evaluate.inputs
 import converter.evaluate.report
 import converter.evaluate.result
-import converter.inspection
 import converter.pricing.model
-from converter.bench.fill import fill
+import converter.run.inspection
+from converter.devtools.bench.fill import fill
 from converter.errors import CODES
 from converter.firewall import view
 from converter.firewall.names import BUILTIN_AGENT_TYPES, BUILTIN_TOOLS
@@ -68,7 +68,7 @@ OUTPUT_MODULES: tuple[ModuleType, ...] = (
     converter.cli.diagnostics,
     converter.cli.convert,
     converter.cli.evaluate,
-    converter.inspection,
+    converter.run.inspection,
     converter.evaluate.checks,
     converter.evaluate.fmt,
     converter.evaluate.report,

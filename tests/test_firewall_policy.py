@@ -19,8 +19,8 @@ from converter.firewall.boundary import Policy, coarsen, cross
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.names import BUILTIN_AGENT_TYPES, BUILTIN_TOOLS
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.pipeline import read_tree
 from converter.reader.model import Account
+from converter.run.pipeline import read_tree
 from tests.canary.generate import CallPlan, ChildPlan, ToolPlan, TreePlan, TurnPlan, write_tree
 from tests.conftest import TEST_KEY
 

@@ -84,7 +84,7 @@ def test_a_child_is_in_its_delegation_calls_task(tmp_path: Path) -> None:
     task and its subagent (with the parent's next call) to the next."""
     from converter.firewall.keys import PseudonymKey
     from converter.firewall.pseudonyms import Pseudonymizer
-    from converter.pipeline import inspect_tree
+    from converter.run.pipeline import inspect_tree
     from tests.damage import copy_tree, dump
 
     syn = copy_tree("synthetic_tree", tmp_path)
@@ -161,7 +161,7 @@ def test_a_btw_replay_of_a_delegation_call_does_not_take_its_child(tmp_path: Pat
     session with a side question asked after a delegation refused."""
     from converter.firewall.keys import PseudonymKey
     from converter.firewall.pseudonyms import Pseudonymizer
-    from converter.pipeline import inspect_tree
+    from converter.run.pipeline import inspect_tree
     from tests.damage import copy_tree
 
     syn = copy_tree("synthetic_tree", tmp_path)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from converter.jsontext import NotStrictJSON, loads_exact, loads_integral
+from converter.codec.jsontext import NotStrictJSON, loads_exact, loads_integral
 
 keys = st.text(st.characters(exclude_categories=("Cs",)), max_size=4)
 values = st.recursive(

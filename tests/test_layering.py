@@ -3,9 +3,11 @@ module loaded already."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -45,3 +47,63 @@ def test_the_reading_worker_does_not_load_pydantic() -> None:
     would cost every worker its start-up time and memory."""
     loaded = _loaded(["converter.reader.worker"], ("pydantic",))
     assert loaded == [], f"the reading worker loads {loaded}"
+
+
+# The pipeline, bottom to top: a module imports only from its own unit or a lower layer. The
+# folder names are the design (README "Layout"); this keeps the code from drifting from it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__init__", "errors", "limits", "recorded", "heap", "codec"),  # shared, no stage
+    ("output", "sources"),
+    ("reader",),
+    ("firewall",),
+    ("pricing",),
+    ("contract",),
+    ("bundle",),
+    ("attest",),
+    ("evaluate",),
+    ("run",),
+    ("cli",),
+    ("__main__", "devtools"),
+)
+SRC = Path(__file__).resolve().parents[1] / "src" / "converter"
+
+
+def _unit(module: str) -> str:
+    """`converter.reader.build` -> `reader`; `converter.errors` -> `errors`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "converter":  # a submodule, or a name of the package itself
+                for alias in node.names:
+                    is_module = any(
+                        SRC.joinpath(p).exists() for p in (alias.name, f"{alias.name}.py")
+                    )
+                    found.append(
+                        (node.lineno, f"converter.{alias.name}" if is_module else "converter")
+                    )
+            elif node.module.startswith("converter."):
+                found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("converter.")]
+    return found
+
+
+def test_every_import_goes_down_the_pipeline() -> None:
+    """Was: the reader imported the firewall (a cycle between the two stages), opening a bundle
+    imported attest, evaluate's reports imported the inspect command's module."""
+    layer = {unit: depth for depth, units in enumerate(LAYERS) for unit in units}
+    wrong = []
+    for path in sorted(SRC.rglob("*.py")):
+        relative = path.relative_to(SRC.parent).with_suffix("")
+        here = _unit(".".join(relative.parts))
+        assert here in layer, f"{relative}: a new top-level unit; give it a layer in LAYERS"
+        for line, module in _imports(path):
+            there = _unit(module)
+            if there != here and layer[there] >= layer[here]:
+                wrong.append(f"{relative}.py:{line} imports {module} ({here} -> {there})")
+    assert wrong == []

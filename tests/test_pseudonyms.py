@@ -19,7 +19,7 @@ import pytest
 
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.pipeline import inspect_tree
+from converter.run.pipeline import inspect_tree
 from tests.canary.commands import COMMANDS, Invocation
 from tests.conftest import TEST_KEY
 
@@ -153,7 +153,7 @@ def test_the_inventory_digest_is_keyed() -> None:
     """Was: a plain SHA-256 of the account with exact timestamps, which confirmed a guess at
     the times a contract publishes coarsened (a reviewer found a small session's exact times
     from the bundle alone in 2,212 tries). Keyed, it cannot be recomputed without the key."""
-    from converter.canonical import model_sha256
+    from converter.codec.canonical import model_sha256
     from converter.contract.template import inventory_sha256
     from tests.conftest import fixture_parent
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-import converter.scan as scan_module
-from converter.bench.generate import Expected, Params, generate
+import converter.run.scan as scan_module
+from converter.devtools.bench.generate import Expected, Params, generate
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from tests.conftest import TEST_KEY
@@ -332,7 +332,7 @@ def test_an_interrupted_scan_stops_its_workers_at_once(monkeypatch: pytest.Monke
 _KILLED_SCAN = """
 import os, sys, time
 from pathlib import Path
-import converter.scan as scan
+import converter.run.scan as scan
 
 def slow(parent, identities=False):
     Path(sys.argv[1], str(os.getpid())).touch()

@@ -11,7 +11,7 @@ from converter.firewall.boundary import cross, summarize
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import UsageTotals
-from converter.pipeline import read_tree
+from converter.run.pipeline import read_tree
 from tests.conftest import fixture_parent, shared_dir
 
 SHARED = shared_dir()

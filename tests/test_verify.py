@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from converter.attest.keys import load_private_key, load_public_key
 from converter.attest.statement import attest
 from converter.bundle.io import evidence_digest
-from converter.canonical import canonical_bytes
+from converter.codec.canonical import canonical_bytes
 from tests.conftest import FIXTURES, fixture_parent
 from tests.contract_helpers import write_json
 from tests.envelope_helpers import (

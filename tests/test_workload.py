@@ -8,7 +8,7 @@ from typing import Any
 
 from converter.bundle.io import open_bundle
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
-from converter.workload import FactsBuilder, workload_problems
+from converter.run.workload import FactsBuilder, workload_problems
 from tests.conftest import FIXTURES
 
 HEAD = open_bundle((FIXTURES / "synthetic_bundle.golden.json").read_bytes())
@@ -174,7 +174,7 @@ def test_bundles_naming_other_cards_are_one_workload_when_their_prices_agree() -
     """Was: EVAL-WORKLOAD-MISMATCH [receipt/price_card] for a gateway session priced by hand
     (no card, as README advises) beside card-priced ones, with no price in common."""
     from converter.pricing.card import load_price_card
-    from converter.workload import _card_ids
+    from converter.run.workload import _card_ids
 
     card = load_price_card("anthropic-2026-11").ref()
     named = _other_session(HEAD, price_card=card)

@@ -17,6 +17,10 @@ from typing import Any, Literal
 # the firewall lets the name cross as written.
 SYNTHETIC_MODEL = "<synthetic>"
 
+# The tools whose call starts a subagent (SPEC §5.2): the reader joins children to them, the
+# firewall lets their names cross as built-ins.
+DELEGATION_TOOLS = frozenset({"Agent", "Task", "Workflow"})
+
 Kind = Literal["object", "array", "string", "number", "boolean", "null"]
 
 

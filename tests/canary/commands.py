@@ -76,7 +76,7 @@ def _chain(inv: Invocation, *final: str, attest: bool = False) -> Output:
     """
     import json
 
-    from converter.bench.fill import fill
+    from converter.devtools.bench.fill import fill
 
     work = inv.workdir
     steps = [["convert", "--in", str(inv.parent), "--template", str(work / "t.json"), *_key(inv)]]

@@ -27,9 +27,9 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from pydantic import StringConstraints, ValidationError
 
 from converter.attest.errors import EnvelopeMalformed, NotAnEnvelope, SignatureInvalid
-from converter.canonical import canonical_bytes
+from converter.codec.canonical import canonical_bytes
+from converter.codec.jsontext import NotStrictJSON, loads_exact
 from converter.firewall.types import Closed
-from converter.jsontext import NotStrictJSON, loads_exact
 
 # Standard or URL-safe alphabet, padded or not: DSSE verifiers must accept either.
 Base64Text = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/_-]*={0,2}$")]

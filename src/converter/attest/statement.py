@@ -26,7 +26,7 @@ from converter.attest.errors import (
     StatementInvalid,
     SubjectMismatch,
 )
-from converter.canonical import FloatInArtifact, canonical_bytes
+from converter.codec.canonical import FloatInArtifact, canonical_bytes
 from converter.firewall.types import Closed, Sha256
 
 STATEMENT_TYPE: Final = "https://in-toto.io/Statement/v1"

@@ -24,7 +24,7 @@ from converter.bundle.model import (
     Receipt,
     TaskOut,
 )
-from converter.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
+from converter.codec.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
 from converter.contract.model import Contract, Privacy, PublishedBaseline
 from converter.errors import Problem
 from converter.firewall.types import decimal_text

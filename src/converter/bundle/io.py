@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -18,22 +17,19 @@ from converter.bundle.model import (
     ModelEventOut,
     ToolEventOut,
 )
-from converter.canonical import (
+from converter.codec.canonical import (
     canonical_bytes,
     encode,
     reference_bytes,
     sha256_hex,
     value_sha256,
 )
+from converter.codec.jsontext import NotStrictJSON, loads_exact, loads_integral
 from converter.contract.model import CONTRACT_SCHEMA
-from converter.errors import Gathered, IntegrityFailure, Problem, Refused
+from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
 from converter.heap import return_free_memory
-from converter.jsontext import NotStrictJSON, loads_exact, loads_integral
-
-if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 
 def evidence_digest(
@@ -213,54 +209,6 @@ def open_bundle(
     return head
 
 
-def open_attested(
-    data: bytes,
-    read_envelope: Callable[[], bytes],
-    load_key: Callable[[], Ed25519PublicKey],
-    *,
-    reference: bool = False,
-    sink: BundleSink | None = None,
-    own_receipt: bool = True,
-) -> tuple[BundleHead, dict[str, Any], Ed25519PublicKey]:
-    """`open_bundle`, once the attestation's signature verifies with the key over `data`'s
-    exact bytes, and its signed receipt is the bundle's own. The signature is checked first: a
-    changed byte is a mismatch (5) even where it leaves no JSON to read (unsigned, such bytes
-    could only be refused, 2). Every mismatch is reported: the bundle's own digest too. When
-    the signature cannot be checked (no attestation, no envelope, an unusable key: refused, 2),
-    a bundle that fails its own digest is still a mismatch (5), said with that refusal.
-    Returns the bundle, the signed receipt and the key. `own_receipt=False`: the caller applies
-    `require_own_receipt` itself (`verify` first says what passed)."""
-    from converter.attest.statement import check_attestation
-
-    try:
-        envelope, key = _both(read_envelope, load_key)
-        signed_receipt = check_attestation(data, envelope, key)
-    except IntegrityFailure as failed:
-        mismatches = [*failed.problems, *integrity_mismatches(data, reference)]
-        raise IntegrityFailure.several(mismatches, []) from None
-    except Refused as refused:
-        found = integrity_mismatches(data, reference)
-        if found:
-            raise IntegrityFailure.several(found, refused.problems) from None
-        raise
-    bundle = open_bundle(data, reference=reference, sink=sink)
-    if own_receipt:
-        require_own_receipt(bundle, signed_receipt)
-    return bundle, signed_receipt, key
-
-
-def _both(
-    read_envelope: Callable[[], bytes], load_key: Callable[[], Ed25519PublicKey]
-) -> tuple[bytes, Ed25519PublicKey]:
-    """The envelope and the key, or one refusal naming what is wrong with either or both."""
-    found = Gathered()
-    envelope, key = found(read_envelope), found(load_key)
-    found.done()
-    assert envelope is not None
-    assert key is not None
-    return envelope, key
-
-
 def integrity_mismatches(data: bytes, reference: bool = False) -> list[Problem]:
     """The bundle's own integrity failures, if any (bytes that do not parse have none): what a
     check that could not run (no attestation, an unusable key) must still not hide."""
@@ -271,10 +219,3 @@ def integrity_mismatches(data: bytes, reference: bool = False) -> list[Problem]:
     except Refused:
         pass
     return []
-
-
-def require_own_receipt(bundle: BundleHead, signed_receipt: dict[str, Any]) -> None:
-    """An attestation that verifies must also sign this bundle's own receipt (exit 5 if not);
-    both `verify` and `evaluate --public-key` apply it after the signature check."""
-    if signed_receipt != bundle.receipt.model_dump(mode="json"):
-        raise IntegrityFailure("ATTEST-RECEIPT-MISMATCH")

@@ -19,14 +19,14 @@ from converter.cli.options import (
     read_input,
     source_options,
 )
-from converter.conversion import Reading, make_bundle, make_template, read_sources
 from converter.errors import Gathered, Problem
+from converter.evaluate.fmt import counted
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.inspection import counted
 from converter.output import check_outputs, write_all_atomic, write_atomic
-from converter.pipeline import SourceName, TaskUnit
 from converter.pricing.card import load_price_card, prefill, shipped_cards
 from converter.pricing.engine import observed_keys
+from converter.run.conversion import Reading, make_bundle, make_template, read_sources
+from converter.run.pipeline import SourceName, TaskUnit
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

@@ -8,14 +8,15 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from converter.bundle.io import integrity_mismatches, open_attested, open_bundle
+from converter.attest.signed import open_attested
+from converter.bundle.io import integrity_mismatches, open_bundle
 from converter.cli.diagnostics import say
 from converter.cli.options import FILE, read_input
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
 from converter.output import check_outputs, write_atomic
-from converter.workload import (
+from converter.run.workload import (
     FactsBuilder,
     LoadedBundle,
     build_workload,

@@ -18,8 +18,8 @@ from converter.cli.options import (
 )
 from converter.errors import Exit
 from converter.firewall.boundary import local_names
-from converter.inspection import inspect_report, render_text
-from converter.pipeline import SourceName, TaskUnit, summarize_tree
+from converter.run.inspection import inspect_report, render_text
+from converter.run.pipeline import SourceName, TaskUnit, summarize_tree
 
 
 @click.command()

@@ -13,7 +13,7 @@ import orjson
 from converter.cli.diagnostics import printable, say, tell
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
-from converter.scan import (
+from converter.run.scan import (
     MAX_JOBS,
     available_cpus,
     default_projects_dir,
@@ -21,7 +21,7 @@ from converter.scan import (
     local_paths,
     render_text,
 )
-from converter.scan import scan as run_scan
+from converter.run.scan import scan as run_scan
 
 
 @contextmanager

@@ -24,7 +24,8 @@ from typing import Any, cast
 import click
 
 from converter import __version__
-from converter.bundle.io import open_attested, open_bundle, require_own_receipt
+from converter.attest.signed import open_attested, require_own_receipt
+from converter.bundle.io import open_bundle
 from converter.bundle.model import BundleHead
 from converter.cli.diagnostics import say
 from converter.cli.options import (
@@ -36,11 +37,11 @@ from converter.cli.options import (
     read_input,
 )
 from converter.errors import IntegrityFailure, Problem, Refused
+from converter.evaluate.fmt import counted
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.inspection import counted
-from converter.pipeline import SourceName, TaskUnit
 from converter.pricing.card import shipped_cards
+from converter.run.pipeline import SourceName, TaskUnit
 
 
 @click.command()
@@ -186,7 +187,7 @@ def _check_rederivation(
     task_unit: str | None,
     key_file: Path | None,
 ) -> None:
-    from converter.conversion import make_bundle, source_changes
+    from converter.run.conversion import make_bundle, source_changes
 
     if opened.generator.version != __version__:
         # Its generator's version is in its bytes, and task ids and shapes change between

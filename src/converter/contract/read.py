@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
+from converter.codec.jsontext import NotStrictJSON, as_tuples, loads_exact
 from converter.contract.model import (
     BaselineClaim,
     Claims,
@@ -34,7 +35,6 @@ from converter.contract.model import (
 from converter.errors import Problem
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Task
-from converter.jsontext import NotStrictJSON, as_tuples, loads_exact
 from converter.pricing.model import PricingTemplate
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from converter.canonical import model_sha256
+from converter.codec.canonical import model_sha256
 from converter.contract.model import (
     CONTRACT_SCHEMA,
     BaselineClaim,

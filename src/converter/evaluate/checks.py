@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import get_args
 
-from converter.canonical import canonical_bytes, sha256_hex
+from converter.codec.canonical import canonical_bytes, sha256_hex
 from converter.evaluate.graph import cyclic_components
 from converter.evaluate.inputs import Policy, TaskFacts, Workload
 from converter.evaluate.kernel import compute

@@ -17,8 +17,6 @@ from converter.recorded import SYNTHETIC_MODEL
 # punctuation) is pseudonymized rather than failing the output model.
 _PUBLIC_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,63}")
 
-DELEGATION_TOOLS = frozenset({"Agent", "Task", "Workflow"})
-
 # Claude Code's built-in client tools. Everything else (MCP `mcp__server__tool`, plugins) is
 # pseudonymized unless the contract's privacy.reveal_names lists it.
 BUILTIN_TOOLS = frozenset(

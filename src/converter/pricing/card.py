@@ -26,10 +26,10 @@ from typing import Annotated, Any
 
 from pydantic import Field, StringConstraints, ValidationError
 
+from converter.codec.jsontext import NotStrictJSON, loads_exact
 from converter.errors import Problem, Refused
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.types import Closed, Count, ModelName
-from converter.jsontext import NotStrictJSON, loads_exact
 from converter.pricing.model import (
     PRICE_FIELDS,
     CardDate,

@@ -21,10 +21,10 @@ from typing import Literal, TypeVar
 import msgspec
 
 from converter.errors import Problem
-from converter.firewall.names import DELEGATION_TOOLS
 from converter.reader.load import LoadedTree
 from converter.reader.model import Account, Call, Edge, EventKey, Stream, Task, ToolCall
 from converter.reader.records import Rec, Usage
+from converter.recorded import DELEGATION_TOOLS
 
 
 def _session_check(acc: Account) -> None:

@@ -1,4 +1,4 @@
-"""`make bench` (`python -m converter.bench`): generate large trees, time every phase, check targets.
+"""`make bench` (`python -m converter.devtools.bench`): generate large trees, time every phase, check targets.
 
 Environment:
   BENCH_MB        size of the main tree in MB (10^6 bytes), default 200
@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from converter.bench.generate import (
+from converter.devtools.bench.generate import (
     GENERATOR_VERSION,
     MB,
     Expected,
@@ -34,8 +34,8 @@ from converter.bench.generate import (
     generate_chain,
     generate_projects,
 )
-from converter.bench.generate import generate as generate_tree
-from converter.bench.phases import PHASES, Target, by_name, command_peak
+from converter.devtools.bench.generate import generate as generate_tree
+from converter.devtools.bench.phases import PHASES, Target, by_name, command_peak
 
 RSS_BASE_MB = 150.0
 RATIO_MIN = 0.5
@@ -147,7 +147,7 @@ def run_phase(phase: str, exp: Expected, workdir: Path, repeats: int) -> dict[st
 
 def _child(args: dict[str, Any], phase: str) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-m", "converter.bench.phases"],
+        [sys.executable, "-m", "converter.devtools.bench.phases"],
         input=json.dumps(args).encode(),
         capture_output=True,
         check=False,

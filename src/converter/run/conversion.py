@@ -11,7 +11,7 @@ from typing import Literal
 from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
-from converter.canonical import pretty_bytes
+from converter.codec.canonical import pretty_bytes
 from converter.contract.model import Contract, Privacy, Source
 from converter.contract.read import ContractParts, parse_contract, read_contract
 from converter.contract.template import build_template, carry_forward
@@ -27,11 +27,11 @@ from converter.firewall.boundary import Policy, coarsen, cross, file_labels, unb
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import BoundFile, PublicAccount
 from converter.heap import return_free_memory
-from converter.pipeline import SourceName, TaskUnit, read_tree
 from converter.pricing.card import card_problems
 from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
+from converter.run.pipeline import SourceName, TaskUnit, read_tree
 from converter.sources.tree import discover
 
 Timestamps = Literal["exact", "minute", "hour", "day"]

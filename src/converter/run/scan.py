@@ -40,12 +40,13 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import ConverterError, Refused
+from converter.evaluate.fmt import counted
 from converter.firewall.boundary import usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.inspection import TOKEN_KEYS, counted, inspect_report
-from converter.pipeline import summarize_tree
 from converter.reader.model import Account, Call
+from converter.run.inspection import TOKEN_KEYS, inspect_report
+from converter.run.pipeline import summarize_tree
 from converter.sources.tree import SESSION_ID
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"

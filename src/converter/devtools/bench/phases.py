@@ -1,6 +1,6 @@
 """The measured phases, one entry each in `PHASES`, and the child process that times one of them.
 
-Every phase runs in a fresh interpreter (`python -m converter.bench.phases`, arguments as JSON on
+Every phase runs in a fresh interpreter (`python -m converter.devtools.bench.phases`, arguments as JSON on
 stdin) and is timed there (best of `repeats` runs). Peak memory is one command's, measured on a
 real `python -m converter` process running the phase's `command` once (`command_peak`): the
 largest total RSS of it and the second reading process it starts, sampled every 10 ms from
@@ -120,7 +120,7 @@ def _subprocess_cli(args: list[str]) -> None:
 
 
 def _contract(target: Target) -> Path:
-    from converter.bench.fill import fill
+    from converter.devtools.bench.fill import fill
 
     template = target.workdir / "prepared-template.json"
     template.unlink(missing_ok=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from converter.evaluate.fmt import counted
 from converter.firewall.view import PublicSummary, UsageTotals
 
 TOKEN_KEYS = (
@@ -48,11 +49,6 @@ def inspect_report(summary: PublicSummary) -> dict[str, Any]:
         ],
         "claude_code_versions": list(summary.claude_code_versions),
     }
-
-
-def counted(count: int, noun: str) -> str:
-    """`1 task`, `2 tasks`: a count with its noun, singular or plural."""
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def _kinds(report: dict[str, Any]) -> str:
