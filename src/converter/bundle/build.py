@@ -30,15 +30,11 @@ from converter.errors import Problem
 from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicAccount, ToolEvent
 from converter.pricing.engine import price_model_event, price_tool_event
-from converter.pricing.model import ModelPricing, PricingClaims, PricingProblem
+from converter.pricing.model import ModelPricing, PricingClaims
 
 # No call costs 10**20 USD. Below it, a cost and any sum of the costs of 10**9 calls fit the
 # 30 integer digits every artifact's decimals may have.
 MAX_COST = Decimal(10) ** 20
-
-
-def _as_problem(problem: PricingProblem) -> Problem:
-    return Problem(problem.code, where=problem.where() or None)
 
 
 @dataclass(slots=True)
@@ -131,7 +127,7 @@ def _events(
     ):
         priced = price_model_event(priced_on, claims)
         if isinstance(priced, list):
-            problems += [_as_problem(p) for p in priced]
+            problems += [p.as_problem() for p in priced]
             continue
         if priced.high >= MAX_COST:  # prices within bounds can still multiply past them
             problems.append(Problem("PRICE-COST-TOO-LARGE", where=f"model {priced_on.model}"))
@@ -172,7 +168,7 @@ def _tool_cost(tool: ToolEvent, claims: PricingClaims) -> dict[str, str] | list[
     said once per tool)."""
     priced = price_tool_event(tool, claims)
     if isinstance(priced, list):
-        return [_as_problem(p) for p in priced]
+        return [p.as_problem() for p in priced]
     if priced.cost >= MAX_COST:
         return [Problem("PRICE-COST-TOO-LARGE", where=f"tool {tool.name}")]
     text = decimal_text(priced.cost)

@@ -18,7 +18,7 @@ from converter.contract.read import ContractParts, safe_path
 from converter.errors import Problem
 from converter.firewall.view import BoundFile, Task
 from converter.pricing.card import card_problems
-from converter.pricing.model import PricingProblem, partial_problems, template_problems
+from converter.pricing.model import partial_problems, template_problems
 
 
 def _nulls(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
@@ -43,15 +43,11 @@ def own_problems(parts: ContractParts) -> list[Problem]:
         parts.policy.disabled_checks if parts.policy is not None else parts.disabled_checks
     )
     if parts.pricing is not None:
-        problems += [pricing_problem(p) for p in template_problems(parts.pricing)]
+        problems += [p.as_problem() for p in template_problems(parts.pricing)]
         problems += card_problems(parts.pricing)
     else:
-        problems += [pricing_problem(p) for p in partial_problems(parts.raw_pricing)]
+        problems += [p.as_problem() for p in partial_problems(parts.raw_pricing)]
     return problems
-
-
-def pricing_problem(problem: PricingProblem) -> Problem:
-    return Problem(problem.code, where=problem.where() or None)
 
 
 def unknown_checks(disabled: tuple[str, ...]) -> list[Problem]:

@@ -29,6 +29,7 @@ from pydantic import (
     ValidationError,
 )
 
+from converter.errors import Problem
 from converter.firewall.names import may_name
 from converter.firewall.types import (
     AS_TEXT,
@@ -202,6 +203,10 @@ class PricingProblem(Closed):
             self.field or "",
         ]
         return " / ".join(p for p in parts if p)
+
+    def as_problem(self) -> Problem:
+        """The refusal it is, located by `where`."""
+        return Problem(self.code, where=self.where() or None)
 
 
 def _shown(name: str) -> str:

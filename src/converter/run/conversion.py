@@ -19,7 +19,6 @@ from converter.contract.validate import (
     check_against_sources,
     file_differences,
     own_problems,
-    pricing_problem,
     task_claims,
 )
 from converter.errors import Problem, Refused
@@ -197,7 +196,7 @@ def _checked_bundle(
     contract = parts.contract
     claims = complete(contract.claims.pricing)
     if isinstance(claims, list):  # own_problems has named each of these already
-        raise Refused([pricing_problem(p) for p in claims])
+        raise Refused([p.as_problem() for p in claims])
     canonical = reading.canonical
     del reading  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
@@ -250,7 +249,7 @@ def _problems(
     problems = [*parts.problems, *against, *task_claims(parts, fresh.tasks), *own_problems(parts)]
     if parts.pricing is not None:
         pricing = account_problems(reading.canonical, parts.pricing)
-        problems += [pricing_problem(p) for p in pricing]
+        problems += [p.as_problem() for p in pricing]
     return problems, shown
 
 
