@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from converter.cli.main import main
-from converter.output import write_all_atomic
+from converter.files import write_all_atomic
 from tests.conftest import fixture_parent
 
 PARENT = fixture_parent("synthetic_tree")
@@ -55,7 +55,7 @@ def test_ctrl_c_exits_130_and_writes_nothing(
     result = cli("inspect", "--in", str(PARENT))
     assert (result.code, result.err.strip()) == (130, "interrupted: nothing was written")
 
-    monkeypatch.setattr("converter.output.os.replace", interrupted)
+    monkeypatch.setattr("converter.files.os.replace", interrupted)
     out = tmp_path / "t.json"
     result = cli("convert", "--in", str(PARENT), "--template", str(out))
     assert result.code == 130
@@ -100,7 +100,7 @@ def test_an_interrupt_between_two_renames_leaves_neither_output(
             raise KeyboardInterrupt
         real(src, dst)
 
-    monkeypatch.setattr("converter.output.os.replace", second_interrupted)
+    monkeypatch.setattr("converter.files.os.replace", second_interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_all_atomic([(tmp_path / "b.json", b"{}"), (tmp_path / "b.json.intoto.json", b"{}")])
     assert list(tmp_path.iterdir()) == []

@@ -42,6 +42,14 @@ def test_reading_an_artifact_does_not_load_the_reader(imports: list[str]) -> Non
     )
 
 
+@pytest.mark.parametrize("command", ["inspect", "convert", "evaluate", "verify", "scan"])
+def test_a_command_loads_cryptography_only_to_sign_or_check_a_signature(command: str) -> None:
+    """Was: moving the signed-bundle opener into attest/ made evaluate and verify import it (and
+    cryptography, ~12 MB of a peak the bench holds to 150 MB) on every run, key or not."""
+    loaded = _loaded([f"converter.cli.{command}"], ("cryptography",))
+    assert loaded == [], f"importing converter.cli.{command} loads cryptography"
+
+
 def test_the_reading_worker_does_not_load_pydantic() -> None:
     """The worker process reads transcripts with msgspec alone; a model library in its imports
     would cost every worker its start-up time and memory."""
@@ -53,7 +61,7 @@ def test_the_reading_worker_does_not_load_pydantic() -> None:
 # folder names are the design (README "Layout"); this keeps the code from drifting from it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "errors", "limits", "recorded", "heap", "codec"),  # shared, no stage
-    ("output", "sources"),
+    ("files", "sources"),
     ("reader",),
     ("firewall",),
     ("pricing",),

@@ -111,7 +111,7 @@ def test_an_output_that_is_not_a_regular_file_is_refused(
 def test_a_device_counts_as_not_a_regular_file() -> None:
     """Only looked at, never written: with the check broken, a test writing to /dev/null as root
     would replace it (it did, once, while this test was being written)."""
-    from converter.output import _not_a_plain_file
+    from converter.files import _not_a_plain_file
 
     assert _not_a_plain_file(Path(os.devnull))
     assert not _not_a_plain_file(CONTRACT)

@@ -20,13 +20,14 @@ from typing import Annotated, Any, Final, Literal
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
-from converter.attest.dsse import parse_envelope, sign_envelope, verify_envelope
+from converter.attest.dsse import b64decode, parse_envelope, sign_envelope, verify_envelope
 from converter.attest.errors import (
     PayloadTypeUnsupported,
     StatementInvalid,
     SubjectMismatch,
 )
 from converter.codec.canonical import FloatInArtifact, canonical_bytes
+from converter.errors import ConverterError
 from converter.firewall.types import Closed, Sha256
 
 STATEMENT_TYPE: Final = "https://in-toto.io/Statement/v1"
@@ -119,3 +120,13 @@ def parse_statement(payload: bytes) -> Statement:
     if canonical != payload:
         raise StatementInvalid
     return statement
+
+
+def names_subject(envelope: bytes, data: bytes | bytearray) -> bool:
+    """Whether an attestation's subject is the SHA-256 of `data`: read, not verified (whoever
+    checks it needs the public key; this only decides whether it still belongs beside `data`)."""
+    try:
+        statement = parse_statement(b64decode(parse_envelope(envelope).payload))
+    except ConverterError:
+        return False
+    return statement.subject[0].digest.sha256 == hashlib.sha256(data).hexdigest()

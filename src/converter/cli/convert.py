@@ -3,7 +3,6 @@ bundle. Both refuse with every problem found and write nothing on refusal."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
@@ -16,13 +15,12 @@ from converter.cli.options import (
     key_option,
     provider_bodies_option,
     pseudonymizer,
-    read_input,
     source_options,
 )
 from converter.errors import Gathered, Problem
 from converter.evaluate.fmt import counted
+from converter.files import check_outputs, read_input, write_all_atomic, write_atomic
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.output import check_outputs, write_all_atomic, write_atomic
 from converter.pricing.card import load_price_card, prefill, shipped_cards
 from converter.pricing.engine import observed_keys
 from converter.run.conversion import Reading, make_bundle, make_template, read_sources
@@ -207,19 +205,15 @@ def _template(
 
 
 def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:
-    """Whether an attestation's subject is the SHA-256 of `data` (read, not verified: whoever
-    checks it needs the public key; this only decides whether it still belongs here)."""
-    from converter.attest.dsse import b64decode, parse_envelope
-    from converter.attest.statement import parse_statement
-    from converter.errors import ConverterError
+    """Whether the attestation file beside a bundle signs `data` (`names_subject`)."""
+    from converter.attest.statement import names_subject
 
     if not envelope.is_file():  # a FIFO there would block the read
         return False
     try:
-        statement = parse_statement(b64decode(parse_envelope(envelope.read_bytes()).payload))
-    except (OSError, ConverterError):
+        return names_subject(envelope.read_bytes(), data)
+    except OSError:
         return False
-    return statement.subject[0].digest.sha256 == hashlib.sha256(data).hexdigest()
 
 
 def _signing_key(path: Path) -> Ed25519PrivateKey:

@@ -30,8 +30,8 @@ from converter.errors import (
     Refused,
     UsageProblem,
 )
+from converter.files import written_outputs
 from converter.heap import cyclic_gc_paused, map_large_blocks
-from converter.output import written_outputs
 
 # Each command lives in its own module, imported only when it runs: `inspect` does not pay for
 # the cryptography and pricing imports of `convert`, `verify` and `keygen` (12 MB, 0.2 s).

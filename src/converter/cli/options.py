@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from converter.cli.diagnostics import tell
-from converter.errors import Problem, Refused, UsageProblem
+from converter.errors import UsageProblem
 from converter.firewall.keys import PseudonymKey, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 
@@ -80,20 +80,6 @@ def source_options(func: F) -> F:
         show_default=True,
         help="Source adapter (convert --contract: the contract's, unless given).",
     )(func)
-
-
-def read_input(path: Path, code: str, *, empty_is_missing: bool = False) -> bytes:
-    """An input file's bytes, or a refusal with `code` (never the path) when it cannot be read
-    (or, with `empty_is_missing`, holds nothing: a write or download that never happened)."""
-    try:
-        if not path.is_file():
-            raise Refused([Problem(code)])
-        data = path.read_bytes()
-    except OSError:
-        raise Refused([Problem(code)]) from None
-    if empty_is_missing and not data:
-        raise Refused([Problem(code)])
-    return data
 
 
 def pseudonym_key(key_file: Path | None) -> PseudonymKey:

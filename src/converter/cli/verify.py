@@ -23,8 +23,6 @@ from typing import Any, cast
 
 import click
 
-from converter import __version__
-from converter.attest.signed import open_attested, require_own_receipt
 from converter.bundle.io import open_bundle
 from converter.bundle.model import BundleHead
 from converter.cli.diagnostics import say
@@ -34,10 +32,9 @@ from converter.cli.options import (
     SOURCES,
     key_option,
     provider_bodies_option,
-    read_input,
 )
-from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate.fmt import counted
+from converter.files import read_input
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing.card import shipped_cards
@@ -126,6 +123,7 @@ def verify(
     else:  # the signature first, over the raw bytes (`open_attested`)
         from converter.attest.dsse import key_id
         from converter.attest.keys import load_public_key
+        from converter.attest.signed import open_attested
 
         opened, signed_receipt, key = open_attested(
             data,
@@ -150,32 +148,14 @@ def verify(
             f"ok: attestation signature verifies with key {signed[0]} and its subject is this "
             f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
         )
+        from converter.attest.signed import require_own_receipt
+
         require_own_receipt(opened, signed[1])
         say("ok: the signed receipt is the bundle's own receipt")
     elif envelope.exists():  # a reader could take the file's presence for a checked signature
         say("not checked: the attestation beside it (who signed it): pass --public-key")
     if contract_in is not None and parent is not None:
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
-
-
-# What a contract says when the sources are not the files it binds (CONTRACT-KEY-MISMATCH is not
-# one: another pseudonym key cannot re-derive anything, and is said as such, exit 2).
-_SOURCES_DIFFER = frozenset(
-    {
-        "CONTRACT-FILE-CHANGED",
-        "CONTRACT-FILE-ADDED",
-        "CONTRACT-FILE-REMOVED",
-        "CONTRACT-COUNT-MISMATCH",
-        "CONTRACT-INVENTORY-MISMATCH",
-        "CONTRACT-TASKS-MISMATCH",
-        "CONTRACT-OTHER-SESSION",
-    }
-)
-
-
-# Refusals after which the files cannot be compared with the contract's: read another way than
-# it names, or labelled under another key.
-_NOT_COMPARABLE = frozenset({"CONTRACT-SOURCE-MISMATCH", "CONTRACT-KEY-MISMATCH"})
 
 
 def _check_rederivation(
@@ -187,47 +167,15 @@ def _check_rederivation(
     task_unit: str | None,
     key_file: Path | None,
 ) -> None:
-    from converter.run.conversion import make_bundle, source_changes
+    from converter.run.conversion import rederive, require_this_version
 
-    if opened.generator.version != __version__:
-        # Its generator's version is in its bytes, and task ids and shapes change between
-        # versions: another version can only re-derive other bytes (and would list every task
-        # as a mismatch, with fixes for a contract that is not wrong).
-        raise Refused([Problem("ATTEST-REDERIVE-OTHER-VERSION")])
+    require_this_version(opened)
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     # Never create a key here: a fresh key could only re-derive a different bundle.
     pseudo = Pseudonymizer(load_key(key_file, create=False).key)
-    if hashlib.sha256(contract_bytes).hexdigest() != opened.receipt.contract_sha256:
-        # Not the contract the bundle names (or the bundle names another): nothing from it can
-        # re-derive these bytes. Said as such, not as an unexplained byte mismatch; a file that
-        # is no contract at all (not JSON, a bundle) could not be checked (2). The contract
-        # the receipt names is parsed once, by make_bundle.
-        from converter.contract.read import read_contract
-
-        unread = read_contract(contract_bytes)
-        if isinstance(unread, list):
-            raise Refused(unread)
-        raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
-    # Untyped, the adapter and task unit are the contract's own (as convert takes them), not
-    # the receipt's: a receipt edited to name others is then a mismatch, never a refusal.
     src = cast(SourceName | None, source)
     unit = cast(TaskUnit | None, task_unit)
-    try:
-        _, rederived = make_bundle(parent, src, unit, pseudo, contract_bytes)
-    except Refused as refused:
-        # The contract is the bundle's own (its digest is the receipt's) and converted once: the
-        # sources no longer being the files it binds is a mismatch, not input to fix (exit 5).
-        # A tree that no longer converts at all is compared by its files' bytes.
-        changed = [p for p in refused.problems if p.code in _SOURCES_DIFFER]
-        if not changed and not any(p.code in _NOT_COMPARABLE for p in refused.problems):
-            changed = source_changes(parent, pseudo, contract_bytes)
-        if changed:
-            failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
-            failure.refusals = [*changed, *(p for p in refused.problems if p not in changed)]
-            raise failure from None
-        raise
-    if rederived != data:
-        raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")
+    rederive(data, opened, contract_bytes, parent, src, unit, pseudo)
     say(
         "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
         f"({counted(len(data), 'byte')})"

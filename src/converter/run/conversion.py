@@ -1,5 +1,6 @@
-"""The two phases of `convert` (SPEC §7): template, then bundle. Reading inputs and checking
-them happen here; writing is left to the caller, which writes atomically only on success."""
+"""The two phases of `convert` (SPEC §7), template then bundle, and `verify`'s re-derivation of a
+bundle from its sources. Reading inputs and checking them happen here; writing is left to the
+caller, which writes atomically only on success."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from converter import __version__
 from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
@@ -21,7 +23,7 @@ from converter.contract.validate import (
     own_problems,
     task_claims,
 )
-from converter.errors import Problem, Refused
+from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.boundary import Policy, coarsen, cross, file_labels, unbound_ref
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import BoundFile, PublicAccount
@@ -298,3 +300,73 @@ def _digest_of(path: Path) -> tuple[int, str] | None:
     except OSError:
         return None
     return size, hasher.hexdigest()
+
+
+def require_this_version(bundle: BundleHead) -> None:
+    """Only this version can re-derive a bundle: its generator's version is in its bytes, and
+    task ids and shapes change between versions, so another version could only re-derive
+    other bytes (and would list every task as a mismatch, with fixes for a contract that is
+    not wrong)."""
+    if bundle.generator.version != __version__:
+        raise Refused([Problem("ATTEST-REDERIVE-OTHER-VERSION")])
+
+
+# What a contract says when the sources are not the files it binds (CONTRACT-KEY-MISMATCH is not
+# one: another pseudonym key cannot re-derive anything, and is said as such, exit 2).
+_SOURCES_DIFFER = frozenset(
+    {
+        "CONTRACT-FILE-CHANGED",
+        "CONTRACT-FILE-ADDED",
+        "CONTRACT-FILE-REMOVED",
+        "CONTRACT-COUNT-MISMATCH",
+        "CONTRACT-INVENTORY-MISMATCH",
+        "CONTRACT-TASKS-MISMATCH",
+        "CONTRACT-OTHER-SESSION",
+    }
+)
+
+
+# Refusals after which the files cannot be compared with the contract's: read another way than
+# it names, or labelled under another key.
+_NOT_COMPARABLE = frozenset({"CONTRACT-SOURCE-MISMATCH", "CONTRACT-KEY-MISMATCH"})
+
+
+def rederive(
+    data: bytes,
+    opened: BundleHead,
+    contract_bytes: bytes,
+    parent: Path,
+    source: SourceName | None,
+    task_unit: TaskUnit | None,
+    pseudo: Pseudonymizer,
+) -> None:
+    """`verify`'s third check: the bundle `data` made again from the sources, its contract and
+    the pseudonym key, byte for byte; IntegrityFailure (5) when it is not (another contract,
+    changed sources, other bytes), Refused (2) when it cannot be made at all. Untyped, `source`
+    and `task_unit` are the contract's own (as convert takes them), not the receipt's: a
+    receipt edited to name others is then a mismatch, never a refusal."""
+    if hashlib.sha256(contract_bytes).hexdigest() != opened.receipt.contract_sha256:
+        # Not the contract the bundle names (or the bundle names another): nothing from it can
+        # re-derive these bytes. Said as such, not as an unexplained byte mismatch; a file that
+        # is no contract at all (not JSON, a bundle) could not be checked (2). The contract
+        # the receipt names is parsed once, by make_bundle.
+        unread = read_contract(contract_bytes)
+        if isinstance(unread, list):
+            raise Refused(unread)
+        raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
+    try:
+        _, rederived = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
+    except Refused as refused:
+        # The contract is the bundle's own (its digest is the receipt's) and converted once: the
+        # sources no longer being the files it binds is a mismatch, not input to fix (exit 5).
+        # A tree that no longer converts at all is compared by its files' bytes.
+        changed = [p for p in refused.problems if p.code in _SOURCES_DIFFER]
+        if not changed and not any(p.code in _NOT_COMPARABLE for p in refused.problems):
+            changed = source_changes(parent, pseudo, contract_bytes)
+        if changed:
+            failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
+            failure.refusals = [*changed, *(p for p in refused.problems if p not in changed)]
+            raise failure from None
+        raise
+    if rederived != data:
+        raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")

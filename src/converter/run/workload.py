@@ -1,4 +1,5 @@
-"""From loaded bundles to one evaluation workload (the adapter between stages 4 and 5).
+"""From bundle files to one evaluation workload (the adapter between stages 4 and 5): each
+opened (its digest, its parts, with a key its signature), then checked to belong together.
 
 Several bundles are one workload only when their policy, baseline, rubric, label source and
 pseudonym key agree (SPEC §10), every price two of them used is the same, no task is in two of
@@ -13,11 +14,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 from pydantic import ValidationError
 
+from converter.bundle.io import integrity_mismatches, open_bundle
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
-from converter.errors import Problem, Refused
+from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import (
     ROOT_AGENT,
     Baseline,
@@ -29,8 +33,12 @@ from converter.evaluate import (
     Workload,
     shape_key,
 )
+from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 ZERO = Decimal(0)
 _RESERVED = {ROOT_AGENT, "hidden"}
@@ -404,3 +412,90 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
         )
     except ValidationError as error:
         raise Refused(claim_problems(error, "receipt")) from None
+
+
+def load_workload(paths: tuple[Path, ...], public_key: Path | None) -> Workload:
+    """The bundles at `paths` as one workload; with `public_key`, every bundle is refused unless
+    its attestation (`<bundle>.intoto.json`) verifies with that key."""
+    key = signed_by = None
+    if public_key is not None:
+        from converter.attest.dsse import key_id
+        from converter.attest.keys import load_public_key
+
+        try:
+            key = load_public_key(public_key)  # a key that cannot be used is refused here, once
+        except Refused as bad_key:
+            _unless_tampered(paths, bad_key)
+        signed_by = key_id(key)
+    return build_workload(load_bundles(paths, key), signed_by)
+
+
+def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle:
+    """Open a bundle (digest checked, exit 5 on mismatch) into its task facts; with a key,
+    require its attestation."""
+    data = read_input(path, "BUNDLE-UNREADABLE")
+    facts = FactsBuilder()
+    if public_key is None:
+        return open_bundle(data, sink=facts), facts
+    # Only with a key: the signature's imports (cryptography: ~12 MB) stay out of the others.
+    from converter.attest.signed import open_attested
+
+    envelope = Path(f"{path}.intoto.json")
+    bundle, _, _ = open_attested(
+        data,
+        lambda: read_input(envelope, "ATTEST-MISSING", empty_is_missing=True),
+        lambda: public_key,
+        sink=facts,
+    )
+    return bundle, facts
+
+
+def load_bundles(
+    paths: tuple[Path, ...], public_key: Ed25519PublicKey | None
+) -> list[LoadedBundle]:
+    """Every bundle opened, or every problem of every bundle, each labelled `bundle N of M`
+    (with several), and why they are not one workload. Exit 5 if any bundle failed an
+    integrity check (its other problems and the other bundles' refusals are printed with it),
+    else 2: a mismatch anywhere is never reported as a mere refusal, whatever the order of the
+    bundles (a broken file given first cannot hide a tampered one)."""
+    total = len(paths)
+    loaded: list[LoadedBundle | None] = []
+    mismatches: list[Problem] = []
+    refusals: list[Problem] = []
+    for position, path in enumerate(paths, 1):
+        try:
+            loaded.append(load_bundle(path, public_key))
+            continue
+        except IntegrityFailure as failure:
+            mismatches += labelled(failure.problems, position, total)
+            refusals += labelled(failure.refusals, position, total)
+        except Refused as refused:
+            refusals += labelled(refused.problems, position, total)
+        loaded.append(None)
+    refusals += workload_problems(
+        [item[0] if item else None for item in loaded],
+        [item[1].used if item else set() for item in loaded],
+        [item[1].event_ids if item else () for item in loaded],
+    )
+    if mismatches:
+        raise IntegrityFailure.several(mismatches, refusals)
+    if refusals:
+        raise Refused(refusals)
+    return [item for item in loaded if item is not None]
+
+
+def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
+    """The key cannot check any signature: refused (2), unless a bundle fails its own digest,
+    which is a mismatch (5) whatever else stopped the check (the key's refusal said with it)."""
+    mismatches: list[Problem] = []
+    unread: list[Problem] = []
+    for position, path in enumerate(paths, 1):
+        try:
+            data = read_input(path, "BUNDLE-UNREADABLE")
+        except Refused as refused:
+            unread += labelled(refused.problems, position, len(paths))
+            continue
+        mismatches += labelled(integrity_mismatches(data), position, len(paths))
+    if mismatches:
+        raise IntegrityFailure.several(mismatches, [*bad_key.problems, *unread]) from None
+    raise Refused([*bad_key.problems, *unread]) from None

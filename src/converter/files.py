@@ -1,7 +1,6 @@
-"""Atomic output: write to a temporary file in the target folder, rename on success.
-
-A refused or crashed run leaves nothing behind, and an output never overwrites an input.
-"""
+"""Files in and out. An input is read whole, or refused with the caller's code (never its path).
+An output is written to a temporary file in the target folder and renamed on success: a refused
+or crashed run leaves nothing behind, and an output never overwrites an input."""
 
 from __future__ import annotations
 
@@ -15,6 +14,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from converter.errors import Problem, Refused
+
+
+def read_input(path: Path, code: str, *, empty_is_missing: bool = False) -> bytes:
+    """An input file's bytes, or a refusal with `code` (never the path) when it cannot be read
+    (or, with `empty_is_missing`, holds nothing: a write or download that never happened)."""
+    try:
+        if not path.is_file():
+            raise Refused([Problem(code)])
+        data = path.read_bytes()
+    except OSError:
+        raise Refused([Problem(code)]) from None
+    if empty_is_missing and not data:
+        raise Refused([Problem(code)])
+    return data
 
 
 def _same_file(a: Path, b: Path) -> bool:
