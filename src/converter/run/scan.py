@@ -29,7 +29,6 @@ import ctypes
 import hashlib
 import os
 import signal
-import stat
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -47,7 +46,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.reader.model import Account, Call
 from converter.run.inspection import TOKEN_KEYS, inspect_report
 from converter.run.pipeline import summarize_tree
-from converter.sources.tree import SESSION_ID
+from converter.sources.tree import SESSION_ID, entry_kind
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
 OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
@@ -70,18 +69,6 @@ class Session:
     parents: list[Path] = field(default_factory=list)
     orphan_folders: int = 0  # <sid>/ folders with no <sid>.jsonl in the same project folder
     projects: set[str] = field(default_factory=set)
-
-
-def _kind(path: Path) -> str:
-    try:
-        mode = path.lstat().st_mode
-    except OSError:
-        return "missing"
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISDIR(mode):
-        return "dir"
-    return "other"  # symlinks and special files are not followed
 
 
 @dataclass(slots=True)
@@ -109,7 +96,7 @@ def find_sessions(projects_dir: Path) -> Found:
     sessions: dict[str, Session] = {}
     folders = skipped = symlinks = top_level = unreadable = 0
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
-        if _kind(project) != "dir":
+        if entry_kind(project) != "dir":
             if project.is_symlink() and project.is_dir():
                 symlinks += 1
             else:
@@ -129,7 +116,7 @@ def find_sessions(projects_dir: Path) -> Found:
             name = entry.name
             if name == "memory":
                 continue
-            kind = _kind(entry)
+            kind = entry_kind(entry)
             stem = name.removesuffix(".jsonl")
             # A symlink, special file or folder named like a session transcript is a session
             # the tree refuses (CC-TREE-SYMLINK, -SPECIAL-FILE, -PARENT-MISSING): a row says

@@ -60,7 +60,7 @@ class TreeLayout:
         return entry
 
 
-def _kind(path: Path) -> str:
+def entry_kind(path: Path) -> str:
     """'file', 'dir', 'link', 'special', 'missing' or 'unreadable', without following symlinks."""
     try:
         mode = path.lstat().st_mode
@@ -89,7 +89,7 @@ class _Walker:
         self.layout = layout
 
     def refuse_unsafe(self, path: Path) -> str:
-        kind = _kind(path)
+        kind = entry_kind(path)
         if kind == "link":
             self.stray(path, "CC-TREE-SYMLINK")
         elif kind == "special":
@@ -233,7 +233,7 @@ def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
     parent = Path(os.path.abspath(parent))
     layout = TreeLayout(session_id="", root=parent.parent)
     walker = _Walker(layout)
-    kind = _kind(parent)
+    kind = entry_kind(parent)
     if kind == "link":
         layout.problems.append(Problem("CC-TREE-SYMLINK", local_path=parent.name))
         return layout
