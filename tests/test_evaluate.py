@@ -559,3 +559,21 @@ def test_human_cost_is_money_so_totals_are_sums_of_the_tasks_shown() -> None:
     assert D(data["metrics"]["total_effective_cost"]["low"]) == listed == D("9.5000000001")
     # A whole amount keeps its own places: 2 minutes at $60/h is 2, not 2.0000000000.
     assert evaluate(make_workload([make_task(0)])).tasks[0].human_usd == D(2)
+
+
+def test_a_measure_exactly_at_its_limit_meets_it() -> None:
+    """A maximum is inclusive: a cost or a count equal to it passes, one unit under it fails.
+    Was untested: `<` for `<=` survived every test."""
+    tasks = [make_task(i) for i in range(4)]  # each: $2 spend + $2 human = $4, 5 + 3 calls
+    exact = {
+        "max_cost_per_acceptable_outcome_usd": D(4),
+        "max_p95_task_cost_usd": D(4),
+        "max_trace_cost_per_task_usd": D(2),
+        "max_calls_per_task": 8,
+    }
+    ev = evaluate(make_workload(tasks, **exact))
+    assert ev.decision == "SCALE", [r.model_dump() for r in ev.reasons]
+    for name, value in exact.items():
+        past = value - 1 if name == "max_calls_per_task" else value - D("0.0001")
+        worse = evaluate(make_workload(tasks, **{**exact, name: past}))
+        assert worse.decision != "SCALE", name

@@ -10,6 +10,7 @@ Bounded and deterministic by default (the "default" hypothesis profile in confte
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -36,7 +37,7 @@ from tests.canary.generate import (
     unexplained,
     write_tree,
 )
-from tests.canary.leaks import describe, index_outputs, leaks
+from tests.canary.leaks import HEX_GRAM, OutputIndex, describe, index_outputs, leaks
 
 PSEUDONYM = re.compile(r"\b(?:task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{12}\b")
 KEY_ID = re.compile(r"key-[0-9a-f]{16}")
@@ -73,6 +74,15 @@ def assert_no_leak(tree: Tree, command: str, output: Output) -> None:
     assert not canaries, f"canaries in outputs: {canaries}"
     found = leaks(tree.sources, index, MARKUP)
     assert not found, describe(found)
+    # A plain (unkeyed) digest of a source is content too: whoever holds a guess of a prompt
+    # can confirm it. Every digest an output carries is keyed, or of a whole file.
+    digested = [s for s in tree.sources if _plain_digest_in(s, index)]
+    assert not digested, f"plain SHA-256 of {len(digested)} source strings in the outputs"
+
+
+def _plain_digest_in(source: str, index: OutputIndex) -> bool:
+    digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    return any(digest[i : i + HEX_GRAM] in index.hex_grams for i in range(64 - HEX_GRAM + 1))
 
 
 def test_generated_trees_are_valid_property_selfcheck(cli: Any) -> None:

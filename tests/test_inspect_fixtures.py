@@ -273,3 +273,68 @@ def test_a_copy_that_is_not_the_call_it_repeats_is_a_finding(cli: Any, tmp_path:
     again = cli("inspect", "--json", "--in", str(syn.parent)).json()
     assert again["convertible"] is True, again["refusals"]
     assert not [f for f in again["findings"] if f["code"] == "CC-REC-COPY-DISAGREE"]
+
+
+def test_a_call_copied_into_another_file_unexplained_is_refused(cli: Any, tmp_path: Path) -> None:
+    """A copy no documented rule explains (not a fork's leading bootstrap, not a replay) is
+    refused, never merged into the call it repeats: a parent's last call appended to the end of
+    its child, and a tool_use id written again under another call in the child."""
+    from tests.damage import copy_tree, dump
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    child = next(p for p in syn.folder.rglob("agent-*.jsonl"))
+    rel = child.relative_to(syn.folder).as_posix()
+    parent_line = syn.find_line("", "msg_011CpD5wpCu5FpNmW8QHVPia")
+    copy = syn.record("", parent_line)
+    copy.update(uuid="00000000-0000-4000-8000-00000000c0de", isSidechain=True)
+    copy["agentId"] = child.stem.removeprefix("agent-")
+    copy["parentUuid"] = json.loads(syn.lines(rel)[-1])["uuid"]
+    syn.write_lines(rel, [*syn.lines(rel), dump(copy)])
+    report = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert report["convertible"] is False
+    codes = {r["code"] for r in report["refusals"]}
+    assert "CC-REC-UNEXPLAINED-DUPLICATE" in codes, report["refusals"]
+
+    syn = copy_tree("synthetic_tree", tmp_path / "again")
+    delegation = syn.record("", syn.find_line("", '"name":"Agent"'))
+    tool_id = next(b["id"] for b in delegation["message"]["content"] if b["type"] == "tool_use")
+    last = len(syn.lines(rel))
+    while syn.record(rel, last).get("type") != "assistant":
+        last -= 1
+
+    def reuse(record: dict[str, Any]) -> None:
+        blocks = record["message"]["content"]
+        blocks.append({"type": "tool_use", "id": tool_id, "name": "Read", "input": {}})
+
+    syn.edit_record(rel, last, reuse)
+    again = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert again["convertible"] is False
+    assert "CC-REC-UNEXPLAINED-DUPLICATE" in {r["code"] for r in again["refusals"]}
+
+
+@pytest.mark.parametrize(
+    ("iterations", "incomplete"),
+    [([{"input_tokens": 3, "output_tokens": 9}], 0), ([], 0), (None, 1), ("[]", 1)],
+    ids=["list", "empty-list", "absent", "not-a-list"],
+)
+def test_a_usage_iterations_list_marks_the_final_usage_without_stop_reason(
+    iterations: Any, incomplete: int, cli: Any, tmp_path: Path
+) -> None:
+    """2.1.3x writes no stop_reason but marks its final usage record with a list-valued
+    `usage.iterations` (SPEC §4.4, FORMAT-NOTES §6). Was checked only by a real-corpus tree,
+    which CI without the corpus skips."""
+    from tests.damage import copy_tree
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    line = syn.find_line("", "msg_011CpD5wpCu5FpNmW8QHVPia")
+
+    def strip(record: dict[str, Any]) -> None:
+        record["message"]["stop_reason"] = None
+        usage = record["message"]["usage"]
+        usage.pop("iterations", None)
+        if iterations is not None:
+            usage["iterations"] = iterations
+
+    syn.edit_record("", line, strip)
+    report = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert report["counts"]["usage_incomplete_calls"] == incomplete

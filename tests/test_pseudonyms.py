@@ -169,3 +169,19 @@ def test_the_inventory_digest_is_keyed() -> None:
     assert inventory_sha256(under_other, other) != keyed
     with pytest.raises(ValueError):  # never a digest of one account under another's key
         inventory_sha256(account, other)
+
+
+def test_each_kind_is_its_own_domain() -> None:
+    """One value named as two kinds gets two unrelated pseudonyms (a task id cannot be matched
+    to an event id of the same local id), and each is the HMAC of its kind's domain and the
+    value, not of the value alone. Was caught only by a golden contract no longer matching."""
+    key = bytes.fromhex(TEST_KEY)
+    pseudo = Pseudonymizer(PseudonymKey(key))
+    kinds = ("task", "event", "agent", "file", "tool", "agent-type", "model", "run", "edge")
+    names = {kind: pseudo.name(kind, "same-local-id") for kind in kinds}  # type: ignore[arg-type]
+    hexes = [name.rsplit("-", 1)[1] for name in names.values()]
+    assert len(set(hexes)) == len(kinds)
+    for kind, name in names.items():
+        domain = b"agent-evidence/v1/" + kind.encode() + b"\x00"
+        mac = hmac.digest(key, domain + b"same-local-id", "sha256").hex()
+        assert name == f"{kind}-{mac[:12]}"

@@ -3,6 +3,7 @@ reported, the same JSON with any number of jobs, and nothing local in the output
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -449,6 +450,29 @@ def test_an_older_copy_of_a_parent_is_counted_once(tmp_path: Path, cli: Any) -> 
     lines = exp.parent.read_bytes().splitlines(keepends=True)
     (root / "b").mkdir()
     (root / "b" / exp.parent.name).write_bytes(b"".join(lines[: len(lines) // 2]))
+    row, _ = _scan_row(root, cli)
+    _counts_once(row, exp)
+    assert row["refusals"] == ["CC-TREE-SPLIT-OVERLAP"]
+
+
+def test_a_split_session_takes_each_calls_final_usage_from_whichever_copy_has_it(
+    tmp_path: Path, cli: Any
+) -> None:
+    """The copy read first (a/) was taken mid-stream: its calls hold streaming stubs. The row
+    takes each call's usage from the later copy (b/) that has it final. Was untested: keeping
+    the first copy read survived every test (the full copy always came first)."""
+    root = tmp_path / "projects"
+    exp = generate(root / "b", _tiny(926, agent_rate=0.0, workflow_rate=0.0))
+    stubbed = []
+    for raw in exp.parent.read_bytes().splitlines(keepends=True):
+        record = json.loads(raw)
+        if record.get("type") == "assistant":
+            record["message"]["stop_reason"] = None
+            record["message"]["usage"]["output_tokens"] = 1
+            record["message"]["usage"].pop("iterations", None)
+        stubbed.append(json.dumps(record).encode() + b"\n")
+    (root / "a").mkdir()
+    (root / "a" / exp.parent.name).write_bytes(b"".join(stubbed))
     row, _ = _scan_row(root, cli)
     _counts_once(row, exp)
     assert row["refusals"] == ["CC-TREE-SPLIT-OVERLAP"]
