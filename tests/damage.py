@@ -123,7 +123,7 @@ class Command:
 INSPECT = Command(
     "inspect", lambda parent, out: ["inspect", "--json", "--in", str(parent)], json_report=True
 )
-# TODO(convert): add, once `convert` exists, and every refusal test runs it too:
+# Every refusal test runs both: a tree inspect refuses, convert must refuse too.
 CONVERT_TEMPLATE = Command(
     "convert-template",
     lambda parent, out: [
@@ -152,7 +152,7 @@ class Outcome:
     out: str
     err: str
     refusals: list[Refusal] = field(default_factory=list)  # as printed on stderr
-    report: dict[str, Any] | None = None  # inspect --json
+    report: dict[str, Any] | None = None  # inspect --json, or what a template says of the tree
 
     @property
     def codes(self) -> set[str]:
@@ -211,11 +211,13 @@ def run_guarded(
     outputs = list(outputs)
     before = snapshot(*watched)
     result = cli(*argv)
+    written: list[bytes] = []
     if result.code == 0:
         for out in outputs:
             if out.exists():
+                written.append(out.read_bytes())
                 for marker in markers:
-                    assert marker.encode() not in out.read_bytes(), f"content leaked: {marker!r}"
+                    assert marker.encode() not in written[-1], f"content leaked: {marker!r}"
                 out.unlink()
     after = snapshot(*watched)
     text = result.out + result.err
@@ -231,7 +233,18 @@ def run_guarded(
     outcome = Outcome(result.code, result.out, result.err, parse_refusals(result.err))
     if result.out.lstrip().startswith("{"):
         outcome.report = json.loads(result.out)
+    elif written:
+        outcome.report = _what_a_template_says(json.loads(written[0]))
     return outcome
+
+
+def _what_a_template_says(template: dict[str, Any]) -> dict[str, Any]:
+    """A template without what binds the files' exact bytes (their sizes and digests, and the
+    keyed digest over them): the same tree written with other line ends or a BOM says the same."""
+    inventory = {
+        k: v for k, v in template["inventory"].items() if k not in ("files", "inventory_sha256")
+    }
+    return {**template, "inventory": inventory}
 
 
 def _as_shown(listed: list[Refusal]) -> list[Refusal]:

@@ -389,7 +389,8 @@ def test_convertible_corpus_trees_round_trip(cli: Any, tmp_path: Path) -> None:
     for parent in parents:
         if "/subagents/" in str(parent) or parent.name == "journal.jsonl":
             continue
-        if cli("inspect", "--json", "--in", str(parent)).code != 0:
+        inspected = cli("inspect", "--json", "--in", str(parent))
+        if inspected.code != 0:
             continue
         work = tmp_path / f"t{done}"
         work.mkdir()
@@ -407,7 +408,15 @@ def test_convertible_corpus_trees_round_trip(cli: Any, tmp_path: Path) -> None:
             "--template",
             str(work / "s.json"),
         )
-        assert single.code in (0, 2)
+        # One file alone: refused only when the session delegates (its subagents' spend would
+        # be missing), never for anything else.
+        if inspected.json()["counts"]["subagents"]:
+            assert single.code == 2, (parent.name, single.err)
+            codes = {line.split()[1].rstrip(":") for line in single.err.splitlines()}
+            assert codes, single.err
+            assert codes <= {"CC-TREE-CHILDREN-NOT-READ", "CC-TREE-DELEGATION-IN-SINGLE-FILE"}
+        else:
+            assert single.code == 0, (parent.name, single.err)
         done += 1
     assert done >= 14
 
