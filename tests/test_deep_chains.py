@@ -35,7 +35,7 @@ def test_subagent_with_100k_chained_events_inspects(
 def test_100k_event_task_converts_and_evaluates(
     subagent_chain: tuple[Path, Any], cli: Any, tmp_path: Path
 ) -> None:
-    parent, _ = subagent_chain
+    parent, expected = subagent_chain
     template = tmp_path / "t.json"
     assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
     contract = tmp_path / "c.json"
@@ -44,7 +44,10 @@ def test_100k_event_task_converts_and_evaluates(
     result = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
     assert result.code == 0, result.err
     evaluated = cli("evaluate", "--bundle", str(bundle), "--format", "json")
-    assert evaluated.code in (0, 2, 3, 4), evaluated.err
     assert "Traceback" not in evaluated.err
     report = json.loads(evaluated.out)
-    assert report["decision"] in ("SCALE", "ASSIST", "STOP", "INCOMPLETE")
+    # `fill` labels deterministically: the one task is decided, as every run decides it.
+    assert (report["decision"], evaluated.code) == ("ASSIST", 3), evaluated.err
+    (task,) = report["tasks"]
+    assert task["model_calls"] == expected.model_calls
+    assert task["tool_calls"] == expected.tool_calls

@@ -47,6 +47,23 @@ def test_read_only_output_folder(cli: Any, tmp_path: Path) -> None:
     assert _leftovers(folder) == []
 
 
+def test_a_folder_that_refuses_the_write_itself(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a read-only folder does to anyone but root (the test above skips as root): the
+    checks before the work pass, then the write itself is refused. Exit 2, nothing left."""
+    import errno
+
+    def refused(*_: Any, **__: Any) -> Any:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr("converter.files.tempfile.mkstemp", refused)
+    result = cli("convert", "--in", str(PARENT), "--template", str(tmp_path / "t.json"))
+    assert result.code == 2
+    assert "OUT-UNWRITABLE" in result.err
+    assert _leftovers(tmp_path) == []
+
+
 @pytest.mark.parametrize(
     "text",
     ['{"schema_version": ', '{"a": 1, "a": 2}', '{"a": NaN}', "[1, 2]", "\xff\xfe", ""],
