@@ -163,8 +163,35 @@ def test_pseudonyms_keyed_property(cli: Any) -> None:
                 assert PSEUDONYM.sub("P", KEY_ID.sub("K", first.stdout)) == PSEUDONYM.sub(
                     "P", KEY_ID.sub("K", other.stdout)
                 )
+            # The template too: its task ids, file labels and keyed digests move with the key.
+            first = _template(invoke("convert-template", tree, scratch, key_a, cli))
+            again = _template(invoke("convert-template", tree, scratch, key_a, cli))
+            other = _template(invoke("convert-template", tree, scratch, key_b, cli))
+            assert first == again
+            keyed_a = set(PSEUDONYM.findall(first)) | set(KEYED.findall(first))
+            keyed_b = set(PSEUDONYM.findall(other)) | set(KEYED.findall(other))
+            assert keyed_a
+            assert not keyed_a & keyed_b
+            assert _unkeyed(first) == _unkeyed(other)
 
     check()
+
+
+# Keyed digests: a task's input, and the inventory's digest (an HMAC written as plain hex).
+KEYED = re.compile(r"hmac-sha256:[0-9a-f]{64}|(?<=\"inventory_sha256\": \")[0-9a-f]{64}")
+
+
+def _template(output: Output) -> str:
+    assert output.code == 0, output.stderr
+    (text,) = [v for k, v in output.files.items() if k.endswith("t.json")]
+    return text.decode() if isinstance(text, bytes) else text
+
+
+def _unkeyed(text: str) -> str:
+    """The template with what the key decides masked: pseudonyms, key id, keyed digests. The
+    same positions must hold them under any key (sorted by pseudonym, lists may reorder)."""
+    masked = KEYED.sub("D", PSEUDONYM.sub("P", KEY_ID.sub("K", text)))
+    return "\n".join(sorted(masked.splitlines()))
 
 
 def test_leak_checker_finds_planted_fragments(cli: Any) -> None:
