@@ -64,6 +64,10 @@ def test_real_tree(tree: str, cli: Any) -> None:
             assert report["counts"][key] == oracle[key], key
     for key in USAGE:
         assert report["usage"][key] == oracle[key], key
+    if not refused:  # calls per model and the versions seen, as the oracle counts them
+        calls = {m: v["model_calls"] for m, v in report["by_model"].items()}
+        assert calls == oracle["by_model"]
+        assert report["claude_code_versions"] == oracle["claude_code_versions"]
     if refused:
         assert "refused: " in result.err
     assert "Traceback" not in result.err
