@@ -329,6 +329,18 @@ def test_decision_contract_digest_by_hand() -> None:
     assert evaluate(scale()).decision_contract_sha256 == expected
     assert decision_contract_digest(CHECKS[:-1]) != expected
     assert decision_contract_digest(tuple(reversed(CHECKS))) != expected
+    # The gates that read a task's effective cost are at 1.1 (human cost rounded to 10 places):
+    # a report made by 1.0 names another digest, so a changed method is visible.
+    versions = {c.info.id: c.info.version for c in CHECKS}
+    assert versions == {
+        "acceptable-rate": "1.0",
+        "cost-per-acceptable-outcome": "1.1",
+        "p95-task-cost": "1.1",
+        "expected-net-value": "1.1",
+        "incremental-net-value": "1.1",
+        "runtime-caps": "1.0",
+        "sample-size": "1.0",
+    }
 
 
 def test_check_set_matches_the_spec_table() -> None:
@@ -461,8 +473,8 @@ def test_markdown_report_carries_every_fact() -> None:
     assert "auxiliary calls: observed" in text
     assert ev.decision_contract_sha256 in text
     assert DIGESTS.contract_sha256[0] in text
-    for check in CHECK_IDS:
-        assert f"| {check} v1.0 |" in text
+    for check in CHECKS:
+        assert f"| {check.info.id} v{check.info.version} |" in text
 
 
 def test_text_report() -> None:

@@ -134,11 +134,18 @@ def _sample_size(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
     return (_measure("tasks", "count", _fixed(m.tasks), Decimal(p.min_tasks), ">="),)
 
 
-def _check(id_: str, coverage: Coverage, route: str, rule: str, measure: MeasureFn) -> Check:
+def _check(
+    id_: str, coverage: Coverage, route: str, rule: str, measure: MeasureFn, version: str = "1.0"
+) -> Check:
     info = CheckInfo.model_validate(
-        {"id": id_, "version": "1.0", "coverage": coverage, "route": route, "rule": rule}
+        {"id": id_, "version": version, "coverage": coverage, "route": route, "rule": rule}
     )
     return Check(info, measure)
+
+
+# 1.1: a task's effective cost takes its human cost rounded half-even to 10 decimal places (the
+# pricing quantum) where 1.0 kept 50 digits; a limit written with more places can decide apart.
+_EFFECTIVE_COST_VERSION = "1.1"
 
 
 # SPEC §10's table, in its order. The order is part of the decision contract.
@@ -156,6 +163,7 @@ CHECKS: tuple[Check, ...] = (
         "ASSIST",
         "total effective cost / acceptable_tasks <= max_cost_per_acceptable_outcome_usd",
         _cost_per_acceptable,
+        _EFFECTIVE_COST_VERSION,
     ),
     _check(
         "p95-task-cost",
@@ -163,6 +171,7 @@ CHECKS: tuple[Check, ...] = (
         "ASSIST",
         "nearest rank p95 of effective task cost <= max_p95_task_cost_usd",
         _p95,
+        _EFFECTIVE_COST_VERSION,
     ),
     _check(
         "expected-net-value",
@@ -171,6 +180,7 @@ CHECKS: tuple[Check, ...] = (
         "mean over all tasks of business value if acceptable less effective cost "
         ">= min_expected_net_value_per_attempt_usd",
         _net_value,
+        _EFFECTIVE_COST_VERSION,
     ),
     _check(
         "incremental-net-value",
@@ -178,6 +188,7 @@ CHECKS: tuple[Check, ...] = (
         "STOP",
         "expected net value less baseline net value >= min_incremental_net_value_vs_baseline_usd",
         _incremental,
+        _EFFECTIVE_COST_VERSION,
     ),
     _check(
         "runtime-caps",
