@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -84,6 +85,34 @@ def test_an_interrupt_after_the_output_is_in_place_does_not_say_nothing_was_writ
     monkeypatch.undo()  # the next command in this process writes nothing: it says so again
     monkeypatch.setattr("converter.cli.inspect.summarize_tree", interrupted)
     assert cli("inspect", "--in", str(PARENT)).err.strip() == "interrupted: nothing was written"
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_a_real_ctrl_c_during_the_renames_lands_after_them(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A real SIGINT while the outputs are renamed waits for the last rename: the outputs are
+    whole, the one replaced is the new one, and the interrupt is said as coming after them.
+    Was: the held interrupt was raised inside the clean-up, which removed every output (and
+    the report it had just replaced) and then said they were written in full."""
+    real = os.replace
+
+    def interrupted_rename(src: str, dst: Path) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # held: delivered after the renames
+        real(src, dst)
+
+    report = tmp_path / "report.md"
+    report.write_text("an earlier report\n")
+    monkeypatch.setattr("converter.files.os.replace", interrupted_rename)
+    result = cli(
+        "evaluate", "--bundle", str(GOLDEN), "--format", "markdown", "--report", str(report)
+    )
+    assert (result.code, result.err.strip()) == (
+        130,
+        "interrupted after the output was written in full",
+    )
+    assert report.read_text().startswith("**Decision:")
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
 
 
 def test_an_interrupt_between_two_renames_leaves_neither_output(

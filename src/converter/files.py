@@ -10,7 +10,6 @@ import re
 import signal
 import stat
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 from converter.errors import Problem, Refused
@@ -138,47 +137,53 @@ def written_outputs() -> tuple[Path, ...]:
     return tuple(_WRITTEN)
 
 
-@contextlib.contextmanager
-def _interrupts_held() -> Iterator[None]:
-    """Ctrl-C waits while the outputs are renamed into place and recorded (POSIX; elsewhere an
-    interrupt there still leaves no output: see `write_all_atomic`)."""
+def _hold_interrupts() -> set[int | signal.Signals] | None:
+    """From here a Ctrl-C waits (POSIX): the previous mask, for `_release_interrupts`."""
     if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _release_interrupts(held: set[int | signal.Signals] | None) -> None:
+    """Ctrl-C lands again; one that came meanwhile is raised now. (`held` is None also when the
+    hold itself was interrupted: SIGINT is unblocked all the same, nothing here blocks it else.)"""
+    if hasattr(signal, "pthread_sigmask") and (held is None or signal.SIGINT not in held):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _take_back(staged: list[tuple[str, Path]]) -> None:
+    """Remove what a failed write left: each staged file, or the output it already became."""
+    for tmp, path in staged:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp if os.path.lexists(tmp) else path)
 
 
 def write_all_atomic(files: list[tuple[Path, bytes | bytearray]]) -> None:
-    """Write several outputs as one: all are staged first, then renamed into place; if a rename
-    fails or is interrupted, the outputs already renamed (their staged file is gone) are removed
-    again, so a failed run leaves none of them."""
+    """Write several outputs as one: all are staged first, then renamed into place with Ctrl-C
+    held, so an interrupt lands either before any rename (none of the outputs is left, an output
+    already renamed is removed again) or after the last (all are in place and recorded in
+    `written_outputs`). A failed rename also leaves none of them."""
     staged: list[tuple[str, Path]] = []
+    held = None
     try:
-        for path, data in files:
-            folder = path.parent if str(path.parent) else Path(".")
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-            staged.append((tmp, path))
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, 0o644)
-        with _interrupts_held():
+        try:
+            for path, data in files:
+                folder = path.parent if str(path.parent) else Path(".")
+                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+                staged.append((tmp, path))
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.chmod(tmp, 0o644)
+            held = _hold_interrupts()
             for tmp, path in staged:
                 os.replace(tmp, path)
-            _WRITTEN.extend(path for _, path in staged)
-    except BaseException as stopped:  # an interrupt too: none of the outputs is left behind
-        for tmp, path in staged:
-            if os.path.lexists(tmp):
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-            else:  # renamed into place before the failure
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
-        if not isinstance(stopped, OSError):
-            raise
-        raise Refused([Problem("OUT-UNWRITABLE")]) from None
+        except BaseException as stopped:  # an interrupt before the hold too
+            _take_back(staged)
+            if not isinstance(stopped, OSError):
+                raise
+            raise Refused([Problem("OUT-UNWRITABLE")]) from None
+        _WRITTEN.extend(path for _, path in staged)
+    finally:
+        _release_interrupts(held)  # a Ctrl-C held during the renames is raised here, after them
