@@ -1,4 +1,7 @@
-"""Bounds every stage shares. No imports: the reading worker loads this without pydantic."""
+"""Bounds every stage shares. Standard library only: the reading worker loads this without
+pydantic, and evaluate without the pricing engine."""
+
+from decimal import Decimal
 
 # A count is a JSON integer every reader takes: within int64, like the transcript's own.
 INT64_MAX = 2**63 - 1
@@ -7,3 +10,7 @@ INT64_MAX = 2**63 - 1
 # opening a bundle refuses one too. Bounding each keeps every total a tree or a workload can sum
 # far inside the 64-bit integers JSON writers accept.
 MAX_TOKEN_COUNT = 2**32
+
+# Money is exact to 10 decimal places (USD): each priced bucket is rounded half-even to this, and
+# so is a task's human cost in evaluate, so every total is the exact sum of its parts.
+MONEY_QUANTUM = Decimal("1E-10")

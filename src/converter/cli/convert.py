@@ -18,13 +18,13 @@ from converter.cli.options import (
     source_options,
 )
 from converter.errors import Gathered, Problem
-from converter.evaluate.fmt import counted
 from converter.files import check_outputs, read_input, write_all_atomic, write_atomic
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing.card import load_price_card, prefill, shipped_cards
 from converter.pricing.engine import observed_keys
 from converter.run.conversion import Reading, make_bundle, make_template, read_sources
 from converter.run.pipeline import SourceName, TaskUnit
+from converter.text import counted
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

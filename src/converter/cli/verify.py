@@ -33,12 +33,12 @@ from converter.cli.options import (
     key_option,
     provider_bodies_option,
 )
-from converter.evaluate.fmt import counted
 from converter.files import read_input
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing.card import shipped_cards
 from converter.run.pipeline import SourceName, TaskUnit
+from converter.text import counted
 
 
 @click.command()

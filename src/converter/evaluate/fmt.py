@@ -24,11 +24,6 @@ def _quantize(value: Decimal, places: int) -> Decimal:
     return quantized if quantized != 0 else abs(quantized)
 
 
-def counted(count: int, noun: str) -> str:
-    """`1 task`, `2 tasks`: a count with its noun, singular or plural."""
-    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
-
-
 def usd(value: Decimal) -> str:
     quantized = _quantize(value, MONEY_PLACES)
     text = f"${abs(quantized):,.{MONEY_PLACES}f}"

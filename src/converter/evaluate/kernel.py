@@ -22,7 +22,7 @@ from decimal import (
 
 from converter.evaluate.inputs import Interval, Policy, TaskFacts, Workload
 from converter.evaluate.result import Bounds, Metrics, Span, TaskCost
-from converter.pricing.engine import QUANTUM
+from converter.limits import MONEY_QUANTUM as QUANTUM
 
 _CONTEXT = Context(
     prec=50, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation, DivisionByZero, Overflow]

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from converter.errors import CODES
-from converter.evaluate.fmt import counted, number, percent, usd, usd_span
+from converter.evaluate.fmt import number, percent, usd, usd_span
 from converter.evaluate.inputs import HIDDEN_CALLS, ROOT_AGENT, Interval
 from converter.evaluate.result import Bounds, Evaluation, Finding, GateResult, Measure, Span
+from converter.text import counted
 
 _SYMBOL = {"<=": "≤", ">=": "≥"}
 _ZERO = Decimal(0)

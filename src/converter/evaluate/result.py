@@ -9,7 +9,7 @@ from pydantic import PlainSerializer, StringConstraints
 
 from converter.contract.model import CheckId
 from converter.errors import Exit
-from converter.evaluate.fmt import counted, json_decimal, number
+from converter.evaluate.fmt import json_decimal, number
 from converter.evaluate.inputs import (
     AgentTypeKey,
     Baseline,
@@ -18,6 +18,7 @@ from converter.evaluate.inputs import (
     Policy,
 )
 from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
+from converter.text import counted
 
 # Decimals leave as strings; long quotients are rounded to 12 places (see fmt.py).
 Dec = Annotated[Decimal, PlainSerializer(json_decimal, return_type=str, when_used="json")]

@@ -15,6 +15,7 @@ from typing import NamedTuple, Protocol
 
 from converter.firewall.names import BUILTIN_TOOLS
 from converter.firewall.view import BillingContext, PublicAccount, UsageTotals
+from converter.limits import MONEY_QUANTUM
 from converter.pricing.model import (
     ModelPricing,
     ModelTemplate,
@@ -24,7 +25,7 @@ from converter.pricing.model import (
     TierPrice,
 )
 
-QUANTUM = Decimal("1E-10")  # USD, 10 decimal places
+QUANTUM = MONEY_QUANTUM  # USD, 10 decimal places
 _PER = Decimal(1_000_000)
 _EXACT = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[Inexact, InvalidOperation])
 _ROUND = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from converter.evaluate.fmt import counted
 from converter.firewall.view import PublicSummary, UsageTotals
+from converter.text import counted
 
 TOKEN_KEYS = (
     "input_tokens",

@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from converter.errors import ConverterError, Refused
-from converter.evaluate.fmt import counted
 from converter.firewall.boundary import usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -47,6 +46,7 @@ from converter.reader.model import Account, Call
 from converter.run.inspection import TOKEN_KEYS, inspect_report
 from converter.run.pipeline import summarize_tree
 from converter.sources.tree import SESSION_ID, entry_kind
+from converter.text import counted
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
 OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
