@@ -633,11 +633,13 @@ CODES: dict[str, CodeInfo] = {
     ),
     "EVAL-DUPLICATE-TASK": _c(
         "Two bundles hold the same task id though they share no transcript file and no call "
-        "(the same bundle twice, or one session converted twice, is EVAL-BUNDLE-OVERLAP): a "
-        "task id is a keyed digest of its session, prompt and place, so one of them was edited and "
-        "resealed.",
-        "Check where each bundle came from (verify it, with --public-key if it is signed); "
-        "give each session's bundle once.",
+        "(the same bundle twice, or one session converted twice, is EVAL-BUNDLE-OVERLAP). A "
+        "task id is a keyed digest of its session, prompt and place: one bundle was edited and "
+        "resealed, or they are two parts of one session (resumed in another project folder) "
+        "that each open with the same prompt.",
+        "Check where each bundle came from (verify it, with --public-key if it is signed); two "
+        "parts of one session that open alike cannot be told apart by task: evaluate them "
+        "apart.",
     ),
     "EVAL-BUNDLE-OVERLAP": _c(
         "Two bundles bind the same transcript file (the same SHA-256) or hold the same model or "

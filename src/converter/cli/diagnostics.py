@@ -48,10 +48,15 @@ def tell(message: str) -> None:
     device, so neither the next line nor the interpreter's last flush fails again."""
     try:
         click.echo(message, err=True)
+    except UnicodeError:  # a message this stream cannot encode: a bug to see, not a dead stream
+        raise
     except (OSError, ValueError):  # ValueError: the stream object itself was closed
         with contextlib.suppress(OSError, ValueError):
             null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, sys.stderr.fileno() if sys.stderr is not None else 2)
+            try:
+                os.dup2(null, sys.stderr.fileno() if sys.stderr is not None else 2)
+            finally:
+                os.close(null)
 
 
 def stdout_unusable() -> bool:

@@ -171,7 +171,7 @@ INTERRUPTED = 130
 def _interrupted(written: bool) -> NoReturn:
     """Ctrl-C (click turns it into Abort): the shell's convention, 128 + SIGINT, so a script can
     tell a person's interrupt from a refusal or a usage error. Nothing was written, unless the
-    interrupt came after the outputs were in place, whole (`output.write_all_atomic`)."""
+    interrupt came after the outputs were in place, whole (`files.write_all_atomic`)."""
     if written:
         tell("interrupted after the output was written in full")
     else:
