@@ -338,3 +338,14 @@ def test_a_usage_iterations_list_marks_the_final_usage_without_stop_reason(
     syn.edit_record("", line, strip)
     report = cli("inspect", "--json", "--in", str(syn.parent)).json()
     assert report["counts"]["usage_incomplete_calls"] == incomplete
+
+
+def test_the_text_summary_says_what_each_finding_means(cli: Any) -> None:
+    """A code and a count alone sent users to docs/refusals.md for every finding; the meaning
+    is fixed text from the catalogue (content-free), one line each."""
+    from converter.errors import CODES
+
+    result = cli("inspect", "--in", str(fixture_parent("synthetic_tree")))
+    assert result.code == 0
+    line = next(x for x in result.out.splitlines() if x.strip().startswith("CC-REC-FORK-BOOTSTRAP"))
+    assert line.strip() == f"CC-REC-FORK-BOOTSTRAP: 1. {CODES['CC-REC-FORK-BOOTSTRAP'].message}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from converter.errors import CODES
 from converter.firewall.view import PublicSummary, UsageTotals
 from converter.text import counted
 
@@ -84,6 +85,8 @@ def render_text(report: dict[str, Any]) -> str:
     for model, entry in report["by_model"].items():
         lines.append(f"  model {model}: {counted(entry['model_calls'], 'call')}")
     if report["findings"]:
-        lines.append("Findings:")
-        lines += [f"  {f['code']}: {f['count']}" for f in report["findings"]]
+        lines.append("Findings (recorded, not refusals):")
+        lines += [
+            f"  {f['code']}: {f['count']:,}. {CODES[f['code']].message}" for f in report["findings"]
+        ]
     return "\n".join(lines)
