@@ -1,0 +1,126 @@
+"""Building an account, step 6 (SPEC §4.2-4.9): model calls grouped by message.id across the
+tree with the last fragment's usage, the copies' agreement with the calls they repeat, tool
+calls and the results naming them. Pure, iterative."""
+
+from __future__ import annotations
+
+from converter.errors import Problem
+from converter.reader.model import Account, Call, Stream, ToolCall
+from converter.reader.records import Rec, Usage
+
+
+def copies_agree(acc: Account) -> None:
+    """A copy (a fork's bootstrap, a `/btw` replay) is not counted: the call it repeats is. It
+    must still be that call: a copy naming another model, or other input and cache counters
+    (which, unlike output, never climb between fragments), is the finding
+    CC-REC-COPY-DISAGREE rather than passing unseen."""
+    for stream in acc.streams[1:]:
+        for rec in stream.records[: stream.head]:
+            if rec.type != "assistant" or rec.synthetic:
+                continue
+            call = acc.calls.get(rec.msg_id or "")
+            if call is None or call.stream == stream.index:
+                continue
+            # A copy of a streaming stub (every input counter 0 before the final fragment, as
+            # gateway calls write them) repeats that fragment, not the final usage: only a copy
+            # that carries counters is compared with them.
+            seen = (rec.usage or _ZERO).input_side()
+            if rec.model != call.model or (any(seen) and seen != call.usage.input_side()):
+                acc.findings["CC-REC-COPY-DISAGREE"] += 1
+
+
+def _own_records(stream: Stream) -> list[tuple[int, Rec]]:
+    return list(enumerate(stream.records))[stream.head :]
+
+
+def group_calls(acc: Account) -> None:
+    owner: dict[str, int] = {}
+    for stream in acc.streams:  # orphans too: their usage is shown even though the tree refuses
+        for pos, rec in _own_records(stream):
+            if rec.version:
+                acc.versions.add(rec.version)
+            if rec.type == "progress" and rec.progress_has_usage:
+                acc.findings["CC-REC-PROGRESS-COPY"] += 1
+            if rec.type != "assistant":
+                continue
+            if rec.synthetic:
+                acc.synthetic_records += 1
+                if rec.usage is not None and not rec.usage.is_zero():
+                    acc.problems.append(Problem("CC-REC-SYNTHETIC-WITH-USAGE", rec.file, rec.line))
+                continue
+            _add_fragment(acc, owner, stream, pos, rec)
+
+
+def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int, rec: Rec) -> None:
+    msg_id = rec.msg_id or ""
+    call = acc.calls.get(msg_id)
+    if call is None:
+        owner[msg_id] = stream.index
+        acc.calls[msg_id] = Call(
+            msg_id,
+            stream.index,
+            rec.file,
+            rec.line,
+            pos,
+            rec.model,
+            rec.usage or _ZERO,
+            rec.final,
+            rec.timestamp,
+            [u.id for u in rec.tool_uses],
+        )
+    elif owner[msg_id] != stream.index:
+        acc.problems.append(Problem("CC-REC-UNEXPLAINED-DUPLICATE", rec.file, rec.line))
+        return
+    else:
+        new = rec.usage or _ZERO
+        if new.input_side() != call.usage.input_side():
+            acc.findings["CC-REC-FRAGMENT-DISAGREE"] += 1
+        if rec.model != call.model:
+            acc.problems.append(Problem("CC-REC-MODEL-DISAGREE", rec.file, rec.line))
+        call.usage, call.final, call.fragments = new, rec.final, call.fragments + 1
+        call.tool_ids.extend(u.id for u in rec.tool_uses if u.id not in call.tool_ids)
+    for use in rec.tool_uses:
+        if use.id in acc.tools:
+            if acc.tools[use.id].stream != stream.index or acc.tools[use.id].msg_id != msg_id:
+                acc.problems.append(Problem("CC-REC-UNEXPLAINED-DUPLICATE", rec.file, rec.line))
+            continue
+        acc.tools[use.id] = ToolCall(
+            use.id,
+            use.name,
+            stream.index,
+            msg_id,
+            use.shape,
+            pos,
+            rec.file,
+            rec.line,
+            prompt_digest=use.prompt_digest,
+            agent_type=use.agent_type,
+        )
+
+
+_ZERO = Usage()
+
+
+def match_results(acc: Account) -> None:
+    for stream in acc.streams:
+        if stream.depth < 0:
+            continue
+        for pos, rec in _own_records(stream):
+            if rec.type != "user":
+                continue
+            for result in rec.tool_results:
+                tool = acc.tools.get(result.tool_use_id)
+                if tool is None:
+                    acc.findings["CC-REC-ORPHAN-TOOL-RESULT"] += 1
+                    continue
+                if tool.result_position is not None or tool.stream != stream.index:
+                    continue
+                tool.status = "error" if result.is_error else "ok"
+                tool.result_position = pos
+                tool.result_agent_id = rec.result_agent_id
+                tool.result_status = rec.result_status
+                tool.result_run_id = rec.result_run_id
+                tool.web_searches = rec.web_searches if tool.name == "WebSearch" else 0
+    acc.findings["CC-REC-TOOL-NO-RESULT"] += sum(
+        t.status == "no-result" for t in acc.tools.values()
+    )

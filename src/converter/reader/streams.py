@@ -1,0 +1,438 @@
+"""Building an account, steps 1-5 (SPEC §4.1, §5.2): the session check and per-file uuid dedup
+(first copy in line order wins); the streams (the parent's main stream, each child file, 1.0.x
+in-file sidechains); each child joined to exactly one delegation call by tool-id evidence (meta
+toolUseId, result agentId, agent_progress lines, workflow run id + journal, prompt equality),
+else to an anchor record by its first parentUuid (2.1.3x compaction agents), else orphan; depth
+by walking parents from the root, cycles refused; and a child's leading records that repeat an
+ancestor's calls (fork bootstrap, replay), which are copies, not events. Pure, iterative."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Literal, TypeVar
+
+import msgspec
+
+from converter.errors import Problem
+from converter.reader.model import Account, Stream
+from converter.reader.records import Rec
+from converter.recorded import DELEGATION_TOOLS
+
+
+def session_check(acc: Account) -> None:
+    """Every record names the tree's session; the parent's file name is that session id."""
+    sid = acc.tree.layout.session_id
+    for file, records in acc.tree.records.items():
+        if file in acc.tree.unbound:  # a 2.0.x sibling of another session: not part of the tree
+            continue
+        role = acc.tree.layout.files[file].role
+        seen = {r.session_id for r in records if r.session_id is not None}
+        if not seen or seen == {sid}:
+            continue
+        if role == "parent" and len(seen) == 1:
+            code = "CC-TREE-PARENT-NAME"  # one session, but not the one the file is named for
+        elif role == "parent":
+            code = "CC-TREE-MULTIPLE-SESSIONS"
+        else:
+            code = "CC-TREE-SESSION-MISMATCH"
+        line = next(r.line for r in records if r.session_id is not None and r.session_id != sid)
+        acc.problems.append(Problem(code, file, line))
+
+
+# What a re-emitted copy may change: where it is, when it was written, by which version.
+# Claude Code's copies before a compaction differ in a rewritten promptId and blanked stdout,
+# neither of which a record keeps.
+_COPY_MAY_CHANGE = frozenset({"file", "line", "timestamp", "version"})
+
+
+# What a tool result's `toolUseResult` gives: a copy with it blanked loses these (empty, None,
+# 0), which is no conflict; a copy giving other values is.
+_COPY_MAY_BLANK = ("result_agent_id", "result_status", "result_run_id", "web_searches")
+
+
+def _read_as(rec: Rec) -> dict[str, object]:
+    """Everything accounting takes from a record, except what a copy may change or blank."""
+    fields = msgspec.structs.asdict(rec)
+    for name in (*_COPY_MAY_CHANGE, *_COPY_MAY_BLANK):
+        del fields[name]
+    return fields
+
+
+def _is_copy(earlier: Rec, read_as: dict[str, object], later: Rec) -> bool:
+    """Whether the later record may be dropped (`read_as`: `_read_as(earlier)`): the first is
+    kept, so the later one may blank what the first gives, never give what the first lacks or
+    gives otherwise."""
+    if read_as != _read_as(later):
+        return False
+    return all(
+        not getattr(later, name) or getattr(later, name) == getattr(earlier, name)
+        for name in _COPY_MAY_BLANK
+    )
+
+
+def dedup_uuids(acc: Account) -> None:
+    """Keep the first record of each uuid (SPEC §4.1). A later one that differs in what is read
+    (another call, other usage, another prompt) is no copy: dropping it would drop spend."""
+    for file, records in acc.tree.records.items():
+        first: dict[str, Rec] = {}
+        first_read: dict[str, dict[str, object]] = {}  # once per uuid repeated, not per copy
+        kept = []
+        for rec in records:
+            if rec.uuid is not None:
+                earlier = first.get(rec.uuid)
+                if earlier is not None:
+                    read_as = first_read.get(rec.uuid)
+                    if read_as is None:
+                        read_as = first_read[rec.uuid] = _read_as(earlier)
+                    if not _is_copy(earlier, read_as, rec):
+                        acc.problems.append(Problem("CC-REC-UUID-CONFLICT", file, rec.line))
+                    acc.findings["CC-REC-DUPLICATE-UUID"] += 1
+                    continue
+                first[rec.uuid] = rec
+            kept.append(rec)
+        acc.tree.records[file] = kept
+
+
+def split_streams(acc: Account) -> None:
+    tree = acc.tree
+    for entry in tree.layout.files:
+        if entry.role not in ("parent", "subagent") or entry.index in tree.unbound:
+            continue
+        records = tree.records.get(entry.index, [])
+        if entry.role == "subagent":
+            if not entry.legacy:  # a 2.0.x sibling's name is not its agent id (a renamed copy)
+                _own_agent_id(acc, entry.index, entry.agent_id, records)
+            acc.streams.append(Stream(len(acc.streams), entry.index, entry.agent_id, list(records)))
+            continue
+        root = Stream(0, entry.index, None)
+        acc.streams.insert(0, root)
+        by_uuid: dict[str, Stream] = {}
+        for rec in records:
+            if not rec.sidechain:
+                root.records.append(rec)
+                continue
+            stream = by_uuid.get(rec.parent_uuid) if rec.parent_uuid else None
+            if stream is None and rec.parent_uuid is None and rec.type == "user":
+                stream = Stream(-1, entry.index, rec.uuid, kind="sidechain")
+                acc.streams.append(stream)
+            if stream is None:
+                acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", entry.index, rec.line))
+                continue
+            stream.records.append(rec)
+            if rec.uuid:
+                by_uuid[rec.uuid] = stream
+    for index, stream in enumerate(acc.streams):
+        stream.index = index
+    if any(s.kind == "sidechain" for s in acc.streams):
+        acc.findings["CC-REC-SIDECHAIN-IN-FILE"] += sum(s.kind == "sidechain" for s in acc.streams)
+
+
+def _own_agent_id(acc: Account, file: int, agent_id: str | None, records: list[Rec]) -> None:
+    """A child's records name the agent its file name does. Joins go by the file name: two
+    transcripts renamed into each other's names would each join the other's delegation."""
+    for rec in records:
+        if rec.agent_id is not None and rec.agent_id != agent_id:
+            acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", file, rec.line))
+            return
+
+
+class Index:
+    """Where every tool_use id, tool result and uuid occurs, per stream."""
+
+    def __init__(self, streams: list[Stream]) -> None:
+        # One entry per id, a set or list only for the few ids seen more than once (memory).
+        self.tool_streams: dict[str, int | list[int]] = {}
+        # (stream, tool id) -> name, prompt digest, agent type, message id of the call
+        self.tool_info: dict[tuple[int, str], tuple[str, str | None, str | None, str]] = {}
+        self.results: dict[str, list[tuple[int, int, Rec]]] = defaultdict(list)
+        self.uuid_at: dict[str, tuple[int, int] | list[tuple[int, int]]] = {}
+        self.progress: dict[str, set[str]] = defaultdict(set)  # agent id -> tool ids
+        self.tool_name: dict[str, str] = {}
+        self.by_result_agent: dict[str, set[str]] = defaultdict(set)
+        self.result_agents: dict[str, set[str]] = defaultdict(set)  # tool id -> agent ids named
+        self.by_result_run: dict[str, set[str]] = defaultdict(set)
+        self.forked: set[str] = set()
+        self.by_prompt: dict[str, list[tuple[int, str]]] = defaultdict(list)  # delegations
+        self.message_streams: dict[str, int | list[int]] = {}  # message id -> streams holding it
+        for stream in streams:
+            for pos, rec in enumerate(stream.records):
+                if rec.uuid:
+                    self._place(rec.uuid, (stream.index, pos))
+                if rec.type == "assistant" and not rec.synthetic:
+                    if rec.msg_id:
+                        _add_one(self.message_streams, rec.msg_id, stream.index)
+                    for use in rec.tool_uses:
+                        self._own(use.id, stream.index)
+                        self.tool_name.setdefault(use.id, use.name)
+                        if use.prompt_digest and use.name in DELEGATION_TOOLS:
+                            self.by_prompt[use.prompt_digest].append((stream.index, use.id))
+                        self.tool_info[(stream.index, use.id)] = (
+                            use.name,
+                            use.prompt_digest,
+                            use.agent_type,
+                            rec.msg_id or "",
+                        )
+                elif rec.type == "user":
+                    for result in rec.tool_results:
+                        self.results[result.tool_use_id].append((stream.index, pos, rec))
+                        if rec.result_agent_id:
+                            self.by_result_agent[rec.result_agent_id].add(result.tool_use_id)
+                            self.result_agents[result.tool_use_id].add(rec.result_agent_id)
+                        if rec.result_run_id:
+                            self.by_result_run[rec.result_run_id].add(result.tool_use_id)
+                        if rec.result_status == "forked":
+                            self.forked.add(result.tool_use_id)
+                elif rec.type == "progress" and rec.progress_agent_id and rec.progress_tool_use_id:
+                    self.progress[rec.progress_agent_id].add(rec.progress_tool_use_id)
+        self.copied_heads = _copied_heads(streams, self.message_streams)
+
+    def _place(self, uuid: str, at: tuple[int, int]) -> None:
+        _add_one(self.uuid_at, uuid, at)
+
+    def places(self, uuid: str) -> list[tuple[int, int]]:
+        return _all(self.uuid_at, uuid)
+
+    def _own(self, tool_id: str, stream: int) -> None:
+        _add_one(self.tool_streams, tool_id, stream)
+
+    def owners(self, tool_id: str) -> set[int]:
+        """The streams that made this tool call. A child whose first calls repeat another
+        stream's (a fork's bootstrap, a `/btw` replay of the history) holds a copy of each of
+        their tool calls: it made none of them, so it does not own them, unless no stream holds
+        the call other than as such a copy (then all holders stay, and the join is ambiguous)."""
+        held = set(_all(self.tool_streams, tool_id))
+        if len(held) < 2:
+            return held
+        made = {
+            s
+            for s in held
+            if self.tool_info[(s, tool_id)][3] not in self.copied_heads.get(s, frozenset())
+        }
+        return made or held
+
+
+def _copied_heads(
+    streams: list[Stream], holders: dict[str, int | list[int]]
+) -> dict[int, frozenset[str]]:
+    """Per child stream, the message ids of its leading calls that some other stream also holds
+    (the head `copies` later marks, once the joins say which stream is whose ancestor)."""
+    heads: dict[int, frozenset[str]] = {}
+    for stream in streams[1:]:
+        head: set[str] = set()
+        for rec in stream.records:
+            if rec.type != "assistant" or rec.synthetic:
+                continue
+            if not isinstance(holders.get(rec.msg_id or ""), list):
+                break
+            head.add(rec.msg_id or "")
+        if head:
+            heads[stream.index] = frozenset(head)
+    return heads
+
+
+# Most ids occur once: a table holds the one value itself, and a list only from a second,
+# different value on (one list per id was most of the index's memory on the bench tree).
+V = TypeVar("V")
+
+
+def _add_one(table: dict[str, V | list[V]], key: str, value: V) -> None:
+    seen = table.get(key)
+    if seen is None:
+        table[key] = value
+    elif isinstance(seen, list):
+        if value not in seen:
+            seen.append(value)
+    elif seen != value:
+        table[key] = [seen, value]
+
+
+def _all(table: dict[str, V | list[V]], key: str) -> list[V]:
+    seen = table.get(key)
+    return [] if seen is None else seen if isinstance(seen, list) else [seen]
+
+
+def _is_delegation(index: Index, tool_id: str) -> bool:
+    return index.tool_name.get(tool_id) in DELEGATION_TOOLS or tool_id in index.forked
+
+
+def _first_prompt_digest(stream: Stream) -> str | None:
+    for rec in stream.records:
+        if rec.type == "user" and rec.kind == "prompt":
+            return rec.content_digest
+        if rec.type == "assistant":
+            return None
+    return None
+
+
+def _evidence(acc: Account, index: Index, stream: Stream) -> set[str]:
+    """Tool-use ids that name this child's delegation call, from every kind of evidence."""
+    tree = acc.tree
+    found: set[str] = set()
+    meta = tree.metas.get(stream.file)
+    entry = tree.layout.files[stream.file]
+    if meta and meta.tool_use_id:
+        found.add(meta.tool_use_id)
+    if stream.kind != "sidechain" and stream.agent_id:
+        found |= index.by_result_agent.get(stream.agent_id, set())
+        found |= index.progress.get(stream.agent_id, set())
+    if entry.run_id is not None:
+        found |= index.by_result_run.get(entry.run_id, set())
+        started = tree.journal_started.get(entry.run_id)
+        if started is not None and stream.agent_id not in started:
+            acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file))
+    if not found:
+        digest = _first_prompt_digest(stream)
+        if digest is not None:
+            found = {tid for s, tid in index.by_prompt.get(digest, ()) if s != stream.index}
+    return found
+
+
+def _delegation_kind(
+    name: str, entry_run: str | None
+) -> Literal["agent", "task", "workflow", "skill-fork"]:
+    if name == "Workflow" or entry_run is not None:
+        return "workflow"
+    if name == "Task":
+        return "task"
+    if name == "Agent":
+        return "agent"
+    return "skill-fork"
+
+
+def join(acc: Account, index: Index) -> None:
+    claimed: dict[str, list[int]] = defaultdict(list)
+    for stream in acc.streams[1:]:
+        evidence = _evidence(acc, index, stream)
+        line = stream.records[0].line if stream.records else None
+        if len(evidence) > 1:
+            acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file, line))
+            continue
+        if evidence:
+            tool_id = next(iter(evidence))
+            owners = index.owners(tool_id) - {stream.index}
+            if len(owners) != 1 or not _is_delegation(index, tool_id):
+                code = "CC-TREE-AMBIGUOUS-JOIN" if len(owners) > 1 else "CC-TREE-ORPHAN-CHILD"
+                acc.problems.append(Problem(code, stream.file, line))
+                continue
+            named = index.result_agents.get(tool_id)
+            if named and stream.kind != "sidechain" and stream.agent_id not in named:
+                # The call's result names another agent: the evidence disagrees on who ran it.
+                acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file, line))
+            if not stream.records:
+                # An empty transcript is no record of the delegation's spend: the call stays
+                # unexpanded (refused unless its result is an error), the file stays bound.
+                continue
+            owner = next(iter(owners))
+            name = index.tool_info[(owner, tool_id)][0]
+            entry = acc.tree.layout.files[stream.file]
+            stream.parent, stream.delegation = owner, tool_id
+            stream.kind = (
+                "sidechain" if stream.kind == "sidechain" else _delegation_kind(name, entry.run_id)
+            )
+            meta = acc.tree.metas.get(stream.file)
+            stream.agent_type = (meta.agent_type if meta else None) or index.tool_info[
+                (owner, tool_id)
+            ][2]
+            claimed[tool_id].append(stream.index)
+            continue
+        anchor = _anchor(index, stream)
+        if anchor is None:
+            if stream.records:  # an empty child carries no spend: bound, counted, not an agent
+                acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", stream.file, line))
+            continue
+        stream.parent, stream.anchor = anchor
+        is_compaction = (stream.agent_id or "").startswith("acompact-")
+        stream.kind = "compaction" if is_compaction else "side"
+        stream.agent_type = "compaction" if is_compaction else "side-question"
+    for tool_id, children in claimed.items():
+        if len(children) > 1 and index.tool_name.get(tool_id) != "Workflow":
+            for child in children:
+                acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", acc.streams[child].file))
+    acc.delegations_expanded = len(claimed)
+
+
+def _anchor(index: Index, stream: Stream) -> tuple[int, tuple[int, int]] | None:
+    for rec in stream.records:
+        target = rec.fork_parent_uuid if rec.type == "fork-context-ref" else rec.parent_uuid
+        if target is None:
+            continue
+        hits = [(s, p) for s, p in index.places(target) if s != stream.index]
+        if len(hits) == 1:
+            return hits[0][0], hits[0]
+        return None
+    return None
+
+
+def depths(acc: Account) -> None:
+    """Depth by walking each chain of parents; a chain that does not reach the root is a cycle."""
+    resolved = {0: 0}
+    for stream in acc.streams[1:]:
+        chain: list[int] = []
+        current: int | None = stream.index
+        while current is not None and current not in resolved:
+            if current in chain:
+                break
+            chain.append(current)
+            current = acc.streams[current].parent
+        if current is None or current not in resolved:
+            if acc.streams[stream.index].parent is not None:
+                acc.problems.append(Problem("CC-TREE-CYCLE", stream.file))
+            for member in chain:
+                resolved.setdefault(member, -1)
+            continue
+        depth = resolved[current]
+        for member in reversed(chain):
+            depth = depth + 1 if depth >= 0 else -1
+            resolved[member] = depth
+    for stream in acc.streams:
+        stream.depth = resolved.get(stream.index, -1)
+        meta = acc.tree.metas.get(stream.file) if stream.index else None
+        if (
+            meta
+            and meta.spawn_depth is not None
+            and stream.depth >= 0
+            and meta.spawn_depth != stream.depth
+        ):
+            acc.problems.append(Problem("CC-TREE-DEPTH-MISMATCH", stream.file))
+        if meta and meta.parent_agent_id is not None and stream.parent is not None:
+            parent = acc.streams[stream.parent]
+            if parent.agent_id != meta.parent_agent_id:
+                acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file))
+
+
+def _ancestors(acc: Account, stream: Stream) -> set[int]:
+    """The streams above `stream`, up to the root (or a cycle, refused elsewhere). A set: the
+    membership test on a list made a 2,500-deep chain of agents cubic (36 s)."""
+    out: set[int] = set()
+    current = stream.parent
+    while current is not None and current not in out:
+        out.add(current)
+        current = acc.streams[current].parent
+    return out
+
+
+def copies(acc: Account, index: Index) -> None:
+    """Mark each child's leading records that repeat an ancestor's calls as copies (its head)."""
+    for stream in acc.streams[1:]:
+        if stream.depth < 0:
+            continue
+        ancestors: set[int] | None = None  # only for a call another stream also holds
+        head = 0
+        copied = 0
+        for pos, rec in enumerate(stream.records):
+            if rec.type == "assistant" and not rec.synthetic:
+                held = index.message_streams.get(rec.msg_id or "")
+                if isinstance(held, list):  # another stream holds this call too
+                    if ancestors is None:
+                        ancestors = _ancestors(acc, stream)
+                    if ancestors.intersection(held):
+                        copied += 1
+                        head = pos + 1
+                        continue
+                break
+            head = pos + 1 if copied else head
+        # a head that copied nothing is not a head: the child's own prompt and bookkeeping stay
+        stream.head = head if copied else 0
+        if copied:
+            forked = bool(stream.records) and stream.records[0].type == "fork-context-ref"
+            acc.findings["CC-REC-FORK-BOOTSTRAP" if forked else "CC-REC-REPLAY"] += copied

@@ -1,0 +1,147 @@
+"""Building an account, steps 7-8 (SPEC §5.1, §5.3): tasks (root prompts), the task of every
+call (a child's calls are in its delegation call's task), and typed edges between events.
+Pure, iterative."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from converter.errors import Problem
+from converter.reader.model import Account, Edge, EventKey, Stream, Task
+
+
+def find_tasks(acc: Account) -> None:
+    root = acc.streams[0]
+    if acc.task_unit == "session":
+        first = next((r for r in root.records if r.timestamp), None)
+        acc.tasks.append(
+            Task(0, root.file, 1, 0, acc.tree.layout.session_id, first.timestamp if first else None)
+        )
+        return
+    for pos, rec in enumerate(root.records):
+        if rec.type == "user" and rec.kind in ("prompt", "command") and rec.content_digest:
+            acc.tasks.append(
+                Task(len(acc.tasks), rec.file, rec.line, pos, rec.content_digest, rec.timestamp)
+            )
+        elif rec.kind == "queued-prompt":
+            # Not a task (SPEC §5.1 counts `user` prompts): the running task answers it. Said,
+            # so a reader knows a task's calls may serve a prompt typed while it ran.
+            acc.findings["CC-REC-QUEUED-PROMPT"] += 1
+
+
+def _task_at(acc: Account, position: int) -> int | None:
+    """The task of the root stream record at `position`: the last prompt at or before it."""
+    if acc.task_unit == "session":
+        return 0
+    best = None
+    low, high = 0, len(acc.tasks) - 1
+    while low <= high:
+        mid = (low + high) // 2
+        if acc.tasks[mid].position <= position:
+            best, low = mid, mid + 1
+        else:
+            high = mid - 1
+    return best
+
+
+def assign(acc: Account) -> None:
+    """Task of each root call (the last prompt at or before its first fragment), then of each
+    stream (a child inherits the task of its delegation call, SPEC §5.2; a child anchored by
+    `parentUuid` the task at its anchor), then of each child's call."""
+    for call in acc.calls.values():
+        if call.stream == 0:
+            call.task = _task_at(acc, call.position)
+    order = sorted((s for s in acc.streams if s.depth >= 0), key=lambda s: s.depth)
+    for stream in order:
+        if stream.index == 0:
+            continue
+        parent = acc.streams[stream.parent] if stream.parent is not None else None
+        if parent is None:
+            continue
+        if parent.index != 0:
+            stream.task = parent.task
+        elif stream.delegation is not None:
+            tool = acc.tools.get(stream.delegation)
+            delegating = acc.calls.get(tool.msg_id) if tool else None
+            # The call's task, not the task at the tool_use's line: they differ when a prompt
+            # falls between the call's fragments.
+            stream.task = delegating.task if delegating else _task_at(acc, 0)
+        else:
+            stream.task = _task_at(acc, stream.anchor[1] if stream.anchor else 0)
+    unattributed = 0
+    for call in acc.calls.values():
+        stream = acc.streams[call.stream]
+        if stream.index != 0:
+            call.task = stream.task
+        if call.task is None:
+            unattributed += stream.depth >= 0  # an orphan's calls are refused as an orphan
+            continue
+        acc.tasks[call.task].calls += 1
+    for stream in acc.streams[1:]:
+        if stream.task is not None and stream.depth >= 0:
+            acc.tasks[stream.task].subagents += 1
+    if unattributed:
+        acc.problems.append(Problem("CC-TASK-UNATTRIBUTED", acc.streams[0].file))
+
+
+def _consumer(stream: Stream, calls_by_pos: list[tuple[int, str]], position: int) -> str | None:
+    """First call of `stream` whose first fragment comes after `position`."""
+    low, high = 0, len(calls_by_pos)
+    while low < high:
+        mid = (low + high) // 2
+        if calls_by_pos[mid][0] <= position:
+            low = mid + 1
+        else:
+            high = mid
+    return calls_by_pos[low][1] if low < len(calls_by_pos) else None
+
+
+def link_edges(acc: Account) -> None:
+    by_stream: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for call in acc.calls.values():
+        by_stream[call.stream].append((call.position, call.msg_id))
+    for entries in by_stream.values():
+        entries.sort()
+    edges: list[Edge] = []
+    has_out: set[EventKey] = set()
+    tools_of: dict[int, list[str]] = defaultdict(list)
+    for tool in acc.tools.values():
+        tools_of[tool.stream].append(tool.id)
+    for tool in acc.tools.values():
+        model: EventKey = ("model", tool.msg_id)
+        edges.append(Edge(model, ("tool", tool.id), "requests"))
+        has_out.add(model)
+        if tool.result_position is not None:
+            consumer = _consumer(
+                acc.streams[tool.stream], by_stream[tool.stream], tool.result_position
+            )
+            if consumer is not None:
+                edges.append(Edge(("tool", tool.id), ("model", consumer), "consumes"))
+                has_out.add(("tool", tool.id))
+    for stream in acc.streams[1:]:
+        if stream.delegation is None or stream.depth < 0 or not by_stream[stream.index]:
+            continue
+        first = by_stream[stream.index][0][1]
+        edges.append(Edge(("tool", stream.delegation), ("model", first), "delegates"))
+        spawner = acc.tools.get(stream.delegation)
+        if spawner is None or spawner.result_position is None:
+            continue
+        if spawner.result_status == "async_launched":  # no evidence of when its work is read
+            continue
+        successor = _consumer(
+            acc.streams[spawner.stream], by_stream[spawner.stream], spawner.result_position
+        )
+        if successor is None:
+            continue
+        for event in _leaves(by_stream[stream.index], tools_of[stream.index], has_out):
+            edges.append(Edge(event, ("model", successor), "returns"))
+    acc.edges = edges
+
+
+def _leaves(
+    calls: list[tuple[int, str]], tools: list[str], has_out: set[EventKey]
+) -> list[EventKey]:
+    """A child's events with no outgoing edge inside the child."""
+    events: list[EventKey] = [("model", msg) for _, msg in calls]
+    events += [("tool", tool_id) for tool_id in tools]
+    return [e for e in events if e not in has_out]
