@@ -826,7 +826,7 @@ def test_a_card_that_prices_nothing_here_is_said_not_dropped(cli: Any, tmp_path:
 
 
 def test_the_unknown_check_refusal_names_every_gate() -> None:
-    """errors.py states the gate ids in words; they must be the ids evaluate runs."""
+    """errors/codes.py states the gate ids in words; they must be the ids evaluate runs."""
     from typing import get_args
 
     from converter.contract.model import CheckId

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from converter.errors import CODES, render_catalogue
+from converter.errors import CODES
+from converter.errors.codes import render_catalogue
 from tests.conftest import ROOT
 
 
