@@ -115,6 +115,96 @@ def test_a_real_ctrl_c_during_the_renames_lands_after_them(
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_a_ctrl_c_during_the_write_never_leaves_a_stale_attestation_beside_a_new_bundle(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A bundle written over a signed one without --attest-key takes the old attestation away
+    with it. Was: removed after the write, so a Ctrl-C held during the renames landed between
+    the two and left the old signature beside new bytes (verify: 5, "changed after signing")."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)  # the fixture contract's key
+    contract = json.loads((GOLDEN.parent / "synthetic_contract.json").read_bytes())
+    other = tmp_path / "other.json"
+    contract["claims"]["outcome_contract"]["rubric_version"] = "another-rubric"
+    other.write_text(json.dumps(contract))
+    bundle, key = tmp_path / "b.json", tmp_path / "signing.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    signed = ["convert", "--in", str(PARENT), "--contract", str(other), "--out", str(bundle)]
+    assert cli(*signed, "--attest-key", str(key)).code == 0
+    old = bundle.read_bytes()
+    real = os.replace
+
+    def interrupted_rename(src: str, dst: Path) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # held until the write, removal included, is done
+        real(src, dst)
+
+    monkeypatch.setattr("converter.files.os.replace", interrupted_rename)
+    fixture_contract = str(GOLDEN.parent / "synthetic_contract.json")
+    result = cli(
+        "convert", "--in", str(PARENT), "--contract", fixture_contract, "--out", str(bundle)
+    )
+    assert (result.code, result.err.strip()) == (
+        130,
+        "interrupted after the output was written in full",
+    )
+    assert bundle.read_bytes() != old
+    assert not Path(f"{bundle}.intoto.json").exists()
+
+
+@pytest.mark.parametrize("made", ["refusal", "bug"])
+def test_a_ctrl_c_a_library_turned_into_its_own_error_is_still_an_interrupt(
+    made: str, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: a Ctrl-C while pydantic built a validator came out as BUNDLE-SHAPE (2) on a good
+    bundle, or as an internal error (70): the interrupt is underneath, and it is said as one."""
+    from converter.errors import Problem, Refused
+
+    def swallowed(*_: Any, **__: Any) -> Any:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            if made == "refusal":
+                raise Refused([Problem("BUNDLE-SHAPE")]) from None
+            raise RuntimeError("schema build failed") from None
+
+    monkeypatch.setattr("converter.cli.inspect.summarize_tree", swallowed)
+    result = cli("inspect", "--in", str(PARENT))
+    assert (result.code, result.err.strip()) == (130, "interrupted: nothing was written")
+
+
+def test_once_the_run_has_decided_a_late_ctrl_c_is_ignored(tmp_path: Path) -> None:
+    """A Ctrl-C in the interpreter's last milliseconds killed a finished run with 130 and no
+    word (evaluate had printed its decision): the console entry point ignores SIGINT once it
+    has chosen its exit code. (Tests call main with arguments: their process is left alone.)"""
+    code = (
+        "import signal, sys\n"
+        "from converter.cli.main import main\n"
+        "sys.argv = ['agent-evidence', '--version']\n"
+        "try:\n    main()\n"
+        "except SystemExit as done:\n"
+        "    print(done.code, signal.getsignal(signal.SIGINT) == signal.SIG_IGN)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "0 True"
+
+
+def test_a_ctrl_c_while_the_decided_exit_is_on_its_way_keeps_the_decision() -> None:
+    """Was a traceback and 130: a Ctrl-C in the instant between evaluate's `sys.exit(3)` and
+    the process's end. The decision it interrupted is the exit code."""
+    code = (
+        "import sys\n"
+        "import converter.cli.main as entry\n"
+        "def decided(argv):\n"
+        "    try:\n        sys.exit(3)\n"
+        "    finally:\n        raise KeyboardInterrupt\n"
+        "entry._main = decided\n"
+        "try:\n    entry.main()\n"
+        "except SystemExit as done:\n    print(done.code)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert (done.stdout.strip(), done.stderr) == ("3", "")
+
+
 def test_an_interrupt_between_two_renames_leaves_neither_output(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -158,13 +158,17 @@ def _take_back(staged: list[tuple[str, Path]]) -> None:
             os.unlink(tmp if os.path.lexists(tmp) else path)
 
 
-def write_all_atomic(files: list[tuple[Path, bytes | bytearray]]) -> None:
-    """Write several outputs as one: all are staged first, then renamed into place with Ctrl-C
-    held, so an interrupt lands either before any rename (none of the outputs is left, an output
-    already renamed is removed again) or after the last (all are in place and recorded in
-    `written_outputs`). A failed rename also leaves none of them."""
+def write_all_atomic(
+    files: list[tuple[Path, bytes | bytearray]], removing: tuple[Path, ...] = ()
+) -> None:
+    """Write several outputs as one, and remove the files in `removing` (a stale attestation
+    beside a new bundle) with them. Ctrl-C is held from the first staged byte to the last
+    removal: an interrupt lands before any of it (nothing written) or after all of it (every
+    output whole and recorded in `written_outputs`), never between two steps. A write or rename
+    that fails removes the staged files and any output already renamed (a file such an output
+    had replaced is not restored: the folder refused a write it had just allowed)."""
     staged: list[tuple[str, Path]] = []
-    held = None
+    held = _hold_interrupts()
     try:
         try:
             for path, data in files:
@@ -176,14 +180,16 @@ def write_all_atomic(files: list[tuple[Path, bytes | bytearray]]) -> None:
                     handle.flush()
                     os.fsync(handle.fileno())
                 os.chmod(tmp, 0o644)
-            held = _hold_interrupts()
             for tmp, path in staged:
                 os.replace(tmp, path)
-        except BaseException as stopped:  # an interrupt before the hold too
+        except BaseException as stopped:  # an interrupt pending before the hold too
             _take_back(staged)
             if not isinstance(stopped, OSError):
                 raise
             raise Refused([Problem("OUT-UNWRITABLE")]) from None
+        for path in removing:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
         _WRITTEN.extend(path for _, path in staged)
     finally:
-        _release_interrupts(held)  # a Ctrl-C held during the renames is raised here, after them
+        _release_interrupts(held)  # a Ctrl-C held meanwhile is raised here, after it all

@@ -257,9 +257,10 @@ def _bundle(
     # same conversion run again); any other signs something else, and goes.
     keep = attest_key is None and stale.exists() and _names_bytes(stale, data)
     replaced = out.exists()
-    write_all_atomic(files)
-    if attest_key is None and stale.exists() and not keep:
-        stale.unlink()
+    remove = attest_key is None and stale.exists() and not keep
+    # The stale attestation goes with the write, Ctrl-C held: never a new bundle beside it.
+    write_all_atomic(files, removing=(stale,) if remove else ())
+    if remove:
         what = "the replaced bundle's old bytes" if replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")
         say("  sign this one with --attest-key")

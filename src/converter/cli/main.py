@@ -8,8 +8,9 @@ import errno
 import importlib
 import os
 import re
+import signal
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -179,7 +180,55 @@ def _interrupted(written: bool) -> NoReturn:
     sys.exit(INTERRUPTED)
 
 
+# Ctrl-Cs the console entry point's SIGINT handler saw during this run.
+_SIGINTS: list[int] = []
+
+
+def _note_interrupt(signum: int, frame: object) -> None:
+    """Python's own Ctrl-C (KeyboardInterrupt), remembered: a library that catches everything
+    (pydantic building a validator on first use) can turn it into its own error, with no trace
+    of it left in that error."""
+    _SIGINTS.append(signum)
+    raise KeyboardInterrupt
+
+
+def _quiet_unraisable(unraisable: Any) -> None:
+    """A Ctrl-C raised where Python cannot pass it on (a finalizer, a library's callback) is
+    the interrupt the run reports once, not a traceback; anything else is Python's to print."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+
+
+def _by_interrupt(error: BaseException) -> bool:
+    """Whether a Ctrl-C is underneath `error`: remembered by the handler, or in its chain."""
+    if _SIGINTS:
+        return True
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> None:
+    try:
+        _main(argv)
+    except KeyboardInterrupt as late:
+        # A Ctrl-C in the instant after the run decided, while its exit was already on the way
+        # (the decision is that exit, in `__context__`): the decision stands, without a traceback.
+        decided = late.__context__
+        if argv is None and isinstance(decided, SystemExit):
+            raise SystemExit(decided.code) from None
+        raise
+
+
+def _main(argv: list[str] | None) -> None:
+    if argv is None:  # the console entry point: tests run commands in their own process
+        signal.signal(signal.SIGINT, _note_interrupt)
+        sys.unraisablehook = _quiet_unraisable
     args = sys.argv[1:] if argv is None else argv
     cut = args.index("--") if "--" in args else len(args)
     debug = "--debug" in args[:cut]
@@ -189,6 +238,27 @@ def main(argv: list[str] | None = None) -> None:
     written_before = len(written_outputs())  # a test runs many commands in one process
     if stdout_unusable():
         _output_failed()
+    try:
+        _dispatch(args, debug, written_before)
+    finally:
+        if argv is None:
+            _ignore_interrupts()
+
+
+def _ignore_interrupts() -> None:
+    """The run has decided (its output written, its code chosen): a Ctrl-C in the last
+    milliseconds of the interpreter's shutdown must not turn a decision into 130, nor print a
+    traceback. One that arrives while the handler is being replaced is dropped too."""
+    while True:
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
+    """Run the command; every way it can end becomes one exit code and its lines on stderr."""
     try:
         with cyclic_gc_paused():
             code = cli.main(args=args, prog_name="agent-evidence", standalone_mode=False)
@@ -206,9 +276,13 @@ def main(argv: list[str] | None = None) -> None:
         tell(f"usage error: {mask_values(bad.format_message(), args)}")
         sys.exit(Exit.USAGE)
     except Refused as refused:
+        if _by_interrupt(refused):
+            _interrupted(len(written_outputs()) > written_before)
         _emit_refused(refused, "--show-paths" in args)
         sys.exit(refused.exit_code)
     except IntegrityFailure as failure:
+        if _by_interrupt(failure):
+            _interrupted(len(written_outputs()) > written_before)
         for problem in failure.problems:
             tell("integrity: " + describe(problem.code, problem.where))
         if failure.refusals:  # other bundles' refusals, found in the same run
@@ -235,6 +309,8 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(Exit.USAGE)
         _internal(error, debug)
     except Exception as error:  # the one place a bug becomes exit 70
+        if _by_interrupt(error):
+            _interrupted(len(written_outputs()) > written_before)
         _internal(error, debug)
     sys.exit(code if isinstance(code, int) else 0)
 

@@ -1,8 +1,8 @@
 """One error root, stable reason codes, and the exit code each failure maps to.
 
-Every diagnostic the tool prints is built from the table in `errors/codes.py`: a fixed message and a fixed fix, plus a
-location (file role, keyed label, line number). Nothing from an input file is ever interpolated,
-which is what keeps error text inside the privacy firewall (SPEC §6.4).
+Every diagnostic the tool prints is built from the table in `errors/codes.py`: a fixed message
+and a fixed fix, plus a location (file role, keyed label, line number). Nothing from an input
+file is ever interpolated, which is what keeps error text inside the privacy firewall (SPEC §6.4).
 """
 
 from __future__ import annotations
