@@ -348,4 +348,5 @@ def test_the_text_summary_says_what_each_finding_means(cli: Any) -> None:
     result = cli("inspect", "--in", str(fixture_parent("synthetic_tree")))
     assert result.code == 0
     line = next(x for x in result.out.splitlines() if x.strip().startswith("CC-REC-FORK-BOOTSTRAP"))
-    assert line.strip() == f"CC-REC-FORK-BOOTSTRAP: 1. {CODES['CC-REC-FORK-BOOTSTRAP'].message}"
+    message = CODES["CC-REC-FORK-BOOTSTRAP"].message
+    assert line.strip() == f"CC-REC-FORK-BOOTSTRAP: 1 time. {message}"

@@ -87,6 +87,7 @@ def render_text(report: dict[str, Any]) -> str:
     if report["findings"]:
         lines.append("Findings (recorded, not refusals):")
         lines += [
-            f"  {f['code']}: {f['count']:,}. {CODES[f['code']].message}" for f in report["findings"]
+            f"  {f['code']}: {counted(f['count'], 'time')}. {CODES[f['code']].message}"
+            for f in report["findings"]
         ]
     return "\n".join(lines)
