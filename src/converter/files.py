@@ -128,13 +128,13 @@ def write_atomic(path: Path, data: bytes | bytearray) -> None:
     write_all_atomic([(path, data)])
 
 
-# The outputs this process has put in place. An interrupt that lands after them must not be
-# told "nothing was written" (cli/main.py): the files are there, whole.
-_WRITTEN: list[Path] = []
+# How many outputs this process has put in place. An interrupt that lands after them must not
+# be told "nothing was written" (cli/main.py): the files are there, whole.
+_written = [0]
 
 
-def written_outputs() -> tuple[Path, ...]:
-    return tuple(_WRITTEN)
+def written_count() -> int:
+    return _written[0]
 
 
 def _hold_interrupts() -> set[int | signal.Signals] | None:
@@ -164,7 +164,7 @@ def write_all_atomic(
     """Write several outputs as one, and remove the files in `removing` (a stale attestation
     beside a new bundle) with them. Ctrl-C is held from the first staged byte to the last
     removal: an interrupt lands before any of it (nothing written) or after all of it (every
-    output whole and recorded in `written_outputs`), never between two steps. A write or rename
+    output whole and counted in `written_count`), never between two steps. A write or rename
     that fails removes the staged files and any output already renamed (a file such an output
     had replaced is not restored: the folder refused a write it had just allowed)."""
     staged: list[tuple[str, Path]] = []
@@ -190,6 +190,6 @@ def write_all_atomic(
         for path in removing:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
-        _WRITTEN.extend(path for _, path in staged)
+        _written[0] += len(staged)
     finally:
         _release_interrupts(held)  # a Ctrl-C held meanwhile is raised here, after it all

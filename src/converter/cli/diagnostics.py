@@ -6,7 +6,7 @@ import contextlib
 import errno
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import click
 
@@ -51,12 +51,18 @@ def tell(message: str) -> None:
     except UnicodeError:  # a message this stream cannot encode: a bug to see, not a dead stream
         raise
     except (OSError, ValueError):  # ValueError: the stream object itself was closed
-        with contextlib.suppress(OSError, ValueError):
-            null = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(null, sys.stderr.fileno() if sys.stderr is not None else 2)
-            finally:
-                os.close(null)
+        to_null(sys.stderr, 2)
+
+
+def to_null(stream: TextIO | None, fd: int) -> None:
+    """Point a standard stream that cannot be written (its descriptor: `fd` when the stream is
+    gone) at the null device, best effort, so no later write or last flush fails again."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno() if stream is not None else fd)
+        finally:
+            os.close(null)
 
 
 def stdout_unusable() -> bool:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import errno
 import importlib
-import os
 import re
 import signal
 import sys
@@ -22,6 +20,7 @@ from converter.cli.diagnostics import (
     emit_lines,
     stdout_unusable,
     tell,
+    to_null,
 )
 from converter.errors import (
     ConverterError,
@@ -31,7 +30,7 @@ from converter.errors import (
     Refused,
     UsageProblem,
 )
-from converter.files import written_outputs
+from converter.files import written_count
 from converter.heap import cyclic_gc_paused, map_large_blocks
 
 # Each command lives in its own module, imported only when it runs: `inspect` does not pay for
@@ -158,22 +157,20 @@ def _emit_refused(refused: Refused, show_paths: bool) -> None:
 def _output_failed() -> None:
     """Say so on stderr (if it can still be written) and exit 2. Stdout is pointed at the null
     device first, so the interpreter's last flush does not fail a second time."""
-    with contextlib.suppress(OSError, ValueError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno() if sys.stdout is not None else 1)
-    with contextlib.suppress(OSError):
-        _emit_refused(Refused([Problem("OUT-STDOUT-FAILED")]), False)
+    to_null(sys.stdout, 1)
+    _emit_refused(Refused([Problem("OUT-STDOUT-FAILED")]), False)  # stderr lines: `tell`
     sys.exit(Exit.REFUSED)
 
 
 INTERRUPTED = 130
 
 
-def _interrupted(written: bool) -> NoReturn:
+def _interrupted(written_before: int) -> NoReturn:
     """Ctrl-C (click turns it into Abort): the shell's convention, 128 + SIGINT, so a script can
     tell a person's interrupt from a refusal or a usage error. Nothing was written, unless the
-    interrupt came after the outputs were in place, whole (`files.write_all_atomic`)."""
-    if written:
+    interrupt came after the outputs were in place, whole (`files.write_all_atomic`): more of
+    them than when the command began (`written_before`)."""
+    if written_count() > written_before:
         tell("interrupted after the output was written in full")
     else:
         tell("interrupted: nothing was written")
@@ -235,7 +232,7 @@ def _main(argv: list[str] | None) -> None:
     if debug:  # a global flag, taken wherever it is typed before a `--`
         args = ["--debug", *(a for a in args[:cut] if a != "--debug"), *args[cut:]]
     map_large_blocks()
-    written_before = len(written_outputs())  # a test runs many commands in one process
+    written_before = written_count()  # a test runs many commands in one process
     if stdout_unusable():
         _output_failed()
     try:
@@ -271,18 +268,18 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
     except (click.exceptions.Abort, KeyboardInterrupt):
-        _interrupted(len(written_outputs()) > written_before)
+        _interrupted(written_before)
     except click.UsageError as bad:
         tell(f"usage error: {mask_values(bad.format_message(), args)}")
         sys.exit(Exit.USAGE)
     except Refused as refused:
         if _by_interrupt(refused):
-            _interrupted(len(written_outputs()) > written_before)
+            _interrupted(written_before)
         _emit_refused(refused, "--show-paths" in args)
         sys.exit(refused.exit_code)
     except IntegrityFailure as failure:
         if _by_interrupt(failure):
-            _interrupted(len(written_outputs()) > written_before)
+            _interrupted(written_before)
         for problem in failure.problems:
             tell("integrity: " + describe(problem.code, problem.where))
         if failure.refusals:  # other bundles' refusals, found in the same run
@@ -310,7 +307,7 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         _internal(error, debug)
     except Exception as error:  # the one place a bug becomes exit 70
         if _by_interrupt(error):
-            _interrupted(len(written_outputs()) > written_before)
+            _interrupted(written_before)
         _internal(error, debug)
     sys.exit(code if isinstance(code, int) else 0)
 
