@@ -34,12 +34,7 @@ DIGITS = 30  # before and after the point: what a decimal string in an artifact 
 _DECIMAL_LIKE = re.compile(r"-?[0-9]{1,500}(\.[0-9]{1,500})?")
 
 
-def is_decimal_text(value: str) -> bool:
-    """Whether `value` is a plain decimal string (digits, an optional sign and fraction)."""
-    return _DECIMAL_LIKE.fullmatch(value) is not None
-
-
-def _exact_decimal(value: Any) -> Any:
+def exact_decimal(value: Any) -> Any:
     """Accept an int or a plain decimal string as an exact Decimal; never a float or a bool."""
     if isinstance(value, int) and not isinstance(value, bool):
         return Decimal(value)
@@ -144,11 +139,11 @@ def _unsigned(value: Decimal) -> Decimal:
 
 _UNSIGNED = AfterValidator(_unsigned)
 Money = Annotated[
-    Decimal, BeforeValidator(_exact_decimal), Field(allow_inf_nan=False), _BOUNDED, AS_TEXT
+    Decimal, BeforeValidator(exact_decimal), Field(allow_inf_nan=False), _BOUNDED, AS_TEXT
 ]
 NonNegativeMoney = Annotated[
     Decimal,
-    BeforeValidator(_exact_decimal),
+    BeforeValidator(exact_decimal),
     Field(ge=0, allow_inf_nan=False),
     _UNSIGNED,
     _BOUNDED,
@@ -156,7 +151,7 @@ NonNegativeMoney = Annotated[
 ]
 Rate = Annotated[
     Decimal,
-    BeforeValidator(_exact_decimal),
+    BeforeValidator(exact_decimal),
     Field(ge=0, le=1, allow_inf_nan=False),
     _UNSIGNED,
     _BOUNDED,

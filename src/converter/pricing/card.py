@@ -28,6 +28,7 @@ from pydantic import Field, StringConstraints, ValidationError
 
 from converter.codec.jsontext import NotStrictJSON, loads_exact
 from converter.errors import Problem, Refused
+from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.types import Closed, Count, ModelName
 from converter.pricing.model import (
@@ -131,13 +132,7 @@ def _read(name_or_path: str | Path) -> bytes:
             .joinpath(text + ".json")
             .read_bytes()
         )
-    path = Path(name_or_path)
-    try:
-        if not path.is_file():  # a FIFO or device would block the read, or never end
-            raise Refused([Problem("PRICE-CARD-INVALID")])
-        return path.read_bytes()
-    except OSError as bad:
-        raise Refused([Problem("PRICE-CARD-INVALID")]) from bad
+    return read_input(Path(name_or_path), "PRICE-CARD-INVALID")  # a regular file, read whole
 
 
 def load_price_card(name_or_path: str | Path) -> PriceCard:

@@ -39,7 +39,7 @@ from converter.firewall.types import (
     ModelName,
     PublicName,
     decimal_fits,
-    is_decimal_text,
+    exact_decimal,
 )
 
 # `BillingContext.key()`: service_tier|speed|inference_geo, each a context value or "absent".
@@ -70,11 +70,10 @@ def _exact(value: Any, *, allow_nonfinite: bool) -> Any:
     """Accept Decimal, int or a plain decimal string; refuse float and bool (not exact)."""
     if isinstance(value, bool | float):
         raise ValueError("not an exact decimal: write the number as a decimal string")
-    if isinstance(value, int):
+    if allow_nonfinite and isinstance(value, str) and value in _NONFINITE_TEXT:
         return Decimal(value)
+    value = exact_decimal(value)  # an int or a decimal string read as every artifact reads it
     if isinstance(value, str):
-        if is_decimal_text(value) or (allow_nonfinite and value in _NONFINITE_TEXT):
-            return Decimal(value)
         raise ValueError("not a decimal number")
     return value  # a Decimal, or anything else for the strict type check to refuse
 
