@@ -5,6 +5,7 @@ caller, which writes atomically only on success."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -33,7 +34,7 @@ from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
 from converter.run.pipeline import SourceName, TaskUnit, read_tree
-from converter.sources.tree import discover
+from converter.sources.tree import SourceFile, discover
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
@@ -211,14 +212,16 @@ def _checked_bundle(
 def _with_local_paths(problems: list[Problem], reading: Reading) -> list[Problem]:
     """A problem at `inventory/files/<label>` with the local path of that file, which only
     `--show-paths` prints (stderr): the label alone cannot be traced to a file."""
-    paths = {
-        f"inventory/files/{reading.pseudo.name('file', f.rel)}": f.rel
-        for f in reading.account.tree.layout.files
-    }
+    paths = _inventory_paths(reading.pseudo, reading.account.tree.layout.files)
     return [
         replace(p, local_path=paths[p.where]) if p.where in paths and not p.local_path else p
         for p in problems
     ]
+
+
+def _inventory_paths(pseudo: Pseudonymizer, files: Iterable[SourceFile]) -> dict[str, str]:
+    """`inventory/files/<label>` -> the local relative path of the file so labelled."""
+    return {f"inventory/files/{pseudo.name('file', f.rel)}": f.rel for f in files}
 
 
 def _problems(
@@ -272,10 +275,8 @@ def source_changes(parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes) -
         return []  # a file not listed is not gone: say nothing rather than "removed"
     now: dict[str, BoundFile] = {}
     unread: set[str] = set()  # cannot tell: not said
-    paths: dict[str, str] = {}  # where each label's file lies, for --show-paths
     for entry in layout.files:
         label = pseudo.name("file", entry.rel)
-        paths[f"inventory/files/{label}"] = entry.rel
         if entry.legacy and label not in bound:  # a sibling of another session, not bound
             continue
         digest = _digest_of(entry.path)
@@ -285,6 +286,7 @@ def source_changes(parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes) -
             size, sha256 = digest
             now[label] = BoundFile(role=entry.role, label=label, size=size, sha256=sha256)
     found = file_differences({k: v for k, v in bound.items() if k not in unread}, now)
+    paths = _inventory_paths(pseudo, layout.files)  # where each file lies, for --show-paths
     return [replace(p, local_path=paths.get(p.where or "")) for p in found]
 
 
