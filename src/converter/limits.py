@@ -13,4 +13,5 @@ MAX_TOKEN_COUNT = 2**32
 
 # Money is exact to 10 decimal places (USD): each priced bucket is rounded half-even to this, and
 # so is a task's human cost in evaluate, so every total is the exact sum of its parts.
-MONEY_QUANTUM = Decimal("1E-10")
+MONEY_PLACES = 10
+MONEY_QUANTUM = Decimal(1).scaleb(-MONEY_PLACES)

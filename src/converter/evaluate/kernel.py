@@ -22,7 +22,7 @@ from decimal import (
 
 from converter.evaluate.inputs import Interval, Policy, TaskFacts, Workload
 from converter.evaluate.result import Bounds, Metrics, Span, TaskCost
-from converter.limits import MONEY_QUANTUM as QUANTUM
+from converter.limits import MONEY_PLACES, MONEY_QUANTUM
 
 _CONTEXT = Context(
     prec=50, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation, DivisionByZero, Overflow]
@@ -30,7 +30,6 @@ _CONTEXT = Context(
 # Wide enough that any contract amount (30 digits each side of the point) times another, to
 # the quantum, is exact before the one rounding.
 _WIDE = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation, DivisionByZero])
-_QUANTUM_EXPONENT = int(QUANTUM.as_tuple().exponent)  # -10
 _ZERO = Decimal(0)
 _MINUTES_PER_HOUR = Decimal(60)
 
@@ -39,16 +38,16 @@ def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
     """Effective cost = spend + human minutes × hourly cost / 60 + remediation + incident loss.
 
     The human cost is money like a call's cost: when it has more than 10 decimal places, it is
-    rounded half-even to the pricing quantum once, per task, so every total a report gives is the exact sum of the parts
-    it lists (7 minutes at $100/h is 11.6666666667, not a 50-digit fraction that the workload's
-    total and each task's total would round apart)."""
+    rounded half-even to the pricing quantum once, per task, so every total a report gives is
+    the exact sum of the parts it lists (7 minutes at $100/h is 11.6666666667, not a 50-digit
+    fraction that the workload's total and each task's total would round apart)."""
     claims = task.claims
     with localcontext(_CONTEXT):
         minutes_cost = _WIDE.multiply(claims.human_minutes, policy.human_hourly_cost_usd)
         human = _WIDE.divide(minutes_cost, _MINUTES_PER_HOUR)
-        places = human.as_tuple().exponent
-        if isinstance(places, int) and places < _QUANTUM_EXPONENT:  # more than 10 places
-            human = human.quantize(QUANTUM, context=_WIDE)
+        exponent = human.as_tuple().exponent
+        if isinstance(exponent, int) and -exponent > MONEY_PLACES:
+            human = human.quantize(MONEY_QUANTUM, context=_WIDE)
         extra = human + claims.remediation_cost_usd + claims.incident_loss_usd
         effective = Span(low=task.spend.low + extra, high=task.spend.high + extra)
     return TaskCost(
