@@ -425,3 +425,41 @@ def test_a_key_file_longer_than_a_key_is_refused(cli: Any, tmp_path: Path) -> No
     result = cli("inspect", "--in", str(PARENT), "--key-file", str(key))
     assert result.code == 2
     assert result.err.startswith("refused: KEY-INVALID")
+
+
+def test_a_ctrl_c_while_the_program_loads_is_the_interrupt_not_a_traceback() -> None:
+    """Was Python's traceback: the console entry point imported the whole command line (0.1 s)
+    before any handler of ours existed. The entry module now imports it inside its own guard.
+    The interrupt is simulated at the import of `converter.cli.main`, where a real one lands."""
+    code = (
+        "import builtins, sys\n"
+        "real_import = builtins.__import__\n"
+        "def interrupted(name, *args, **kwargs):\n"
+        "    if name == 'converter.cli.main':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real_import(name, *args, **kwargs)\n"
+        "builtins.__import__ = interrupted\n"
+        "sys.argv = ['agent-evidence', '--version']\n"
+        "from converter.entry import main\n"
+        "main()\n"
+        "print('not reached')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        130,
+        "",
+        "interrupted: nothing was written\n",
+    )
+
+
+def test_the_entry_point_runs_the_command_line_and_exits_as_it_does() -> None:
+    from converter import entry
+    from converter.errors import Exit
+
+    assert entry.INTERRUPTED == Exit.INTERRUPTED
+    for module in ("converter", "converter.entry"):
+        done = subprocess.run(
+            [sys.executable, "-m", module, "--version"], capture_output=True, text=True
+        )
+        assert (done.returncode, done.stderr) == (0, ""), module
+        assert "agent-evidence" in done.stdout, module

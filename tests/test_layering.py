@@ -79,6 +79,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("evaluate",),
     ("run",),
     ("cli",),
+    ("entry",),
     ("__main__", "devtools"),
 )
 SRC = Path(__file__).resolve().parents[1] / "src" / "converter"

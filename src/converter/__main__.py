@@ -1,3 +1,3 @@
-from converter.cli.main import main
+from converter.entry import main
 
 main()

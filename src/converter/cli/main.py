@@ -162,9 +162,6 @@ def _output_failed() -> None:
     sys.exit(Exit.REFUSED)
 
 
-INTERRUPTED = 130
-
-
 def _interrupted(written_before: int) -> NoReturn:
     """Ctrl-C (click turns it into Abort): the shell's convention, 128 + SIGINT, so a script can
     tell a person's interrupt from a refusal or a usage error. Nothing was written, unless the
@@ -174,7 +171,7 @@ def _interrupted(written_before: int) -> NoReturn:
         tell("interrupted after the output was written in full")
     else:
         tell("interrupted: nothing was written")
-    sys.exit(INTERRUPTED)
+    sys.exit(Exit.INTERRUPTED)
 
 
 # Ctrl-Cs the console entry point's SIGINT handler saw during this run.

@@ -35,6 +35,7 @@ class Exit(IntEnum):
     INTEGRITY = 5
     USAGE = 64
     INTERNAL = 70
+    INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,38 @@
+"""The console entry point (`agent-evidence`, `python -m converter`).
+
+It imports the command line itself, so that a Ctrl-C while the program is still loading (about
+0.1 s of imports before `cli.main` can install its own handler) ends like any other interrupt
+before an output: one fixed line and exit 130, not Python's traceback. Only the interpreter's own
+start-up, before this module runs, is outside it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+INTERRUPTED = 130  # errors.Exit.INTERRUPTED, which may not be loaded yet
+_BEFORE_ANY_OUTPUT = b"interrupted: nothing was written\n"
+
+
+def main() -> None:
+    try:
+        from converter.cli.main import main as run
+    except KeyboardInterrupt:
+        _loading_interrupted()
+    run()
+
+
+def _loading_interrupted() -> None:
+    """Nothing can have been written: no command has started. The line goes straight to the
+    descriptor (no module of this program may be loaded yet, and a closed stderr loses only the
+    line, never the code)."""
+    try:
+        os.write(2, _BEFORE_ANY_OUTPUT)
+    except OSError:
+        pass
+    os._exit(INTERRUPTED)
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m converter.entry`
+    main()
