@@ -1035,3 +1035,33 @@ def test_the_delegation_result_names_another_agent(
     syn.edit_record("", result_line, other_agent)
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-TREE-JOIN-CONFLICT", syn.label("subagent", SYN_CHILD), 1)
+
+
+def test_a_symlinked_key_file_is_read_like_the_file_it_names(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was KEY-INVALID (the key "is not 64 hexadecimal characters"): a key mounted as a
+    symbolic link (a Kubernetes secret, a secrets manager) was refused, while a signing key
+    there was read. The file it names is held to the same rules."""
+    key = tmp_path / "secrets" / "real.key"
+    key.parent.mkdir()
+    key.write_text("0f" * 32 + "\n")
+    key.chmod(0o600)
+    link = tmp_path / "linked.key"
+    link.symlink_to(key)
+    direct = run_command(cli, command, syn, tmp_path, "--key-file", str(key))
+    linked = run_command(cli, command, syn, tmp_path, "--key-file", str(link))
+    assert (linked.code, linked.report) == (direct.code, direct.report)
+    assert linked.code == 0, linked.err
+    key.chmod(0o644)
+    expect_refusal(
+        run_command(cli, command, syn, tmp_path, "--key-file", str(link)), "KEY-PERMISSIONS"
+    )
+
+
+def test_a_key_file_that_is_a_fifo_is_refused_without_waiting(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "fifo.key"
+    os.mkfifo(fifo, 0o600)
+    expect_refusal(run_command(cli, command, syn, tmp_path, "--key-file", str(fifo)), "KEY-INVALID")

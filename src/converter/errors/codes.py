@@ -817,7 +817,8 @@ CODES: dict[str, CodeInfo] = {
         "Check the --key-file path; `agent-evidence key init --key-file PATH` creates one there.",
     ),
     "KEY-INVALID": _c(
-        "The pseudonym key is not 64 hexadecimal characters (32 bytes).",
+        "The pseudonym key is not 64 hexadecimal characters (32 bytes), or its key file is "
+        "not a regular file.",
         "Check where the key came from: --key-file, else $AGENT_EVIDENCE_KEY (it wins over the "
         "key file), else the key file `agent-evidence key init` creates.",
     ),
