@@ -15,13 +15,13 @@ The harness reads action.yml and plays the runner:
 - The action's path is a copy of the package sources (pyproject, README, src, action.yml), as the
   runner's checkout of the action would be, so the install step builds there, not in this tree.
 
-The install step runs for real: `python -m pip install "$ACTION_PATH"`. Done from scratch per case
-it would need the package index for setuptools>=77 (an isolated build) and take ~20 s, so the
-runner Python is prepared once per session by a real, isolated install of the copy (the same
-index access `make` needs to build .venv). Each case then runs the unchanged install step with
-pip's own environment switches `PIP_NO_INDEX=1` and `PIP_NO_BUILD_ISOLATION=0` (pip's spelling
-for "off"): it rebuilds and reinstalls the package from the action path with the already
-installed setuptools, offline, in about two seconds. If the one-time install cannot run (no
+The install step runs for real: it makes a virtual environment under `RUNNER_TEMP` and runs
+`pip install "$ACTION_PATH"` in it. The package index is needed once per test session: the runner
+fixture fills a wheelhouse (`pip wheel` of the action, its dependencies and its build backend),
+and every case installs from it offline, with pip's own environment switches `PIP_NO_INDEX=1` and
+`PIP_FIND_LINKS`. The cases share one `RUNNER_TEMP`, as the steps of one job do, so the action's
+own reuse of its environment (same action files, same fingerprint) spares all but the first case
+the ~10 s install; the install tests give their own. If the wheelhouse cannot be filled (no
 index), these tests skip and say why; the static checks below run regardless.
 """
 
@@ -160,8 +160,10 @@ def test_example_workflow_uses_the_action_with_least_privilege() -> None:
 
 @dataclass
 class Runner:
-    python_bin: Path
+    python_bin: Path  # setup-python's interpreter: a bare virtual environment
     action_path: Path
+    wheelhouse: Path
+    temp: Path  # RUNNER_TEMP, shared by the cases as by the steps of one job
 
 
 @dataclass
@@ -195,16 +197,18 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Runner:
     base = tmp_path_factory.mktemp("runner")
     action_path = _copy_action(base / "action")
     venv = base / "python"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    wheelhouse = base / "wheelhouse"
     setup = subprocess.run(
         [
-            str(python),
+            sys.executable,
             "-m",
             "pip",
-            "install",
+            "wheel",
             "--quiet",
             "--disable-pip-version-check",
+            "--wheel-dir",
+            str(wheelhouse),
             str(action_path),
             "setuptools>=77",
             "wheel",
@@ -215,12 +219,16 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Runner:
     )
     if setup.returncode != 0:
         pytest.skip(
-            "could not prepare the runner Python (pip install of the action needs the package "
-            "index, as `make` does): " + setup.stderr.strip().splitlines()[-1:][0]
+            "could not fill the wheelhouse (pip wheel of the action needs the package index, as "
+            "`make` does): " + setup.stderr.strip().splitlines()[-1:][0]
             if setup.stderr.strip()
             else "pip failed"
         )
-    return Runner(venv / "bin", action_path)
+    for built in wheelhouse.glob("agent_evidence-*.whl"):
+        built.unlink()  # the action builds its own from its path
+    temp = base / "runner-temp"
+    temp.mkdir()
+    return Runner(venv / "bin", action_path, wheelhouse, temp)
 
 
 def _substitute(
@@ -277,8 +285,7 @@ def run_action(
     caller_env: dict[str, str] | None = None,
 ) -> Run:
     spec = action()
-    runner_temp = tmp / "runner-temp"
-    runner_temp.mkdir(parents=True)
+    tmp.mkdir(parents=True, exist_ok=True)
     summary = tmp / "step-summary.md"
     summary.touch()
     system_path = [
@@ -295,10 +302,10 @@ def run_action(
         "GITHUB_WORKSPACE": str(workspace),
         "GITHUB_ACTION_PATH": str(runner.action_path),
         "GITHUB_STEP_SUMMARY": str(summary),
-        "RUNNER_TEMP": str(runner_temp),
-        # pip's own switches (see the module docstring): offline, no isolated build env.
+        "RUNNER_TEMP": str(runner.temp),
+        # pip's own switches (see the module docstring): offline, from the wheelhouse.
         "PIP_NO_INDEX": "1",
-        "PIP_NO_BUILD_ISOLATION": "0",
+        "PIP_FIND_LINKS": str(runner.wheelhouse),
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         **(caller_env or {}),
     }
@@ -411,7 +418,7 @@ def test_each_decision(
     assert_gate(run, decision, code)
     assert decision in run.report
     assert "|" in run.report
-    assert Path(run.outputs["report"]).is_relative_to(tmp_path / "runner-temp")
+    assert Path(run.outputs["report"]).is_relative_to(runner.temp)
 
 
 def test_tampered_bundle(cli: Any, runner: Runner, workspace: Path, tmp_path: Path) -> None:
@@ -553,13 +560,55 @@ def test_an_install_that_fails_still_sets_the_outputs(
         tmp_path,
         workspace,
         {"bundle": name},
-        caller_env={"PIP_CONSTRAINT": str(tmp_path / "no-such-constraints.txt")},
+        caller_env={
+            "PIP_CONSTRAINT": str(tmp_path / "no-such-constraints.txt"),
+            "RUNNER_TEMP": str(_fresh_job(tmp_path)),
+        },
     )
     assert run.code != 0
     assert run.outputs["decision"] == "ERROR"
     assert run.outputs["exit-code"] == "70"
     assert "could not be installed" in run.summary
     assert Path(run.outputs["report"]).read_text() in run.summary
+
+
+def _fresh_job(tmp_path: Path) -> Path:
+    """A RUNNER_TEMP of its own: a job in which the gate has not installed itself yet."""
+    temp = tmp_path / "job-temp"
+    temp.mkdir(exist_ok=True)
+    return temp
+
+
+def test_the_gate_installs_into_its_own_environment_and_a_second_use_reuses_it(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """Was: `pip install` into setup-python's interpreter, which the tool cache shares with
+    every step of the job that sets up the same Python version: the gate changed their
+    pydantic, click and cryptography. It now installs into a virtual environment in
+    RUNNER_TEMP and leaves setup-python's interpreter as it was."""
+    job = _fresh_job(tmp_path)
+    bare = runner.python_bin / "python"
+    listing = [str(bare), "-I", "-c", "import sys, os; print(sorted(os.listdir(sys.path[-1])))"]
+    before = subprocess.run(listing, capture_output=True, text=True, check=True).stdout
+    name = make_bundle(cli, workspace, "scale")
+    first = run_action(
+        runner, tmp_path / "first", workspace, {"bundle": name}, {"RUNNER_TEMP": str(job)}
+    )
+    assert_gate(first, "SCALE", 0)
+    gate_python = Path(first.step_outputs["install"]["python"])
+    assert gate_python.is_relative_to(job), gate_python
+    assert "reusing" not in first.log
+    after = subprocess.run(listing, capture_output=True, text=True, check=True).stdout
+    assert after == before  # nothing installed into setup-python's interpreter
+    imported = subprocess.run([str(bare), "-I", "-c", "import converter"], capture_output=True)
+    assert imported.returncode != 0
+
+    second = run_action(
+        runner, tmp_path / "second", workspace, {"bundle": name}, {"RUNNER_TEMP": str(job)}
+    )
+    assert_gate(second, "SCALE", 0)
+    assert "reusing the environment this job installed it in" in second.log
+    assert second.step_outputs["install"]["python"] == str(gate_python)
 
 
 def test_inputs_are_trimmed_and_a_value_spelled_like_an_option_stays_a_value(
