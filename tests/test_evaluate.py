@@ -589,3 +589,43 @@ def test_a_measure_exactly_at_its_limit_meets_it() -> None:
         past = value - 1 if name == "max_calls_per_task" else value - D("0.0001")
         worse = evaluate(make_workload(tasks, **{**exact, name: past}))
         assert worse.decision != "SCALE", name
+
+
+def test_a_large_workload_keeps_its_markdown_within_a_job_summary() -> None:
+    """Was: one row per task and one line per finding, whatever their number: 12,500 tasks gave
+    a 1 MB report, and GitHub refuses a job summary over 1 MiB whole (nothing appears). Markdown
+    lists the costliest tasks and the first findings; the totals and JSON keep every task."""
+    from converter.evaluate.report import MARKDOWN_FINDINGS, MARKDOWN_TASK_ROWS
+
+    key = shape_key(shape_of({"path": "x"}))
+    count = 2_000
+    tasks = [
+        make_task(i, low=D(i % 97) / 10, tool_shapes=(("Read", key),) * 4) for i in range(count)
+    ]
+    ev = evaluate(make_workload(tasks))
+    assert len(ev.findings) > MARKDOWN_FINDINGS
+    text = render_markdown(ev)
+    assert len(text.encode()) < 65_536  # fits a pull-request comment, let alone a summary
+    rows = [line for line in text.splitlines() if line.startswith("| `task-")]
+    assert len(rows) == MARKDOWN_TASK_ROWS
+    shown = [line.split("`")[1] for line in rows]
+    assert shown == sorted(shown)  # in the table's order
+    costliest = sorted(ev.tasks, key=lambda t: -t.effective.high)[:MARKDOWN_TASK_ROWS]
+    assert set(shown) == {t.id for t in costliest}
+    assert f"The 200 costliest of {count:,} tasks" in text
+    assert "| **all** | " in text  # the totals still sum every task
+    total = sum((t.effective.high for t in ev.tasks), D(0))
+    assert usd(total) in text
+    listed = [line for line in text.splitlines() if line.startswith("- EVAL-REPEATED")]
+    assert len(listed) == MARKDOWN_FINDINGS
+    more = len(ev.findings) - MARKDOWN_FINDINGS
+    assert f"- … and {more:,} more findings (`--format json` lists each)" in text
+    assert len(json.loads(render_json(ev))["tasks"]) == count
+
+
+def test_a_workload_that_fits_lists_every_task_and_finding() -> None:
+    tasks = [make_task(i) for i in range(5)]
+    text = render_markdown(evaluate(make_workload(tasks)))
+    assert len([line for line in text.splitlines() if line.startswith("| `task-")]) == 5
+    assert "costliest" not in text
+    assert "more finding" not in text

@@ -12,11 +12,24 @@ from decimal import Decimal
 from converter.errors import CODES
 from converter.evaluate.fmt import number, percent, usd, usd_span
 from converter.evaluate.inputs import HIDDEN_CALLS, ROOT_AGENT, Interval
-from converter.evaluate.result import Bounds, Evaluation, Finding, GateResult, Measure, Span
+from converter.evaluate.result import (
+    Bounds,
+    Evaluation,
+    Finding,
+    GateResult,
+    Measure,
+    Span,
+    TaskCost,
+)
 from converter.text import counted
 
 _SYMBOL = {"<=": "≤", ">=": "≥"}
 _ZERO = Decimal(0)
+# Markdown goes where size is bounded: a GitHub job summary holds 1 MiB and refuses a larger one
+# whole; a pull-request comment holds 65,536 characters. A workload of thousands of tasks lists
+# its costliest tasks and its first findings; the JSON report lists every one.
+MARKDOWN_TASK_ROWS = 200
+MARKDOWN_FINDINGS = 100
 
 
 def _value(bounds: Bounds, unit: str) -> str:
@@ -169,6 +182,16 @@ def _table(header: list[str], rows: list[list[str]], right: int = 1) -> list[str
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
+def _costliest(tasks: tuple[TaskCost, ...], limit: int) -> tuple[TaskCost, ...]:
+    """All tasks when they fit; else the `limit` with the highest effective cost (high bound,
+    earlier first on a tie), kept in task order."""
+    if len(tasks) <= limit:
+        return tasks
+    ranked = sorted(range(len(tasks)), key=lambda i: (-tasks[i].effective.high, i))
+    keep = sorted(ranked[:limit])
+    return tuple(tasks[i] for i in keep)
+
+
 def render_markdown(ev: Evaluation) -> str:
     out = [f"**Decision: {_headline(ev)}**", ""]
     if ev.reasons:
@@ -187,6 +210,7 @@ def render_markdown(ev: Evaluation) -> str:
         "Incident",
         "Effective",
     ]
+    shown = _costliest(ev.tasks, MARKDOWN_TASK_ROWS)
     task_rows = [
         [
             f"`{t.id}`",
@@ -197,7 +221,7 @@ def render_markdown(ev: Evaluation) -> str:
             usd(t.incident_loss_usd),
             usd_span(t.effective.low, t.effective.high),
         ]
-        for t in ev.tasks
+        for t in shown
     ]
     m = ev.metrics
     total = ["**all**", f"{m.acceptable_tasks}/{m.tasks}"]
@@ -209,6 +233,13 @@ def render_markdown(ev: Evaluation) -> str:
         usd_span(m.total_effective_cost.low, m.total_effective_cost.high),
     ]
     out += _table(header, [*task_rows, total], right=2)
+    if len(shown) < len(ev.tasks):
+        out += [
+            "",
+            f"The {len(shown):,} costliest of {counted(len(ev.tasks), 'task')} (by effective "
+            "cost, high bound), in task order; the **all** row sums every task, and "
+            "`--format json` lists each.",
+        ]
     out += [
         "",
         f"Baseline {_code(ev.baseline.name)}: net value per attempt "
@@ -223,7 +254,11 @@ def render_markdown(ev: Evaluation) -> str:
     )
     out += ["", "### Evidence completeness", ""]
     out += [f"- {line}" for line in _completeness_lines(ev)]
-    out += [f"- {_finding_text(f, _code)}" for f in ev.findings] or ["- no findings"]
+    listed = ev.findings[:MARKDOWN_FINDINGS]
+    out += [f"- {_finding_text(f, _code)}" for f in listed] or ["- no findings"]
+    if len(listed) < len(ev.findings):
+        more = len(ev.findings) - len(listed)
+        out.append(f"- … and {counted(more, 'more finding')} (`--format json` lists each)")
     out += ["", "### Digests", ""] + [f"- {line}" for line in _digest_lines(ev, _code)]
     return "\n".join(out) + "\n"
 
