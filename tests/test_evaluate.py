@@ -629,3 +629,92 @@ def test_a_workload_that_fits_lists_every_task_and_finding() -> None:
     assert len([line for line in text.splitlines() if line.startswith("| `task-")]) == 5
     assert "costliest" not in text
     assert "more finding" not in text
+
+
+def test_a_failing_gate_never_shows_its_value_equal_to_its_limit() -> None:
+    """Was `acceptable rate: 0.6667, limit ≥ 0.6667 [fail]`: both sides rounded to four places,
+    the policy's own limit (0.66667) nowhere. The limit keeps every decimal it was given; the
+    value gets as many as it needs to read on its side of the limit."""
+    tasks = [make_task(0), make_task(1), make_task(2, acceptable=False)]
+    ev = evaluate(make_workload(tasks, min_acceptable_rate=D("0.66667")))
+    [gate] = [g for g in ev.gates if g.check.id == "acceptable-rate"]
+    assert gate.status == "fail"
+    for text in (render_text(ev), render_markdown(ev)):
+        assert "0.666667" in text, text
+        assert "limit ≥ 0.666670" in text
+        assert "0.6667" not in text.replace("0.66667", "")
+
+    # Money: a limit of ten decimals, a cost per acceptable outcome just above it.
+    tasks = [make_task(i, low=D("40.9166666667") / 3, minutes=0) for i in range(3)]
+    limit = D("13.6388888888")
+    ev = evaluate(make_workload(tasks, max_cost_per_acceptable_outcome_usd=limit))
+    [gate] = [g for g in ev.gates if g.check.id == "cost-per-acceptable-outcome"]
+    assert gate.status == "fail"
+    assert "$13.6388888889, limit ≤ $13.6388888888" in render_text(ev)
+
+
+def test_a_limit_with_few_decimals_still_shows_four() -> None:
+    ev = evaluate(make_workload([make_task(i) for i in range(3)]))
+    text = render_text(ev)
+    assert "limit ≤ $20.0000" in text
+    assert "limit ≥ 0.5000" in text
+
+
+@pytest.mark.parametrize(
+    ("value", "limit", "unit", "places"),
+    [
+        (D("0.66664"), D("0.6667"), "rate", 4),  # 0.6666 < 0.6667, as 0.66664 is
+        (D("0.666649"), D("0.666645"), "rate", 6),  # four places would read 0.6666, below it
+        (D("0.5"), D("0.5"), "rate", 4),  # equal reads equal
+        (D(7), D(5), "count", 0),
+        (D("1") / 3, D("0.333333333333333"), "rate", 12),  # at most twelve
+    ],
+)
+def test_places_against_a_limit(value: Decimal, limit: Decimal, unit: str, places: int) -> None:
+    from converter.evaluate.fmt import places_against
+
+    assert places_against(limit, [value], unit) == places
+
+
+def test_an_indeterminate_reason_shows_its_bounds_on_their_sides_of_the_limit() -> None:
+    """Was `between $10.0000 and $10.0000 (limit $10.0000)` for a spend of 9.99999 to 10.00001."""
+    tasks = [
+        make_task(0, D("9.99999"), D("10.00001"), incomplete=1),
+        *(make_task(i) for i in range(1, 4)),
+    ]
+    [reason] = evaluate(make_workload(tasks)).reasons
+    assert reason.text().endswith("between $9.99999 and $10.00001 (limit $10.00000)")
+
+
+def test_a_disabled_gate_still_shows_what_it_would_have_said() -> None:
+    """Was `acceptable-rate … | — | — | disabled`: a rate of 0.6 against a limit of 0.61 hidden.
+    The gate is measured; only its status routes, and "disabled" keeps the decision INCOMPLETE."""
+    tasks = [make_task(i, acceptable=i < 3) for i in range(5)]
+    workload = make_workload(
+        tasks, min_acceptable_rate=D("0.61"), disabled_checks=("acceptable-rate",)
+    )
+    ev = evaluate(workload)
+    assert ev.decision == "INCOMPLETE"
+    [reason] = ev.reasons
+    assert reason.code == "EVAL-GATE-DISABLED"
+    assert gate(ev, "acceptable-rate").status == "disabled"
+    for text in (render_text(ev), render_markdown(ev)):
+        assert "0.6000" in text and "limit ≥ 0.6100" in text
+        assert "disabled (would fail)" in text
+    assert "failed: acceptable-rate" not in render_text(ev)
+
+
+def test_the_cost_per_model_table_adds_up_to_the_spend() -> None:
+    """Was: model rows only; a workload's tool spend (an MCP tool priced per call) appeared in
+    no row, so the table summed to less than the cost-per-task table's agent columns."""
+    spend = Interval(low=D(3), high=D(5))
+    task = make_task(0, 3, 5, incomplete=1).model_copy(
+        update={"cost_by_model": {"claude-sonnet-4-5": Interval(low=D("2.5"), high=D("4.5"))}}
+    )
+    assert task.spend == spend
+    ev = evaluate(make_workload([task, make_task(1), make_task(2)]))
+    text = render_markdown(ev)
+    section = text.split("### Cost per model")[1].split("###")[0]
+    assert "| `claude-sonnet-4-5` | $6.5000 – $8.5000 |" in section
+    assert "| tool calls | $0.5000 |" in section
+    assert "| **all** | $7.0000 – $9.0000 |" in section

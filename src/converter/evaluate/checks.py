@@ -249,9 +249,11 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
 
 
 def _run(check: Check, metrics: Metrics, policy: Policy) -> GateResult:
-    if check.info.id in policy.disabled_checks:
-        return GateResult(check=check.info, status="disabled", measures=())
     measures = check.measure(metrics, policy)
+    if check.info.id in policy.disabled_checks:
+        # Measured all the same, so a report shows what the gate would have said; the status
+        # alone decides, and "disabled" makes the decision INCOMPLETE.
+        return GateResult(check=check.info, status="disabled", measures=measures or ())
     if measures is None:
         return GateResult(check=check.info, status="unavailable", measures=())
     at_low = all(m.passes_at_low_cost for m in measures)

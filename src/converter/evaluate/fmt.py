@@ -6,6 +6,10 @@
   decimals (`12.34%`).
 - JSON: decimal strings, exact, except values with more than 12 decimal places (means, ratios and
   human cost divide) which are rounded half-even to 12. Never a float.
+- A gate's limit and observed value in text and Markdown: the limit with every decimal the
+  policy gave (four at least, twelve at most), the observed value with as many as the limit and
+  more where needed, so that it reads on the same side of the limit as it is
+  (`0.666667, limit ≥ 0.66667`, never `0.6667, limit ≥ 0.6667` for a failing gate).
 """
 
 from __future__ import annotations
@@ -24,9 +28,9 @@ def _quantize(value: Decimal, places: int) -> Decimal:
     return quantized if quantized != 0 else abs(quantized)
 
 
-def usd(value: Decimal) -> str:
-    quantized = _quantize(value, MONEY_PLACES)
-    text = f"${abs(quantized):,.{MONEY_PLACES}f}"
+def usd(value: Decimal, places: int = MONEY_PLACES) -> str:
+    quantized = _quantize(value, places)
+    text = f"${abs(quantized):,.{places}f}"
     return "-" + text if quantized < 0 else text
 
 
@@ -35,8 +39,8 @@ def usd_span(low: Decimal, high: Decimal) -> str:
     return usd(low) if low == high else f"{usd(low)} – {usd(high)}"
 
 
-def rate(value: Decimal) -> str:
-    return f"{_quantize(value, RATE_PLACES):.{RATE_PLACES}f}"
+def rate(value: Decimal, places: int = RATE_PLACES) -> str:
+    return f"{_quantize(value, places):.{places}f}"
 
 
 def percent(part: int, whole: int) -> str:
@@ -53,12 +57,35 @@ def json_decimal(value: Decimal) -> str:
     return format(value, "f")
 
 
-def number(value: Decimal | None, unit: str | None) -> str:
-    """A value in its unit: `usd` as money, `rate` with four decimals, a count as it is."""
+def number(value: Decimal | None, unit: str | None, places: int | None = None) -> str:
+    """A value in its unit: `usd` as money, `rate` with four decimals (or `places`), a count as
+    it is."""
     if value is None:
         return "n/a"
     if unit == "usd":
-        return usd(value)
+        return usd(value, MONEY_PLACES if places is None else places)
     if unit == "rate":
-        return rate(value)
+        return rate(value, RATE_PLACES if places is None else places)
     return format(value, "f")
+
+
+def _decimals(value: Decimal) -> int:
+    exponent = value.as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def _side(value: Decimal, limit: Decimal) -> int:
+    return (value > limit) - (value < limit)
+
+
+def places_against(limit: Decimal, values: list[Decimal], unit: str | None) -> int:
+    """Decimals to show a limit and the values compared with it (see the module docstring)."""
+    base = {"usd": MONEY_PLACES, "rate": RATE_PLACES}.get(unit or "")
+    if base is None:
+        return 0  # counts are shown whole
+    places = min(max(base, _decimals(limit)), JSON_MAX_PLACES)
+    while places < JSON_MAX_PLACES and any(
+        _side(_quantize(v, places), limit) != _side(v, limit) for v in values
+    ):
+        places += 1
+    return places

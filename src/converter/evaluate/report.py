@@ -10,7 +10,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from converter.errors import CODES
-from converter.evaluate.fmt import number, percent, usd, usd_span
+from converter.evaluate.fmt import number, percent, places_against, usd, usd_span
 from converter.evaluate.inputs import HIDDEN_CALLS, ROOT_AGENT, Interval
 from converter.evaluate.result import (
     Bounds,
@@ -24,6 +24,7 @@ from converter.evaluate.result import (
 from converter.text import counted
 
 _SYMBOL = {"<=": "≤", ">=": "≥"}
+_WOULD = {"pass": "pass", "fail": "fail", "indeterminate": "be indeterminate"}
 _ZERO = Decimal(0)
 # Markdown goes where size is bounded: a GitHub job summary holds 1 MiB and refuses a larger one
 # whole; a pull-request comment holds 65,536 characters. A workload of thousands of tasks lists
@@ -32,17 +33,25 @@ MARKDOWN_TASK_ROWS = 200
 MARKDOWN_FINDINGS = 100
 
 
-def _value(bounds: Bounds, unit: str) -> str:
+def _value(bounds: Bounds, unit: str, places: int | None = None) -> str:
     span = bounds.ordered()
     if span is None:
         return "n/a"
     low, high = span
-    return number(low, unit) if low == high else f"{number(low, unit)} – {number(high, unit)}"
+    if low == high:
+        return number(low, unit, places)
+    return f"{number(low, unit, places)} – {number(high, unit, places)}"
 
 
-def _limit(measure: Measure) -> str:
-    """`limit ≤ $25.0000`: labelled, so "253, limit ≤ 50 [fail]" never reads as a true claim."""
-    return f"limit {_SYMBOL[measure.comparison]} {number(measure.limit, measure.unit)}"
+def _observed_and_limit(measure: Measure) -> tuple[str, str]:
+    """`$26.0000`, `limit ≤ $25.0000`: labelled, so "253, limit ≤ 50 [fail]" never reads as a
+    true claim; with the decimals that keep the value on its side of the limit (fmt.py)."""
+    span = measure.observed.ordered()
+    places = places_against(measure.limit, list(span or ()), measure.unit)
+    limit = number(measure.limit, measure.unit, places)
+    return _value(measure.observed, measure.unit, places), (
+        f"limit {_SYMBOL[measure.comparison]} {limit}"
+    )
 
 
 def _headline(ev: Evaluation) -> str:
@@ -72,10 +81,14 @@ def _gate_rows(gate: GateResult) -> list[tuple[str, str, str, str, str, str]]:
     head = (f"{c.id} v{c.version}", c.coverage, c.route)
     if not gate.measures:
         return [(*head, "—", "—", gate.status)]
-    return [
-        (*head, f"{m.name}: {_value(m.observed, m.unit)}", _limit(m), _measure_status(m))
-        for m in gate.measures
-    ]
+    rows = []
+    for m in gate.measures:
+        observed, limit = _observed_and_limit(m)
+        status = _measure_status(m)
+        if gate.status == "disabled":  # what it would have said, beside what it says
+            status = f"disabled (would {_WOULD[status]})"
+        rows.append((*head, f"{m.name}: {observed}", limit, status))
+    return rows
 
 
 def _as_is(text: str) -> str:
@@ -192,6 +205,21 @@ def _costliest(tasks: tuple[TaskCost, ...], limit: int) -> tuple[TaskCost, ...]:
     return tuple(tasks[i] for i in keep)
 
 
+def _model_rows(ev: Evaluation) -> list[list[str]]:
+    """Each model's spend, then the tool calls' (priced per call, no model's), then the sum of
+    both: the same total as the cost-per-task table's agent columns."""
+    m = ev.metrics
+    rows = [[f"`{name}`", _cell(span)] for name, span in m.cost_by_model.items()]
+    parts = m.cost_by_agent_type.values()
+    low, high = _sum([p.low for p in parts]), _sum([p.high for p in parts])
+    models = m.cost_by_model.values()
+    tools_low = low - _sum([p.low for p in models])
+    tools_high = high - _sum([p.high for p in models])
+    rows.append(["tool calls", usd_span(tools_low, tools_high)])
+    rows.append(["**all**", usd_span(low, high)])
+    return rows
+
+
 def render_markdown(ev: Evaluation) -> str:
     out = [f"**Decision: {_headline(ev)}**", ""]
     if ev.reasons:
@@ -248,10 +276,7 @@ def render_markdown(ev: Evaluation) -> str:
     if ev.auxiliary_calls == "not-observed":
         out += ["", _NOT_OBSERVED_LEGEND]
     out += ["", "### Cost per model", ""]
-    out += _table(
-        ["Model", "Spend"],
-        [[f"`{name}`", _cell(span)] for name, span in m.cost_by_model.items()],
-    )
+    out += _table(["Model", "Spend"], _model_rows(ev))
     out += ["", "### Evidence completeness", ""]
     out += [f"- {line}" for line in _completeness_lines(ev)]
     listed = ev.findings[:MARKDOWN_FINDINGS]

@@ -9,7 +9,7 @@ from pydantic import PlainSerializer, StringConstraints
 
 from converter.contract.model import CheckId
 from converter.errors import Exit
-from converter.evaluate.fmt import json_decimal, number
+from converter.evaluate.fmt import json_decimal, number, places_against
 from converter.evaluate.inputs import (
     AgentTypeKey,
     Baseline,
@@ -167,10 +167,12 @@ class Reason(Closed):
             return f"{where}: {tasks}, policy minimum {number(self.limit, 'count')}"
         calls = self.usage_incomplete_calls or 0
         verb = "leaves" if calls == 1 else "leave"
+        bounds = [b for b in (self.low, self.high) if b is not None]
+        places = None if self.limit is None else places_against(self.limit, bounds, self.unit)
         return (
             f"{where}: {counted(calls, 'usage-incomplete call')} {verb} the {self.measure} between "
-            f"{number(self.low, self.unit)} and {number(self.high, self.unit)} "
-            f"(limit {number(self.limit, self.unit)})"
+            f"{number(self.low, self.unit, places)} and {number(self.high, self.unit, places)} "
+            f"(limit {number(self.limit, self.unit, places)})"
         )
 
 
