@@ -444,7 +444,7 @@ def test_a_ctrl_c_while_the_program_loads_is_the_interrupt_not_a_traceback() -> 
         "main()\n"
         "print('not reached')\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout, done.stderr) == (
         130,
         "",
@@ -459,7 +459,7 @@ def test_the_entry_point_runs_the_command_line_and_exits_as_it_does() -> None:
     assert entry.INTERRUPTED == Exit.INTERRUPTED
     for module in ("converter", "converter.entry"):
         done = subprocess.run(
-            [sys.executable, "-m", module, "--version"], capture_output=True, text=True
+            [sys.executable, "-m", module, "--version"], capture_output=True, text=True, check=False
         )
         assert (done.returncode, done.stderr) == (0, ""), module
         assert "agent-evidence" in done.stdout, module

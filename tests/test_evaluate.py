@@ -699,7 +699,8 @@ def test_a_disabled_gate_still_shows_what_it_would_have_said() -> None:
     assert reason.code == "EVAL-GATE-DISABLED"
     assert gate(ev, "acceptable-rate").status == "disabled"
     for text in (render_text(ev), render_markdown(ev)):
-        assert "0.6000" in text and "limit ≥ 0.6100" in text
+        assert "0.6000" in text
+        assert "limit ≥ 0.6100" in text
         assert "disabled (would fail)" in text
     assert "failed: acceptable-rate" not in render_text(ev)
 

@@ -174,14 +174,34 @@ def test_bundles_naming_other_cards_are_one_workload_when_their_prices_agree() -
     """Was: EVAL-WORKLOAD-MISMATCH [receipt/price_card] for a gateway session priced by hand
     (no card, as README advises) beside card-priced ones, with no price in common."""
     from converter.pricing.card import load_price_card
-    from converter.run.workload import _card_ids
+    from converter.run.workload import _card_id, _card_ids
 
     card = load_price_card("anthropic-2026-11").ref()
     named = _other_session(HEAD, price_card=card)
     assert _where([HEAD, named]) == []
-    assert _card_ids([HEAD, named]) == "mixed"
-    assert _card_ids([named]) == "anthropic-2026-11"
-    assert _card_ids([HEAD]) == "none"
+    assert _card_ids([HEAD, named]) == ("none", "anthropic-2026-11")  # which priced which
+    assert _card_id(_card_ids([HEAD, named])) == "mixed"
+    assert _card_id(_card_ids([named, named])) == "anthropic-2026-11"
+    assert _card_id(_card_ids([HEAD])) == "none"
+
+
+def test_a_mixed_workload_report_says_which_card_each_bundle_named() -> None:
+    """Was `price card: mixed` alone: the report no longer said which card priced which bundle."""
+    from converter.evaluate import render_markdown, render_text
+    from tests.test_evaluate import DIGESTS, evaluate, make_task, make_workload
+
+    workload = make_workload([make_task(i) for i in range(3)])
+    digests = DIGESTS.model_copy(
+        update={"price_card_id": "mixed", "price_card_ids": ("none", "anthropic-2026-11")}
+    )
+    ev = evaluate(workload.model_copy(update={"digests": digests}))
+    line = (
+        "price cards, one per bundle: none, anthropic-2026-11 (every price two of them use agrees)"
+    )
+    assert line in render_text(ev)
+    assert line.replace("none", "`none`").replace("anthropic-2026-11", "`anthropic-2026-11`") in (
+        render_markdown(ev)
+    )
 
 
 def test_a_call_in_two_bundles_is_an_overlap() -> None:

@@ -8,8 +8,8 @@ start-up, before this module runs, is outside it.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import sys
 
 INTERRUPTED = 130  # errors.Exit.INTERRUPTED, which may not be loaded yet
 _BEFORE_ANY_OUTPUT = b"interrupted: nothing was written\n"
@@ -27,10 +27,8 @@ def _loading_interrupted() -> None:
     """Nothing can have been written: no command has started. The line goes straight to the
     descriptor (no module of this program may be loaded yet, and a closed stderr loses only the
     line, never the code)."""
-    try:
+    with contextlib.suppress(OSError):
         os.write(2, _BEFORE_ANY_OUTPUT)
-    except OSError:
-        pass
     os._exit(INTERRUPTED)
 
 

@@ -125,7 +125,8 @@ class Digests(Closed):
 
     evidence_sha256: tuple[Sha256, ...]  # one per bundle, in the order given
     contract_sha256: tuple[Sha256, ...]  # one per bundle, in the order given
-    price_card_id: PublicName  # "none" when no card was used
+    price_card_id: PublicName  # "none" when no card was used, "mixed" when bundles differ
+    price_card_ids: tuple[PublicName, ...] = ()  # one per bundle, in the order given
     rubric_version: Label
     label_source: Label
     # The id of the key every bundle's attestation verified with (--public-key), or None when

@@ -123,12 +123,16 @@ def _mismatches(
     return problems
 
 
-def _card_ids(bundles: Sequence[BundleHead]) -> str:
-    """The price card the workload's prices came from: its id, `none` (each producer's own
-    prices), or `mixed`. Bundles need not name the same card: every price two of them used must
-    agree (`_mismatches`), whatever card or none each names."""
-    ids = {b.receipt.price_card.id if b.receipt.price_card else "none" for b in bundles}
-    return ids.pop() if len(ids) == 1 else "mixed"
+def _card_ids(bundles: Sequence[BundleHead]) -> tuple[str, ...]:
+    """Each bundle's price card: its id, or `none` (the producer's own prices)."""
+    return tuple(b.receipt.price_card.id if b.receipt.price_card else "none" for b in bundles)
+
+
+def _card_id(ids: tuple[str, ...]) -> str:
+    """The price card the workload's prices came from, or `mixed`. Bundles need not name the
+    same card: every price two of them used must agree (`_mismatches`), whatever card or none
+    each names."""
+    return ids[0] if len(set(ids)) == 1 else "mixed"
 
 
 def bundle_label(position: int, total: int) -> str | None:
@@ -404,7 +408,8 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
             digests=Digests(
                 evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
                 contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
-                price_card_id=_card_ids(bundles),
+                price_card_id=_card_id(_card_ids(bundles)),
+                price_card_ids=_card_ids(bundles),
                 signed_by=signed_by,
                 rubric_version=receipt.rubric_version,
                 label_source=receipt.label_source,
