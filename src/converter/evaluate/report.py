@@ -78,7 +78,7 @@ def _measure_status(measure: Measure) -> str:
 def _gate_rows(gate: GateResult) -> list[tuple[str, str, str, str, str, str]]:
     """One row per measure, each with its own status; a gate without measures gets one row."""
     c = gate.check
-    head = (f"{c.id} v{c.version}", c.coverage, c.route)
+    head: tuple[str, str, str] = (f"{c.id} v{c.version}", c.coverage, c.route)
     if not gate.measures:
         return [(*head, "—", "—", gate.status)]
     rows = []
