@@ -28,7 +28,8 @@ def _loading_interrupted() -> None:
     descriptor (no module of this program may be loaded yet, and a closed stderr loses only the
     line, never the code)."""
     with contextlib.suppress(OSError):
-        os.write(2, _BEFORE_ANY_OUTPUT)
+        # On a terminal the line starts below the echoed ^C, as click's own interrupt line does.
+        os.write(2, (b"\n" if os.isatty(2) else b"") + _BEFORE_ANY_OUTPUT)
     os._exit(INTERRUPTED)
 
 
