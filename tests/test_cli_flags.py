@@ -463,3 +463,28 @@ def test_the_entry_point_runs_the_command_line_and_exits_as_it_does() -> None:
         )
         assert (done.returncode, done.stderr) == (0, ""), module
         assert "agent-evidence" in done.stdout, module
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["scan", "--jobs", "1", "projects"], 0),
+        (["scan", "no-such-folder"], 2),
+        (["inspect", "--in", "missing.jsonl"], 2),
+        (["evaluate", "--bundle", str(GOLDEN)], 0),
+    ],
+    ids=["scan", "scan-refused", "inspect-refused", "evaluate"],
+)
+def test_a_stderr_closed_from_the_start_keeps_every_exit_code(
+    args: list[str], code: int, tmp_path: Path
+) -> None:
+    """Was exit 70 for every scan started with `2>&-`: Python sets sys.stderr to None when
+    descriptor 2 is closed, and scan asked it whether it was a terminal (for its progress bar)."""
+    (tmp_path / "projects").mkdir()
+    done = subprocess.run(
+        ["bash", "-c", 'exec "$0" -m converter "$@" 2>&-', sys.executable, *args],
+        stdout=subprocess.DEVNULL,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == code

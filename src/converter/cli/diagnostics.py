@@ -65,6 +65,15 @@ def to_null(stream: TextIO | None, fd: int) -> None:
             os.close(null)
 
 
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal a progress bar may draw on. Python sets `sys.stderr` to
+    None when descriptor 2 was closed (`2>&-`): that is no terminal, and never an error."""
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (OSError, ValueError):
+        return False
+
+
 def stdout_unusable() -> bool:
     """Whether stdout is closed or open for reading only: said before any work, so a command
     does not write its output file and then fail to say so."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import orjson
 
-from converter.cli.diagnostics import printable, say, tell
+from converter.cli.diagnostics import printable, say, stderr_is_terminal, tell
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
 from converter.run.scan import (
@@ -81,7 +81,7 @@ def scan(
         found = find_sessions(folder)  # one walk: the rows and --show-paths name the same sessions
     except OSError:  # the projects folder itself cannot be listed (its subfolders are counted)
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")]) from None
-    with _progress(sys.stderr.isatty()) as progress:
+    with _progress(stderr_is_terminal()) as progress:
         result = run_scan(folder, key.secret, workers, progress, found)
     if as_json:
         say(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
