@@ -729,6 +729,19 @@ def test_symlinks_anywhere(
     expect_refusal(outcome, "CC-TREE-SYMLINK")
 
 
+def test_a_parent_that_is_no_regular_file_is_labelled_like_a_symlinked_one(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was `CC-TREE-SPECIAL-FILE` with no label, even with --show-paths: a FIFO given as the
+    parent was the one refusal that named no file."""
+    syn.parent.unlink()
+    os.mkfifo(syn.parent)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-SPECIAL-FILE", syn.label("unbound", "parent"))
+    shown = run_command(cli, command, syn, tmp_path, "--show-paths")
+    assert f"({syn.parent.name})" in shown.err
+
+
 def test_special_file_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
     os.mkfifo(syn.folder / "subagents" / "agent-a3088bfe7965a5c05.jsonl")
     outcome = run_command(cli, command, syn, tmp_path)

@@ -241,7 +241,9 @@ def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
         code = {"special": "CC-TREE-SPECIAL-FILE", "unreadable": "CC-TREE-UNREADABLE"}.get(
             kind, "CC-TREE-PARENT-MISSING"
         )
-        layout.problems.append(Problem(code))
+        # Labelled like a symlinked parent (`--show-paths` names it), unless there is nothing
+        # at that path to name.
+        layout.problems.append(Problem(code, local_path=None if kind == "missing" else parent.name))
         return layout
     stem = parent.name.removesuffix(".jsonl")
     layout.add("parent", parent)
