@@ -201,6 +201,34 @@ def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) 
     assert "1 session folder without its main transcript beside it" in text
 
 
+def test_show_paths_names_the_stray_folder_of_a_split_session(tmp_path: Path, cli: Any) -> None:
+    """Was: only the parent in a/ was listed for a row refused CC-TREE-PARENT-MISSING because
+    of the session folder copied into b/, the one place to fix."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(901, agent_rate=0.9))
+    sid = exp.parent.stem
+    shutil.copytree(exp.parent.parent / sid, root / "b" / sid)
+    shown = cli("scan", str(root), "--jobs", "1", "--show-paths")
+    [line] = shown.err.splitlines()
+    assert line.split("  ")[1:] == [f"a/{sid}.jsonl", f"b/{sid}/"]
+
+
+def test_an_agent_transcript_of_the_2_0_layout_is_read_not_skipped(
+    tmp_path: Path, cli: Any
+) -> None:
+    """Was: `agent-<8 hex>.jsonl` beside a parent (Claude Code 2.0.x) counted as "skipped: not
+    a session transcript" while the session's row bound it. With no parent beside it, no tree
+    reads it, and it is skipped."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(902))
+    (root / "a" / "agent-0123abcd.jsonl").write_text("{}\n")
+    (root / "lonely").mkdir()
+    (root / "lonely" / "agent-89abcdef.jsonl").write_text("{}\n")
+    result = cli("scan", str(root), "--jobs", "1", "--json").json()
+    assert result["totals"]["skipped_entries"] == 1  # lonely/'s, not a/'s
+    assert exp.parent.exists()
+
+
 def test_a_symlinked_session_is_a_refused_row_not_a_skipped_entry(tmp_path: Path, cli: Any) -> None:
     """Was: counted among the skipped entries, so the session was silently not checked."""
     root = tmp_path / "projects"

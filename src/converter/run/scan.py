@@ -45,7 +45,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.reader.model import Account, Call
 from converter.run.inspection import TOKEN_KEYS, inspect_report
 from converter.run.pipeline import summarize_tree
-from converter.sources.tree import SESSION_ID, entry_kind
+from converter.sources.tree import SESSION_ID, entry_kind, legacy_agent_id
 from converter.text import counted
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
@@ -67,8 +67,13 @@ def default_projects_dir() -> Path:
 class Session:
     session_id: str  # local only
     parents: list[Path] = field(default_factory=list)
-    orphan_folders: int = 0  # <sid>/ folders with no <sid>.jsonl in the same project folder
+    # `<project>/<sid>/` folders with no <sid>.jsonl in the same project folder (local only)
+    orphan_dirs: list[str] = field(default_factory=list)
     projects: set[str] = field(default_factory=set)
+
+    @property
+    def orphan_folders(self) -> int:
+        return len(self.orphan_dirs)
 
 
 @dataclass(slots=True)
@@ -107,6 +112,7 @@ def find_sessions(projects_dir: Path) -> Found:
         folders += 1
         parents: set[str] = set()
         session_dirs: list[str] = []
+        legacy = 0  # 2.0.x agent transcripts beside the parents: the folder's trees read them
         try:
             entries = sorted(project.iterdir(), key=lambda p: p.name)
         except OSError:
@@ -130,12 +136,15 @@ def find_sessions(projects_dir: Path) -> Found:
                 session_dirs.append(name)
             elif entry.is_symlink() and entry.is_dir():
                 symlinks += 1
+            elif kind == "file" and legacy_agent_id(name) is not None:
+                legacy += 1
             else:
                 skipped += 1
+        skipped += 0 if parents else legacy  # with no parent beside them, no tree reads them
         for sid in session_dirs:
             if sid not in parents:
                 session = sessions.setdefault(sid, Session(sid))
-                session.orphan_folders += 1
+                session.orphan_dirs.append(f"{project.name}/{sid}/")
                 session.projects.add(project.name)
     config = not sessions and (projects_dir / "projects").is_dir()
     return Found(
@@ -156,13 +165,13 @@ def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
 
 def local_paths(found: Found, projects_dir: Path, secret: bytes) -> list[tuple[str, list[str]]]:
     """For `scan --show-paths` (stderr only): each session's label and where it lies, relative to
-    the projects folder: its parent transcripts, or its folder when the parent is missing."""
+    the projects folder: its parent transcripts, and each of its folders with no parent beside
+    it (a pruned session's, or the stray half of a split one: `CC-TREE-PARENT-MISSING`)."""
     pseudo = Pseudonymizer(PseudonymKey(secret))
     out = []
     for session in found.sessions:
         places = [str(p.relative_to(projects_dir)) for p in session.parents]
-        if not places:
-            places = [f"{project}/{session.session_id}/" for project in sorted(session.projects)]
+        places += sorted(session.orphan_dirs)
         out.append((session_label(pseudo, session.session_id), places))
     return sorted(out)
 

@@ -182,10 +182,19 @@ class _Walker:
 
     def legacy_siblings(self, folder: Path) -> None:
         for entry in self.listing(folder):
-            match = _CHILD.fullmatch(entry.name)
-            legacy = match is not None and LEGACY_AGENT_ID.fullmatch(match.group("id"))
-            if match and legacy and self.refuse_unsafe(entry) == "file":
-                self.layout.add("subagent", entry, agent_id=match.group("id"), legacy=True)
+            agent_id = legacy_agent_id(entry.name)
+            if agent_id is not None and self.refuse_unsafe(entry) == "file":
+                self.layout.add("subagent", entry, agent_id=agent_id, legacy=True)
+
+
+def legacy_agent_id(name: str) -> str | None:
+    """The agent id of a 2.0.x agent transcript (`agent-<8 hex>.jsonl` beside the parents of
+    its project folder), else None. Every tree of that folder reads it: bound to the session
+    it names, or unbound."""
+    match = _CHILD.fullmatch(name)
+    if match is None or not LEGACY_AGENT_ID.fullmatch(match.group("id")):
+        return None
+    return match.group("id")
 
 
 def _holds_children(folder: Path) -> bool:
