@@ -21,8 +21,10 @@ def _c(message: str, fix: str, *, blocking: bool = True) -> CodeInfo:
 CODES: dict[str, CodeInfo] = {
     # --- files and layout (sources) ---
     "CC-TREE-PARENT-MISSING": _c(
-        "The parent transcript does not exist, or is not a regular file named *.jsonl.",
-        "Pass the path of the session's main <session>.jsonl file.",
+        "The parent transcript does not exist, or is not a regular file named *.jsonl (in a "
+        "scan: a session folder has no <session>.jsonl beside it).",
+        "Pass the path of the session's main <session>.jsonl file. In a scan, `--show-paths` "
+        "names the folder: put it beside its main transcript, or remove it if it is a stray copy.",
     ),
     "CC-TREE-PROJECTS-MISSING": _c(
         "The projects folder to scan does not exist, is not a folder, or cannot be read.",
