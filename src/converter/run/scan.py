@@ -32,7 +32,7 @@ import signal
 import sys
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -314,17 +314,54 @@ def _run_parts(
             results[futures[future]] = future.result()
             tick()
     except BrokenProcessPool:
-        # A worker was killed (the OOM killer, a signal): the pool is gone. The trees not done
-        # are rows with an error, not a scan lost (exit 70).
+        # A worker was killed (the OOM killer, a signal): the pool is gone, and with it every
+        # tree it had not finished, not only the one that killed it.
         _stop(pool)
-        for i in order:
-            results[i] = results[i] or {"error": "WorkerDied"}
+        left = [i for i in order if not results[i]]
+        _each_alone(parents, left, secret, workers, identities, results, tick)
         return results
     except BaseException:
         _stop(pool)
         raise
     pool.shutdown()
     return results
+
+
+def _each_alone(
+    parents: list[Path],
+    left: list[int],
+    secret: bytes,
+    workers: int,
+    identities: frozenset[Path],
+    results: list[dict[str, Any]],
+    tick: Callable[[], None],
+) -> None:
+    """The trees a dead worker's pool left unfinished, each in a process of its own, `workers`
+    at a time: a tree that kills its process again is the one row with an error
+    (`WorkerDied`), not a scan lost (exit 70) nor the rest of the machine's trees."""
+    running: dict[Future[dict[str, Any]], tuple[int, ProcessPoolExecutor]] = {}
+    try:
+        while left or running:
+            while left and len(running) < workers:
+                i = left.pop(0)
+                alone = ProcessPoolExecutor(
+                    max_workers=1, initializer=_init_pool_worker, initargs=(secret, os.getpid())
+                )
+                job = alone.submit(inspect_part, str(parents[i]), parents[i] in identities)
+                running[job] = (i, alone)
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for job in done:
+                i, alone = running.pop(job)
+                try:
+                    results[i] = job.result()
+                except BrokenProcessPool:
+                    results[i] = {"error": "WorkerDied"}
+                alone.shutdown()
+                tick()
+    except BaseException:
+        for _, alone in running.values():
+            _stop(alone)
+        raise
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
