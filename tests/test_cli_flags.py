@@ -3,6 +3,7 @@ SPEC §2 gives it to, and a `--key-file` that names no file."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -488,3 +489,37 @@ def test_a_stderr_closed_from_the_start_keeps_every_exit_code(
         check=False,
     )
     assert done.returncode == code
+
+
+class _Trickle(io.RawIOBase):
+    """A raw stdout that takes at most 7 bytes a write, then fails once `broken` is reached."""
+
+    def __init__(self, broken: int | None = None) -> None:
+        self.got = bytearray()
+        self.broken = broken
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        if self.broken is not None and len(self.got) >= self.broken:
+            raise BrokenPipeError(32, "Broken pipe")
+        chunk = bytes(data[:7])
+        self.got += chunk
+        return len(chunk)
+
+
+def test_say_writes_every_byte_through_partial_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Was: with PYTHONUNBUFFERED=1 stdout's text layer wrote once to the raw file and dropped
+    what a partial write left (`scan --json | head -c 100` exited 0, its output cut short)."""
+    from converter.cli.diagnostics import StdoutFailed, say
+
+    raw = _Trickle()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", write_through=True))  # type: ignore[arg-type]
+    say("a line of more than seven bytes, é included")
+    assert raw.got.decode() == "a line of more than seven bytes, é included\n"
+
+    raw = _Trickle(broken=14)
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", write_through=True))  # type: ignore[arg-type]
+    with pytest.raises(StdoutFailed):
+        say("x" * 100)

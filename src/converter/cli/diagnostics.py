@@ -36,9 +36,28 @@ def say(message: str = "") -> None:
     if sys.stdout is None:
         raise StdoutFailed
     try:
-        click.echo(message)
+        _write_whole(sys.stdout, message + "\n")
     except OSError:
         raise StdoutFailed from None
+
+
+def _write_whole(stream: TextIO, text: str) -> None:
+    """Every byte of `text`, or an OSError. With PYTHONUNBUFFERED=1 (common in containers and
+    CI) stdout's text layer sits on the raw file, writes once, and drops what a partial write
+    left: a reader that closed the pipe mid-write (`| head -c 100`) lost the rest without a
+    word, and the command exited 0. The bytes go to the binary layer here, in a loop."""
+    binary = getattr(stream, "buffer", None)
+    if binary is None:  # a test's text-only capture: nothing partial about it
+        click.echo(text, nl=False, file=stream)
+        return
+    stream.flush()  # whatever the text layer holds goes first
+    data = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    while data:
+        written = binary.write(data)
+        if not written:  # a non-blocking descriptor that would block: not an output we can use
+            raise OSError(errno.EAGAIN, "stdout would block")
+        data = data[written:]
+    binary.flush()
 
 
 def tell(message: str) -> None:
