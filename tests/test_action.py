@@ -226,6 +226,8 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Runner:
         )
     for built in wheelhouse.glob("agent_evidence-*.whl"):
         built.unlink()  # the action builds its own from its path
+    for left in (action_path / "src").glob("*.egg-info"):
+        shutil.rmtree(left)  # a runner's checkout of the action is clean: pip wheel left these
     temp = base / "runner-temp"
     temp.mkdir()
     return Runner(venv / "bin", action_path, wheelhouse, temp)
@@ -587,6 +589,10 @@ def test_the_gate_installs_into_its_own_environment_and_a_second_use_reuses_it(
     pydantic, click and cryptography. It now installs into a virtual environment in
     RUNNER_TEMP and leaves setup-python's interpreter as it was."""
     job = _fresh_job(tmp_path)
+    # A clean checkout of the action, as a runner's is: the first install leaves egg-info in it.
+    runner = Runner(
+        runner.python_bin, _copy_action(tmp_path / "action"), runner.wheelhouse, runner.temp
+    )
     bare = runner.python_bin / "python"
     listing = [str(bare), "-I", "-c", "import sys, os; print(sorted(os.listdir(sys.path[-1])))"]
     before = subprocess.run(listing, capture_output=True, text=True, check=True).stdout
@@ -611,6 +617,19 @@ def test_the_gate_installs_into_its_own_environment_and_a_second_use_reuses_it(
     assert_gate(second, "SCALE", 0)
     assert "reusing the environment this job installed it in" in second.log
     assert second.step_outputs["install"]["python"] == str(gate_python)
+
+    # Another interpreter (another python-version) in the same job: installed again, for it.
+    other = tmp_path / "other-python"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(other)], check=True)
+    third = run_action(
+        Runner(other / "bin", runner.action_path, runner.wheelhouse, runner.temp),
+        tmp_path / "third",
+        workspace,
+        {"bundle": name},
+        {"RUNNER_TEMP": str(job)},
+    )
+    assert_gate(third, "SCALE", 0)
+    assert "reusing" not in third.log
 
 
 def test_inputs_are_trimmed_and_a_value_spelled_like_an_option_stays_a_value(
