@@ -523,3 +523,22 @@ def test_say_writes_every_byte_through_partial_writes(monkeypatch: pytest.Monkey
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", write_through=True))  # type: ignore[arg-type]
     with pytest.raises(StdoutFailed):
         say("x" * 100)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "dash"),
+    [("ascii", "—".encode()), ("latin-1", b"\\u2014")],
+    ids=["ascii", "latin-1"],
+)
+def test_a_narrow_stdout_encoding_is_no_internal_error(encoding: str, dash: bytes) -> None:
+    """Writing stdout's bytes directly (for whole writes) first encoded `—` strictly as ASCII:
+    evaluate exited 70 under PYTHONIOENCODING=ascii. ASCII is taken as UTF-8, as click takes
+    it; any other encoding escapes what it lacks."""
+    done = subprocess.run(
+        [sys.executable, "-m", "converter", "evaluate", "--bundle", str(GOLDEN)],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": encoding},
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.startswith(b"Decision: SCALE (exit 0) " + dash + b" 1 task")

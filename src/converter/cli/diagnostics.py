@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import os
@@ -51,13 +52,26 @@ def _write_whole(stream: TextIO, text: str) -> None:
         click.echo(text, nl=False, file=stream)
         return
     stream.flush()  # whatever the text layer holds goes first
-    data = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    data = memoryview(_encoded(text, stream))
     while data:
         written = binary.write(data)
         if not written:  # a non-blocking descriptor that would block: not an output we can use
             raise OSError(errno.EAGAIN, "stdout would block")
         data = data[written:]
     binary.flush()
+
+
+def _encoded(text: str, stream: TextIO) -> bytes:
+    """`text` in the stream's encoding; UTF-8 where that is ASCII (a C locale,
+    PYTHONIOENCODING=ascii), as click takes it to be misconfigured; a character the encoding
+    lacks is escaped (`\u2265`), never an error: reports hold `≥`, `–` and `—`."""
+    encoding = stream.encoding or "utf-8"
+    if codecs.lookup(encoding).name == "ascii":
+        encoding = "utf-8"
+    try:
+        return text.encode(encoding, stream.errors or "strict")
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace")
 
 
 def tell(message: str) -> None:
