@@ -1072,6 +1072,27 @@ def test_a_symlinked_key_file_is_read_like_the_file_it_names(
     )
 
 
+def test_a_key_file_that_is_a_socket_or_device_is_refused_unopened(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was KEY-UNREADABLE for a socket (the file was opened before it was looked at, and opening
+    a device can have effects): what the path names is looked at first, and only a regular file
+    is opened."""
+    import socket
+    import tempfile
+
+    short = Path(tempfile.mkdtemp(prefix="k", dir="/tmp"))  # a socket's path holds ~100 bytes
+    listening = socket.socket(socket.AF_UNIX)
+    try:
+        listening.bind(str(short / "s.key"))
+        for path in (short / "s.key", Path(os.devnull)):
+            outcome = run_command(cli, command, syn, tmp_path, "--key-file", str(path))
+            expect_refusal(outcome, "KEY-INVALID")
+    finally:
+        listening.close()
+        shutil.rmtree(short)
+
+
 def test_a_key_file_that_is_a_fifo_is_refused_without_waiting(
     syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:

@@ -29,6 +29,26 @@ def read_input(path: Path, code: str, *, empty_is_missing: bool = False) -> byte
     return data
 
 
+class NotRegular(Exception):
+    """What a path names is not a regular file (a folder, a FIFO, a device, a socket)."""
+
+
+def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """At most `limit + 1` bytes of the regular file `path` names (through a symbolic link),
+    and its status; NotRegular for anything else, an OSError when it cannot be read. The file
+    is checked before it is opened, so no device or FIFO is ever opened (O_NOCTTY, O_NONBLOCK
+    besides), and the file opened is checked to be that one. For key files: small, private."""
+    named = os.stat(path)
+    if not stat.S_ISREG(named.st_mode):
+        raise NotRegular
+    flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
+    with os.fdopen(os.open(path, flags), "rb") as stream:
+        opened = os.fstat(stream.fileno())
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            raise NotRegular  # replaced between the two looks
+        return stream.read(limit + 1), opened
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))

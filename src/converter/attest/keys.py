@@ -8,7 +8,6 @@ with an ATTEST-KEY-* code; no message quotes the file.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from cryptography.hazmat.primitives.serialization import (
 
 from converter.attest.dsse import key_id
 from converter.attest.errors import SigningKeyRefused
+from converter.files import NotRegular, read_regular
 
 _MAX_KEY_FILE = 64 * 1024
 
@@ -118,14 +118,15 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
 
 def _read_key_file(path: Path, *, private: bool) -> bytes:
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_KEY_FILE:
-            raise SigningKeyRefused("ATTEST-KEY-INVALID")
-        data = path.read_bytes()
-        if private and b"-----BEGIN PUBLIC KEY-----" in data:  # the .pub beside it, by mistake
-            raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
-        if private and info.st_mode & 0o077:
-            raise SigningKeyRefused("ATTEST-KEY-PERMISSIONS")
-        return data
+        data, info = read_regular(path, _MAX_KEY_FILE)
+    except NotRegular:
+        raise SigningKeyRefused("ATTEST-KEY-INVALID") from None
     except OSError:
         raise SigningKeyRefused("ATTEST-KEY-UNREADABLE") from None
+    if len(data) > _MAX_KEY_FILE:
+        raise SigningKeyRefused("ATTEST-KEY-INVALID")
+    if private and b"-----BEGIN PUBLIC KEY-----" in data:  # the .pub beside it, by mistake
+        raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
+    if private and info.st_mode & 0o077:
+        raise SigningKeyRefused("ATTEST-KEY-PERMISSIONS")
+    return data

@@ -6,11 +6,11 @@ import hashlib
 import hmac
 import os
 import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from converter.errors import Problem, Refused
+from converter.files import NotRegular, read_regular
 
 ENV_VAR = "AGENT_EVIDENCE_KEY"
 _KEY_ID_DOMAIN = b"agent-evidence/v1/key-id"
@@ -42,24 +42,19 @@ def _decode(text: str) -> PseudonymKey:
 
 
 def _read_private(path: Path) -> PseudonymKey:
-    """A key file is read through a symbolic link, as the signing key is (a secret mounted by
-    Kubernetes or a secrets manager is one), but what it names must be a regular file only its
-    owner can read. The checks are made on the open file, so they are about the bytes read."""
+    """A key file is read through a symbolic link, as the signing key is (a secret mounted as
+    one), but what it names must be a regular file only its owner can read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hold the run
-        with os.fdopen(fd, "rb") as stream:
-            info = os.fstat(stream.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise Refused([Problem("KEY-INVALID")])
-            if info.st_mode & 0o077:
-                raise Refused([Problem("KEY-PERMISSIONS")])
-            data = stream.read(_KEY_FILE_MAX + 1)
-        if len(data) > _KEY_FILE_MAX:
-            raise Refused([Problem("KEY-INVALID")])
-        text = data.decode("ascii", errors="replace")
+        data, info = read_regular(path, _KEY_FILE_MAX)
+    except NotRegular:
+        raise Refused([Problem("KEY-INVALID")]) from None
     except OSError:  # a read error (a failing disk, /proc/self/mem), never exit 70
         raise Refused([Problem("KEY-UNREADABLE")]) from None
-    return _decode(text)
+    if info.st_mode & 0o077:
+        raise Refused([Problem("KEY-PERMISSIONS")])
+    if len(data) > _KEY_FILE_MAX:
+        raise Refused([Problem("KEY-INVALID")])
+    return _decode(data.decode("ascii", errors="replace"))
 
 
 _KEY_FILE_MAX = 4096  # a key file is 65 bytes: more is not a key, and is never read whole
