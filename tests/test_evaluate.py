@@ -595,7 +595,11 @@ def test_a_large_workload_keeps_its_markdown_within_a_job_summary() -> None:
     """Was: one row per task and one line per finding, whatever their number: 12,500 tasks gave
     a 1 MB report, and GitHub refuses a job summary over 1 MiB whole (nothing appears). Markdown
     lists the costliest tasks and the first findings; the totals and JSON keep every task."""
-    from converter.evaluate.report import MARKDOWN_FINDINGS, MARKDOWN_TASK_ROWS
+    from converter.evaluate.report import (
+        MARKDOWN_FINDING_BYTES,
+        MARKDOWN_FINDINGS,
+        MARKDOWN_TASK_ROWS,
+    )
 
     key = shape_key(shape_of({"path": "x"}))
     count = 2_000
@@ -617,10 +621,33 @@ def test_a_large_workload_keeps_its_markdown_within_a_job_summary() -> None:
     total = sum((t.effective.high for t in ev.tasks), D(0))
     assert usd(total) in text
     listed = [line for line in text.splitlines() if line.startswith("- EVAL-REPEATED")]
-    assert len(listed) == MARKDOWN_FINDINGS
-    more = len(ev.findings) - MARKDOWN_FINDINGS
+    assert 0 < len(listed) <= MARKDOWN_FINDINGS
+    assert sum(len(line.encode()) + 1 for line in listed) <= MARKDOWN_FINDING_BYTES + len(listed)
+    more = len(ev.findings) - len(listed)
     assert f"- … and {more:,} more findings (`--format json` lists each)" in text
     assert len(json.loads(render_json(ev))["tasks"]) == count
+
+
+def test_a_wide_task_table_is_cut_by_bytes_too() -> None:
+    """A row grows with each subagent type: 3,000 tasks with 12 types and cost ranges made
+    79,664 bytes of Markdown under the 200-row cap alone."""
+    from converter.evaluate.report import MARKDOWN_TASK_BYTES
+
+    def task(i: int) -> TaskFacts:
+        split = {
+            f"type-{k:02d}": Interval(low=D(i % 89) / 100, high=D(i % 89 + 3) / 100)
+            for k in range(12)
+        }
+        low = sum((v.low for v in split.values()), D(0))
+        high = sum((v.high for v in split.values()), D(0))
+        return make_task(i, low, high, incomplete=1, split=split)
+
+    text = render_markdown(evaluate(make_workload([task(i) for i in range(3_000)])))
+    rows = [line for line in text.splitlines() if line.startswith("| `task-")]
+    assert 0 < len(rows) < 200
+    assert sum(len(r.encode()) for r in rows) <= MARKDOWN_TASK_BYTES
+    assert f"The {len(rows):,} costliest of 3,000 tasks" in text
+    assert len(text.encode()) < 65_536
 
 
 def test_a_workload_that_fits_lists_every_task_and_finding() -> None:

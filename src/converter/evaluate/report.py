@@ -6,7 +6,7 @@ Renderers only read the result; nothing here computes a verdict. Number formats 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 
 from converter.errors import CODES
@@ -28,9 +28,12 @@ _WOULD = {"pass": "pass", "fail": "fail", "indeterminate": "be indeterminate"}
 _ZERO = Decimal(0)
 # Markdown goes where size is bounded: a GitHub job summary holds 1 MiB and refuses a larger one
 # whole; a pull-request comment holds 65,536 characters. A workload of thousands of tasks lists
-# its costliest tasks and its first findings; the JSON report lists every one.
+# its costliest tasks and its first findings, by count and by bytes (a task row grows with each
+# subagent type); the JSON report lists every one.
 MARKDOWN_TASK_ROWS = 200
+MARKDOWN_TASK_BYTES = 30_000
 MARKDOWN_FINDINGS = 100
+MARKDOWN_FINDING_BYTES = 12_000
 
 
 def _value(bounds: Bounds, unit: str, places: int | None = None) -> str:
@@ -198,14 +201,40 @@ def _table(header: list[str], rows: list[list[str]], right: int = 1) -> list[str
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
-def _costliest(tasks: tuple[TaskCost, ...], limit: int) -> tuple[TaskCost, ...]:
-    """All tasks when they fit; else the `limit` with the highest effective cost (high bound,
-    earlier first on a tie), kept in task order."""
-    if len(tasks) <= limit:
-        return tasks
+def _within(lines: Iterable[tuple[int, str]], count: int, budget: int) -> list[str]:
+    """The lines, in the order given, while both `count` lines and `budget` bytes hold (one at
+    least); returned in the order of their keys."""
+    kept: list[tuple[int, str]] = []
+    used = 0
+    for key, line in lines:
+        size = len(line.encode())
+        if kept and (len(kept) == count or used + size > budget):
+            break
+        kept.append((key, line))
+        used += size
+    return [line for _, line in sorted(kept)]
+
+
+def _task_row(ev: Evaluation, columns: list[str], t: TaskCost) -> str:
+    cells = [
+        f"`{t.id}`",
+        "yes" if t.acceptable else "no",
+        *(_agent_cell(ev, c, t.cost_by_agent_type.get(c)) for c in columns),
+        usd(t.human_usd),
+        usd(t.remediation_usd),
+        usd(t.incident_loss_usd),
+        usd_span(t.effective.low, t.effective.high),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _costliest_rows(ev: Evaluation, columns: list[str]) -> list[str]:
+    """Every task's row when they fit; else the costliest (effective cost, high bound; earlier
+    first on a tie) that fit, in task order."""
+    tasks = ev.tasks
     ranked = sorted(range(len(tasks)), key=lambda i: (-tasks[i].effective.high, i))
-    keep = sorted(ranked[:limit])
-    return tuple(tasks[i] for i in keep)
+    rows = ((i, _task_row(ev, columns, tasks[i])) for i in ranked)
+    return _within(rows, MARKDOWN_TASK_ROWS, MARKDOWN_TASK_BYTES)
 
 
 def _model_rows(ev: Evaluation) -> list[list[str]]:
@@ -241,19 +270,7 @@ def render_markdown(ev: Evaluation) -> str:
         "Incident",
         "Effective",
     ]
-    shown = _costliest(ev.tasks, MARKDOWN_TASK_ROWS)
-    task_rows = [
-        [
-            f"`{t.id}`",
-            "yes" if t.acceptable else "no",
-            *(_agent_cell(ev, c, t.cost_by_agent_type.get(c)) for c in columns),
-            usd(t.human_usd),
-            usd(t.remediation_usd),
-            usd(t.incident_loss_usd),
-            usd_span(t.effective.low, t.effective.high),
-        ]
-        for t in shown
-    ]
+    shown = _costliest_rows(ev, columns)
     m = ev.metrics
     total = ["**all**", f"{m.acceptable_tasks}/{m.tasks}"]
     total += [_agent_cell(ev, c, m.cost_by_agent_type.get(c)) for c in columns]
@@ -263,7 +280,8 @@ def render_markdown(ev: Evaluation) -> str:
         usd(_sum([t.incident_loss_usd for t in ev.tasks])),
         usd_span(m.total_effective_cost.low, m.total_effective_cost.high),
     ]
-    out += _table(header, [*task_rows, total], right=2)
+    table = _table(header, [total], right=2)
+    out += [*table[:2], *shown, *table[2:]]
     if len(shown) < len(ev.tasks):
         out += [
             "",
@@ -282,8 +300,9 @@ def render_markdown(ev: Evaluation) -> str:
     out += _table(["Model", "Spend"], _model_rows(ev))
     out += ["", "### Evidence completeness", ""]
     out += [f"- {line}" for line in _completeness_lines(ev)]
-    listed = ev.findings[:MARKDOWN_FINDINGS]
-    out += [f"- {_finding_text(f, _code)}" for f in listed] or ["- no findings"]
+    lines = ((i, f"- {_finding_text(f, _code)}") for i, f in enumerate(ev.findings))
+    listed = _within(lines, MARKDOWN_FINDINGS, MARKDOWN_FINDING_BYTES)
+    out += listed or ["- no findings"]
     if len(listed) < len(ev.findings):
         more = len(ev.findings) - len(listed)
         out.append(f"- … and {counted(more, 'more finding')} (`--format json` lists each)")
