@@ -694,7 +694,9 @@ def test_a_limit_with_few_decimals_still_shows_four() -> None:
         (D("0.666649"), D("0.666645"), "rate", 6),  # four places would read 0.6666, below it
         (D("0.5"), D("0.5"), "rate", 4),  # equal reads equal
         (D(7), D(5), "count", 0),
-        (D("1") / 3, D("0.333333333333333"), "rate", 12),  # at most twelve
+        (D("1") / 3, D("0.333333333333"), "rate", 13),  # past twelve where twelve read equal
+        (D("0.5000000000000000001"), D("0.5"), "rate", 19),  # twelve cannot: all its own
+        (D("-0.66664"), D("-0.6666"), "usd", 5),  # negative amounts alike
     ],
 )
 def test_places_against_a_limit(value: Decimal, limit: Decimal, unit: str, places: int) -> None:

@@ -7,8 +7,8 @@
 - JSON: decimal strings, exact, except values with more than 12 decimal places (means, ratios and
   human cost divide) which are rounded half-even to 12. Never a float.
 - A gate's limit and observed value in text and Markdown: the limit with every decimal the
-  policy gave (four at least, twelve at most), the observed value with as many as the limit and
-  more where needed, so that it reads on the same side of the limit as it is
+  policy gave (four at least), the observed value with as many as the limit and more where
+  needed (all of its own at most), so that it reads on the same side of the limit as it is
   (`0.666667, limit ≥ 0.66667`, never `0.6667, limit ≥ 0.6667` for a failing gate).
 """
 
@@ -83,8 +83,11 @@ def places_against(limit: Decimal, values: list[Decimal], unit: str | None) -> i
     base = {"usd": MONEY_PLACES, "rate": RATE_PLACES}.get(unit or "")
     if base is None:
         return 0  # counts are shown whole
-    places = min(max(base, _decimals(limit)), JSON_MAX_PLACES)
-    while places < JSON_MAX_PLACES and any(
+    places = max(base, _decimals(limit))
+    # Twelve places tell almost any value from its limit; one that twelve cannot tell is shown
+    # with all of its own (at those, every value reads on its own side).
+    exact = max([places, JSON_MAX_PLACES, *(_decimals(v) for v in values)])
+    while places < exact and any(
         _side(_quantize(v, places), limit) != _side(v, limit) for v in values
     ):
         places += 1
