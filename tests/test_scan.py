@@ -224,9 +224,12 @@ def test_an_agent_transcript_of_the_2_0_layout_is_read_not_skipped(
     (root / "a" / "agent-0123abcd.jsonl").write_text("{}\n")
     (root / "lonely").mkdir()
     (root / "lonely" / "agent-89abcdef.jsonl").write_text("{}\n")
+    # beside a symlinked parent only: its tree is refused before it reads any sibling
+    (root / "linked").mkdir()
+    (root / "linked" / exp.parent.name).symlink_to(exp.parent)
+    (root / "linked" / "agent-0a1b2c3d.jsonl").write_text("{}\n")
     result = cli("scan", str(root), "--jobs", "1", "--json").json()
-    assert result["totals"]["skipped_entries"] == 1  # lonely/'s, not a/'s
-    assert exp.parent.exists()
+    assert result["totals"]["skipped_entries"] == 2  # lonely/'s and linked/'s, not a/'s
 
 
 def test_a_symlinked_session_is_a_refused_row_not_a_skipped_entry(tmp_path: Path, cli: Any) -> None:

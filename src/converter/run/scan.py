@@ -113,6 +113,7 @@ def find_sessions(projects_dir: Path) -> Found:
         parents: set[str] = set()
         session_dirs: list[str] = []
         legacy = 0  # 2.0.x agent transcripts beside the parents: the folder's trees read them
+        readable_parent = False  # a tree that gets as far as its siblings (not a refused link)
         try:
             entries = sorted(project.iterdir(), key=lambda p: p.name)
         except OSError:
@@ -132,6 +133,7 @@ def find_sessions(projects_dir: Path) -> Found:
                 session.parents.append(entry)
                 session.projects.add(project.name)
                 parents.add(stem)
+                readable_parent = readable_parent or kind == "file"
             elif kind == "dir" and SESSION_ID.fullmatch(name):
                 session_dirs.append(name)
             elif entry.is_symlink() and entry.is_dir():
@@ -140,7 +142,7 @@ def find_sessions(projects_dir: Path) -> Found:
                 legacy += 1
             else:
                 skipped += 1
-        skipped += 0 if parents else legacy  # with no parent beside them, no tree reads them
+        skipped += 0 if readable_parent else legacy  # else no tree reads them
         for sid in session_dirs:
             if sid not in parents:
                 session = sessions.setdefault(sid, Session(sid))
