@@ -15,17 +15,28 @@ from pathlib import Path
 from converter.errors import Problem, Refused
 
 
-def read_input(path: Path, code: str, *, empty_is_missing: bool = False) -> bytes:
+def read_input(
+    path: Path,
+    code: str,
+    *,
+    empty_is_missing: bool = False,
+    at_most: int | None = None,
+    too_large: str | None = None,
+) -> bytes:
     """An input file's bytes, or a refusal with `code` (never the path) when it cannot be read
-    (or, with `empty_is_missing`, holds nothing: a write or download that never happened)."""
+    (or, with `empty_is_missing`, holds nothing: a write or download that never happened).
+    With `at_most`, a larger file is refused with `too_large`, read no further than that."""
     try:
         if not path.is_file():
             raise Refused([Problem(code)])
-        data = path.read_bytes()
+        with path.open("rb") as stream:
+            data = stream.read() if at_most is None else stream.read(at_most + 1)
     except OSError:
         raise Refused([Problem(code)]) from None
     if empty_is_missing and not data:
         raise Refused([Problem(code)])
+    if at_most is not None and len(data) > at_most:
+        raise Refused([Problem(too_large or code)])
     return data
 
 

@@ -126,6 +126,7 @@ def parse_envelope(data: bytes) -> Envelope:
     `signatures` alone does not make an envelope: other signed documents (TUF metadata, in-toto
     0.9 links) have one too.
     """
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a BOM an editor added: not part of the JSON
     try:
         document = loads_exact(data)
     except NotStrictJSON as bad:
@@ -174,15 +175,31 @@ def _envelope_from(document: dict[str, Any]) -> Envelope:
         raise TypeError
     if len(document["signatures"]) > _MAX_SIGNATURES:
         raise ValueError
+    found = (_signature_from(item) for item in document["signatures"])
     return Envelope(
         payload=document["payload"],
         payloadType=document["payloadType"],
-        signatures=tuple(_signature_from(item) for item in document["signatures"]),
+        signatures=tuple(signature for signature in found if signature is not None),
     )
 
 
-def _signature_from(item: Any) -> Signature:
-    if not isinstance(item, dict):
-        raise TypeError
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _signature_from(item: Any) -> Signature | None:
+    """A signature to try, or None for an entry that cannot be one (no `sig`, or one that is
+    no base64 text): another signer's entry, which the one trusted key never needs. Its
+    `keyid` is an unsigned hint that nothing here uses: any hint this program would not write
+    (too long, not printable ASCII, not text) is dropped, not refused. Base64 broken over lines
+    is read whole."""
+    if not isinstance(item, dict) or not isinstance(item.get("sig"), str):
+        return None
     keyid = item.get("keyid")
-    return Signature(keyid="" if keyid is None else keyid, sig=item["sig"])
+    hint = keyid if isinstance(keyid, str) and _HINT.fullmatch(keyid) else ""
+    try:
+        return Signature(keyid=hint, sig=_WHITESPACE.sub("", item["sig"]))
+    except ValidationError:
+        return None
+
+
+_HINT = re.compile(r"[\x21-\x7e]{0,256}")

@@ -8,7 +8,7 @@ signed.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from converter.errors import CODES, IntegrityFailure, Problem, Refused
 
@@ -39,7 +39,14 @@ class StatementInvalid(AttestationFailure):
 
 
 class SubjectMismatch(AttestationFailure):
+    """Signed by the key, over other bytes than the bundle's; `signed_receipt` is what it
+    signed, so the receipt can be compared too."""
+
     code_for_class = "ATTEST-SUBJECT-MISMATCH"
+
+    def __init__(self, signed_receipt: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.signed_receipt = signed_receipt
 
 
 class NotAnEnvelope(Refused):

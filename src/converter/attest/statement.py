@@ -14,11 +14,12 @@ It is serialized with the one canonical encoder and wrapped in a DSSE envelope o
 from __future__ import annotations
 
 import hashlib
-import json
+import re
+from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from pydantic import ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints
 
 from converter.attest.dsse import b64decode, parse_envelope, sign_envelope, verify_envelope
 from converter.attest.errors import (
@@ -26,7 +27,8 @@ from converter.attest.errors import (
     StatementInvalid,
     SubjectMismatch,
 )
-from converter.codec.canonical import FloatInArtifact, canonical_bytes
+from converter.codec.canonical import canonical_bytes
+from converter.codec.jsontext import NotStrictJSON, loads_integral
 from converter.errors import ConverterError
 from converter.firewall.types import Closed, Sha256
 
@@ -88,9 +90,10 @@ def check_attestation(
     """The signed receipt, once a signature verifies and the subject is these exact bytes.
 
     Only what DSSE signs is checked: PAE(payloadType, payload). The rest of the file (spacing,
-    key order, base64 alphabet and padding, unknown fields, `keyid`, other signatures) is not
-    signed, so a change there cannot alter what verifies: an envelope reformatted, co-signed or
-    written by other DSSE tooling verifies; any signature by `public_key` suffices.
+    key order, base64 alphabet and padding, unknown fields, `keyid`, other signatures, even
+    ones that are not signatures at all) is not signed, so a change there cannot alter what
+    verifies: an envelope reformatted, co-signed or written by other DSSE tooling verifies;
+    any signature by `public_key` suffices.
 
     Raises EnvelopeMalformed, SignatureInvalid, PayloadTypeUnsupported, StatementInvalid or
     SubjectMismatch (all AttestationFailure, exit 5); NotAnEnvelope (refused, exit 2) when
@@ -101,25 +104,52 @@ def check_attestation(
     if envelope.payloadType != PAYLOAD_TYPE:
         raise PayloadTypeUnsupported
     statement = parse_statement(payload)
-    if statement.subject[0].digest.sha256 != hashlib.sha256(bundle_bytes).hexdigest():
-        raise SubjectMismatch
+    if statement.sha256 != hashlib.sha256(bundle_bytes).hexdigest():
+        raise SubjectMismatch(statement.predicate)
     return statement.predicate
 
 
-def parse_statement(payload: bytes) -> Statement:
-    """A signed payload that is exactly our canonical Statement; StatementInvalid otherwise.
+@dataclass(frozen=True, slots=True)
+class SignedStatement:
+    """What a verifier reads from a signed Statement: the subject's SHA-256, the predicate."""
 
-    Requiring the canonical bytes back rules out duplicate keys, floats and any second reading
-    of the same signed text.
+    sha256: str
+    predicate: dict[str, Any]
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def parse_statement(payload: bytes) -> SignedStatement:
+    """The signed payload as our in-toto v1 Statement: its `_type`, one subject with a sha256
+    digest, our predicateType, an object predicate; StatementInvalid otherwise.
+
+    Fields it does not know are ignored (other digests of the subject, fields a later version
+    adds), as in-toto's parsing rules require, and so is the layout of the JSON. What could be
+    read two ways is refused: a repeated key, NaN, a number with a fraction (no receipt has
+    one), invalid UTF-8.
     """
     try:
-        statement = Statement.model_validate_json(payload)
-        canonical = canonical_bytes(json.loads(payload))
-    except (ValidationError, ValueError, FloatInArtifact):
+        document = loads_integral(payload)
+    except NotStrictJSON:
         raise StatementInvalid from None
-    if canonical != payload:
+    if not isinstance(document, dict):
         raise StatementInvalid
-    return statement
+    subject, predicate = document.get("subject"), document.get("predicate")
+    if (
+        document.get("_type") != STATEMENT_TYPE
+        or document.get("predicateType") != PREDICATE_TYPE
+        or not isinstance(subject, list)
+        or len(subject) != 1
+        or not isinstance(subject[0], dict)
+        or not isinstance(predicate, dict)
+    ):
+        raise StatementInvalid
+    digest = subject[0].get("digest")
+    sha256 = digest.get("sha256") if isinstance(digest, dict) else None
+    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+        raise StatementInvalid
+    return SignedStatement(sha256, predicate)
 
 
 def names_subject(envelope: bytes, data: bytes | bytearray) -> bool:
@@ -129,4 +159,4 @@ def names_subject(envelope: bytes, data: bytes | bytearray) -> bool:
         statement = parse_statement(b64decode(parse_envelope(envelope).payload))
     except ConverterError:
         return False
-    return statement.subject[0].digest.sha256 == hashlib.sha256(data).hexdigest()
+    return statement.sha256 == hashlib.sha256(data).hexdigest()

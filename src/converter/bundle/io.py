@@ -209,13 +209,15 @@ def open_bundle(
     return head
 
 
-def integrity_mismatches(data: bytes, reference: bool = False) -> list[Problem]:
-    """The bundle's own integrity failures, if any (bytes that do not parse have none): what a
-    check that could not run (no attestation, an unusable key) must still not hide."""
+def bundle_problems(
+    data: bytes, reference: bool = False
+) -> tuple[BundleHead | None, list[Problem], list[Problem]]:
+    """The bundle opened on its own, or None; and its own integrity failures and refusals:
+    what a signature check that failed or could not run (no attestation, an unusable key) must
+    not hide, so that a run reports every problem, not the first."""
     try:
-        open_bundle(data, reference=reference)
+        return open_bundle(data, reference=reference), [], []
     except IntegrityFailure as failure:
-        return list(failure.problems)
-    except Refused:
-        pass
-    return []
+        return None, list(failure.problems), list(failure.refusals)
+    except Refused as refused:
+        return None, [], list(refused.problems)

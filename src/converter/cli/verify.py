@@ -123,11 +123,11 @@ def verify(
     else:  # the signature first, over the raw bytes (`open_attested`)
         from converter.attest.dsse import key_id
         from converter.attest.keys import load_public_key
-        from converter.attest.signed import open_attested
+        from converter.attest.signed import open_attested, read_attestation
 
         opened, signed_receipt, key = open_attested(
             data,
-            lambda: read_input(envelope, "ATTEST-MISSING", empty_is_missing=True),
+            lambda: read_attestation(envelope),
             lambda: load_public_key(public_key),
             reference=True,
             own_receipt=False,

@@ -737,6 +737,10 @@ CODES: dict[str, CodeInfo] = {
         "Re-derive with the producer's contract file exactly as it was converted; if it is that "
         "file, the bundle's receipt was changed.",
     ),
+    "ATTEST-TOO-LARGE": _c(
+        "The attestation file is larger than any this program writes (64 MiB): it was not read.",
+        "Give the <bundle>.intoto.json that `convert --attest-key` wrote beside the bundle.",
+    ),
     "ATTEST-MISSING": _c(
         "A public key was given but the bundle has no attestation beside it (<bundle>.intoto.json), "
         "or that file is empty.",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pydantic import ValidationError
 
-from converter.bundle.io import integrity_mismatches, open_bundle
+from converter.bundle.io import bundle_problems, open_bundle
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import (
@@ -443,12 +443,12 @@ def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle
     if public_key is None:
         return open_bundle(data, sink=facts), facts
     # Only with a key: the signature's imports (cryptography: ~12 MB) stay out of the others.
-    from converter.attest.signed import open_attested
+    from converter.attest.signed import open_attested, read_attestation
 
     envelope = Path(f"{path}.intoto.json")
     bundle, _, _ = open_attested(
         data,
-        lambda: read_input(envelope, "ATTEST-MISSING", empty_is_missing=True),
+        lambda: read_attestation(envelope),
         lambda: public_key,
         sink=facts,
     )
@@ -491,7 +491,8 @@ def load_bundles(
 
 def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
     """The key cannot check any signature: refused (2), unless a bundle fails its own digest,
-    which is a mismatch (5) whatever else stopped the check (the key's refusal said with it)."""
+    which is a mismatch (5) whatever else stopped the check (the key's refusal said with it).
+    Each bundle's own refusals are said too."""
     mismatches: list[Problem] = []
     unread: list[Problem] = []
     for position, path in enumerate(paths, 1):
@@ -500,7 +501,9 @@ def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
         except Refused as refused:
             unread += labelled(refused.problems, position, len(paths))
             continue
-        mismatches += labelled(integrity_mismatches(data), position, len(paths))
+        _, found, refusals = bundle_problems(data)
+        mismatches += labelled(found, position, len(paths))
+        unread += labelled(refusals, position, len(paths))
     if mismatches:
         raise IntegrityFailure.several(mismatches, [*bad_key.problems, *unread]) from None
     raise Refused([*bad_key.problems, *unread]) from None
