@@ -1340,6 +1340,56 @@ def test_carried_prices_never_sit_under_a_cards_name(cli: Any, tmp_path: Path) -
     assert not template.exists()
 
 
+def _negotiated_card(tmp_path: Path) -> Path:
+    """A card file of its own id whose opus-4-8 input price is not the shipped card's."""
+    from tests.conftest import ROOT
+
+    card = read_json(ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json")
+    card["id"] = "acme-negotiated-2026"
+    card["models"]["claude-opus-4-8"]["tiers"][0]["input"] = "4"
+    path = tmp_path / "negotiated.json"
+    write_json(path, card)
+    return path
+
+
+def test_another_card_given_with_from_contract_replaces_the_old_cards_prices(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: the old contract's card prices were kept under the new card's name (a receipt naming
+    acme-negotiated-2026 priced opus at the shipped 5); between two shipped cards the template
+    was refused. Another card's stated prices replace the old card's."""
+    parent = fixture_parent("synthetic_tree")
+    first = tmp_path / "first.json"
+    args = ["convert", "--in", str(parent), "--template"]
+    assert cli(*args, str(first), "--price-card", "anthropic-2026-11").code == 0
+    again = tmp_path / "again.json"
+    card = _negotiated_card(tmp_path)
+    result = cli(*args, str(again), "--from-contract", str(first), "--price-card", str(card))
+    assert result.code == 0, result.err
+    pricing = read_json(again)["claims"]["pricing"]
+    assert pricing["price_card"]["id"] == "acme-negotiated-2026"
+    assert pricing["models"]["claude-opus-4-8"]["tiers"][0]["input"] == "4"
+
+
+def test_own_prices_carried_with_a_card_file_are_not_named_after_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A card file is no shipped card, so the shipped-card check did not see the difference:
+    own prices carried under its name. They stay your own, with no card named."""
+    parent = fixture_parent("synthetic_tree")
+    own = _contract(cli, parent, tmp_path)  # `fill`'s own prices, no card
+    template = tmp_path / "again.json"
+    card = _negotiated_card(tmp_path)
+    result = cli(
+        "convert", "--in", str(parent), "--template", str(template),
+        "--from-contract", str(own), "--price-card", str(card),
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    carried = read_json(template)["claims"]["pricing"]
+    assert carried["price_card"] is None
+    assert carried["models"] == read_json(own)["claims"]["pricing"]["models"]
+
+
 def test_a_card_file_taking_a_shipped_id_must_be_that_card(cli: Any, tmp_path: Path) -> None:
     """Was: a 'corrected' copy of the shipped card, keeping its id, was taken; the contract it
     filled was then refused against the shipped card, and a receipt could not tell them apart."""

@@ -23,6 +23,7 @@ from converter.contract.model import (
 )
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import ModelEvent, PublicAccount
+from converter.pricing.card import states_prices
 from converter.pricing.model import PricingTemplate
 
 _BUCKETS: tuple[tuple[CacheBucket, str], ...] = (
@@ -198,13 +199,25 @@ def _changed(template: Contract, old: Contract, renamed: dict[str, str]) -> list
 
 
 def _merge_pricing(fresh: PricingTemplate, old: PricingTemplate) -> PricingTemplate:
-    """Keep the user's prices for keys still observed; new keys keep the fresh (pre-filled) value."""
+    """Keep the user's prices for keys still observed; new keys keep the fresh (pre-filled) value.
+
+    Another card given now replaces a card's prices: where the old contract named a card (its
+    prices were that card's) and `fresh` was pre-filled from another, the new card's stated
+    values win and the old fill only what it does not state. Prices of the user's own (an old
+    contract that named no card) are kept whatever card is given now (`make_template` then
+    drops the card's name where they differ from it), and so are prices under the same card's
+    name (where they differ, `make_template` refuses: the card's name over other prices)."""
+    replace = (
+        fresh.price_card is not None
+        and old.price_card is not None
+        and fresh.price_card != old.price_card
+    )
     update: dict[str, object] = {}
     for name in ("server_tools", "client_tools"):
         current = dict(getattr(fresh, name))
         previous = getattr(old, name)
-        for key in current:
-            if previous.get(key) is not None:
+        for key, value in current.items():
+            if previous.get(key) is not None and not (replace and value is not None):
                 current[key] = previous[key]
         update[name] = current
     models = dict(fresh.models)
@@ -214,10 +227,13 @@ def _merge_pricing(fresh: PricingTemplate, old: PricingTemplate) -> PricingTempl
             continue
         # Per context key: a context first seen in the grown session keeps its fresh value.
         contexts = {
-            key: before.contexts.get(key) if before.contexts.get(key) is not None else value
+            key: value
+            if before.contexts.get(key) is None or (replace and value is not None)
+            else before.contexts.get(key)
             for key, value in entry.contexts.items()
         }
-        models[model] = before.model_copy(update={"contexts": contexts})
+        kept = entry if replace and states_prices(entry) else before
+        models[model] = kept.model_copy(update={"contexts": contexts})
     update["models"] = models
     if old.unsplit_cache_write_rule is not None:
         update["unsplit_cache_write_rule"] = old.unsplit_cache_write_rule

@@ -171,6 +171,30 @@ def _untouched(entry: ModelTemplate) -> bool:
     return all(getattr(t, f) is None for t in entry.tiers for f in PRICE_FIELDS)
 
 
+def states_prices(entry: ModelTemplate) -> bool:
+    """Whether a template's model entry holds any price (a card's pre-fill, or the user's)."""
+    return not _untouched(entry)
+
+
+def differs_from_card(pricing: PricingTemplate, filled: PricingTemplate) -> bool:
+    """Whether `pricing` states other prices than `filled` (a template pre-filled from a card,
+    shipped or a file) does, where the card stated one: then the card's name does not belong
+    over them."""
+    for model, card_entry in filled.models.items():
+        entry = pricing.models.get(model)
+        if entry is None or not states_prices(card_entry):
+            continue
+        if entry.tiers != card_entry.tiers:
+            return True
+        for key, value in card_entry.contexts.items():
+            if value is not None and entry.contexts.get(key) not in (None, value):
+                return True
+    return any(
+        value is not None and pricing.server_tools.get(tool) not in (None, value)
+        for tool, value in filled.server_tools.items()
+    )
+
+
 def _prefill_model(entry: ModelTemplate, known: CardModel) -> ModelTemplate:
     contexts: dict[ContextKey, Decimal | None] = {
         key: value if value is not None else context_multiplier(known, key)

@@ -29,7 +29,7 @@ from converter.firewall.boundary import Policy, coarsen, cross, file_labels, unb
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import BoundFile, PublicAccount
 from converter.heap import return_free_memory
-from converter.pricing.card import card_problems
+from converter.pricing.card import card_problems, differs_from_card
 from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
@@ -112,8 +112,10 @@ def make_template(
             raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
         template, dropped, new, changed = carry_forward(template, old)
         own_prices = old.claims.pricing.price_card is None
-    mismatched = card_problems(template.claims.pricing)
-    if mismatched and own_prices:
+    mismatched = card_problems(template.claims.pricing)  # a shipped card's name
+    # Any card, a file's too: carried prices of your own other than what it pre-filled.
+    own_differ = prefill is not None and differs_from_card(template.claims.pricing, prefill)
+    if own_prices and (mismatched or own_differ):
         # Your own prices carried (--from-contract) with --price-card: they stay your own,
         # under no card's name; models first seen here keep the card's pre-filled values.
         pricing = template.claims.pricing.model_copy(update={"price_card": None})
