@@ -1340,6 +1340,23 @@ def test_carried_prices_never_sit_under_a_cards_name(cli: Any, tmp_path: Path) -
     assert not template.exists()
 
 
+def test_from_contract_keeps_the_old_contracts_task_unit(cli: Any, tmp_path: Path) -> None:
+    """Was: a session-unit contract carried into a prompt-unit template ("1 task dropped, N new
+    tasks", its label lost), by the very command the stale-contract refusals advise."""
+    parent = fixture_parent("synthetic_tree")
+    first = tmp_path / "first.json"
+    args = ["convert", "--in", str(parent), "--template"]
+    assert cli(*args, str(first), "--task-unit", "session").code == 0
+    again = tmp_path / "again.json"
+    result = cli(*args, str(again), "--from-contract", str(first))
+    assert result.code == 0, result.err
+    assert read_json(again)["source"]["task_unit"] == "session"
+    assert "0 tasks dropped, 0 new tasks to label" in result.out
+    typed = tmp_path / "typed.json"
+    result = cli(*args, str(typed), "--from-contract", str(first), "--task-unit", "prompt")
+    assert read_json(typed)["source"]["task_unit"] == "prompt"  # a unit typed wins
+
+
 def _negotiated_card(tmp_path: Path) -> Path:
     """A card file of its own id whose opus-4-8 input price is not the shipped card's."""
     from tests.conftest import ROOT

@@ -22,7 +22,13 @@ from converter.files import check_outputs, read_input, write_all_atomic, write_a
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing.card import load_price_card, prefill, shipped_cards
 from converter.pricing.engine import observed_keys
-from converter.run.conversion import Reading, make_bundle, make_template, read_sources
+from converter.run.conversion import (
+    Reading,
+    carried_source,
+    make_bundle,
+    make_template,
+    read_sources,
+)
 from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
 
@@ -120,18 +126,29 @@ def convert(
     pseudo = pseudonymizer(key_file)
     src = cast(SourceName, source)
     unit = cast(TaskUnit, task_unit)
-    if template_out is not None:
-        stamps = cast(Timestamps | None, timestamps)
-        _template(src, parent, unit, template_out, old_contract, price_card, stamps, pseudo, force)
-        return
-    if bundle_out is None:
-        raise click.UsageError("--contract needs --out BUNDLE.json")
-    assert contract_in is not None
-    # Not typed: the adapter and task unit the contract names (its template was made with them).
+    # Not typed: the adapter and task unit the contract names (its template was made with them),
+    # for --contract, and for --template with --from-contract (its labels are per such task).
     ctx = click.get_current_context()
     typed = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
     src_given = src if ctx.get_parameter_source("source") in typed else None
     unit_given = unit if ctx.get_parameter_source("task_unit") in typed else None
+    if template_out is not None:
+        stamps = cast(Timestamps | None, timestamps)
+        _template(
+            (src_given, src),
+            parent,
+            (unit_given, unit),
+            template_out,
+            old_contract,
+            price_card,
+            stamps,
+            pseudo,
+            force,
+        )
+        return
+    if bundle_out is None:
+        raise click.UsageError("--contract needs --out BUNDLE.json")
+    assert contract_in is not None
     _bundle(src_given, parent, unit_given, contract_in, bundle_out, attest_key, pseudo)
 
 
@@ -143,9 +160,9 @@ def _only_with(mode: str, options: Mapping[str, object], why: str = "") -> None:
 
 
 def _template(
-    source: SourceName,
+    typed_source: tuple[SourceName | None, SourceName],
     parent: Path,
-    task_unit: TaskUnit,
+    typed_unit: tuple[TaskUnit | None, TaskUnit],
     out: Path,
     old_contract: Path | None,
     price_card: str | None,
@@ -164,6 +181,9 @@ def _template(
     old = first(lambda: read_input(old_contract, "CONTRACT-UNREADABLE")) if old_contract else None
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
     first.done()
+    carried = carried_source(old) if old is not None else None
+    source = typed_source[0] or (carried[0] if carried else typed_source[1])
+    task_unit = typed_unit[0] or (carried[1] if carried else typed_unit[1])
     reading = read_sources(parent, source, task_unit, pseudo)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     pricing = observed_keys(reading.canonical)

@@ -62,8 +62,8 @@ def source_options(func: F) -> F:
         type=click.Choice(["prompt", "session"]),
         default="prompt",
         show_default=True,
-        help="A task is one root prompt, or the whole session (convert --contract: the "
-        "contract's, unless given).",
+        help="A task is one root prompt, or the whole session (convert --contract and "
+        "--from-contract: the contract's, unless given).",
     )(func)
     func = click.option(
         "--in",
@@ -78,7 +78,7 @@ def source_options(func: F) -> F:
         type=SOURCES,
         default="claude-code-tree",
         show_default=True,
-        help="Source adapter (convert --contract: the contract's, unless given).",
+        help="Source adapter (convert --contract and --from-contract: the contract's, unless given).",
     )(func)
 
 

@@ -81,6 +81,16 @@ def _source(source: SourceName, task_unit: TaskUnit) -> Source:
     return Source(adapter=source, adapter_version="1", task_unit=task_unit)
 
 
+def carried_source(old_contract: bytes) -> tuple[SourceName, TaskUnit] | None:
+    """The adapter and task unit an old contract was made with, for `--from-contract` when they
+    are not typed (its labels are per task of that unit); None when it cannot be read (then
+    `make_template` says why)."""
+    old = parse_contract(old_contract)
+    if isinstance(old, list):
+        return None
+    return old.source.adapter, old.source.task_unit
+
+
 def make_template(
     reading: Reading,
     source: SourceName,
