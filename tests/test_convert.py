@@ -1458,6 +1458,30 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     assert "0 labelled tasks changed since" in result.out
 
 
+def test_an_excluded_task_that_now_has_calls_is_to_label_again(cli: Any, tmp_path: Path) -> None:
+    """Was: the exclusion (an unanswered last prompt, `aborted`) was carried onto the task after
+    it was answered, '0 labelled tasks changed' was said, and only convert --contract refused
+    (CONTRACT-EXCLUDED-HAS-CALLS)."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    task = data["tasks"][0]
+    assert task["model_calls"] > 0
+    data["claims"]["outcomes"].pop(task["id"])
+    data["claims"]["excluded_tasks"][task["id"]] = "aborted"
+    task["model_calls"] = 0  # as it was when it was excluded
+    write_json(contract, data)
+    again = tmp_path / "again.json"
+    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
+    result = cli(*args, str(contract))
+    assert result.code == 0, result.err
+    assert "1 labelled task changed since" in result.out
+    assert f"  changed {task['id']}:" in result.out
+    carried = read_json(again)["claims"]
+    assert task["id"] not in carried["excluded_tasks"]
+    assert all(value is None for value in carried["outcomes"][task["id"]].values())
+
+
 def test_a_mistyped_gate_id_and_a_dollar_amount_are_each_said_once_and_plainly(
     cli: Any, tmp_path: Path
 ) -> None:

@@ -149,7 +149,8 @@ def carry_forward(
     template: Contract, old: Contract
 ) -> tuple[Contract, list[str], list[str], list[str]]:
     """Copy every claim of `old` whose task id is unchanged (or renamed, see `_renamed`);
-    return (contract, dropped, new, changed: `_changed`)."""
+    return (contract, dropped, new, changed: `_changed`, and excluded tasks that now have
+    model calls, their exclusion not carried)."""
     renamed = _renamed(template, old)
     changed = _changed(template, old, renamed)
     if renamed:
@@ -164,7 +165,14 @@ def carry_forward(
         old = old.model_copy(update={"claims": old_claims})
     ids = [t.id for t in template.tasks]
     outcomes = {tid: old.claims.outcomes.get(tid, template.claims.outcomes[tid]) for tid in ids}
-    excluded = {tid: r for tid, r in old.claims.excluded_tasks.items() if tid in ids}
+    # An exclusion holds only for a task without model calls: one that has some now (an
+    # unanswered last prompt, answered since) is a task to label again, listed as changed.
+    calls = {t.id: t.model_calls for t in template.tasks}
+    excluded = {
+        tid: r for tid, r in old.claims.excluded_tasks.items() if tid in ids and not calls[tid]
+    }
+    revived = [tid for tid in ids if tid in old.claims.excluded_tasks and calls[tid]]
+    changed = [tid for tid in ids if tid in changed or tid in revived]
     for tid in excluded:
         outcomes.pop(tid, None)
     known = set(old.claims.outcomes) | set(old.claims.excluded_tasks)
