@@ -90,3 +90,20 @@ def test_a_trailing_comma_is_named_at_its_own_line(doc: bytes, line: int) -> Non
     with pytest.raises(NotStrictJSON) as refused:
         loads_exact(doc)
     assert refused.value.line == line
+
+
+@pytest.mark.parametrize(
+    ("doc", "line"),
+    [
+        (b'{\n "a": 1,\n "b": NaN\n}', 3),
+        (b'{"s": "NaN Infinity",\n"x": -Infinity}', 2),
+        (b'{"s": "a\\"NaN",\n\n"x": [1, Infinity]}', 3),  # an escaped quote in a string
+    ],
+)
+def test_nan_and_infinity_name_their_line(doc: bytes, line: int) -> None:
+    """Was: refused with no line, and the fix then said the file could not be read at all."""
+    for reader in (loads_exact, loads_integral):
+        with pytest.raises(NotStrictJSON) as refused:
+            reader(doc)
+        assert refused.value.line == line
+        assert refused.value.parsed

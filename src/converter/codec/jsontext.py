@@ -85,8 +85,27 @@ def _long_integer(literal: str) -> int | Decimal:
     return int(literal) if len(literal) <= 4000 else Decimal(literal)
 
 
+class _Constant(NotStrictJSON):
+    """Raised by the constant hook, which sees no position; `_scan` finds the line."""
+
+
 def _no_constant(_: str) -> Any:
-    raise NotStrictJSON("NaN and Infinity are not JSON numbers", parsed=True)
+    raise _Constant("NaN and Infinity are not JSON numbers", parsed=True)
+
+
+_CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\n|NaN|-?Infinity')
+
+
+def _constant_line(text: str) -> int | None:
+    """The line of the first NaN or Infinity outside a string."""
+    line = 1
+    for match in _CONSTANT.finditer(text):
+        piece = match.group()
+        if piece == "\n":
+            line += 1
+        elif piece[0] != '"':
+            return line
+    return None
 
 
 def _scan(data: bytes, **hooks: Any) -> Any:
@@ -97,6 +116,8 @@ def _scan(data: bytes, **hooks: Any) -> Any:
         return json.loads(text, parse_constant=_no_constant, **hooks)
     except _DuplicateKey:
         raise NotStrictJSON("duplicate key", _duplicate_line(text), parsed=True) from None
+    except _Constant as bad:
+        raise NotStrictJSON(str(bad), _constant_line(text), parsed=True) from None
     except NotStrictJSON:
         raise
     except json.JSONDecodeError as bad:
