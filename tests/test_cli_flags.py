@@ -542,3 +542,24 @@ def test_a_narrow_stdout_encoding_is_no_internal_error(encoding: str, dash: byte
     )
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout.startswith(b"Decision: SCALE (exit 0) " + dash + b" 1 task")
+
+
+def test_show_paths_says_which_parent_line_each_task_starts_at(cli: Any, tmp_path: Path) -> None:
+    """Was: a contract's outcomes are keyed by task id in id order, and nothing said which
+    prompt a task id was: a user labelling top to bottom labelled the wrong tasks."""
+    rich = fixture_parent("rich_tree")
+    template = tmp_path / "t.json"
+    assert cli("convert", "--in", str(rich), "--template", str(template)).code == 0
+    tasks = json.loads(template.read_text())["tasks"]
+    shown = cli("inspect", "--in", str(rich), "--show-paths")
+    lines = [line for line in shown.err.splitlines() if line.startswith("task: ")]
+    assert [line.split(" ")[1] for line in lines] == [t["id"] for t in tasks]  # prompt order
+    parent_lines = rich.read_bytes().split(b"\n")
+    for line in lines:
+        number = int(line.split("parent line ")[1].split(" ")[0])
+        record = json.loads(parent_lines[number - 1])
+        assert record["type"] == "user"  # the root prompt itself
+    assert lines[0].endswith(f"(task 1 of {len(tasks)})")
+    assert "task: " not in cli("inspect", "--in", str(rich)).err
+    whole = cli("inspect", "--in", str(rich), "--show-paths", "--task-unit", "session")
+    assert "= the whole session (task 1 of 1)" in whole.err

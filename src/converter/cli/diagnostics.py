@@ -145,6 +145,14 @@ def emit_names(names: list[tuple[str, str]]) -> None:
         tell(f"name: {public} = {shown}")
 
 
+def emit_tasks(tasks: list[tuple[str, int]], whole_session: bool) -> None:
+    """`inspect --show-paths`: each task id with where its prompt is, on stderr only, so the
+    outcomes a contract lists by id can be labelled knowing which prompt each one is."""
+    for number, (task_id, line) in enumerate(tasks, 1):
+        where = "the whole session" if whole_session else f"parent line {line}"
+        tell(f"task: {task_id} = {where} (task {number} of {len(tasks)})")
+
+
 def describe(
     code: str, where: str | None = None, line: int | None = None, path: str | None = None
 ) -> str:

@@ -9,7 +9,7 @@ from typing import cast
 import click
 import orjson
 
-from converter.cli.diagnostics import emit_names, emit_problems, say
+from converter.cli.diagnostics import emit_names, emit_problems, emit_tasks, say
 from converter.cli.options import (
     key_option,
     provider_bodies_option,
@@ -17,7 +17,7 @@ from converter.cli.options import (
     source_options,
 )
 from converter.errors import Exit
-from converter.firewall.boundary import local_names
+from converter.firewall.boundary import local_names, local_tasks
 from converter.run.inspection import inspect_report, render_text
 from converter.run.pipeline import SourceName, TaskUnit, summarize_tree
 
@@ -47,6 +47,7 @@ def inspect(
         say(render_text(report))  # (nothing read at all: the refusal alone says why, no zeros)
     if show_paths:  # local names, like local paths, are for the terminal only: never stdout
         emit_names(local_names(account, pseudo))
+        emit_tasks(local_tasks(account, pseudo), task_unit == "session")
     if account.refusals:
         emit_problems(account.refusals, account, pseudo, show_paths)
         sys.exit(Exit.REFUSED)

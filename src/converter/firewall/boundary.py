@@ -352,6 +352,15 @@ def local_names(account: Account, pseudo: Pseudonymizer) -> list[tuple[str, str]
     return sorted(found.items())
 
 
+def local_tasks(account: Account, pseudo: Pseudonymizer) -> list[tuple[str, int]]:
+    """Each task's id, as the template and bundle carry it, with the parent line of its root
+    prompt, in prompt order: for `inspect --show-paths` (stderr only), so a user labelling
+    `claims.outcomes` can tell which task is which by opening the transcript at that line."""
+    c = _Crossing(account, pseudo, Policy())
+    ordered = sorted(account.tasks, key=lambda t: t.position)
+    return [(task_id, t.line) for t in ordered if (task_id := c.task(t.index)) is not None]
+
+
 def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
     """What `inspect` and `scan` show, crossed like `cross` does it, without building a public
     event per call, tool call and edge (76 MB and 0.4 s on the 200 MB bench tree): usage is
