@@ -1692,3 +1692,18 @@ def test_a_template_over_its_own_input_is_not_told_to_pass_force(cli: Any) -> No
     assert [line.split()[1].rstrip(":") for line in result.err.splitlines()] == [
         "OUT-SAME-AS-INPUT"
     ]
+
+
+def test_a_label_of_the_wrong_form_is_told_the_form(cli: Any, tmp_path: Path) -> None:
+    """Was 'expected: text of the documented form', a form README alone described."""
+
+    def edit(data: dict[str, Any]) -> None:
+        data["claims"]["outcome_contract"]["rubric_version"] = "my rubric v1"
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert (
+        "CONTRACT-SHAPE [claims/outcome_contract/rubric_version (expected: text matching "
+        "^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$)]" in result.err
+    )
+    assert "my rubric" not in result.err

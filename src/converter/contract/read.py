@@ -344,6 +344,8 @@ def expected(err: Any) -> str:
         key, sign = _BOUNDS[kind]
         if key in ctx:
             return f"a number {sign} {ctx[key]}"
+    if kind == "string_pattern_mismatch" and isinstance(ctx.get("pattern"), str):
+        return f"text matching {ctx['pattern']}"  # the schema's pattern, never the input
     return _WANTS.get(kind, "a value of the documented type and range")
 
 
