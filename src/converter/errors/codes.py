@@ -356,7 +356,7 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CONTRACT-SHAPE": _c(
         "A contract field is missing, unknown, or of the wrong type or range.",
-        "Give the field what the message says it expects (README, \"Filling the contract\", "
+        'Give the field what the message says it expects (README, "Filling the contract", '
         "says what each claim is; the full schema is contracts/conversion-contract.schema.json "
         "in agent-evidence's repository).",
     ),
