@@ -179,7 +179,7 @@ def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) 
         b'{"payload": "eA==", "x": NaN}',
         b'{"payload": 1, "payloadType": "t", "signatures": []}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": {}}',
-        b'{"payload": "e A", "payloadType": "t", "signatures": []}',
+        b'{"payload": "e%A", "payloadType": "t", "signatures": []}',
         b'{"payload": "eA==", "payload": "eQ==", "payloadType": "t", "signatures": []}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": [], "x": NaN}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": [%s]}'
@@ -248,5 +248,6 @@ def test_a_line_wrapped_signature_and_a_bom_still_verify() -> None:
     document = json.loads(sign_envelope(b"x", TYPE, KEY).to_bytes())
     sig = document["signatures"][0]["sig"]
     document["signatures"][0]["sig"] = sig[:40] + "\n" + sig[40:]
+    document["payload"] = document["payload"][:2] + "\r\n" + document["payload"][2:]
     data = b"\xef\xbb\xbf" + json.dumps(document).encode()
     assert verify_envelope(parse_envelope(data), KEY.public_key()) == b"x"

@@ -1364,6 +1364,8 @@ def _negotiated_card(tmp_path: Path) -> Path:
     card = read_json(ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json")
     card["id"] = "acme-negotiated-2026"
     card["models"]["claude-opus-4-8"]["tiers"][0]["input"] = "4"
+    del card["models"]["claude-opus-4-8"]["max_output_tokens"]  # a bound this card leaves open
+    del card["models"]["claude-opus-4-8"]["max_output_source"]
     path = tmp_path / "negotiated.json"
     write_json(path, card)
     return path
@@ -1379,6 +1381,13 @@ def test_another_card_given_with_from_contract_replaces_the_old_cards_prices(
     first = tmp_path / "first.json"
     args = ["convert", "--in", str(parent), "--template"]
     assert cli(*args, str(first), "--price-card", "anthropic-2026-11").code == 0
+    filled = read_json(first)
+    tools = filled["claims"]["pricing"]["client_tools"]
+    tool = next(iter(tools))
+    tools[tool] = "0.5"  # the user's own price for a tool: no card's to replace
+    opus = filled["claims"]["pricing"]["models"]["claude-opus-4-8"]
+    assert opus["max_output_tokens"] == 128000  # pre-filled from the shipped card
+    write_json(first, filled)
     again = tmp_path / "again.json"
     card = _negotiated_card(tmp_path)
     result = cli(*args, str(again), "--from-contract", str(first), "--price-card", str(card))
@@ -1386,6 +1395,8 @@ def test_another_card_given_with_from_contract_replaces_the_old_cards_prices(
     pricing = read_json(again)["claims"]["pricing"]
     assert pricing["price_card"]["id"] == "acme-negotiated-2026"
     assert pricing["models"]["claude-opus-4-8"]["tiers"][0]["input"] == "4"
+    assert pricing["client_tools"][tool] == "0.5"
+    assert pricing["models"]["claude-opus-4-8"]["max_output_tokens"] == 128000
 
 
 def test_own_prices_carried_with_a_card_file_are_not_named_after_it(
@@ -1475,8 +1486,10 @@ def test_an_excluded_task_that_now_has_calls_is_to_label_again(cli: Any, tmp_pat
     args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
     result = cli(*args, str(contract))
     assert result.code == 0, result.err
-    assert "1 labelled task changed since" in result.out
-    assert f"  changed {task['id']}:" in result.out
+    assert "0 labelled tasks changed since (check their outcomes), 1 excluded task to label" in (
+        result.out
+    )
+    assert f"  to label {task['id']}: excluded, and it has model calls now" in result.out
     carried = read_json(again)["claims"]
     assert task["id"] not in carried["excluded_tasks"]
     assert all(value is None for value in carried["outcomes"][task["id"]].values())

@@ -176,8 +176,10 @@ def _envelope_from(document: dict[str, Any]) -> Envelope:
     if len(document["signatures"]) > _MAX_SIGNATURES:
         raise ValueError
     found = (_signature_from(item) for item in document["signatures"])
+    payload = document["payload"]
     return Envelope(
-        payload=document["payload"],
+        # Base64 broken over lines is read whole: only the decoded bytes are signed.
+        payload=_WHITESPACE.sub("", payload) if isinstance(payload, str) else payload,
         payloadType=document["payloadType"],
         signatures=tuple(signature for signature in found if signature is not None),
     )

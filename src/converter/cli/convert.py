@@ -24,9 +24,9 @@ from converter.pricing.card import load_price_card, prefill, shipped_cards
 from converter.pricing.engine import observed_keys
 from converter.run.conversion import (
     Reading,
-    carried_source,
     make_bundle,
     make_template,
+    read_old_contract,
     read_sources,
 )
 from converter.run.pipeline import SourceName, TaskUnit
@@ -178,12 +178,16 @@ def _template(
     # be replaced at all: "pass --force" would not help one that is an input.)
     if not first.problems and out.exists() and not force:
         first.refuse(Problem("OUT-EXISTS"))
-    old = first(lambda: read_input(old_contract, "CONTRACT-UNREADABLE")) if old_contract else None
+    old = (
+        first(lambda: read_old_contract(read_input(old_contract, "CONTRACT-UNREADABLE")))
+        if old_contract
+        else None
+    )
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
     first.done()
-    carried = carried_source(old) if old is not None else None
-    source = typed_source[0] or (carried[0] if carried else typed_source[1])
-    task_unit = typed_unit[0] or (carried[1] if carried else typed_unit[1])
+    # The adapter and task unit the old contract's labels were made under, unless typed.
+    source = typed_source[0] or (old.source.adapter if old else typed_source[1])
+    task_unit = typed_unit[0] or (old.source.task_unit if old else typed_unit[1])
     reading = read_sources(parent, source, task_unit, pseudo)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     pricing = observed_keys(reading.canonical)
@@ -195,13 +199,14 @@ def _template(
                 f"notice: price card {card.id} prices none of this session's models "
                 f"({unpriced}); the template names no card and their prices are yours to fill"
             )
-    data, dropped, new, changed = make_template(
+    data, carried = make_template(
         reading,
         source,
         task_unit,
         timestamps=timestamps,
         prefill=pricing,
-        old_contract=old,
+        card=card,
+        old=old,
     )
     write_atomic(out, data)
     counts = reading.canonical.counts
@@ -210,18 +215,22 @@ def _template(
         f"{counted(counts.model_calls, 'model call')}, {counted(counts.tool_calls, 'tool call')}; "
         "fill every null claim, then convert --contract"
     )
-    if old is not None:
+    if carried is not None:
+        c = carried
         say(
-            f"carried claims forward: {counted(len(dropped), 'task')} dropped, "
-            f"{counted(len(new), 'new task')} to label, "
-            f"{counted(len(changed), 'labelled task')} changed since (check their outcomes)"
+            f"carried claims forward: {counted(len(c.dropped), 'task')} dropped, "
+            f"{counted(len(c.new), 'new task')} to label, "
+            f"{counted(len(c.changed), 'labelled task')} changed since (check their outcomes)"
+            + (f", {counted(len(c.unexcluded), 'excluded task')} to label" if c.unexcluded else "")
         )
-        for task_id in dropped:
+        for task_id in c.dropped:
             say(f"  dropped {task_id}")
-        for task_id in new:
+        for task_id in c.new:
             say(f"  new {task_id}")
-        for task_id in changed:
+        for task_id in c.changed:
             say(f"  changed {task_id}: its model calls or subagents are not what was labelled")
+        for task_id in c.unexcluded:
+            say(f"  to label {task_id}: excluded, and it has model calls now")
 
 
 def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:

@@ -4,6 +4,7 @@ claims null; and carry claims forward from an earlier contract."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 
 from converter.codec.canonical import model_sha256
 from converter.contract.model import (
@@ -145,12 +146,20 @@ def _renamed(template: Contract, old: Contract) -> dict[str, str]:
     return renamed
 
 
-def carry_forward(
-    template: Contract, old: Contract
-) -> tuple[Contract, list[str], list[str], list[str]]:
-    """Copy every claim of `old` whose task id is unchanged (or renamed, see `_renamed`);
-    return (contract, dropped, new, changed: `_changed`, and excluded tasks that now have
-    model calls, their exclusion not carried)."""
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """What carrying an old contract's claims forward did, by task id: `dropped` (no longer in
+    the session), `new` (to label), `changed` (labelled, then grew: `_changed`), `unexcluded`
+    (excluded, and now with model calls: their exclusion is not carried, they are to label)."""
+
+    dropped: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    unexcluded: list[str] = field(default_factory=list)
+
+
+def carry_forward(template: Contract, old: Contract) -> tuple[Contract, Carried]:
+    """Copy every claim of `old` whose task id is unchanged (or renamed, see `_renamed`)."""
     renamed = _renamed(template, old)
     changed = _changed(template, old, renamed)
     if renamed:
@@ -166,13 +175,12 @@ def carry_forward(
     ids = [t.id for t in template.tasks]
     outcomes = {tid: old.claims.outcomes.get(tid, template.claims.outcomes[tid]) for tid in ids}
     # An exclusion holds only for a task without model calls: one that has some now (an
-    # unanswered last prompt, answered since) is a task to label again, listed as changed.
+    # unanswered last prompt, answered since) is a task to label again.
     calls = {t.id: t.model_calls for t in template.tasks}
     excluded = {
         tid: r for tid, r in old.claims.excluded_tasks.items() if tid in ids and not calls[tid]
     }
-    revived = [tid for tid in ids if tid in old.claims.excluded_tasks and calls[tid]]
-    changed = [tid for tid in ids if tid in changed or tid in revived]
+    unexcluded = [tid for tid in ids if tid in old.claims.excluded_tasks and calls[tid]]
     for tid in excluded:
         outcomes.pop(tid, None)
     known = set(old.claims.outcomes) | set(old.claims.excluded_tasks)
@@ -185,7 +193,8 @@ def carry_forward(
             "pricing": _merge_pricing(template.claims.pricing, old.claims.pricing),
         }
     )
-    return template.model_copy(update={"claims": claims}), dropped, new, changed
+    contract = template.model_copy(update={"claims": claims})
+    return contract, Carried(dropped, new, changed, unexcluded)
 
 
 def _changed(template: Contract, old: Contract, renamed: dict[str, str]) -> list[str]:
@@ -221,11 +230,12 @@ def _merge_pricing(fresh: PricingTemplate, old: PricingTemplate) -> PricingTempl
         and fresh.price_card != old.price_card
     )
     update: dict[str, object] = {}
-    for name in ("server_tools", "client_tools"):
+    # Server tools are a card's to price; client tools (built-in at 0, MCP) only ever the user's.
+    for name, card_states in (("server_tools", replace), ("client_tools", False)):
         current = dict(getattr(fresh, name))
         previous = getattr(old, name)
         for key, value in current.items():
-            if previous.get(key) is not None and not (replace and value is not None):
+            if previous.get(key) is not None and not (card_states and value is not None):
                 current[key] = previous[key]
         update[name] = current
     models = dict(fresh.models)
@@ -240,8 +250,12 @@ def _merge_pricing(fresh: PricingTemplate, old: PricingTemplate) -> PricingTempl
             else before.contexts.get(key)
             for key, value in entry.contexts.items()
         }
-        kept = entry if replace and states_prices(entry) else before
-        models[model] = kept.model_copy(update={"contexts": contexts})
+        changes: dict[str, object] = {"contexts": contexts}
+        if replace and states_prices(entry):  # the new card prices this model: its tiers
+            changes["tiers"] = entry.tiers
+            if entry.max_output_tokens is not None:  # a bound the card states, else the old
+                changes["max_output_tokens"] = entry.max_output_tokens
+        models[model] = before.model_copy(update=changes)
     update["models"] = models
     if old.unsplit_cache_write_rule is not None:
         update["unsplit_cache_write_rule"] = old.unsplit_cache_write_rule

@@ -176,25 +176,6 @@ def states_prices(entry: ModelTemplate) -> bool:
     return not _untouched(entry)
 
 
-def differs_from_card(pricing: PricingTemplate, filled: PricingTemplate) -> bool:
-    """Whether `pricing` states other prices than `filled` (a template pre-filled from a card,
-    shipped or a file) does, where the card stated one: then the card's name does not belong
-    over them."""
-    for model, card_entry in filled.models.items():
-        entry = pricing.models.get(model)
-        if entry is None or not states_prices(card_entry):
-            continue
-        if entry.tiers != card_entry.tiers:
-            return True
-        for key, value in card_entry.contexts.items():
-            if value is not None and entry.contexts.get(key) not in (None, value):
-                return True
-    return any(
-        value is not None and pricing.server_tools.get(tool) not in (None, value)
-        for tool, value in filled.server_tools.items()
-    )
-
-
 def _prefill_model(entry: ModelTemplate, known: CardModel) -> ModelTemplate:
     contexts: dict[ContextKey, Decimal | None] = {
         key: value if value is not None else context_multiplier(known, key)
@@ -269,6 +250,13 @@ def card_mismatches(
         return []
     card = load_price_card(ref.id)
     found = [] if ref == card.ref() else ["price_card"]
+    return found + prices_unlike(pricing, card)
+
+
+def prices_unlike(pricing: PricingTemplate | PricingClaims, card: PriceCard) -> list[str]:
+    """Where `pricing` states a price other than `card` does (paths as `card_mismatches`),
+    for the models, contexts and server tools the card prices; null is no price stated."""
+    found: list[str] = []
     models: Mapping[str, ModelTemplate | ModelPricing] = pricing.models
     for model, entry in sorted(models.items()):
         known = card.models.get(model)

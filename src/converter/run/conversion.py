@@ -17,7 +17,7 @@ from converter.bundle.model import BundleHead
 from converter.codec.canonical import pretty_bytes
 from converter.contract.model import Contract, Privacy, Source
 from converter.contract.read import ContractParts, parse_contract, read_contract
-from converter.contract.template import build_template, carry_forward
+from converter.contract.template import Carried, build_template, carry_forward
 from converter.contract.validate import (
     check_against_sources,
     file_differences,
@@ -29,7 +29,7 @@ from converter.firewall.boundary import Policy, coarsen, cross, file_labels, unb
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import BoundFile, PublicAccount
 from converter.heap import return_free_memory
-from converter.pricing.card import card_problems, differs_from_card
+from converter.pricing.card import PriceCard, card_problems, prices_unlike
 from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
@@ -81,14 +81,13 @@ def _source(source: SourceName, task_unit: TaskUnit) -> Source:
     return Source(adapter=source, adapter_version="1", task_unit=task_unit)
 
 
-def carried_source(old_contract: bytes) -> tuple[SourceName, TaskUnit] | None:
-    """The adapter and task unit an old contract was made with, for `--from-contract` when they
-    are not typed (its labels are per task of that unit); None when it cannot be read (then
-    `make_template` says why)."""
-    old = parse_contract(old_contract)
+def read_old_contract(data: bytes) -> Contract:
+    """The contract `--from-contract` names, whole, or every problem that keeps it from being
+    one (refused before the sources are read)."""
+    old = parse_contract(data)
     if isinstance(old, list):
-        return None
-    return old.source.adapter, old.source.task_unit
+        raise Refused(old)
+    return old
 
 
 def make_template(
@@ -98,10 +97,11 @@ def make_template(
     *,
     timestamps: Timestamps | None = None,
     prefill: PricingTemplate | None = None,
-    old_contract: bytes | None = None,
-) -> tuple[bytes, list[str], list[str], list[str]]:
-    """The template's bytes, and (when carrying forward) the dropped, new and changed task ids
-    (`carry_forward`: labels carried over for tasks that grew since are `changed`).
+    card: PriceCard | None = None,
+    old: Contract | None = None,
+) -> tuple[bytes, Carried | None]:
+    """The template's bytes, and (when carrying forward from `old`) what was carried
+    (`carry_forward`).
 
     `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
     contract's privacy (or "exact") stands.
@@ -110,21 +110,16 @@ def make_template(
     template = build_template(
         reading.canonical, _source(source, task_unit), pricing, Privacy(), reading.pseudo
     )
-    dropped: list[str] = []
-    new: list[str] = []
-    changed: list[str] = []
+    carried = None
     own_prices = False  # carried from a contract that named no card
-    if old_contract is not None:
-        old = parse_contract(old_contract)
-        if isinstance(old, list):
-            raise Refused(old)
+    if old is not None:
         if old.key_id != template.key_id:
             raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
-        template, dropped, new, changed = carry_forward(template, old)
+        template, carried = carry_forward(template, old)
         own_prices = old.claims.pricing.price_card is None
     mismatched = card_problems(template.claims.pricing)  # a shipped card's name
     # Any card, a file's too: carried prices of your own other than what it pre-filled.
-    own_differ = prefill is not None and differs_from_card(template.claims.pricing, prefill)
+    own_differ = card is not None and bool(prices_unlike(template.claims.pricing, card))
     if own_prices and (mismatched or own_differ):
         # Your own prices carried (--from-contract) with --price-card: they stay your own,
         # under no card's name; models first seen here keep the card's pre-filled values.
@@ -141,7 +136,7 @@ def make_template(
     # The task list a user reads shows timestamps at the contract's precision.
     claims = template.claims.model_copy(update={"privacy": privacy})
     template = template.model_copy(update={"claims": claims, "tasks": reading.shown(privacy).tasks})
-    return pretty_bytes(template), dropped, new, changed
+    return pretty_bytes(template), carried
 
 
 def make_bundle(
