@@ -587,7 +587,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PRICE-CLIENT-TOOL-MISSING": _c(
         "A client tool called in the session has no per-call price.",
-        "Add the tool name under pricing.client_tools (0 if calling it costs nothing itself).",
+        "Add the tool name the message names under pricing.client_tools, as written: a "
+        "pseudonym (`tool-<hex>`) stays the key even when privacy.reveal_names publishes the "
+        "name (0 if calling it costs nothing itself).",
     ),
     "PRICE-CARD-UNKNOWN": _c(
         "No shipped price card has that name.",
