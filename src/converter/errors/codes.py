@@ -389,9 +389,10 @@ CODES: dict[str, CodeInfo] = {
         "give the ones its template was made with.",
     ),
     "CONTRACT-FILE-CHANGED": _c(
-        "A bound source file's bytes differ from the contract's inventory.",
-        "The session changed since the template; make a new template (--from-contract carries "
-        "your claims forward).",
+        "A bound source file no longer matches its entry in the contract's inventory: its bytes "
+        "changed (size, SHA-256), or the entry (its role) was edited.",
+        "If the session changed since the template, make a new template (--from-contract carries "
+        "your claims forward); an inventory is never edited by hand: regenerate it the same way.",
     ),
     "CONTRACT-FILE-ADDED": _c(
         "The tree has a file the contract's inventory does not bind.",
