@@ -3,10 +3,9 @@
 It imports the command line itself, so that a Ctrl-C while the program is still loading (about
 0.1 s of imports before `cli.main` can install its own handler) ends like any other interrupt
 before an output: one fixed line and exit 130, not Python's traceback. Only the interpreter's own
-start-up, before this module runs, is outside it.
+start-up and the loading of this module, before it runs, are outside it; so it imports nothing
+but `os`, which the interpreter has loaded already (not even `from __future__`).
 """
-
-from __future__ import annotations
 
 import os
 

@@ -743,7 +743,8 @@ CODES: dict[str, CodeInfo] = {
         "file, the bundle's receipt was changed.",
     ),
     "ATTEST-TOO-LARGE": _c(
-        "The attestation file is larger than any this program writes (64 MiB): it was not read.",
+        "The attestation file is larger than any this program writes (64 MiB): it was not read "
+        "past that.",
         "Give the <bundle>.intoto.json that `convert --attest-key` wrote beside the bundle.",
     ),
     "ATTEST-MISSING": _c(
@@ -831,7 +832,9 @@ CODES: dict[str, CodeInfo] = {
         "The pseudonym key is not 64 hexadecimal characters (32 bytes), or its key file is "
         "not a regular file.",
         "Check where the key came from: --key-file, else $AGENT_EVIDENCE_KEY (it wins over the "
-        "key file), else the key file `agent-evidence key init` creates.",
+        "key file), else the key file `agent-evidence key init` creates. A key file must be a "
+        "regular file (not a pipe such as <(...), a device or a socket): give a key from a "
+        "secret store as $AGENT_EVIDENCE_KEY.",
     ),
     "KEY-UNREADABLE": _c(
         "The pseudonym key file could not be read (a read error from the disk or the system).",
