@@ -1399,6 +1399,53 @@ def test_another_card_given_with_from_contract_replaces_the_old_cards_prices(
     assert pricing["models"]["claude-opus-4-8"]["max_output_tokens"] == 128000
 
 
+def test_a_price_another_card_replaces_is_listed_and_a_card_file_name_needs_its_prices(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: a price the user had set under the old card (a model or context it left open) was
+    replaced by the new card's without a word; and a card file's name stayed over a price the
+    user had edited away from it (the shipped-card check cannot see a file's prices)."""
+    parent = fixture_parent("synthetic_tree")
+    args = ["convert", "--in", str(parent), "--template"]
+    first = tmp_path / "first.json"
+    assert cli(*args, str(first), "--price-card", "anthropic-2026-11").code == 0
+    card = _negotiated_card(tmp_path)
+    again = tmp_path / "again.json"
+    result = cli(*args, str(again), "--from-contract", str(first), "--price-card", str(card))
+    assert result.code == 0, result.err
+    assert "  repriced claims/pricing/models/claude-opus-4-8/tiers:" in result.out
+
+    named = read_json(again)  # names the card file; its opus input edited away from the card's
+    named["claims"]["pricing"]["models"]["claude-opus-4-8"]["tiers"][0]["input"] = "7"
+    write_json(again, named)
+    third = tmp_path / "third.json"
+    result = cli(*args, str(third), "--from-contract", str(again), "--price-card", str(card))
+    assert result.code == 2
+    assert "PRICE-CARD-MISMATCH [claims/pricing/models/claude-opus-4-8]" in result.err
+    assert not third.exists()
+
+
+def test_a_contract_under_another_key_is_refused_before_the_sources_are_read(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: only the card's refusal, then CONTRACT-KEY-MISMATCH in a second run after reading
+    every source."""
+    parent = fixture_parent("synthetic_tree")
+    first = tmp_path / "first.json"
+    assert cli("convert", "--in", str(parent), "--template", str(first)).code == 0
+    other = tmp_path / "other.key"
+    other.write_text("ab" * 32 + "\n")
+    other.chmod(0o600)
+    result = cli(
+        "convert", "--in", str(parent), "--template", str(tmp_path / "t.json"),
+        "--from-contract", str(first), "--price-card", str(tmp_path / "missing.json"),
+        "--key-file", str(other),
+    )  # fmt: skip
+    assert result.code == 2
+    assert "CONTRACT-KEY-MISMATCH" in result.err
+    assert "PRICE-CARD" in result.err
+
+
 def test_own_prices_carried_with_a_card_file_are_not_named_after_it(
     cli: Any, tmp_path: Path
 ) -> None:
@@ -1416,6 +1463,7 @@ def test_own_prices_carried_with_a_card_file_are_not_named_after_it(
     carried = read_json(template)["claims"]["pricing"]
     assert carried["price_card"] is None
     assert carried["models"] == read_json(own)["claims"]["pricing"]["models"]
+    assert "they stay yours, and the template names no card" in result.out
 
 
 def test_a_card_file_taking_a_shipped_id_must_be_that_card(cli: Any, tmp_path: Path) -> None:

@@ -184,6 +184,8 @@ def _template(
         else None
     )
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
+    if old is not None and old.key_id != pseudo.key_id:  # said with the others, before reading
+        first.refuse(Problem("CONTRACT-KEY-MISMATCH", where="key_id"))
     first.done()
     # The adapter and task unit the old contract's labels were made under, unless typed.
     source = typed_source[0] or (old.source.adapter if old else typed_source[1])
@@ -195,9 +197,14 @@ def _template(
         pricing = prefill(pricing, card)
         if pricing.price_card is None:  # nothing observed is on the card: named, it would lie
             unpriced = ", ".join(sorted(pricing.models)) or "no model"
+            named = old.claims.pricing.price_card if old is not None else None
+            then = (
+                f"the carried contract's prices stay, under the card it names ({named.id})"
+                if named is not None
+                else "the template names no card and their prices are yours to fill"
+            )
             tell(
-                f"notice: price card {card.id} prices none of this session's models "
-                f"({unpriced}); the template names no card and their prices are yours to fill"
+                f"notice: price card {card.id} prices none of this session's models ({unpriced}); {then}"
             )
     data, carried = make_template(
         reading,
@@ -231,6 +238,13 @@ def _template(
             say(f"  changed {task_id}: its model calls or subagents are not what was labelled")
         for task_id in c.unexcluded:
             say(f"  to label {task_id}: excluded, and it has model calls now")
+        for path in c.repriced:
+            say(f"  repriced claims/pricing/{path}: the card given replaces the carried price")
+        if c.own_prices_kept and card is not None:
+            say(
+                f"  your carried prices differ from price card {card.id} where it prices: they "
+                "stay yours, and the template names no card"
+            )
 
 
 def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:

@@ -156,6 +156,10 @@ class Carried:
     new: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     unexcluded: list[str] = field(default_factory=list)
+    # Prices of the old contract another card's replaced, as paths in claims.pricing
+    repriced: list[str] = field(default_factory=list)
+    # Prices of the user's own that differ from the card given: the template names no card
+    own_prices_kept: bool = False
 
 
 def carry_forward(template: Contract, old: Contract) -> tuple[Contract, Carried]:
@@ -186,15 +190,35 @@ def carry_forward(template: Contract, old: Contract) -> tuple[Contract, Carried]
     known = set(old.claims.outcomes) | set(old.claims.excluded_tasks)
     dropped = sorted(known - set(ids))
     new = [tid for tid in ids if tid not in known]
+    pricing = _merge_pricing(template.claims.pricing, old.claims.pricing)
     claims = old.claims.model_copy(
-        update={
-            "outcomes": outcomes,
-            "excluded_tasks": excluded,
-            "pricing": _merge_pricing(template.claims.pricing, old.claims.pricing),
-        }
+        update={"outcomes": outcomes, "excluded_tasks": excluded, "pricing": pricing}
     )
     contract = template.model_copy(update={"claims": claims})
-    return contract, Carried(dropped, new, changed, unexcluded)
+    return contract, Carried(
+        dropped, new, changed, unexcluded, _repriced(old.claims.pricing, pricing)
+    )
+
+
+def _repriced(old: PricingTemplate, merged: PricingTemplate) -> list[str]:
+    """Where a price the old contract stated is not the one carried (another card's replaced
+    it): said, never silent, so a price of the user's own that it replaced can be put back."""
+    found: list[str] = []
+    for model, entry in sorted(merged.models.items()):
+        before = old.models.get(model)
+        if before is None:
+            continue
+        if states_prices(before) and entry.tiers != before.tiers:
+            found.append(f"models/{model}/tiers")
+        if before.max_output_tokens not in (None, entry.max_output_tokens):
+            found.append(f"models/{model}/max_output_tokens")
+        for key, value in sorted(entry.contexts.items()):
+            if before.contexts.get(key) not in (None, value):
+                found.append(f"models/{model}/contexts/{key}")
+    for tool, value in sorted(merged.server_tools.items()):
+        if old.server_tools.get(tool) not in (None, value):
+            found.append(f"server_tools/{tool}")
+    return found
 
 
 def _changed(template: Contract, old: Contract, renamed: dict[str, str]) -> list[str]:

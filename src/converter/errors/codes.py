@@ -607,8 +607,9 @@ CODES: dict[str, CodeInfo] = {
         "Check the card file against a shipped card; write prices as decimal strings.",
     ),
     "PRICE-CARD-MISMATCH": _c(
-        "The contract names a shipped price card, but a price it gives for a model or server tool "
-        "the card prices (or the card's date or source) is not the card's. The receipt, its "
+        "The contract names a price card (a shipped one, or the card file given with "
+        "--price-card), but a price it gives for a model or server tool the card prices (or the "
+        "card's date or source) is not the card's. The receipt, its "
         "signature and every report would name the card as the source of prices it does not hold.",
         "Restore the card's values for what it prices (a template made with --price-card holds "
         "them, unless --from-contract carried other prices), or set claims.pricing.price_card to "

@@ -126,10 +126,20 @@ def make_template(
         pricing = template.claims.pricing.model_copy(update={"price_card": None})
         claims = template.claims.model_copy(update={"pricing": pricing})
         template = template.model_copy(update={"claims": claims})
-    elif mismatched:
-        # A card's name over other prices (an old contract that named the card, then was
-        # edited) would be refused at convert; say so now, before the user labels anything.
-        raise Refused(mismatched)
+        if carried is not None:
+            carried = replace(carried, own_prices_kept=True)
+    else:
+        names_it = card is not None and template.claims.pricing.price_card == card.ref()
+        if names_it and not mismatched and card is not None:  # a card file: its own values
+            mismatched = [
+                Problem("PRICE-CARD-MISMATCH", where=f"claims/pricing/{where}")
+                for where in prices_unlike(template.claims.pricing, card)
+            ]
+        if mismatched:
+            # A card's name over other prices (an old contract that named the card, then was
+            # edited) would be refused at convert, or be a lie the receipt signs for a card
+            # file; say so now, before the user labels anything.
+            raise Refused(mismatched)
     privacy = template.claims.privacy
     if timestamps is not None:
         privacy = privacy.model_copy(update={"timestamps": timestamps})
