@@ -1768,3 +1768,18 @@ def test_a_label_of_the_wrong_form_is_told_the_form(cli: Any, tmp_path: Path) ->
         "^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$)]" in result.err
     )
     assert "my rubric" not in result.err
+
+
+def test_a_reveal_name_that_matches_nothing_is_said_by_count_not_by_name(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was silent: a typo in reveal_names (`mcp__tavily__tavily_serch`) converted and revealed
+    nothing, and the user believed the tool was published under its name."""
+
+    def edit(data: dict[str, Any]) -> None:
+        data["claims"]["privacy"]["reveal_names"] = ["mcp__CANARY-typo__serch", "Read"]
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 0, result.err
+    assert "notice: 1 name in claims.privacy.reveal_names matched nothing" in result.err
+    assert "CANARY" not in result.err + result.out

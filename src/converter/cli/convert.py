@@ -28,6 +28,7 @@ from converter.run.conversion import (
     make_template,
     read_old_contract,
     read_sources,
+    unused_reveals,
 )
 from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
@@ -307,6 +308,13 @@ def _bundle(
         what = "the replaced bundle's old bytes" if replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")
         say("  sign this one with --attest-key")
+    unused = unused_reveals(contract_bytes, bundle)
+    if unused:
+        tell(
+            f"notice: {counted(unused, 'name')} in claims.privacy.reveal_names matched nothing "
+            "in this session and revealed nothing (a typo? `inspect --show-paths` lists the "
+            "session's local names)"
+        )
     c = bundle.receipt.counts
     say(
         f"wrote bundle: {counted(c.tasks, 'task')}, {counted(c.model_calls, 'model call')}, "
