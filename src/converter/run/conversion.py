@@ -15,7 +15,6 @@ from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
 from converter.codec.canonical import pretty_bytes
-from converter.codec.jsontext import loads_exact
 from converter.contract.model import Contract, Privacy, Source
 from converter.contract.read import ContractParts, parse_contract, read_contract
 from converter.contract.template import Carried, build_template, carry_forward
@@ -172,9 +171,11 @@ def unused_reveals(contract_bytes: bytes, bundle: BundleHead) -> int:
     """How many of the contract's `privacy.reveal_names` entries revealed nothing (no tool,
     agent type or model of this session has that name; the bundle publishes only the others):
     a typo, or a list shared by sessions. Counted, never shown: a name is the user's text."""
-    document = loads_exact(contract_bytes)  # the contract make_bundle has just accepted
-    listed = document["claims"]["privacy"].get("reveal_names") or []
-    return len(set(listed)) - len(set(bundle.receipt.privacy.reveal_names))
+    contract = parse_contract(contract_bytes)  # the one make_bundle has just accepted
+    if isinstance(contract, list):
+        return 0
+    listed = set(contract.claims.privacy.reveal_names)
+    return len(listed) - len(listed & set(bundle.receipt.privacy.reveal_names))
 
 
 def _fresh_template(
