@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -37,17 +38,28 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return document
 
 
-# A JSON string, a structural character or a line break: all `_duplicate_line` steps on.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:\n]')
+# A JSON string, a structural character, NaN or Infinity: what the line finders step on.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:\n]|NaN|-?Infinity')
+
+
+def _tokens(text: str) -> Iterator[tuple[int, str]]:
+    """Each token of a refused document (strings whole, so nothing inside one is taken for
+    structure) with the line it is on; line breaks are counted, not yielded."""
+    line = 1
+    for match in _TOKEN.finditer(text):
+        piece = match.group()
+        if piece == "\n":
+            line += 1
+        else:
+            yield line, piece
 
 
 def _duplicate_line(text: str) -> int | None:
     """The line of the first key an object repeats, found by walking the refused document's
     strings and structure again: a hand-edited contract is fixed at a line, not by a search."""
     keys: list[set[str] | None] = []  # per open container, the keys seen (None: an array)
-    line, key_next = 1, False
-    for match in _TOKEN.finditer(text):
-        piece = match.group()
+    key_next = False
+    for line, piece in _tokens(text):
         if piece[0] == '"':
             if key_next and keys and keys[-1] is not None:
                 key = json.loads(piece)  # "a" and "\u0061" are one key
@@ -55,8 +67,6 @@ def _duplicate_line(text: str) -> int | None:
                     return line
                 keys[-1].add(key)
             key_next = False
-        elif piece == "\n":
-            line += 1
         elif piece in "{[":
             keys.append(set() if piece == "{" else None)
             key_next = piece == "{"
@@ -64,7 +74,7 @@ def _duplicate_line(text: str) -> int | None:
             if keys:
                 keys.pop()
             key_next = False
-        else:  # "," opens the next key of an object; ":" its value
+        elif piece in ",:":  # "," opens the next key of an object; ":" its value
             key_next = piece == "," and bool(keys) and keys[-1] is not None
     return None
 
@@ -93,19 +103,9 @@ def _no_constant(_: str) -> Any:
     raise _Constant("NaN and Infinity are not JSON numbers", parsed=True)
 
 
-_CONSTANT = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|\n|NaN|-?Infinity')
-
-
 def _constant_line(text: str) -> int | None:
     """The line of the first NaN or Infinity outside a string."""
-    line = 1
-    for match in _CONSTANT.finditer(text):
-        piece = match.group()
-        if piece == "\n":
-            line += 1
-        elif piece[0] != '"':
-            return line
-    return None
+    return next((line for line, piece in _tokens(text) if piece[0] in "NI-"), None)
 
 
 def _scan(data: bytes, **hooks: Any) -> Any:
