@@ -34,7 +34,8 @@ from converter.firewall.types import Closed
 # Standard or URL-safe alphabet, padded or not: DSSE verifiers must accept either.
 Base64Text = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/_-]*={0,2}$")]
 # A foreign signer may use any hint (or none); bounded so it cannot carry a document.
-KeyIdHint = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{0,256}$")]
+_HINT = re.compile(r"[\x21-\x7e]{0,256}")
+KeyIdHint = Annotated[str, StringConstraints(pattern=f"^{_HINT.pattern}$")]
 PayloadType = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{1,256}$")]
 
 _MAX_SIGNATURES = 16
@@ -202,6 +203,3 @@ def _signature_from(item: Any) -> Signature | None:
         return Signature(keyid=hint, sig=_WHITESPACE.sub("", item["sig"]))
     except ValidationError:
         return None
-
-
-_HINT = re.compile(r"[\x21-\x7e]{0,256}")
