@@ -305,9 +305,7 @@ def _run_parts(
         return results
     # Largest first, so one big tree does not start last and leave a worker idle at the end.
     order = sorted(range(len(parents)), key=lambda i: -_size(parents[i]))
-    pool = ProcessPoolExecutor(
-        max_workers=workers, initializer=_init_pool_worker, initargs=(secret, os.getpid())
-    )
+    pool = _pool(workers, secret)
     try:
         futures = {
             pool.submit(inspect_part, str(parents[i]), parents[i] in identities): i for i in order
@@ -346,9 +344,7 @@ def _each_alone(
         while left or running:
             while left and len(running) < workers:
                 i = left.pop(0)
-                alone = ProcessPoolExecutor(
-                    max_workers=1, initializer=_init_pool_worker, initargs=(secret, os.getpid())
-                )
+                alone = _pool(1, secret)
                 job = alone.submit(inspect_part, str(parents[i]), parents[i] in identities)
                 running[job] = (i, alone)
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -364,6 +360,13 @@ def _each_alone(
         for _, alone in running.values():
             _stop(alone)
         raise
+
+
+def _pool(workers: int, secret: bytes) -> ProcessPoolExecutor:
+    """Worker processes that ignore Ctrl-C and die with the scan (`_init_pool_worker`)."""
+    return ProcessPoolExecutor(
+        max_workers=workers, initializer=_init_pool_worker, initargs=(secret, os.getpid())
+    )
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
