@@ -15,6 +15,27 @@ from pathlib import Path
 from converter.errors import Problem, Refused
 
 
+class NotRegular(Exception):
+    """What a path names is not a regular file (a folder, a FIFO, a device, a socket)."""
+
+
+def read_regular(path: Path, limit: int | None) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file `path` names (through a symbolic link), at most
+    `limit + 1` of them when a limit is given, and its status; NotRegular for anything else, an
+    OSError when it cannot be read. The file is checked before it is opened, so no device or
+    FIFO is ever opened (O_NOCTTY, O_NONBLOCK besides), and the file opened is checked to be
+    that one. Every input file is read here: contracts, bundles, cards, keys, attestations."""
+    named = os.stat(path)
+    if not stat.S_ISREG(named.st_mode):
+        raise NotRegular
+    flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
+    with os.fdopen(os.open(path, flags), "rb") as stream:
+        opened = os.fstat(stream.fileno())
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            raise NotRegular  # replaced between the two looks
+        return stream.read() if limit is None else stream.read(limit + 1), opened
+
+
 def read_input(
     path: Path,
     code: str,
@@ -27,37 +48,14 @@ def read_input(
     (or, with `empty_is_missing`, holds nothing: a write or download that never happened).
     With `at_most`, a larger file is refused with `too_large`, read no further than that."""
     try:
-        if not path.is_file():
-            raise Refused([Problem(code)])
-        with path.open("rb") as stream:
-            data = stream.read() if at_most is None else stream.read(at_most + 1)
-    except OSError:
+        data, _ = read_regular(path, at_most)
+    except (NotRegular, OSError, ValueError):  # ValueError: a NUL in the path
         raise Refused([Problem(code)]) from None
     if empty_is_missing and not data:
         raise Refused([Problem(code)])
     if at_most is not None and len(data) > at_most:
         raise Refused([Problem(too_large or code)])
     return data
-
-
-class NotRegular(Exception):
-    """What a path names is not a regular file (a folder, a FIFO, a device, a socket)."""
-
-
-def read_regular(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
-    """At most `limit + 1` bytes of the regular file `path` names (through a symbolic link),
-    and its status; NotRegular for anything else, an OSError when it cannot be read. The file
-    is checked before it is opened, so no device or FIFO is ever opened (O_NOCTTY, O_NONBLOCK
-    besides), and the file opened is checked to be that one. For key files: small, private."""
-    named = os.stat(path)
-    if not stat.S_ISREG(named.st_mode):
-        raise NotRegular
-    flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
-    with os.fdopen(os.open(path, flags), "rb") as stream:
-        opened = os.fstat(stream.fileno())
-        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
-            raise NotRegular  # replaced between the two looks
-        return stream.read(limit + 1), opened
 
 
 def _same_file(a: Path, b: Path) -> bool:
