@@ -29,7 +29,7 @@ def _bundle_events(parent: Path, source: SourceName = "claude-code-tree") -> lis
     reading = read_sources(parent, source, "prompt", PSEUDO)
     template = make_template(reading, source, "prompt")[0]
     contract = json.dumps(fill(json.loads(template))).encode()
-    _, data = make_bundle(parent, source, "prompt", PSEUDO, contract)
+    data = make_bundle(parent, source, "prompt", PSEUDO, contract).data
     events: list[dict[str, Any]] = json.loads(bytes(data))["events"]
     return events
 

@@ -46,6 +46,9 @@ class BuiltBundle:
     data: bytearray
     receipt_at: int
     receipt_len: int
+    # Entries of the contract's privacy.reveal_names the session has no name for (`_revealed`
+    # publishes only the others): a typo, or a list shared by sessions. Counted, not kept.
+    unrevealed: int = 0
 
 
 class _Writer:
@@ -103,7 +106,9 @@ def build_bundle(
     writer.data += b"}"
     if problems:
         return sorted(set(problems), key=lambda p: (p.code, p.where or ""))
-    return BuiltBundle(head, writer.data, receipt_at, receipt_len)
+    listed = set(contract.claims.privacy.reveal_names)
+    unrevealed = len(listed - set(head.receipt.privacy.reveal_names))
+    return BuiltBundle(head, writer.data, receipt_at, receipt_len, unrevealed)
 
 
 def _events(

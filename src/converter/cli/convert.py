@@ -28,7 +28,6 @@ from converter.run.conversion import (
     make_template,
     read_old_contract,
     read_sources,
-    unused_reveals,
 )
 from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
@@ -289,7 +288,7 @@ def _bundle(
     signing_key = first(lambda: _signing_key(attest_key)) if attest_key else None
     first.done()
     assert contract_bytes is not None
-    bundle, data = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
+    bundle, data, unused = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
     files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
     if signing_key is not None:
         from converter.attest.statement import SUBJECT_NAME, attest
@@ -308,7 +307,6 @@ def _bundle(
         what = "the replaced bundle's old bytes" if replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")
         say("  sign this one with --attest-key")
-    unused = unused_reveals(contract_bytes, bundle)
     if unused:
         tell(
             f"notice: {counted(unused, 'name')} in claims.privacy.reveal_names matched nothing "

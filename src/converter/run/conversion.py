@@ -8,7 +8,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from converter import __version__
 from converter.bundle.build import BuiltBundle, build_bundle
@@ -149,33 +149,31 @@ def make_template(
     return pretty_bytes(template), carried
 
 
+class MadeBundle(NamedTuple):
+    head: BundleHead
+    data: bytearray
+    unrevealed: int  # reveal_names entries with no name in the session (`BuiltBundle`)
+
+
 def make_bundle(
     parent: Path,
     source: SourceName | None,
     task_unit: TaskUnit | None,
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
-) -> tuple[BundleHead, bytearray]:
+) -> MadeBundle:
     """Check the contract against the sources and its own claims; all problems, or the bundle's
-    sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied).
+    sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied) and
+    how many reveal_names entries revealed nothing.
     `source` and `task_unit` None: the ones the contract's `source` names (the defaults if it
     names none that validates).
 
     The reading, its crossings and the fresh template die with `_checked_bundle`'s frame, before
     the bundle is serialized: they never share the peak with the bundle's bytes.
     """
-    return seal(_checked_bundle(parent, source, task_unit, pseudo, contract_bytes))
-
-
-def unused_reveals(contract_bytes: bytes, bundle: BundleHead) -> int:
-    """How many of the contract's `privacy.reveal_names` entries revealed nothing (no tool,
-    agent type or model of this session has that name; the bundle publishes only the others):
-    a typo, or a list shared by sessions. Counted, never shown: a name is the user's text."""
-    contract = parse_contract(contract_bytes)  # the one make_bundle has just accepted
-    if isinstance(contract, list):
-        return 0
-    listed = set(contract.claims.privacy.reveal_names)
-    return len(listed) - len(listed & set(bundle.receipt.privacy.reveal_names))
+    built = _checked_bundle(parent, source, task_unit, pseudo, contract_bytes)
+    head, data = seal(built)
+    return MadeBundle(head, data, built.unrevealed)
 
 
 def _fresh_template(
@@ -385,7 +383,7 @@ def rederive(
             raise Refused(unread)
         raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
     try:
-        _, rederived = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
+        rederived = make_bundle(parent, source, task_unit, pseudo, contract_bytes).data
     except Refused as refused:
         # The contract is the bundle's own (its digest is the receipt's) and converted once: the
         # sources no longer being the files it binds is a mismatch, not input to fix (exit 5).
