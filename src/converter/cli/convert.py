@@ -28,6 +28,7 @@ from converter.run.conversion import (
     make_template,
     read_old_contract,
     read_sources,
+    source_for,
 )
 from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
@@ -124,20 +125,20 @@ def convert(
         why = " (a bundle keeps its contract's privacy.timestamps)" if timestamps else ""
         _only_with("--template", given, why)
     pseudo = pseudonymizer(key_file)
-    src = cast(SourceName, source)
-    unit = cast(TaskUnit, task_unit)
-    # Not typed: the adapter and task unit the contract names (its template was made with them),
-    # for --contract, and for --template with --from-contract (its labels are per such task).
+    # Only what was typed: otherwise the adapter and task unit the contract names, or the
+    # defaults (`source_for`), for --contract and for --template with --from-contract.
     ctx = click.get_current_context()
     typed = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
-    src_given = src if ctx.get_parameter_source("source") in typed else None
-    unit_given = unit if ctx.get_parameter_source("task_unit") in typed else None
+    src_given = cast(SourceName, source) if ctx.get_parameter_source("source") in typed else None
+    unit_given = (
+        cast(TaskUnit, task_unit) if ctx.get_parameter_source("task_unit") in typed else None
+    )
     if template_out is not None:
         stamps = cast(Timestamps | None, timestamps)
         _template(
-            (src_given, src),
+            src_given,
             parent,
-            (unit_given, unit),
+            unit_given,
             template_out,
             old_contract,
             price_card,
@@ -160,9 +161,9 @@ def _only_with(mode: str, options: Mapping[str, object], why: str = "") -> None:
 
 
 def _template(
-    typed_source: tuple[SourceName | None, SourceName],
+    typed_source: SourceName | None,
     parent: Path,
-    typed_unit: tuple[TaskUnit | None, TaskUnit],
+    typed_unit: TaskUnit | None,
     out: Path,
     old_contract: Path | None,
     price_card: str | None,
@@ -187,9 +188,8 @@ def _template(
     if old is not None and old.key_id != pseudo.key_id:  # said with the others, before reading
         first.refuse(Problem("CONTRACT-KEY-MISMATCH", where="key_id"))
     first.done()
-    # The adapter and task unit the old contract's labels were made under, unless typed.
-    source = typed_source[0] or (old.source.adapter if old else typed_source[1])
-    task_unit = typed_unit[0] or (old.source.task_unit if old else typed_unit[1])
+    chosen = source_for(typed_source, typed_unit, old.source if old else None)
+    source, task_unit = chosen.adapter, chosen.task_unit
     reading = read_sources(parent, source, task_unit, pseudo)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     pricing = observed_keys(reading.canonical)

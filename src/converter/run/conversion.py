@@ -81,6 +81,18 @@ def _source(source: SourceName, task_unit: TaskUnit) -> Source:
     return Source(adapter=source, adapter_version="1", task_unit=task_unit)
 
 
+def source_for(
+    source: SourceName | None, task_unit: TaskUnit | None, named: Source | None
+) -> Source:
+    """How to read the sources: the adapter and task unit typed, else those a contract names
+    (`convert --contract`, `--from-contract`: its tasks and labels were made so), else the
+    defaults."""
+    return _source(
+        source or (named.adapter if named else "claude-code-tree"),
+        task_unit or (named.task_unit if named else "prompt"),
+    )
+
+
 def read_old_contract(data: bytes) -> Contract:
     """The contract `--from-contract` names, whole, or every problem that keeps it from being
     one (refused before the sources are read)."""
@@ -199,10 +211,7 @@ def _checked_bundle(
     if isinstance(parts, list):  # not JSON: nothing in it to compare with the sources
         raise Refused(parts)
     named = parts.source
-    wanted = _source(
-        source or (named.adapter if named else "claude-code-tree"),
-        task_unit or (named.task_unit if named else "prompt"),
-    )
+    wanted = source_for(source, task_unit, named)
     if named is not None and named != wanted:
         # A contract made from other sources than these would be read (typed and contradicting
         # it, or another adapter version): the one cause, said before the sources are read the
