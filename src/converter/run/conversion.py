@@ -129,29 +129,28 @@ def make_template(
             raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
         template, carried = carry_forward(template, old)
         own_prices = old.claims.pricing.price_card is None
-    mismatched = card_problems(template.claims.pricing)  # a shipped card's name
-    # Any card, a file's too: carried prices of your own other than what it pre-filled.
-    own_differ = card is not None and bool(prices_unlike(template.claims.pricing, card))
-    if own_prices and (mismatched or own_differ):
+    # A card's name over prices that are not the card's: a shipped card is looked up by its
+    # name, the card given (a file too) compared as it is.
+    pricing = template.claims.pricing
+    mismatched = card_problems(pricing)
+    if not mismatched and card is not None and pricing.price_card == card.ref():
+        mismatched = [
+            Problem("PRICE-CARD-MISMATCH", where=f"claims/pricing/{where}")
+            for where in prices_unlike(pricing, card)
+        ]
+    if mismatched and own_prices:
         # Your own prices carried (--from-contract) with --price-card: they stay your own,
         # under no card's name; models first seen here keep the card's pre-filled values.
-        pricing = template.claims.pricing.model_copy(update={"price_card": None})
-        claims = template.claims.model_copy(update={"pricing": pricing})
+        claims = template.claims.model_copy(
+            update={"pricing": pricing.model_copy(update={"price_card": None})}
+        )
         template = template.model_copy(update={"claims": claims})
         if carried is not None:
             carried = replace(carried, own_prices_kept=True)
-    else:
-        names_it = card is not None and template.claims.pricing.price_card == card.ref()
-        if names_it and not mismatched and card is not None:  # a card file: its own values
-            mismatched = [
-                Problem("PRICE-CARD-MISMATCH", where=f"claims/pricing/{where}")
-                for where in prices_unlike(template.claims.pricing, card)
-            ]
-        if mismatched:
-            # A card's name over other prices (an old contract that named the card, then was
-            # edited) would be refused at convert, or be a lie the receipt signs for a card
-            # file; say so now, before the user labels anything.
-            raise Refused(mismatched)
+    elif mismatched:
+        # An old contract that named the card and was then edited would be refused at convert
+        # (or, for a card file, signed as a lie): say so now, before the user labels anything.
+        raise Refused(mismatched)
     privacy = template.claims.privacy
     if timestamps is not None:
         privacy = privacy.model_copy(update={"timestamps": timestamps})
