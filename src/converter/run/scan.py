@@ -547,16 +547,16 @@ def render_text(result: dict[str, Any]) -> str:
             + ", ".join(f"{code} {n}" for code, n in t["refusal_codes"].items())
         )
     if t["symlinked_folders"]:
-        n = t["symlinked_folders"]
         lines.append(
-            f"{n} symlinked folder{'' if n == 1 else 's'} not followed (CC-TREE-SYMLINK): the "
-            "sessions behind them were not checked; scan the folder they point to"
+            f"{counted(t['symlinked_folders'], 'symlinked folder')} not followed "
+            "(CC-TREE-SYMLINK): the sessions behind them were not checked; scan the folder they "
+            "point to"
         )
     if t["unreadable_folders"]:
-        n = t["unreadable_folders"]
         lines.append(
-            f"{counted(n, 'project folder')} could not be read (CC-TREE-UNREADABLE): the "
-            "sessions in them were not checked; fix the permissions and scan again"
+            f"{counted(t['unreadable_folders'], 'project folder')} could not be read "
+            "(CC-TREE-UNREADABLE): the sessions in them were not checked; fix the permissions and "
+            "scan again"
         )
     if result.get("config_folder"):
         lines.append(
@@ -564,10 +564,9 @@ def render_text(result: dict[str, Any]) -> str:
             "scan its projects/ folder"
         )
     if t["skipped_entries"]:
-        n = t["skipped_entries"]
         lines.append(
-            f"{n} entr{'y' if n == 1 else 'ies'} skipped: not a session transcript or folder "
-            "(--show-paths does not list them; memory/ is not counted)"
+            f"{counted(t['skipped_entries'], 'entry', 'entries')} skipped: not a session "
+            "transcript or folder (--show-paths does not list them; memory/ is not counted)"
         )
     if t["skipped_session_files"]:
         n = t["skipped_session_files"]
