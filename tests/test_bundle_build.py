@@ -27,7 +27,7 @@ PSEUDO = Pseudonymizer(PseudonymKey(bytes(range(32))))
 
 def _bundle_events(parent: Path, source: SourceName = "claude-code-tree") -> list[dict[str, Any]]:
     reading = read_sources(parent, source, "prompt", PSEUDO)
-    template = make_template(reading, source, "prompt")[0]
+    template = make_template(reading, source, "prompt").data
     contract = json.dumps(fill(json.loads(template))).encode()
     data = make_bundle(parent, source, "prompt", PSEUDO, contract).data
     events: list[dict[str, Any]] = json.loads(bytes(data))["events"]

@@ -1783,3 +1783,45 @@ def test_a_reveal_name_that_matches_nothing_is_said_by_count_not_by_name(
     assert result.code == 0, result.err
     assert "notice: 1 name in claims.privacy.reveal_names matched nothing" in result.err
     assert "CANARY" not in result.err + result.out
+
+
+def test_a_card_priced_model_first_used_after_labelling_is_priced_from_the_carried_card(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: a session that switched to Sonnet 4.5 (two tiers on the card) after its contract was
+    filled under anthropic-2026-11 made `--from-contract` refuse PRICE-CARD-MISMATCH on the new,
+    blank entry; a one-tier model was left null for the user to copy from the card by hand."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    template = tmp_path / "template.json"
+    args = ["convert", "--in", str(parent), "--template"]
+    assert cli(*args, str(template), "--price-card", "anthropic-2026-11").code == 0
+    data = read_json(template)
+    card_prices = copy.deepcopy(data["claims"]["pricing"])
+    fill(data)
+    for name, entry in card_prices["models"].items():  # the card's prices stay, as filled
+        data["claims"]["pricing"]["models"][name]["tiers"] = entry["tiers"]
+    contract = tmp_path / "contract.json"
+    write_json(contract, data)
+    child = next(parent.parent.glob("*/subagents/*.jsonl"))
+    child.write_text(child.read_text().replace("claude-opus-4-8", "claude-sonnet-4-5-20250929"))
+    again = tmp_path / "again.json"
+    result = cli(*args, str(again), "--from-contract", str(contract))
+    assert result.code == 0, result.err
+    pricing = read_json(again)["claims"]["pricing"]
+    assert pricing["price_card"] == data["claims"]["pricing"]["price_card"]
+    card = read_json(ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json")
+    sonnet = pricing["models"]["claude-sonnet-4-5-20250929"]
+    shipped = card["models"]["claude-sonnet-4-5-20250929"]
+    assert len(sonnet["tiers"]) == len(shipped["tiers"]) == 2
+    assert sonnet["max_output_tokens"] == shipped["max_output_tokens"]
+    assert (
+        pricing["models"]["claude-opus-4-8"]
+        == data["claims"]["pricing"]["models"]["claude-opus-4-8"]
+    )
+    # Only the new model's contexts are left to fill: the count says so.
+    nulls = sum(value is None for value in sonnet["contexts"].values())
+    assert (
+        f"fill its {nulls} null claim" in result.out
+        if nulls
+        else "every claim is filled" in result.out
+    )

@@ -20,7 +20,7 @@ from converter.cli.options import (
 from converter.errors import Gathered, Problem
 from converter.files import check_outputs, read_input, write_all_atomic, write_atomic
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.pricing.card import load_price_card, prefill, shipped_cards
+from converter.pricing.card import load_price_card, prefill, shipped_card_named, shipped_cards
 from converter.pricing.engine import observed_keys
 from converter.run.conversion import (
     Reading,
@@ -193,7 +193,13 @@ def _template(
     reading = read_sources(parent, source, task_unit, pseudo)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     pricing = observed_keys(reading.canonical)
-    if card is not None:
+    if card is None and old is not None:
+        # The shipped card the carried contract names prices what the session has used since
+        # (a model switched to mid-session) as it priced the rest: no price to copy by hand.
+        named = shipped_card_named(old.claims.pricing.price_card)
+        if named is not None:
+            pricing = prefill(pricing, named)
+    elif card is not None:
         pricing = prefill(pricing, card)
         if pricing.price_card is None:  # nothing observed is on the card: named, it would lie
             unpriced = ", ".join(sorted(pricing.models)) or "no model"
@@ -206,7 +212,7 @@ def _template(
             tell(
                 f"notice: price card {card.id} prices none of this session's models ({unpriced}); {then}"
             )
-    data, carried = make_template(
+    data, carried, to_fill = make_template(
         reading,
         source,
         task_unit,
@@ -217,10 +223,15 @@ def _template(
     )
     write_atomic(out, data)
     counts = reading.canonical.counts
+    then = (
+        f"fill its {counted(to_fill, 'null claim')}, then convert --contract"
+        if to_fill
+        else "every claim is filled: convert --contract"
+    )
     say(
         f"wrote contract template: {counted(counts.tasks, 'task')}, "
         f"{counted(counts.model_calls, 'model call')}, {counted(counts.tool_calls, 'tool call')}; "
-        "fill every null claim, then convert --contract"
+        + then
     )
     if carried is not None:
         c = carried

@@ -215,7 +215,11 @@ def prefill(template: PricingTemplate, card: PriceCard) -> PricingTemplate:
 
 
 def _tiers_differ(entry: ModelTemplate | ModelPricing, known: CardModel) -> bool:
-    """A stated price (or threshold) other than the card's; a null is `template_problems`'."""
+    """A stated price (or threshold) other than the card's; a null is `template_problems`'.
+    An entry with no price stated (a model first seen since the contract was filled) states no
+    other price, whatever its tiers."""
+    if all(getattr(tier, name) is None for tier in entry.tiers for name in PRICE_FIELDS):
+        return False
     if len(entry.tiers) != len(known.tiers):
         return True
     for tier, card_tier in zip(entry.tiers, known.tiers, strict=True):
@@ -267,6 +271,15 @@ def prices_unlike(pricing: PricingTemplate | PricingClaims, card: PriceCard) -> 
         if tool in card.server_tools and value is not None and value != card.server_tools[tool]:
             found.append(f"server_tools/{tool}")
     return found
+
+
+def shipped_card_named(ref: PriceCardRef | None) -> PriceCard | None:
+    """The shipped card `ref` names, exactly (same id, version and digest); None for no card, a
+    card file's name, or a shipped card's other edition."""
+    if ref is None or ref.id not in shipped_cards():
+        return None
+    card = load_price_card(ref.id)
+    return card if card.ref() == ref else None
 
 
 def card_problems(pricing: PricingTemplate) -> list[Problem]:

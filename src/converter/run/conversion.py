@@ -102,6 +102,12 @@ def read_old_contract(data: bytes) -> Contract:
     return old
 
 
+class MadeTemplate(NamedTuple):
+    data: bytes
+    carried: Carried | None  # what carrying forward from an old contract did
+    to_fill: int  # null claims and prices left: what convert --contract would refuse as null
+
+
 def make_template(
     reading: Reading,
     source: SourceName,
@@ -111,9 +117,9 @@ def make_template(
     prefill: PricingTemplate | None = None,
     card: PriceCard | None = None,
     old: Contract | None = None,
-) -> tuple[bytes, Carried | None]:
-    """The template's bytes, and (when carrying forward from `old`) what was carried
-    (`carry_forward`).
+) -> MadeTemplate:
+    """The template's bytes, what was carried (when carrying forward from `old`:
+    `carry_forward`) and how many null claims and prices are left to fill.
 
     `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
     contract's privacy (or "exact") stands.
@@ -157,7 +163,16 @@ def make_template(
     # The task list a user reads shows timestamps at the contract's precision.
     claims = template.claims.model_copy(update={"privacy": privacy})
     template = template.model_copy(update={"claims": claims, "tasks": reading.shown(privacy).tasks})
-    return pretty_bytes(template), carried
+    data = pretty_bytes(template)
+    return MadeTemplate(data, carried, _nulls_left(data))
+
+
+def _nulls_left(data: bytes) -> int:
+    """The null claims and prices in a template, as convert --contract would find them."""
+    parts = read_contract(data)
+    if isinstance(parts, list):  # cannot happen: the bytes were written from a Contract
+        return 0
+    return sum(p.code in ("CONTRACT-CLAIM-NULL", "PRICE-NULL") for p in own_problems(parts))
 
 
 class MadeBundle(NamedTuple):
