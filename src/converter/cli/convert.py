@@ -196,9 +196,9 @@ def _template(
     if card is None and old is not None:
         # The shipped card the carried contract names prices what the session has used since
         # (a model switched to mid-session) as it priced the rest: no price to copy by hand.
-        named = shipped_card_named(old.claims.pricing.price_card)
-        if named is not None:
-            pricing = prefill(pricing, named)
+        carried_card = shipped_card_named(old.claims.pricing.price_card)
+        if carried_card is not None:
+            pricing = prefill(pricing, carried_card)
     elif card is not None:
         pricing = prefill(pricing, card)
         if pricing.price_card is None:  # nothing observed is on the card: named, it would lie
