@@ -152,3 +152,15 @@ def test_a_folder_is_not_a_key(tmp_path: Path) -> None:
 def test_only_attest_key_codes_are_accepted() -> None:
     with pytest.raises(KeyError):
         SigningKeyRefused("KEY-MISSING")
+
+
+@pytest.mark.parametrize("name", ["signing.pem.pub", "KEY.PUB"])
+def test_keygen_never_writes_a_private_key_named_like_a_public_one(
+    tmp_path: Path, cli: Any, name: str
+) -> None:
+    """Was: `keygen --out signing.pem.pub` wrote the private key as signing.pem.pub (and the
+    public one as .pub.pub): handing out "the .pub file" handed out the signing key."""
+    result = cli("keygen", "--out", str(tmp_path / name))
+    assert result.code == 2
+    assert "ATTEST-KEY-PUBLIC-NAME" in result.err
+    assert list(tmp_path.iterdir()) == []

@@ -75,7 +75,10 @@ def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
 
 
 def generate_key_files(private_path: Path) -> GeneratedKey:
-    """Write a new key pair; refuses (ATTEST-KEY-EXISTS) if either file already exists."""
+    """Write a new key pair; refuses (ATTEST-KEY-EXISTS) if either file already exists, and a
+    private key named like a public one (ATTEST-KEY-PUBLIC-NAME)."""
+    if private_path.name.lower().endswith(".pub"):
+        raise SigningKeyRefused("ATTEST-KEY-PUBLIC-NAME")
     public_path = public_path_for(private_path)
     if public_path.exists() or public_path.is_symlink():
         raise SigningKeyRefused("ATTEST-KEY-EXISTS")

@@ -794,6 +794,12 @@ CODES: dict[str, CodeInfo] = {
         "The signing key file or its .pub file already exists; it was not replaced.",
         "Choose a new --out path, or delete the old pair by hand if you mean to retire it.",
     ),
+    "ATTEST-KEY-PUBLIC-NAME": _c(
+        "keygen's --out ends in .pub, the public key's suffix: the private key would be the "
+        "file named like a public key, the one people hand out.",
+        "Name the private key without .pub (e.g. --out signing.pem); its public key is written "
+        "beside it as signing.pem.pub.",
+    ),
     "ATTEST-KEY-UNWRITABLE": _c(
         "The signing key could not be written (folder missing or not writable).",
         "Choose an existing folder you can write to.",
