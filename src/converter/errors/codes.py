@@ -713,10 +713,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     # --- attestation and verification (ATTEST-*) ---
     "ATTEST-RECEIPT-MISMATCH": _c(
-        "The attestation verifies and names this bundle, but its signed receipt differs from the "
-        "bundle's own receipt; exit 5.",
-        "Do not trust the bundle: the producer signed a receipt that is not the bundle's. Ask for "
-        "the bundle to be converted and attested again.",
+        "The receipt the attestation signs is not the bundle's own receipt: the attestation is "
+        "another bundle's, or the bundle's receipt changed after signing; exit 5.",
+        "Do not trust the bundle as it is: pair it with its own .intoto.json, or ask for it to be "
+        "converted and attested again.",
     ),
     "ATTEST-REDERIVE-OTHER-VERSION": _c(
         "The bundle was written by another version of agent-evidence (its generator.version); "
