@@ -555,3 +555,22 @@ def test_every_missing_attestation_is_named_and_a_bad_key_once(cli: Any, tmp_pat
     assert result.code == 2
     assert result.err.startswith("refused: ATTEST-KEY-INVALID: ")
     assert len(result.err.splitlines()) == 1
+
+
+def test_a_missing_attestation_does_not_hide_why_the_bundles_are_not_one_workload(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: with --public-key, a bundle whose attestation was missing was not compared with the
+    others: ATTEST-MISSING alone, where the same run without the key also said the two bundles
+    overlap. A run reports every problem it finds."""
+    a = _filled(cli, tmp_path, "a")
+    again = tmp_path / "again.bundle.json"
+    again.write_bytes(a.read_bytes())
+    assert cli("keygen", "--out", str(tmp_path / "k.pem")).code == 0
+    args = ["evaluate", "--bundle", str(a), "--bundle", str(again)]
+    unsigned = [line.split()[1] for line in _refusals(cli(*args).err)]
+    result = cli(*args, "--public-key", str(tmp_path / "k.pem.pub"))
+    assert result.code == 2
+    found = [line.split()[1] for line in _refusals(result.err)]
+    assert found.count("ATTEST-MISSING") == 2
+    assert unsigned and all(code in found for code in unsigned)

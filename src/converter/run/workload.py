@@ -465,28 +465,42 @@ def load_bundles(
     bundles (a broken file given first cannot hide a tampered one)."""
     total = len(paths)
     loaded: list[LoadedBundle | None] = []
+    compared: list[LoadedBundle | None] = []  # what the workload rules see: `_unsigned`
     mismatches: list[Problem] = []
     refusals: list[Problem] = []
     for position, path in enumerate(paths, 1):
         try:
             loaded.append(load_bundle(path, public_key))
+            compared.append(loaded[-1])
             continue
         except IntegrityFailure as failure:
             mismatches += labelled(failure.problems, position, total)
             refusals += labelled(failure.refusals, position, total)
+            compared.append(None)
         except Refused as refused:
             refusals += labelled(refused.problems, position, total)
+            compared.append(_unsigned(path) if public_key is not None else None)
         loaded.append(None)
     refusals += workload_problems(
-        [item[0] if item else None for item in loaded],
-        [item[1].used if item else set() for item in loaded],
-        [item[1].event_ids if item else () for item in loaded],
+        [item[0] if item else None for item in compared],
+        [item[1].used if item else set() for item in compared],
+        [item[1].event_ids if item else () for item in compared],
     )
     if mismatches:
         raise IntegrityFailure.several(mismatches, refusals)
     if refusals:
         raise Refused(refusals)
     return [item for item in loaded if item is not None]
+
+
+def _unsigned(path: Path) -> LoadedBundle | None:
+    """A bundle whose attestation could not be checked (missing, unreadable), opened without it
+    only so the workload rules can say what else is wrong with the set (a run reports every
+    problem); None if it does not open on its own either (its problems are said already)."""
+    try:
+        return load_bundle(path, None)
+    except (Refused, IntegrityFailure):
+        return None
 
 
 def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
