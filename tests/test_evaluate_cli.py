@@ -573,4 +573,5 @@ def test_a_missing_attestation_does_not_hide_why_the_bundles_are_not_one_workloa
     assert result.code == 2
     found = [line.split()[1] for line in _refusals(result.err)]
     assert found.count("ATTEST-MISSING") == 2
-    assert unsigned and all(code in found for code in unsigned)
+    assert unsigned
+    assert all(code in found for code in unsigned)
