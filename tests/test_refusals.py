@@ -1099,3 +1099,24 @@ def test_a_key_file_that_is_a_fifo_is_refused_without_waiting(
     fifo = tmp_path / "fifo.key"
     os.mkfifo(fifo, 0o600)
     expect_refusal(run_command(cli, command, syn, tmp_path, "--key-file", str(fifo)), "KEY-INVALID")
+
+
+@pytest.mark.parametrize("xdg", [True, False])
+def test_key_init_says_where_the_key_is_without_naming_the_home_folder(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, xdg: bool
+) -> None:
+    """Was: `created pseudonym key key-…` with no word of where: a user setting up CI had to
+    find the file (README named only $XDG_CONFIG_HOME) to copy it into a secret."""
+    monkeypatch.delenv("AGENT_EVIDENCE_KEY")
+    if xdg:
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    else:
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    result = cli("key", "init")
+    assert result.code == 0, result.err
+    base = "$XDG_CONFIG_HOME" if xdg else "~/.config"
+    assert result.out.endswith(f" in {base}/agent-evidence/pseudonym.key\n")
+    assert str(tmp_path) not in result.out + result.err
+    made = (tmp_path / "config") if xdg else (tmp_path / "home" / ".config")
+    assert (made / "agent-evidence" / "pseudonym.key").is_file()

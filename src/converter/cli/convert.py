@@ -12,10 +12,10 @@ import click
 from converter.cli.diagnostics import say, tell
 from converter.cli.options import (
     FILE,
+    convert_source_options,
     key_option,
     provider_bodies_option,
     pseudonymizer,
-    source_options,
 )
 from converter.errors import Gathered, Problem
 from converter.files import check_outputs, read_input, write_all_atomic, write_atomic
@@ -40,7 +40,7 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 
 
 @click.command()
-@source_options
+@convert_source_options
 @click.option(
     "--template",
     "template_out",

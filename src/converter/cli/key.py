@@ -10,7 +10,13 @@ import click
 from converter.cli.diagnostics import say, tell
 from converter.cli.options import key_option
 from converter.errors import Refused
-from converter.firewall.keys import ENV_VAR, create_key, default_key_path, load_key
+from converter.firewall.keys import (
+    ENV_VAR,
+    create_key,
+    default_key_path,
+    default_key_shown,
+    load_key,
+)
 
 
 @click.group()
@@ -23,7 +29,8 @@ def key() -> None:
 def key_init(key_file: Path | None) -> None:
     """Create a new pseudonym key (mode 0600); refuses to replace one."""
     created = create_key(key_file or default_key_path())
-    say(f"created pseudonym key {created.key_id}")
+    where = "the --key-file given" if key_file is not None else default_key_shown()
+    say(f"created pseudonym key {created.key_id} in {where}")
     if key_file is None and os.environ.get(ENV_VAR):
         # Every other command would use the variable's key: say so before pseudonyms diverge.
         # (The key is created either way: a notice never turns it into a refusal.)

@@ -10,7 +10,7 @@ import click
 
 from converter.cli.diagnostics import tell
 from converter.errors import UsageProblem
-from converter.firewall.keys import PseudonymKey, load_key
+from converter.firewall.keys import PseudonymKey, default_key_shown, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -29,7 +29,8 @@ def key_option(func: F) -> F:
         "--key-file",
         type=FILE,
         default=None,
-        help="Pseudonym key file (default: $AGENT_EVIDENCE_KEY, then the config dir).",
+        help="Pseudonym key file (default: the key in $AGENT_EVIDENCE_KEY, else "
+        "$XDG_CONFIG_HOME/agent-evidence/pseudonym.key, ~/.config when XDG_CONFIG_HOME is unset).",
     )(func)
 
 
@@ -50,7 +51,7 @@ def provider_bodies_option(func: F) -> F:
     )(func)
 
 
-def source_options(func: F) -> F:
+def _source_options(func: F, carried: str) -> F:
     func = click.option(
         "--show-paths",
         is_flag=True,
@@ -62,8 +63,7 @@ def source_options(func: F) -> F:
         type=click.Choice(["prompt", "session"]),
         default="prompt",
         show_default=True,
-        help="A task is one root prompt, or the whole session (convert --contract and "
-        "--from-contract: the contract's, unless given).",
+        help="A task is one root prompt, or the whole session" + carried + ".",
     )(func)
     func = click.option(
         "--in",
@@ -78,8 +78,20 @@ def source_options(func: F) -> F:
         type=SOURCES,
         default="claude-code-tree",
         show_default=True,
-        help="Source adapter (convert --contract and --from-contract: the contract's, unless given).",
+        help="Source adapter" + carried + ".",
     )(func)
+
+
+def source_options(func: F) -> F:
+    """The options that say which tree to read, and how (inspect)."""
+    return _source_options(func, "")
+
+
+def convert_source_options(func: F) -> F:
+    """`source_options` for convert, where a contract read may name them instead."""
+    return _source_options(
+        func, " (with --contract or --from-contract: the contract's, unless given)"
+    )
 
 
 def pseudonym_key(key_file: Path | None) -> PseudonymKey:
@@ -87,8 +99,8 @@ def pseudonym_key(key_file: Path | None) -> PseudonymKey:
     loaded = load_key(key_file)
     if loaded.created_at is not None:
         tell(
-            f"notice: created a new pseudonym key ({loaded.key.key_id}) in your config folder; "
-            "keep it private and reuse it so pseudonyms stay stable."
+            f"notice: created a new pseudonym key ({loaded.key.key_id}) in "
+            f"{default_key_shown()}; keep it private and reuse it so pseudonyms stay stable."
         )
     return loaded.key
 

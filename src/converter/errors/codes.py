@@ -858,7 +858,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "KEY-EXISTS": _c(
         "A pseudonym key already exists; it was not replaced.",
-        "Keep using it; delete it by hand only if you mean to lose every earlier pseudonym.",
+        "Keep using it (the --key-file given, else $XDG_CONFIG_HOME/agent-evidence/pseudonym.key, "
+        "~/.config when XDG_CONFIG_HOME is unset); delete it by hand only if you mean to lose "
+        "every earlier pseudonym.",
     ),
     # --- output ---
     "OUT-SAME-AS-INPUT": _c(

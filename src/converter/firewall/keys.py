@@ -31,6 +31,13 @@ def default_key_path() -> Path:
     return Path(base) / "agent-evidence" / "pseudonym.key"
 
 
+def default_key_shown() -> str:
+    """Where `default_key_path` is, as a message may say it: by the variable or `~`, never the
+    expanded path (a home folder names its user)."""
+    base = "$XDG_CONFIG_HOME" if os.environ.get("XDG_CONFIG_HOME") else "~/.config"
+    return f"{base}/agent-evidence/pseudonym.key"
+
+
 def _decode(text: str) -> PseudonymKey:
     body = text.strip()
     if len(body) != 64:
