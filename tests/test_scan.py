@@ -72,6 +72,7 @@ def test_jobs_give_identical_json(projects: Any, cli: Any) -> None:
     assert totals["tokens"] == sum(t.total_tokens for t in trees)
     assert totals["refusal_codes"] == {"CC-TREE-PARENT-MISSING": 1}
     assert totals["skipped_entries"] == 2  # notes.jsonl and stray.txt; memory/ is expected
+    assert totals["skipped_jsonl_files"] == 1  # notes.jsonl: inspect --from claude-code reads it
     orphan = [r for r in result["sessions"] if r["status"] == "orphan"]
     assert len(orphan) == 1
     assert orphan[0]["refusals"] == ["CC-TREE-PARENT-MISSING"]
@@ -120,6 +121,7 @@ def test_output_is_content_free(projects: Any, cli: Any) -> None:
     assert "49 sessions in 3 project folders" in text
     assert "[split]" in text
     assert "2 entries skipped" in text
+    assert "1 of them is a .jsonl file not named by a session id" in text
 
 
 def test_show_paths_maps_labels_to_local_paths_on_stderr_only(projects: Any, cli: Any) -> None:
@@ -129,7 +131,11 @@ def test_show_paths_maps_labels_to_local_paths_on_stderr_only(projects: Any, cli
     assert shown.code == 0, shown.err
     assert shown.out == plain.out  # stdout stays content-free
     pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
-    lines = dict(line.split("  ", 1) for line in shown.err.splitlines())
+    told = [line.split("  ", 1) for line in shown.err.splitlines()]
+    # Was: "(--show-paths does not list them)": a renamed main transcript was in no row, unnamed.
+    skipped = sorted(place for label, place in told if label == "skipped")
+    assert skipped == [f"{PROJECTS[1]}/notes.jsonl", "stray.txt"]
+    lines = dict(pair for pair in told if pair[0] != "skipped")
     assert set(lines) == {r["session"] for r in plain.json()["sessions"]}
     for tree in trees:
         place = str(tree.parent.relative_to(root))

@@ -90,3 +90,5 @@ def scan(
     if show_paths:  # local paths name people and projects: the terminal only, never stdout
         for label, places in local_paths(found, folder, key.secret):
             tell(f"{label}  {'  '.join(printable(p) for p in places)}")
+        for place in found.skipped_paths:
+            tell(f"skipped  {printable(place)}")

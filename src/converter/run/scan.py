@@ -94,31 +94,60 @@ class Found:
     unreadable: int = 0
     # The folder given holds a `projects/` folder: most likely Claude Code's config folder.
     config_folder: bool = False
+    # Of the skipped entries, the .jsonl files not named by a session id (an excerpt, a copy, a
+    # renamed transcript): `inspect --from claude-code` reads one on its own.
+    stray_transcripts: int = 0
+    # Where each skipped entry is, relative to the projects folder: for --show-paths only.
+    skipped_paths: list[str] = field(default_factory=list)
 
 
 def find_sessions(projects_dir: Path) -> Found:
     """Sessions grouped by id across project folders; what else was there is counted."""
-    sessions: dict[str, Session] = {}
-    folders = skipped = symlinks = top_level = unreadable = 0
+    walk = _Walk(projects_dir)
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
-        if entry_kind(project) != "dir":
-            if project.is_symlink() and project.is_dir():
-                symlinks += 1
-            else:
-                skipped += 1
-                stem = project.name.removesuffix(".jsonl")
-                top_level += project.name.endswith(".jsonl") and bool(SESSION_ID.fullmatch(stem))
-            continue
-        folders += 1
+        kind = entry_kind(project)
+        if kind == "dir":
+            walk.project(project)
+        elif project.is_symlink() and project.is_dir():
+            walk.found.symlinks += 1
+        else:
+            walk.skip(project, kind)
+            stem = project.name.removesuffix(".jsonl")
+            named = project.name.endswith(".jsonl") and SESSION_ID.fullmatch(stem) is not None
+            walk.found.top_level_sessions += named
+    found = walk.found
+    found.sessions = [walk.sessions[k] for k in sorted(walk.sessions)]
+    found.config_folder = not found.sessions and (projects_dir / "projects").is_dir()
+    return found
+
+
+class _Walk:
+    """What `find_sessions` has found so far."""
+
+    def __init__(self, projects_dir: Path) -> None:
+        self.root = projects_dir
+        self.sessions: dict[str, Session] = {}
+        self.found = Found([], 0, 0)
+
+    def skip(self, entry: Path, kind: str) -> None:
+        found = self.found
+        found.skipped += 1
+        found.skipped_paths.append(str(entry.relative_to(self.root)))
+        named = SESSION_ID.fullmatch(entry.name.removesuffix(".jsonl"))
+        found.stray_transcripts += kind == "file" and entry.name.endswith(".jsonl") and not named
+
+    def project(self, project: Path) -> None:
+        """One project folder's sessions; the rest of it skipped or counted."""
+        self.found.project_folders += 1
         parents: set[str] = set()
         session_dirs: list[str] = []
-        legacy = 0  # 2.0.x agent transcripts beside the parents: the folder's trees read them
+        legacy: list[Path] = []  # 2.0.x agent transcripts beside the parents: the trees read them
         readable_parent = False  # a tree that gets as far as its siblings (not a refused link)
         try:
             entries = sorted(project.iterdir(), key=lambda p: p.name)
         except OSError:
-            unreadable += 1
-            continue
+            self.found.unreadable += 1
+            return
         for entry in entries:
             name = entry.name
             if name == "memory":
@@ -129,7 +158,7 @@ def find_sessions(projects_dir: Path) -> Found:
             # the tree refuses (CC-TREE-SYMLINK, -SPECIAL-FILE, -PARENT-MISSING): a row says
             # so, it is not skipped.
             if name.endswith(".jsonl") and SESSION_ID.fullmatch(stem):
-                session = sessions.setdefault(stem, Session(stem))
+                session = self.sessions.setdefault(stem, Session(stem))
                 session.parents.append(entry)
                 session.projects.add(project.name)
                 parents.add(stem)
@@ -137,27 +166,18 @@ def find_sessions(projects_dir: Path) -> Found:
             elif kind == "dir" and SESSION_ID.fullmatch(name):
                 session_dirs.append(name)
             elif entry.is_symlink() and entry.is_dir():
-                symlinks += 1
+                self.found.symlinks += 1
             elif kind == "file" and legacy_agent_id(name) is not None:
-                legacy += 1
+                legacy.append(entry)
             else:
-                skipped += 1
-        skipped += 0 if readable_parent else legacy  # else no tree reads them
+                self.skip(entry, kind)
+        for entry in [] if readable_parent else legacy:  # else no tree reads them
+            self.skip(entry, "file")
         for sid in session_dirs:
             if sid not in parents:
-                session = sessions.setdefault(sid, Session(sid))
+                session = self.sessions.setdefault(sid, Session(sid))
                 session.orphan_dirs.append(f"{project.name}/{sid}/")
                 session.projects.add(project.name)
-    config = not sessions and (projects_dir / "projects").is_dir()
-    return Found(
-        [sessions[k] for k in sorted(sessions)],
-        folders,
-        skipped,
-        symlinks,
-        top_level,
-        unreadable,
-        config,
-    )
 
 
 def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
@@ -496,6 +516,7 @@ def scan(
         "refusal_codes": dict(sorted(refusal_sessions.items())),
         "skipped_entries": found.skipped,
         "skipped_session_files": found.top_level_sessions,
+        "skipped_jsonl_files": found.stray_transcripts,
         "symlinked_folders": found.symlinks,
         "unreadable_folders": found.unreadable,
     }
@@ -566,7 +587,14 @@ def render_text(result: dict[str, Any]) -> str:
     if t["skipped_entries"]:
         lines.append(
             f"{counted(t['skipped_entries'], 'entry', 'entries')} skipped: not a session "
-            "transcript or folder (--show-paths does not list them; memory/ is not counted)"
+            "transcript or folder (--show-paths lists them; memory/ is not counted)"
+        )
+    if t.get("skipped_jsonl_files"):
+        n = t["skipped_jsonl_files"]
+        lines.append(
+            f"{n} of them {'is a .jsonl file' if n == 1 else 'are .jsonl files'} not named by a "
+            "session id (an excerpt, a copy, a renamed transcript): its calls are in no row; "
+            "`inspect --from claude-code --in FILE` reads one on its own"
         )
     if t["skipped_session_files"]:
         n = t["skipped_session_files"]
