@@ -174,9 +174,16 @@ def _completeness_lines(ev: Evaluation) -> list[str]:
     ]
 
 
+def _remedies(ev: Evaluation) -> list[tuple[str, str]]:
+    """What to do about each kind of reason the decision is INCOMPLETE, once per code."""
+    codes = dict.fromkeys(r.code for r in ev.reasons)
+    return [(code, CODES[code].fix) for code in codes]
+
+
 def render_text(ev: Evaluation) -> str:
     out = [f"Decision: {_headline(ev)}"]
     out += [f"  because {r.code}: {r.text()}" for r in ev.reasons]
+    out += [f"  to complete it ({code}): {fix}" for code, fix in _remedies(ev)]
     out += ["", "Gates:"]
     for gate in ev.gates:
         for name, coverage, route, observed, limit, status in _gate_rows(gate):
@@ -256,6 +263,7 @@ def render_markdown(ev: Evaluation) -> str:
     out = [f"**Decision: {_headline(ev)}**", ""]
     if ev.reasons:
         out += [f"- `{r.code}`: {r.text()}" for r in ev.reasons] + [""]
+        out += [f"To complete it (`{code}`): {fix}" for code, fix in _remedies(ev)] + [""]
     out += ["### Gates", ""]
     rows = [list(row) for gate in ev.gates for row in _gate_rows(gate)]
     out += _table(["Gate", "Coverage", "Fails to", "Observed", "Limit", "Status"], rows, right=6)
@@ -314,7 +322,7 @@ def render_json(ev: Evaluation) -> str:
     """The result model with decimals as strings, plus each reason's sentence. No float."""
     data = ev.model_dump(mode="json")
     data["reasons"] = [
-        {**entry, "text": reason.text()}
+        {**entry, "text": reason.text(), "fix": CODES[reason.code].fix}
         for entry, reason in zip(data["reasons"], ev.reasons, strict=True)
     ]
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
