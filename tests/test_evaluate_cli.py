@@ -575,3 +575,19 @@ def test_a_missing_attestation_does_not_hide_why_the_bundles_are_not_one_workloa
     assert found.count("ATTEST-MISSING") == 2
     assert unsigned
     assert all(code in found for code in unsigned)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_an_incomplete_decision_says_how_to_complete_it(
+    fmt: str, cli: Any, tmp_path: Path
+) -> None:
+    """Was: the reasons alone; what to do about them was only in docs/refusals.md."""
+    bundle = _bundle(cli, tmp_path, "few", _policy("min_tasks", 5))
+    result = cli("evaluate", "--bundle", str(bundle), "--format", fmt)
+    assert result.code == 2
+    fix = CODES["EVAL-SAMPLE-TOO-SMALL"].fix
+    if fmt == "json":
+        (reason,) = json.loads(result.out)["reasons"]
+        assert reason["fix"] == fix
+    else:
+        assert result.out.count(fix) == 1
