@@ -578,9 +578,7 @@ def test_a_missing_attestation_does_not_hide_why_the_bundles_are_not_one_workloa
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
-def test_an_incomplete_decision_says_how_to_complete_it(
-    fmt: str, cli: Any, tmp_path: Path
-) -> None:
+def test_an_incomplete_decision_says_how_to_complete_it(fmt: str, cli: Any, tmp_path: Path) -> None:
     """Was: the reasons alone; what to do about them was only in docs/refusals.md."""
     bundle = _bundle(cli, tmp_path, "few", _policy("min_tasks", 5))
     result = cli("evaluate", "--bundle", str(bundle), "--format", fmt)
