@@ -884,6 +884,28 @@ def test_a_bad_choice_names_the_choices_not_the_value(typed: str, elsewhere: str
     assert "alice" not in result.err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["scan", "--jobs=a'b\"alice-secret-1"],
+        ["scan", "-ja'b\"alice-secret-2"],
+        ["scan", "--jobs", "4242424242"],  # click starts this one with the value, unquoted
+        ["scan", "--jobs=4242424242"],
+        ["inspect", "--in", "x.jsonl", '--task-unit=it\'s "alice"'],
+        ["evaluate", '--bundle=/tmp/alice\'s "secret" folder/b.json', "--format=alice's\"x"],
+    ],
+)
+def test_a_value_typed_with_its_option_is_masked_too(argv: list[str], cli: Any) -> None:
+    """Was: `--jobs="a'b\\"SECRET"` (the form action.yml uses: `--bundle=$path`) quoted back
+    from the second quote on: the argument was compared whole, and the quote pattern stopped
+    at repr's escaped quote. A number out of range was echoed unquoted."""
+    result = cli(*argv)
+    assert result.code == 64
+    assert "alice" not in result.err
+    assert "4242" not in result.err
+    assert "<value>" in result.err
+
+
 # --- keys (stand-ins for output paths until convert exists) ----------------------------------
 
 

@@ -49,7 +49,8 @@ COMMANDS = {
 # click quotes what a user typed ("Invalid value for '--in': '/home/...'"). SPEC §6.4: a
 # diagnostic never quotes a value, and a mistyped path or secret is still one. The typed value is
 # masked; option names and the choices click lists are kept.
-_QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")  # click uses "..." when a value holds a '
+# click quotes with repr(): '...', or "..." when a value holds a ' (then a " in it is \").
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 _INVALID = re.compile(r"(Invalid value for '[^']*'(?: / '[^']*')*: )(.*)", re.S)
 _NO_COMMAND = re.compile(r"No such command (?:'[^']*'|\"[^\"]*\")")
 _EXTRA = re.compile(r"(unexpected extra arguments? )\(.*\)", re.S)
@@ -83,7 +84,13 @@ def mask_values(message: str, args: list[str]) -> str:
     other quoted text that could be a value is masked by its shape."""
     invalid = _INVALID.match(message)  # its head is fixed text and option names: leave it be
     head, rest = invalid.groups() if invalid else ("", message)
-    typed = [a for a in set(args) if len(a) >= 3 and not _OPTION.fullmatch(a)]
+    values = [*args, *(_attached(a) for a in args)]
+    if invalid:  # click starts some messages with the value unquoted ("70000 is not in the range")
+        for value in sorted({v for v in values if v}, key=len, reverse=True):
+            if rest.startswith(value) and not rest.startswith(value + "'"):
+                rest = "<value>" + rest[len(value) :]
+                break
+    typed = [a for a in set(values) if len(a) >= 3 and not _OPTION.fullmatch(a)]
     known = _vocabulary() if typed else frozenset()
     for arg in sorted(typed, key=len, reverse=True):
         if arg in known:
@@ -103,6 +110,16 @@ def mask_values(message: str, args: list[str]) -> str:
         return "'<value>'" if risky and not value.startswith("-") else match.group(0)
 
     return _QUOTED.sub(mask, rest)
+
+
+def _attached(arg: str) -> str:
+    """The value typed in the same argument as its option: `--opt=VALUE`, `-oVALUE` ("" if
+    none). click quotes it alone, so masking the whole argument would miss it."""
+    if arg.startswith("--") and "=" in arg:
+        return arg.split("=", 1)[1]
+    if len(arg) > 2 and arg[0] == "-" and arg[1].isalpha():
+        return arg[2:]
+    return ""
 
 
 class LazyGroup(click.Group):
