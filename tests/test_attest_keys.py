@@ -45,6 +45,7 @@ def test_keygen_writes_a_private_pair_that_signs_and_verifies(tmp_path: Path, cl
     private, public = load_private_key(out), load_public_key(pub)
     assert key_id(public) in result.out
     assert str(tmp_path) not in result.out
+    assert "KEY" not in result.out  # the name typed is not echoed either (it could be a path)
     assert check_attestation(b"b", attest(b"b", "b.json", {}, private), public) == {}
 
 

@@ -23,4 +23,5 @@ def keygen(out: Path) -> None:
     """Create an Ed25519 signing key pair for --attest-key; never replaces a file."""
     made = generate_key_files(out)
     say(f"created signing key {made.key_id}")
-    say(f"public key: {made.public_path.name} (give this file to whoever verifies)")
+    # The names are the user's own typing: said by their rule, never echoed (a name is a path).
+    say("public key: the --out file's name with .pub added (give that file to whoever verifies)")
