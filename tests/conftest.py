@@ -15,7 +15,7 @@ from converter.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-TEST_KEY = "0f" * 32
+TEST_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
 
 settings.register_profile(
     "default",

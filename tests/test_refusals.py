@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import TEST_KEY
 from tests.damage import (
     COMMANDS,
     MARKER,
@@ -1142,3 +1143,15 @@ def test_key_init_says_where_the_key_is_without_naming_the_home_folder(
     assert str(tmp_path) not in result.out + result.err
     made = (tmp_path / "config") if xdg else (tmp_path / "home" / ".config")
     assert (made / "agent-evidence" / "pseudonym.key").is_file()
+
+
+@pytest.mark.parametrize(("key", "told"), [("de" * 32, True), ("00" * 32, True), (TEST_KEY, False)])
+def test_a_key_of_one_repeated_byte_is_said_to_be_guessable(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, key: str, told: bool
+) -> None:
+    """Was: the demo's public key (`dede…`, README) accepted without a word: under it anyone
+    can confirm a guessed tool, model or prompt against a pseudonym."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", key)
+    result = cli("key", "show-id")
+    assert result.code == 0
+    assert ("one byte repeated" in result.err) is told

@@ -94,9 +94,21 @@ def convert_source_options(func: F) -> F:
     )
 
 
+def warn_if_guessable(key: PseudonymKey) -> None:
+    """A key of one byte repeated (the demo's `dede…`, `00…`) is public in all but name: said,
+    on stderr, by every command that uses it."""
+    if len(set(key.secret)) == 1:
+        tell(
+            f"notice: the pseudonym key ({key.key_id}) is one byte repeated, as the demo's "
+            "public key is: anyone can reverse its pseudonyms by guessing names; make a key of "
+            "your own with `agent-evidence key init`."
+        )
+
+
 def pseudonym_key(key_file: Path | None) -> PseudonymKey:
     """The pseudonym key, created on first use with a notice on stderr."""
     loaded = load_key(key_file)
+    warn_if_guessable(loaded.key)
     if loaded.created_at is not None:
         tell(
             f"notice: created a new pseudonym key ({loaded.key.key_id}) in "
