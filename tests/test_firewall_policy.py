@@ -325,6 +325,9 @@ def test_real_model_ids_of_known_families_cross(name: str) -> None:
         "claude-3-john.smith",
         "gpt-4-contoso-finance-eastus",
         "claude-3-jd1985",
+        "claude-3-j0-o0-h0-n0-s0-m0-i0-t0-h0",  # a name spelled one version-like part at a time
+        "gpt-4o-1c-1n-1r-1y-5551-2368",
+        "claude-3-5-7-9-11-13-17-19-23",  # more parts than any real id
     ],
 )
 def test_free_text_after_a_family_name_does_not_cross(name: str) -> None:
