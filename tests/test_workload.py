@@ -147,14 +147,14 @@ def test_a_price_no_event_of_one_bundle_used_is_not_compared() -> None:
         models={"claude-opus-4-8": opus.model_copy(update={"max_output_tokens": None})},
         unsplit_cache_write_rule="5m",
     )
-    complete = {"pricing/models/claude-opus-4-8", "pricing/client_tools/Read"}
+    complete = {("pricing", "models", "claude-opus-4-8"), ("pricing", "client_tools", "Read")}
     assert [(p.code, p.where) for p in workload_problems([HEAD, other], [complete, complete])] == []
-    cap = "pricing/models/claude-opus-4-8/max_output_tokens"
-    rule = "pricing/unsplit_cache_write_rule"
+    cap = ("pricing", "models", "claude-opus-4-8", "max_output_tokens")
+    rule = ("pricing", "unsplit_cache_write_rule")
     both = [complete | {cap, rule}, complete | {cap, rule}]
     assert [(p.code, p.where) for p in workload_problems([HEAD, other], both)] == [
-        ("EVAL-WORKLOAD-MISMATCH", f"bundle 2 of 2: {rule} differs from bundle 1 of 2"),
-        ("EVAL-WORKLOAD-MISMATCH", f"bundle 2 of 2: {cap} differs from bundle 1 of 2"),
+        ("EVAL-WORKLOAD-MISMATCH", f"bundle 2 of 2: {'/'.join(rule)} differs from bundle 1 of 2"),
+        ("EVAL-WORKLOAD-MISMATCH", f"bundle 2 of 2: {'/'.join(cap)} differs from bundle 1 of 2"),
     ]
 
 
@@ -162,11 +162,12 @@ def test_the_prices_an_event_used() -> None:
     """What `FactsBuilder` records while a bundle streams past, from the golden bundle."""
     builder = FactsBuilder()
     open_bundle((FIXTURES / "synthetic_bundle.golden.json").read_bytes(), sink=builder)
+    model = ("pricing", "models", "claude-opus-4-8")
     assert builder.used == {
-        "pricing/models/claude-opus-4-8",
-        "pricing/models/claude-opus-4-8/contexts/standard|standard|not_available",
-        "pricing/client_tools/Agent",
-        "pricing/client_tools/Read",
+        model,
+        (*model, "contexts", "standard|standard|not_available"),
+        ("pricing", "client_tools", "Agent"),
+        ("pricing", "client_tools", "Read"),
     }
 
 
@@ -240,5 +241,23 @@ def test_disabled_gates_in_another_order_are_the_same_policy() -> None:
         (
             "EVAL-WORKLOAD-MISMATCH",
             "bundle 2 of 2: policy/disabled_checks differs from bundle 1 of 2",
+        )
+    ]
+
+
+def test_a_name_a_bundle_holds_is_shown_in_a_mismatch_only_if_it_could_cross() -> None:
+    """Was: a hand-edited bundle's model name `home/alice/secret@x` quoted in
+    EVAL-WORKLOAD-MISMATCH as written (leak red team); BUNDLE-SHAPE masked such names."""
+    assert HEAD.pricing is not None
+    opus = HEAD.pricing.models["claude-opus-4-8"]
+    secret = "home/alice/secret@x"
+    cheaper = opus.model_copy(update={"max_output_tokens": 1000})
+    mine = _priced(HEAD, models={secret: opus})
+    theirs = _priced(_other_session(HEAD), models={secret: cheaper})
+    found = [(p.code, p.where) for p in workload_problems([mine, theirs])]
+    assert found == [
+        (
+            "EVAL-WORKLOAD-MISMATCH",
+            "bundle 2 of 2: pricing/models/<key>/max_output_tokens differs from bundle 1 of 2",
         )
     ]

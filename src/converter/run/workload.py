@@ -36,6 +36,7 @@ from converter.evaluate import (
 from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
+from converter.pricing.model import PricingClaims
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -45,62 +46,68 @@ _RESERVED = {ROOT_AGENT, "hidden"}
 _TRANSCRIPT_ROLES = ("parent", "subagent")
 
 
-def _agreement(bundle: BundleHead) -> dict[str, object]:
+# A field path in a bundle, part by part: a model or tool name is one part, whatever it holds.
+FieldPath = tuple[str, ...]
+
+
+def _agreement(bundle: BundleHead) -> dict[FieldPath, object]:
     """What bundles of one workload must share, by the field path a refusal names."""
     receipt = bundle.receipt
     policy = bundle.policy.model_dump()
     # Disabled gates are a set: listed in another order, they are the same policy.
     policy["disabled_checks"] = sorted(set(policy["disabled_checks"]))
     return {
-        **{f"policy/{name}": value for name, value in policy.items()},
-        **{f"baseline/{name}": value for name, value in bundle.baseline.model_dump().items()},
-        "receipt/rubric_version": receipt.rubric_version,
-        "receipt/label_source": receipt.label_source,
+        **{("policy", name): value for name, value in policy.items()},
+        **{("baseline", name): value for name, value in bundle.baseline.model_dump().items()},
+        ("receipt", "rubric_version"): receipt.rubric_version,
+        ("receipt", "label_source"): receipt.label_source,
         # Another key gives the same session other pseudonyms: nothing else would notice it
         # twice, and keyed task ids of different keys cannot be compared.
-        "receipt/key_id": receipt.key_id,
+        ("receipt", "key_id"): receipt.key_id,
     }
 
 
-def _prices(bundle: BundleHead) -> dict[str, object]:
+def _prices(bundle: BundleHead) -> dict[FieldPath, object]:
     """Each price a v2 bundle states, by the field path a refusal names: per model its tiers and
     max_output_tokens, each context multiplier, each tool, and the unsplit rule. Names are the
     ones the events show (public model ids, pseudonyms, allowed tool names). v1: none."""
     pricing = bundle.pricing
     if pricing is None:
         return {}
-    out: dict[str, object] = {"pricing/unsplit_cache_write_rule": pricing.unsplit_cache_write_rule}
+    out: dict[FieldPath, object] = {
+        ("pricing", "unsplit_cache_write_rule"): pricing.unsplit_cache_write_rule
+    }
     for model, price in pricing.models.items():
-        out[f"pricing/models/{model}"] = price.tiers
-        out[f"pricing/models/{model}/max_output_tokens"] = price.max_output_tokens
+        out["pricing", "models", model] = price.tiers
+        out["pricing", "models", model, "max_output_tokens"] = price.max_output_tokens
         for key, multiplier in price.contexts.items():
-            out[f"pricing/models/{model}/contexts/{key}"] = multiplier
+            out["pricing", "models", model, "contexts", key] = multiplier
     for server, value in pricing.server_tools.items():
-        out[f"pricing/server_tools/{server}"] = value
+        out["pricing", "server_tools", server] = value
     for tool, value in pricing.client_tools.items():
-        out[f"pricing/client_tools/{tool}"] = value
+        out["pricing", "client_tools", tool] = value
     return out
 
 
-def used_prices(event: ModelEventOut | ToolEventOut) -> set[str]:
+def used_prices(event: ModelEventOut | ToolEventOut) -> set[FieldPath]:
     """The parts of `_prices` an event was priced with: its model's tiers and context, the
     model's max_output_tokens only for a usage-incomplete call, the unsplit rule only for unsplit
     cache writes, web search only for a call that searched, a tool's price for a tool call."""
     if isinstance(event, ToolEventOut):
-        return {f"pricing/client_tools/{event.name}"}
-    model = f"pricing/models/{event.model}"
-    used = {model, f"{model}/contexts/{event.context.key()}"}
+        return {("pricing", "client_tools", event.name)}
+    model = ("pricing", "models", event.model)
+    used = {model, (*model, "contexts", event.context.key())}
     if not event.usage_complete:
-        used.add(f"{model}/max_output_tokens")
+        used.add((*model, "max_output_tokens"))
     if event.usage.cache_creation_unsplit_input_tokens:
-        used.add("pricing/unsplit_cache_write_rule")
+        used.add(("pricing", "unsplit_cache_write_rule"))
     if event.usage.web_search_requests:
-        used.add("pricing/server_tools/web_search")
+        used.add(("pricing", "server_tools", "web_search"))
     return used
 
 
 def _mismatches(
-    present: list[tuple[int, BundleHead]], total: int, used: Sequence[set[str]] | None
+    present: list[tuple[int, BundleHead]], total: int, used: Sequence[set[FieldPath]] | None
 ) -> list[Problem]:
     """What bundles of one workload must agree on, each part against the first bundle that has
     it: the `_agreement` every bundle has (so the first bundle given), and one price list: a
@@ -108,7 +115,7 @@ def _mismatches(
     prices; bundles priced apart would be summed into one decision. A price a bundle states but
     none of its events used (a bound no call reached, the rule for unsplit writes it has none
     of) is not compared. `used`: per bundle, in the order given; None compares every price."""
-    first: dict[str, tuple[int, object]] = {}
+    first: dict[FieldPath, tuple[int, object]] = {}
     problems = []
     for position, bundle in present:
         prices = _prices(bundle)
@@ -117,7 +124,9 @@ def _mismatches(
         for part, value in {**_agreement(bundle), **prices}.items():
             seen = first.setdefault(part, (position, value))
             if seen[1] != value:
-                where = f"{bundle_label(position, total)}: {part} differs from "
+                # A name a hand-edited bundle holds is shown only if it could cross (`<key>`)
+                shown = masked_path(part, _agreed_fields())
+                where = f"{bundle_label(position, total)}: {shown} differs from "
                 where += str(bundle_label(seen[0], total))
                 problems.append(Problem("EVAL-WORKLOAD-MISMATCH", where=where))
     return problems
@@ -156,7 +165,7 @@ def _transcripts(bundle: BundleHead) -> set[str]:
 
 def workload_problems(
     bundles: Sequence[BundleHead | None],
-    used: Sequence[set[str]] | None = None,
+    used: Sequence[set[FieldPath]] | None = None,
     events: Sequence[Iterable[str]] | None = None,
 ) -> list[Problem]:
     """Why bundles given together are not one workload, naming them by position; `None` is a
@@ -259,7 +268,7 @@ class FactsBuilder:
         self.tasks: dict[str, _Task] = {}
         self.owner: dict[str, str] = {}  # event id -> task id, for the task's own edges
         self.edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        self.used: set[str] = set()  # the prices its events were priced with
+        self.used: set[FieldPath] = set()  # the prices its events were priced with
         self.excluded_events: list[str] = []  # ids of the excluded tasks' events
 
     @property
@@ -339,6 +348,13 @@ def _claim_fields() -> frozenset[str]:
     for model in (Claims, Policy, Baseline, Workload):
         names |= schema_field_names(model.model_json_schema())
     return frozenset(names)
+
+
+@cache
+def _agreed_fields() -> frozenset[str]:
+    """The field names an EVAL-WORKLOAD-MISMATCH path may show: the claims' and the prices'."""
+    prices = schema_field_names(PricingClaims.model_json_schema())
+    return _claim_fields() | prices | {"pricing", "rubric_version", "label_source", "key_id"}
 
 
 def claim_problems(error: ValidationError, prefix: str) -> list[Problem]:
