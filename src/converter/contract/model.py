@@ -91,23 +91,50 @@ class Observed(Closed):
 
 
 class OutcomeClaim(Closed):
-    acceptable: bool | None = None
-    business_value_usd: NonNegative | None = None
-    human_minutes: NonNegative | None = None
-    remediation_cost_usd: NonNegative | None = None
-    incident_loss_usd: NonNegative | None = None
+    acceptable: bool | None = Field(
+        default=None, description="Whether the task's outcome met your rubric."
+    )
+    business_value_usd: NonNegative | None = Field(
+        default=None,
+        description="What the outcome is worth to you, USD, counted only when acceptable.",
+    )
+    human_minutes: NonNegative | None = Field(
+        default=None,
+        description="Minutes people spent on the task (prompting, review), priced at policy.human_hourly_cost_usd.",
+    )
+    remediation_cost_usd: NonNegative | None = Field(
+        default=None, description="USD spent fixing what the task got wrong."
+    )
+    incident_loss_usd: NonNegative | None = Field(
+        default=None, description="USD lost to incidents the task caused."
+    )
 
 
 class OutcomeContract(Closed):
-    rubric_version: Label | None = None
-    label_source: Label | None = None
+    rubric_version: Label | None = Field(
+        default=None,
+        description="A one-word label for the rubric the outcomes were judged by; published.",
+    )
+    label_source: Label | None = Field(
+        default=None,
+        description="A one-word label for who or what labelled the outcomes; published.",
+    )
 
 
 class BaselineClaim(Closed):
-    name: BaselineName | None = None
-    cost_per_attempt_usd: NonNegative | None = None
-    acceptable_rate: Rate | None = None
-    value_per_acceptable_outcome_usd: NonNegative | None = None
+    name: BaselineName | None = Field(
+        default=None,
+        description="A one-word label for what the agent is compared with (e.g. manual-fix); published.",
+    )
+    cost_per_attempt_usd: NonNegative | None = Field(
+        default=None, description="What one baseline attempt costs, USD."
+    )
+    acceptable_rate: Rate | None = Field(
+        default=None, description="The share of baseline attempts that are acceptable, 0 to 1."
+    )
+    value_per_acceptable_outcome_usd: NonNegative | None = Field(
+        default=None, description="What one acceptable baseline outcome is worth, USD."
+    )
 
 
 class PublishedBaseline(BaselineClaim):
@@ -117,16 +144,45 @@ class PublishedBaseline(BaselineClaim):
 
 
 class PolicyClaim(Closed):
-    human_hourly_cost_usd: NonNegative | None = None
-    min_acceptable_rate: Rate | None = None
-    max_cost_per_acceptable_outcome_usd: NonNegative | None = None
-    max_p95_task_cost_usd: NonNegative | None = None
-    max_trace_cost_per_task_usd: NonNegative | None = None
-    max_calls_per_task: Count | None = None
-    min_expected_net_value_per_attempt_usd: Money | None = None
-    min_incremental_net_value_vs_baseline_usd: Money | None = None
-    repetition_warning_threshold: Count | None = None
-    min_tasks: Count | None = None
+    human_hourly_cost_usd: NonNegative | None = Field(
+        default=None, description="What an hour of human_minutes costs, USD."
+    )
+    min_acceptable_rate: Rate | None = Field(
+        default=None,
+        description="Gate acceptable-rate (fails to ASSIST): least share of acceptable tasks, 0 to 1.",
+    )
+    max_cost_per_acceptable_outcome_usd: NonNegative | None = Field(
+        default=None,
+        description="Gate cost-per-acceptable-outcome (ASSIST): most total effective cost / acceptable tasks, USD.",
+    )
+    max_p95_task_cost_usd: NonNegative | None = Field(
+        default=None,
+        description="Gate p95-task-cost (ASSIST): most nearest-rank p95 effective task cost, USD.",
+    )
+    max_trace_cost_per_task_usd: NonNegative | None = Field(
+        default=None,
+        description="Gate runtime-caps (ASSIST): most model and tool spend of any one task, USD.",
+    )
+    max_calls_per_task: Count | None = Field(
+        default=None,
+        description="Gate runtime-caps (ASSIST): most model and tool calls of any one task.",
+    )
+    min_expected_net_value_per_attempt_usd: Money | None = Field(
+        default=None,
+        description="Gate expected-net-value (STOP): least mean of (business value if acceptable) - effective cost, USD.",
+    )
+    min_incremental_net_value_vs_baseline_usd: Money | None = Field(
+        default=None,
+        description="Gate incremental-net-value (STOP): least expected net value - the baseline's (acceptable_rate x value - cost per attempt), USD.",
+    )
+    repetition_warning_threshold: Count | None = Field(
+        default=None,
+        description="A finding (never a route) when one tool is called with the same argument shape more times in a row.",
+    )
+    min_tasks: Count | None = Field(
+        default=None,
+        description="Gate sample-size (INCOMPLETE): least labelled tasks in the workload.",
+    )
     # Optional: gates the user turns off. A disabled gate makes the decision INCOMPLETE.
     disabled_checks: tuple[CheckName, ...] = ()
 
