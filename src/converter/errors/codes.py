@@ -681,9 +681,11 @@ CODES: dict[str, CodeInfo] = {
         "Evaluate more bundles together (repeat --bundle), or collect more labelled tasks.",
     ),
     "EVAL-REPEATED-TOOL-SHAPE": _c(
-        "A task calls one tool with the same argument shape more times in a row than the "
-        "policy's repetition_warning_threshold (a possibly stuck agent).",
-        "Look at the task's trace; raise the threshold if such runs are expected.",
+        "A task calls one tool more times in a row than the policy's "
+        "repetition_warning_threshold with arguments of one content-free shape (value kinds "
+        "and counts): a stuck agent, or ordinary work (varied Bash or Read calls share a shape).",
+        "Look at the task's trace before you read it as stuck; raise the threshold if such runs "
+        "are ordinary in your work (it never changes the decision).",
         blocking=False,
     ),
     "EVAL-DEPENDENCY-CYCLE": _c(
