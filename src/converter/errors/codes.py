@@ -539,8 +539,10 @@ CODES: dict[str, CodeInfo] = {
     # --- pricing (PRICE-*) ---
     "PRICE-NULL": _c(
         "A pricing value in the contract is null.",
-        "Fill the named price, multiplier, tier threshold or rule; --price-card pre-fills models "
-        "a shipped card knows.",
+        "Fill the named price, multiplier, tier threshold or rule. --price-card pre-fills the "
+        "prices of models a shipped card knows and the multiplier of a context it can read, "
+        "never one with an absent or empty field (absence is not standard): state that one "
+        "yourself, 1 if those calls were billed at standard rates.",
     ),
     "PRICE-NEGATIVE": _c(
         "A price or multiplier in the contract is negative.",
