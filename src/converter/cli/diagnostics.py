@@ -154,7 +154,12 @@ def emit_tasks(tasks: list[tuple[str, int]], whole_session: bool) -> None:
 
 
 def describe(
-    code: str, where: str | None = None, line: int | None = None, path: str | None = None
+    code: str,
+    where: str | None = None,
+    line: int | None = None,
+    path: str | None = None,
+    *,
+    fix: bool = True,
 ) -> str:
     info = CODES[code]
     location = ""
@@ -163,13 +168,13 @@ def describe(
     elif line:
         location = f" [line {line}]"
     shown = f" ({printable(path)})" if path else ""
-    return f"{code}{location}{shown}: {info.message} Fix: {info.fix}"
+    return f"{code}{location}{shown}: {info.message}" + (f" Fix: {info.fix}" if fix else "")
 
 
 PER_GROUP = 5  # lines shown per (code, file) on stderr; --json lists every one
 
 
-def emit_lines(lines: list[tuple[str, str | None, str]]) -> None:
+def emit_lines(lines: list[tuple[str, str | None, str]], prefix: str = "refused: ") -> None:
     """Print (code, where, message) lines; past PER_GROUP of one code in one file, a count.
 
     A file that is not a transcript can fail the same check on every line: one hundred
@@ -180,11 +185,11 @@ def emit_lines(lines: list[tuple[str, str | None, str]]) -> None:
         key = (code, where.split(" line ")[0] if where else None)
         shown[key] = shown.get(key, 0) + 1
         if shown[key] <= PER_GROUP:
-            tell("refused: " + message)
+            tell(prefix + message)
     for (code, where), count in shown.items():
         if count > PER_GROUP:
             place = f" [{where}]" if where else ""
-            tell(f"refused: {code}{place}: ... and {count - PER_GROUP} more")
+            tell(f"{prefix}{code}{place}: ... and {count - PER_GROUP} more")
 
 
 def emit_problems(

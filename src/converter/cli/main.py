@@ -157,7 +157,9 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj = {"debug": debug}
 
 
-def _emit_refused(refused: Refused, show_paths: bool) -> None:
+def _emit_refused(
+    refused: Refused, show_paths: bool, prefix: str = "refused: ", fix: bool = True
+) -> None:
     lines = []
     for problem in refused.problems:
         label = refused.labels.get(problem.file) if problem.file is not None else None
@@ -167,8 +169,9 @@ def _emit_refused(refused: Refused, show_paths: bool) -> None:
             path = problem.local_path or (
                 refused.paths.get(problem.file) if problem.file is not None else None
             )
-        lines.append((problem.code, where, describe(problem.code, where, problem.line, path)))
-    emit_lines(lines)
+        shown = describe(problem.code, where, problem.line, path, fix=fix)
+        lines.append((problem.code, where, shown))
+    emit_lines(lines, prefix)
 
 
 def _output_failed() -> None:
@@ -296,6 +299,8 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
             _interrupted(written_before)
         for problem in failure.problems:
             tell("integrity: " + describe(problem.code, problem.where))
+        if failure.details:  # what differs: findings for whoever checks, not fixes for them
+            _emit_refused(Refused(failure.details), "--show-paths" in args, "  differs: ", False)
         if failure.refusals:  # other bundles' refusals, found in the same run
             _emit_refused(Refused(failure.refusals), "--show-paths" in args)
         sys.exit(failure.exit_code)

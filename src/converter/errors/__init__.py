@@ -111,7 +111,9 @@ class Gathered:
 
 class IntegrityFailure(ConverterError):
     """A digest or signature does not match (exit 5). `problems`: every mismatch found (several
-    bundles can each have one); `refusals`: other inputs' refusals, printed with them."""
+    bundles can each have one); `refusals`: other inputs' refusals, printed with them;
+    `details`: what differs, as the check found it, said without a producer's fixes (the one
+    reading them checks a bundle someone else made)."""
 
     exit_code = Exit.INTEGRITY
 
@@ -120,6 +122,7 @@ class IntegrityFailure(ConverterError):
         self.code = code
         self.problems = [Problem(code)]
         self.refusals: list[Problem] = []
+        self.details: list[Problem] = []
 
     @classmethod
     def several(cls, problems: list[Problem], refusals: list[Problem]) -> IntegrityFailure:

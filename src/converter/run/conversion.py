@@ -416,7 +416,7 @@ def rederive(
             changed = source_changes(parent, pseudo, contract_bytes)
         if changed:
             failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
-            failure.refusals = [*changed, *(p for p in refused.problems if p not in changed)]
+            failure.details = [*changed, *(p for p in refused.problems if p not in changed)]
             raise failure from None
         raise
     if rederived != data:
