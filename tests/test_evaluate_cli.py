@@ -589,3 +589,24 @@ def test_an_incomplete_decision_says_how_to_complete_it(fmt: str, cli: Any, tmp_
         assert reason["fix"] == fix
     else:
         assert result.out.count(fix) == 1
+
+
+def test_each_task_names_its_bundle_when_several_are_evaluated(cli: Any, tmp_path: Path) -> None:
+    """Was: a costly task in a report of many bundles could not be traced to its bundle (and so
+    to its session): tasks carried no bundle, and the evidence digests were not numbered."""
+    a, b = _filled(cli, tmp_path, "a"), _filled(cli, tmp_path, "rich", parent=RICH)
+    args = ["evaluate", "--bundle", str(a), "--bundle", str(b)]
+    report = json.loads(cli(*args, "--format", "json").out)
+    ids = {n: {t["id"] for t in read_json(p)["tasks"]} for n, p in ((1, a), (2, b))}
+    assert {t["id"]: t["bundle"] for t in report["tasks"]} == {
+        task: n for n, tasks in ids.items() for task in tasks
+    }
+    markdown = cli(*args, "--format", "markdown").out
+    for n, tasks in ids.items():
+        assert all(f"`{task}` (bundle {n})" in markdown for task in tasks)
+        assert (
+            f"evidence, bundle {n}: {read_json((a, b)[n - 1])['receipt']['evidence_sha256']}"
+            in (markdown)
+        )
+    alone = cli("evaluate", "--bundle", str(a), "--format", "markdown").out
+    assert "(bundle 1)" not in alone

@@ -98,6 +98,7 @@ class TaskFacts(Closed):
     input_tokens_total: Count  # input + cache read + cache write, over every model call
     tool_shapes: tuple[tuple[PublicName, ShapeKey], ...] = ()  # in call order
     edges: tuple[tuple[Pseudonym, Pseudonym], ...] = ()
+    bundle: Count = 1  # its bundle's place among those given, from 1: where to look it up
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskFacts:

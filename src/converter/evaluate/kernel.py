@@ -66,6 +66,7 @@ def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
         cost_by_model=task.cost_by_model,
         cache_read_tokens=task.cache_read_tokens,
         input_tokens_total=task.input_tokens_total,
+        bundle=task.bundle,
     )
 
 

@@ -149,7 +149,10 @@ def _sum(values: list[Decimal]) -> Decimal:
 def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[str]:
     d = ev.digests
     lines = [f"decision contract: {ev.decision_contract_sha256}"]
-    lines += [f"evidence: {e}" for e in d.evidence_sha256]
+    if len(d.evidence_sha256) == 1:
+        lines += [f"evidence: {d.evidence_sha256[0]}"]
+    else:  # numbered as the tasks name their bundle
+        lines += [f"evidence, bundle {n}: {e}" for n, e in enumerate(d.evidence_sha256, 1)]
     lines += [
         *(f"conversion contract: {c}" for c in d.contract_sha256),
         f"price card: {quote(d.price_card_id)}"
@@ -223,8 +226,9 @@ def _within(lines: Iterable[tuple[int, str]], count: int, budget: int) -> list[s
 
 
 def _task_row(ev: Evaluation, columns: list[str], t: TaskCost) -> str:
+    several = len(ev.digests.evidence_sha256) > 1  # which bundle holds it: its evidence digest
     cells = [
-        f"`{t.id}`",
+        f"`{t.id}`" + (f" (bundle {t.bundle})" if several else ""),
         "yes" if t.acceptable else "no",
         *(_agent_cell(ev, c, t.cost_by_agent_type.get(c)) for c in columns),
         usd(t.human_usd),

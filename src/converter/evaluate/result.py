@@ -92,6 +92,7 @@ class TaskCost(Closed):
     cost_by_model: dict[ModelName, Interval]
     cache_read_tokens: Count
     input_tokens_total: Count
+    bundle: Count = 1  # its bundle's place among those given (the report's evidence digests)
 
     @property
     def calls(self) -> int:

@@ -394,7 +394,7 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
     tasks: list[TaskFacts] = []
     for position, (_, builder) in enumerate(loaded, 1):
         try:
-            tasks += builder.facts()
+            tasks += [t.model_copy(update={"bundle": position}) for t in builder.facts()]
         except Refused as refused:
             problems += labelled(refused.problems, position, len(loaded))
     policy = baseline = None
