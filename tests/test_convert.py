@@ -1825,3 +1825,69 @@ def test_a_card_priced_model_first_used_after_labelling_is_priced_from_the_carri
         if nulls
         else "every claim is filled" in result.out
     )
+
+
+def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: contracts/examples/policy-and-baseline.json pasted into each contract by hand, and
+    any drift between two of them EVAL-WORKLOAD-MISMATCH."""
+    example = read_json(ROOT / "contracts" / "examples" / "policy-and-baseline.json")
+    team = {**example, "outcome_contract": {"rubric_version": "r2", "label_source": "review"}}
+    policy = tmp_path / "team.json"
+    write_json(policy, team)
+    parent = fixture_parent("synthetic_tree")
+    out = tmp_path / "t.json"
+    result = cli("convert", "--in", str(parent), "--template", str(out), "--policy", str(policy))
+    assert result.code == 0, result.err
+    claims = read_json(out)["claims"]
+    assert claims["policy"] == {**team["policy"], "disabled_checks": []}
+    assert claims["baseline"] == team["baseline"]
+    assert claims["outcome_contract"] == team["outcome_contract"]
+    # It wins over a carried contract's (typed beats carried), and leaves the rest carried.
+    old = tmp_path / "old.json"
+    write_json(old, fill(read_json(out)))
+    team["policy"]["min_tasks"] = 7
+    write_json(policy, team)
+    again = tmp_path / "again.json"
+    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract", str(old)]
+    assert cli(*args, "--policy", str(policy)).code == 0
+    carried = read_json(again)["claims"]
+    assert carried["policy"]["min_tasks"] == 7
+    assert carried["outcomes"] == read_json(old)["claims"]["outcomes"]
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "where"),
+    [
+        (b'{"policy": {"min_tasks": "many"}}', "POLICY-FILE-SHAPE", "claims/policy/min_tasks"),
+        (b'{"policy": {"min_taks": 1}}', "POLICY-FILE-SHAPE", "claims/policy/<key>"),
+        (b'{"pricing": {}}', "POLICY-FILE-SHAPE", "claims/<key>"),
+        (b'{"policy": {"min_tasks": 1,}}', "POLICY-FILE-UNREADABLE", "line 1"),
+    ],
+)
+def test_a_bad_policy_file_is_refused_by_field_and_writes_nothing(
+    cli: Any, tmp_path: Path, body: bytes, code: str, where: str
+) -> None:
+    policy = tmp_path / "team.json"
+    policy.write_bytes(body)
+    out = tmp_path / "t.json"
+    parent = fixture_parent("synthetic_tree")
+    result = cli("convert", "--in", str(parent), "--template", str(out), "--policy", str(policy))
+    assert result.code == 2
+    assert result.err.startswith(f"refused: {code} [{where}")
+    assert "min_taks" not in result.err  # a key typed is never echoed (SPEC §6.4)
+    assert not out.exists()
+    wrong = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--contract",
+        str(out),
+        "--out",
+        str(tmp_path / "b"),
+        "--policy",
+        str(policy),
+    )
+    assert wrong.code == 64
+    assert "--policy only applies with --template" in wrong.err

@@ -17,7 +17,9 @@ from converter.cli.options import (
     provider_bodies_option,
     pseudonymizer,
 )
-from converter.errors import Gathered, Problem
+from converter.contract.model import Preset
+from converter.contract.read import read_preset
+from converter.errors import Gathered, Problem, Refused
 from converter.files import check_outputs, read_input, write_all_atomic, write_atomic
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing.card import load_price_card, prefill, shipped_card_named, shipped_cards
@@ -60,6 +62,14 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
     "card file's path.",
 )
 @click.option(
+    "--policy",
+    "policy_file",
+    type=FILE,
+    default=None,
+    help="Pre-fill policy, baseline and outcome_contract from this file, one a team keeps "
+    "for every session (with --template; it wins over what --from-contract carried).",
+)
+@click.option(
     "--timestamps",
     type=click.Choice(["exact", "minute", "hour", "day"]),
     default=None,
@@ -99,6 +109,7 @@ def convert(
     template_out: Path | None,
     old_contract: Path | None,
     price_card: str | None,
+    policy_file: Path | None,
     timestamps: str | None,
     contract_in: Path | None,
     bundle_out: Path | None,
@@ -119,6 +130,7 @@ def convert(
         given = {
             "--from-contract": old_contract,
             "--price-card": price_card,
+            "--policy": policy_file,
             "--timestamps": timestamps,
             "--force": force or None,
         }
@@ -142,6 +154,7 @@ def convert(
             template_out,
             old_contract,
             price_card,
+            policy_file,
             stamps,
             pseudo,
             force,
@@ -167,11 +180,12 @@ def _template(
     out: Path,
     old_contract: Path | None,
     price_card: str | None,
+    policy_file: Path | None,
     timestamps: Timestamps | None,
     pseudo: Pseudonymizer,
     force: bool,
 ) -> None:
-    inputs = [parent] + ([old_contract] if old_contract else [])
+    inputs = [parent] + [p for p in (old_contract, policy_file) if p is not None]
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
     first = Gathered()
     first(lambda: check_outputs([out], inputs, replaceable))
@@ -185,6 +199,7 @@ def _template(
         else None
     )
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
+    preset = first(lambda: _preset(policy_file)) if policy_file is not None else None
     if old is not None and old.key_id != pseudo.key_id:  # said with the others, before reading
         first.refuse(Problem("CONTRACT-KEY-MISMATCH", where="key_id"))
     first.done()
@@ -220,6 +235,7 @@ def _template(
         prefill=pricing,
         card=card,
         old=old,
+        preset=preset,
     )
     write_atomic(out, data)
     counts = reading.canonical.counts
@@ -256,6 +272,14 @@ def _template(
                 f"  your carried prices differ from price card {card.id} where it prices: they "
                 "stay yours, and the template names no card"
             )
+
+
+def _preset(path: Path) -> Preset:
+    """The claims of a --policy file, or every problem with it."""
+    preset = read_preset(read_input(path, "POLICY-FILE-UNREADABLE"))
+    if isinstance(preset, list):
+        raise Refused(preset)
+    return preset
 
 
 def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:

@@ -202,6 +202,15 @@ class Claims(Closed):
     privacy: Privacy = Privacy()
 
 
+class Preset(Closed):
+    """Claims a team fixes once for every session (`convert --template --policy FILE`): the
+    policy, the baseline and the outcome contract, each whole or left out."""
+
+    policy: PolicyClaim | None = None
+    baseline: BaselineClaim | None = None
+    outcome_contract: OutcomeContract | None = None
+
+
 class SourceOwned(Closed):
     """The part of a contract the tool writes and the user never edits."""
 

@@ -11,7 +11,7 @@ import codecs
 import difflib
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -28,6 +28,7 @@ from converter.contract.model import (
     OutcomeClaim,
     OutcomeContract,
     PolicyClaim,
+    Preset,
     Privacy,
     Source,
     SourceOwned,
@@ -116,6 +117,26 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
     return ContractParts(
         (), contract, **owned, **claims, outcome_ids=outcome_ids, excluded_ids=excluded_ids
     )
+
+
+def read_preset(data: bytes) -> Preset | list[Problem]:
+    """The claims of a `--policy` file, or every problem with it: not strict JSON
+    (POLICY-FILE-UNREADABLE, with its line), or a field missing, unknown or of the wrong type
+    (POLICY-FILE-SHAPE, named as the contract's own path, `claims/policy/...`)."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        raw = as_tuples(loads_exact(data))
+    except NotStrictJSON as bad:
+        return [Problem("POLICY-FILE-UNREADABLE", line=bad.line)]
+    try:
+        return Preset.model_validate(raw, strict=True)
+    except ValidationError as invalid:
+        problems = []
+        for err in invalid.errors():
+            shape = _shape({**err, "loc": ("claims", *err["loc"])})
+            problems.append(replace(shape, code="POLICY-FILE-SHAPE"))
+        return problems
 
 
 # Every bundle's schema_version, past and future, begins so (`bundle.model`).

@@ -15,7 +15,7 @@ from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
 from converter.codec.canonical import pretty_bytes
-from converter.contract.model import Contract, Privacy, Source
+from converter.contract.model import Contract, Preset, Privacy, Source
 from converter.contract.read import ContractParts, parse_contract, read_contract
 from converter.contract.template import Carried, build_template, carry_forward
 from converter.contract.validate import (
@@ -117,12 +117,14 @@ def make_template(
     prefill: PricingTemplate | None = None,
     card: PriceCard | None = None,
     old: Contract | None = None,
+    preset: Preset | None = None,
 ) -> MadeTemplate:
     """The template's bytes, what was carried (when carrying forward from `old`:
     `carry_forward`) and how many null claims and prices are left to fill.
 
     `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
-    contract's privacy (or "exact") stands.
+    contract's privacy (or "exact") stands. `preset`'s sections (a --policy file) replace the
+    template's, carried or not.
     """
     pricing = prefill if prefill is not None else observed_keys(reading.canonical)
     template = build_template(
@@ -157,6 +159,12 @@ def make_template(
         # An old contract that named the card and was then edited would be refused at convert
         # (or, for a card file, signed as a lie): say so now, before the user labels anything.
         raise Refused(mismatched)
+    if preset is not None:
+        given = {name: getattr(preset, name) for name in type(preset).model_fields}
+        sections = {name: value for name, value in given.items() if value is not None}
+        template = template.model_copy(
+            update={"claims": template.claims.model_copy(update=sections)}
+        )
     privacy = template.claims.privacy
     if timestamps is not None:
         privacy = privacy.model_copy(update={"timestamps": timestamps})
