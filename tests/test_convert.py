@@ -1860,10 +1860,14 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
 @pytest.mark.parametrize(
     ("body", "code", "where"),
     [
-        (b'{"policy": {"min_tasks": "many"}}', "POLICY-FILE-SHAPE", "claims/policy/min_tasks"),
-        (b'{"policy": {"min_taks": 1}}', "POLICY-FILE-SHAPE", "claims/policy/<key>"),
-        (b'{"pricing": {}}', "POLICY-FILE-SHAPE", "claims/<key>"),
-        (b'{"policy": {"min_tasks": 1,}}', "POLICY-FILE-UNREADABLE", "line 1"),
+        (
+            b'{"policy": {"min_tasks": "many"}}',
+            "CONTRACT-POLICY-FILE-SHAPE",
+            "claims/policy/min_tasks",
+        ),
+        (b'{"policy": {"min_taks": 1}}', "CONTRACT-POLICY-FILE-SHAPE", "claims/policy/<key>"),
+        (b'{"pricing": {}}', "CONTRACT-POLICY-FILE-SHAPE", "claims/<key>"),
+        (b'{"policy": {"min_tasks": 1,}}', "CONTRACT-POLICY-FILE-UNREADABLE", "line 1"),
     ],
 )
 def test_a_bad_policy_file_is_refused_by_field_and_writes_nothing(

@@ -276,7 +276,7 @@ def _template(
 
 def _preset(path: Path) -> Preset:
     """The claims of a --policy file, or every problem with it."""
-    preset = read_preset(read_input(path, "POLICY-FILE-UNREADABLE"))
+    preset = read_preset(read_input(path, "CONTRACT-POLICY-FILE-UNREADABLE"))
     if isinstance(preset, list):
         raise Refused(preset)
     return preset

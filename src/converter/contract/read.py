@@ -121,21 +121,21 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
 
 def read_preset(data: bytes) -> Preset | list[Problem]:
     """The claims of a `--policy` file, or every problem with it: not strict JSON
-    (POLICY-FILE-UNREADABLE, with its line), or a field missing, unknown or of the wrong type
-    (POLICY-FILE-SHAPE, named as the contract's own path, `claims/policy/...`)."""
+    (CONTRACT-POLICY-FILE-UNREADABLE, with its line), or a field missing, unknown or of the wrong type
+    (CONTRACT-POLICY-FILE-SHAPE, named as the contract's own path, `claims/policy/...`)."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
         raw = as_tuples(loads_exact(data))
     except NotStrictJSON as bad:
-        return [Problem("POLICY-FILE-UNREADABLE", line=bad.line)]
+        return [Problem("CONTRACT-POLICY-FILE-UNREADABLE", line=bad.line)]
     try:
         return Preset.model_validate(raw, strict=True)
     except ValidationError as invalid:
         problems = []
         for err in invalid.errors():
             shape = _shape({**err, "loc": ("claims", *err["loc"])})
-            problems.append(replace(shape, code="POLICY-FILE-SHAPE"))
+            problems.append(replace(shape, code="CONTRACT-POLICY-FILE-SHAPE"))
         return problems
 
 

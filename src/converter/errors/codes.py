@@ -347,13 +347,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to convert; pick a session that used a model.",
     ),
     # --- contract (CONTRACT-*) ---
-    "POLICY-FILE-UNREADABLE": _c(
+    "CONTRACT-POLICY-FILE-UNREADABLE": _c(
         "The --policy file could not be read, or is not valid strict JSON (a syntax error, a "
         "repeated key, NaN, text that is not UTF-8).",
         "Check the path; with a line, fix the JSON there. The file holds any of policy, "
         "baseline and outcome_contract, as contracts/examples/policy-and-baseline.json does.",
     ),
-    "POLICY-FILE-SHAPE": _c(
+    "CONTRACT-POLICY-FILE-SHAPE": _c(
         "A field of the --policy file is missing, unknown, or of the wrong type or range (named "
         "by the path it fills in the contract).",
         'Give the field what the message says it expects (README, "Filling the contract", says '
