@@ -173,19 +173,27 @@ def test_empty_projects_dir(tmp_path: Path, cli: Any) -> None:
     assert result.json()["totals"]["sessions"] == 0
 
 
-def test_one_project_folder_given_says_so(tmp_path: Path, cli: Any) -> None:
+def test_one_project_folder_given_is_scanned_as_one(tmp_path: Path, cli: Any) -> None:
     """Was: '0 sessions ... N entries skipped: not a session transcript', exit 0, when the
-    folder given held session transcripts itself (one project folder, not the projects one)."""
+    folder given held session transcripts itself (one project folder, not the projects one);
+    then, the advice to scan the folder above. Now it is scanned, and said to be one."""
     project = tmp_path / "projects" / "-home-dev-alpha"
     generate(project, _tiny(700))
+    pruned = generate(project, _tiny(701, agent_rate=0.9))
+    pruned.parent.unlink()  # its folder stays: a row of its own, found in this one folder too
     one_level_down = cli("scan", str(project), "--json")
     assert one_level_down.code == 0
-    totals = one_level_down.json()["totals"]
-    assert (totals["sessions"], totals["skipped_session_files"]) == (0, 1)
+    report = one_level_down.json()
+    assert report["one_project_folder"] is True
+    assert (report["totals"]["sessions"], report["totals"]["skipped_session_files"]) == (2, 0)
     text = cli("scan", str(project)).out
-    assert "1 of them is a session transcript beside the project folders" in text
-    right = cli("scan", str(project.parent), "--json").json()["totals"]
-    assert (right["sessions"], right["skipped_session_files"]) == (1, 0)
+    assert "the folder given is one project folder" in text
+    shown = cli("scan", str(project), "--show-paths").err
+    assert f"  {pruned.parent.stem}/" in shown  # relative to the folder given
+    right = cli("scan", str(project.parent), "--json").json()
+    assert right["one_project_folder"] is False
+    rows = {r["session"]: r for r in right["sessions"]}
+    assert rows == {r["session"]: r for r in report["sessions"]}  # the same rows either way
 
 
 def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) -> None:

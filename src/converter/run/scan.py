@@ -94,6 +94,9 @@ class Found:
     unreadable: int = 0
     # The folder given holds a `projects/` folder: most likely Claude Code's config folder.
     config_folder: bool = False
+    # The folder given is itself one project folder (session transcripts in it, none in its
+    # subfolders): scanned as that one project folder.
+    one_project: bool = False
     # Of the skipped entries, the .jsonl files not named by a session id (an excerpt, a copy, a
     # renamed transcript): `inspect --from claude-code` reads one on its own.
     stray_transcripts: int = 0
@@ -115,6 +118,10 @@ def find_sessions(projects_dir: Path) -> Found:
             stem = project.name.removesuffix(".jsonl")
             named = project.name.endswith(".jsonl") and SESSION_ID.fullmatch(stem) is not None
             walk.found.top_level_sessions += named
+    if not walk.sessions and walk.found.top_level_sessions:
+        walk = _Walk(projects_dir)  # one project folder given: scan it as one
+        walk.project(projects_dir)
+        walk.found.one_project = True
     found = walk.found
     found.sessions = [walk.sessions[k] for k in sorted(walk.sessions)]
     found.config_folder = not found.sessions and (projects_dir / "projects").is_dir()
@@ -176,7 +183,8 @@ class _Walk:
         for sid in session_dirs:
             if sid not in parents:
                 session = self.sessions.setdefault(sid, Session(sid))
-                session.orphan_dirs.append(f"{project.name}/{sid}/")
+                folder = "" if project == self.root else f"{project.name}/"
+                session.orphan_dirs.append(f"{folder}{sid}/")
                 session.projects.add(project.name)
 
 
@@ -524,6 +532,7 @@ def scan(
         "key_id": pseudo.key_id,
         "project_folders": found.project_folders,
         "config_folder": found.config_folder,
+        "one_project_folder": found.one_project,
         "sessions": rows,
         "totals": totals,
     }
@@ -578,6 +587,11 @@ def render_text(result: dict[str, Any]) -> str:
             f"{counted(t['unreadable_folders'], 'project folder')} could not be read "
             "(CC-TREE-UNREADABLE): the sessions in them were not checked; fix the permissions and "
             "scan again"
+        )
+    if result.get("one_project_folder"):
+        lines.append(
+            "the folder given is one project folder (its session transcripts are in it, not in "
+            "project folders below it): scanned as one"
         )
     if result.get("config_folder"):
         lines.append(
