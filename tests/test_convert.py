@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from converter.devtools.schemas import SCHEMAS, render
+from converter.pricing.card import unrecorded_else_standard
 from tests.conftest import FIXTURES, ROOT, fixture_parent, shared_dir
 from tests.contract_helpers import PRICES, fill, read_json, write_json
 
@@ -1895,3 +1897,65 @@ def test_a_bad_policy_file_is_refused_by_field_and_writes_nothing(
     )
     assert wrong.code == 64
     assert "--policy only applies with --template" in wrong.err
+
+
+@pytest.mark.parametrize("tree", ["synthetic_tree", "rich_tree"])
+def test_inspect_prices_a_session_by_a_card_as_a_contract_of_its_prices_would(
+    cli: Any, tmp_path: Path, tree: str
+) -> None:
+    """`inspect --price-card` needs no contract: its interval is the model calls' cost in the
+    bundles of a contract holding the card's prices, under either unsplit-cache rule."""
+    parent = fixture_parent(tree)
+    template = tmp_path / "t.json"
+    made = ["convert", "--in", str(parent), "--template", str(template)]
+    assert cli(*made, "--price-card", "anthropic-2026-11").code == 0
+    card_prices = read_json(template)["claims"]["pricing"]
+
+    def priced(event: dict[str, Any]) -> bool:  # by the card: a model and context it prices
+        entry = card_prices["models"][event["model"]]
+        if any(value is None for tier in entry["tiers"] for value in tier.values()):
+            return False
+        key = event["pricing"]["context"]
+        return entry["contexts"][key] is not None or unrecorded_else_standard(key)
+
+    totals = []
+    for rule in ("5m", "1h"):
+        contract = fill(read_json(template))
+        for name, entry in card_prices["models"].items():  # the card's, not fill's own
+            if all(value is not None for tier in entry["tiers"] for value in tier.values()):
+                mine = contract["claims"]["pricing"]["models"][name]
+                mine["tiers"] = entry["tiers"]
+                mine["max_output_tokens"] = entry["max_output_tokens"]
+                stated = {k: v for k, v in entry["contexts"].items() if v is not None}
+                mine["contexts"] = {**mine["contexts"], **stated}
+        contract["claims"]["pricing"]["unsplit_cache_write_rule"] = rule
+        path = tmp_path / f"c-{rule}.json"
+        write_json(path, contract)
+        out = tmp_path / f"b-{rule}.json"
+        assert _convert(cli, parent, path, out).code == 0
+        events = read_json(out)["events"]
+        on_card = [e for e in events if e["kind"] == "model" and priced(e)]
+        totals.append(
+            (
+                sum(Decimal(e["cost"]["low"]) for e in on_card),
+                sum(Decimal(e["cost"]["high"]) for e in on_card),
+            )
+        )
+    result = cli("inspect", "--in", str(parent), "--json", "--price-card", "anthropic-2026-11")
+    cost = json.loads(result.out)["card_cost"]
+    models = [e for e in read_json(tmp_path / "b-1h.json")["events"] if e["kind"] == "model"]
+    assert cost["model_calls_priced"] == sum(priced(e) for e in models)
+    assert cost["model_calls_not_priced"] == len(models) - cost["model_calls_priced"]
+    assert cost["price_card"] == "anthropic-2026-11"
+    assert Decimal(cost["low_usd"]) == min(low for low, _ in totals)
+    assert Decimal(cost["high_usd"]) == max(high for _, high in totals)
+    text = cli("inspect", "--in", str(parent), "--price-card", "anthropic-2026-11").out
+    assert "cost by price card anthropic-2026-11: $" in text
+
+
+def test_inspect_with_a_card_it_cannot_read_is_refused_before_the_tree_is_read(
+    cli: Any, tmp_path: Path
+) -> None:
+    result = cli("inspect", "--in", str(tmp_path / "nowhere.jsonl"), "--price-card", "no-such")
+    assert result.code == 2
+    assert result.err.startswith("refused: PRICE-CARD-UNKNOWN")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import click
 import orjson
@@ -18,13 +18,22 @@ from converter.cli.options import (
 )
 from converter.errors import Exit
 from converter.firewall.boundary import local_names, local_tasks
-from converter.run.inspection import inspect_report, render_text
+from converter.run.inspection import card_cost, inspect_report, render_text
 from converter.run.pipeline import SourceName, TaskUnit, summarize_tree
+
+if TYPE_CHECKING:
+    from converter.pricing.card import PriceCard
 
 
 @click.command()
 @source_options
 @click.option("--json", "as_json", is_flag=True, help="Print the account as JSON.")
+@click.option(
+    "--price-card",
+    default=None,
+    help="Also say what the calls cost by this card (a shipped card's name, or a card file): "
+    "only what the card prices, as an interval; no contract needed.",
+)
 @provider_bodies_option
 @key_option
 def inspect(
@@ -33,14 +42,21 @@ def inspect(
     task_unit: str,
     show_paths: bool,
     as_json: bool,
+    price_card: str | None,
     key_file: Path | None,
 ) -> None:
     """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
     pseudo = pseudonymizer(key_file)
+    card = _card(price_card) if price_card is not None else None
     account, summary = summarize_tree(
         parent, pseudo, cast(TaskUnit, task_unit), source=cast(SourceName, source)
     )
     report = inspect_report(summary)
+    if card is not None and not account.refusals:  # a tree that does not convert: no figure
+        from converter.firewall.boundary import cross
+        from converter.pricing.estimate import estimate
+
+        report["card_cost"] = card_cost(estimate(cross(account, pseudo), card))
     if as_json:
         say(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     elif account.tree.bound_files or not account.refusals:
@@ -51,3 +67,10 @@ def inspect(
     if account.refusals:
         emit_problems(account.refusals, account, pseudo, show_paths)
         sys.exit(Exit.REFUSED)
+
+
+def _card(name_or_path: str) -> PriceCard:
+    """The card, loaded before the tree is read: a mistyped name is said at once."""
+    from converter.pricing.card import load_price_card
+
+    return load_price_card(name_or_path)

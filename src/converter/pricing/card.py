@@ -167,6 +167,17 @@ def context_multiplier(model: CardModel, key: str) -> Decimal | None:
     return model.context_multipliers.get(special[0])
 
 
+def unrecorded_else_standard(key: str) -> bool:
+    """Whether a context key is standard but for fields the transcript did not record (`absent`,
+    `empty`): what an estimate may assume standard, saying so; a contract never does."""
+    values = key.split("|")
+    if len(values) != len(_FIELDS):
+        return False
+    unrecorded = [v in ("absent", "empty") for v in values]
+    standard = [v in _STANDARD[f] for f, v in zip(_FIELDS, values, strict=True)]
+    return any(unrecorded) and all(u or s for u, s in zip(unrecorded, standard, strict=True))
+
+
 def _untouched(entry: ModelTemplate) -> bool:
     return all(getattr(t, f) is None for t in entry.tiers for f in PRICE_FIELDS)
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from converter.errors import CODES
 from converter.firewall.view import PublicSummary, UsageTotals
 from converter.text import counted
+
+if TYPE_CHECKING:
+    from converter.pricing.estimate import Estimate
 
 TOKEN_KEYS = (
     "input_tokens",
@@ -52,6 +55,60 @@ def inspect_report(summary: PublicSummary) -> dict[str, Any]:
     }
 
 
+def card_cost(found: Estimate) -> dict[str, Any]:
+    """`inspect --price-card`'s figure, exact decimals as text (no float)."""
+    return {
+        "price_card": found.card_id,
+        "low_usd": str(found.low),
+        "high_usd": str(found.high),
+        "model_calls_priced": found.priced_calls,
+        "model_calls_not_priced": found.unpriced_calls,
+        "tool_calls_not_priced": found.tool_calls_not_priced,
+        "model_calls_assumed_standard": found.assumed_standard_calls,
+        "by_model": {
+            name: {"model_calls": m.calls, "low_usd": str(m.low), "high_usd": str(m.high)}
+            for name, m in sorted(found.by_model.items())
+        },
+    }
+
+
+def _money(low: str, high: str) -> str:
+    from decimal import Decimal
+
+    from converter.evaluate.fmt import usd_span
+
+    return usd_span(Decimal(low), Decimal(high))
+
+
+def _cost_lines(cost: dict[str, Any]) -> list[str]:
+    lines = [
+        f"  cost by price card {cost['price_card']}: {_money(cost['low_usd'], cost['high_usd'])}"
+        f" for {counted(cost['model_calls_priced'], 'model call')}"
+    ]
+    for model, entry in cost["by_model"].items():
+        lines.append(
+            f"    {model}: {_money(entry['low_usd'], entry['high_usd'])} "
+            f"({counted(entry['model_calls'], 'call')})"
+        )
+    if cost["model_calls_assumed_standard"]:
+        lines.append(
+            f"    assumed: {counted(cost['model_calls_assumed_standard'], 'call')} at standard "
+            "rates, though the transcript did not record every billing field (a contract states "
+            "that multiplier itself)"
+        )
+    if cost["model_calls_not_priced"]:
+        lines.append(
+            f"    not priced: {counted(cost['model_calls_not_priced'], 'model call')} of a model "
+            "or billing context the card does not price (a contract prices them)"
+        )
+    if cost["tool_calls_not_priced"]:
+        lines.append(
+            f"    not priced: {counted(cost['tool_calls_not_priced'], 'tool call')} of tools "
+            "whose price is yours to state in a contract (MCP; built-in tools cost nothing)"
+        )
+    return lines
+
+
 def _kinds(report: dict[str, Any]) -> str:
     """What the bound files are: transcripts, metadata, and workflow journals and manifests."""
     c = report["counts"]
@@ -84,6 +141,8 @@ def render_text(report: dict[str, Any]) -> str:
     ]
     for model, entry in report["by_model"].items():
         lines.append(f"  model {model}: {counted(entry['model_calls'], 'call')}")
+    if "card_cost" in report:
+        lines += _cost_lines(report["card_cost"])
     if report["findings"]:
         lines.append("Findings (recorded, not refusals):")
         lines += [

@@ -1,0 +1,98 @@
+"""What a session cost by a price card alone, before any contract: `inspect --price-card`.
+
+Only what the card states is priced, by the same engine `convert --contract` uses, and nothing
+is guessed silently. A model the card does not know, or a billing context it does not price
+(fast mode, a batch), leaves its calls unpriced and counted. A context whose fields are standard
+but for those the transcript did not record (`absent`, as 2.1.39 and 1.0.x write every call) is
+priced at the standard rate and its calls counted apart, so the figure says what it assumed (a
+contract states that multiplier itself, and never assumes it). Cache writes
+recorded without a TTL split are priced both ways (5-minute and 1-hour rates): the estimate is
+the interval between them, as it is for a usage-incomplete call, up to the card's
+max_output_tokens. Built-in tools cost nothing; a tool whose price is yours to state (MCP) is not
+priced here, and its calls are counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from converter.firewall.view import PublicAccount
+from converter.pricing.card import PriceCard, prefill, unrecorded_else_standard
+from converter.pricing.engine import PricedCall, observed_keys, price_model_event
+from converter.pricing.model import ModelPricing, ModelTemplate, PricingClaims, PricingTemplate
+
+_ZERO = Decimal(0)
+
+
+@dataclass(slots=True)
+class ModelCost:
+    calls: int = 0
+    low: Decimal = _ZERO
+    high: Decimal = _ZERO
+
+
+@dataclass(slots=True)
+class Estimate:
+    """The cost of the calls the card prices, as an interval; how many it could not price."""
+
+    card_id: str
+    priced_calls: int = 0
+    unpriced_calls: int = 0
+    low: Decimal = _ZERO
+    high: Decimal = _ZERO
+    by_model: dict[str, ModelCost] = field(default_factory=dict)
+    tool_calls_not_priced: int = 0  # client tools: a contract prices them, the card does not
+    assumed_standard_calls: int = 0  # priced calls whose billing fields were not all recorded
+
+
+def _stated(entry: ModelTemplate) -> ModelPricing | None:
+    """The entry as the card states it: every price of every tier, and the contexts it can
+    read (the others are left out, so their calls are unpriced); None if a price is missing."""
+    tiers = [t.model_dump() for t in entry.tiers]
+    if any(value is None for tier in tiers for value in tier.values()):
+        return None
+    contexts = {
+        key: Decimal(1) if value is None and unrecorded_else_standard(key) else value
+        for key, value in entry.contexts.items()
+    }
+    contexts = {key: value for key, value in contexts.items() if value is not None}
+    return ModelPricing.model_validate(
+        {"tiers": tiers, "max_output_tokens": entry.max_output_tokens, "contexts": contexts}
+    )
+
+
+def _claims(template: PricingTemplate) -> tuple[PricingClaims, PricingClaims]:
+    """What the card states for this session, once per rule for unsplit cache writes."""
+    models = {name: p for name, entry in template.models.items() if (p := _stated(entry))}
+    servers = {name: value for name, value in template.server_tools.items() if value is not None}
+    base = {"models": models, "server_tools": servers, "client_tools": {}}
+    return (
+        PricingClaims.model_validate({**base, "unsplit_cache_write_rule": "5m"}),
+        PricingClaims.model_validate({**base, "unsplit_cache_write_rule": "1h"}),
+    )
+
+
+def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
+    """Every model call the card prices, summed per model and in all, as low and high."""
+    template = prefill(observed_keys(account), card)
+    short, long = _claims(template)
+    # A built-in tool costs nothing (the template's 0); a tool with no price (MCP) is yours.
+    unpriced = sum(template.client_tools.get(t.name) is None for t in account.tool_events)
+    out = Estimate(card_id=card.id, tool_calls_not_priced=unpriced)
+    for event in account.model_events:
+        both = [price_model_event(event, short), price_model_event(event, long)]
+        priced = [p for p in both if isinstance(p, PricedCall)]
+        if len(priced) < len(both):
+            out.unpriced_calls += 1
+            continue
+        low, high = min(p.low for p in priced), max(p.high for p in priced)
+        out.priced_calls += 1
+        out.assumed_standard_calls += unrecorded_else_standard(event.context.key())
+        out.low += low
+        out.high += high
+        model = out.by_model.setdefault(event.model, ModelCost())
+        model.calls += 1
+        model.low += low
+        model.high += high
+    return out
