@@ -522,3 +522,79 @@ def test_labels_written_with_a_space_by_0_2_0_still_open() -> None:
     head = open_bundle(_resealed(spaced))
     assert head.baseline.name == "manual fix"
     assert head.receipt.label_source == "human review"
+
+
+def _rename_tool(name: str) -> Any:
+    """Event 4 (the Agent call) renamed, with its price under the new name: only the name can
+    be what is wrong."""
+
+    def edit(body: dict[str, Any]) -> None:
+        body["events"][4]["name"] = name
+        prices = body["pricing"]["client_tools"]
+        prices[name] = prices.pop("Agent")
+
+    return edit
+
+
+def _rename_model(name: str) -> Any:
+    """Every model event's model renamed, with the prices under the new name."""
+
+    def edit(body: dict[str, Any]) -> None:
+        for event in body["events"]:
+            if event["kind"] == "model":
+                event["model"] = name
+        models = body["pricing"]["models"]
+        models[name] = models.pop("claude-opus-4-8")
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (_rename_tool("alice_private_tool"), [("BUNDLE-NAME-NOT-PUBLIC", "events/4/name")]),
+        (
+            _rename_model("claude-3-j0-o0-h0-n0"),
+            [("BUNDLE-NAME-NOT-PUBLIC", f"events/{n}/model") for n in range(4)],
+        ),
+        (
+            _set("agents/1/agent_type", "alice-team"),
+            [("BUNDLE-NAME-NOT-PUBLIC", "agents/1/agent_type")],
+        ),
+        (
+            _set("events/0/timestamp", "2026-07-21T09:14:05.463Z"),  # as written: exact
+            [],
+        ),
+    ],
+    ids=["tool", "model", "agent-type", "exact-time-under-exact"],
+)
+def test_a_name_or_time_the_firewall_would_not_write_is_refused(
+    edit: Any, expected: list[tuple[str, str]]
+) -> None:
+    """Was: a resealed bundle holding a tool or agent-type name no firewall lets cross passed
+    verify ("its parts agree") and was printed into every report (leak red team)."""
+    if expected:
+        assert _codes_at(edit) == expected
+    else:
+        open_bundle(_resealed(edit))
+
+
+def test_a_revealed_name_or_a_pseudonym_is_one_the_firewall_writes() -> None:
+    def reveal(body: dict[str, Any]) -> None:
+        _rename_tool("my_tool")(body)
+        body["receipt"]["privacy"]["reveal_names"] = ["my_tool"]
+
+    open_bundle(_resealed(reveal))
+    open_bundle(_resealed(_rename_tool("tool-0123456789ab")))
+
+
+def test_a_timestamp_finer_than_the_receipt_says_is_refused() -> None:
+    def coarse(body: dict[str, Any]) -> None:
+        body["receipt"]["privacy"]["timestamps"] = "day"
+        body["tasks"][0]["started_at"] = "2026-07-21"
+        for event in body["events"]:
+            if event["kind"] == "model":
+                event["timestamp"] = "2026-07-21"
+        body["events"][1]["timestamp"] = "2026-07-21T09:14:21.371Z"  # one left exact
+
+    assert _codes_at(coarse) == [("BUNDLE-TIMESTAMP-PRECISION", "events/1/timestamp")]

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from converter.firewall.boundary import Policy, coarsen, cross
+from converter.firewall.boundary import Policy, cross
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.names import BUILTIN_AGENT_TYPES, BUILTIN_TOOLS
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.firewall.times import coarsen
 from converter.reader.model import Account
 from converter.run.pipeline import read_tree
 from tests.canary.generate import CallPlan, ChildPlan, ToolPlan, TreePlan, TurnPlan, write_tree

@@ -19,6 +19,8 @@ from decimal import Decimal
 
 from converter.bundle.model import BUNDLE_SCHEMA, BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import Problem
+from converter.firewall.names import crossed_as
+from converter.firewall.times import at_precision
 from converter.firewall.view import Edge
 from converter.limits import MAX_TOKEN_COUNT
 from converter.pricing.card import card_mismatches
@@ -48,6 +50,11 @@ class Consistency:
         self.pending: list[tuple[int, str]] = []  # tool events whose requesting call came later
         self.model_calls = self.tool_calls = self.incomplete = self.edges = 0
         self.tool_costs: dict[str, Decimal | None] = {}  # None: its pricing has no price for it
+        # What the firewall promises of every name and time a v2 bundle holds (v1 names crossed
+        # by older rules, and are not checked again).
+        self.firewall = head.schema_version == BUNDLE_SCHEMA
+        self.reveal = frozenset(head.receipt.privacy.reveal_names)
+        self.precision = head.receipt.privacy.timestamps
         self._head()
 
     def _add(self, code: str, rule: str, where: str) -> None:
@@ -69,7 +76,10 @@ class Consistency:
             if agent.id in self.agents:
                 self._add("BUNDLE-DUPLICATE-ID", "agents/*/id", f"agents/{index}/id")
             self.agents.add(agent.id)
+        for index, task in enumerate(head.tasks):
+            self._time(task.started_at, "tasks/*/started_at", f"tasks/{index}/started_at")
         for index, agent in enumerate(head.agents):
+            self._name("agent-type", agent.agent_type, "agents/*/agent_type", index)
             if agent.parent is not None and agent.parent not in self.agents:
                 self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/parent", f"agents/{index}/parent")
         for index, excluded in enumerate(head.excluded_tasks):
@@ -101,6 +111,15 @@ class Consistency:
         self._count("meta_files", sum(f.role == "meta" for f in files))
         self._count("bound_files", len(files))
 
+    def _name(self, kind: str, name: str, rule: str, index: int) -> None:
+        if self.firewall and not crossed_as(kind, name, self.reveal):
+            self._add("BUNDLE-NAME-NOT-PUBLIC", rule, rule.replace("*", str(index)))
+
+    def _time(self, stamp: str | None, rule: str, where: str) -> None:
+        """A timestamp at the precision the receipt says it was coarsened to, in its form."""
+        if self.firewall and stamp is not None and not at_precision(stamp, self.precision):
+            self._add("BUNDLE-TIMESTAMP-PRECISION", rule, where)
+
     def _count(self, name: str, held: int) -> None:
         if getattr(self.head.receipt.counts, name) != held:
             where = f"receipt/counts/{name}"
@@ -118,6 +137,8 @@ class Consistency:
         if event.agent not in self.agents:
             self._add("BUNDLE-DANGLING-REFERENCE", "events/*/agent", f"events/{index}/agent")
         if isinstance(event, ModelEventOut):
+            self._name("model", event.model, "events/*/model", index)
+            self._time(event.timestamp, "events/*/timestamp", f"events/{index}/timestamp")
             # The reader never takes a token count of 2**32 or more (CC-REC-BAD-TOKEN-COUNT);
             # a bundle holding one was not written by it, and its sums would overflow.
             u = event.usage
@@ -140,6 +161,7 @@ class Consistency:
             if event.task is not None:
                 self.per_task[event.task] += 1
         else:
+            self._name("tool", event.name, "events/*/name", index)
             self.tool_calls += 1
             if self.head.pricing is not None:
                 if event.name not in self.tool_costs:  # a price per tool name, not per call

@@ -522,6 +522,17 @@ CODES: dict[str, CodeInfo] = {
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),
+    "BUNDLE-NAME-NOT-PUBLIC": _c(
+        "A model, tool or agent-type name in the bundle is none the firewall writes (a known "
+        "model id, a built-in tool or agent type, a name its receipt's reveal_names lists, or a "
+        "keyed pseudonym): the bundle was edited after conversion, or written by something else.",
+        "Do not publish or evaluate it as it is: convert the session again with agent-evidence.",
+    ),
+    "BUNDLE-TIMESTAMP-PRECISION": _c(
+        "A timestamp in the bundle is more precise than its receipt's privacy.timestamps says "
+        "(or not in the form the converter writes): the bundle was edited after conversion.",
+        "Do not publish or evaluate it as it is: convert the session again with agent-evidence.",
+    ),
     "BUNDLE-COST-MISMATCH": _c(
         "The bundle's digest matches its content, but an event's cost or applied price (tier, "
         "context multiplier, unsplit cache-write rule, high output) is not what the bundle's own "

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 
 from converter.errors import Problem
 from converter.firewall import view
@@ -21,14 +20,13 @@ from converter.firewall.names import (
 )
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.shapes import as_model
+from converter.firewall.times import coarsen
 from converter.firewall.types import VERSION
 from converter.reader.model import Account, Call, EventKey
 from converter.reader.records import Usage
 from converter.sources.tree import SourceFile
 
 _VERSION = re.compile(VERSION)
-# Claude Code writes JavaScript's toISOString: milliseconds, UTC.
-_TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,3})?Z")
 # service_tier, speed and inference_geo values seen in Anthropic's docs and real transcripts.
 
 
@@ -36,29 +34,6 @@ _TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}
 class Policy:
     reveal_names: frozenset[str] = frozenset()
     timestamps: str = "exact"  # exact | minute | hour | day
-
-
-def coarsen(timestamp: str | None, precision: str) -> str | None:
-    """A transcript timestamp in canonical UTC form, coarsened to the policy's precision."""
-    if timestamp is None:
-        return None
-    match = _TIMESTAMP.fullmatch(timestamp)
-    if match is None:
-        return None
-    whole = match.group(1)  # YYYY-MM-DDTHH:MM:SS
-    try:
-        datetime.fromisoformat(whole)  # a real instant: 9999-99-99 could carry other digits
-    except ValueError:
-        return None
-    if precision == "exact":
-        return timestamp
-    if precision == "minute":
-        return whole[:16] + ":00Z"
-    if precision == "hour":
-        return whole[:13] + ":00:00Z"
-    if precision == "day":
-        return whole[:10]
-    raise ValueError("unknown timestamp precision")
 
 
 def file_ref(pseudo: Pseudonymizer, account: Account, problem: Problem) -> str | None:

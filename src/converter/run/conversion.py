@@ -25,8 +25,9 @@ from converter.contract.validate import (
     task_claims,
 )
 from converter.errors import IntegrityFailure, Problem, Refused
-from converter.firewall.boundary import Policy, coarsen, cross, file_labels, unbound_ref
+from converter.firewall.boundary import Policy, cross, file_labels, unbound_ref
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.firewall.times import coarsen
 from converter.firewall.view import BoundFile, PublicAccount
 from converter.heap import return_free_memory
 from converter.pricing.card import PriceCard, card_problems, prices_unlike
