@@ -518,6 +518,7 @@ def test_labels_written_with_a_space_by_0_2_0_still_open() -> None:
         body["receipt"]["label_source"] = "human review"
         for task in body["tasks"]:
             task["rubric_version"] = "rubric v1/2"
+        body["generator"]["version"] = "0.2.0"  # (0.3.0 and later write one word)
 
     head = open_bundle(_resealed(spaced))
     assert head.baseline.name == "manual fix"
@@ -598,3 +599,29 @@ def test_a_timestamp_finer_than_the_receipt_says_is_refused() -> None:
         body["events"][1]["timestamp"] = "2026-07-21T09:14:21.371Z"  # one left exact
 
     assert _codes_at(coarse) == [("BUNDLE-TIMESTAMP-PRECISION", "events/1/timestamp")]
+
+
+@pytest.mark.parametrize(
+    ("path", "version", "refused"),
+    [
+        ("receipt/rubric_version", "0.3.0", True),
+        ("receipt/label_source", "0.3.0", True),
+        ("baseline/name", "0.3.0", True),
+        ("tasks/0/rubric_version", "0.3.0", True),
+        ("receipt/label_source", "0.2.0", False),  # 0.2.0 took phrases: its bundles still open
+    ],
+)
+def test_a_label_phrase_in_a_bundle_of_a_version_that_takes_one_word_is_refused(
+    path: str, version: str, refused: bool
+) -> None:
+    """Was: `rubric: home/alice secret label` in a resealed bundle printed into the Markdown
+    report (leak red team); a contract has taken one word since 0.3.0."""
+
+    def edit(body: dict[str, Any]) -> None:
+        _set(path, "alice secret label")(body)
+        body["generator"]["version"] = version
+
+    if refused:
+        assert _codes_at(edit) == [("BUNDLE-NAME-NOT-PUBLIC", path)]
+    else:
+        open_bundle(_resealed(edit))

@@ -14,10 +14,12 @@ Pure: the head, then each event and edge as `bundle.io.open_bundle` validates it
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from decimal import Decimal
 
 from converter.bundle.model import BUNDLE_SCHEMA, BundleHead, ModelEventOut, ToolEventOut
+from converter.contract.model import BASELINE_NAME_PATTERN, LABEL_PATTERN
 from converter.errors import Problem
 from converter.firewall.names import crossed_as
 from converter.firewall.times import at_precision
@@ -78,6 +80,7 @@ class Consistency:
             self.agents.add(agent.id)
         for index, task in enumerate(head.tasks):
             self._time(task.started_at, "tasks/*/started_at", f"tasks/{index}/started_at")
+        self._labels()
         for index, agent in enumerate(head.agents):
             self._name("agent-type", agent.agent_type, "agents/*/agent_type", index)
             if agent.parent is not None and agent.parent not in self.agents:
@@ -110,6 +113,26 @@ class Consistency:
         self._count("transcript_files", sum(f.role in _TRANSCRIPT_ROLES for f in files))
         self._count("meta_files", sum(f.role == "meta" for f in files))
         self._count("bound_files", len(files))
+
+    def _labels(self) -> None:
+        """The labels a contract's author typed, one word each since 0.3 (0.2.0 took phrases,
+        and its bundles still open): a bundle of 0.3 or later holding a phrase was edited."""
+        head = self.head
+        if not (self.firewall and _version(head.generator.version) >= (0, 3)):
+            return
+        labels = [
+            ("receipt/rubric_version", head.receipt.rubric_version, LABEL_PATTERN),
+            ("receipt/label_source", head.receipt.label_source, LABEL_PATTERN),
+            ("baseline/name", head.baseline.name, BASELINE_NAME_PATTERN),
+            *(
+                (f"tasks/{i}/rubric_version", t.rubric_version, LABEL_PATTERN)
+                for i, t in enumerate(head.tasks)
+            ),
+        ]
+        for where, label, pattern in labels:
+            if label is not None and re.fullmatch(pattern, label) is None:
+                rule = where.split("/")[0] + "/*/rubric_version" if where[0] == "t" else where
+                self._add("BUNDLE-NAME-NOT-PUBLIC", rule, where)
 
     def _name(self, kind: str, name: str, rule: str, index: int) -> None:
         if self.firewall and not crossed_as(kind, name, self.reveal):
@@ -235,8 +258,12 @@ class Consistency:
         return self._problems + more
 
 
+def _version(version: str) -> tuple[int, int]:
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return major, minor
+
+
 def _writes_v2(version: str) -> bool:
     """Whether agent-evidence `version` writes bundle schema v2: every release from 0.2 on
     (0.1 wrote v1; no released 0.2 build wrote v1)."""
-    major, minor = (int(part) for part in version.split(".")[:2])
-    return (major, minor) >= (0, 2)
+    return _version(version) >= (0, 2)

@@ -32,8 +32,10 @@ ADAPTER_VERSION = "1"
 # The labels a contract's author types (rubric version, label source, the baseline's name) are
 # published as typed, in the bundle and every report: one identifier-like word, bounded, with no
 # space and no slash, so no phrase or path fits (a host name still would: the docs say not to).
-Label = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")]
-BaselineName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")]
+LABEL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$"
+BASELINE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
+Label = Annotated[str, StringConstraints(pattern=LABEL_PATTERN)]
+BaselineName = Annotated[str, StringConstraints(pattern=BASELINE_NAME_PATTERN)]
 # The same labels as a bundle may carry them: 0.2.0 contracts took spaces (and slashes in the
 # first two), and a bundle already written still opens.
 PublishedLabel = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.:/+-]{0,63}$")]

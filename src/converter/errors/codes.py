@@ -525,7 +525,8 @@ CODES: dict[str, CodeInfo] = {
     "BUNDLE-NAME-NOT-PUBLIC": _c(
         "A model, tool or agent-type name in the bundle is none the firewall writes (a known "
         "model id, a built-in tool or agent type, a name its receipt's reveal_names lists, or a "
-        "keyed pseudonym): the bundle was edited after conversion, or written by something else.",
+        "keyed pseudonym), or a label (rubric, label source, baseline) is not one word: the "
+        "bundle was edited after conversion, or written by something else.",
         "Do not publish or evaluate it as it is: convert the session again with agent-evidence.",
     ),
     "BUNDLE-TIMESTAMP-PRECISION": _c(
