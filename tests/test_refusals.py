@@ -894,6 +894,14 @@ def test_a_bad_choice_names_the_choices_not_the_value(typed: str, elsewhere: str
         ["scan", "--jobs=4242424242"],
         ["inspect", "--in", "x.jsonl", '--task-unit=it\'s "alice"'],
         ["evaluate", '--bundle=/tmp/alice\'s "secret" folder/b.json', "--format=alice's\"x"],
+        # A second argument that is the start of the message once broke the masking open.
+        ["evaluate", "--format", "alicesecret", "--bundle", "'ali"],
+        ["scan", "--jobs", "12alicesecret", "'12"],
+        # Any spelling of a number click converts and prints back.
+        ["scan", "--jobs= 4242424242"],
+        ["scan", "--jobs=+04_242_424_242"],
+        ["scan", "--jobs=\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662\u0664\u0662"],
+        ["scan", "--alice-secret-project"],  # an option name typed is the user's text too
     ],
 )
 def test_a_value_typed_with_its_option_is_masked_too(argv: list[str], cli: Any) -> None:

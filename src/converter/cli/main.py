@@ -53,6 +53,10 @@ COMMANDS = {
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 _INVALID = re.compile(r"(Invalid value for '[^']*'(?: / '[^']*')*: )(.*)", re.S)
 _NO_COMMAND = re.compile(r"No such command (?:'[^']*'|\"[^\"]*\")")
+# An option name typed is echoed by click ("No such option '--x'"); one not ours is masked, the
+# suggestion click adds ("Did you mean --json?") names ours and stays.
+_NO_OPTION = re.compile(r"No such option:? (?:'[^']*'|\"[^\"]*\"|\S+)")
+_LEADING_NUMBER = re.compile(r"^[-+]?[0-9][0-9_.,]*(?=\s)")
 _EXTRA = re.compile(r"(unexpected extra arguments? )\(.*\)", re.S)
 
 
@@ -85,11 +89,8 @@ def mask_values(message: str, args: list[str]) -> str:
     invalid = _INVALID.match(message)  # its head is fixed text and option names: leave it be
     head, rest = invalid.groups() if invalid else ("", message)
     values = [*args, *(_attached(a) for a in args)]
-    if invalid:  # click starts some messages with the value unquoted ("70000 is not in the range")
-        for value in sorted({v for v in values if v}, key=len, reverse=True):
-            if rest.startswith(value) and not rest.startswith(value + "'"):
-                rest = "<value>" + rest[len(value) :]
-                break
+    if invalid:  # click starts a range error with the number it converted, unquoted, in any
+        rest = _LEADING_NUMBER.sub("<value>", rest)  # spelling of it ("+0042", "4_2")
     typed = [a for a in set(values) if len(a) >= 3 and not _OPTION.fullmatch(a)]
     known = _vocabulary() if typed else frozenset()
     for arg in sorted(typed, key=len, reverse=True):
@@ -102,6 +103,7 @@ def mask_values(message: str, args: list[str]) -> str:
     if invalid:
         return head + _QUOTED.sub("'<value>'", rest, count=1)
     rest = _NO_COMMAND.sub("No such command '<value>'", rest)
+    rest = _NO_OPTION.sub("No such option '<value>'", rest)
     rest = _EXTRA.sub(r"\1(<value>)", rest)
 
     def mask(match: re.Match[str]) -> str:
