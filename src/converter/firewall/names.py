@@ -125,12 +125,13 @@ _WORDS = (
     "vision|reasoner|reasoning|online|high|low|fast|beta|omni|audio|realtime|search|ultra|"
     "nemo|it|base|next|oss|image|deep|research|distill|llama|qwen"
 )
-# The letters a version pairs with digits are the few real ids use (`4o`; `k2`, `m2.7`, `r1`,
-# `v3`): any letter would spell a name one part at a time (`j0-o0-h0-n0`). Real ids have at
-# most 6 parts after the family; 8 are allowed.
+# The letters a version pairs with digits are the few real ids use: after digits `o` and `v`
+# (`4o`, `4v`, `4.5v`) and a size's `b`, `k`, `m` (`70b`, `1.5b`, `16k`); before them `k`, `m`,
+# `r`, `v`, `z` (`k2`, `m2.7`, `r1`, `v3`, `z1`). Any letter would spell a name one part at a
+# time (`j0-o0-h0-n0`). Real ids have up to 7 parts after the family; 8 are allowed.
 _PART = (
-    r"(?:[0-9]{8}|[0-9]{1,4}|[0-9]{1,2}(?:\.[0-9]{1,2})?o?|[0-9]{1,4}[bkm]|"
-    r"[kmrv][0-9]{1,2}(?:\.[0-9]{1,2})?|a[0-9]{1,2}b|[0-9]{1,2}x[0-9]{1,2}b|" + _WORDS + ")"
+    r"(?:[0-9]{8}|[0-9]{1,4}|[0-9]{1,2}(?:\.[0-9]{1,2})?[ov]?|[0-9]{1,4}(?:\.[0-9])?[bkm]|"
+    r"[kmrvz][0-9]{1,2}(?:\.[0-9]{1,2})?|a[0-9]{1,2}b|[0-9]{1,2}x[0-9]{1,2}b|" + _WORDS + ")"
 )
 _AFTER_FAMILY = re.compile(rf"(?:-?{_PART})?(?:-{_PART}){{0,7}}", re.IGNORECASE)
 _SUFFIXES = re.compile(r"(?:@[0-9]{8})?(?::[a-z0-9]+){0,2}$", re.IGNORECASE)
