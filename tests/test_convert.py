@@ -1959,3 +1959,32 @@ def test_inspect_with_a_card_it_cannot_read_is_refused_before_the_tree_is_read(
     result = cli("inspect", "--in", str(tmp_path / "nowhere.jsonl"), "--price-card", "no-such")
     assert result.code == 2
     assert result.err.startswith("refused: PRICE-CARD-UNKNOWN")
+
+
+def test_the_count_of_values_to_fill_includes_a_bound_a_usage_incomplete_call_needs(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: "every claim is filled: convert --contract" over a contract that convert then
+    refused PRICE-MAX-OUTPUT-MISSING: max_output_tokens may be null, unless a call needs it."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    lines = parent.read_text().splitlines(keepends=True)
+    last = json.loads(lines[8])
+    assert last["message"]["stop_reason"] == "end_turn"
+    last["message"]["stop_reason"] = None
+    del last["message"]["usage"]["iterations"]  # a streaming stub: no final usage
+    lines[8] = json.dumps(last) + "\n"
+    parent.write_text("".join(lines))
+    template = tmp_path / "t.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    filled = fill(read_json(template))
+    for entry in filled["claims"]["pricing"]["models"].values():
+        entry["max_output_tokens"] = None
+    contract = tmp_path / "c.json"
+    write_json(contract, filled)
+    again = tmp_path / "again.json"
+    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
+    result = cli(*args, str(contract))
+    assert result.code == 0, result.err
+    assert "fill its 1 null claim, then convert --contract" in result.out
+    refused = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert "PRICE-MAX-OUTPUT-MISSING" in refused.err

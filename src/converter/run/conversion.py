@@ -173,15 +173,18 @@ def make_template(
     claims = template.claims.model_copy(update={"privacy": privacy})
     template = template.model_copy(update={"claims": claims, "tasks": reading.shown(privacy).tasks})
     data = pretty_bytes(template)
-    return MadeTemplate(data, carried, _nulls_left(data))
+    return MadeTemplate(data, carried, _nulls_left(data, reading.canonical))
 
 
-def _nulls_left(data: bytes) -> int:
-    """The null claims and prices in a template, as convert --contract would find them."""
+def _nulls_left(data: bytes, canonical: PublicAccount) -> int:
+    """The values a template leaves to fill, as convert --contract would find them missing:
+    null claims and prices, and a max_output_tokens a usage-incomplete call needs."""
     parts = read_contract(data)
-    if isinstance(parts, list):  # cannot happen: the bytes were written from a Contract
+    if isinstance(parts, list) or parts.pricing is None:  # cannot happen: written from a Contract
         return 0
-    return sum(p.code in ("CONTRACT-CLAIM-NULL", "PRICE-NULL") for p in own_problems(parts))
+    nulls = sum(p.code in ("CONTRACT-CLAIM-NULL", "PRICE-NULL") for p in own_problems(parts))
+    bounds = account_problems(canonical, parts.pricing)
+    return nulls + sum(p.code == "PRICE-MAX-OUTPUT-MISSING" for p in bounds)
 
 
 class MadeBundle(NamedTuple):
