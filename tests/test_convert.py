@@ -1946,6 +1946,10 @@ def test_inspect_prices_a_session_by_a_card_as_a_contract_of_its_prices_would(
     models = [e for e in read_json(tmp_path / "b-1h.json")["events"] if e["kind"] == "model"]
     assert cost["model_calls_priced"] == sum(priced(e) for e in models)
     assert cost["model_calls_not_priced"] == len(models) - cost["model_calls_priced"]
+    assert sum(cost["not_priced_for_lack_of"].values()) == cost["model_calls_not_priced"]
+    amounts = [cost["low_usd"], cost["high_usd"]]
+    amounts += [v for m in cost["by_model"].values() for v in (m["low_usd"], m["high_usd"])]
+    assert all(Decimal(a) >= 0 and "E" not in a for a in amounts)  # positional, never 0E-10
     assert cost["price_card"] == "anthropic-2026-11"
     assert Decimal(cost["low_usd"]) == min(low for low, _ in totals)
     assert Decimal(cost["high_usd"]) == max(high for _, high in totals)
@@ -1988,3 +1992,24 @@ def test_the_count_of_values_to_fill_includes_a_bound_a_usage_incomplete_call_ne
     assert "fill its 1 null claim, then convert --contract" in result.out
     refused = _convert(cli, parent, contract, tmp_path / "b.json")
     assert "PRICE-MAX-OUTPUT-MISSING" in refused.err
+
+
+def test_inspect_says_why_the_card_left_a_call_unpriced(cli: Any, tmp_path: Path) -> None:
+    """Was: "a model or billing context the card does not price" for a usage-incomplete call
+    of a model the card prices but gives no max_output_tokens (Opus 4 on the shipped card)."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    for transcript in parent.parent.rglob("*.jsonl"):
+        text = transcript.read_text().replace("claude-opus-4-8", "claude-opus-4-20250514")
+        transcript.write_text(text)
+    lines = parent.read_text().splitlines(keepends=True)
+    last = json.loads(lines[8])
+    last["message"]["stop_reason"] = None
+    del last["message"]["usage"]["iterations"]
+    lines[8] = json.dumps(last) + "\n"
+    parent.write_text("".join(lines))
+    args = ["inspect", "--in", str(parent), "--price-card", "anthropic-2026-11"]
+    cost = json.loads(cli(*args, "--json").out)["card_cost"]
+    assert cost["not_priced_for_lack_of"] == {"max-output-tokens": 1}
+    assert cost["model_calls_priced"] == 3
+    text = cli(*args).out
+    assert "not priced: 1 model call: no max_output_tokens on the card" in text

@@ -23,6 +23,13 @@ from converter.pricing.engine import PricedCall, observed_keys, price_model_even
 from converter.pricing.model import ModelPricing, ModelTemplate, PricingClaims, PricingTemplate
 
 _ZERO = Decimal(0)
+# What the card lacks to price a call, by the engine's problem code.
+_WHY = {
+    "PRICE-MODEL-MISSING": "model",
+    "PRICE-CONTEXT-MISSING": "billing-context",
+    "PRICE-MAX-OUTPUT-MISSING": "max-output-tokens",
+    "PRICE-SERVER-TOOL-MISSING": "web-search",
+}
 
 
 @dataclass(slots=True)
@@ -39,6 +46,8 @@ class Estimate:
     card_id: str
     priced_calls: int = 0
     unpriced_calls: int = 0
+    # Why, per call not priced, by the first thing the card lacks for it (`_WHY`)
+    unpriced_by_reason: dict[str, int] = field(default_factory=dict)
     low: Decimal = _ZERO
     high: Decimal = _ZERO
     by_model: dict[str, ModelCost] = field(default_factory=dict)
@@ -84,7 +93,10 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
         both = [price_model_event(event, short), price_model_event(event, long)]
         priced = [p for p in both if isinstance(p, PricedCall)]
         if len(priced) < len(both):
+            lacks = next(p for p in both if isinstance(p, list))
+            why = _WHY[lacks[0].code]
             out.unpriced_calls += 1
+            out.unpriced_by_reason[why] = out.unpriced_by_reason.get(why, 0) + 1
             continue
         low, high = min(p.low for p in priced), max(p.high for p in priced)
         out.priced_calls += 1

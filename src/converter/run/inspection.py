@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from converter.errors import CODES
+from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicSummary, UsageTotals
 from converter.text import counted
 
@@ -59,14 +60,19 @@ def card_cost(found: Estimate) -> dict[str, Any]:
     """`inspect --price-card`'s figure, exact decimals as text (no float)."""
     return {
         "price_card": found.card_id,
-        "low_usd": str(found.low),
-        "high_usd": str(found.high),
+        "low_usd": decimal_text(found.low),
+        "high_usd": decimal_text(found.high),
         "model_calls_priced": found.priced_calls,
         "model_calls_not_priced": found.unpriced_calls,
+        "not_priced_for_lack_of": dict(sorted(found.unpriced_by_reason.items())),
         "tool_calls_not_priced": found.tool_calls_not_priced,
         "model_calls_assumed_standard": found.assumed_standard_calls,
         "by_model": {
-            name: {"model_calls": m.calls, "low_usd": str(m.low), "high_usd": str(m.high)}
+            name: {
+                "model_calls": m.calls,
+                "low_usd": decimal_text(m.low),
+                "high_usd": decimal_text(m.high),
+            }
             for name, m in sorted(found.by_model.items())
         },
     }
@@ -96,10 +102,16 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
             "rates, though the transcript did not record every billing field (a contract states "
             "that multiplier itself)"
         )
-    if cost["model_calls_not_priced"]:
+    lacks = {
+        "model": "a model the card does not know",
+        "billing-context": "a billing context the card does not price",
+        "max-output-tokens": "no max_output_tokens on the card for a usage-incomplete call",
+        "web-search": "no web-search price on the card",
+    }
+    for reason, calls in cost["not_priced_for_lack_of"].items():
         lines.append(
-            f"    not priced: {counted(cost['model_calls_not_priced'], 'model call')} of a model "
-            "or billing context the card does not price (a contract prices them)"
+            f"    not priced: {counted(calls, 'model call')}: {lacks[reason]} (a contract "
+            "states it)"
         )
     if cost["tool_calls_not_priced"]:
         lines.append(
