@@ -1155,7 +1155,7 @@ def test_key_init_says_where_the_key_is_without_naming_the_home_folder(
 
 @pytest.mark.parametrize(("key", "told"), [("de" * 32, True), ("00" * 32, True), (TEST_KEY, False)])
 def test_a_key_of_one_repeated_byte_is_said_to_be_guessable(
-    cli: Any, monkeypatch: pytest.MonkeyPatch, key: str, told: bool
+    cli: Any, monkeypatch: pytest.MonkeyPatch, key: str, told: bool, syn: Tree
 ) -> None:
     """Was: the demo's public key (`dede…`, README) accepted without a word: under it anyone
     can confirm a guessed tool, model or prompt against a pseudonym."""
@@ -1163,3 +1163,12 @@ def test_a_key_of_one_repeated_byte_is_said_to_be_guessable(
     result = cli("key", "show-id")
     assert result.code == 0
     assert ("one byte repeated" in result.err) is told
+    # verify re-derives under the key too (was: no notice there): a contract of another key
+    # is refused, but the key is said to be guessable first
+    fixtures = Path(__file__).parent.parent / "fixtures"
+    bundle, contract = (
+        fixtures / "synthetic_bundle.golden.json",
+        fixtures / "synthetic_contract.json",
+    )
+    args = ["verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(syn.parent)]
+    assert ("one byte repeated" in cli(*args).err) is told

@@ -32,6 +32,7 @@ from converter.cli.options import (
     SOURCES,
     key_option,
     provider_bodies_option,
+    warn_if_guessable,
 )
 from converter.files import read_input
 from converter.firewall.keys import load_key
@@ -172,7 +173,9 @@ def _check_rederivation(
     require_this_version(opened)
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     # Never create a key here: a fresh key could only re-derive a different bundle.
-    pseudo = Pseudonymizer(load_key(key_file, create=False).key)
+    key = load_key(key_file, create=False).key
+    warn_if_guessable(key)
+    pseudo = Pseudonymizer(key)
     src = cast(SourceName | None, source)
     unit = cast(TaskUnit | None, task_unit)
     rederive(data, opened, contract_bytes, parent, src, unit, pseudo)
