@@ -1868,7 +1868,13 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
             "claims/policy/min_tasks",
         ),
         (b'{"policy": {"min_taks": 1}}', "CONTRACT-POLICY-FILE-SHAPE", "claims/policy/<key>"),
-        (b'{"pricing": {}}', "CONTRACT-POLICY-FILE-SHAPE", "claims/<key>"),
+        (b'{"pricing": {}}', "CONTRACT-POLICY-FILE-SHAPE", "<key> (expected: no such field"),
+        (b"{}", "CONTRACT-POLICY-FILE-SHAPE", "(policy file) (expected: at least one of"),
+        (
+            b'{"policy": {"disabled_checks": ["sample-sizes"]}}',  # a gate id no release has
+            "CONTRACT-UNKNOWN-CHECK",
+            "claims/policy/disabled_checks/0",
+        ),
         (b'{"policy": {"min_tasks": 1,}}', "CONTRACT-POLICY-FILE-UNREADABLE", "line 1"),
     ],
 )

@@ -19,6 +19,7 @@ from converter.cli.options import (
 )
 from converter.contract.model import Preset
 from converter.contract.read import read_preset
+from converter.contract.validate import unknown_checks
 from converter.errors import Gathered, Problem, Refused
 from converter.files import check_outputs, read_input, write_all_atomic, write_atomic
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -279,6 +280,10 @@ def _preset(path: Path) -> Preset:
     preset = read_preset(read_input(path, "CONTRACT-POLICY-FILE-UNREADABLE"))
     if isinstance(preset, list):
         raise Refused(preset)
+    if preset.policy is not None:  # a gate id mistyped in the team's file: said now, not in
+        unknown = unknown_checks(preset.policy.disabled_checks)  # every template made from it
+        if unknown:
+            raise Refused(unknown)
     return preset
 
 

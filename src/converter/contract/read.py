@@ -129,14 +129,23 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
         raw = as_tuples(loads_exact(data))
     except NotStrictJSON as bad:
         return [Problem("CONTRACT-POLICY-FILE-UNREADABLE", line=bad.line)]
+    sections = tuple(Preset.model_fields)
     try:
-        return Preset.model_validate(raw, strict=True)
+        preset = Preset.model_validate(raw, strict=True)
     except ValidationError as invalid:
         problems = []
         for err in invalid.errors():
+            if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:  # not a section
+                wants = "expected: no such field; the file holds " + ", ".join(sections)
+                problems.append(Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"<key> ({wants})"))
+                continue
             shape = _shape({**err, "loc": ("claims", *err["loc"])})
             problems.append(replace(shape, code="CONTRACT-POLICY-FILE-SHAPE"))
         return problems
+    if all(getattr(preset, name) is None for name in sections):  # `{}`: fills nothing
+        wants = "at least one of " + ", ".join(sections)
+        return [Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"(policy file) (expected: {wants})")]
+    return preset
 
 
 # Every bundle's schema_version, past and future, begins so (`bundle.model`).
