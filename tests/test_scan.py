@@ -640,3 +640,16 @@ def test_an_unreadable_projects_folder_is_refused(
     result = cli("scan", str(root))
     assert result.code == 2, result.err
     assert "CC-TREE-PROJECTS-MISSING" in result.err
+
+
+def test_an_orphaned_agent_transcript_is_not_called_a_renamed_session(
+    tmp_path: Path, cli: Any
+) -> None:
+    """Was: a 2.0.x `agent-<id>.jsonl` with no parent beside it was counted as a .jsonl file
+    not named by a session id, with advice (`inspect --from claude-code`) that refuses it."""
+    project = tmp_path / "projects" / "-home-dev-alpha"
+    project.mkdir(parents=True)
+    (project / "agent-1234abcd.jsonl").write_text("{}\n")
+    (project / "renamed-session.jsonl").write_text("{}\n")
+    totals = cli("scan", str(tmp_path / "projects"), "--json").json()["totals"]
+    assert (totals["skipped_entries"], totals["skipped_jsonl_files"]) == (2, 1)

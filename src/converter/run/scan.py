@@ -141,7 +141,9 @@ class _Walk:
         found.skipped += 1
         found.skipped_paths.append(str(entry.relative_to(self.root)))
         named = SESSION_ID.fullmatch(entry.name.removesuffix(".jsonl"))
-        found.stray_transcripts += kind == "file" and entry.name.endswith(".jsonl") and not named
+        agent = legacy_agent_id(entry.name) is not None  # a 2.0.x child: no parent to read it
+        stray = kind == "file" and entry.name.endswith(".jsonl") and not named and not agent
+        found.stray_transcripts += stray
 
     def project(self, project: Path) -> None:
         """One project folder's sessions; the rest of it skipped or counted."""
