@@ -302,7 +302,7 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         for problem in failure.problems:
             tell("integrity: " + describe(problem.code, problem.where))
         if failure.details:  # what differs: findings for whoever checks, not fixes for them
-            _emit_refused(Refused(failure.details), "--show-paths" in args, "  differs: ", False)
+            _emit_refused(Refused(failure.details), "--show-paths" in args, "  found: ", False)
         if failure.refusals:  # other bundles' refusals, found in the same run
             _emit_refused(Refused(failure.refusals), "--show-paths" in args)
         sys.exit(failure.exit_code)

@@ -178,7 +178,7 @@ def unrecorded_else_standard(key: str) -> bool:
     return any(unrecorded) and all(u or s for u, s in zip(unrecorded, standard, strict=True))
 
 
-def _untouched(entry: ModelTemplate) -> bool:
+def _untouched(entry: ModelTemplate | ModelPricing) -> bool:
     return all(getattr(t, f) is None for t in entry.tiers for f in PRICE_FIELDS)
 
 
@@ -229,7 +229,7 @@ def _tiers_differ(entry: ModelTemplate | ModelPricing, known: CardModel) -> bool
     """A stated price (or threshold) other than the card's; a null is `template_problems`'.
     An entry with no price stated (a model first seen since the contract was filled) states no
     other price, whatever its tiers."""
-    if all(getattr(tier, name) is None for tier in entry.tiers for name in PRICE_FIELDS):
+    if _untouched(entry):
         return False
     if len(entry.tiers) != len(known.tiers):
         return True
@@ -285,8 +285,8 @@ def prices_unlike(pricing: PricingTemplate | PricingClaims, card: PriceCard) -> 
 
 
 def shipped_card_named(ref: PriceCardRef | None) -> PriceCard | None:
-    """The shipped card `ref` names, exactly (same id, version and digest); None for no card, a
-    card file's name, or a shipped card's other edition."""
+    """The shipped card `ref` names, exactly (its id, and the date, source and retrieval date
+    as shipped); None for no card, a card file's name, or a reference that was edited."""
     if ref is None or ref.id not in shipped_cards():
         return None
     card = load_price_card(ref.id)
