@@ -57,6 +57,7 @@ class Consistency:
         self.firewall = head.schema_version == BUNDLE_SCHEMA
         self.reveal = frozenset(head.receipt.privacy.reveal_names)
         self.precision = head.receipt.privacy.timestamps
+        self.public: dict[tuple[str, str], bool] = {}  # a few names over thousands of events
         self._head()
 
     def _add(self, code: str, rule: str, where: str) -> None:
@@ -135,7 +136,12 @@ class Consistency:
                 self._add("BUNDLE-NAME-NOT-PUBLIC", rule, where)
 
     def _name(self, kind: str, name: str, rule: str, index: int) -> None:
-        if self.firewall and not crossed_as(kind, name, self.reveal):
+        if not self.firewall:
+            return
+        public = self.public.get((kind, name))
+        if public is None:
+            public = self.public[kind, name] = crossed_as(kind, name, self.reveal)
+        if not public:
             self._add("BUNDLE-NAME-NOT-PUBLIC", rule, rule.replace("*", str(index)))
 
     def _time(self, stamp: str | None, rule: str, where: str) -> None:
