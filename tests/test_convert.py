@@ -2019,3 +2019,19 @@ def test_inspect_says_why_the_card_left_a_call_unpriced(cli: Any, tmp_path: Path
     assert cost["model_calls_priced"] == 3
     text = cli(*args).out
     assert "not priced: 1 model call: no max_output_tokens on the card" in text
+
+
+def test_an_unrecorded_region_is_priced_up_to_the_cards_data_residency_surcharge(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was (diff review): a call with no `inference_geo` on a model the card surcharges for US
+    residency (1.1x) was priced at 1x alone, though the card states what it could have cost."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    for transcript in parent.parent.rglob("*.jsonl"):
+        text = transcript.read_text().replace('"inference_geo":"not_available",', "")
+        transcript.write_text(text)
+    args = ["inspect", "--in", str(parent), "--price-card", "anthropic-2026-11", "--json"]
+    cost = json.loads(cli(*args).out)["card_cost"]
+    assert cost["model_calls_assumed_standard"] == cost["model_calls_priced"] == 4
+    low, high = Decimal(cost["low_usd"]), Decimal(cost["high_usd"])
+    assert abs(high - low * Decimal("1.1")) < Decimal("1e-9")

@@ -58,6 +58,7 @@ _FIELDS = ("service_tier", "speed", "inference_geo")
 # `not_available` (no data residency on that model). A field the transcript did not record
 # (`absent`) or recorded as "" (`empty`, a gateway) says nothing: it is its own observed value,
 # not "standard" (SPEC §8.3), and its multiplier stays null for the user to decide.
+_UNRECORDED = frozenset({"absent", "empty"})
 _STANDARD = {
     "service_tier": frozenset({"standard"}),
     "speed": frozenset({"standard"}),
@@ -173,9 +174,18 @@ def unrecorded_else_standard(key: str) -> bool:
     values = key.split("|")
     if len(values) != len(_FIELDS):
         return False
-    unrecorded = [v in ("absent", "empty") for v in values]
+    unrecorded = [v in _UNRECORDED for v in values]
     standard = [v in _STANDARD[f] for f, v in zip(_FIELDS, values, strict=True)]
     return any(unrecorded) and all(u or s for u, s in zip(unrecorded, standard, strict=True))
+
+
+def unrecorded_surcharge(model: CardModel, key: str) -> Decimal:
+    """The largest multiplier the card states for a value a field the transcript did not
+    record could have held (`inference_geo=us` for an absent region), or 1: the high end of
+    an estimate that assumes standard rates for those fields."""
+    unrecorded = {f for f, v in zip(_FIELDS, key.split("|"), strict=False) if v in _UNRECORDED}
+    stated = [m for k, m in model.context_multipliers.items() if k.split("=")[0] in unrecorded]
+    return max([Decimal(1), *stated])
 
 
 def _untouched(entry: ModelTemplate | ModelPricing) -> bool:

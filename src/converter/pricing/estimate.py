@@ -4,8 +4,10 @@ Only what the card states is priced, by the same engine `convert --contract` use
 is guessed silently. A model the card does not know, or a billing context it does not price
 (fast mode, a batch), leaves its calls unpriced and counted. A context whose fields are standard
 but for those the transcript did not record (`absent`, as 2.1.39 and 1.0.x write every call) is
-priced at the standard rate and its calls counted apart, so the figure says what it assumed (a
-contract states that multiplier itself, and never assumes it). Cache writes
+priced from the standard rate up to the largest surcharge the card states for those fields
+(data residency's 1.1), and its calls counted apart: a surcharge the card does not state (fast
+mode) is assumed absent, and the figure says so (a contract states that multiplier itself, and
+never assumes it). Cache writes
 recorded without a TTL split are priced both ways (5-minute and 1-hour rates): the estimate is
 the interval between them, as it is for a usage-incomplete call, up to the card's
 max_output_tokens. Built-in tools cost nothing; a tool whose price is yours to state (MCP) is not
@@ -18,7 +20,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from converter.firewall.view import PublicAccount
-from converter.pricing.card import PriceCard, prefill, unrecorded_else_standard
+from converter.pricing.card import (
+    CardModel,
+    PriceCard,
+    prefill,
+    unrecorded_else_standard,
+    unrecorded_surcharge,
+)
 from converter.pricing.engine import PricedCall, observed_keys, price_model_event
 from converter.pricing.model import ModelPricing, ModelTemplate, PricingClaims, PricingTemplate
 
@@ -55,14 +63,20 @@ class Estimate:
     assumed_standard_calls: int = 0  # priced calls whose billing fields were not all recorded
 
 
-def _stated(entry: ModelTemplate) -> ModelPricing | None:
+def _stated(entry: ModelTemplate, known: CardModel | None, high: bool) -> ModelPricing | None:
     """The entry as the card states it: every price of every tier, and the contexts it can
-    read (the others are left out, so their calls are unpriced); None if a price is missing."""
+    read (the others are left out, so their calls are unpriced); None if a price is missing.
+    A context standard but for fields not recorded is priced at 1, or (`high`) at the largest
+    surcharge the card states for those fields."""
     tiers = [t.model_dump() for t in entry.tiers]
-    if any(value is None for tier in tiers for value in tier.values()):
+    if known is None or any(value is None for tier in tiers for value in tier.values()):
         return None
+
+    def assumed(key: str) -> Decimal:
+        return unrecorded_surcharge(known, key) if high else Decimal(1)
+
     contexts = {
-        key: Decimal(1) if value is None and unrecorded_else_standard(key) else value
+        key: assumed(key) if value is None and unrecorded_else_standard(key) else value
         for key, value in entry.contexts.items()
     }
     contexts = {key: value for key, value in contexts.items() if value is not None}
@@ -71,29 +85,35 @@ def _stated(entry: ModelTemplate) -> ModelPricing | None:
     )
 
 
-def _claims(template: PricingTemplate) -> tuple[PricingClaims, PricingClaims]:
-    """What the card states for this session, once per rule for unsplit cache writes."""
-    models = {name: p for name, entry in template.models.items() if (p := _stated(entry))}
+def _claims(template: PricingTemplate, card: PriceCard) -> list[PricingClaims]:
+    """What the card states for this session: once per rule for unsplit cache writes, each at
+    the low and the high end of what unrecorded billing fields could have cost."""
     servers = {name: value for name, value in template.server_tools.items() if value is not None}
-    base = {"models": models, "server_tools": servers, "client_tools": {}}
-    return (
-        PricingClaims.model_validate({**base, "unsplit_cache_write_rule": "5m"}),
-        PricingClaims.model_validate({**base, "unsplit_cache_write_rule": "1h"}),
-    )
+    out = []
+    for high in (False, True):
+        models = {
+            name: p
+            for name, entry in template.models.items()
+            if (p := _stated(entry, card.models.get(name), high))
+        }
+        base = {"models": models, "server_tools": servers, "client_tools": {}}
+        for rule in ("5m", "1h"):
+            out.append(PricingClaims.model_validate({**base, "unsplit_cache_write_rule": rule}))
+    return out
 
 
 def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
     """Every model call the card prices, summed per model and in all, as low and high."""
     template = prefill(observed_keys(account), card)
-    short, long = _claims(template)
+    claims = _claims(template, card)
     # A built-in tool costs nothing (the template's 0); a tool with no price (MCP) is yours.
     unpriced = sum(template.client_tools.get(t.name) is None for t in account.tool_events)
     out = Estimate(card_id=card.id, tool_calls_not_priced=unpriced)
     for event in account.model_events:
-        both = [price_model_event(event, short), price_model_event(event, long)]
-        priced = [p for p in both if isinstance(p, PricedCall)]
-        if len(priced) < len(both):
-            lacks = next(p for p in both if isinstance(p, list))
+        ways = [price_model_event(event, c) for c in claims]
+        priced = [p for p in ways if isinstance(p, PricedCall)]
+        if len(priced) < len(ways):
+            lacks = next(p for p in ways if isinstance(p, list))
             why = _WHY[lacks[0].code]
             out.unpriced_calls += 1
             out.unpriced_by_reason[why] = out.unpriced_by_reason.get(why, 0) + 1
