@@ -1971,19 +1971,24 @@ def test_inspect_with_a_card_it_cannot_read_is_refused_before_the_tree_is_read(
     assert result.err.startswith("refused: PRICE-CARD-UNKNOWN")
 
 
+def _last_call_unfinished(parent: Path) -> None:
+    """The synthetic parent's last call as a streaming stub: no final usage (usage-incomplete)."""
+    lines = parent.read_text().splitlines(keepends=True)
+    last = json.loads(lines[8])
+    assert last["message"]["stop_reason"] == "end_turn"
+    last["message"]["stop_reason"] = None
+    del last["message"]["usage"]["iterations"]
+    lines[8] = json.dumps(last) + "\n"
+    parent.write_text("".join(lines))
+
+
 def test_the_count_of_values_to_fill_includes_a_bound_a_usage_incomplete_call_needs(
     cli: Any, tmp_path: Path
 ) -> None:
     """Was: "every claim is filled: convert --contract" over a contract that convert then
     refused PRICE-MAX-OUTPUT-MISSING: max_output_tokens may be null, unless a call needs it."""
     parent = _copy_tree("synthetic_tree", tmp_path)
-    lines = parent.read_text().splitlines(keepends=True)
-    last = json.loads(lines[8])
-    assert last["message"]["stop_reason"] == "end_turn"
-    last["message"]["stop_reason"] = None
-    del last["message"]["usage"]["iterations"]  # a streaming stub: no final usage
-    lines[8] = json.dumps(last) + "\n"
-    parent.write_text("".join(lines))
+    _last_call_unfinished(parent)
     template = tmp_path / "t.json"
     assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
     filled = fill(read_json(template))
@@ -2007,12 +2012,7 @@ def test_inspect_says_why_the_card_left_a_call_unpriced(cli: Any, tmp_path: Path
     for transcript in parent.parent.rglob("*.jsonl"):
         text = transcript.read_text().replace("claude-opus-4-8", "claude-opus-4-20250514")
         transcript.write_text(text)
-    lines = parent.read_text().splitlines(keepends=True)
-    last = json.loads(lines[8])
-    last["message"]["stop_reason"] = None
-    del last["message"]["usage"]["iterations"]
-    lines[8] = json.dumps(last) + "\n"
-    parent.write_text("".join(lines))
+    _last_call_unfinished(parent)
     args = ["inspect", "--in", str(parent), "--price-card", "anthropic-2026-11"]
     cost = json.loads(cli(*args, "--json").out)["card_cost"]
     assert cost["not_priced_for_lack_of"] == {"max-output-tokens": 1}
