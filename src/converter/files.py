@@ -10,6 +10,7 @@ import re
 import signal
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from converter.errors import Problem, Refused
@@ -58,10 +59,28 @@ def read_input(
     return data
 
 
+def _resolved(path: Path) -> Path:
+    """`path` with its links followed, or as given when they cannot be (a loop of symbolic
+    links, which Python 3.11 raises as RuntimeError; a folder that cannot be searched)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
-        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
-    except OSError:
+        return _resolved(a) == _resolved(b) or (a.exists() and b.exists() and a.samefile(b))
+    except (OSError, RuntimeError):
+        return False
+
+
+def _is(test: Callable[[], bool]) -> bool:
+    """`Path.is_file()`, `is_dir()` or `exists()`, False where the answer cannot be had: Python
+    3.11 raises EACCES from them (a path inside a folder that cannot be searched)."""
+    try:
+        return test()
+    except (OSError, RuntimeError):
         return False
 
 
@@ -126,6 +145,11 @@ def _evidence_kind(path: Path) -> str | None:
     return None
 
 
+def is_attestation(path: Path) -> bool:
+    """Whether a regular file at `path` is a DSSE envelope (`_evidence_kind`)."""
+    return not _not_a_plain_file(path) and _evidence_kind(path) == "attestation"
+
+
 def check_outputs(
     outputs: list[Path], inputs: list[Path], may_replace: tuple[str, ...] = ()
 ) -> None:
@@ -139,14 +163,14 @@ def check_outputs(
             problems.append(Problem("OUT-SAME-AS-INPUT"))
         elif _not_a_plain_file(out):
             problems.append(Problem("OUT-NOT-A-FILE"))
-        elif out.is_file() and (kind := _evidence_kind(out)) and kind not in may_replace:
+        elif _is(out.is_file) and (kind := _evidence_kind(out)) and kind not in may_replace:
             problems.append(Problem("OUT-REPLACES-EVIDENCE"))
-        elif out.is_file() and _holds_key(out):
+        elif _is(out.is_file) and _holds_key(out):
             problems.append(Problem("OUT-REPLACES-KEY"))
         parent = out.parent if str(out.parent) else Path(".")
-        if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        if not _is(parent.is_dir) or not os.access(parent, os.W_OK | os.X_OK):
             problems.append(Problem("OUT-UNWRITABLE"))
-    if len({o.resolve() for o in outputs}) != len(outputs):
+    if len({_resolved(o) for o in outputs}) != len(outputs):
         problems.append(Problem("OUT-SAME-AS-INPUT"))
     if problems:
         raise Refused(problems)

@@ -80,7 +80,11 @@ def generate_key_files(private_path: Path) -> GeneratedKey:
     if private_path.name.lower().endswith(".pub"):
         raise SigningKeyRefused("ATTEST-KEY-PUBLIC-NAME")
     public_path = public_path_for(private_path)
-    if public_path.exists() or public_path.is_symlink():
+    try:
+        taken = public_path.exists() or public_path.is_symlink()
+    except OSError:  # Python 3.11: EACCES from a folder that cannot be searched
+        raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE") from None
+    if taken:
         raise SigningKeyRefused("ATTEST-KEY-EXISTS")
     key = Ed25519PrivateKey.generate()
     _create_exclusive(private_path, private_pem(key), 0o600)

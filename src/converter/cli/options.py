@@ -16,12 +16,24 @@ from converter.firewall.pseudonyms import Pseudonymizer
 F = TypeVar("F", bound=Callable[..., Any])
 
 SOURCES = click.Choice(["claude-code-tree", "claude-code"])
+
+
 # Paths are judged by the code that opens them (a refusal with the input's code, exit 2), never
 # by click's readability check (a usage error with no code, 64): an unreadable contract is the
 # input's problem, not a bad flag.
-FILE = click.Path(path_type=Path, dir_okay=False, readable=False)
-FOLDER = click.Path(path_type=Path, file_okay=False, readable=False)
-PATH = click.Path(path_type=Path, readable=False)
+class _Path(click.Path):
+    """click's Path, refusing an empty value (an unset shell variable: `--out "$OUT"`) as a usage
+    error: as a path it would name the working folder, or nothing at all."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("the path given is empty", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+FILE = _Path(path_type=Path, dir_okay=False, readable=False)
+FOLDER = _Path(path_type=Path, file_okay=False, readable=False)
+PATH = _Path(path_type=Path, readable=False)
 
 
 def key_option(func: F) -> F:

@@ -91,17 +91,26 @@ class LoadedKey:
     created_at: Path | None  # set when the key was created by this call
 
 
+def _exists(path: Path) -> bool:
+    """Whether something is at `path`; a folder on the way that cannot be searched (Python 3.11
+    raises EACCES) is KEY-UNREADABLE, never an internal error."""
+    try:
+        return path.exists()
+    except OSError:
+        raise Refused([Problem("KEY-UNREADABLE")]) from None
+
+
 def load_key(key_file: Path | None, *, create: bool = True) -> LoadedKey:
     """--key-file, else $AGENT_EVIDENCE_KEY, else the config dir (created on first use)."""
     if key_file is not None:
-        if not key_file.exists():
+        if not _exists(key_file):
             raise Refused([Problem("KEY-FILE-MISSING")])
         return LoadedKey(_read_private(key_file), None)
     env = os.environ.get(ENV_VAR)
     if env:
         return LoadedKey(_decode(env), None)
     path = default_key_path()
-    if path.exists():
+    if _exists(path):
         return LoadedKey(_read_private(path), None)
     if not create:
         raise Refused([Problem("KEY-MISSING")])
