@@ -3,6 +3,7 @@ bundle. Both refuse with every problem found and write nothing on refusal."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
@@ -21,7 +22,13 @@ from converter.contract.model import Preset
 from converter.contract.read import read_preset
 from converter.contract.validate import unknown_checks
 from converter.errors import Gathered, Problem, Refused
-from converter.files import check_outputs, read_input, write_all_atomic, write_atomic
+from converter.files import (
+    check_outputs,
+    is_attestation,
+    read_input,
+    write_all_atomic,
+    write_atomic,
+)
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing.card import load_price_card, prefill, shipped_card_named, shipped_cards
 from converter.pricing.engine import observed_keys
@@ -320,10 +327,13 @@ def _bundle(
 ) -> None:
     outputs = [out] + ([Path(f"{out}.intoto.json")] if attest_key else [])
     inputs = [parent, contract_in] + ([attest_key] if attest_key else [])
+    stale = Path(f"{out}.intoto.json")
     first = Gathered()
     first(lambda: check_outputs([out], inputs, ("bundle",)))  # a bundle replaces only a bundle
-    if attest_key:  # and its attestation only the attestation beside it
-        first(lambda: check_outputs(outputs[1:], inputs, ("attestation",)))
+    if attest_key or os.path.lexists(stale):  # and the attestation beside it only an attestation:
+        # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key
+        # there is refused, never deleted)
+        first(lambda: check_outputs([stale], inputs, ("attestation",)))
     contract_bytes = first(lambda: read_input(contract_in, "CONTRACT-UNREADABLE"))
     signing_key = first(lambda: _signing_key(attest_key)) if attest_key else None
     first.done()
@@ -335,12 +345,13 @@ def _bundle(
 
         envelope = attest(data, SUBJECT_NAME, bundle.receipt.model_dump(mode="json"), signing_key)
         files.append((outputs[1], envelope))
-    stale = Path(f"{out}.intoto.json")
     # An attestation beside the bundle is kept only if its subject is these very bytes (the
-    # same conversion run again); any other signs something else, and goes.
-    keep = attest_key is None and stale.exists() and _names_bytes(stale, data)
+    # same conversion run again); any other signs something else, and goes. A file there that
+    # is no attestation is not this tool's to remove.
+    present = attest_key is None and is_attestation(stale)
+    keep = present and _names_bytes(stale, data)
     replaced = out.exists()
-    remove = attest_key is None and stale.exists() and not keep
+    remove = present and not keep
     # The stale attestation goes with the write, Ctrl-C held: never a new bundle beside it.
     write_all_atomic(files, removing=(stale,) if remove else ())
     if remove:
