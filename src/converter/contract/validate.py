@@ -17,7 +17,7 @@ from converter.contract.model import CheckId, Contract, Inventory
 from converter.contract.read import ContractParts, safe_path
 from converter.errors import Problem
 from converter.firewall.view import BoundFile, Task
-from converter.pricing.card import card_problems
+from converter.pricing.card import card_problems, partial_card_problems
 from converter.pricing.model import partial_problems, template_problems
 
 
@@ -47,6 +47,7 @@ def own_problems(parts: ContractParts) -> list[Problem]:
         problems += card_problems(parts.pricing)
     else:
         problems += [p.as_problem() for p in partial_problems(parts.raw_pricing)]
+        problems += partial_card_problems(parts.raw_pricing)
     return problems
 
 

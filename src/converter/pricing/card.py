@@ -46,6 +46,7 @@ from converter.pricing.model import (
     SourceUrl,
     Tiers,
     TierTemplate,
+    valid_parts,
 )
 
 ContextSetting = Annotated[
@@ -301,6 +302,14 @@ def shipped_card_named(ref: PriceCardRef | None) -> PriceCard | None:
         return None
     card = load_price_card(ref.id)
     return card if card.ref() == ref else None
+
+
+def partial_card_problems(raw: Any) -> list[Problem]:
+    """`card_problems` of a pricing template that did not validate as a whole, over the parts
+    that do (`model.valid_parts`): a misshapen price elsewhere does not hide a card's price
+    edited here until the next run."""
+    parts = valid_parts(raw)
+    return card_problems(parts) if parts is not None else []
 
 
 def card_problems(pricing: PricingTemplate) -> list[Problem]:

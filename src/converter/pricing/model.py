@@ -267,6 +267,8 @@ def template_problems(template: PricingTemplate) -> list[PricingProblem]:
 
 _MODEL_TEMPLATE: TypeAdapter[ModelTemplate] = TypeAdapter(ModelTemplate)
 _PRICE: TypeAdapter[Decimal | None] = TypeAdapter(RawPrice | None)
+_NAME: TypeAdapter[str] = TypeAdapter(ModelName)
+_SERVER: TypeAdapter[ServerTool] = TypeAdapter(ServerTool)
 
 
 def partial_problems(raw: Any) -> list[PricingProblem]:
@@ -287,6 +289,37 @@ def partial_problems(raw: Any) -> list[PricingProblem]:
     if "unsplit_cache_write_rule" in raw and raw["unsplit_cache_write_rule"] is None:
         out.append(PricingProblem(code="PRICE-NULL", field="unsplit_cache_write_rule"))
     return out
+
+
+def valid_parts(raw: Any) -> PricingTemplate | None:
+    """The parts of a pricing template that did not validate as a whole which validate on
+    their own (each model entry, each server tool's price, the card reference), so that what
+    can still be compared is (`card.partial_card_problems`); None with no card named."""
+    if not isinstance(raw, dict) or raw.get("price_card") is None:
+        return None
+    try:
+        ref = PriceCardRef.model_validate(raw["price_card"], strict=True)
+    except ValidationError:
+        return None
+    models: dict[str, ModelTemplate] = {}
+    entries = raw.get("models")
+    for name, entry in entries.items() if isinstance(entries, dict) else ():
+        try:
+            models[_NAME.validate_python(name)] = _MODEL_TEMPLATE.validate_python(
+                entry, strict=True
+            )
+        except ValidationError:
+            continue
+    servers: dict[ServerTool, Decimal | None] = {}
+    prices = raw.get("server_tools")
+    for name, value in prices.items() if isinstance(prices, dict) else ():
+        try:
+            servers[_SERVER.validate_python(name)] = _PRICE.validate_python(value, strict=True)
+        except ValidationError:
+            continue
+    return PricingTemplate.model_construct(
+        models=models, server_tools=servers, client_tools={}, price_card=ref
+    )
 
 
 def _checked(value: Any, **where: Any) -> list[PricingProblem]:
