@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -171,42 +172,62 @@ def open_bundle(
     """
     raw = _checked_value(data, reference)
     events, edges = (raw.pop(name, None) for name in BULK_FIELDS)
-    at: tuple[Any, ...] = ()  # where the item being validated lies
+    shape: list[Problem] = []  # every misshapen part, each named: the run goes on past one
+    head = check = None
     try:
         head = BundleHead.model_validate_json(encode(raw))
-        missing = [
-            name
-            for name, bulk in zip(BULK_FIELDS, (events, edges), strict=True)
-            if type(bulk) is not list
-        ]
-        if missing:
-            raise Refused([Problem("BUNDLE-SHAPE", where=name) for name in missing])
+    except ValidationError as bad:
+        shape += _shape_problems((), bad)
+    except TypeError:
+        shape.append(Problem("BUNDLE-SHAPE"))
+    shape += [
+        Problem("BUNDLE-SHAPE", where=name)
+        for name, bulk in zip(BULK_FIELDS, (events, edges), strict=True)
+        if type(bulk) is not list
+    ]
+    if head is not None:
         check = Consistency(head)
         if sink is not None:
             sink.start(head)
-        for index, item in enumerate(events):
-            events[index], at = None, ("events", index)
-            event = _EVENT.validate_json(encode(item))
+    for index, item in enumerate(events if type(events) is list else ()):
+        events[index] = None
+        event = _item(_EVENT.validate_json, item, ("events", index), shape)
+        if event is not None and check is not None and not shape:
             check.event(index, event)
             if sink is not None:
                 sink.event(event)
-        for index, item in enumerate(edges):
-            edges[index], at = None, ("edges", index)
-            edge = Edge.model_validate_json(encode(item))
+    for index, item in enumerate(edges if type(edges) is list else ()):
+        edges[index] = None
+        edge = _item(Edge.model_validate_json, item, ("edges", index), shape)
+        if edge is not None and check is not None and not shape:
             check.edge(index, edge)
             if sink is not None:
                 sink.edge(edge)
-    except ValidationError as bad:
-        raise Refused(_shape_problems(at, bad)) from None
-    except TypeError:
-        raise Refused(
-            [Problem("BUNDLE-SHAPE", where=masked_path(at, _bundle_fields()) or None)]
-        ) from None
+    if shape or head is None or check is None:
+        # (parts that did validate are not checked against each other: with a part missing,
+        # every reference to it would be a second, misleading problem)
+        raise Refused(shape or [Problem("BUNDLE-SHAPE")])
     problems = check.problems()
     if problems:  # resealed after an edit: parts that disagree would be summed silently
         raise Refused(problems)
     return_free_memory()  # the parsed JSON value's pages
     return head
+
+
+T = TypeVar("T")
+
+
+def _item(
+    validate: Callable[[bytes], T], item: Any, at: tuple[Any, ...], shape: list[Problem]
+) -> T | None:
+    """One event or edge validated from its canonical JSON, or None with its problems added."""
+    try:
+        return validate(encode(item))
+    except ValidationError as bad:
+        shape += _shape_problems(at, bad)
+    except TypeError:
+        shape.append(Problem("BUNDLE-SHAPE", where=masked_path(at, _bundle_fields()) or None))
+    return None
 
 
 def bundle_problems(
