@@ -625,3 +625,37 @@ def test_a_label_phrase_in_a_bundle_of_a_version_that_takes_one_word_is_refused(
         assert _codes_at(edit) == [("BUNDLE-NAME-NOT-PUBLIC", path)]
     else:
         open_bundle(_resealed(edit))
+
+
+@pytest.mark.parametrize(
+    ("edits", "expected"),
+    [
+        (
+            [("events/1/usage/output_tokens", "x"), ("events/3/usage/output_tokens", "x")],
+            [
+                ("BUNDLE-SHAPE", "events/1/usage/output_tokens"),
+                ("BUNDLE-SHAPE", "events/3/usage/output_tokens"),
+            ],
+        ),
+        (
+            [("baseline/name", 5), ("events/2/usage/input_tokens", -1)],
+            [("BUNDLE-SHAPE", "baseline/name"), ("BUNDLE-SHAPE", "events/2/usage/input_tokens")],
+        ),
+        (
+            [("events/5/kind", "x"), ("edges/0/kind", "y")],
+            [("BUNDLE-SHAPE", "events/5/kind"), ("BUNDLE-SHAPE", "edges/0/kind")],
+        ),
+    ],
+    ids=["two-events", "head-and-event", "event-and-edge"],
+)
+def test_every_misshapen_part_of_a_bundle_is_named_not_only_the_first(
+    edits: list[tuple[str, Any]], expected: list[tuple[str, str]]
+) -> None:
+    """Was: opening stopped at the first field that did not validate (fuzzing found it in 335
+    combinations): a run reports every problem it finds."""
+
+    def edit(body: dict[str, Any]) -> None:
+        for path, value in edits:
+            _set(path, value)(body)
+
+    assert sorted(_codes_at(edit)) == sorted(expected)

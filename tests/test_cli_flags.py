@@ -564,3 +564,104 @@ def test_show_paths_says_which_parent_line_each_task_starts_at(cli: Any, tmp_pat
     assert "task: " not in cli("inspect", "--in", str(rich)).err
     whole = cli("inspect", "--in", str(rich), "--show-paths", "--task-unit", "session")
     assert "= the whole session (task 1 of 1)" in whole.err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["keygen", "--out", ""],
+        ["key", "init", "--key-file", " "],
+        ["evaluate", "--bundle", "b.json", "--report", ""],
+        ["convert", "--in", "x.jsonl", "--template", ""],
+    ],
+)
+def test_an_empty_path_is_a_usage_error(cli: Any, argv: list[str]) -> None:
+    """Was (fuzzing): `keygen --out ''` exit 70, `key init --key-file ''` KEY-EXISTS, and
+    `--report ''` OUT-NOT-A-FILE: an unset shell variable names no file."""
+    result = cli(*argv)
+    assert result.code == 64
+    assert "the path given is empty" in result.err
+
+
+def test_a_loop_of_symbolic_links_as_a_path_is_refused_not_an_internal_error(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was (fuzzing): exit 70, RuntimeError from Path.resolve() (Python 3.11's loop error)."""
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    golden = str(GOLDEN)
+    for argv in (
+        ["evaluate", "--bundle", golden, "--report", str(tmp_path / "a")],
+        ["evaluate", "--bundle", str(tmp_path / "a")],
+        ["convert", "--in", str(tmp_path / "a"), "--template", str(tmp_path / "t.json")],
+        ["convert", "--in", str(PARENT), "--template", str(tmp_path / "a")],
+    ):
+        result = cli(*argv)
+        assert result.code in (2, 64), (argv, result.err)
+        assert "internal error" not in result.err
+
+
+def test_an_attestation_path_beside_the_bundle_holding_something_else_is_never_removed(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Was (fuzzing): <out>.intoto.json was removed whatever it was: the run's own contract
+    there was deleted (exit 0), a folder there crashed after the bundle was written."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)  # the fixture contract's key
+    contract = tmp_path / "b.json.intoto.json"
+    contract.write_bytes((GOLDEN.parent / "synthetic_contract.json").read_bytes())
+    out = tmp_path / "b.json"
+    args = ["convert", "--in", str(PARENT), "--contract", str(contract), "--out", str(out)]
+    result = cli(*args)
+    assert result.code == 2
+    assert "OUT-SAME-AS-INPUT" in result.err
+    assert contract.exists()
+    assert not out.exists()
+    other = tmp_path / "o"
+    (other / "b.json.intoto.json").mkdir(parents=True)
+    fixture = str(GOLDEN.parent / "synthetic_contract.json")
+    result = cli(
+        "convert", "--in", str(PARENT), "--contract", fixture, "--out", str(other / "b.json")
+    )
+    assert result.code == 2
+    assert "OUT-NOT-A-FILE" in result.err
+    assert not (other / "b.json").exists()
+    plain = tmp_path / "p"
+    plain.mkdir()
+    (plain / "b.json.intoto.json").write_text('{"not": "an attestation"}')
+    result = cli(
+        "convert", "--in", str(PARENT), "--contract", fixture, "--out", str(plain / "b.json")
+    )
+    assert result.code == 0, result.err
+    assert (plain / "b.json.intoto.json").read_text() == '{"not": "an attestation"}'
+
+
+def test_a_path_in_a_folder_that_cannot_be_searched_is_refused_not_an_internal_error(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Was (fuzzing, run without root's override): exit 70, PermissionError, which Python
+    3.11's Path.is_file()/is_dir()/exists() raise for a path under a folder mode 0700 of
+    another user. Simulated here, as the tests run as root."""
+
+    real = {name: getattr(Path, name) for name in ("is_file", "is_dir", "exists")}
+    for name in real:
+        monkeypatch.setattr(Path, name, lambda self, *a, _n=name, **k: denied_as(self, _n))
+
+    def denied_as(path: Path, which: str) -> bool:
+        if "secret" in path.parts:
+            raise PermissionError(13, "Permission denied")
+        return bool(real[which](path))
+
+    secret = tmp_path / "secret"
+    cases = {
+        "OUT-UNWRITABLE": ["convert", "--in", str(PARENT), "--template", str(secret / "t.json")],
+        "ATTEST-KEY-UNWRITABLE": ["keygen", "--out", str(secret / "k.pem")],
+        "KEY-UNREADABLE": ["key", "show-id", "--key-file", str(secret / "p.key")],
+    }
+    for code, argv in cases.items():
+        result = cli(*argv)
+        assert result.code == 2, (argv, result.err)
+        assert code in result.err
+    monkeypatch.delenv("AGENT_EVIDENCE_KEY")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(secret))
+    result = cli("key", "show-id")
+    assert (result.code, "KEY-UNREADABLE" in result.err) == (2, True)

@@ -2035,3 +2035,26 @@ def test_an_unrecorded_region_is_priced_up_to_the_cards_data_residency_surcharge
     assert cost["model_calls_assumed_standard"] == cost["model_calls_priced"] == 4
     low, high = Decimal(cost["low_usd"]), Decimal(cost["high_usd"])
     assert abs(high - low * Decimal("1.1")) < Decimal("1e-9")
+
+
+def test_a_misshapen_price_does_not_hide_a_cards_price_edited_beside_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was (fuzzing): a shape error anywhere in claims.pricing left only CONTRACT-SHAPE, and
+    PRICE-CARD-MISMATCH came a run later."""
+    parent = fixture_parent("synthetic_tree")
+    template = tmp_path / "t.json"
+    made = ["convert", "--in", str(parent), "--template", str(template)]
+    assert cli(*made, "--price-card", "anthropic-2026-11").code == 0
+    data = read_json(template)
+    prices = copy.deepcopy(data["claims"]["pricing"])
+    fill(data)
+    data["claims"]["pricing"]["models"] = prices["models"]
+    data["claims"]["pricing"]["models"]["claude-opus-4-8"]["tiers"][0]["output"] = "26"
+    data["claims"]["pricing"]["client_tools"]["Read"] = {}
+    contract = tmp_path / "c.json"
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-SHAPE [claims/pricing/client_tools/Read" in result.err
+    assert "PRICE-CARD-MISMATCH [claims/pricing/models/claude-opus-4-8]" in result.err
