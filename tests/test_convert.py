@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -1656,7 +1657,10 @@ def test_a_fifo_given_as_price_card_or_beside_the_bundle_does_not_block(tmp_path
         timeout=60,
         env=env,
     )
-    assert bundle.returncode == 0, bundle.stderr
+    # Refused before any work, never removed (it was, as a stale attestation): not an output's
+    assert bundle.returncode == 2, bundle.stderr
+    assert "refused: OUT-NOT-A-FILE" in bundle.stderr
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "b.json.intoto.json").st_mode)
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ or crashed run leaves nothing behind, and an output never overwrites an input.""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import signal
@@ -80,7 +81,11 @@ def _is(test: Callable[[], bool]) -> bool:
     3.11 raises EACCES from them (a path inside a folder that cannot be searched)."""
     try:
         return test()
-    except (OSError, RuntimeError):
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:  # a usage error, said as such (cli/main.py)
+            raise
+        return False
+    except RuntimeError:
         return False
 
 

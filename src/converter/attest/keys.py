@@ -7,6 +7,7 @@ with an ATTEST-KEY-* code; no message quotes the file.
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +83,9 @@ def generate_key_files(private_path: Path) -> GeneratedKey:
     public_path = public_path_for(private_path)
     try:
         taken = public_path.exists() or public_path.is_symlink()
-    except OSError:  # Python 3.11: EACCES from a folder that cannot be searched
+    except OSError as error:  # Python 3.11: EACCES from a folder that cannot be searched
+        if error.errno == errno.ENAMETOOLONG:  # a usage error, said as such (cli/main.py)
+            raise
         raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE") from None
     if taken:
         raise SigningKeyRefused("ATTEST-KEY-EXISTS")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import os
@@ -96,7 +97,9 @@ def _exists(path: Path) -> bool:
     raises EACCES) is KEY-UNREADABLE, never an internal error."""
     try:
         return path.exists()
-    except OSError:
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:  # a usage error, said as such (cli/main.py)
+            raise
         raise Refused([Problem("KEY-UNREADABLE")]) from None
 
 
