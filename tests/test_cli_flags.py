@@ -665,3 +665,13 @@ def test_a_path_in_a_folder_that_cannot_be_searched_is_refused_not_an_internal_e
     monkeypatch.setenv("XDG_CONFIG_HOME", str(secret))
     result = cli("key", "show-id")
     assert (result.code, "KEY-UNREADABLE" in result.err) == (2, True)
+
+
+def test_an_output_name_the_file_system_takes_is_written(cli: Any, tmp_path: Path) -> None:
+    """Was (fuzzing): a 250-character output name was OUT-UNWRITABLE ("folder missing or not
+    writable"): the staged file's name, the output's plus 14 bytes, was too long."""
+    out = tmp_path / ("t" * 245 + ".json")
+    assert len(out.name) == 250
+    result = cli("convert", "--in", str(PARENT), "--template", str(out))
+    assert result.code == 0, result.err
+    assert out.is_file()

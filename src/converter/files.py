@@ -181,6 +181,13 @@ def check_outputs(
         raise Refused(problems)
 
 
+def _stage_prefix(path: Path) -> str:
+    """The staged file's name begins with the output's, cut to 100 bytes: a name the file
+    system takes (up to 255 bytes) must not fail for the 14 the staging adds."""
+    cut = os.fsencode(path.name)[:100].decode("utf-8", "ignore")
+    return f".{cut}."
+
+
 def write_atomic(path: Path, data: bytes | bytearray) -> None:
     """One output, staged in its folder and renamed into place (`write_all_atomic`)."""
     write_all_atomic([(path, data)])
@@ -231,7 +238,7 @@ def write_all_atomic(
         try:
             for path, data in files:
                 folder = path.parent if str(path.parent) else Path(".")
-                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+                fd, tmp = tempfile.mkstemp(prefix=_stage_prefix(path), suffix=".tmp", dir=folder)
                 staged.append((tmp, path))
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
