@@ -165,3 +165,22 @@ def test_keygen_never_writes_a_private_key_named_like_a_public_one(
     assert result.code == 2
     assert "ATTEST-KEY-PUBLIC-NAME" in result.err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_key_file_of_two_keys_is_refused(tmp_path: Path, cli: Any) -> None:
+    """Was (fuzzing): two PEM keys in one file were taken, the first one signing."""
+    for name in ("a.pem", "b.pem"):
+        assert cli("keygen", "--out", str(tmp_path / name)).code == 0
+    both = tmp_path / "both.pem"
+    both.write_bytes((tmp_path / "a.pem").read_bytes() + (tmp_path / "b.pem").read_bytes())
+    both.chmod(0o600)
+    with pytest.raises(SigningKeyRefused) as raised:
+        load_private_key(both)
+    assert _code(raised) == "ATTEST-KEY-INVALID"
+    public = tmp_path / "both.pub"
+    public.write_bytes(
+        (tmp_path / "a.pem.pub").read_bytes() + (tmp_path / "b.pem.pub").read_bytes()
+    )
+    with pytest.raises(SigningKeyRefused) as raised:
+        load_public_key(public)
+    assert _code(raised) == "ATTEST-KEY-INVALID"

@@ -659,3 +659,11 @@ def test_every_misshapen_part_of_a_bundle_is_named_not_only_the_first(
             _set(path, value)(body)
 
     assert sorted(_codes_at(edit)) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    ("path", "value"), [("agents/1/parent", None), ("agents/0/parent", "agent-aecec9bdba37")]
+)
+def test_only_the_root_agent_has_no_parent(path: str, value: Any) -> None:
+    """Was (fuzzing): a subagent at depth 1 with no parent opened as a bundle."""
+    assert _codes_at(_set(path, value)) == [("BUNDLE-DANGLING-REFERENCE", path)]

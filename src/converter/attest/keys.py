@@ -50,6 +50,8 @@ def public_pem(key: Ed25519PublicKey) -> bytes:
 
 
 def private_key_from_pem(data: bytes) -> Ed25519PrivateKey:
+    if data.count(b"-----BEGIN") > 1:  # which one signs would be the parser's choice, unsaid
+        raise SigningKeyRefused("ATTEST-KEY-INVALID")
     try:
         key = load_pem_private_key(data, password=None)
     except UnsupportedAlgorithm:
@@ -64,6 +66,8 @@ def private_key_from_pem(data: bytes) -> Ed25519PrivateKey:
 def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
     if b"PRIVATE KEY-----" in data:  # the secret half passed where the public one belongs
         raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
+    if data.count(b"-----BEGIN") > 1:  # which one verifies would be the parser's choice
+        raise SigningKeyRefused("ATTEST-KEY-INVALID")
     try:
         key = load_pem_public_key(data)
     except UnsupportedAlgorithm:

@@ -84,7 +84,10 @@ class Consistency:
         self._labels()
         for index, agent in enumerate(head.agents):
             self._name("agent-type", agent.agent_type, "agents/*/agent_type", index)
-            if agent.parent is not None and agent.parent not in self.agents:
+            # Only the root has no parent; every other agent's parent is listed.
+            rootless = (agent.parent is None) != (agent.depth == 0)
+            unknown = agent.parent is not None and agent.parent not in self.agents
+            if rootless or unknown:
                 self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/parent", f"agents/{index}/parent")
         for index, excluded in enumerate(head.excluded_tasks):
             if excluded.task not in self.tasks:
