@@ -240,3 +240,21 @@ def test_every_command_writes_stdout_through_one_function() -> None:
                 depth += {"(": 1, ")": -1}.get(text[end], 0)
                 end += 1
             assert "err=True" in text[match.start() : end], (module.name, text[match.start() : end])
+
+
+@pytest.mark.parametrize("size", [2_000, 3_100, 400_000])
+def test_an_attestation_of_any_size_is_known_as_one(tmp_path: Path, size: int) -> None:
+    """Was (diff review): only the first 4 KB were searched for `payloadType`, which follows the
+    whole payload: the envelope of a session with ~7 subagents was no attestation, so a stale one
+    stayed beside a new bundle and `--report` could replace one."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from converter.attest.dsse import sign_envelope
+    from converter.attest.statement import PAYLOAD_TYPE
+    from converter.files import is_attestation
+
+    envelope = sign_envelope(b"x" * size, PAYLOAD_TYPE, Ed25519PrivateKey.generate()).to_bytes()
+    path = tmp_path / "b.json.intoto.json"
+    path.write_bytes(envelope)
+    assert envelope.index(b'"payloadType"') > min(size, 4096)
+    assert is_attestation(path)

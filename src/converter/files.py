@@ -136,12 +136,15 @@ def _evidence_kind(path: Path) -> str | None:
     tail = b""
     try:
         with path.open("rb") as handle:
-            head = handle.read(4096)
-            if head.lstrip().startswith(b"{") and _ENVELOPE.search(head):
-                return "attestation"
+            # An envelope's `payloadType` follows its whole payload (the signed receipt: one
+            # entry per bound file), so it is looked for in all of it, not in a first block.
+            envelope = handle.read(4096).lstrip().startswith(b"{")
             handle.seek(0)
             while chunk := handle.read(_CHUNK):
-                found = _EVIDENCE.search(tail + chunk)
+                window = tail + chunk
+                if envelope and _ENVELOPE.search(window):
+                    return "attestation"
+                found = _EVIDENCE.search(window)
                 if found:
                     return found.group(1).decode()
                 tail = chunk[-_OVERLAP:]
