@@ -653,3 +653,34 @@ def test_an_orphaned_agent_transcript_is_not_called_a_renamed_session(
     (project / "renamed-session.jsonl").write_text("{}\n")
     totals = cli("scan", str(tmp_path / "projects"), "--json").json()["totals"]
     assert (totals["skipped_entries"], totals["skipped_jsonl_files"]) == (2, 1)
+
+
+def test_a_projects_folder_that_cannot_be_searched_is_refused_not_an_internal_error(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was (second diff review): exit 70, PermissionError from is_dir() (Python 3.11 raises
+    EACCES for a path under a folder that cannot be searched); and a project folder that could
+    be listed but not searched refused the whole scan. Simulated: the tests run as root."""
+    root = tmp_path / "projects"
+    generate(root / "-home-dev-alpha", _tiny(950))
+    (root / "-home-dev-locked").mkdir()
+    (root / "-home-dev-locked" / "x.jsonl").write_text("{}\n")
+    real = {"lstat": os.lstat, "stat": os.stat}
+
+    def denied(which: str) -> Any:
+        def call(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if "secret" in str(path) or "-home-dev-locked/" in str(path):
+                raise PermissionError(13, "Permission denied")
+            return real[which](path, *args, **kwargs)
+
+        return call
+
+    for which in real:
+        monkeypatch.setattr(os, which, denied(which))
+    result = cli("scan", str(tmp_path / "secret" / "projects"))
+    assert result.code == 2
+    assert "CC-TREE-PROJECTS-MISSING" in result.err
+    report = cli("scan", str(root), "--jobs", "1", "--json")
+    assert report.code == 0, report.err
+    totals = report.json()["totals"]
+    assert (totals["sessions"], totals["unreadable_folders"]) == (1, 1)

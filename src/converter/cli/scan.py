@@ -41,6 +41,15 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
         yield start
 
 
+def _is_dir(folder: Path) -> bool:
+    """Whether the projects folder is one (a link to one counts); False where that cannot be
+    told (Python 3.11 raises EACCES from is_dir under a folder that cannot be searched)."""
+    try:
+        return folder.is_dir()
+    except OSError:
+        return False
+
+
 @click.command()
 # Any path: one that is missing or not a folder is refused (2, CC-TREE-PROJECTS-MISSING) by the
 # command itself, not turned into a usage error by click.
@@ -73,7 +82,7 @@ def scan(
         # `scan "$DIR"` with DIR unset: not the working directory, which Path("") would be.
         raise click.UsageError("PROJECTS_DIR is empty; leave it out for the default folder")
     folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
-    if not folder.is_dir():
+    if not _is_dir(folder):
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")])
     key = pseudonym_key(key_file)
     workers = jobs or available_cpus()

@@ -157,6 +157,9 @@ class _Walk:
         except OSError:
             self.found.unreadable += 1
             return
+        if any(entry_kind(entry) == "unreadable" for entry in entries):
+            self.found.unreadable += 1  # listed, but not searchable: nothing in it can be told
+            return
         for entry in entries:
             name = entry.name
             if name == "memory":
