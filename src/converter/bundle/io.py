@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable
 from functools import cache
 from typing import Any, Protocol, TypeVar
@@ -9,7 +11,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from converter.bundle.build import BuiltBundle
-from converter.bundle.integrity import Consistency
+from converter.bundle.integrity import PER_RULE, Consistency
 from converter.bundle.model import (
     BULK_FIELDS,
     Bundle,
@@ -206,7 +208,7 @@ def open_bundle(
     if shape or head is None or check is None:
         # (parts that did validate are not checked against each other: with a part missing,
         # every reference to it would be a second, misleading problem)
-        raise Refused(shape or [Problem("BUNDLE-SHAPE")])
+        raise Refused(_capped(shape) or [Problem("BUNDLE-SHAPE")])
     problems = check.problems()
     if problems:  # resealed after an edit: parts that disagree would be summed silently
         raise Refused(problems)
@@ -215,6 +217,26 @@ def open_bundle(
 
 
 T = TypeVar("T")
+_INDEX = re.compile(r"(?<=/)[0-9]+(?=/|$)")
+
+
+def _capped(problems: list[Problem]) -> list[Problem]:
+    """At most PER_RULE problems per field with its positions starred (`events/*/usage`), then
+    a count of the rest, as the consistency rules are: a bundle edited on every one of 31k
+    events says so in a few lines, and its other problems stay visible."""
+    shown: Counter[str] = Counter()
+    out = []
+    for problem in problems:
+        rule = _INDEX.sub("*", problem.where or "")
+        shown[rule] += 1
+        if shown[rule] <= PER_RULE:
+            out.append(problem)
+    more = [
+        Problem("BUNDLE-SHAPE", where=f"{rule}: {count - PER_RULE:,} more")
+        for rule, count in shown.items()
+        if count > PER_RULE
+    ]
+    return out + more
 
 
 def _item(
