@@ -675,3 +675,14 @@ def test_an_output_name_the_file_system_takes_is_written(cli: Any, tmp_path: Pat
     result = cli("convert", "--in", str(PARENT), "--template", str(out))
     assert result.code == 0, result.err
     assert out.is_file()
+
+
+def test_a_bundle_whose_name_leaves_no_room_for_its_attestation_verifies(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was (second diff review): `verify` of a bundle with a 250-byte name printed its ok lines,
+    then a usage error: `<name>.intoto.json` is past the file system's limit."""
+    bundle = tmp_path / ("b" * 245 + ".json")
+    bundle.write_bytes(GOLDEN.read_bytes())
+    result = cli("verify", "--bundle", str(bundle))
+    assert result.code == 0, result.err

@@ -153,10 +153,19 @@ def verify(
 
         require_own_receipt(opened, signed[1])
         say("ok: the signed receipt is the bundle's own receipt")
-    elif envelope.exists():  # a reader could take the file's presence for a checked signature
+    elif _present(envelope):  # a reader could take the file's presence for a checked signature
         say("not checked: the attestation beside it (who signed it): pass --public-key")
     if contract_in is not None and parent is not None:
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
+
+
+def _present(path: Path) -> bool:
+    """Whether something is at `path`; a name too long to exist (a bundle's own name near the
+    file system's limit, plus `.intoto.json`) or an unsearchable folder is nothing there."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def _check_rederivation(
