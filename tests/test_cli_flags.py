@@ -686,3 +686,21 @@ def test_a_bundle_whose_name_leaves_no_room_for_its_attestation_verifies(
     bundle.write_bytes(GOLDEN.read_bytes())
     result = cli("verify", "--bundle", str(bundle))
     assert result.code == 0, result.err
+
+
+def test_one_problem_found_by_two_checks_is_said_once(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Was (second diff review): an unwritable folder holding a stale attestation was
+    OUT-UNWRITABLE twice (the bundle's path and the attestation's were each checked)."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)  # the fixture contract's key
+    (tmp_path / "b.json.intoto.json").write_bytes(b'{"payload":"e30=","payloadType":"x"}')
+    monkeypatch.setattr("converter.files.os.access", lambda *_: False)
+    contract = str(GOLDEN.parent / "synthetic_contract.json")
+    result = cli(
+        "convert", "--in", str(PARENT), "--contract", contract, "--out", str(tmp_path / "b.json")
+    )
+    assert result.code == 2
+    refusals = [line for line in result.err.splitlines() if line.startswith("refused: ")]
+    assert len(refusals) == 1
+    assert refusals[0].startswith("refused: OUT-UNWRITABLE")

@@ -181,7 +181,11 @@ def emit_lines(lines: list[tuple[str, str | None, str]], prefix: str = "refused:
     identical lines hide the other refusals, so the rest of a group is summed up instead.
     """
     shown: dict[tuple[str, str | None], int] = {}
+    said: set[str] = set()
     for code, where, message in lines:
+        if message in said:  # the same problem found by two checks (an unwritable folder)
+            continue
+        said.add(message)
         key = (code, where.split(" line ")[0] if where else None)
         shown[key] = shown.get(key, 0) + 1
         if shown[key] <= PER_GROUP:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -46,7 +47,9 @@ def _is_dir(folder: Path) -> bool:
     told (Python 3.11 raises EACCES from is_dir under a folder that cannot be searched)."""
     try:
         return folder.is_dir()
-    except OSError:
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:  # a usage error, said as such (cli/main.py)
+            raise
         return False
 
 
