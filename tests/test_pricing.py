@@ -845,3 +845,28 @@ def test_a_card_that_prices_nothing_observed_is_not_named() -> None:
     assert gateway.price_card is None
     mixed = account([event("MiniMax-M2.7", input_tokens=1), event("claude-opus-4-6", n=2)])
     assert prefill(observed_keys(mixed), CARD).price_card == CARD.ref()
+
+
+def test_an_unrecorded_field_spans_every_multiplier_the_card_states_for_it() -> None:
+    """Was (second diff review): only the high end moved, so a card stating a discount for a
+    field the transcript did not record (a batch tier) left the low end at 1x."""
+    from converter.pricing.card import CardModel, unrecorded_bounds
+
+    model = CardModel.model_validate(
+        {
+            "tiers": [
+                {
+                    "above_input_tokens": 0,
+                    "input": "1",
+                    "output": "1",
+                    "cache_read": "1",
+                    "cache_write_5m": "1",
+                    "cache_write_1h": "1",
+                }
+            ],
+            "context_multipliers": {"service_tier=batch": "0.5", "inference_geo=us": "1.1"},
+        }
+    )
+    assert unrecorded_bounds(model, "absent|standard|global") == (Decimal("0.5"), Decimal(1))
+    assert unrecorded_bounds(model, "standard|standard|absent") == (Decimal(1), Decimal("1.1"))
+    assert unrecorded_bounds(model, "absent|standard|empty") == (Decimal("0.5"), Decimal("1.1"))

@@ -180,13 +180,14 @@ def unrecorded_else_standard(key: str) -> bool:
     return any(unrecorded) and all(u or s for u, s in zip(unrecorded, standard, strict=True))
 
 
-def unrecorded_surcharge(model: CardModel, key: str) -> Decimal:
-    """The largest multiplier the card states for a value a field the transcript did not
-    record could have held (`inference_geo=us` for an absent region), or 1: the high end of
-    an estimate that assumes standard rates for those fields."""
+def unrecorded_bounds(model: CardModel, key: str) -> tuple[Decimal, Decimal]:
+    """The least and largest multiplier a call could have been billed at when fields the
+    transcript did not record could have held a value the card prices (`inference_geo=us`,
+    1.1, for an absent region), standard (1) among them: an estimate's interval. One field at a
+    time, as the card states them (how two combine, it does not say)."""
     unrecorded = {f for f, v in zip(_FIELDS, key.split("|"), strict=False) if v in _UNRECORDED}
     stated = [m for k, m in model.context_multipliers.items() if k.split("=")[0] in unrecorded]
-    return max([Decimal(1), *stated])
+    return min([Decimal(1), *stated]), max([Decimal(1), *stated])
 
 
 def _untouched(entry: ModelTemplate | ModelPricing) -> bool:

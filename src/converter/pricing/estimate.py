@@ -4,8 +4,8 @@ Only what the card states is priced, by the same engine `convert --contract` use
 is guessed silently. A model the card does not know, or a billing context it does not price
 (fast mode, a batch), leaves its calls unpriced and counted. A context whose fields are standard
 but for those the transcript did not record (`absent`, as 2.1.39 and 1.0.x write every call) is
-priced from the standard rate up to the largest surcharge the card states for those fields
-(data residency's 1.1), and its calls counted apart: a surcharge the card does not state (fast
+priced between the least and the largest multiplier the card states for those fields, standard
+(1) among them (data residency's 1.1 above it), and its calls counted apart: a surcharge the card does not state (fast
 mode) is assumed absent, and the figure says so (a contract states that multiplier itself, and
 never assumes it). Cache writes
 recorded without a TTL split are priced both ways (5-minute and 1-hour rates): the estimate is
@@ -24,8 +24,8 @@ from converter.pricing.card import (
     CardModel,
     PriceCard,
     prefill,
+    unrecorded_bounds,
     unrecorded_else_standard,
-    unrecorded_surcharge,
 )
 from converter.pricing.engine import PricedCall, observed_keys, price_model_event
 from converter.pricing.model import ModelPricing, ModelTemplate, PricingClaims, PricingTemplate
@@ -66,14 +66,15 @@ class Estimate:
 def _stated(entry: ModelTemplate, known: CardModel | None, high: bool) -> ModelPricing | None:
     """The entry as the card states it: every price of every tier, and the contexts it can
     read (the others are left out, so their calls are unpriced); None if a price is missing.
-    A context standard but for fields not recorded is priced at 1, or (`high`) at the largest
-    surcharge the card states for those fields."""
+    A context standard but for fields not recorded is priced at the least multiplier they could
+    have meant (1, or a discount the card states), or (`high`) at the largest
+    (`card.unrecorded_bounds`)."""
     tiers = [t.model_dump() for t in entry.tiers]
     if known is None or any(value is None for tier in tiers for value in tier.values()):
         return None
 
     def assumed(key: str) -> Decimal:
-        return unrecorded_surcharge(known, key) if high else Decimal(1)
+        return unrecorded_bounds(known, key)[1 if high else 0]
 
     contexts = {
         key: assumed(key) if value is None and unrecorded_else_standard(key) else value
