@@ -99,9 +99,9 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
     if cost["model_calls_assumed_standard"]:
         lines.append(
             f"    assumed: {counted(cost['model_calls_assumed_standard'], 'call')} whose "
-            "transcript did not record every billing field, priced from standard rates up to "
-            "the surcharges the card states for those fields (none it does not state, such as "
-            "fast mode; a contract states that multiplier itself)"
+            "transcript did not record every billing field, priced between the multipliers "
+            "the card states for those fields, standard among them (none it does not state, "
+            "such as fast mode; a contract states that multiplier itself)"
         )
     lacks = {
         "model": "a model the card does not know",
