@@ -76,17 +76,22 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _is(test: Callable[[], bool]) -> bool:
-    """`Path.is_file()`, `is_dir()` or `exists()`, False where the answer cannot be had: Python
-    3.11 raises EACCES from them (a path inside a folder that cannot be searched)."""
+def ask(test: Callable[[], bool], *, too_long_is_absent: bool = False) -> bool | None:
+    """`Path.is_file()`, `is_dir()` or `exists()`, or None where the answer cannot be had:
+    Python 3.11 raises EACCES from them (a path inside a folder that cannot be searched) and
+    RuntimeError for a loop of links. A name longer than the system allows stays an OSError,
+    which the CLI says as a usage error, unless `too_long_is_absent` (a name derived from one
+    the user gave, such as `<bundle>.intoto.json`, that cannot exist)."""
     try:
         return test()
     except OSError as error:
-        if error.errno == errno.ENAMETOOLONG:  # a usage error, said as such (cli/main.py)
+        if error.errno == errno.ENAMETOOLONG:
+            if too_long_is_absent:
+                return False
             raise
-        return False
+        return None
     except RuntimeError:
-        return False
+        return None
 
 
 _PSEUDONYM_KEY = re.compile(rb"[0-9a-fA-F]{64}\r?\n?")
@@ -171,12 +176,12 @@ def check_outputs(
             problems.append(Problem("OUT-SAME-AS-INPUT"))
         elif _not_a_plain_file(out):
             problems.append(Problem("OUT-NOT-A-FILE"))
-        elif _is(out.is_file) and (kind := _evidence_kind(out)) and kind not in may_replace:
+        elif ask(out.is_file) and (kind := _evidence_kind(out)) and kind not in may_replace:
             problems.append(Problem("OUT-REPLACES-EVIDENCE"))
-        elif _is(out.is_file) and _holds_key(out):
+        elif ask(out.is_file) and _holds_key(out):
             problems.append(Problem("OUT-REPLACES-KEY"))
         parent = out.parent if str(out.parent) else Path(".")
-        if not _is(parent.is_dir) or not os.access(parent, os.W_OK | os.X_OK):
+        if not ask(parent.is_dir) or not os.access(parent, os.W_OK | os.X_OK):
             problems.append(Problem("OUT-UNWRITABLE"))
     if len({_resolved(o) for o in outputs}) != len(outputs):
         problems.append(Problem("OUT-SAME-AS-INPUT"))

@@ -7,7 +7,6 @@ with an ATTEST-KEY-* code; no message quotes the file.
 
 from __future__ import annotations
 
-import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from cryptography.hazmat.primitives.serialization import (
 
 from converter.attest.dsse import key_id
 from converter.attest.errors import SigningKeyRefused
-from converter.files import NotRegular, read_regular
+from converter.files import NotRegular, ask, read_regular
 
 _MAX_KEY_FILE = 64 * 1024
 
@@ -85,12 +84,9 @@ def generate_key_files(private_path: Path) -> GeneratedKey:
     if private_path.name.lower().endswith(".pub"):
         raise SigningKeyRefused("ATTEST-KEY-PUBLIC-NAME")
     public_path = public_path_for(private_path)
-    try:
-        taken = public_path.exists() or public_path.is_symlink()
-    except OSError as error:  # Python 3.11: EACCES from a folder that cannot be searched
-        if error.errno == errno.ENAMETOOLONG:  # a usage error, said as such (cli/main.py)
-            raise
-        raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE") from None
+    taken = ask(lambda: public_path.exists() or public_path.is_symlink())
+    if taken is None:  # a folder that cannot be searched
+        raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE")
     if taken:
         raise SigningKeyRefused("ATTEST-KEY-EXISTS")
     key = Ed25519PrivateKey.generate()

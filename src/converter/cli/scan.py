@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -14,6 +13,7 @@ import orjson
 from converter.cli.diagnostics import printable, say, stderr_is_terminal, tell
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Problem, Refused
+from converter.files import ask
 from converter.run.scan import (
     MAX_JOBS,
     available_cpus,
@@ -40,17 +40,6 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
             return lambda: bar.update(1)
 
         yield start
-
-
-def _is_dir(folder: Path) -> bool:
-    """Whether the projects folder is one (a link to one counts); False where that cannot be
-    told (Python 3.11 raises EACCES from is_dir under a folder that cannot be searched)."""
-    try:
-        return folder.is_dir()
-    except OSError as error:
-        if error.errno == errno.ENAMETOOLONG:  # a usage error, said as such (cli/main.py)
-            raise
-        return False
 
 
 @click.command()
@@ -85,7 +74,7 @@ def scan(
         # `scan "$DIR"` with DIR unset: not the working directory, which Path("") would be.
         raise click.UsageError("PROJECTS_DIR is empty; leave it out for the default folder")
     folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
-    if not _is_dir(folder):
+    if not ask(folder.is_dir):  # (a link to a folder counts; one that cannot be told does not)
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")])
     key = pseudonym_key(key_file)
     workers = jobs or available_cpus()

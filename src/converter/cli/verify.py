@@ -34,7 +34,7 @@ from converter.cli.options import (
     provider_bodies_option,
     warn_if_guessable,
 )
-from converter.files import read_input
+from converter.files import ask, read_input
 from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing.card import shipped_cards
@@ -153,19 +153,11 @@ def verify(
 
         require_own_receipt(opened, signed[1])
         say("ok: the signed receipt is the bundle's own receipt")
-    elif _present(envelope):  # a reader could take the file's presence for a checked signature
+    elif ask(envelope.exists, too_long_is_absent=True):  # its presence could be taken for a
+        # checked signature (a bundle's name near the limit leaves no room for .intoto.json)
         say("not checked: the attestation beside it (who signed it): pass --public-key")
     if contract_in is not None and parent is not None:
         _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
-
-
-def _present(path: Path) -> bool:
-    """Whether something is at `path`; a name too long to exist (a bundle's own name near the
-    file system's limit, plus `.intoto.json`) or an unsearchable folder is nothing there."""
-    try:
-        return path.exists()
-    except OSError:
-        return False
 
 
 def _check_rederivation(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import hmac
 import os
@@ -11,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from converter.errors import Problem, Refused
-from converter.files import NotRegular, read_regular
+from converter.files import NotRegular, ask, read_regular
 
 ENV_VAR = "AGENT_EVIDENCE_KEY"
 _KEY_ID_DOMAIN = b"agent-evidence/v1/key-id"
@@ -95,12 +94,10 @@ class LoadedKey:
 def _exists(path: Path) -> bool:
     """Whether something is at `path`; a folder on the way that cannot be searched (Python 3.11
     raises EACCES) is KEY-UNREADABLE, never an internal error."""
-    try:
-        return path.exists()
-    except OSError as error:
-        if error.errno == errno.ENAMETOOLONG:  # a usage error, said as such (cli/main.py)
-            raise
-        raise Refused([Problem("KEY-UNREADABLE")]) from None
+    found = ask(path.exists)
+    if found is None:
+        raise Refused([Problem("KEY-UNREADABLE")])
+    return found
 
 
 def load_key(key_file: Path | None, *, create: bool = True) -> LoadedKey:
