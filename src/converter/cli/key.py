@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from converter.cli.diagnostics import say, tell
-from converter.cli.options import key_option, warn_if_guessable
+from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Refused
 from converter.firewall.keys import (
     ENV_VAR,
@@ -48,6 +48,4 @@ def key_init(key_file: Path | None) -> None:
 @key_option
 def key_show_id(key_file: Path | None) -> None:
     """Print the key's public fingerprint (key_id), which artifacts carry."""
-    key = load_key(key_file, create=False).key
-    warn_if_guessable(key)
-    say(key.key_id)
+    say(pseudonym_key(key_file, create=False).key_id)

@@ -106,7 +106,7 @@ def convert_source_options(func: F) -> F:
     )
 
 
-def warn_if_guessable(key: PseudonymKey) -> None:
+def _warn_if_guessable(key: PseudonymKey) -> None:
     """A key of one byte repeated (the demo's `dede…`, `00…`) is public in all but name: said,
     on stderr, by every command that uses it."""
     if len(set(key.secret)) == 1:
@@ -117,10 +117,11 @@ def warn_if_guessable(key: PseudonymKey) -> None:
         )
 
 
-def pseudonym_key(key_file: Path | None) -> PseudonymKey:
-    """The pseudonym key, created on first use with a notice on stderr."""
-    loaded = load_key(key_file)
-    warn_if_guessable(loaded.key)
+def pseudonym_key(key_file: Path | None, *, create: bool = True) -> PseudonymKey:
+    """The pseudonym key every command uses, created on first use (unless not `create`) with a
+    notice on stderr, and said to be guessable when it is."""
+    loaded = load_key(key_file, create=create)
+    _warn_if_guessable(loaded.key)
     if loaded.created_at is not None:
         tell(
             f"notice: created a new pseudonym key ({loaded.key.key_id}) in "

@@ -32,10 +32,9 @@ from converter.cli.options import (
     SOURCES,
     key_option,
     provider_bodies_option,
-    warn_if_guessable,
+    pseudonym_key,
 )
 from converter.files import ask, read_input
-from converter.firewall.keys import load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing.card import shipped_cards
 from converter.run.pipeline import SourceName, TaskUnit
@@ -174,9 +173,7 @@ def _check_rederivation(
     require_this_version(opened)
     contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
     # Never create a key here: a fresh key could only re-derive a different bundle.
-    key = load_key(key_file, create=False).key
-    warn_if_guessable(key)
-    pseudo = Pseudonymizer(key)
+    pseudo = Pseudonymizer(pseudonym_key(key_file, create=False))
     src = cast(SourceName | None, source)
     unit = cast(TaskUnit | None, task_unit)
     rederive(data, opened, contract_bytes, parent, src, unit, pseudo)
