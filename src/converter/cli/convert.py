@@ -202,14 +202,16 @@ def _template(
     if not first.problems and out.exists() and not force:
         first.refuse(Problem("OUT-EXISTS"))
     old = (
-        first(lambda: read_old_contract(read_input(old_contract, "CONTRACT-UNREADABLE")))
+        first(
+            lambda: read_old_contract(
+                read_input(old_contract, "CONTRACT-UNREADABLE"), pseudo.key_id
+            )
+        )
         if old_contract
         else None
     )
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
     preset = first(lambda: _preset(policy_file)) if policy_file is not None else None
-    if old is not None and old.key_id != pseudo.key_id:  # said with the others, before reading
-        first.refuse(Problem("CONTRACT-KEY-MISMATCH", where="key_id"))
     first.done()
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit

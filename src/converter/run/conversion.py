@@ -94,12 +94,15 @@ def source_for(
     )
 
 
-def read_old_contract(data: bytes) -> Contract:
-    """The contract `--from-contract` names, whole, or every problem that keeps it from being
-    one (refused before the sources are read)."""
+def read_old_contract(data: bytes, key_id: str) -> Contract:
+    """The contract `--from-contract` names, whole and made under the key `key_id`, or every
+    problem that keeps it from being one (refused before the sources are read): labels of
+    another key's task ids would be carried onto the wrong tasks."""
     old = parse_contract(data)
     if isinstance(old, list):
         raise Refused(old)
+    if old.key_id != key_id:
+        raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
     return old
 
 
@@ -123,7 +126,7 @@ def make_template(
     """The template's bytes, what was carried (when carrying forward from `old`:
     `carry_forward`) and how many null claims and prices are left to fill.
 
-    `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
+    `old` is `read_old_contract`'s: under this key. `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
     contract's privacy (or "exact") stands. `preset`'s sections (a --policy file) replace the
     template's, carried or not.
     """
@@ -134,8 +137,6 @@ def make_template(
     carried = None
     own_prices = False  # carried from a contract that named no card
     if old is not None:
-        if old.key_id != template.key_id:
-            raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
         template, carried = carry_forward(template, old)
         own_prices = old.claims.pricing.price_card is None
     # A card's name over prices that are not the card's: a shipped card is looked up by its
