@@ -327,15 +327,14 @@ def _bundle(
     attest_key: Path | None,
     pseudo: Pseudonymizer,
 ) -> None:
-    outputs = [out] + ([Path(f"{out}.intoto.json")] if attest_key else [])
     inputs = [parent, contract_in] + ([attest_key] if attest_key else [])
-    stale = Path(f"{out}.intoto.json")
+    beside = Path(f"{out}.intoto.json")  # the attestation's place: written, kept or removed
     first = Gathered()
     first(lambda: check_outputs([out], inputs, ("bundle",)))  # a bundle replaces only a bundle
-    if attest_key or os.path.lexists(stale):  # and the attestation beside it only an attestation:
+    if attest_key or os.path.lexists(beside):  # and the attestation beside it only an attestation:
         # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key
         # there is refused, never deleted)
-        first(lambda: check_outputs([stale], inputs, ("attestation",)))
+        first(lambda: check_outputs([beside], inputs, ("attestation",)))
     contract_bytes = first(lambda: read_input(contract_in, "CONTRACT-UNREADABLE"))
     signing_key = first(lambda: _signing_key(attest_key)) if attest_key else None
     first.done()
@@ -346,16 +345,16 @@ def _bundle(
         from converter.attest.statement import SUBJECT_NAME, attest
 
         envelope = attest(data, SUBJECT_NAME, bundle.receipt.model_dump(mode="json"), signing_key)
-        files.append((outputs[1], envelope))
+        files.append((beside, envelope))
     # An attestation beside the bundle is kept only if its subject is these very bytes (the
     # same conversion run again); any other signs something else, and goes. A file there that
     # is no attestation is not this tool's to remove.
-    present = attest_key is None and is_attestation(stale)
-    keep = present and _names_bytes(stale, data)
+    present = attest_key is None and is_attestation(beside)
+    keep = present and _names_bytes(beside, data)
     replaced = out.exists()
     remove = present and not keep
     # The stale attestation goes with the write, Ctrl-C held: never a new bundle beside it.
-    write_all_atomic(files, removing=(stale,) if remove else ())
+    write_all_atomic(files, removing=(beside,) if remove else ())
     if remove:
         what = "the replaced bundle's old bytes" if replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")

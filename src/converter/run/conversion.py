@@ -126,9 +126,9 @@ def make_template(
     """The template's bytes, what was carried (when carrying forward from `old`:
     `carry_forward`) and how many null claims and prices are left to fill.
 
-    `old` is `read_old_contract`'s: under this key. `timestamps`, when given, overrides the precision an old contract carried; otherwise the old
-    contract's privacy (or "exact") stands. `preset`'s sections (a --policy file) replace the
-    template's, carried or not.
+    `old` is `read_old_contract`'s: made under this key. `timestamps`, when given, overrides the
+    precision an old contract carried; otherwise the old contract's privacy (or "exact")
+    stands. `preset`'s sections (a --policy file) replace the template's, carried or not.
     """
     pricing = prefill if prefill is not None else observed_keys(reading.canonical)
     template = build_template(
