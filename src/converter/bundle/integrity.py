@@ -124,19 +124,18 @@ class Consistency:
         head = self.head
         if not (self.firewall and _version(head.generator.version) >= (0, 3)):
             return
-        labels = [
-            ("receipt/rubric_version", head.receipt.rubric_version, LABEL_PATTERN),
-            ("receipt/label_source", head.receipt.label_source, LABEL_PATTERN),
-            ("baseline/name", head.baseline.name, BASELINE_NAME_PATTERN),
+        labels = [  # (rule, where, label, pattern)
+            ("receipt/rubric_version", "", head.receipt.rubric_version, LABEL_PATTERN),
+            ("receipt/label_source", "", head.receipt.label_source, LABEL_PATTERN),
+            ("baseline/name", "", head.baseline.name, BASELINE_NAME_PATTERN),
             *(
-                (f"tasks/{i}/rubric_version", t.rubric_version, LABEL_PATTERN)
+                ("tasks/*/rubric_version", str(i), t.rubric_version, LABEL_PATTERN)
                 for i, t in enumerate(head.tasks)
             ),
         ]
-        for where, label, pattern in labels:
+        for rule, index, label, pattern in labels:
             if label is not None and re.fullmatch(pattern, label) is None:
-                rule = where.split("/")[0] + "/*/rubric_version" if where[0] == "t" else where
-                self._add("BUNDLE-NAME-NOT-PUBLIC", rule, where)
+                self._add("BUNDLE-NAME-NOT-PUBLIC", rule, rule.replace("*", index))
 
     def _name(self, kind: str, name: str, rule: str, index: int) -> None:
         if not self.firewall:

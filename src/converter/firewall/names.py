@@ -183,8 +183,7 @@ def crossed_as(kind: str, name: str, reveal: frozenset[str]) -> bool:
     """Whether `name` is one the firewall writes for a model, tool or agent type: as written
     (a known model id, a built-in tool or agent type, a revealed name) or as its keyed
     pseudonym. A bundle holding any other name was not written by this firewall (or edited)."""
-    prefix = {"model": "model", "tool": "tool", "agent-type": "agent-type"}[kind]
-    pseudonym = re.fullmatch(prefix + r"-[0-9a-f]{12}", name) is not None
+    pseudonym = re.fullmatch(re.escape(kind) + r"-[0-9a-f]{12}", name) is not None
     if kind == "model":
         return pseudonym or model_crosses(name, reveal)
     builtin = BUILTIN_TOOLS if kind == "tool" else BUILTIN_AGENT_TYPES | {"main"}
