@@ -5,13 +5,13 @@ is guessed silently. A model the card does not know, or a billing context it doe
 (fast mode, a batch), leaves its calls unpriced and counted. A context whose fields are standard
 but for those the transcript did not record (`absent`, as 2.1.39 and 1.0.x write every call) is
 priced between the least and the largest multiplier the card states for those fields, standard
-(1) among them (data residency's 1.1 above it), and its calls counted apart: a surcharge the card does not state (fast
-mode) is assumed absent, and the figure says so (a contract states that multiplier itself, and
-never assumes it). Cache writes
-recorded without a TTL split are priced both ways (5-minute and 1-hour rates): the estimate is
-the interval between them, as it is for a usage-incomplete call, up to the card's
-max_output_tokens. Built-in tools cost nothing; a tool whose price is yours to state (MCP) is not
-priced here, and its calls are counted.
+(1) among them (data residency's 1.1 above it), and its calls are counted apart: a surcharge
+the card does not state (fast mode) is assumed absent, and the figure says so (a contract
+states that multiplier itself, and never assumes it). Cache writes recorded without a TTL split
+are priced both ways (5-minute and 1-hour rates): the estimate is the interval between them, as
+it is for a usage-incomplete call, up to the card's max_output_tokens. Built-in tools cost
+nothing; a tool whose price is yours to state (MCP) is not priced here, and its calls are
+counted.
 """
 
 from __future__ import annotations
