@@ -115,9 +115,6 @@ def find_sessions(projects_dir: Path) -> Found:
             walk.found.symlinks += 1
         else:
             walk.skip(project, kind)
-            stem = project.name.removesuffix(".jsonl")
-            named = project.name.endswith(".jsonl") and SESSION_ID.fullmatch(stem) is not None
-            walk.found.top_level_sessions += named
     if not walk.sessions and walk.found.top_level_sessions:
         walk = _Walk(projects_dir)  # one project folder given: scan it as one
         walk.project(projects_dir)
@@ -140,10 +137,12 @@ class _Walk:
         found = self.found
         found.skipped += 1
         found.skipped_paths.append(str(entry.relative_to(self.root)))
-        named = SESSION_ID.fullmatch(entry.name.removesuffix(".jsonl"))
+        jsonl = entry.name.endswith(".jsonl")
+        named = jsonl and SESSION_ID.fullmatch(entry.name.removesuffix(".jsonl")) is not None
+        if entry.parent == self.root:  # beside the project folders: one was given, it seems
+            found.top_level_sessions += named
         agent = legacy_agent_id(entry.name) is not None  # a 2.0.x child: no parent to read it
-        stray = kind == "file" and entry.name.endswith(".jsonl") and not named and not agent
-        found.stray_transcripts += stray
+        found.stray_transcripts += kind == "file" and jsonl and not named and not agent
 
     def project(self, project: Path) -> None:
         """One project folder's sessions; the rest of it skipped or counted."""
@@ -153,18 +152,16 @@ class _Walk:
         legacy: list[Path] = []  # 2.0.x agent transcripts beside the parents: the trees read them
         readable_parent = False  # a tree that gets as far as its siblings (not a refused link)
         try:
-            entries = sorted(project.iterdir(), key=lambda p: p.name)
+            entries = [(e, entry_kind(e)) for e in sorted(project.iterdir(), key=lambda p: p.name)]
         except OSError:
-            self.found.unreadable += 1
+            entries = [(project, "unreadable")]
+        if any(kind == "unreadable" for _, kind in entries):
+            self.found.unreadable += 1  # not listed, or listed but not searchable: nothing told
             return
-        if any(entry_kind(entry) == "unreadable" for entry in entries):
-            self.found.unreadable += 1  # listed, but not searchable: nothing in it can be told
-            return
-        for entry in entries:
+        for entry, kind in entries:
             name = entry.name
             if name == "memory":
                 continue
-            kind = entry_kind(entry)
             stem = name.removesuffix(".jsonl")
             # A symlink, special file or folder named like a session transcript is a session
             # the tree refuses (CC-TREE-SYMLINK, -SPECIAL-FILE, -PARENT-MISSING): a row says
