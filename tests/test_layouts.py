@@ -177,3 +177,34 @@ def test_websearch_counts_each_server_search_once(cli: Any, tmp_path: Path) -> N
     parent = _web_search(tmp_path, {}, entries)
     report = cli("inspect", "--json", "--in", str(parent)).json()
     assert report["usage"]["web_search_requests"] == 2
+
+
+def _stub(msg_id: str, uuid: str, parent: str, **usage: int) -> str:
+    """A call whose final usage was never written (no stop_reason, no iterations)."""
+    counts = {"input_tokens": 0, "output_tokens": 0, **usage}
+    return _line(
+        type="assistant",
+        uuid=uuid,
+        parentUuid=parent,
+        sessionId=SID,
+        message={
+            "id": msg_id,
+            "role": "assistant",
+            "model": "claude-sonnet-4-20250514",
+            "content": [{"type": "text", "text": "CANARY-partial"}],
+            "stop_reason": None,
+            "usage": counts,
+        },
+    )
+
+
+def test_a_stub_that_records_no_input_is_a_finding(cli: Any, tmp_path: Path) -> None:
+    """Was: a usage-incomplete call whose stub recorded no input at all (gateway traffic in the
+    corpus) was priced with 0 input at both ends of its interval, unremarked; the high end was
+    read as an upper bound it is not."""
+    stubs = _stub("msg_2", "a2", "a1") + _stub("msg_3", "a3", "a2", input_tokens=7)
+    stubs += _stub("msg_4", "a4", "a3", cache_read_input_tokens=9)
+    report = cli("inspect", "--json", "--in", str(_parent(tmp_path, stubs))).json()
+    found = {f["code"]: f["count"] for f in report["findings"]}
+    assert found["CC-REC-USAGE-INCOMPLETE"] == 3
+    assert found["CC-REC-USAGE-INCOMPLETE-NO-INPUT"] == 1  # msg_3 and msg_4 read some input

@@ -177,7 +177,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     # --- records ---
     "CC-REC-BAD-FIELD": _c(
-        "A field the converter depends on has the wrong type (for example a null or non-string id).",
+        "A field the converter depends on is missing or has the wrong type (for example a line "
+        "with no `type`, or a null or non-string id).",
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-NO-USAGE": _c(
@@ -267,6 +268,16 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do: the interval's high end prices output at the contract's "
         "max_output_tokens. (Provider bodies would give the final usage; this version does not "
         "read them yet.)",
+        blocking=False,
+    ),
+    "CC-REC-USAGE-INCOMPLETE-NO-INPUT": _c(
+        "Usage-incomplete model calls whose usage records no input at all (input, cache read "
+        "and cache write all 0; seen on gateway traffic). Every call reads input, so that usage "
+        "was written before the input was counted: max_output_tokens bounds such a call's "
+        "output, and neither end of its cost interval holds its input.",
+        "Convert again once the sessions are idle, if they may still be running. Otherwise read "
+        "the high cost as short by these calls' input (the report counts them); the contract "
+        "cannot change it.",
         blocking=False,
     ),
     "CC-REC-SYNTHETIC": _c(
@@ -698,7 +709,7 @@ CODES: dict[str, CodeInfo] = {
         "the cost on both sides of the limit, so the decision is INCOMPLETE.",
         "Convert again once the sessions are idle, so calls still streaming have their final "
         "usage written. For calls that never got one, max_output_tokens in the contract bounds "
-        "the interval: set it to the output limit your Claude Code requests "
+        "their output: set it to the output limit your Claude Code requests "
         "(CLAUDE_CODE_MAX_OUTPUT_TOKENS), if lower than the model's. This version does not read "
         "provider bodies yet.",
     ),

@@ -59,6 +59,11 @@ def _summaries(acc: Account) -> None:
     incomplete = sum(not c.final for c in acc.calls.values())
     if incomplete:
         acc.findings["CC-REC-USAGE-INCOMPLETE"] += incomplete
+    # Every call reads input: a stub recording none was written before it was counted, and
+    # max_output_tokens bounds only the output of such a call (its input is in neither end).
+    blind = sum(not c.final and not any(c.usage.input_side()) for c in acc.calls.values())
+    if blind:
+        acc.findings["CC-REC-USAGE-INCOMPLETE-NO-INPUT"] += blind
     if acc.synthetic_records:
         acc.findings["CC-REC-SYNTHETIC"] += acc.synthetic_records
     searches = sum(t.web_searches for t in acc.tools.values())
