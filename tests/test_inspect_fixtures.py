@@ -350,3 +350,31 @@ def test_the_text_summary_says_what_each_finding_means(cli: Any) -> None:
     line = next(x for x in result.out.splitlines() if x.strip().startswith("CC-REC-FORK-BOOTSTRAP"))
     message = CODES["CC-REC-FORK-BOOTSTRAP"].message
     assert line.strip() == f"CC-REC-FORK-BOOTSTRAP: 1 time. {message}"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("0001-01-01T00:30:00+01:00", None),  # before year 1 in UTC
+        ("9999-12-31T23:30:00-01:00", None),  # after year 9999 in UTC
+        ("0001-01-01T02:00:00.5+01:00", "0001-01-01T01:00:00.5Z"),
+        ("2026-01-01T00:30:00+01:00", "2025-12-31T23:30:00Z"),
+    ],
+)
+def test_an_offset_that_leaves_the_calendar_is_no_instant(value: str, expected: str | None) -> None:
+    """Was: an offset moving the instant out of years 1-9999 raised OverflowError: inspect and
+    convert exited 70 (and scan showed an error row) instead of CC-REC-BAD-TIMESTAMP."""
+    from converter.reader.records import utc_timestamp
+
+    assert utc_timestamp(value) == expected
+
+
+def test_a_timestamp_at_the_calendar_edge_is_a_finding(cli: Any, tmp_path: Path) -> None:
+    from tests.damage import copy_tree
+
+    syn = copy_tree("synthetic_tree", tmp_path)
+    prompt = syn.find_line("", '"promptId"')
+    syn.edit_record("", prompt, lambda r: r.update(timestamp="0001-01-01T00:30:00+01:00"))
+    result = cli("inspect", "--json", "--in", str(syn.parent))
+    assert result.code == 0, result.err
+    assert {"code": "CC-REC-BAD-TIMESTAMP", "count": 1} in result.json()["findings"]

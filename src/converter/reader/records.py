@@ -388,9 +388,10 @@ def utc_timestamp(value: Any) -> str | None:
     whole, fraction, offset = match.groups()
     try:
         instant = datetime.fromisoformat(whole + offset).astimezone(UTC)
-    except ValueError:
+    except (ValueError, OverflowError):  # the offset moves it out of years 1-9999
         return None
-    return instant.strftime("%Y-%m-%dT%H:%M:%S") + (fraction or "") + "Z"
+    # isoformat, not strftime: glibc writes year 1 as "1", not "0001"
+    return instant.replace(tzinfo=None).isoformat(timespec="seconds") + (fraction or "") + "Z"
 
 
 def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
