@@ -684,3 +684,32 @@ def test_a_projects_folder_that_cannot_be_searched_is_refused_not_an_internal_er
     assert report.code == 0, report.err
     totals = report.json()["totals"]
     assert (totals["sessions"], totals["unreadable_folders"]) == (1, 1)
+
+
+def test_a_bug_in_one_tree_is_its_row_and_exit_70(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: an exception inspecting a tree (a bug) became an `error` row and the scan exited 0,
+    so a job running scan passed with the reader broken. Every row is still printed; the exit
+    is the one a bug has. A killed worker (WorkerDied) is no bug of ours: still 0."""
+    root = tmp_path / "projects"
+    broken = generate(root / "a", _tiny(931)).parent
+    generate(root / "b", _tiny(932))
+    real = scan_module.summarize_tree
+
+    def summarize(parent: Path, *args: Any, **kw: Any) -> Any:
+        if parent.name == broken.name:
+            raise ZeroDivisionError
+        return real(parent, *args, **kw)
+
+    monkeypatch.setattr(scan_module, "summarize_tree", summarize)  # the pool forks: inherited
+    result = cli("scan", str(root), "--jobs", "1", "--json")
+    assert result.code == 70
+    rows = json.loads(result.out)["sessions"]
+    assert sorted((r["status"], tuple(r["errors"])) for r in rows) == [
+        ("convertible", ()),
+        ("error", ("ZeroDivisionError",)),
+    ]
+    assert "internal error (a bug) inspecting 1 session(s)" in result.err
+    died = {"sessions": [{"errors": ["WorkerDied"]}, {"errors": []}]}
+    assert scan_module.bug_rows(died) == 0

@@ -12,11 +12,12 @@ import orjson
 
 from converter.cli.diagnostics import printable, say, stderr_is_terminal, tell
 from converter.cli.options import key_option, pseudonym_key
-from converter.errors import Problem, Refused
+from converter.errors import Exit, Problem, Refused
 from converter.files import ask
 from converter.run.scan import (
     MAX_JOBS,
     available_cpus,
+    bug_rows,
     default_projects_dir,
     find_sessions,
     local_paths,
@@ -93,3 +94,11 @@ def scan(
             tell(f"{label}  {'  '.join(printable(p) for p in places)}")
         for place in found.skipped_paths:
             tell(f"skipped  {printable(place)}")
+    bugs = bug_rows(result)
+    if bugs:  # every row is printed first: the other sessions' results stand
+        tell(
+            f"internal error (a bug) inspecting {bugs:,} session(s): their rows name the "
+            "exception; `agent-evidence inspect --in <parent> --debug` shows its traceback "
+            "(`--show-paths` names each session's parent)"
+        )
+        sys.exit(Exit.INTERNAL)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from converter.errors import ConverterError, Refused
+from converter.errors import Refused
 from converter.firewall.boundary import usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -256,9 +256,7 @@ def inspect_part(parent: str, identities: bool = False) -> dict[str, Any]:
         account, summary = summarize_tree(Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"])
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
-    except ConverterError as error:
-        return {"error": type(error).__name__}
-    except Exception as error:  # one broken tree must not stop a scan of thousands
+    except Exception as error:  # a bug: one tree's row says so, the scan goes on (exit 70)
         return {"error": type(error).__name__}
     report = inspect_report(summary)
     counts = report["counts"]
@@ -383,7 +381,7 @@ def _each_alone(
                 try:
                     results[i] = job.result()
                 except BrokenProcessPool:
-                    results[i] = {"error": "WorkerDied"}
+                    results[i] = {"error": WORKER_DIED}
                 alone.shutdown()
                 tick()
     except BaseException:
@@ -538,6 +536,14 @@ def scan(
         "sessions": rows,
         "totals": totals,
     }
+
+
+WORKER_DIED = "WorkerDied"  # the one error row that is not a bug here (a process killed)
+
+
+def bug_rows(result: dict[str, Any]) -> int:
+    """Sessions whose inspection raised an exception: a bug, which makes the scan exit 70."""
+    return sum(any(e != WORKER_DIED for e in r["errors"]) for r in result["sessions"])
 
 
 def render_text(result: dict[str, Any]) -> str:
