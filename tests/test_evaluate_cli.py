@@ -610,3 +610,30 @@ def test_each_task_names_its_bundle_when_several_are_evaluated(cli: Any, tmp_pat
         )
     alone = cli("evaluate", "--bundle", str(a), "--format", "markdown").out
     assert "(bundle 1)" not in alone
+
+
+def test_a_card_id_any_card_may_have_is_evaluated(cli: Any, tmp_path: Path) -> None:
+    """Was: a card named `2026-11.own` (a leading digit: a valid card id) converted, and every
+    bundle of it was refused by evaluate (EVAL-BUNDLE-INCOMPLETE-CLAIMS [receipt/price_card_id],
+    "regenerate the bundle"): the report typed the id as a public name, which starts with a
+    letter."""
+    card = read_json(Path("contracts/price-cards/anthropic-2026-11.json"))
+    card["id"] = "2026-11.own"
+    path = tmp_path / "card.json"
+    write_json(path, card)
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert", "--in", str(PARENT), "--template", str(template), "--price-card", str(path)
+    )
+    assert made.code == 0, made.err
+    write_json(template, fill(read_json(template)))
+    bundle = tmp_path / "b.json"
+    converted = cli(
+        "convert", "--in", str(PARENT), "--contract", str(template), "--out", str(bundle)
+    )
+    assert converted.code == 0, converted.err
+    result = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    assert "EVAL-BUNDLE" not in result.err, result.err
+    report = json.loads(result.out)
+    assert report["decision"] in ("SCALE", "ASSIST", "STOP", "INCOMPLETE")
+    assert report["digests"]["price_card_id"] == "2026-11.own"

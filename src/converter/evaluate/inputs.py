@@ -17,6 +17,7 @@ from converter.contract.model import PublishedBaselineName as BaselineName
 from converter.contract.model import PublishedLabel as Label
 from converter.firewall.shapes import ArgShape
 from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
+from converter.pricing.model import CardId
 
 NonNegative = Annotated[Decimal, Field(ge=0, allow_inf_nan=False)]
 Signed = Annotated[Decimal, Field(allow_inf_nan=False)]
@@ -126,8 +127,10 @@ class Digests(Closed):
 
     evidence_sha256: tuple[Sha256, ...]  # one per bundle, in the order given
     contract_sha256: tuple[Sha256, ...]  # one per bundle, in the order given
-    price_card_id: PublicName  # "none" when no card was used, "mixed" when bundles differ
-    price_card_ids: tuple[PublicName, ...] = ()  # one per bundle, in the order given
+    # A card's id as a card may spell it (a leading digit, dots); "none" when no card was used,
+    # "mixed" when bundles differ (then `price_card_ids` differ too).
+    price_card_id: CardId
+    price_card_ids: tuple[CardId, ...] = ()  # one per bundle, in the order given
     rubric_version: Label
     label_source: Label
     # The id of the key every bundle's attestation verified with (--public-key), or None when

@@ -156,7 +156,7 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
     lines += [
         *(f"conversion contract: {c}" for c in d.contract_sha256),
         f"price card: {quote(d.price_card_id)}"
-        if d.price_card_id != "mixed" or not d.price_card_ids
+        if len(set(d.price_card_ids)) < 2
         else "price cards, one per bundle: "
         f"{', '.join(quote(i) for i in d.price_card_ids)} (every price two of them use agrees)",
         f"rubric: {quote(d.rubric_version)} (labels: {quote(d.label_source)})",
