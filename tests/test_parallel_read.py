@@ -71,6 +71,23 @@ def test_damaged_tree_reads_alike(tmp_path: Path) -> None:
     assert len(one[6]) >= 4  # problems
 
 
+def test_lone_surrogates_read_alike(tmp_path: Path) -> None:
+    """A lone surrogate escape is valid JSON (the exact reader takes the line); in a string the
+    reader keeps (a tool's name), the worker cannot encode it, and this process reads its files
+    instead: the same reading either way."""
+    tree = copy_tree("rich_tree", tmp_path)
+    lines = tree.lines()
+    block = b'"type":"tool_use","id":"'
+    at = next(i for i, line in enumerate(lines) if block in line)
+    head, tail = lines[at].split(block, 1)
+    lines[at] = head + block + tail.replace(b'"name":"', b'"name":"\\ud83d', 1)
+    assert b"\\ud83d" in lines[at]
+    tree.write_lines("", lines)
+    one, two = _both(tree.parent)
+    assert one == two
+    assert not one[6]  # no problem: the line was read
+
+
 def spy_on_workers(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Every reading worker `load` starts, kept for inspection."""
     workers: list[Any] = []

@@ -159,16 +159,13 @@ CODES: dict[str, CodeInfo] = {
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-LINE-NONFINITE": _c(
-        "A line holds NaN or Infinity, which JSON does not allow.",
+        "A line holds NaN or Infinity, which JSON does not allow, or a number too large for a "
+        "double (1e400), which no JSON writer of a finite number writes.",
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-LINE-TOO-DEEP": _c(
         "A line nests JSON deeper than the reader allows.",
         "The file is not a Claude Code transcript, or it is damaged.",
-    ),
-    "CC-LINE-BIG-INTEGER": _c(
-        "A line holds an integer outside the signed 64-bit range.",
-        "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-LINE-BLANK": _c(
         "A file contains blank lines; they are skipped.",

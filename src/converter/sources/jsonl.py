@@ -1,12 +1,16 @@
 """Strict JSON reading: one pass over the bytes, every byte hashed is a byte parsed.
 
-orjson parses the common case; when it rejects a line, a slower classifier names the reason so the
-refusal can carry a stable code. Duplicate keys are invisible to orjson (last one wins), so each
-parsed line is tallied: the number of ':' bytes in the raw line must equal the number of keys plus
-the ':' characters inside decoded strings. A mismatch, or a '\\u003a'-style escape (which adds a
-decoded ':' and could hide a duplicate), falls back to an exact check. orjson also widens integers
-outside [-2**63, 2**64) to floats; a float of that size sends the line to the exact check too, so
-every integer literal outside the signed 64-bit range is refused alike.
+orjson parses the common case. When it rejects a line, the standard library reads it exactly: a
+line it accepts is taken from that reading (a lone UTF-16 surrogate escape such as `"\\ud83d"`
+is valid JSON, and Node writes one when it cuts a string inside a character), and a line it
+refuses gets a stable code. Duplicate keys are invisible to orjson (last one wins), so each parsed
+line is tallied: the number of ':' bytes in the raw line must equal the number of keys plus the
+':' characters inside decoded strings. A mismatch, or a '\\u003a'-style escape (which adds a
+decoded ':' and could hide a duplicate), falls back to the exact check.
+
+Numbers are JSON's, of any size: Node writes integers up to 10^21 in full. Both readers keep an
+integer in [-2**63, 2**64) exact and read a larger one as a float; no count the converter reads
+can be a float (records.py refuses it there), and content it skips is not judged by its numbers.
 """
 
 from __future__ import annotations
@@ -41,10 +45,6 @@ class _NonFinite(Exception):
     pass
 
 
-class _BigInteger(Exception):
-    pass
-
-
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
@@ -56,15 +56,15 @@ def _reject_constant(_: str) -> Any:
     raise _NonFinite
 
 
-def _strict_int(text: str) -> int:
-    # 20 characters hold every int64 (with its sign); longer literals are out of range, and
-    # converting them could hit Python's int digit limit (a ValueError, not a refusal code).
-    if len(text) > 20:
-        raise _BigInteger
-    value = int(text)
-    if not -_INT64 <= value < _INT64:
-        raise _BigInteger
-    return value
+def _number(text: str) -> int | float:
+    """An integer literal as orjson reads it: exact in [-2**63, 2**64), else a float; one past a
+    double's range is refused like 1e400. The length test keeps Python's int digit limit out of
+    reach."""
+    if len(text) <= 20:
+        value = int(text)
+        if -_INT64 <= value < 2 * _INT64:
+            return value
+    return _strict_float(text)
 
 
 def _strict_float(text: str) -> float:
@@ -74,62 +74,19 @@ def _strict_float(text: str) -> float:
     return value
 
 
-def _tally(root: Any) -> tuple[int, int, int, bool, bool]:
-    """(keys, colons inside strings, max depth, out-of-range int, int-sized float); no recursion."""
-    keys = colons = depth_max = 0
-    big = wide = False
+def _depth(root: Any) -> int:
+    """The deepest nesting of objects and arrays; no recursion."""
+    depth_max = 0
     stack: list[tuple[Any, int]] = [(root, 1)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
             depth_max = max(depth_max, depth)
-            keys += len(node)
-            for k, v in node.items():
-                colons += k.count(":")
-                stack.append((v, depth + 1))
+            stack.extend((v, depth + 1) for v in node.values())
         elif isinstance(node, list):
             depth_max = max(depth_max, depth)
             stack.extend((v, depth + 1) for v in node)
-        elif isinstance(node, str):
-            colons += node.count(":")
-        elif isinstance(node, float):
-            wide = wide or not -_INT64 < node < _INT64  # -2**63 - 1 rounds to -2**63
-        elif isinstance(node, int) and not isinstance(node, bool):
-            big = big or not (-_INT64 <= node < _INT64)
-    return keys, colons, depth_max, big, wide
-
-
-def _strict_check(raw: bytes) -> str | None:
-    """Re-parse exactly with the standard library; the code of what is wrong, or None."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return "CC-LINE-INVALID-UTF8"
-    try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_no_duplicates,
-            parse_constant=_reject_constant,
-            parse_int=_strict_int,
-            parse_float=_strict_float,
-        )
-    except _Duplicate:
-        return "CC-LINE-DUPLICATE-KEY"
-    except _NonFinite:
-        return "CC-LINE-NONFINITE"
-    except _BigInteger:
-        return "CC-LINE-BIG-INTEGER"
-    except RecursionError:
-        return "CC-LINE-TOO-DEEP"
-    except ValueError:
-        return "CC-LINE-INVALID-JSON"
-    if _tally(value)[2] > MAX_DEPTH:
-        return "CC-LINE-TOO-DEEP"
-    return None
-
-
-def _classify_failure(raw: bytes) -> str:
-    return _strict_check(raw) or "CC-LINE-INVALID-JSON"
+    return depth_max
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,20 +94,35 @@ class _Failure:
     code: str
 
 
-# An integer literal that may be outside int64 has 19+ digits (2**63 has 19); orjson keeps those
-# below 2**64 as ints and widens larger ones to floats, so the exact check must decide. (orjson
-# itself refuses a literal that overflows a double, such as 1e400.) A long digit run inside a
-# string only costs the exact check.
-_DIGIT_CLASS = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))  # digits -> "0", else " "
-_LONG_DIGIT_RUN = b"0" * 19
-
-
-def _has_long_digit_run(raw: bytes) -> bool:
-    return _LONG_DIGIT_RUN in raw.translate(_DIGIT_CLASS)
+def _exact(raw: bytes) -> Any:
+    """Read exactly with the standard library: the value, or a `_Failure` naming the code."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _Failure("CC-LINE-INVALID-UTF8")
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_reject_constant,
+            parse_int=_number,
+            parse_float=_strict_float,
+        )
+    except _Duplicate:
+        return _Failure("CC-LINE-DUPLICATE-KEY")
+    except _NonFinite:
+        return _Failure("CC-LINE-NONFINITE")
+    except RecursionError:
+        return _Failure("CC-LINE-TOO-DEEP")
+    except ValueError:
+        return _Failure("CC-LINE-INVALID-JSON")
+    if _depth(value) > MAX_DEPTH:
+        return _Failure("CC-LINE-TOO-DEEP")
+    return value
 
 
 def _needs_exact_check(raw: bytes, value: Any) -> bool:
-    """True unless C-speed evidence proves the line has no duplicate key and no bad number.
+    """True unless C-speed evidence proves the line has no duplicate key.
 
     A colon occurs in JSON text only as a key separator or inside a string, and orjson never
     escapes one. So with no duplicate keys and no `\\u003a` escapes, the raw line and orjson's
@@ -158,7 +130,7 @@ def _needs_exact_check(raw: bytes, value: Any) -> bool:
     always removes at least its separator. An escape could balance a duplicate, so it too sends
     the line to the exact check, as does nesting deeper than orjson's writer allows.
     """
-    if b"\\u003" in raw or _has_long_digit_run(raw):
+    if b"\\u003" in raw:
         return True
     try:
         again = orjson.dumps(value)
@@ -172,11 +144,11 @@ def parse_value(raw: bytes) -> Any:
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return _Failure(_classify_failure(raw))
+        return _exact(raw)
     if _needs_exact_check(raw, value):
-        code = _strict_check(raw)
-        if code is not None and code != "CC-LINE-INVALID-JSON":
-            return _Failure(code)
+        exact = _exact(raw)
+        if isinstance(exact, _Failure) and exact.code != "CC-LINE-INVALID-JSON":
+            return exact
     return value
 
 
