@@ -208,3 +208,30 @@ def test_a_stub_that_records_no_input_is_a_finding(cli: Any, tmp_path: Path) -> 
     found = {f["code"]: f["count"] for f in report["findings"]}
     assert found["CC-REC-USAGE-INCOMPLETE"] == 3
     assert found["CC-REC-USAGE-INCOMPLETE-NO-INPUT"] == 1  # msg_3 and msg_4 read some input
+
+
+def test_a_call_before_any_prompt_is_refused_at_its_line(cli: Any, tmp_path: Path) -> None:
+    """CC-TASK-UNATTRIBUTED named the parent file alone: now the line of the first call that
+    no prompt precedes, as every refusal about one record does."""
+    early = _line(
+        type="assistant",
+        uuid="a0",
+        parentUuid=None,
+        sessionId=SID,
+        message={
+            "id": "msg_0",
+            "role": "assistant",
+            "model": "claude-sonnet-4-20250514",
+            "content": [{"type": "text", "text": "CANARY-early"}],
+            "stop_reason": "end_turn",
+            "usage": _usage(),
+        },
+    )
+    parent = _parent(tmp_path)
+    parent.write_text(early + parent.read_text())
+    result = cli("inspect", "--json", "--in", str(parent))
+    refusals = [(r["code"], r.get("line")) for r in result.json()["refusals"]]
+    assert refusals == [("CC-TASK-UNATTRIBUTED", 1)]
+    assert "CANARY" not in result.out + result.err
+    session = cli("inspect", "--json", "--task-unit", "session", "--in", str(parent))
+    assert session.json()["convertible"] is True  # the fix the refusal names

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from converter.errors import Problem
-from converter.reader.model import Account, Edge, EventKey, Stream, Task
+from converter.reader.model import Account, Call, Edge, EventKey, Stream, Task
 
 
 def find_tasks(acc: Account) -> None:
@@ -68,20 +68,21 @@ def assign(acc: Account) -> None:
             stream.task = delegating.task if delegating else _task_at(acc, 0)
         else:
             stream.task = _task_at(acc, stream.anchor[1] if stream.anchor else 0)
-    unattributed = 0
+    first: Call | None = None  # the first call with no task: the refusal names its line
     for call in acc.calls.values():
         stream = acc.streams[call.stream]
         if stream.index != 0:
             call.task = stream.task
         if call.task is None:
-            unattributed += stream.depth >= 0  # an orphan's calls are refused as an orphan
+            if first is None and stream.depth >= 0:  # an orphan's calls: refused as an orphan
+                first = call
             continue
         acc.tasks[call.task].calls += 1
     for stream in acc.streams[1:]:
         if stream.task is not None and stream.depth >= 0:
             acc.tasks[stream.task].subagents += 1
-    if unattributed:
-        acc.problems.append(Problem("CC-TASK-UNATTRIBUTED", acc.streams[0].file))
+    if first is not None:
+        acc.problems.append(Problem("CC-TASK-UNATTRIBUTED", first.file, first.line))
 
 
 def _consumer(stream: Stream, calls_by_pos: list[tuple[int, str]], position: int) -> str | None:
