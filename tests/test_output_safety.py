@@ -223,6 +223,31 @@ def test_stdout_that_cannot_be_written_is_a_refusal_not_a_bug(
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_stdout_failing_after_the_outputs_says_they_are_whole(tmp_path: Path) -> None:
+    """Was: "(said before any work: nothing was written)" after the bundle was written in full,
+    with `--out` (already given) as the fix."""
+    import subprocess
+    import sys
+
+    report = tmp_path / "report.txt"
+    args = ["evaluate", "--bundle", str(FIXTURES / "synthetic_bundle.golden.json")]
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "converter", *args, "--report", str(report)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "AGENT_EVIDENCE_KEY": "de" * 32},
+            check=False,
+        )
+    assert result.returncode == 2, result.stderr
+    assert "OUT-STDOUT-FAILED" in result.stderr
+    assert "nothing was written" not in result.stderr
+    assert "the output files were written in full" in result.stderr
+    assert report.stat().st_size > 0
+
+
 def test_every_command_writes_stdout_through_one_function() -> None:
     """`diagnostics.say` turns a failed stdout write into OUT-STDOUT-FAILED; a stdout
     `click.echo` elsewhere in the commands would be exit 70 again (or 1 for a closed pipe)."""

@@ -176,11 +176,14 @@ def _emit_refused(
     emit_lines(lines, prefix)
 
 
-def _output_failed() -> None:
+def _output_failed(written_before: int) -> NoReturn:
     """Say so on stderr (if it can still be written) and exit 2. Stdout is pointed at the null
-    device first, so the interpreter's last flush does not fail a second time."""
+    device first, so the interpreter's last flush does not fail a second time. Output files the
+    command had put in place before (`files.write_all_atomic`) are whole, and said to be."""
     to_null(sys.stdout, 1)
     _emit_refused(Refused([Problem("OUT-STDOUT-FAILED")]), False)  # stderr lines: `tell`
+    if written_count() > written_before:
+        tell("the output files were written in full before standard output failed")
     sys.exit(Exit.REFUSED)
 
 
@@ -253,7 +256,7 @@ def _main(argv: list[str] | None) -> None:
     map_large_blocks()
     written_before = written_count()  # a test runs many commands in one process
     if stdout_unusable():
-        _output_failed()
+        _output_failed(written_before)
     try:
         _dispatch(args, debug, written_before)
     finally:
@@ -282,7 +285,7 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         # click's own closed-pipe handler, for output it writes itself (help, version), exits 1:
         # a code this tool does not have. Every exit of ours is 0, 2-5, 64 or 70.
         if done.code == 1:
-            _output_failed()
+            _output_failed(written_before)
         raise
     except click.exceptions.Exit as done:
         sys.exit(done.exit_code)
@@ -313,13 +316,13 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         tell(f"error: {type(error).__name__}")
         sys.exit(error.exit_code)
     except StdoutFailed:
-        _output_failed()
+        _output_failed(written_before)
     except OSError as error:
         # click writes --help and --version itself, not through `say`: a full disk there is the
         # machine's doing too. (Our own file writes and reads turn their OSErrors into refusals
         # with a file named; one with no file name and such an errno is a standard stream's.)
         if error.errno in OUTPUT_ERRNOS and error.filename is None and not debug:
-            _output_failed()
+            _output_failed(written_before)
         if error.errno == errno.ENAMETOOLONG and not debug:
             # A path typed longer than the system takes (every check of it raises, in many
             # places): the value given is wrong, and it is not echoed (SPEC §6.4).

@@ -924,9 +924,10 @@ CODES: dict[str, CodeInfo] = {
     "OUT-STDOUT-FAILED": _c(
         "The command's output could not be written to standard output: the disk or device is "
         "full, a quota was reached, the reader closed the pipe, or standard output is closed or "
-        "open for reading only (said before any work: nothing was written).",
-        "Free space, or send the output to a file (`--report`, `--out`) or to a reader that "
-        "reads it all.",
+        "open for reading only. Said before any work when standard output cannot be written at "
+        "all; output files already in place are whole (a line after this one says so).",
+        "Free space, or send standard output to a file or to a reader that reads it all "
+        "(evaluate: `--report FILE` writes its report to a file).",
     ),
     "OUT-EXISTS": _c(
         "The template's output file already exists; it may be a contract you filled in.",
