@@ -944,6 +944,27 @@ def test_key_init_into_an_unwritable_place(cli: Any, tmp_path: Path) -> None:
     assert outcome.codes == {"KEY-UNWRITABLE"}
 
 
+@pytest.mark.parametrize("command", [["key", "init", "--key-file"], ["keygen", "--out"]])
+def test_a_key_whose_write_fails_leaves_no_file(
+    command: list[str], cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was (key init): a write that failed after the file was made (a full disk, `ulimit -f 0`)
+    left an empty key, refused ever after as KEY-INVALID by every command and as KEY-EXISTS by
+    key init; and it was reported as OUT-STDOUT-FAILED (an ENOSPC with no file name)."""
+    import errno
+
+    def full(_: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    target = tmp_path / "k.pem"
+    result = cli(*command, str(target))
+    assert result.code == 2, result.err
+    assert "KEY-UNWRITABLE" in result.err
+    assert "OUT-STDOUT-FAILED" not in result.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores modes")
 def test_key_init_into_a_read_only_folder(cli: Any, tmp_path: Path) -> None:
     folder = tmp_path / "ro"

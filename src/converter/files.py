@@ -189,6 +189,37 @@ def check_outputs(
         raise Refused(problems)
 
 
+class NotCreated(Exception):
+    """`create_exclusive` made no file: `exists` when something is already at the path."""
+
+    def __init__(self, exists: bool) -> None:
+        super().__init__("exists" if exists else "unwritable")
+        self.exists = exists
+
+
+def create_exclusive(path: Path, data: bytes, mode: int) -> None:
+    """A new file (a key) that must not exist yet, a symlink not followed, its bytes on disk
+    before it counts as made: a write that fails (a full disk, a size limit) or is interrupted
+    removes it, so no empty key is left to be refused ever after as invalid and existing."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    except FileExistsError:
+        raise NotCreated(exists=True) from None
+    except OSError:
+        raise NotCreated(exists=False) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException as stopped:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        if isinstance(stopped, OSError):
+            raise NotCreated(exists=False) from None
+        raise
+
+
 def _stage_prefix(path: Path) -> str:
     """The staged file's name begins with the output's, cut to 100 bytes: a name the file
     system takes (up to 255 bytes) must not fail for the 14 the staging adds."""

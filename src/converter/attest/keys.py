@@ -7,7 +7,6 @@ with an ATTEST-KEY-* code; no message quotes the file.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from cryptography.hazmat.primitives.serialization import (
 
 from converter.attest.dsse import key_id
 from converter.attest.errors import SigningKeyRefused
-from converter.files import NotRegular, ask, read_regular
+from converter.files import NotCreated, NotRegular, ask, create_exclusive, read_regular
 
 _MAX_KEY_FILE = 64 * 1024
 
@@ -101,19 +100,10 @@ def generate_key_files(private_path: Path) -> GeneratedKey:
 
 def _create_exclusive(path: Path, data: bytes, mode: int) -> None:
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-    except FileExistsError:
-        raise SigningKeyRefused("ATTEST-KEY-EXISTS") from None
-    except OSError:
-        raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError:
-        path.unlink(missing_ok=True)
-        raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE") from None
+        create_exclusive(path, data, mode)
+    except NotCreated as failed:
+        code = "ATTEST-KEY-EXISTS" if failed.exists else "ATTEST-KEY-UNWRITABLE"
+        raise SigningKeyRefused(code) from None
 
 
 def load_private_key(path: Path) -> Ed25519PrivateKey:

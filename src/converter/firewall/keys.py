@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from converter.errors import Problem, Refused
-from converter.files import NotRegular, ask, read_regular
+from converter.files import NotCreated, NotRegular, ask, create_exclusive, read_regular
 
 ENV_VAR = "AGENT_EVIDENCE_KEY"
 _KEY_ID_DOMAIN = b"agent-evidence/v1/key-id"
@@ -73,15 +73,11 @@ def create_key(path: Path) -> PseudonymKey:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError:
         raise Refused([Problem("KEY-UNWRITABLE")]) from None
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        raise Refused([Problem("KEY-EXISTS")]) from None
-    except OSError:
-        raise Refused([Problem("KEY-UNWRITABLE")]) from None
     key = PseudonymKey(secrets.token_bytes(32))
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(key.secret.hex() + "\n")
+    try:
+        create_exclusive(path, (key.secret.hex() + "\n").encode("ascii"), 0o600)
+    except NotCreated as failed:
+        raise Refused([Problem("KEY-EXISTS" if failed.exists else "KEY-UNWRITABLE")]) from None
     return key
 
 
