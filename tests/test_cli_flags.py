@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from converter.cli.main import main
 from converter.files import write_all_atomic
 from tests.conftest import fixture_parent
 
@@ -37,8 +36,10 @@ def test_debug_after_the_command_shows_a_bug_and_without_it_exit_70(
         raise RuntimeError("a bug")
 
     monkeypatch.setattr("converter.cli.inspect.summarize_tree", broken)
-    with pytest.raises(RuntimeError):
-        main(["inspect", "--in", str(PARENT), "--debug"])
+    shown = cli("inspect", "--in", str(PARENT), "--debug")
+    assert shown.code == 70  # was 1: the exception re-raised, Python's own exit
+    assert "Traceback (most recent call last)" in shown.err
+    assert "RuntimeError: a bug" in shown.err
     result = cli("inspect", "--in", str(PARENT))
     assert result.code == 70
     assert "internal error (RuntimeError); rerun with --debug" in result.err

@@ -8,6 +8,7 @@ import importlib
 import re
 import signal
 import sys
+import traceback
 from typing import Any, NoReturn
 
 import click
@@ -337,8 +338,10 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
 
 
 def _internal(error: Exception, debug: bool) -> NoReturn:
-    """A bug: exit 70 with one line naming the exception's type (`--debug`: the traceback)."""
+    """A bug: exit 70 with one line naming the exception's type (`--debug`: the traceback,
+    then the same exit: an uncaught exception would be Python's 1, a code this tool has not)."""
     if debug:
-        raise error
+        tell("".join(traceback.format_exception(error)).rstrip("\n"))
+        sys.exit(Exit.INTERNAL)
     tell(f"internal error ({type(error).__name__}); rerun with --debug for a traceback")
     sys.exit(Exit.INTERNAL)
