@@ -378,3 +378,17 @@ def test_a_timestamp_at_the_calendar_edge_is_a_finding(cli: Any, tmp_path: Path)
     result = cli("inspect", "--json", "--in", str(syn.parent))
     assert result.code == 0, result.err
     assert {"code": "CC-REC-BAD-TIMESTAMP", "count": 1} in result.json()["findings"]
+
+
+def test_a_loaded_tree_is_built_once() -> None:
+    """Was: a second build_account of one loaded tree found its records released and gave an
+    account of 0 calls, convertible, with no refusal."""
+    from converter.reader.build import build_account
+    from converter.reader.load import load
+    from converter.sources.tree import discover
+    from tests.conftest import fixture_parent
+
+    tree = load(discover(fixture_parent("synthetic_tree")), jobs=1)
+    assert build_account(tree).calls
+    with pytest.raises(ValueError, match="already taken"):
+        build_account(tree)

@@ -1,4 +1,5 @@
-"""From loaded records to an attributed account (SPEC §4, §5.1–5.3). Pure: no I/O.
+"""From loaded records to an attributed account (SPEC §4, §5.1–5.3). No I/O; it takes the
+loaded tree over (its records are released as it ends, for memory: a tree is built once).
 
 Order of work, each step iterative (no recursion on input depth); steps 1-5 are in
 `reader/streams.py`, 6 in `reader/calls.py`, 7-8 in `reader/tasks.py`, the checks of the whole
@@ -97,6 +98,8 @@ def build_account(
     *,
     single_file: bool = False,
 ) -> Account:
+    if tree.consumed:  # a second build would find no records: a tree of no calls, unrefused
+        raise ValueError("build_account has already taken this tree's records")  # a bug
     acc = Account(tree=tree, task_unit=task_unit, problems=list(tree.problems))
     if not tree.records:
         return acc
@@ -129,3 +132,4 @@ def _release_records(acc: Account) -> None:
     for stream in acc.streams:
         stream.records = []
     acc.tree.records = {}
+    acc.tree.consumed = True

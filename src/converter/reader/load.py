@@ -48,6 +48,7 @@ class LoadedTree:
     unbound: set[int] = field(default_factory=set)  # legacy siblings of another session
     problems: list[Problem] = field(default_factory=list)
     unknown_types: Counter[str] = field(default_factory=Counter)
+    consumed: bool = False  # build_account has taken (and released) the records
 
     @property
     def bound_files(self) -> list[SourceFile]:
