@@ -681,3 +681,11 @@ def test_a_field_misshapen_on_every_event_lists_a_few_and_counts_the_rest() -> N
     shown = [where for code, where in found if code == "BUNDLE-SHAPE"]
     assert shown[:5] == [f"events/{n}/task" for n in range(5)]
     assert shown[5:] == ["events/*/task: 1 more"]
+
+
+def test_a_pricing_context_is_a_context_key_not_words() -> None:
+    """Was: the bundle typed an event's pricing context with the contract's looser copy of the
+    context key ([a-z0-9_|-], 110 characters), so a phrase such as a project's name opened as
+    a context on every event (and a v1 bundle, never re-priced, kept it)."""
+    edit = _set("events/0/pricing/context", "payroll_migration_for_acme_corp")
+    assert ("BUNDLE-SHAPE", "events/0/pricing/context") in _codes_at(edit)

@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from converter.contract.model import (
-    ContextKey,
     ExclusionReason,
     OutcomeClaim,
     PolicyClaim,
@@ -39,7 +38,7 @@ from converter.firewall.view import (
     Finding,
     UsageTotals,
 )
-from converter.pricing.model import PriceCardRef, PricingClaims
+from converter.pricing.model import ContextKey, PriceCardRef, PricingClaims
 
 # v2 (0.2) adds `pricing`; v1 bundles (0.1) still open, without it.
 BUNDLE_SCHEMA: Literal["agent-evidence/bundle/v2"] = "agent-evidence/bundle/v2"

@@ -22,7 +22,7 @@ from converter.firewall.types import (
     Version,
 )
 from converter.firewall.view import BoundFile, Counts, Finding, Task
-from converter.pricing.model import PricingTemplate
+from converter.pricing.model import ContextKey, PricingTemplate
 
 CONTRACT_SCHEMA: Literal["agent-evidence/conversion-contract/v1"] = (
     "agent-evidence/conversion-contract/v1"
@@ -61,7 +61,6 @@ ExclusionReason = Literal["not-an-attempt", "duplicate", "aborted"]
 CacheBucket = Literal[
     "input", "output", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_unsplit"
 ]
-ContextKey = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_|-]{0,110}$")]
 
 
 class Source(Closed):
