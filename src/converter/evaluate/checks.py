@@ -33,6 +33,7 @@ from converter.evaluate.result import (
     MeasureName,
     Metrics,
     Reason,
+    Rule,
     Status,
     Unit,
 )
@@ -135,7 +136,7 @@ def _sample_size(m: Metrics, p: Policy) -> tuple[Measure, ...] | None:
 
 
 def _check(
-    id_: str, coverage: Coverage, route: str, rule: str, measure: MeasureFn, version: str = "1.0"
+    id_: str, coverage: Coverage, route: str, rule: Rule, measure: MeasureFn, version: str = "1.0"
 ) -> Check:
     info = CheckInfo.model_validate(
         {"id": id_, "version": version, "coverage": coverage, "route": route, "rule": rule}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import PlainSerializer, StringConstraints
+from pydantic import PlainSerializer
 
 from converter.contract.model import CheckId
 from converter.errors import Exit
@@ -17,7 +17,16 @@ from converter.evaluate.inputs import (
     Interval,
     Policy,
 )
-from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
+from converter.firewall.types import (
+    Closed,
+    Code,
+    Count,
+    ModelName,
+    Pseudonym,
+    PublicName,
+    Sha256,
+    Version,
+)
 from converter.text import counted
 
 # Decimals leave as strings; long quotients are rounded to 12 places (see fmt.py).
@@ -46,7 +55,18 @@ MeasureName = Literal[
 ]
 Unit = Literal["usd", "rate", "count"]
 Comparison = Literal["<=", ">="]
-Rule = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_ <>=./]{1,200}$")]
+# Each gate's rule in words, as checks.py states it: fixed text, never a value.
+Rule = Literal[
+    "acceptable_tasks / tasks >= min_acceptable_rate",
+    "total effective cost / acceptable_tasks <= max_cost_per_acceptable_outcome_usd",
+    "nearest rank p95 of effective task cost <= max_p95_task_cost_usd",
+    "mean over all tasks of business value if acceptable less effective cost "
+    ">= min_expected_net_value_per_attempt_usd",
+    "expected net value less baseline net value >= min_incremental_net_value_vs_baseline_usd",
+    "max model and tool calls per task <= max_calls_per_task "
+    "and max trace cost per task <= max_trace_cost_per_task_usd",
+    "tasks >= min_tasks",
+]
 
 EXIT_OF: dict[Decision, Exit] = {
     "SCALE": Exit.OK,
@@ -130,7 +150,7 @@ class Measure(Closed):
 
 class CheckInfo(Closed):
     id: CheckId
-    version: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(\.[0-9]{1,6}){1,3}$")]
+    version: Version
     coverage: Coverage
     route: Route
     rule: Rule
@@ -189,7 +209,7 @@ class Finding(Closed):
 
 class DiagnosticInfo(Closed):
     id: Literal["repeated-tool-shapes", "dependency-cycles", "evidence-completeness"]
-    version: Annotated[str, StringConstraints(pattern=r"^[0-9]{1,4}(\.[0-9]{1,6}){1,3}$")]
+    version: Version
 
 
 class Evaluation(Closed):

@@ -2,7 +2,10 @@
 
 No output model has a free `str` field: each string is a digest, a keyed pseudonym, a code, a
 model id, an allowed name, a version or a timestamp, and each type's pattern rejects spaces,
-slashes and anything long enough to smuggle content.
+slashes and anything long enough to smuggle content. Outside this module two kinds of string
+hold spaces: the labels a contract publishes (`contract/model.py`: one word since 0.3; a 0.2
+bundle's, which may hold spaces and slashes, still open) and evaluation's gate rules, a fixed
+set of sentences (`evaluate/result.py` `Rule`).
 """
 
 from __future__ import annotations

@@ -32,7 +32,6 @@ AgentKind = Literal[
 ]
 EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
 ToolStatus = Literal["ok", "error", "no-result"]
-FileRef = str  # "<role>/<pseudonym>" built only by `file_ref`
 
 
 class UsageTotals(Closed):
