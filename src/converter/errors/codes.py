@@ -470,15 +470,6 @@ CODES: dict[str, CodeInfo] = {
         "Move the task back to claims.outcomes and label it: an attempt that spent money counts, "
         "even an aborted one or a duplicate (label it acceptable: false).",
     ),
-    "CONTRACT-NOT-CONVERTIBLE": _c(
-        "The sources cannot be converted (see the refusals above).",
-        "Fix the refusals listed with their codes, then convert again.",
-    ),
-    "CONTRACT-CARRIED-FORWARD": _c(
-        "Claims were carried forward from an earlier contract; dropped and new tasks are listed.",
-        "Label the new tasks.",
-        blocking=False,
-    ),
     # --- bundle (BUNDLE-*) ---
     "BUNDLE-UNREADABLE": _c(
         "The bundle file could not be read.",
