@@ -23,9 +23,11 @@ from converter.contract.read import read_preset
 from converter.contract.validate import unknown_checks
 from converter.errors import Gathered, Problem, Refused
 from converter.files import (
+    NotRegular,
     check_outputs,
     is_attestation,
     read_input,
+    read_regular,
     write_all_atomic,
     write_atomic,
 )
@@ -300,12 +302,11 @@ def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:
     """Whether the attestation file beside a bundle signs `data` (`names_subject`)."""
     from converter.attest.statement import names_subject
 
-    if not envelope.is_file():  # a FIFO there would block the read
-        return False
     try:
-        return names_subject(envelope.read_bytes(), data)
-    except OSError:
+        held, _ = read_regular(envelope, None)  # never opens a FIFO or device there
+    except (NotRegular, OSError, ValueError):
         return False
+    return names_subject(held, data)
 
 
 def _signing_key(path: Path) -> Ed25519PrivateKey:

@@ -27,7 +27,6 @@ from converter.reader.records import Usage
 from converter.sources.tree import SourceFile
 
 _VERSION = re.compile(VERSION)
-# service_tier, speed and inference_geo values seen in Anthropic's docs and real transcripts.
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,10 @@ Layouts (FORMAT-NOTES §1, corpus):
   <dir>/<sid>/workflows/<run>.json                    workflow run manifest
   <dir>/agent-<8 hex>.jsonl                           2.0.x child beside the parent (bound only
                                                       when its records name the parent's session)
-Nothing here reads file contents; names are checked against their id shape before any path is
-built from them, and symlinks or special files are refused.
+Names are checked against their id shape before any path is built from them, and symlinks or
+special files are refused. The one content read here is the start of a parent whose name is no
+session id (`_session_named_inside`), to say which session it holds; reading and hashing every
+file is `reader/load.py`'s.
 """
 
 from __future__ import annotations
