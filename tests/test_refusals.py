@@ -730,6 +730,25 @@ def test_symlinked_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) 
     assert f"({syn.session}/{SYN_CHILD})" in shown.err  # only on request, on stderr
 
 
+def test_a_value_spelled_show_paths_shows_no_path(
+    syn: Tree, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: any argument reading "--show-paths" (a template file so named) turned local paths
+    on in the refusals main() prints: the raw arguments were searched, not the option."""
+    child = syn.path(SYN_CHILD)
+    outside = tmp_path / "outside.jsonl"
+    child.rename(outside)
+    child.symlink_to(outside)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")  # a template named "--show-paths" goes here (unwritten)
+    result = cli("convert", "--in", str(syn.parent), "--template", "--show-paths")
+    assert result.code == 2, result.err
+    assert "CC-TREE-SYMLINK" in result.err
+    assert Path(SYN_CHILD).name not in result.err
+    shown = cli("convert", "--in", str(syn.parent), "--template", "t.json", "--show-paths")
+    assert f"({syn.session}/{SYN_CHILD})" in shown.err
+
+
 @pytest.mark.parametrize("which", ["parent", "meta", "subagents-folder", "session-folder"])
 def test_symlinks_anywhere(
     which: str, syn: Tree, cli: Any, command: Command, tmp_path: Path

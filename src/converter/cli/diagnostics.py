@@ -171,6 +171,27 @@ def describe(
     return f"{code}{location}{shown}: {info.message}" + (f" Fix: {info.fix}" if fix else "")
 
 
+# Whether the command was given --show-paths: set by the option itself (`remember_show_paths`),
+# so an argument that merely reads "--show-paths" (a file so named) shows no path.
+_SHOWING_PATHS = [False]
+
+
+def remember_show_paths(_: click.Context, __: click.Parameter, value: bool) -> bool:
+    """The --show-paths option's callback: the refusals main() prints once the command has
+    ended show local paths only when the option itself was given."""
+    _SHOWING_PATHS[0] = value
+    return value
+
+
+def showing_paths() -> bool:
+    return _SHOWING_PATHS[0]
+
+
+def forget_show_paths() -> None:
+    """Before a command runs (tests run many in one process)."""
+    _SHOWING_PATHS[0] = False
+
+
 PER_GROUP = 5  # lines shown per (code, file) on stderr; --json lists every one
 
 

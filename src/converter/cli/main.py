@@ -19,6 +19,8 @@ from converter.cli.diagnostics import (
     StdoutFailed,
     describe,
     emit_lines,
+    forget_show_paths,
+    showing_paths,
     stdout_unusable,
     tell,
     to_null,
@@ -256,6 +258,7 @@ def _main(argv: list[str] | None) -> None:
         args = ["--debug", *(a for a in args[:cut] if a != "--debug"), *args[cut:]]
     map_large_blocks()
     written_before = written_count()  # a test runs many commands in one process
+    forget_show_paths()
     if stdout_unusable():
         _output_failed(written_before)
     try:
@@ -298,7 +301,7 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
     except Refused as refused:
         if _by_interrupt(refused):
             _interrupted(written_before)
-        _emit_refused(refused, "--show-paths" in args)
+        _emit_refused(refused, showing_paths())
         sys.exit(refused.exit_code)
     except IntegrityFailure as failure:
         if _by_interrupt(failure):
@@ -306,9 +309,9 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         for problem in failure.problems:
             tell("integrity: " + describe(problem.code, problem.where))
         if failure.details:  # what differs: findings for whoever checks, not fixes for them
-            _emit_refused(Refused(failure.details), "--show-paths" in args, "  found: ", False)
+            _emit_refused(Refused(failure.details), showing_paths(), "  found: ", False)
         if failure.refusals:  # other bundles' refusals, found in the same run
-            _emit_refused(Refused(failure.refusals), "--show-paths" in args)
+            _emit_refused(Refused(failure.refusals), showing_paths())
         sys.exit(failure.exit_code)
     except UsageProblem as bad:  # our own fixed text, never a value from an input
         tell(f"usage error: {bad}")

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from converter.cli.diagnostics import tell
+from converter.cli.diagnostics import remember_show_paths, tell
 from converter.errors import UsageProblem
 from converter.firewall.keys import PseudonymKey, default_key_shown, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -67,6 +67,7 @@ def _source_options(func: F, carried: str) -> F:
     func = click.option(
         "--show-paths",
         is_flag=True,
+        callback=remember_show_paths,
         help="Add local relative paths to diagnostics; inspect also lists the local name behind "
         "each pseudonymous tool, agent type, model and billing value (stderr only).",
     )(func)

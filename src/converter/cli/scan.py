@@ -10,7 +10,13 @@ from pathlib import Path
 import click
 import orjson
 
-from converter.cli.diagnostics import printable, say, stderr_is_terminal, tell
+from converter.cli.diagnostics import (
+    printable,
+    remember_show_paths,
+    say,
+    stderr_is_terminal,
+    tell,
+)
 from converter.cli.options import key_option, pseudonym_key
 from converter.errors import Exit, Problem, Refused
 from converter.files import ask
@@ -59,6 +65,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
 @click.option(
     "--show-paths",
     is_flag=True,
+    callback=remember_show_paths,
     help="Also list each session's label and local paths (stderr only).",
 )
 @key_option

@@ -25,7 +25,7 @@ import click
 
 from converter.bundle.io import open_bundle
 from converter.bundle.model import BundleHead
-from converter.cli.diagnostics import say
+from converter.cli.diagnostics import remember_show_paths, say
 from converter.cli.options import (
     FILE,
     PATH,
@@ -90,6 +90,7 @@ from converter.text import counted
 @click.option(
     "--show-paths",
     is_flag=True,
+    callback=remember_show_paths,
     help="With re-derivation: add local relative paths to the sources' diagnostics (stderr).",
 )
 @provider_bodies_option
