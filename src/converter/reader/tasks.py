@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from converter.errors import Problem
-from converter.reader.model import Account, Call, Edge, EventKey, Stream, Task
+from converter.reader.model import Account, Call, Edge, EventKey, Task
 
 
 def find_tasks(acc: Account) -> None:
@@ -85,8 +85,8 @@ def assign(acc: Account) -> None:
         acc.problems.append(Problem("CC-TASK-UNATTRIBUTED", first.file, first.line))
 
 
-def _consumer(stream: Stream, calls_by_pos: list[tuple[int, str]], position: int) -> str | None:
-    """First call of `stream` whose first fragment comes after `position`."""
+def _consumer(calls_by_pos: list[tuple[int, str]], position: int) -> str | None:
+    """First call (of one stream, by position) whose first fragment comes after `position`."""
     low, high = 0, len(calls_by_pos)
     while low < high:
         mid = (low + high) // 2
@@ -113,9 +113,7 @@ def link_edges(acc: Account) -> None:
         edges.append(Edge(model, ("tool", tool.id), "requests"))
         has_out.add(model)
         if tool.result_position is not None:
-            consumer = _consumer(
-                acc.streams[tool.stream], by_stream[tool.stream], tool.result_position
-            )
+            consumer = _consumer(by_stream[tool.stream], tool.result_position)
             if consumer is not None:
                 edges.append(Edge(("tool", tool.id), ("model", consumer), "consumes"))
                 has_out.add(("tool", tool.id))
@@ -129,9 +127,7 @@ def link_edges(acc: Account) -> None:
             continue
         if spawner.result_status == "async_launched":  # no evidence of when its work is read
             continue
-        successor = _consumer(
-            acc.streams[spawner.stream], by_stream[spawner.stream], spawner.result_position
-        )
+        successor = _consumer(by_stream[spawner.stream], spawner.result_position)
         if successor is None:
             continue
         for event in _leaves(by_stream[stream.index], tools_of[stream.index], has_out):
