@@ -79,7 +79,10 @@ class ModelEventOut(Closed):
     model: ModelName
     timestamp: Timestamp | None
     usage: UsageTotals
-    usage_complete: bool
+    usage_complete: bool = Field(
+        description="The call's status: whether its final usage was written (false: its cost "
+        "is an interval). Its stop reason is not published."
+    )
     context: BillingContext
     cost: Cost
     pricing: ModelPricingApplied
@@ -91,7 +94,10 @@ class ToolEventOut(Closed):
     task: Pseudonym | None
     agent: Pseudonym
     name: PublicName
-    requested_by: Pseudonym
+    requested_by: Pseudonym = Field(
+        description="The model event whose message holds this tool_use block; its timestamp is "
+        "this call's (a tool event has no time of its own, nor one for its result)."
+    )
     status: Literal["ok", "error", "no-result"]
     shape: ArgShape
     web_search_requests: Count
