@@ -18,8 +18,9 @@ from converter.cli.options import (
     provider_bodies_option,
     pseudonymizer,
 )
-from converter.contract.model import Preset
+from converter.contract.model import Contract, Preset
 from converter.contract.read import read_preset
+from converter.contract.template import Carried
 from converter.contract.validate import unknown_checks
 from converter.errors import Gathered, Problem, Refused
 from converter.files import (
@@ -32,8 +33,8 @@ from converter.files import (
     write_atomic,
 )
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.pricing.card import load_price_card, prefill, shipped_card_named, shipped_cards
-from converter.pricing.engine import observed_keys
+from converter.firewall.view import Counts
+from converter.pricing.card import PriceCard, load_price_card, shipped_cards
 from converter.run.conversion import (
     Reading,
     make_bundle,
@@ -41,6 +42,7 @@ from converter.run.conversion import (
     read_old_contract,
     read_sources,
     source_for,
+    template_pricing,
 )
 from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
@@ -197,6 +199,44 @@ def _template(
 ) -> None:
     inputs = [parent] + [p for p in (old_contract, policy_file) if p is not None]
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
+    old, card, preset = _template_inputs(
+        out, inputs, replaceable, old_contract, price_card, policy_file, pseudo, force
+    )
+    chosen = source_for(typed_source, typed_unit, old.source if old else None)
+    source, task_unit = chosen.adapter, chosen.task_unit
+    reading = read_sources(parent, source, task_unit, pseudo)
+    check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
+    priced = template_pricing(reading, card, old)
+    if card is not None and priced.unpriced_by_card is not None:
+        _say_card_prices_none(card, priced.unpriced_by_card, old)
+    made = make_template(
+        reading,
+        source,
+        task_unit,
+        timestamps=timestamps,
+        prefill=priced.pricing,
+        card=card,
+        old=old,
+        preset=preset,
+    )
+    write_atomic(out, made.data)
+    _say_template(reading.canonical.counts, made.to_fill)
+    if made.carried is not None:
+        _say_carried(made.carried, card)
+
+
+def _template_inputs(
+    out: Path,
+    inputs: list[Path],
+    replaceable: tuple[str, ...],
+    old_contract: Path | None,
+    price_card: str | None,
+    policy_file: Path | None,
+    pseudo: Pseudonymizer,
+    force: bool,
+) -> tuple[Contract | None, PriceCard | None, Preset | None]:
+    """The output checked and every input read, each problem of them said at once, before the
+    sources are read."""
     first = Gathered()
     first(lambda: check_outputs([out], inputs, replaceable))
     # A filled contract is hours of labelling: never lose it. (Said only of an output that may
@@ -215,42 +255,21 @@ def _template(
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
     preset = first(lambda: _preset(policy_file)) if policy_file is not None else None
     first.done()
-    chosen = source_for(typed_source, typed_unit, old.source if old else None)
-    source, task_unit = chosen.adapter, chosen.task_unit
-    reading = read_sources(parent, source, task_unit, pseudo)
-    check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
-    pricing = observed_keys(reading.canonical)
-    if card is None and old is not None:
-        # The shipped card the carried contract names prices what the session has used since
-        # (a model switched to mid-session) as it priced the rest: no price to copy by hand.
-        carried_card = shipped_card_named(old.claims.pricing.price_card)
-        if carried_card is not None:
-            pricing = prefill(pricing, carried_card)
-    elif card is not None:
-        pricing = prefill(pricing, card)
-        if pricing.price_card is None:  # nothing observed is on the card: named, it would lie
-            unpriced = ", ".join(sorted(pricing.models)) or "no model"
-            named = old.claims.pricing.price_card if old is not None else None
-            then = (
-                f"the carried contract's prices stay, under the card it names ({named.id})"
-                if named is not None
-                else "the template names no card and their prices are yours to fill"
-            )
-            tell(
-                f"notice: price card {card.id} prices none of this session's models ({unpriced}); {then}"
-            )
-    data, carried, to_fill = make_template(
-        reading,
-        source,
-        task_unit,
-        timestamps=timestamps,
-        prefill=pricing,
-        card=card,
-        old=old,
-        preset=preset,
+    return old, card, preset
+
+
+def _say_card_prices_none(card: PriceCard, models: tuple[str, ...], old: Contract | None) -> None:
+    named = old.claims.pricing.price_card if old is not None else None
+    then = (
+        f"the carried contract's prices stay, under the card it names ({named.id})"
+        if named is not None
+        else "the template names no card and their prices are yours to fill"
     )
-    write_atomic(out, data)
-    counts = reading.canonical.counts
+    unpriced = ", ".join(models) or "no model"
+    tell(f"notice: price card {card.id} prices none of this session's models ({unpriced}); {then}")
+
+
+def _say_template(counts: Counts, to_fill: int) -> None:
     then = (
         f"fill its {counted(to_fill, 'null claim')}, then convert --contract"
         if to_fill
@@ -261,29 +280,30 @@ def _template(
         f"{counted(counts.model_calls, 'model call')}, {counted(counts.tool_calls, 'tool call')}; "
         + then
     )
-    if carried is not None:
-        c = carried
+
+
+def _say_carried(c: Carried, card: PriceCard | None) -> None:
+    say(
+        f"carried claims forward: {counted(len(c.dropped), 'task')} dropped, "
+        f"{counted(len(c.new), 'new task')} to label, "
+        f"{counted(len(c.changed), 'labelled task')} changed since (check their outcomes)"
+        + (f", {counted(len(c.unexcluded), 'excluded task')} to label" if c.unexcluded else "")
+    )
+    for task_id in c.dropped:
+        say(f"  dropped {task_id}")
+    for task_id in c.new:
+        say(f"  new {task_id}")
+    for task_id in c.changed:
+        say(f"  changed {task_id}: its model calls or subagents are not what was labelled")
+    for task_id in c.unexcluded:
+        say(f"  to label {task_id}: excluded, and it has model calls now")
+    for path in c.repriced:
+        say(f"  repriced claims/pricing/{path}: the card given replaces the carried price")
+    if c.own_prices_kept and card is not None:
         say(
-            f"carried claims forward: {counted(len(c.dropped), 'task')} dropped, "
-            f"{counted(len(c.new), 'new task')} to label, "
-            f"{counted(len(c.changed), 'labelled task')} changed since (check their outcomes)"
-            + (f", {counted(len(c.unexcluded), 'excluded task')} to label" if c.unexcluded else "")
+            f"  your carried prices differ from price card {card.id} where it prices: they "
+            "stay yours, and the template names no card"
         )
-        for task_id in c.dropped:
-            say(f"  dropped {task_id}")
-        for task_id in c.new:
-            say(f"  new {task_id}")
-        for task_id in c.changed:
-            say(f"  changed {task_id}: its model calls or subagents are not what was labelled")
-        for task_id in c.unexcluded:
-            say(f"  to label {task_id}: excluded, and it has model calls now")
-        for path in c.repriced:
-            say(f"  repriced claims/pricing/{path}: the card given replaces the carried price")
-        if c.own_prices_kept and card is not None:
-            say(
-                f"  your carried prices differ from price card {card.id} where it prices: they "
-                "stay yours, and the template names no card"
-            )
 
 
 def _preset(path: Path) -> Preset:

@@ -30,7 +30,13 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.times import coarsen
 from converter.firewall.view import BoundFile, PublicAccount
 from converter.heap import return_free_memory
-from converter.pricing.card import PriceCard, card_problems, prices_unlike
+from converter.pricing.card import (
+    PriceCard,
+    card_problems,
+    prefill,
+    prices_unlike,
+    shipped_card_named,
+)
 from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
@@ -104,6 +110,28 @@ def read_old_contract(data: bytes, key_id: str) -> Contract:
     if old.key_id != key_id:
         raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
     return old
+
+
+class TemplatePricing(NamedTuple):
+    pricing: PricingTemplate  # what the session used, pre-filled from a card where one applies
+    # The session's models when the card given prices none of them (it is then not named).
+    unpriced_by_card: tuple[str, ...] | None
+
+
+def template_pricing(
+    reading: Reading, card: PriceCard | None, old: Contract | None
+) -> TemplatePricing:
+    """The prices a template starts from: what the session used, pre-filled by the card given;
+    with none given, by the shipped card a carried contract names, so a model first used since
+    (switched to mid-session) is priced as the rest were, with no price to copy by hand."""
+    observed = observed_keys(reading.canonical)
+    if card is None:
+        named = shipped_card_named(old.claims.pricing.price_card) if old is not None else None
+        return TemplatePricing(prefill(observed, named) if named else observed, None)
+    pricing = prefill(observed, card)
+    # Nothing observed is on the card: named, it would lie.
+    unpriced = tuple(sorted(pricing.models)) if pricing.price_card is None else None
+    return TemplatePricing(pricing, unpriced)
 
 
 class MadeTemplate(NamedTuple):
