@@ -23,6 +23,20 @@ def _usage() -> dict[str, Any]:
     }
 
 
+def _answer(
+    msg_id: str, text: str, stop_reason: str | None = "end_turn", usage: Any = None
+) -> dict[str, Any]:
+    """An assistant message of one text block."""
+    return {
+        "id": msg_id,
+        "role": "assistant",
+        "model": "claude-sonnet-4-20250514",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": stop_reason,
+        "usage": _usage() if usage is None else usage,
+    }
+
+
 def _parent(folder: Path, extra: str = "") -> Path:
     parent = folder / f"{SID}.jsonl"
     parent.write_text(
@@ -40,14 +54,7 @@ def _parent(folder: Path, extra: str = "") -> Path:
             parentUuid="u1",
             sessionId=SID,
             version="2.0.76",
-            message={
-                "id": "msg_1",
-                "role": "assistant",
-                "model": "claude-sonnet-4-20250514",
-                "content": [{"type": "text", "text": "CANARY-answer"}],
-                "stop_reason": "end_turn",
-                "usage": _usage(),
-            },
+            message=_answer("msg_1", "CANARY-answer"),
         )
         + extra
     )
@@ -70,14 +77,7 @@ def _sibling(folder: Path, name: str, session: str) -> None:
             parentUuid="s1",
             sessionId=session,
             isSidechain=True,
-            message={
-                "id": "msg_s",
-                "role": "assistant",
-                "model": "claude-sonnet-4-20250514",
-                "content": [{"type": "text", "text": "x"}],
-                "stop_reason": "end_turn",
-                "usage": _usage(),
-            },
+            message=_answer("msg_s", "x"),
         )
     )
 
@@ -187,14 +187,7 @@ def _stub(msg_id: str, uuid: str, parent: str, **usage: int) -> str:
         uuid=uuid,
         parentUuid=parent,
         sessionId=SID,
-        message={
-            "id": msg_id,
-            "role": "assistant",
-            "model": "claude-sonnet-4-20250514",
-            "content": [{"type": "text", "text": "CANARY-partial"}],
-            "stop_reason": None,
-            "usage": counts,
-        },
+        message=_answer(msg_id, "CANARY-partial", None, counts),
     )
 
 
@@ -218,14 +211,7 @@ def test_a_call_before_any_prompt_is_refused_at_its_line(cli: Any, tmp_path: Pat
         uuid="a0",
         parentUuid=None,
         sessionId=SID,
-        message={
-            "id": "msg_0",
-            "role": "assistant",
-            "model": "claude-sonnet-4-20250514",
-            "content": [{"type": "text", "text": "CANARY-early"}],
-            "stop_reason": "end_turn",
-            "usage": _usage(),
-        },
+        message=_answer("msg_0", "CANARY-early"),
     )
     parent = _parent(tmp_path)
     parent.write_text(early + parent.read_text())

@@ -159,21 +159,17 @@ def test_escaped_colon_without_duplicate_is_accepted(
     assert outcome.report == baseline.report
 
 
-@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400", "-1e400"])
+@pytest.mark.parametrize(
+    "literal",
+    # An integer past a double's range is refused as 1e400 is: no JSON writer of a finite
+    # number writes one (Node writes null).
+    ["NaN", "Infinity", "-Infinity", "1e400", "-1e400", "1" + "0" * 309, "9" * 5000],
+    ids=["NaN", "Infinity", "-Infinity", "1e400", "-1e400", "10^309", "5000-digits"],
+)
 def test_non_finite_numbers(
     literal: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:
     syn.set_line("", TITLE_LINE, title_line(canary("nan"), f',"n":{literal}'))
-    outcome = run_command(cli, command, syn, tmp_path)
-    expect_refusal(outcome, "CC-LINE-NONFINITE", syn.label("parent", ""), TITLE_LINE)
-
-
-@pytest.mark.parametrize("literal", ["1" + "0" * 309, "9" * 5000])
-def test_integers_past_a_double_are_non_finite(
-    literal: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
-) -> None:
-    """As 1e400: no JSON writer of a finite number writes them (Node writes null)."""
-    syn.set_line("", TITLE_LINE, title_line(canary("huge"), f',"n":{literal}'))
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-LINE-NONFINITE", syn.label("parent", ""), TITLE_LINE)
 
