@@ -1,0 +1,577 @@
+"""Tests for the codes no other test pinned down (STYLE §7: one test per code), and a check that
+every code in the catalogue is named by some test.
+
+Each test damages or extends a copy of a fixture tree as little as the code needs, then checks
+the code, where it points (file label and line, or the finding's count) and the exit code its
+`blocking` flag implies: a refusal exits 2 and writes nothing; a finding exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from converter.errors.codes import CODES
+from tests.conftest import ROOT, Result
+from tests.contract_helpers import fill, read_json, write_json
+from tests.damage import (
+    COMMANDS,
+    Command,
+    Outcome,
+    Refusal,
+    Tree,
+    canary,
+    copy_tree,
+    dump,
+    run_command,
+    run_guarded,
+)
+
+SYN_CHILD = "subagents/agent-a3088bfe7965a5c04.jsonl"
+SYN_META = "subagents/agent-a3088bfe7965a5c04.meta.json"
+A1_TEXT_LINE = 6  # synthetic parent: A1's first fragment (text block)
+A1_AGENT_LINE = 7  # synthetic parent: A1's second fragment (the Agent tool_use)
+A2_LINE = 9  # synthetic parent: A2, the last model call
+RICH_S1_LINE = 23  # rich parent: the `<synthetic>` API-error record S1
+RICH_W2 = "subagents/workflows/wf_42728b42-182/agent-a3bd3ec704b646765.jsonl"
+RICH_S2_LINE = 3  # rich W2: the `<synthetic>` record S2
+
+
+@pytest.fixture(params=COMMANDS, ids=str)
+def command(request: pytest.FixtureRequest) -> Command:
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def syn(tmp_path: Path) -> Tree:
+    return copy_tree("synthetic_tree", tmp_path / "src")
+
+
+@pytest.fixture
+def rich(tmp_path: Path) -> Tree:
+    return copy_tree("rich_tree", tmp_path / "src")
+
+
+def expect_blocked(outcome: Outcome, code: str, file: str | None, line: int | None = None) -> None:
+    """A blocking code: exit 2 (run_guarded saw nothing written), refused at exactly this place."""
+    assert CODES[code].blocking
+    assert outcome.code == 2, (outcome.code, outcome.err[-2000:])
+    assert Refusal(code, file, line) in outcome.refusals, outcome.refusals
+
+
+def expect_finding(outcome: Outcome, command: Command, code: str, count: int) -> None:
+    """A non-blocking code: exit 0, nothing refused, and the finding counted `count` times."""
+    assert not CODES[code].blocking
+    assert outcome.code == 0, outcome.err[-2000:]
+    assert outcome.refusals == []
+    assert outcome.report is not None
+    report = outcome.report if command.json_report else outcome.report["inventory"]
+    assert {"code": code, "count": count} in report["findings"], report["findings"]
+
+
+def insert_after(tree: Tree, rel: str, number: int, *records: dict[str, Any]) -> int:
+    """Insert records after 1-based line `number`; the line number of the first one."""
+    lines = tree.lines(rel)
+    tree.write_lines(rel, [*lines[:number], *map(dump, records), *lines[number:]])
+    return number + 1
+
+
+def _record(tree: Tree, after: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """A record of the tree's session in the 2.1.216 envelope, chained after `after`."""
+    return {
+        "parentUuid": after["uuid"],
+        "isSidechain": False,
+        **fields,
+        "timestamp": after["timestamp"],
+        "userType": "external",
+        "entrypoint": "cli",
+        "cwd": after["cwd"],
+        "sessionId": tree.session,
+        "version": after["version"],
+        "gitBranch": after["gitBranch"],
+    }
+
+
+def _usage(**counts: int) -> dict[str, Any]:
+    return {
+        "input_tokens": 2,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 12000,
+        "output_tokens": 40,
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "service_tier": "standard",
+        "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
+        "inference_geo": "not_available",
+        "iterations": [],
+        "speed": "standard",
+        **counts,
+    }
+
+
+def _assistant(
+    tree: Tree, after: dict[str, Any], uuid: str, msg_id: str, content: list[Any], stop: str
+) -> dict[str, Any]:
+    message = {
+        "model": "claude-opus-4-8",
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": _usage(),
+    }
+    return _record(tree, after, message=message, type="assistant", uuid=uuid)
+
+
+# --- files and layout ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "notes.txt",  # the session folder
+        "subagents/agent-a3088bfe7965a5c04.jsonl.bak",
+        "subagents/old/",  # a folder in subagents/ other than workflows/
+        "subagents/workflows/notes.txt",  # a file beside the run folders
+        "workflows/notes.txt",  # a manifest folder entry not named .json
+    ],
+)
+def test_stray_file(rel: str, syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A file or folder no layout knows is refused, labelled as unbound, with no line."""
+    folder, rel = rel.endswith("/"), rel.rstrip("/")
+    path = syn.path(rel)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if folder:
+        path.mkdir()
+    else:
+        path.write_bytes(dump({"note": canary("stray")}) + b"\n")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-STRAY-FILE", syn.label("unbound", rel))
+    assert outcome.codes == {"CC-TREE-STRAY-FILE"}
+
+
+def test_meta_without_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A subagent's meta.json whose transcript is gone is refused at the meta file."""
+    syn.path(SYN_CHILD).unlink()
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-META-WITHOUT-CHILD", syn.label("meta", SYN_META))
+    assert outcome.codes == {"CC-TREE-META-WITHOUT-CHILD", "CC-TREE-UNEXPANDED-DELEGATION"}
+
+
+def _delegating_child(tree: Tree, agent: str, tool_id: str, calls: str) -> str:
+    """A child transcript whose one call delegates (tool `tool_id`), and its meta naming the
+    call `calls` as its own delegation; the child's path."""
+    rel = f"subagents/agent-{agent}.jsonl"
+    anchor = tree.record("", A2_LINE)
+    prompt = _record(
+        tree,
+        anchor,
+        agentId=agent,
+        type="user",
+        message={"role": "user", "content": canary(f"prompt-{agent}")},
+        uuid=f"{agent[1:9]}-0000-4000-8000-000000000001",
+    )
+    prompt.update(parentUuid=None, isSidechain=True)
+    use = {
+        "type": "tool_use",
+        "id": tool_id,
+        "name": "Agent",
+        "input": {"description": canary("d"), "prompt": canary("p"), "subagent_type": "Explore"},
+    }
+    call = _assistant(
+        tree, prompt, f"{agent[1:9]}-0000-4000-8000-000000000002", f"msg_{agent}", [use], "tool_use"
+    )
+    call.update(isSidechain=True, agentId=agent)
+    tree.write_lines(rel, [dump(prompt), dump(call)])
+    meta = {"agentType": "Explore", "description": canary("meta"), "toolUseId": calls}
+    tree.path(rel.replace(".jsonl", ".meta.json")).write_bytes(dump(meta))
+    return rel
+
+
+def test_cycle(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """Two children whose metas each name the other's call as their delegation: the cycle is
+    refused once, at the transcript of its first child in path order."""
+    first = _delegating_child(syn, "a1111111111111111", "toolu_01Cycle1", "toolu_01Cycle2")
+    _delegating_child(syn, "a2222222222222222", "toolu_01Cycle2", "toolu_01Cycle1")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-CYCLE", syn.label("subagent", first))
+    assert [r.code for r in outcome.refusals].count("CC-TREE-CYCLE") == 1
+    assert outcome.codes == {"CC-TREE-CYCLE", "CC-TREE-UNEXPANDED-DELEGATION"}
+
+
+def test_depth_mismatch(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A first-level child whose meta says spawnDepth 2 is refused at the child's transcript."""
+    meta = json.loads(syn.path(SYN_META).read_bytes())
+    syn.path(SYN_META).write_bytes(dump({**meta, "spawnDepth": 2}))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-DEPTH-MISMATCH", syn.label("subagent", SYN_CHILD))
+    assert outcome.codes == {"CC-TREE-DEPTH-MISMATCH"}
+
+
+@pytest.mark.parametrize(
+    ("role", "rel", "body"),
+    [
+        (
+            "workflow-manifest",
+            "workflows/wf_0a1b2c3d-4e5.json",
+            {"runId": "wf_0a1b2c3d-4e5", "workflowName": canary("wf"), "status": "completed"},
+        ),
+        (
+            "journal",
+            "subagents/workflows/wf_0a1b2c3d-4e5/journal.jsonl",
+            {"type": "started", "key": "v2:00", "agentId": "a1f8fcebbaf161ed3"},
+        ),
+    ],
+    ids=["manifest", "journal"],
+)
+def test_orphan_workflow_run(
+    role: str,
+    rel: str,
+    body: dict[str, Any],
+    syn: Tree,
+    cli: Any,
+    command: Command,
+    tmp_path: Path,
+) -> None:
+    """A run's manifest or journal that no Workflow call in the tree launched is refused there."""
+    path = syn.path(rel)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(dump(body) + b"\n")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-ORPHAN-WORKFLOW-RUN", syn.label(role, rel))
+    assert outcome.codes == {"CC-TREE-ORPHAN-WORKFLOW-RUN"}
+
+
+# --- lines -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("blank", [b"", b" \t", b"\r"], ids=["empty", "spaces", "cr"])
+@pytest.mark.parametrize("rel", ["", SYN_CHILD], ids=["parent", "child"])
+def test_blank_lines(
+    blank: bytes, rel: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Blank lines are skipped and counted, one finding each; nothing else changes."""
+    baseline = run_command(cli, command, syn, tmp_path)
+    lines = syn.lines(rel)
+    syn.write_lines(rel, [lines[0], blank, *lines[1:-1], blank, lines[-1]])
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_finding(outcome, command, "CC-LINE-BLANK", 2)
+    before, after = baseline.report, outcome.report
+    assert before is not None
+    assert after is not None
+    if not command.json_report:  # a template's counts are in its inventory
+        before, after = before["inventory"], after["inventory"]
+    assert after["counts"] == before["counts"]
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("role", "rel", "line"),
+    [("parent", "", RICH_S1_LINE), ("subagent", RICH_W2, RICH_S2_LINE)],
+    ids=["parent", "workflow-child"],
+)
+def test_synthetic_record_with_usage(
+    role: str, rel: str, line: int, rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A `<synthetic>` API-error record that carries tokens is refused at its line."""
+    rich.edit_record(rel, line, lambda o: o["message"]["usage"].__setitem__("output_tokens", 12))
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_blocked(outcome, "CC-REC-SYNTHETIC-WITH-USAGE", rich.label(role, rel), line)
+    assert outcome.codes == {"CC-REC-SYNTHETIC-WITH-USAGE"}
+
+
+def _future_thing(tree: Tree, **extra: Any) -> dict[str, Any]:
+    """A record of a type this converter does not know, after A2."""
+    return _record(
+        tree,
+        tree.record("", A2_LINE),
+        type="future-thing",
+        payload={"note": canary("future")},
+        uuid="0e5b0000-0000-4000-8000-000000000001",
+        **extra,
+    )
+
+
+def test_unknown_type_with_usage(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A record of an unknown type that carries usage is refused at its line."""
+    message = {"id": "msg_01FutureThing", "model": "claude-opus-4-8", "usage": _usage()}
+    line = insert_after(syn, "", A2_LINE, _future_thing(syn, message=message))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-REC-UNKNOWN-WITH-USAGE", syn.label("parent", ""), line)
+    assert outcome.codes == {"CC-REC-UNKNOWN-WITH-USAGE"}
+
+
+def test_unknown_type(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """Records of an unknown type without usage are counted and skipped."""
+    first = _future_thing(syn)
+    second = {**first, "uuid": "0e5b0000-0000-4000-8000-000000000002"}
+    insert_after(syn, "", A2_LINE, first, second)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_finding(outcome, command, "CC-REC-UNKNOWN-TYPE", 2)
+
+
+def test_fragments_disagree_on_input(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """Two fragments of one call with other input counters: one finding per differing fragment."""
+    syn.edit_record(
+        "", A1_TEXT_LINE, lambda o: o["message"]["usage"].__setitem__("cache_read_input_tokens", 9)
+    )
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_finding(outcome, command, "CC-REC-FRAGMENT-DISAGREE", 1)
+
+
+def test_fragments_disagree_on_model(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A call's later fragment naming another model is refused at that fragment."""
+    syn.edit_record(
+        "", A1_AGENT_LINE, lambda o: o["message"].__setitem__("model", "claude-sonnet-5")
+    )
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-REC-MODEL-DISAGREE", syn.label("parent", ""), A1_AGENT_LINE)
+    assert outcome.codes == {"CC-REC-MODEL-DISAGREE"}
+
+
+def test_orphan_tool_result(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A tool result naming a call no transcript records is counted, not refused."""
+    anchor = syn.record("", A2_LINE)
+    result = {"type": "tool_result", "tool_use_id": "toolu_01NoSuchCall", "content": canary("r")}
+    record = _record(
+        syn,
+        anchor,
+        promptId=syn.record("", 3)["promptId"],
+        type="user",
+        message={"role": "user", "content": [result]},
+        uuid="0e5b0000-0000-4000-8000-000000000003",
+    )
+    insert_after(syn, "", A2_LINE, record)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_finding(outcome, command, "CC-REC-ORPHAN-TOOL-RESULT", 1)
+
+
+def test_tool_call_without_result(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A parent cut off after its Agent call (the session ended before the result was written):
+    the call counts as no-result."""
+    syn.write_lines("", syn.lines()[:A1_AGENT_LINE])
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_finding(outcome, command, "CC-REC-TOOL-NO-RESULT", 1)
+
+
+@pytest.mark.parametrize("model", ["acme-coder-2", "claude-CANARY-x planted"])
+def test_model_name_not_a_known_family(
+    model: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A model name of no known family crosses as a pseudonym, counted once per call."""
+    syn.edit_record("", A2_LINE, lambda o: o["message"].__setitem__("model", model))
+    outcome = run_command(cli, command, syn, tmp_path, markers=["CANARY", model])
+    expect_finding(outcome, command, "CC-REC-MODEL-NAME-SHAPE", 1)
+
+
+def test_websearch_count_from_result(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """The searches a WebSearch result names (usage says 0) are counted, one per server search."""
+    anchor = syn.record("", A2_LINE)
+    use = {
+        "type": "tool_use",
+        "id": "toolu_01Search",
+        "name": "WebSearch",
+        "input": {"query": canary("query")},
+    }
+    call = _assistant(
+        syn, anchor, "0e5b0000-0000-4000-8000-000000000004", "msg_01Search", [use], "tool_use"
+    )
+    hits = [{"title": canary("title"), "url": "https://example.com/x"}]
+    result = _record(
+        syn,
+        call,
+        promptId=syn.record("", 3)["promptId"],
+        type="user",
+        message={
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_01Search", "content": "x"}],
+        },
+        uuid="0e5b0000-0000-4000-8000-000000000005",
+        toolUseResult={
+            "query": canary("query"),
+            "results": [
+                {"tool_use_id": "srvtoolu_01A", "content": hits},
+                {"tool_use_id": "srvtoolu_01B", "content": hits},
+                canary("summary"),
+            ],
+            "durationSeconds": 3,
+        },
+        sourceToolAssistantUUID=call["uuid"],
+    )
+    insert_after(syn, "", A2_LINE, call, result)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_finding(outcome, command, "CC-REC-WEBSEARCH-FROM-RESULT", 2)
+
+
+SESSION_1X = "fe5e1c67-53e7-4862-81ae-d0e013e3270c"
+
+
+def _line_1x(**record: Any) -> dict[str, Any]:
+    """A 1.0.98 record (no promptId, no iterations)."""
+    return {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/path/to/CANARY-cwd planted",
+        "sessionId": SESSION_1X,
+        "version": "1.0.98",
+        "gitBranch": "",
+        **record,
+        "timestamp": "2025-09-03T00:52:48.364Z",
+    }
+
+
+def _call_1x(
+    uuid: str, parent: str, msg_id: str, content: list[Any], **more: Any
+) -> dict[str, Any]:
+    message = {
+        "id": msg_id,
+        "role": "assistant",
+        "model": "claude-sonnet-4-20250514",
+        "content": content,
+        "stop_reason": None,
+        "usage": {
+            "input_tokens": 6,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "output_tokens": 30,
+        },
+    }
+    return _line_1x(parentUuid=parent, type="assistant", uuid=uuid, message=message, **more)
+
+
+def test_sidechain_in_parent_file(cli: Any, command: Command, tmp_path: Path) -> None:
+    """1.0.x subagent records kept in the parent file (isSidechain, joined by the Task prompt)
+    are counted, one per sidechain."""
+    root = tmp_path / "src"
+    root.mkdir()
+    tree = Tree(root, root / f"{SESSION_1X}.jsonl")
+    task = canary("task prompt")
+    use = {
+        "type": "tool_use",
+        "id": "toolu_01Task",
+        "name": "Task",
+        "input": {"subagent_type": "general-purpose", "description": "d", "prompt": task},
+    }
+    result = {"type": "tool_result", "tool_use_id": "toolu_01Task", "content": canary("done")}
+    text = [{"type": "text", "text": canary("text")}]
+    records = [
+        _line_1x(
+            parentUuid=None, type="user", uuid="u1", message={"role": "user", "content": "hi"}
+        ),
+        _call_1x("a1", "u1", "msg_01A", [use]),
+        _line_1x(
+            parentUuid=None,
+            type="user",
+            uuid="s1",
+            message={"role": "user", "content": task},
+            isSidechain=True,
+        ),
+        _call_1x("s2", "s1", "msg_01S", text, isSidechain=True),
+        _line_1x(
+            parentUuid="a1", type="user", uuid="u2", message={"role": "user", "content": [result]}
+        ),
+        _call_1x("a2", "u2", "msg_01B", text),
+    ]
+    tree.write_lines("", map(dump, records))
+    outcome = run_command(cli, command, tree, tmp_path)
+    expect_finding(outcome, command, "CC-REC-SIDECHAIN-IN-FILE", 1)
+
+
+def test_prompt_with_no_call(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A last prompt that no call answered is a task of zero calls, counted."""
+    first = syn.record("", 3)
+    prompt = {
+        **first,
+        "parentUuid": syn.record("", A2_LINE)["uuid"],
+        "promptId": "0e5b0000-0000-4000-8000-0000000000aa",
+        "message": {"role": "user", "content": canary("unanswered")},
+        "uuid": "0e5b0000-0000-4000-8000-000000000006",
+    }
+    insert_after(syn, "", A2_LINE, prompt)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_finding(outcome, command, "CC-TASK-NO-CALLS", 1)
+
+
+# --- contract against the sources ------------------------------------------------------------
+
+
+def _convert_stale(syn: Tree, cli: Any, tmp_path: Path, change: Any, edit: Any = None) -> Outcome:
+    """Fill a template of the tree, apply `change` to the tree (and `edit` to the contract),
+    then convert: nothing may be written."""
+    made = tmp_path / "made"
+    made.mkdir()
+    template = made / "template.json"
+    result: Result = cli("convert", "--in", str(syn.parent), "--template", str(template))
+    assert result.code == 0, result.err
+    contract = fill(read_json(template))
+    if edit is not None:
+        edit(contract)
+    write_json(made / "contract.json", contract)
+    change(syn)
+    out = tmp_path / "out" / "bundle.json"
+    out.parent.mkdir()
+    argv = ["convert", "--in", str(syn.parent), "--contract", str(made / "contract.json")]
+    return run_guarded(cli, [*argv, "--out", str(out)], watch=[syn.root, made, out.parent])
+
+
+def expect_contract_refusal(outcome: Outcome, code: str, where: str) -> None:
+    """A blocking code: exit 2, and a `refused: CODE [where]:` line on stderr."""
+    assert CODES[code].blocking
+    assert outcome.code == 2, outcome.err[-2000:]
+    found = re.findall(r"^refused: ([A-Z0-9-]+) \[([^\]]+)\]:", outcome.err, re.MULTILINE)
+    assert (code, where) in found, outcome.err[-2000:]
+
+
+def _file_label(tree: Tree, rel: str) -> str:
+    return tree.label("any", rel).split("/", 1)[1]
+
+
+def test_file_added_since_the_template(syn: Tree, cli: Any, tmp_path: Path) -> None:
+    """A file bound now that the contract's inventory does not list is refused at its label."""
+    rel = "subagents/agent-a0bbc77a137d21d99.jsonl"  # empty, joined to nothing: bound, no refusal
+    outcome = _convert_stale(syn, cli, tmp_path, lambda t: t.path(rel).write_bytes(b""))
+    expect_contract_refusal(
+        outcome, "CONTRACT-FILE-ADDED", f"inventory/files/{_file_label(syn, rel)}"
+    )
+
+
+def test_file_removed_since_the_template(syn: Tree, cli: Any, tmp_path: Path) -> None:
+    """A file the contract binds that is gone (the child's meta; the result still joins the
+    child) is refused at its label."""
+    outcome = _convert_stale(syn, cli, tmp_path, lambda t: t.path(SYN_META).unlink())
+    expect_contract_refusal(
+        outcome, "CONTRACT-FILE-REMOVED", f"inventory/files/{_file_label(syn, SYN_META)}"
+    )
+
+
+@pytest.mark.parametrize("name", ["model_calls", "edges"])
+def test_count_differs_from_the_sources(name: str, syn: Tree, cli: Any, tmp_path: Path) -> None:
+    """A count in the contract's inventory other than the sources' is refused at that count."""
+
+    def one_more(contract: dict[str, Any]) -> None:
+        contract["inventory"]["counts"][name] += 1
+
+    outcome = _convert_stale(syn, cli, tmp_path, lambda t: None, one_more)
+    expect_contract_refusal(outcome, "CONTRACT-COUNT-MISMATCH", f"inventory/counts/{name}")
+
+
+# --- the catalogue ---------------------------------------------------------------------------
+
+
+def test_every_code_is_named_by_a_test() -> None:
+    """Every code in the catalogue appears in some test module other than the catalogue's own
+    (which reads the table, and so names none): a new code comes with its test."""
+    text = "\n".join(
+        path.read_text(encoding="utf-8")
+        for path in sorted((ROOT / "tests").rglob("test_*.py"))
+        if path.name != "test_refusal_catalogue_doc.py"
+    )
+    named = set(re.findall(r"(?<![A-Z0-9-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![A-Z0-9-])", text))
+    assert [code for code in CODES if code not in named] == []
