@@ -204,6 +204,22 @@ def test_cycle(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
     assert outcome.codes == {"CC-TREE-CYCLE", "CC-TREE-UNEXPANDED-DELEGATION"}
 
 
+def test_a_chain_that_ends_at_an_orphan_is_no_cycle(cli: Any, tmp_path: Path) -> None:
+    """Was CC-TREE-CYCLE beside the orphan's own refusal when the orphan's child sorted first:
+    its chain of parents ended at a stream with no parent, and any chain not reaching the root
+    was called a cycle."""
+    from tests.damage import copy_tree
+
+    rich = copy_tree("rich_tree", tmp_path)
+    meta = next(rich.folder.rglob("agent-ada32aef20ac2c7e7.meta.json"))
+    meta.write_text(json.dumps({**json.loads(meta.read_text()), "toolUseId": "toolu_01Nothing"}))
+    codes = {
+        r["code"] for r in cli("inspect", "--json", "--in", str(rich.parent)).json()["refusals"]
+    }
+    assert "CC-TREE-CYCLE" not in codes
+    assert codes  # the orphaned child is refused all the same
+
+
 def test_depth_mismatch(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
     """A first-level child whose meta says spawnDepth 2 is refused at the child's transcript."""
     meta = json.loads(syn.path(SYN_META).read_bytes())

@@ -364,18 +364,21 @@ def _anchor(index: Index, stream: Stream) -> tuple[int, tuple[int, int]] | None:
 
 
 def depths(acc: Account) -> None:
-    """Depth by walking each chain of parents; a chain that does not reach the root is a cycle."""
+    """Depth by walking each chain of parents. A chain that comes back on itself is a cycle; one
+    that ends at a stream with no parent (an orphan, refused as such) has no depth either."""
     resolved = {0: 0}
     for stream in acc.streams[1:]:
         chain: list[int] = []
         current: int | None = stream.index
+        looped = False
         while current is not None and current not in resolved:
             if current in chain:
+                looped = True
                 break
             chain.append(current)
             current = acc.streams[current].parent
-        if current is None or current not in resolved:
-            if acc.streams[stream.index].parent is not None:
+        if looped or current is None:
+            if looped:
                 acc.problems.append(Problem("CC-TREE-CYCLE", stream.file))
             for member in chain:
                 resolved.setdefault(member, -1)
