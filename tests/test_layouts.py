@@ -87,9 +87,12 @@ def test_sibling_of_another_session_is_not_bound_and_does_not_refuse(
 ) -> None:
     parent = _parent(tmp_path)
     _sibling(tmp_path, "agent-1a2b3c4d.jsonl", OTHER)
+    with (tmp_path / "agent-1a2b3c4d.jsonl").open("a") as sibling:  # was counted as ours
+        sibling.write(_line(type="future-thing", sessionId=OTHER) * 2)
     report = cli("inspect", "--json", "--in", str(parent)).json()
     assert report["convertible"] is True
     assert report["bound_files"] == 1
+    assert "CC-REC-UNKNOWN-TYPE" not in {f["code"] for f in report["findings"]}
 
 
 def test_seven_hex_sibling_of_this_session_is_found_not_dropped(cli: Any, tmp_path: Path) -> None:

@@ -69,7 +69,6 @@ def _absorb(tree: LoadedTree, entry: SourceFile, reading: FileReading) -> None:
             if value is not None:
                 setattr(rec, name, sys.intern(value))
     tree.problems.extend(Problem(code, entry.index, line) for code, line in reading.problems)
-    tree.unknown_types.update(reading.unknown_types)
     if reading.unreadable:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
     tree.digests[entry.index] = Digest(reading.sha256, reading.size)
@@ -302,9 +301,12 @@ def _load(layout: TreeLayout, jobs: int, min_bytes: int) -> LoadedTree:
     }
     transcripts = [e for e in layout.files if e.role in ("parent", "subagent")]
     readings = _read_transcripts(transcripts, jobs, min_bytes)
+    unknown: dict[int, Counter[str]] = {}  # per file: a sibling of another session's are not ours
     for entry in layout.files:
         if entry.role in ("parent", "subagent"):
-            _absorb(tree, entry, readings.pop(entry.index))
+            reading = readings.pop(entry.index)
+            unknown[entry.index] = Counter(reading.unknown_types)
+            _absorb(tree, entry, reading)
         elif entry.role == "meta":
             _read_meta(tree, entry, child_of.get((entry.run_id, entry.agent_id)))
         elif entry.role == "journal":
@@ -317,4 +319,7 @@ def _load(layout: TreeLayout, jobs: int, min_bytes: int) -> LoadedTree:
         ):
             tree.unbound.add(entry.index)
     tree.problems = [p for p in tree.problems if p.file not in tree.unbound]
+    for index, counts in unknown.items():
+        if index not in tree.unbound:
+            tree.unknown_types.update(counts)
     return tree
