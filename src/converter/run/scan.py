@@ -547,6 +547,11 @@ def bug_rows(result: dict[str, Any]) -> int:
 
 
 def render_text(result: dict[str, Any]) -> str:
+    """The table of sessions, the totals, then a note for each thing the scan left out."""
+    return "\n".join([*_table(result), "", *_totals(result), *_notes(result)])
+
+
+def _table(result: dict[str, Any]) -> list[str]:
     header = (
         f"{'session':<19} {'status':<12} {'calls':>7} {'incompl.':>8} {'tools':>7} "
         f"{'subag.':>6} {'tokens':>14}  refusals"
@@ -559,9 +564,12 @@ def render_text(result: dict[str, Any]) -> str:
             f"{r['usage_incomplete_calls']:>8,} {r['tool_calls']:>7,} {r['subagents']:>6,} "
             f"{r['tokens']:>14,}  {' '.join(r['refusals'] + r['errors']) or '-'}{flags}"
         )
+    return lines
+
+
+def _totals(result: dict[str, Any]) -> list[str]:
     t = result["totals"]
-    lines += [
-        "",
+    return [
         f"{counted(t['sessions'], 'session')} in "
         f"{counted(result['project_folders'], 'project folder')}: "
         f"{t['convertible']:,} convertible, {t['refused']:,} refused ({t['orphan']:,} orphan: no "
@@ -572,6 +580,11 @@ def render_text(result: dict[str, Any]) -> str:
         f"{counted(t['tool_calls'], 'tool call')}, {counted(t['subagents'], 'subagent')}, "
         f"{counted(t['tokens'], 'token')}",
     ]
+
+
+def _notes(result: dict[str, Any]) -> list[str]:
+    t = result["totals"]
+    lines = []
     if t["orphan_folders"]:
         n = t["orphan_folders"]
         lines.append(
@@ -625,4 +638,4 @@ def render_text(result: dict[str, Any]) -> str:
             "beside the project folders: this looks like one project folder; scan the folder "
             "that holds it (the projects folder)"
         )
-    return "\n".join(lines)
+    return lines
