@@ -379,35 +379,20 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
     if not loaded:
         raise Refused([Problem("EVAL-NO-BUNDLE")])
     bundles = [head for head, _ in loaded]
-    first = bundles[0]
     problems = workload_problems(
         bundles, [b.used for _, b in loaded], [b.event_ids for _, b in loaded]
     )
     if problems:
         raise Refused(problems)
+    tasks, problems = _tasks(loaded)
+    policy, baseline, claimed = _claims(bundles[0])  # every bundle's are the first's
+    problems += claimed
+    if problems or policy is None or baseline is None:
+        raise Refused(problems)
     findings: dict[str, int] = defaultdict(int)
     for bundle in bundles:
         for finding in bundle.receipt.findings:
             findings[finding.code] += finding.count
-    receipt = first.receipt
-    problems = []
-    tasks: list[TaskFacts] = []
-    for position, (_, builder) in enumerate(loaded, 1):
-        try:
-            tasks += [t.model_copy(update={"bundle": position}) for t in builder.facts()]
-        except Refused as refused:
-            problems += labelled(refused.problems, position, len(loaded))
-    policy = baseline = None
-    try:  # every bundle's policy and baseline are the first's (`workload_problems`)
-        policy = Policy.model_validate(first.policy.model_dump())
-    except ValidationError as error:
-        problems += claim_problems(error, "policy")
-    try:
-        baseline = Baseline.model_validate(first.baseline.model_dump())
-    except ValidationError as error:
-        problems += claim_problems(error, "baseline")
-    if problems or policy is None or baseline is None:
-        raise Refused(problems)
     try:
         return Workload(
             tasks=tuple(tasks),
@@ -421,18 +406,50 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
             ),
             findings=dict(sorted(findings.items())),
             costs_unchecked=sum(b.pricing is None for b in bundles),
-            digests=Digests(
-                evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
-                contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
-                price_card_id=_card_id(_card_ids(bundles)),
-                price_card_ids=_card_ids(bundles),
-                signed_by=signed_by,
-                rubric_version=receipt.rubric_version,
-                label_source=receipt.label_source,
-            ),
+            digests=_digests(bundles, signed_by),
         )
     except ValidationError as error:
         raise Refused(claim_problems(error, "receipt")) from None
+
+
+def _tasks(loaded: list[LoadedBundle]) -> tuple[list[TaskFacts], list[Problem]]:
+    """Every bundle's task facts, each naming its bundle by position; or their problems."""
+    problems: list[Problem] = []
+    tasks: list[TaskFacts] = []
+    for position, (_, builder) in enumerate(loaded, 1):
+        try:
+            tasks += [t.model_copy(update={"bundle": position}) for t in builder.facts()]
+        except Refused as refused:
+            problems += labelled(refused.problems, position, len(loaded))
+    return tasks, problems
+
+
+def _claims(head: BundleHead) -> tuple[Policy | None, Baseline | None, list[Problem]]:
+    """The bundle's policy and baseline as evaluation needs them complete, or their problems."""
+    problems: list[Problem] = []
+    policy = baseline = None
+    try:
+        policy = Policy.model_validate(head.policy.model_dump())
+    except ValidationError as error:
+        problems += claim_problems(error, "policy")
+    try:
+        baseline = Baseline.model_validate(head.baseline.model_dump())
+    except ValidationError as error:
+        problems += claim_problems(error, "baseline")
+    return policy, baseline, problems
+
+
+def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
+    receipt = bundles[0].receipt
+    return Digests(
+        evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
+        contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
+        price_card_id=_card_id(_card_ids(bundles)),
+        price_card_ids=_card_ids(bundles),
+        signed_by=signed_by,
+        rubric_version=receipt.rubric_version,
+        label_source=receipt.label_source,
+    )
 
 
 def load_workload(paths: tuple[Path, ...], public_key: Path | None) -> Workload:
