@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from converter.errors.codes import CODES
 from converter.sources.jsonl import Digest, iter_lines, parse_object, read_document
 from tests.conftest import FIXTURES
 from tests.damage import COMMANDS, Outcome, Tree, copy_tree, dump, run_command
@@ -194,8 +195,12 @@ def test_fuzz_line_parser_never_raises(raw: bytes) -> None:
     parse_object(raw)
     read_document(raw)
     digest = Digest()
-    for _number, item in iter_lines(io.BytesIO(raw), digest):
-        assert item is not None
+    numbers = []
+    for number, item in iter_lines(io.BytesIO(raw), digest):
+        numbers.append(number)
+        # an object, or a line refused with a code of the catalogue at its own number
+        assert isinstance(item, dict) or (item.code in CODES and item.line == number)
+    assert numbers == sorted(set(numbers))
     assert digest.size == len(raw)
 
 

@@ -30,7 +30,6 @@ from converter.pricing.engine import (
     observed_keys,
     price_model_event,
     price_tool_event,
-    tier_index,
 )
 from converter.pricing.model import (
     ModelTemplate,
@@ -820,8 +819,16 @@ def test_property_cache_write_split_never_moves_the_tier(
         },
         True,
     )
-    assert a.tier == b.tier == tier_index(model, a.input_total_tokens)
-    assert a.input_total_tokens == b.input_total_tokens
+    total = (
+        usage["input_tokens"]
+        + usage["cache_read_input_tokens"]
+        + usage["cache_creation_unsplit_input_tokens"]
+        + writes
+    )
+    # SPEC §8.1, spelled out here: the last tier whose threshold the whole input exceeds
+    tier = max((i for i, t in enumerate(model.tiers) if total > t.above_input_tokens), default=0)
+    assert a.input_total_tokens == b.input_total_tokens == total
+    assert a.tier == b.tier == tier
 
 
 @given(MODELS, usages(), st.booleans())
