@@ -6,12 +6,15 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from converter.cli.main import main
+
+if TYPE_CHECKING:
+    from tests.damage import Tree
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -90,3 +93,19 @@ def _isolated_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]) -> Any:
     return lambda *args: run_cli(list(args), capsys)
+
+
+@pytest.fixture
+def syn(tmp_path: Path) -> Tree:
+    """A fresh copy of the synthetic tree to damage (tests/damage.py)."""
+    from tests.damage import copy_tree  # damage.py imports this module
+
+    return copy_tree("synthetic_tree", tmp_path / "src")
+
+
+@pytest.fixture
+def rich(tmp_path: Path) -> Tree:
+    """A fresh copy of the rich tree to damage (tests/damage.py)."""
+    from tests.damage import copy_tree
+
+    return copy_tree("rich_tree", tmp_path / "src")

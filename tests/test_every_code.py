@@ -46,16 +46,6 @@ def command(request: pytest.FixtureRequest) -> Command:
     return request.param  # type: ignore[no-any-return]
 
 
-@pytest.fixture
-def syn(tmp_path: Path) -> Tree:
-    return copy_tree("synthetic_tree", tmp_path / "src")
-
-
-@pytest.fixture
-def rich(tmp_path: Path) -> Tree:
-    return copy_tree("rich_tree", tmp_path / "src")
-
-
 def expect_blocked(outcome: Outcome, code: str, file: str | None, line: int | None = None) -> None:
     """A blocking code: exit 2 (run_guarded saw nothing written), refused at exactly this place."""
     assert CODES[code].blocking
@@ -208,7 +198,6 @@ def test_a_chain_that_ends_at_an_orphan_is_no_cycle(cli: Any, tmp_path: Path) ->
     """Was CC-TREE-CYCLE beside the orphan's own refusal when the orphan's child sorted first:
     its chain of parents ended at a stream with no parent, and any chain not reaching the root
     was called a cycle."""
-    from tests.damage import copy_tree
 
     rich = copy_tree("rich_tree", tmp_path)
     meta = next(rich.folder.rglob("agent-ada32aef20ac2c7e7.meta.json"))

@@ -24,7 +24,6 @@ from tests.damage import (
     Command,
     Tree,
     canary,
-    copy_tree,
     dump,
     expect_refusal,
     run_command,
@@ -45,16 +44,6 @@ A2_LINE = 9  # synthetic parent: A2, the last model call
 @pytest.fixture(params=COMMANDS, ids=str)
 def command(request: pytest.FixtureRequest) -> Command:
     return request.param  # type: ignore[no-any-return]
-
-
-@pytest.fixture
-def syn(tmp_path: Path) -> Tree:
-    return copy_tree("synthetic_tree", tmp_path / "src")
-
-
-@pytest.fixture
-def rich(tmp_path: Path) -> Tree:
-    return copy_tree("rich_tree", tmp_path / "src")
 
 
 def title_line(mark: str, extra: str = "") -> bytes:
