@@ -164,6 +164,47 @@ def test_a_grown_session_is_not_another_session(cli: Any, tmp_path: Path) -> Non
     assert "CONTRACT-OTHER-SESSION" not in result.err
 
 
+def test_a_renamed_copy_is_not_another_session(cli: Any, tmp_path: Path) -> None:
+    """The same bytes under another name (a single file, `--from claude-code`) are this
+    session's main transcript, found by digest: its label differs, so the file is added and
+    the old one removed, not CONTRACT-OTHER-SESSION."""
+    from tests.test_layouts import _parent  # one prompt, one call: no children
+
+    (tmp_path / "session").mkdir()
+    parent = _parent(tmp_path / "session")
+    single = ("--from", "claude-code")
+    contract = _contract(cli, parent, tmp_path, *single)
+    copy = tmp_path / "copy" / "renamed.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(parent.read_bytes())
+    result = _convert(cli, copy, contract, tmp_path / "b.json", *single)
+    assert result.code == 2
+    codes = _codes(result.err)
+    assert "CONTRACT-OTHER-SESSION" not in codes
+    assert {"CONTRACT-FILE-ADDED", "CONTRACT-FILE-REMOVED"} <= set(codes)
+
+
+def test_an_excluded_tasks_nulls_stay_unsaid_beside_a_misshapen_outcome(
+    cli: Any, tmp_path: Path
+) -> None:
+    """An excluded task keeps the template's null outcome: no CONTRACT-CLAIM-NULL for it, also
+    when another outcome's shape error leaves the outcomes to be read field by field."""
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    idle = next(t["id"] for t in data["tasks"] if t["model_calls"] == 0)
+    busy = next(t["id"] for t in data["tasks"] if t["model_calls"] > 0)
+    outcomes = data["claims"]["outcomes"]
+    outcomes[idle] = dict.fromkeys(outcomes[idle])  # as the template left it
+    data["claims"]["excluded_tasks"][idle] = "aborted"
+    outcomes[busy]["human_minutes"] = "a while"
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert busy in result.err  # the misshapen outcome is said
+    assert "CONTRACT-CLAIM-NULL" not in result.err
+
+
 def test_a_bundle_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None:
     """Was: a CONTRACT-SHAPE line for every field ("expected: no such field"). A bundle is
     what convert --contract writes; the refusal says to give its contract instead."""
