@@ -388,3 +388,12 @@ def test_unknown_billing_context_values_are_pseudonymized(cli: Any, tmp_path: Pa
     keys = [k for entry in contexts.values() for k in entry["contexts"]]
     assert keys
     assert all(k.startswith("x-") for k in keys)
+
+
+def test_a_context_key_with_an_empty_part_is_not_shown() -> None:
+    """A diagnostic shows a context key as written only in the template's spelling: an empty
+    value is written `empty`, so `standard||us` is a key the user typed, shown as `<key>`."""
+    from converter.firewall.names import may_name
+
+    assert may_name("standard|empty|us")
+    assert not may_name("standard||us")
