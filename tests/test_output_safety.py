@@ -248,6 +248,41 @@ def test_stdout_failing_after_the_outputs_says_they_are_whole(tmp_path: Path) ->
     assert report.stat().st_size > 0
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    ("args", "made"),
+    [
+        (["key", "init", "--key-file", "k"], ["k"]),
+        (["keygen", "--out", "s.pem"], ["s.pem", "s.pem.pub"]),
+        (["--debug", "--version"], []),
+    ],
+    ids=["key-init", "keygen", "debug"],
+)
+def test_keys_made_before_stdout_failed_are_said(
+    args: list[str], made: list[str], tmp_path: Path
+) -> None:
+    """Was: keys written before standard output failed went unsaid (they were not counted as
+    outputs), so a retry met KEY-EXISTS unexplained; and --debug turned the failure into 70."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "converter", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+            env={k: v for k, v in os.environ.items() if k != "AGENT_EVIDENCE_KEY"},
+            check=False,
+        )
+    assert result.returncode == 2, result.stderr
+    assert "OUT-STDOUT-FAILED" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == made
+    said = "the output files were written in full" in result.stderr
+    assert said == bool(made)
+
+
 def test_every_command_writes_stdout_through_one_function() -> None:
     """`diagnostics.say` turns a failed stdout write into OUT-STDOUT-FAILED; a stdout
     `click.echo` elsewhere in the commands would be exit 70 again (or 1 for a closed pipe)."""

@@ -202,6 +202,22 @@ def test_a_lone_surrogate_escape_in_content_is_accepted(
     assert outcome.report == baseline.report
 
 
+def test_a_lone_surrogate_in_a_prompt_of_several_blocks_is_accepted(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was CC-LINE-TOO-DEEP: a prompt of text and a pasted image is digested as JSON, and orjson
+    cannot write a lone surrogate (the error was taken for nesting). Digested as the standard
+    library writes it, the task has a digest like any other."""
+    prompt = syn.find_line("", '"promptId"')
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}
+    blocks = [{"type": "text", "text": "cut \ud83d"}, image]
+    record = syn.record("", prompt)
+    record["message"]["content"] = blocks
+    syn.set_line("", prompt, json.dumps(record, separators=(",", ":")).encode())  # \\ud83d
+    outcome = run_command(cli, command, syn, tmp_path)
+    assert outcome.code == 0, outcome.err
+
+
 @pytest.mark.parametrize(
     ("depth_line", "code"),
     [
@@ -220,11 +236,13 @@ def test_deep_nesting(
     expect_refusal(outcome, code, syn.label("parent", ""), TITLE_LINE)
 
 
-def test_deep_prompt_content_is_refused_not_a_crash(
+def test_deep_prompt_content_is_read_not_a_crash(
     syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:
     """Prompt content nested 300 deep parses (MAX_DEPTH 512) but orjson cannot serialise it
-    for the task digest (limit 255): was exit 70 (TypeError)."""
+    for the task digest (limit 255): was exit 70 (TypeError), then CC-LINE-TOO-DEEP for a line
+    the reader had accepted. The digest takes the standard library's spelling instead; such
+    content is no prompt (no text block), so the calls after it have no task."""
 
     def nest(obj: dict[str, Any]) -> None:
         deep: Any = [canary("deep-prompt")]
@@ -234,7 +252,8 @@ def test_deep_prompt_content_is_refused_not_a_crash(
 
     syn.edit_record("", 3, nest)
     outcome = run_command(cli, command, syn, tmp_path)
-    expect_refusal(outcome, "CC-LINE-TOO-DEEP", syn.label("parent", ""), 3)
+    expect_refusal(outcome, "CC-TASK-UNATTRIBUTED", syn.label("parent", ""))
+    assert outcome.codes == {"CC-TASK-UNATTRIBUTED"}
 
 
 # --- records: token counters and ids ---------------------------------------------------------

@@ -241,6 +241,12 @@ def written_count() -> int:
     return _written[0]
 
 
+def count_written(outputs: int) -> None:
+    """Outputs put in place, whole, other than by `write_all_atomic` (keys): an interrupt or a
+    failed standard output after them says they are there."""
+    _written[0] += outputs
+
+
 def _hold_interrupts() -> set[int | signal.Signals] | None:
     """From here a Ctrl-C waits (POSIX): the previous mask, for `_release_interrupts`."""
     if not hasattr(signal, "pthread_sigmask"):

@@ -23,7 +23,14 @@ from cryptography.hazmat.primitives.serialization import (
 
 from converter.attest.dsse import key_id
 from converter.attest.errors import SigningKeyRefused
-from converter.files import NotCreated, NotRegular, ask, create_exclusive, read_regular
+from converter.files import (
+    NotCreated,
+    NotRegular,
+    ask,
+    count_written,
+    create_exclusive,
+    read_regular,
+)
 
 _MAX_KEY_FILE = 64 * 1024
 
@@ -95,6 +102,7 @@ def generate_key_files(private_path: Path) -> GeneratedKey:
     except BaseException:
         private_path.unlink()
         raise
+    count_written(2)
     return GeneratedKey(private_path, public_path, key_id(key.public_key()))
 
 

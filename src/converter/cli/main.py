@@ -322,17 +322,7 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
     except StdoutFailed:
         _output_failed(written_before)
     except OSError as error:
-        # click writes --help and --version itself, not through `say`: a full disk there is the
-        # machine's doing too. (Our own file writes and reads turn their OSErrors into refusals
-        # with a file named; one with no file name and such an errno is a standard stream's.)
-        if error.errno in OUTPUT_ERRNOS and error.filename is None and not debug:
-            _output_failed(written_before)
-        if error.errno == errno.ENAMETOOLONG and not debug:
-            # A path typed longer than the system takes (every check of it raises, in many
-            # places): the value given is wrong, and it is not echoed (SPEC §6.4).
-            tell("usage error: a path given is longer than this system allows")
-            sys.exit(Exit.USAGE)
-        _internal(error, debug)
+        _os_error(error, debug, written_before)
     except Exception as error:  # the one place a bug becomes exit 70
         if _by_interrupt(error):
             _interrupted(written_before)
@@ -340,11 +330,32 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def _os_error(error: OSError, debug: bool, written_before: int) -> NoReturn:
+    """click writes --help and --version itself, not through `say`: a full disk there is the
+    machine's doing too. (Our own file writes and reads turn their OSErrors into refusals with a
+    file named; one with no file name and such an errno is a standard stream's.) `--debug` adds
+    the traceback, never another exit code."""
+    if error.errno in OUTPUT_ERRNOS and error.filename is None:
+        if debug:
+            _traceback(error)
+        _output_failed(written_before)
+    if error.errno == errno.ENAMETOOLONG:
+        # A path typed longer than the system takes (every check of it raises, in many places):
+        # the value given is wrong, and it is not echoed (SPEC §6.4), not even by --debug.
+        tell("usage error: a path given is longer than this system allows")
+        sys.exit(Exit.USAGE)
+    _internal(error, debug)
+
+
+def _traceback(error: BaseException) -> None:
+    tell("".join(traceback.format_exception(error)).rstrip("\n"))
+
+
 def _internal(error: Exception, debug: bool) -> NoReturn:
     """A bug: exit 70 with one line naming the exception's type (`--debug`: the traceback,
     then the same exit: an uncaught exception would be Python's 1, a code this tool has not)."""
     if debug:
-        tell("".join(traceback.format_exception(error)).rstrip("\n"))
+        _traceback(error)
         sys.exit(Exit.INTERNAL)
     tell(f"internal error ({type(error).__name__}); rerun with --debug for a traceback")
     sys.exit(Exit.INTERNAL)

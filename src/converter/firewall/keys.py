@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from converter.errors import Problem, Refused
-from converter.files import NotCreated, NotRegular, ask, create_exclusive, read_regular
+from converter.files import (
+    NotCreated,
+    NotRegular,
+    ask,
+    count_written,
+    create_exclusive,
+    read_regular,
+)
 
 ENV_VAR = "AGENT_EVIDENCE_KEY"
 _KEY_ID_DOMAIN = b"agent-evidence/v1/key-id"
@@ -78,6 +85,7 @@ def create_key(path: Path) -> PseudonymKey:
         create_exclusive(path, (key.secret.hex() + "\n").encode("ascii"), 0o600)
     except NotCreated as failed:
         raise Refused([Problem("KEY-EXISTS" if failed.exists else "KEY-UNWRITABLE")]) from None
+    count_written(1)
     return key
 
 

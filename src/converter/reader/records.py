@@ -7,6 +7,7 @@ task input digest and for joins by prompt equality, FORMAT-NOTES §4); text itse
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sys
 from datetime import UTC, datetime
@@ -212,9 +213,19 @@ def digest_content(content: Any) -> str:
     else:
         try:
             data = orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
-        except orjson.JSONEncodeError:  # nested deeper than orjson writes (255), under MAX_DEPTH
-            raise BadField("CC-LINE-TOO-DEEP") from None
+        except orjson.JSONEncodeError:  # a lone surrogate, or deeper than orjson writes (255)
+            data = _standard_spelling(content)
     return hashlib.sha256(data).hexdigest()
+
+
+def _standard_spelling(content: Any) -> bytes:
+    """The content as the standard library writes it (keys sorted, compact, UTF-8 with lone
+    surrogates kept as written): what orjson cannot write, the line reader can still accept."""
+    try:
+        text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:  # MAX_DEPTH keeps it out of reach; said as the line's depth if not
+        raise BadField("CC-LINE-TOO-DEEP") from None
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
