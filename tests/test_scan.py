@@ -711,5 +711,5 @@ def test_a_bug_in_one_tree_is_its_row_and_exit_70(
         ("error", ("ZeroDivisionError",)),
     ]
     assert "internal error (a bug) inspecting 1 session(s)" in result.err
-    died = {"sessions": [{"errors": ["WorkerDied"]}, {"errors": []}]}
+    died = {"sessions": [{"errors": ["WorkerDied"]}, {"errors": ["MemoryError"]}, {"errors": []}]}
     assert scan_module.bug_rows(died) == 0

@@ -538,12 +538,14 @@ def scan(
     }
 
 
-WORKER_DIED = "WorkerDied"  # the one error row that is not a bug here (a process killed)
+WORKER_DIED = "WorkerDied"  # a process killed (the OOM killer, a signal)
+# Error rows that are the machine's, not a bug: a killed worker, memory run out.
+_NOT_BUGS = frozenset({WORKER_DIED, "MemoryError"})
 
 
 def bug_rows(result: dict[str, Any]) -> int:
     """Sessions whose inspection raised an exception: a bug, which makes the scan exit 70."""
-    return sum(any(e != WORKER_DIED for e in r["errors"]) for r in result["sessions"])
+    return sum(any(e not in _NOT_BUGS for e in r["errors"]) for r in result["sessions"])
 
 
 def render_text(result: dict[str, Any]) -> str:
