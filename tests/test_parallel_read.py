@@ -71,21 +71,26 @@ def test_damaged_tree_reads_alike(tmp_path: Path) -> None:
     assert len(one[6]) >= 4  # problems
 
 
-def test_lone_surrogates_read_alike(tmp_path: Path) -> None:
+def test_lone_surrogates_read_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A lone surrogate escape is valid JSON (the exact reader takes the line); in a string the
-    reader keeps (a tool's name), the worker cannot encode it, and this process reads its files
-    instead: the same reading either way."""
+    reader keeps (a model's name), msgpack cannot carry it: the worker sends an empty frame for
+    that file, which this process reads itself, and the worker's other files stand (it used to
+    die, and this process read all of them again). The same reading either way."""
+    workers = spy_on_workers(monkeypatch)
     tree = copy_tree("rich_tree", tmp_path)
-    lines = tree.lines()
-    block = b'"type":"tool_use","id":"'
-    at = next(i for i, line in enumerate(lines) if block in line)
-    head, tail = lines[at].split(block, 1)
-    lines[at] = head + block + tail.replace(b'"name":"', b'"name":"\\ud83d', 1)
-    assert b"\\ud83d" in lines[at]
-    tree.write_lines("", lines)
+    marked = 0
+    for path in sorted(tree.root.rglob("*.jsonl")):
+        data = path.read_bytes()
+        if b'"model":"claude' in data:
+            path.write_bytes(data.replace(b'"model":"claude', b'"model":"\\ud83dclaude'))
+            marked += 1
+    assert marked >= 2
     one, two = _both(tree.parent)
     assert one == two
-    assert not one[6]  # no problem: the line was read
+    assert not one[6]  # no problem: every line was read
+    [worker] = workers
+    assert worker.intact
+    assert None in worker.got  # a file sent back to be read here, not the worker lost
 
 
 def spy_on_workers(monkeypatch: pytest.MonkeyPatch) -> list[Any]:

@@ -222,7 +222,7 @@ class _Worker:
 
     def __init__(self, entries: list[SourceFile]) -> None:
         self.entries = entries
-        self.got: list[FileReading] = []
+        self.got: list[FileReading | None] = []  # None: a file the worker could not send
         self.intact = False
         self.proc: subprocess.Popen[bytes] | None = None
         try:  # a file name that is not UTF-8 cannot be sent: this process reads them all then
@@ -270,7 +270,11 @@ class _Worker:
             self.thread.join()
             ok = self.intact and self.proc.returncode == 0
             if ok and len(self.got) == len(self.entries):
-                return self.got
+                trimmer = Trimmer()
+                return [
+                    got if got is not None else read_transcript(entry.path, trimmer)
+                    for got, entry in zip(self.got, self.entries, strict=True)
+                ]
         return list(_read_here(self.entries).values())
 
 

@@ -110,7 +110,8 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
 
 # Between the two reading processes, each file's reading is one frame: a 4-byte big-endian
 # length, then the reading as msgpack. Frames are decoded as they arrive, so neither side ever
-# holds more than one file's encoded bytes.
+# holds more than one file's encoded bytes. A frame of length 0 says "read this file yourself":
+# its reading keeps a string msgpack cannot carry (a lone surrogate, which JSON allows).
 _FRAME = struct.Struct(">I")
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(FileReading)
@@ -130,12 +131,16 @@ class BadFrame(Exception):
 
 
 def frame(reading: FileReading) -> bytes:
-    body = _ENCODER.encode(reading)
+    try:
+        body = _ENCODER.encode(reading)
+    except UnicodeEncodeError:  # a kept string with a lone surrogate: the reader reads it
+        body = b""
     return _FRAME.pack(len(body)) + body
 
 
-def read_frames(stream: IO[bytes]) -> Iterator[FileReading]:
-    """Each reading in `stream`, up to its end; BadFrame if it is cut short or malformed."""
+def read_frames(stream: IO[bytes]) -> Iterator[FileReading | None]:
+    """Each reading in `stream`, up to its end (None: a file to read here); BadFrame if it is
+    cut short or malformed."""
     while True:
         head = stream.read(_FRAME.size)
         if not head:
@@ -143,6 +148,9 @@ def read_frames(stream: IO[bytes]) -> Iterator[FileReading]:
         if len(head) != _FRAME.size:
             raise BadFrame
         (length,) = _FRAME.unpack(head)
+        if not length:
+            yield None
+            continue
         body = stream.read(length)
         if len(body) != length:
             raise BadFrame
