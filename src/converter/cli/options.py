@@ -63,13 +63,16 @@ def provider_bodies_option(func: F) -> F:
     )(func)
 
 
+def show_paths_option(text: str) -> Callable[[F], F]:
+    """--show-paths: local paths on stderr. The option itself records that it was given
+    (`remember_show_paths`), so the refusals main() prints show them only then."""
+    return click.option("--show-paths", is_flag=True, callback=remember_show_paths, help=text)
+
+
 def _source_options(func: F, carried: str) -> F:
-    func = click.option(
-        "--show-paths",
-        is_flag=True,
-        callback=remember_show_paths,
-        help="Add local relative paths to diagnostics; inspect also lists the local name behind "
-        "each pseudonymous tool, agent type, model and billing value (stderr only).",
+    func = show_paths_option(
+        "Add local relative paths to diagnostics; inspect also lists the local name behind "
+        "each pseudonymous tool, agent type, model and billing value (stderr only)."
     )(func)
     func = click.option(
         "--task-unit",

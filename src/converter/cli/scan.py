@@ -10,14 +10,8 @@ from pathlib import Path
 import click
 import orjson
 
-from converter.cli.diagnostics import (
-    printable,
-    remember_show_paths,
-    say,
-    stderr_is_terminal,
-    tell,
-)
-from converter.cli.options import key_option, pseudonym_key
+from converter.cli.diagnostics import printable, say, stderr_is_terminal, tell
+from converter.cli.options import key_option, pseudonym_key, show_paths_option
 from converter.errors import Exit, Problem, Refused
 from converter.files import ask
 from converter.run.scan import (
@@ -62,12 +56,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
     "session transcripts to inspect.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
-@click.option(
-    "--show-paths",
-    is_flag=True,
-    callback=remember_show_paths,
-    help="Also list each session's label and local paths (stderr only).",
-)
+@show_paths_option("Also list each session's label and local paths (stderr only).")
 @key_option
 def scan(
     projects_dir: str | None,

@@ -25,7 +25,7 @@ import click
 
 from converter.bundle.io import open_bundle
 from converter.bundle.model import BundleHead
-from converter.cli.diagnostics import remember_show_paths, say
+from converter.cli.diagnostics import say
 from converter.cli.options import (
     FILE,
     PATH,
@@ -33,6 +33,7 @@ from converter.cli.options import (
     key_option,
     provider_bodies_option,
     pseudonym_key,
+    show_paths_option,
 )
 from converter.files import ask, read_input
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -87,11 +88,8 @@ from converter.text import counted
     default=None,
     help="Task unit (default: the one the contract names).",
 )
-@click.option(
-    "--show-paths",
-    is_flag=True,
-    callback=remember_show_paths,
-    help="With re-derivation: add local relative paths to the sources' diagnostics (stderr).",
+@show_paths_option(
+    "With re-derivation: add local relative paths to the sources' diagnostics (stderr)."
 )
 @provider_bodies_option
 @key_option
