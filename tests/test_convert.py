@@ -35,6 +35,21 @@ def _contract(cli: Any, parent: Path, tmp: Path, *extra: str) -> Path:
     return contract
 
 
+def _carry(cli: Any, parent: Path, contract: Path, tmp: Path, *extra: str) -> Any:
+    """`convert --template tmp/again.json --from-contract CONTRACT` over `parent`."""
+    again = tmp / "again.json"
+    return cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(again),
+        "--from-contract",
+        str(contract),
+        *extra,
+    )
+
+
 def _convert_edited(cli: Any, tmp: Path, edit: Any) -> Any:
     """Convert the synthetic tree with a filled contract that `edit` changed first."""
     parent = fixture_parent("synthetic_tree")
@@ -354,13 +369,10 @@ def test_byte_identical_across_runs_and_hash_seeds(cli: Any, tmp_path: Path) -> 
 def test_carry_forward_keeps_claims(cli: Any, tmp_path: Path) -> None:
     parent = fixture_parent("rich_tree")
     contract = _contract(cli, parent, tmp_path)
-    again = tmp_path / "again.json"
-    result = cli(
-        "convert", "--in", str(parent), "--template", str(again), "--from-contract", str(contract)
-    )
+    result = _carry(cli, parent, contract, tmp_path)
     assert result.code == 0, result.err
     assert "0 tasks dropped, 0 new tasks" in result.out
-    assert read_json(again)["claims"] == read_json(contract)["claims"]
+    assert read_json(tmp_path / "again.json")["claims"] == read_json(contract)["claims"]
 
 
 def test_output_equal_to_input_refuses(cli: Any, tmp_path: Path) -> None:
@@ -481,8 +493,7 @@ def test_timestamps_option_overrides_a_carried_contract(cli: Any, tmp_path: Path
     parent = fixture_parent("rich_tree")
     contract = _contract(cli, parent, tmp_path)
     again = tmp_path / "again.json"
-    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
-    assert cli(*args, str(contract), "--timestamps", "hour").code == 0
+    assert _carry(cli, parent, contract, tmp_path, "--timestamps", "hour").code == 0
     carried = read_json(again)
     assert carried["claims"]["privacy"]["timestamps"] == "hour"
     assert all(t["started_at"].endswith(":00:00Z") for t in carried["tasks"] if t["started_at"])
@@ -1544,8 +1555,7 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     task["model_calls"] -= 1  # as it was when it was labelled
     write_json(contract, data)
     again = tmp_path / "again.json"
-    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
-    result = cli(*args, str(contract))
+    result = _carry(cli, parent, contract, tmp_path)
     assert result.code == 0, result.err
     assert "1 labelled task changed since" in result.out
     assert f"  changed {task['id']}:" in result.out
@@ -1557,7 +1567,7 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     unlabelled["tasks"][0]["model_calls"] -= 1
     write_json(contract, unlabelled)
     again.unlink()
-    result = cli(*args, str(contract))
+    result = _carry(cli, parent, contract, tmp_path)
     assert "0 labelled tasks changed since" in result.out
 
 
@@ -1574,15 +1584,13 @@ def test_an_excluded_task_that_now_has_calls_is_to_label_again(cli: Any, tmp_pat
     data["claims"]["excluded_tasks"][task["id"]] = "aborted"
     task["model_calls"] = 0  # as it was when it was excluded
     write_json(contract, data)
-    again = tmp_path / "again.json"
-    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
-    result = cli(*args, str(contract))
+    result = _carry(cli, parent, contract, tmp_path)
     assert result.code == 0, result.err
     assert "0 labelled tasks changed since (check their outcomes), 1 excluded task to label" in (
         result.out
     )
     assert f"  to label {task['id']}: excluded, and it has model calls now" in result.out
-    carried = read_json(again)["claims"]
+    carried = read_json(tmp_path / "again.json")["claims"]
     assert task["id"] not in carried["excluded_tasks"]
     assert all(value is None for value in carried["outcomes"][task["id"]].values())
 
@@ -2041,9 +2049,7 @@ def test_the_count_of_values_to_fill_includes_a_bound_a_usage_incomplete_call_ne
         entry["max_output_tokens"] = None
     contract = tmp_path / "c.json"
     write_json(contract, filled)
-    again = tmp_path / "again.json"
-    args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract"]
-    result = cli(*args, str(contract))
+    result = _carry(cli, parent, contract, tmp_path)
     assert result.code == 0, result.err
     assert "fill its 1 null claim, then convert --contract" in result.out
     refused = _convert(cli, parent, contract, tmp_path / "b.json")
