@@ -441,11 +441,12 @@ def _claims(head: BundleHead) -> tuple[Policy | None, Baseline | None, list[Prob
 
 def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
     receipt = bundles[0].receipt
+    cards = _card_ids(bundles)
     return Digests(
         evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
         contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
-        price_card_id=_card_id(_card_ids(bundles)),
-        price_card_ids=_card_ids(bundles),
+        price_card_id=_card_id(cards),
+        price_card_ids=cards,
         signed_by=signed_by,
         rubric_version=receipt.rubric_version,
         label_source=receipt.label_source,
