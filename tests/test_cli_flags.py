@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from converter.errors import Refused
 from converter.files import write_all_atomic
 from tests.conftest import fixture_parent
 
@@ -705,3 +706,35 @@ def test_one_problem_found_by_two_checks_is_said_once(
     refusals = [line for line in result.err.splitlines() if line.startswith("refused: ")]
     assert len(refusals) == 1
     assert refusals[0].startswith("refused: OUT-UNWRITABLE")
+
+
+@pytest.mark.parametrize("stop", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_a_failed_second_rename_puts_back_the_file_the_first_replaced(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, stop: BaseException
+) -> None:
+    """Was: the bundle renamed over an older bundle was removed when its attestation's rename
+    failed, and the older bundle was lost with it."""
+    real = os.replace
+    calls: list[str] = []
+
+    def second_fails(src: str, dst: Path) -> None:
+        calls.append(src)
+        if len(calls) == 2:
+            raise stop
+        real(src, dst)
+
+    old = tmp_path / "b.json"
+    old.write_bytes(b"old bundle")
+    monkeypatch.setattr("converter.files.os.replace", second_fails)
+    with pytest.raises((Refused, KeyboardInterrupt)):
+        write_all_atomic([(old, b"{}"), (tmp_path / "b.json.intoto.json", b"{}")])
+    assert [p.name for p in tmp_path.iterdir()] == ["b.json"]
+    assert old.read_bytes() == b"old bundle"
+
+
+def test_outputs_written_together_leave_no_second_name_behind(tmp_path: Path) -> None:
+    (tmp_path / "b.json").write_bytes(b"old")
+    (tmp_path / "b.json.intoto.json").write_bytes(b"old")
+    write_all_atomic([(tmp_path / "b.json", b"new"), (tmp_path / "b.json.intoto.json", b"new")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "b.json.intoto.json"]
+    assert {p.read_bytes() for p in tmp_path.iterdir()} == {b"new"}

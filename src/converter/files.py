@@ -261,11 +261,45 @@ def _release_interrupts(held: set[int | signal.Signals] | None) -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def _take_back(staged: list[tuple[str, Path]]) -> None:
-    """Remove what a failed write left: each staged file, or the output it already became."""
+def _keep_old(path: Path) -> str | None:
+    """A second name (a hard link in the same folder) for the file an output is about to
+    replace, so a later failure can put it back; None when nothing is there or the folder
+    makes no links (the output is then removed on failure, the old file not restored)."""
+    if not os.path.lexists(path):
+        return None
+    folder = path.parent if str(path.parent) else Path(".")
+    for _ in range(8):
+        kept = str(folder / f"{_stage_prefix(path)}{os.urandom(6).hex()}.old")
+        try:
+            os.link(path, kept, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        return kept
+    return None
+
+
+def _take_back(staged: list[tuple[str, Path]], kept: dict[Path, str | None]) -> None:
+    """Undo a failed write: remove each staged file; an output already renamed into place is
+    removed too, and the file it replaced, when one was kept, is put back under its name."""
     for tmp, path in staged:
         with contextlib.suppress(OSError):
-            os.unlink(tmp if os.path.lexists(tmp) else path)
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            elif (old := kept.get(path)) is not None:
+                os.replace(old, path)
+                kept[path] = None
+            else:
+                os.unlink(path)
+    _drop_kept(kept)
+
+
+def _drop_kept(kept: dict[Path, str | None]) -> None:
+    for old in kept.values():
+        if old is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(old)
 
 
 def write_all_atomic(
@@ -275,9 +309,10 @@ def write_all_atomic(
     beside a new bundle) with them. Ctrl-C is held from the first staged byte to the last
     removal: an interrupt lands before any of it (nothing written) or after all of it (every
     output whole and counted in `written_count`), never between two steps. A write or rename
-    that fails removes the staged files and any output already renamed (a file such an output
-    had replaced is not restored: the folder refused a write it had just allowed)."""
+    that fails removes the staged files and any output already renamed, and puts back the file
+    such an output had replaced (kept under a second name until every rename is done)."""
     staged: list[tuple[str, Path]] = []
+    kept: dict[Path, str | None] = {}
     held = _hold_interrupts()
     try:
         try:
@@ -291,12 +326,15 @@ def write_all_atomic(
                     os.fsync(handle.fileno())
                 os.chmod(tmp, 0o644)
             for tmp, path in staged:
+                if len(staged) > 1:  # one output alone has nothing to be undone after it
+                    kept[path] = _keep_old(path)
                 os.replace(tmp, path)
         except BaseException as stopped:  # an interrupt pending before the hold too
-            _take_back(staged)
+            _take_back(staged, kept)
             if not isinstance(stopped, OSError):
                 raise
             raise Refused([Problem("OUT-UNWRITABLE")]) from None
+        _drop_kept(kept)
         for path in removing:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
