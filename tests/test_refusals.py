@@ -1233,3 +1233,67 @@ def test_a_key_of_one_repeated_byte_is_said_to_be_guessable(
     )
     args = ["verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(syn.parent)]
     assert ("one byte repeated" in cli(*args).err) is told
+
+
+def _findings(syn: Tree, cli: Any) -> dict[str, int]:
+    result = cli("inspect", "--in", str(syn.parent), "--json")
+    assert result.code == 0, result.err
+    return {f["code"]: f["count"] for f in result.json()["findings"]}
+
+
+def _agent_usage_findings(syn: Tree, cli: Any) -> int:
+    return _findings(syn, cli).get("CC-REC-AGENT-USAGE-DISAGREE", 0)
+
+
+def _child_calls(syn: Tree) -> list[int]:
+    return [n for n, raw in enumerate(syn.lines(SYN_CHILD), 1) if b'"type":"assistant"' in raw]
+
+
+def test_an_agent_result_stating_usage_no_child_call_had_is_a_finding(syn: Tree, cli: Any) -> None:
+    """The parent's Agent result states the child's last call's usage (FORMAT-NOTES §4): a
+    child transcript cut short of that call loses its spend unseen unless this is compared."""
+    assert _agent_usage_findings(syn, cli) == 0  # the fixture's result agrees with its child
+    last = _child_calls(syn)[-1]
+    syn.write_lines(SYN_CHILD, syn.lines(SYN_CHILD)[: last - 1])
+    assert _agent_usage_findings(syn, cli) == 1
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "found"),
+    [
+        ("cache_read_input_tokens", 9499, 1),
+        ("output_tokens", 221, 1),
+        ("input_tokens", "three", 0),  # not usage: compared with nothing, never refused
+    ],
+)
+def test_an_agent_results_stated_counters_are_compared(
+    syn: Tree, cli: Any, field: str, value: Any, found: int
+) -> None:
+    result_line = syn.find_line("", '"tool_result"')
+
+    def state(obj: dict[str, Any]) -> None:
+        obj["toolUseResult"]["usage"][field] = value
+
+    syn.edit_record("", result_line, state)
+    assert _agent_usage_findings(syn, cli) == found
+
+
+def test_a_streaming_stub_agrees_with_the_final_usage_its_agent_result_states(
+    syn: Tree, cli: Any
+) -> None:
+    """2.0.x children end on a stub (output 1, no stop_reason) whose final usage only the
+    parent's Agent result states (3 of the corpus's 13): same input, more output, no finding."""
+    last = _child_calls(syn)[-1]
+
+    def stub(obj: dict[str, Any]) -> None:
+        obj["message"]["stop_reason"] = None
+        obj["message"]["usage"]["output_tokens"] = 1
+        del obj["message"]["usage"]["iterations"]
+
+    syn.edit_record(SYN_CHILD, last, stub)
+    found = _findings(syn, cli)
+    assert found.get("CC-REC-USAGE-INCOMPLETE") == 1
+    assert "CC-REC-AGENT-USAGE-DISAGREE" not in found
+    # A stub with less input than stated is not that call.
+    syn.edit_record(SYN_CHILD, last, lambda obj: obj["message"]["usage"].update(input_tokens=1))
+    assert _agent_usage_findings(syn, cli) == 1

@@ -239,6 +239,17 @@ CODES: dict[str, CodeInfo] = {
         "call as it was.",
         blocking=False,
     ),
+    "CC-REC-AGENT-USAGE-DISAGREE": _c(
+        "A parent's Agent result states the usage of its subagent's last call (toolUseResult."
+        "usage), and no call the subagent's transcript records can have had it: its input or "
+        "cache counters differ from every call's, or its output from every finished call's. The "
+        "transcript may be cut short of its last calls (their spend is then missing from the "
+        "bundle) or be another run's.",
+        "Restore the subagent's complete transcript (agent-<id>.jsonl in the session's "
+        "subagents/ folder) from the machine that ran the session, and convert again. The stated "
+        "usage is never counted as spend: it is a consistency check only.",
+        blocking=False,
+    ),
     "CC-REC-REQUEST-ID-DISAGREE": _c(
         "Fragments of one model call in one file name different request ids (requestId); the "
         "call is still one call, grouped by its message id.",

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Literal
 
 from converter.errors import Problem
-from converter.reader.calls import copies_agree, group_calls, match_results
+from converter.reader.calls import copies_agree, group_calls, match_results, stated_usage_agrees
 from converter.reader.load import LoadedTree
 from converter.reader.model import Account
 from converter.reader.streams import (
@@ -116,6 +116,7 @@ def build_account(
     group_calls(acc)
     copies_agree(acc)
     match_results(acc)
+    stated_usage_agrees(acc)
     find_tasks(acc)
     assign(acc)
     _unexpanded(acc, single_file)

@@ -1,6 +1,7 @@
 """Building an account, step 6 (SPEC §4.2-4.9): model calls grouped by message.id across the
 tree with the last fragment's usage, the copies' agreement with the calls they repeat, tool
-calls and the results naming them. Pure, iterative."""
+calls and the results naming them, and the usage an Agent result states for its subagent
+checked against the subagent's calls. Pure, iterative."""
 
 from __future__ import annotations
 
@@ -120,7 +121,50 @@ def match_results(acc: Account) -> None:
                 tool.result_agent_id = rec.result_agent_id
                 tool.result_status = rec.result_status
                 tool.result_run_id = rec.result_run_id
+                tool.result_usage = rec.result_usage
                 tool.web_searches = rec.web_searches if tool.name == "WebSearch" else 0
     acc.findings["CC-REC-TOOL-NO-RESULT"] += sum(
         t.status == "no-result" for t in acc.tools.values()
+    )
+
+
+def stated_usage_agrees(acc: Account) -> None:
+    """An Agent result states the usage of its subagent's last call (`toolUseResult.usage`,
+    FORMAT-NOTES §4: a consistency check, never spend; the corpus's 13 agree). When no call of
+    that subagent's transcript can have had it, the finding CC-REC-AGENT-USAGE-DISAGREE says
+    so: a subagent transcript cut short of its last calls, or another run's, would otherwise
+    pass unseen, its missing spend with it."""
+    own: dict[int, list[Call]] = {}
+    for call in acc.calls.values():
+        own.setdefault(call.stream, []).append(call)
+    streams = {s.agent_id: s.index for s in acc.streams[1:] if s.depth >= 0 and s.agent_id}
+    for tool in acc.tools.values():
+        stated = tool.result_usage
+        if stated is None or tool.result_agent_id not in streams:
+            continue
+        calls = own.get(streams[tool.result_agent_id], [])
+        if not any(_could_be(stated, call) for call in calls):
+            acc.findings["CC-REC-AGENT-USAGE-DISAGREE"] += 1
+
+
+def _could_be(stated: Usage, call: Call) -> bool:
+    """Could `stated` be this call's final usage? A final call must match it; a streaming stub
+    records its final input and cache counters and less output (one that recorded no input at
+    all, as gateway stubs do, could be any call)."""
+    seen = call.usage
+    if call.final:
+        return _counters(seen) == _counters(stated)
+    if not any(seen.input_side()):
+        return True
+    return (
+        _counters(seen)[:3] == _counters(stated)[:3] and seen.output_tokens <= stated.output_tokens
+    )
+
+
+def _counters(u: Usage) -> tuple[int, int, int, int]:
+    return (
+        u.input_tokens,
+        u.cache_read_input_tokens,
+        u.cache_creation_input_tokens,
+        u.output_tokens,
     )

@@ -65,6 +65,7 @@ class ToolCall:
     result_agent_id: str | None = None
     result_status: str | None = None
     result_run_id: str | None = None
+    result_usage: Usage | None = None  # what an Agent result states the child used
     web_searches: int = 0
     prompt_digest: str | None = None
     agent_type: str | None = None

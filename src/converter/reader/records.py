@@ -128,6 +128,7 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     result_agent_id: str | None = None
     result_status: str | None = None
     result_run_id: str | None = None
+    result_usage: Usage | None = None  # an Agent result's statement of the child's usage
     web_searches: int = 0
     # progress / fork-context-ref
     progress_agent_id: str | None = None
@@ -359,6 +360,19 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
         rec.result_status = status if isinstance(status, str) else None
         rec.result_run_id = _opt_str(outcome, "runId")
         rec.web_searches = _web_searches(outcome)
+        if rec.result_agent_id is not None:
+            rec.result_usage = _stated_usage(outcome.get("usage"))
+
+
+def _stated_usage(raw: Any) -> Usage | None:
+    """The usage an Agent result states for its subagent (FORMAT-NOTES §4: a consistency check,
+    never spend). One that does not read as usage is not compared: no count is taken from it."""
+    if raw is None:
+        return None
+    try:
+        return parse_usage(raw)
+    except BadField:
+        return None
 
 
 def _progress(rec: Rec, obj: dict[str, Any]) -> None:

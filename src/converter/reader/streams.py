@@ -47,7 +47,13 @@ _COPY_MAY_CHANGE = frozenset({"file", "line", "timestamp", "version"})
 
 # What a tool result's `toolUseResult` gives: a copy with it blanked loses these (empty, None,
 # 0), which is no conflict; a copy giving other values is.
-_COPY_MAY_BLANK = ("result_agent_id", "result_status", "result_run_id", "web_searches")
+_COPY_MAY_BLANK = (
+    "result_agent_id",
+    "result_status",
+    "result_run_id",
+    "result_usage",
+    "web_searches",
+)
 
 
 def _read_as(rec: Rec) -> dict[str, object]:
