@@ -738,3 +738,27 @@ def test_outputs_written_together_leave_no_second_name_behind(tmp_path: Path) ->
     write_all_atomic([(tmp_path / "b.json", b"new"), (tmp_path / "b.json.intoto.json", b"new")])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.json", "b.json.intoto.json"]
     assert {p.read_bytes() for p in tmp_path.iterdir()} == {b"new"}
+
+
+def test_a_sigint_the_caller_ignores_stays_ignored(tmp_path: Path) -> None:
+    """Was: a background job of a script (started with SIGINT ignored) exited 130 on a
+    `kill -INT` that came after the handler was installed, and ran to the end on one before:
+    the same signal decided by timing. An ignored SIGINT is left ignored, as Python leaves it."""
+    code = (
+        "import os, signal, sys\n"
+        "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+        "import converter.cli.main as entry\n"
+        "real = entry._dispatch\n"
+        "def interrupted(*args):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(*args)\n"
+        "entry._dispatch = interrupted\n"
+        f"sys.argv = ['agent-evidence', 'inspect', '--in', {str(PARENT)!r}]\n"
+        "try:\n    entry.main()\n"
+        "except SystemExit as done:\n    print(done.code)\n"
+    )
+    env = {**os.environ, "AGENT_EVIDENCE_KEY": "ab" * 16 + "cd" * 16}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.splitlines()[-1] == "0", done.stderr

@@ -248,7 +248,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _main(argv: list[str] | None) -> None:
-    if argv is None:  # the console entry point: tests run commands in their own process
+    # The console entry point (tests run commands in their own process). A SIGINT the caller
+    # ignores (a shell's background job: `cmd &` in a script) stays ignored, as Python leaves it.
+    if argv is None and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _note_interrupt)
         sys.unraisablehook = _quiet_unraisable
     args = sys.argv[1:] if argv is None else argv
