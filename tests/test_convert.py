@@ -2109,3 +2109,36 @@ def test_a_misshapen_price_does_not_hide_a_cards_price_edited_beside_it(
     assert result.code == 2
     assert "CONTRACT-SHAPE [claims/pricing/client_tools/Read" in result.err
     assert "PRICE-CARD-MISMATCH [claims/pricing/models/claude-opus-4-8]" in result.err
+
+
+def test_a_mistyped_task_key_is_said_as_the_key_not_as_a_second_key(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was `claims/outcomes/<key>/<key>`: pydantic's marker for "the key itself" was masked as
+    a second key the user typed, a path into nothing."""
+
+    def edit(data: Any) -> None:
+        outcomes = data["claims"]["outcomes"]
+        task = next(iter(outcomes))
+        outcomes[task[:-1]] = outcomes.pop(task)  # one character short
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert "CONTRACT-SHAPE [claims/outcomes/<key> (the key) (expected: text matching" in result.err
+    assert "<key>/<key>" not in result.err
+
+
+def test_inspect_with_a_card_that_prices_no_call_says_nothing_priced(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was `$0.0000 for 0 model calls`, which reads as free: a model the card does not know."""
+    src = FIXTURES / "synthetic_tree"
+    tree = tmp_path / "tree"
+    shutil.copytree(src, tree)
+    for path in tree.rglob("*.jsonl"):
+        path.write_bytes(path.read_bytes().replace(b"claude-opus-4-8", b"claude-opus-9-9"))
+    parent = tree / "65e893e5-a69d-4955-a5e1-5d5ee7bc592e.jsonl"
+    text = cli("inspect", "--in", str(parent), "--price-card", "anthropic-2026-11").out
+    assert "cost by price card anthropic-2026-11: nothing priced" in text
+    assert "$0.0000" not in text
+    assert "not priced: 4 model calls: a model the card does not know" in text

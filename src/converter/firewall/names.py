@@ -221,12 +221,16 @@ def masked_path(
 ) -> str:
     """A document path a diagnostic may show: indices, the document's own `fields` and names
     `may_name` allows as written; anything else (a key the user typed) is `<key>`.
-    `last_is_key`: the last part is a key the schema does not have: always masked."""
+    `last_is_key`: the last part is a key the schema does not have: always masked.
+    pydantic's `[key]` after a mapping's key (the key itself is what is wrong, not its value)
+    is said as `(the key)`: `claims/outcomes/<key> (the key)`, not a second `<key>`."""
     parts = []
     for index, part in enumerate(loc):
         text = str(part)
         if isinstance(part, int):
             parts.append(text)
+        elif text == "[key]" and parts:
+            parts[-1] += " (the key)"
         elif last_is_key and index == len(loc) - 1:
             parts.append("<key>")
         else:
