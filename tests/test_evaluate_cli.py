@@ -608,8 +608,11 @@ def test_each_task_names_its_bundle_when_several_are_evaluated(cli: Any, tmp_pat
             f"evidence, bundle {n}: {read_json((a, b)[n - 1])['receipt']['evidence_sha256']}"
             in (markdown)
         )
+        contract = read_json((a, b)[n - 1])["receipt"]["contract_sha256"]
+        assert f"conversion contract, bundle {n}: {contract}" in markdown
     alone = cli("evaluate", "--bundle", str(a), "--format", "markdown").out
     assert "(bundle 1)" not in alone
+    assert "conversion contract: " in alone
 
 
 def test_a_card_id_any_card_may_have_is_evaluated(cli: Any, tmp_path: Path) -> None:

@@ -122,6 +122,7 @@ def test_output_is_content_free(projects: Any, cli: Any) -> None:
     assert "[split]" in text
     assert "2 entries skipped" in text
     assert "1 of them is a .jsonl file not named by a session id" in text
+    assert "renamed transcript): its calls are in no row" in text
 
 
 def test_show_paths_maps_labels_to_local_paths_on_stderr_only(projects: Any, cli: Any) -> None:

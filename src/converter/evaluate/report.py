@@ -151,10 +151,13 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
     lines = [f"decision contract: {ev.decision_contract_sha256}"]
     if len(d.evidence_sha256) == 1:
         lines += [f"evidence: {d.evidence_sha256[0]}"]
+        lines += [f"conversion contract: {c}" for c in d.contract_sha256]
     else:  # numbered as the tasks name their bundle
         lines += [f"evidence, bundle {n}: {e}" for n, e in enumerate(d.evidence_sha256, 1)]
+        lines += [
+            f"conversion contract, bundle {n}: {c}" for n, c in enumerate(d.contract_sha256, 1)
+        ]
     lines += [
-        *(f"conversion contract: {c}" for c in d.contract_sha256),
         f"price card: {quote(d.price_card_id)}"
         if len(set(d.price_card_ids)) < 2
         else "price cards, one per bundle: "

@@ -630,7 +630,8 @@ def _notes(result: dict[str, Any]) -> list[str]:
         n = t["skipped_jsonl_files"]
         lines.append(
             f"{n} of them {'is a .jsonl file' if n == 1 else 'are .jsonl files'} not named by a "
-            "session id (an excerpt, a copy, a renamed transcript): its calls are in no row; "
+            f"session id (an excerpt, a copy, a renamed transcript): {'its' if n == 1 else 'their'} "
+            "calls are in no row; "
             "`inspect --from claude-code --in FILE` reads one on its own"
         )
     if t["skipped_session_files"]:
