@@ -2142,3 +2142,27 @@ def test_inspect_with_a_card_that_prices_no_call_says_nothing_priced(
     assert "cost by price card anthropic-2026-11: nothing priced" in text
     assert "$0.0000" not in text
     assert "not priced: 4 model calls: a model the card does not know" in text
+
+
+@pytest.mark.parametrize(("made", "edited"), [("prompt", "session"), ("session", "prompt")])
+def test_a_task_unit_edited_after_the_template_is_named_as_the_one_cause(
+    cli: Any, tmp_path: Path, made: str, edited: str
+) -> None:
+    """Was four refusals (inventory, task id and digest, outcomes), each with a fix that did not
+    help (make a new template, add the outcome): the one cause, the edited field, is named."""
+    parent = fixture_parent("synthetic_tree")
+    template = tmp_path / "t.json"
+    made_ok = cli("convert", "--in", str(parent), "--task-unit", made, "--template", str(template))
+    assert made_ok.code == 0, made_ok.err
+    contract = fill(read_json(template))
+    contract["source"]["task_unit"] = edited
+    write_json(template, contract)
+    result = _convert(cli, parent, template, tmp_path / "b.json")
+    assert result.code == 2
+    refused = [line for line in result.err.splitlines() if line.startswith("refused")]
+    assert len(refused) == 1, refused
+    assert refused[0].startswith("refused: CONTRACT-TASK-UNIT-EDITED [source/task_unit]")
+    # Set back, it converts: the fix works.
+    contract["source"]["task_unit"] = made
+    write_json(template, contract)
+    assert _convert(cli, parent, template, tmp_path / "b.json").code == 0

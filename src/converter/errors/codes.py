@@ -407,6 +407,15 @@ CODES: dict[str, CodeInfo] = {
         "Pass the --in of the session the contract was made for, or make a template for this "
         "session with convert --template.",
     ),
+    "CONTRACT-TASK-UNIT-EDITED": _c(
+        "The contract's source.task_unit is not the one its task list was made with (its first "
+        "task is the one the other unit gives: the session's, or the first prompt's): the field "
+        "was edited after the template. The inventory, task and outcome differences that follow "
+        "from it are not listed; only the contract's own problems are.",
+        "Set source.task_unit back to what the template wrote; to count by the other unit, make "
+        "a new template: convert --in SESSION --template NEW.json --task-unit UNIT --from-contract "
+        "OLD.json (pricing and policy carry over; outcomes are per task and are labelled again).",
+    ),
     "CONTRACT-IS-A-BUNDLE": _c(
         "The file given as a contract is a bundle (its schema_version is a bundle's): a "
         "bundle is what convert --contract writes, not what it reads.",

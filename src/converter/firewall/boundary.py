@@ -55,6 +55,16 @@ def file_labels(account: Account, pseudo: Pseudonymizer) -> dict[int, str]:
     return {f.index: f"{f.role}/{pseudo.name('file', f.rel)}" for f in account.tree.layout.files}
 
 
+def task_id(pseudo: Pseudonymizer, unit: str, session: str, digest: str, index: int) -> str:
+    """A task's public id: keyed over its task unit, session, input digest and position."""
+    return pseudo.name("task", f"{unit}:{session}:{digest}:{index}")
+
+
+def session_task_id(pseudo: Pseudonymizer, session: str) -> str:
+    """The one task's id under `task_unit: "session"` (its input is the session itself)."""
+    return task_id(pseudo, "session", session, session, 0)
+
+
 class _Crossing:
     def __init__(self, account: Account, pseudo: Pseudonymizer, policy: Policy) -> None:
         self.acc = account
@@ -88,8 +98,9 @@ class _Crossing:
             # (`/init`) are two tasks, not one task seen twice. A grown session keeps its ids.
             session = self.acc.tree.layout.session_id
             digest = self.acc.tasks[index].content_digest
-            local = f"{self.acc.task_unit}:{session}:{digest}:{index}"
-            found = self.tasks[index] = self.pseudo.name("task", local)
+            found = self.tasks[index] = task_id(
+                self.pseudo, self.acc.task_unit, session, digest, index
+            )
         return found
 
     def model(self, name: str | None) -> str:

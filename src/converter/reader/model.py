@@ -104,6 +104,10 @@ class Account:
     synthetic_records: int = 0
     versions: set[str] = field(default_factory=set)
     delegations_expanded: int = 0
+    # The first root prompt's content digest, under either task unit: what the first task's
+    # id is keyed over when a task is a prompt (a contract made so is told from one made
+    # per session, run/conversion.py).
+    first_prompt_digest: str | None = None
 
     @property
     def refusals(self) -> list[Problem]:

@@ -8,10 +8,19 @@ from collections import defaultdict
 
 from converter.errors import Problem
 from converter.reader.model import Account, Call, Edge, EventKey, Task
+from converter.reader.records import Rec
+
+
+def _starts_task(rec: Rec) -> bool:
+    """A root prompt or slash command: a task when a task is a prompt (SPEC §5.1)."""
+    return rec.type == "user" and rec.kind in ("prompt", "command") and bool(rec.content_digest)
 
 
 def find_tasks(acc: Account) -> None:
     root = acc.streams[0]
+    acc.first_prompt_digest = next(
+        (r.content_digest for r in root.records if _starts_task(r)), None
+    )
     if acc.task_unit == "session":
         first = next((r for r in root.records if r.timestamp), None)
         acc.tasks.append(
@@ -19,10 +28,8 @@ def find_tasks(acc: Account) -> None:
         )
         return
     for pos, rec in enumerate(root.records):
-        if rec.type == "user" and rec.kind in ("prompt", "command") and rec.content_digest:
-            acc.tasks.append(
-                Task(len(acc.tasks), rec.file, rec.line, pos, rec.content_digest, rec.timestamp)
-            )
+        if _starts_task(rec) and (digest := rec.content_digest):
+            acc.tasks.append(Task(len(acc.tasks), rec.file, rec.line, pos, digest, rec.timestamp))
         elif rec.kind == "queued-prompt":
             # Not a task (SPEC §5.1 counts `user` prompts): the running task answers it. Said,
             # so a reader knows a task's calls may serve a prompt typed while it ran.

@@ -25,7 +25,14 @@ from converter.contract.validate import (
     task_claims,
 )
 from converter.errors import IntegrityFailure, Problem, Refused
-from converter.firewall.boundary import Policy, cross, file_labels, unbound_ref
+from converter.firewall.boundary import (
+    Policy,
+    cross,
+    file_labels,
+    session_task_id,
+    task_id,
+    unbound_ref,
+)
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.times import coarsen
 from converter.firewall.view import BoundFile, PublicAccount
@@ -48,7 +55,12 @@ CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bi
 # A contract these sources cannot be compared with at all (`check_against_sources`).
 # (Read with another adapter or task unit, every task and count differs too: one cause.)
 _UNRELATED = frozenset(
-    {"CONTRACT-KEY-MISMATCH", "CONTRACT-OTHER-SESSION", "CONTRACT-SOURCE-MISMATCH"}
+    {
+        "CONTRACT-KEY-MISMATCH",
+        "CONTRACT-OTHER-SESSION",
+        "CONTRACT-SOURCE-MISMATCH",
+        "CONTRACT-TASK-UNIT-EDITED",
+    }
 )
 
 
@@ -335,6 +347,9 @@ def _problems(
         )
         parts = replace(parts, tasks=tasks)
     against = check_against_sources(parts, fresh, ignore)
+    if against and _tasks_of_other_unit(parts, reading):
+        # The task unit was edited after the template: one cause for every mismatch.
+        against = [Problem("CONTRACT-TASK-UNIT-EDITED", where="source/task_unit")]
     # Under another key, or for another session, nothing of the sources can be compared: the
     # task, outcome and pricing mismatches would all follow from the one cause. The contract's
     # shape and own problems (null claims, bad prices) stand whichever session it is given.
@@ -346,6 +361,23 @@ def _problems(
         pricing = account_problems(reading.canonical, parts.pricing)
         problems += [p.as_problem() for p in pricing]
     return problems, shown
+
+
+def _tasks_of_other_unit(parts: ContractParts, reading: Reading) -> bool:
+    """Whether the contract's task list was made with the other task unit than the one its
+    `source` now names (read so): its first task's id is the one the other unit gives, which is
+    known without reading the sources again (the session's, or the first prompt's)."""
+    if not parts.tasks or parts.key_id != reading.pseudo.key_id:
+        return False
+    account = reading.account
+    session = account.tree.layout.session_id
+    if account.task_unit == "prompt":
+        other = session_task_id(reading.pseudo, session)
+    elif account.first_prompt_digest is not None:
+        other = task_id(reading.pseudo, "prompt", session, account.first_prompt_digest, 0)
+    else:
+        return False
+    return parts.tasks[0].id == other
 
 
 def source_changes(parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes) -> list[Problem]:

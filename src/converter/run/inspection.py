@@ -87,10 +87,12 @@ def _money(low: str, high: str) -> str:
 
 
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
-    lines = [
-        f"  cost by price card {cost['price_card']}: {_money(cost['low_usd'], cost['high_usd'])}"
-        f" for {counted(cost['model_calls_priced'], 'model call')}"
-    ]
+    if cost["model_calls_priced"]:
+        total = f"{_money(cost['low_usd'], cost['high_usd'])} for "
+        total += counted(cost["model_calls_priced"], "model call")
+    else:  # not "$0.0000 for 0 model calls", which reads as free
+        total = "nothing priced (no model call is one the card can price)"
+    lines = [f"  cost by price card {cost['price_card']}: {total}"]
     for model, entry in cost["by_model"].items():
         lines.append(
             f"    {model}: {_money(entry['low_usd'], entry['high_usd'])} "
