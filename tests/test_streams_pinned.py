@@ -1,0 +1,330 @@
+"""Joins and copies in reader/streams.py that a mutation audit found no test pinned: each test
+names the behaviour it holds and fails if that code path is broken (see each docstring)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from converter.reader.build import build_account
+from converter.reader.load import load
+from converter.reader.model import Account, Stream
+from converter.sources.tree import discover
+from tests.test_pinned_behaviour import SID, _tool, _Transcript, _usage
+
+A = "a1111111111111111"
+F = "a2222222222222222"
+G = "a3333333333333333"
+H = "a4444444444444444"
+
+
+def _account(parent: Path) -> Account:
+    return build_account(load(discover(parent), jobs=1))
+
+
+def _agents(acc: Account) -> dict[str | None, Stream]:
+    return {s.agent_id: s for s in acc.streams}
+
+
+def _codes(acc: Account) -> set[str]:
+    return {p.code for p in acc.refusals}
+
+
+def _side(agent: str) -> dict[str, Any]:
+    return {"isSidechain": True, "agentId": agent}
+
+
+def _child(
+    folder: Path,
+    agent: str,
+    prompt: str,
+    msg_id: str,
+    first: int,
+    meta: dict[str, Any] | None = None,
+) -> _Transcript:
+    """A child that is given `prompt` and answers with one call, uuids c<first>, c<first+1>."""
+    c = _Transcript()
+    at = "2026-01-01T00:01:{:02d}.000Z".format
+    c.prompt(prompt, uuid=f"c{first}", parentUuid=None, timestamp=at(first), **_side(agent))
+    c.call(msg_id, uuid=f"c{first + 1}", timestamp=at(first + 1), **_side(agent))
+    c.write(folder / f"agent-{agent}.jsonl")
+    if meta is not None:
+        (folder / f"agent-{agent}.meta.json").write_text(json.dumps(meta))
+    return c
+
+
+def _agent_progress(
+    t: _Transcript, agent: str | None, tool_id: str | None, copy_of: str | None, **extra: Any
+) -> None:
+    """An `agent_progress` line; `copy_of` embeds a copy of that child call (with usage)."""
+    data: dict[str, Any] = {"type": "agent_progress", "prompt": "", "agentId": agent}
+    if copy_of is not None:
+        message = {"id": copy_of, "role": "assistant", "model": "claude-opus-4-8"}
+        data["message"] = {"type": "assistant", "message": {**message, "usage": _usage()}}
+    t.rec(type="progress", data=data, parentToolUseID=tool_id, toolUseID="agent_msg_x", **extra)
+
+
+def _interrupted(t: _Transcript, tool_id: str, **extra: Any) -> None:
+    """The result of a delegation the user interrupted: an error, no `agentId` anywhere."""
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": "x", "is_error": True}
+    t.rec(
+        type="user",
+        message={"role": "user", "content": [block]},
+        toolUseResult="Error: [Request interrupted by user for tool use]",
+        **extra,
+    )
+
+
+# --- (1) agent_progress lines as join evidence ----------------------------------------------
+
+
+def test_agent_progress_lines_tell_apart_two_tasks_given_one_prompt(tmp_path: Path) -> None:
+    """2.1.3x, no meta; both Task results are interruptions (no `agentId`) and both calls give
+    the same prompt, so prompt equality names both calls for each child: only the progress
+    lines (`Index.progress`, read at streams.py:277) join each child to its own call. A line
+    with no `parentToolUseID` names no call (the `and` at streams.py:185).
+
+    Killed by: deleting `found |= index.progress...` (both children CC-TREE-JOIN-CONFLICT);
+    `and` -> `or` on line 185 (a None tool id joins the evidence: CC-TREE-JOIN-CONFLICT)."""
+    task = {"prompt": "look it up", "subagent_type": "general-purpose"}
+    p = _Transcript()
+    p.prompt("go")
+    p.call("msg_1", [_tool("toolu_G", "Task", task), _tool("toolu_H", "Task", task)], stop=None)
+    _agent_progress(p, G, "toolu_G", "msg_g1")
+    _agent_progress(p, H, "toolu_H", "msg_h1")
+    _agent_progress(p, H, None, None)  # no call named: no evidence
+    _interrupted(p, "toolu_G")
+    _interrupted(p, "toolu_H")
+    p.call("msg_2")
+    parent = p.write(tmp_path / f"{SID}.jsonl")
+    folder = tmp_path / SID / "subagents"
+    _child(folder, G, "look it up", "msg_g1", 10)
+    _child(folder, H, "look it up", "msg_h1", 20)
+
+    acc = _account(parent)
+    assert not acc.refusals, _codes(acc)
+    agents = _agents(acc)
+    assert (agents[G].delegation, agents[G].kind, agents[G].depth) == ("toolu_G", "task", 1)
+    assert (agents[H].delegation, agents[H].kind, agents[H].depth) == ("toolu_H", "task", 1)
+    assert acc.findings["CC-REC-PROGRESS-COPY"] == 2  # the two lines embedding a call
+
+
+def _fork_after_progress(root: Path) -> Path:
+    """One parent call delegates to A and forks F in parallel; A's progress line (embedding a
+    copy of A's call, with usage) follows. F's bootstrap copies that call, then that line."""
+    agent_a = {"prompt": "child A", "subagent_type": "general-purpose"}
+    fork_f = {"prompt": "fork F", "subagent_type": "fork"}
+    both = [_tool("toolu_A", "Agent", agent_a), _tool("toolu_F", "Agent", fork_f)]
+    p = _Transcript()
+    p.prompt("go")
+    p.call("msg_1", both, stop="tool_use")  # r2
+    _agent_progress(p, A, "toolu_A", "msg_a1")  # r3
+    p.result("toolu_A", {"agentId": A, "status": "completed"})
+    p.result("toolu_F", {"agentId": F, "status": "completed"})
+    p.call("msg_2")
+    parent = p.write(root / f"{SID}.jsonl")
+    folder = root / SID / "subagents"
+    _child(folder, A, "child A", "msg_a1", 10)
+
+    f = _Transcript()
+    f.raw(
+        type="fork-context-ref",
+        agentId=F,
+        parentSessionId=SID,
+        parentLastUuid="r1",
+        sessionId=SID,
+        timestamp="2026-01-01T00:00:30.000Z",
+    )
+    f.call("msg_1", both, stop="tool_use", uuid="r2", parentUuid="r1", **_side(F))
+    _agent_progress(f, A, "toolu_A", "msg_a1", uuid="r3", **_side(F))
+    f.prompt("fork F", uuid="f4", parentUuid="r3", **_side(F))
+    f.call("msg_f1", uuid="f5", **_side(F))
+    f.write(folder / f"agent-{F}.jsonl")
+    (folder / f"agent-{F}.meta.json").write_text(
+        json.dumps({"agentType": "fork", "toolUseId": "toolu_F"})
+    )
+    return parent
+
+
+def test_a_progress_copy_after_a_forks_copied_calls_is_part_of_its_head(tmp_path: Path) -> None:
+    """A non-call record after a fork's last copied call (here the copy of A's progress line)
+    belongs to the copied head (`head = pos + 1 if copied`, streams.py:436): it is no event of
+    the fork, so CC-REC-PROGRESS-COPY counts the parent's line once. The copy names the same
+    (agent, call) pair as the parent's line: A still joins its one call, and the fork's copy of
+    the delegating call does not make F an owner of toolu_A.
+
+    Killed by: line 436 -> `head = head` (the fork's copy is counted: PROGRESS-COPY 2)."""
+    acc = _account(_fork_after_progress(tmp_path))
+    assert not acc.refusals, _codes(acc)
+    agents = _agents(acc)
+    assert (agents[A].delegation, agents[A].parent, agents[A].kind) == ("toolu_A", 0, "agent")
+    assert (agents[F].delegation, agents[F].parent, agents[F].kind) == ("toolu_F", 0, "agent")
+    assert acc.findings["CC-REC-PROGRESS-COPY"] == 1
+    assert acc.findings["CC-REC-FORK-BOOTSTRAP"] == 1
+    assert sorted(c.msg_id for c in acc.calls.values() if c.stream == agents[F].index) == ["msg_f1"]
+
+
+# --- (2) a child that re-delegates its own prompt -------------------------------------------
+
+
+def test_a_child_joined_by_prompt_is_not_its_own_delegations_child(tmp_path: Path) -> None:
+    """A child known only by its first prompt (no meta, a result without `agentId`) hands that
+    same prompt on to a grandchild. Prompt equality names the parent's call and the child's own;
+    the child cannot be the child of its own call (`s != stream.index`, streams.py:286), so it
+    joins the parent's call, and the grandchild (meta toolUseId) joins the child's, at depth 2,
+    both in the task of the parent's delegating call.
+
+    Killed by: dropping `if s != stream.index` (the child: CC-TREE-JOIN-CONFLICT)."""
+    same = {"prompt": "check it", "subagent_type": "general-purpose"}
+    p = _Transcript()
+    p.prompt("first task")
+    p.call("msg_0")
+    p.prompt("second task")
+    p.call("msg_1", [_tool("toolu_P", "Agent", same)], stop="tool_use")
+    p.result("toolu_P")  # a bare tool_result: no toolUseResult, no agentId
+    p.call("msg_2")
+    parent = p.write(tmp_path / f"{SID}.jsonl")
+    folder = tmp_path / SID / "subagents"
+
+    c = _Transcript()
+    c.prompt("check it", uuid="c1", parentUuid=None, **_side(F))
+    c.call("msg_c1", [_tool("toolu_C", "Agent", same)], stop="tool_use", **_side(F))
+    c.result("toolu_C", {"agentId": G, "status": "completed"}, **_side(F))
+    c.call("msg_c2", **_side(F))
+    c.write(folder / f"agent-{F}.jsonl")
+    meta = {"agentType": "general-purpose", "toolUseId": "toolu_C", "parentAgentId": F}
+    _child(folder, G, "check it", "msg_g1", 10, meta)
+
+    acc = _account(parent)
+    assert not acc.refusals, _codes(acc)
+    agents = _agents(acc)
+    child, grandchild = agents[F], agents[G]
+    assert (child.delegation, child.parent, child.depth) == ("toolu_P", 0, 1)
+    assert (grandchild.delegation, grandchild.parent, grandchild.depth) == (
+        "toolu_C",
+        child.index,
+        2,
+    )
+    assert child.task == grandchild.task == acc.calls["msg_1"].task == 1
+    assert acc.delegations_expanded == 2
+
+
+# --- branches no test reached ---------------------------------------------------------------
+
+
+def test_a_uuid_written_three_times_is_one_record(tmp_path: Path) -> None:
+    """A record re-emitted twice (two compactions' re-emit blocks): both later copies drop, read
+    against the first copy's fields cached on the second (streams.py:85, false branch); a third
+    copy that gives other usage is no copy.
+
+    Killed by: caching a wrong value on line 86 (`first_read[rec.uuid] = {}`): the identical
+    third copy becomes CC-REC-UUID-CONFLICT."""
+
+    def tree(name: str, third_usage: dict[str, Any]) -> Path:
+        t = _one_prompt_one_call()
+        prompt, call = t.lines
+        later = {"timestamp": "2026-01-01T00:00:09.000Z", "version": "2.1.11"}
+        t.raw(**{**call, **later})
+        third = {**call["message"], "usage": third_usage}
+        t.raw(**{**call, **later, "message": third})
+        t.raw(**{**prompt, **later})
+        t.call("msg_2")
+        return t.write(tmp_path / name / f"{SID}.jsonl")
+
+    same = _account(tree("same", _usage()))
+    assert not same.refusals, _codes(same)
+    assert same.findings["CC-REC-DUPLICATE-UUID"] == 3
+    assert len(same.calls) == 2
+
+    other = _account(tree("other", _usage(output_tokens=6)))
+    assert _codes(other) == {"CC-REC-UUID-CONFLICT"}
+
+
+def _one_prompt_one_call() -> _Transcript:
+    t = _Transcript()
+    t.prompt("go")
+    t.call("msg_1")
+    return t
+
+
+def test_a_sidechain_record_without_uuid_stays_in_its_sidechain(tmp_path: Path) -> None:
+    """1.0.x: an in-file sidechain's assistant record with `uuid: null` follows its parentUuid
+    into the sidechain; it only names no record for later ones (streams.py:122, false branch).
+
+    Killed by: appending a sidechain record to its stream only when it has a uuid (the call is
+    lost: 2 sidechain calls -> 1)."""
+    side: dict[str, Any] = {"isSidechain": True}
+    p = _Transcript()
+    p.prompt("go")
+    p.call("msg_1", [_tool("toolu_T", "Task", {"prompt": "side job"})], stop="tool_use")
+    p.prompt("side job", uuid="s1", parentUuid=None, **side)
+    p.call("msg_s1", uuid="s2", **side)
+    p.call("msg_s2", uuid=None, parentUuid="s2", **side)
+    p.result("toolu_T", parentUuid="r2")
+    p.call("msg_2")
+    acc = _account(p.write(tmp_path / f"{SID}.jsonl"))
+    assert not acc.refusals, _codes(acc)
+    sidechain = _agents(acc)["s1"]
+    assert (sidechain.kind, sidechain.delegation, sidechain.depth) == ("sidechain", "toolu_T", 1)
+    mine = sorted(c.msg_id for c in acc.calls.values() if c.stream == sidechain.index)
+    assert mine == ["msg_s1", "msg_s2"]
+
+
+def test_a_skill_fork_joins_its_forked_skill_call(tmp_path: Path) -> None:
+    """A skill fork: a `Skill` call whose result says `status: "forked"` and names the child;
+    the meta has no toolUseId (FORMAT-NOTES §4). The forked result makes the call a delegation
+    (streams.py:184) and the child kind `skill-fork` (streams.py:299).
+
+    Killed by: deleting line 184 (CC-TREE-ORPHAN-CHILD: the call is no delegation); line 299
+    returning "agent" (the kind)."""
+    p = _Transcript()
+    p.prompt("go")
+    p.call("msg_1", [_tool("toolu_S", "Skill", {"skill": "review"})], stop="tool_use")
+    p.result("toolu_S", {"status": "forked", "agentId": A})
+    p.call("msg_2")
+    parent = p.write(tmp_path / f"{SID}.jsonl")
+    _child(tmp_path / SID / "subagents", A, "review this", "msg_a1", 10, {"agentType": "review"})
+    acc = _account(parent)
+    assert not acc.refusals, _codes(acc)
+    child = _agents(acc)[A]
+    assert (child.delegation, child.kind, child.depth) == ("toolu_S", "skill-fork", 1)
+    assert acc.delegations_expanded == 1
+
+
+def test_a_fork_that_stopped_after_its_bootstrap_has_no_calls(tmp_path: Path) -> None:
+    """A fork interrupted before its first own call: every call in its file is a copy, so the
+    scan for its head runs off the end of the records (streams.py:425, loop exhausted) and the
+    whole file is its head: no call of its own, and no call counted twice.
+
+    Killed by: a `for ... else: continue` on that loop (no head when no own call: the copy is
+    CC-REC-UNEXPLAINED-DUPLICATE)."""
+    fork = {"prompt": "fork F", "subagent_type": "fork"}
+    p = _Transcript()
+    p.prompt("go")
+    p.call("msg_1", [_tool("toolu_F", "Agent", fork)], stop="tool_use")
+    _interrupted(p, "toolu_F")
+    p.call("msg_2")
+    parent = p.write(tmp_path / f"{SID}.jsonl")
+    folder = tmp_path / SID / "subagents"
+    f = _Transcript()
+    f.raw(
+        type="fork-context-ref",
+        agentId=F,
+        parentSessionId=SID,
+        parentLastUuid="r1",
+        sessionId=SID,
+        timestamp="2026-01-01T00:00:30.000Z",
+    )
+    f.call("msg_1", [_tool("toolu_F", "Agent", fork)], stop="tool_use", uuid="r2", **_side(F))
+    f.write(folder / f"agent-{F}.jsonl")
+    (folder / f"agent-{F}.meta.json").write_text(
+        json.dumps({"agentType": "fork", "toolUseId": "toolu_F"})
+    )
+    acc = _account(parent)
+    assert not acc.refusals, _codes(acc)
+    fork_stream = _agents(acc)[F]
+    assert (fork_stream.delegation, fork_stream.depth) == ("toolu_F", 1)
+    assert acc.findings["CC-REC-FORK-BOOTSTRAP"] == 1
+    assert sorted(acc.calls) == ["msg_1", "msg_2"]
+    assert acc.calls["msg_1"].stream == 0
