@@ -2166,3 +2166,27 @@ def test_a_task_unit_edited_after_the_template_is_named_as_the_one_cause(
     contract["source"]["task_unit"] = made
     write_json(template, contract)
     assert _convert(cli, parent, template, tmp_path / "b.json").code == 0
+
+
+def test_price_entries_for_nothing_the_session_uses_are_said_by_count(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was silent: a price for a model, context or tool the session never uses (a typo, a stale
+    entry) converted with no word; the bundle carries only the prices its events use."""
+
+    def edit(data: dict[str, Any]) -> None:
+        pricing = data["claims"]["pricing"]
+        model = next(iter(pricing["models"].values()))
+        pricing["models"]["claude-opus-4-9"] = copy.deepcopy(model)  # no call names it
+        pricing["models"][next(iter(pricing["models"]))]["contexts"]["priority|fast|us"] = "1"
+        pricing["client_tools"]["mcp__CANARY__tool"] = "0.01"
+        pricing["server_tools"]["web_search"] = "0.01"  # no call searched
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 0, result.err
+    assert "notice: 4 entries of claims.pricing price nothing this session uses" in result.err
+    assert "CANARY" not in result.err + result.out
+    (tmp_path / "plain").mkdir()
+    plain = _convert_edited(cli, tmp_path / "plain", lambda data: None)
+    assert plain.code == 0, plain.err
+    assert "claims.pricing price nothing" not in plain.err

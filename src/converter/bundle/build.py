@@ -49,6 +49,9 @@ class BuiltBundle:
     # Entries of the contract's privacy.reveal_names the session has no name for (`_revealed`
     # publishes only the others): a typo, or a list shared by sessions. Counted, not kept.
     unrevealed: int = 0
+    # Price entries of the contract for what the session does not use (a model, a billing
+    # context, a tool, web search): left out of the bundle, counted so a typo is noticed.
+    prices_unused: int = 0
 
 
 class _Writer:
@@ -108,7 +111,26 @@ def build_bundle(
         return sorted(set(problems), key=lambda p: (p.code, p.where or ""))
     listed = set(contract.claims.privacy.reveal_names)
     unrevealed = len(listed - set(head.receipt.privacy.reveal_names))
-    return BuiltBundle(head, writer.data, receipt_at, receipt_len, unrevealed)
+    unused = _prices_unused(canonical, claims)
+    return BuiltBundle(head, writer.data, receipt_at, receipt_len, unrevealed, unused)
+
+
+def _prices_unused(canonical: PublicAccount, claims: PricingClaims) -> int:
+    """How many of the contract's price entries price nothing the events use: a model no call
+    names, a billing context of a priced model no call of it has, a client tool never called,
+    a server tool's price when no call searched."""
+    contexts: dict[str, set[str]] = {}
+    for event in canonical.model_events:
+        contexts.setdefault(event.model, set()).add(event.context.key())
+    unused = 0
+    for model, price in claims.models.items():
+        seen = contexts.get(model)
+        unused += 1 if seen is None else sum(key not in seen for key in price.contexts)
+    called = {t.name for t in canonical.tool_events}
+    unused += sum(name not in called for name in claims.client_tools)
+    if not any(e.usage.web_search_requests for e in canonical.model_events):
+        unused += len(claims.server_tools)
+    return unused
 
 
 def _events(

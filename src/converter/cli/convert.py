@@ -360,7 +360,7 @@ def _bundle(
     signing_key = first(lambda: _signing_key(attest_key)) if attest_key else None
     first.done()
     assert contract_bytes is not None
-    bundle, data, unused = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
+    bundle, data, unused, unpriced = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
     files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
     if signing_key is not None:
         from converter.attest.statement import SUBJECT_NAME, attest
@@ -385,6 +385,12 @@ def _bundle(
             f"notice: {counted(unused, 'name')} in claims.privacy.reveal_names matched nothing "
             "in this session and revealed nothing (a typo? `inspect --show-paths` lists the "
             "session's local names)"
+        )
+    if unpriced:
+        tell(
+            f"notice: {counted(unpriced, 'entry', 'entries')} of claims.pricing price nothing "
+            "this session uses (a model, billing context or tool it does not call; a typo?): "
+            "left out of the bundle, which carries only the prices its events use"
         )
     c = bundle.receipt.counts
     say(

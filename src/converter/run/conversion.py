@@ -232,6 +232,7 @@ class MadeBundle(NamedTuple):
     head: BundleHead
     data: bytearray
     unrevealed: int  # reveal_names entries with no name in the session (`BuiltBundle`)
+    prices_unused: int  # price entries for nothing the session uses (`BuiltBundle`)
 
 
 def make_bundle(
@@ -242,8 +243,8 @@ def make_bundle(
     contract_bytes: bytes,
 ) -> MadeBundle:
     """Check the contract against the sources and its own claims; all problems, or the bundle's
-    sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied) and
-    how many reveal_names entries revealed nothing.
+    sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied), how
+    many reveal_names entries revealed nothing and how many price entries price nothing.
     `source` and `task_unit` None: the ones the contract's `source` names (the defaults if it
     names none that validates).
 
@@ -252,7 +253,7 @@ def make_bundle(
     """
     built = _checked_bundle(parent, source, task_unit, pseudo, contract_bytes)
     head, data = seal(built)
-    return MadeBundle(head, data, built.unrevealed)
+    return MadeBundle(head, data, built.unrevealed, built.prices_unused)
 
 
 def _fresh_template(
