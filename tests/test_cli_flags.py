@@ -209,21 +209,26 @@ def test_a_ctrl_c_while_the_decided_exit_is_on_its_way_keeps_the_decision() -> N
     assert (done.stdout.strip(), done.stderr) == ("3", "")
 
 
+def _second_rename_raises(monkeypatch: pytest.MonkeyPatch, stop: BaseException) -> None:
+    """`write_all_atomic`'s second rename into place raises `stop`; the first goes through."""
+    real = os.replace
+    calls: list[str] = []
+
+    def second_raises(src: str, dst: Path) -> None:
+        calls.append(src)
+        if len(calls) == 2:
+            raise stop
+        real(src, dst)
+
+    monkeypatch.setattr("converter.files.os.replace", second_raises)
+
+
 def test_an_interrupt_between_two_renames_leaves_neither_output(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A bundle and its attestation land together or not at all: the one renamed before the
     interrupt is taken back (its staged file is gone: it was renamed)."""
-    real = os.replace
-    calls: list[str] = []
-
-    def second_interrupted(src: str, dst: Path) -> None:
-        calls.append(src)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        real(src, dst)
-
-    monkeypatch.setattr("converter.files.os.replace", second_interrupted)
+    _second_rename_raises(monkeypatch, KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt):
         write_all_atomic([(tmp_path / "b.json", b"{}"), (tmp_path / "b.json.intoto.json", b"{}")])
     assert list(tmp_path.iterdir()) == []
@@ -714,18 +719,9 @@ def test_a_failed_second_rename_puts_back_the_file_the_first_replaced(
 ) -> None:
     """Was: the bundle renamed over an older bundle was removed when its attestation's rename
     failed, and the older bundle was lost with it."""
-    real = os.replace
-    calls: list[str] = []
-
-    def second_fails(src: str, dst: Path) -> None:
-        calls.append(src)
-        if len(calls) == 2:
-            raise stop
-        real(src, dst)
-
     old = tmp_path / "b.json"
     old.write_bytes(b"old bundle")
-    monkeypatch.setattr("converter.files.os.replace", second_fails)
+    _second_rename_raises(monkeypatch, stop)
     with pytest.raises((Refused, KeyboardInterrupt)):
         write_all_atomic([(old, b"{}"), (tmp_path / "b.json.intoto.json", b"{}")])
     assert [p.name for p in tmp_path.iterdir()] == ["b.json"]

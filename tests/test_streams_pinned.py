@@ -65,6 +65,20 @@ def _agent_progress(
     t.rec(type="progress", data=data, parentToolUseID=tool_id, toolUseID="agent_msg_x", **extra)
 
 
+def _fork_head() -> _Transcript:
+    """A fork's transcript so far: its `fork-context-ref` head record (FORMAT-NOTES §2)."""
+    f = _Transcript()
+    f.raw(
+        type="fork-context-ref",
+        agentId=F,
+        parentSessionId=SID,
+        parentLastUuid="r1",
+        sessionId=SID,
+        timestamp="2026-01-01T00:00:30.000Z",
+    )
+    return f
+
+
 def _interrupted(t: _Transcript, tool_id: str, **extra: Any) -> None:
     """The result of a delegation the user interrupted: an error, no `agentId` anywhere."""
     block = {"type": "tool_result", "tool_use_id": tool_id, "content": "x", "is_error": True}
@@ -127,15 +141,7 @@ def _fork_after_progress(root: Path) -> Path:
     folder = root / SID / "subagents"
     _child(folder, A, "child A", "msg_a1", 10)
 
-    f = _Transcript()
-    f.raw(
-        type="fork-context-ref",
-        agentId=F,
-        parentSessionId=SID,
-        parentLastUuid="r1",
-        sessionId=SID,
-        timestamp="2026-01-01T00:00:30.000Z",
-    )
+    f = _fork_head()
     f.call("msg_1", both, stop="tool_use", uuid="r2", parentUuid="r1", **_side(F))
     _agent_progress(f, A, "toolu_A", "msg_a1", uuid="r3", **_side(F))
     f.prompt("fork F", uuid="f4", parentUuid="r3", **_side(F))
@@ -307,15 +313,7 @@ def test_a_fork_that_stopped_after_its_bootstrap_has_no_calls(tmp_path: Path) ->
     p.call("msg_2")
     parent = p.write(tmp_path / f"{SID}.jsonl")
     folder = tmp_path / SID / "subagents"
-    f = _Transcript()
-    f.raw(
-        type="fork-context-ref",
-        agentId=F,
-        parentSessionId=SID,
-        parentLastUuid="r1",
-        sessionId=SID,
-        timestamp="2026-01-01T00:00:30.000Z",
-    )
+    f = _fork_head()
     f.call("msg_1", [_tool("toolu_F", "Agent", fork)], stop="tool_use", uuid="r2", **_side(F))
     f.write(folder / f"agent-{F}.jsonl")
     (folder / f"agent-{F}.meta.json").write_text(
