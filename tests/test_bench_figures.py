@@ -4,6 +4,7 @@ checked here, on made-up results."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from converter.devtools.bench.__main__ import (
@@ -83,3 +84,26 @@ def test_scan_must_be_faster_with_two_jobs_and_say_the_same() -> None:
     assert _target(judge([], [], differs, [], 150.0), "scan")["pass"] is False
     slower = {**fast, "jobs_2_s": 9.5, "speedup": 0.95}
     assert _target(judge([], [], slower, [], 150.0), "scan")["pass"] is False
+
+
+def test_a_diagnostic_phase_is_shown_but_judged_by_no_target() -> None:
+    """The reading timed alone tells where a command's time goes; it is no command, so no
+    throughput or memory target is set on it."""
+    rows = _rows(0.7, 1.4)
+    read = phase_row("read, 2 processes", 200.0, _result(0.9, peak=400.0), 200.0 / 0.7)
+    read["diagnostic"] = True
+    targets = judge([*rows, read], [], {}, [], 150.0)
+    assert not [t for t in targets if t["target"].startswith("read, ")]
+    assert _target(targets, "convert --template: throughput")["pass"] is True
+
+
+def test_the_reading_phases_read_the_tree_as_a_command_does(tmp_path: Path) -> None:
+    from converter.devtools.bench.phases import Target, read_as_commands_do, read_one_process
+    from tests.conftest import fixture_parent
+
+    parent = fixture_parent("synthetic_tree")
+    target = Target(parent, (parent,), tmp_path)
+    one, two = read_one_process(target, None), read_as_commands_do(target, None)
+    assert one == two
+    assert one["records"] > 0
+    assert one["refusals"] == 0

@@ -46,6 +46,8 @@ class Phase:
     # The command's CLI arguments (outputs cleared first): its memory is measured on one real
     # `python -m converter` process (`command_peak`), not on this timing harness.
     command: Callable[[Target, Path | None], list[str]] | None = None
+    # A part of a command timed alone, to show where its time goes: no target is judged on it.
+    diagnostic: bool = False
 
 
 def floor(target: Target, _: Any) -> Info:
@@ -170,8 +172,30 @@ def evaluate(target: Target, bundle: Path) -> Info:
     return {"exit": _cli(evaluate_args(target, bundle))}
 
 
+def _read(target: Target, jobs: int) -> Info:
+    from converter.reader.load import load
+    from converter.sources.tree import discover
+
+    tree = load(discover(target.parent), jobs=jobs)
+    return {"records": sum(len(r) for r in tree.records.values()), "refusals": len(tree.problems)}
+
+
+def read_one_process(target: Target, _: Any) -> Info:
+    """What every command's reading costs in CPU: every line hashed, parsed, checked (SPEC §12)
+    and taken into records, in this process alone."""
+    return _read(target, 1)
+
+
+def read_as_commands_do(target: Target, _: Any) -> Info:
+    """The reading as inspect and convert do it (a second process reads about half the files):
+    its time subtracted from a command's is what the command does after reading."""
+    return _read(target, 2)
+
+
 PHASES: tuple[Phase, ...] = (
     Phase("floor", floor, pipeline=False),
+    Phase("read, 1 process", read_one_process, pipeline=False, diagnostic=True),
+    Phase("read, 2 processes", read_as_commands_do, pipeline=False, diagnostic=True),
     Phase("inspect", inspect, command=inspect_args),
     Phase("convert --template", convert_template, command=template_args),
     Phase("convert --contract", convert_contract, prepare=_contract, command=contract_args),
