@@ -758,3 +758,29 @@ def test_a_sigint_the_caller_ignores_stays_ignored(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert done.stdout.splitlines()[-1] == "0", done.stderr
+
+
+def test_when_even_the_put_back_fails_the_old_file_is_kept_not_deleted(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Was (diff review): the kept old bundle was deleted and the new bundle left beside the old
+    attestation when the rename putting it back failed too. The new output goes; the old file
+    stays, under its second name."""
+    real = os.replace
+    calls: list[str] = []
+
+    def from_the_second_on(src: str, dst: Path) -> None:
+        calls.append(src)
+        if len(calls) >= 2:
+            raise OSError(5, "Input/output error")
+        real(src, dst)
+
+    (tmp_path / "b.json").write_bytes(b"old bundle")
+    (tmp_path / "b.json.intoto.json").write_bytes(b"old attestation")
+    monkeypatch.setattr("converter.files.os.replace", from_the_second_on)
+    with pytest.raises(Refused):
+        write_all_atomic([(tmp_path / "b.json", b"new"), (tmp_path / "b.json.intoto.json", b"new")])
+    left = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert left.pop("b.json.intoto.json") == b"old attestation"
+    assert "b.json" not in left  # never the new bundle beside the old attestation
+    assert list(left.values()) == [b"old bundle"]  # kept under its second name

@@ -282,16 +282,21 @@ def _keep_old(path: Path) -> str | None:
 
 def _take_back(staged: list[tuple[str, Path]], kept: dict[Path, str | None]) -> None:
     """Undo a failed write: remove each staged file; an output already renamed into place is
-    removed too, and the file it replaced, when one was kept, is put back under its name."""
+    removed too, and the file it replaced, when one was kept, is put back under its name (if
+    even that rename fails, the output goes and the old file stays under its second name)."""
     for tmp, path in staged:
         with contextlib.suppress(OSError):
             if os.path.lexists(tmp):
                 os.unlink(tmp)
-            elif (old := kept.get(path)) is not None:
-                os.replace(old, path)
-                kept[path] = None
-            else:
-                os.unlink(path)
+                continue
+            old = kept.pop(path, None)
+            if old is not None:
+                try:
+                    os.replace(old, path)
+                    continue
+                except OSError:  # the old file stays under its second name: never deleted
+                    pass
+            os.unlink(path)
     _drop_kept(kept)
 
 
