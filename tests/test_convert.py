@@ -2190,3 +2190,30 @@ def test_price_entries_for_nothing_the_session_uses_are_said_by_count(
     plain = _convert_edited(cli, tmp_path / "plain", lambda data: None)
     assert plain.code == 0, plain.err
     assert "claims.pricing price nothing" not in plain.err
+
+
+def test_a_key_typed_as_the_markers_own_text_is_still_masked() -> None:
+    from converter.contract.read import safe_path
+
+    loc = ("claims", "outcomes", "[key]", "[key]")  # a typed key "[key]", then pydantic's marker
+    assert safe_path(loc) == "claims/outcomes/<key> (the key)"
+    assert safe_path(("claims", "outcomes", "[key]", "acceptable")) == (
+        "claims/outcomes/<key>/acceptable"
+    )
+
+
+def test_a_task_unit_edit_hides_no_file_changed_since(cli: Any, syn: Any, tmp_path: Path) -> None:
+    """The edited unit is the cause of every task and count mismatch, not of a file changed
+    after the template: that one is still named (diff review)."""
+    template = tmp_path / "t.json"
+    assert cli("convert", "--in", str(syn.parent), "--template", str(template)).code == 0
+    contract = fill(read_json(template))
+    contract["source"]["task_unit"] = "session"
+    write_json(template, contract)
+    title = b'{"type":"ai-title","aiTitle":"later","sessionId":"' + syn.session.encode() + b'"}'
+    syn.write_lines("", [*syn.lines(""), title])
+    result = _convert(cli, syn.parent, template, tmp_path / "b.json")
+    refused = sorted(
+        line.split(" [")[0] for line in result.err.splitlines() if line.startswith("refused")
+    )
+    assert refused == ["refused: CONTRACT-FILE-CHANGED", "refused: CONTRACT-TASK-UNIT-EDITED"]

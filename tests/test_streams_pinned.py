@@ -96,11 +96,11 @@ def _interrupted(t: _Transcript, tool_id: str, **extra: Any) -> None:
 def test_agent_progress_lines_tell_apart_two_tasks_given_one_prompt(tmp_path: Path) -> None:
     """2.1.3x, no meta; both Task results are interruptions (no `agentId`) and both calls give
     the same prompt, so prompt equality names both calls for each child: only the progress
-    lines (`Index.progress`, read at streams.py:277) join each child to its own call. A line
-    with no `parentToolUseID` names no call (the `and` at streams.py:185).
+    lines (`Index.progress`, read in `_evidence`) join each child to its own call. A line
+    with no `parentToolUseID` names no call (the `and` where `Index` takes an agent_progress line).
 
     Killed by: deleting `found |= index.progress...` (both children CC-TREE-JOIN-CONFLICT);
-    `and` -> `or` on line 185 (a None tool id joins the evidence: CC-TREE-JOIN-CONFLICT)."""
+    that `and` -> `or` (a None tool id joins the evidence: CC-TREE-JOIN-CONFLICT)."""
     task = {"prompt": "look it up", "subagent_type": "general-purpose"}
     p = _Transcript()
     p.prompt("go")
@@ -155,12 +155,12 @@ def _fork_after_progress(root: Path) -> Path:
 
 def test_a_progress_copy_after_a_forks_copied_calls_is_part_of_its_head(tmp_path: Path) -> None:
     """A non-call record after a fork's last copied call (here the copy of A's progress line)
-    belongs to the copied head (`head = pos + 1 if copied`, streams.py:436): it is no event of
+    belongs to the copied head (`head = pos + 1 if copied`, in `copies`): it is no event of
     the fork, so CC-REC-PROGRESS-COPY counts the parent's line once. The copy names the same
     (agent, call) pair as the parent's line: A still joins its one call, and the fork's copy of
     the delegating call does not make F an owner of toolu_A.
 
-    Killed by: line 436 -> `head = head` (the fork's copy is counted: PROGRESS-COPY 2)."""
+    Killed by: that line -> `head = head` (the fork's copy is counted: PROGRESS-COPY 2)."""
     acc = _account(_fork_after_progress(tmp_path))
     assert not acc.refusals, _codes(acc)
     agents = _agents(acc)
@@ -177,7 +177,7 @@ def test_a_progress_copy_after_a_forks_copied_calls_is_part_of_its_head(tmp_path
 def test_a_child_joined_by_prompt_is_not_its_own_delegations_child(tmp_path: Path) -> None:
     """A child known only by its first prompt (no meta, a result without `agentId`) hands that
     same prompt on to a grandchild. Prompt equality names the parent's call and the child's own;
-    the child cannot be the child of its own call (`s != stream.index`, streams.py:286), so it
+    the child cannot be the child of its own call (`s != stream.index`, in `_evidence`), so it
     joins the parent's call, and the grandchild (meta toolUseId) joins the child's, at depth 2,
     both in the task of the parent's delegating call.
 
@@ -224,7 +224,7 @@ def test_a_uuid_written_three_times_is_one_record(tmp_path: Path) -> None:
     against the first copy's fields cached on the second (streams.py:85, false branch); a third
     copy that gives other usage is no copy.
 
-    Killed by: caching a wrong value on line 86 (`first_read[rec.uuid] = {}`): the identical
+    Killed by: caching a wrong value in `dedup_uuids` (`first_read[rec.uuid] = {}`): the identical
     third copy becomes CC-REC-UUID-CONFLICT."""
 
     def tree(name: str, third_usage: dict[str, Any]) -> Path:
@@ -256,7 +256,7 @@ def _one_prompt_one_call() -> _Transcript:
 
 def test_a_sidechain_record_without_uuid_stays_in_its_sidechain(tmp_path: Path) -> None:
     """1.0.x: an in-file sidechain's assistant record with `uuid: null` follows its parentUuid
-    into the sidechain; it only names no record for later ones (streams.py:122, false branch).
+    into the sidechain; it only names no record for later ones (`split_streams`, the false branch of its uuid test).
 
     Killed by: appending a sidechain record to its stream only when it has a uuid (the call is
     lost: 2 sidechain calls -> 1)."""
@@ -280,10 +280,11 @@ def test_a_sidechain_record_without_uuid_stays_in_its_sidechain(tmp_path: Path) 
 def test_a_skill_fork_joins_its_forked_skill_call(tmp_path: Path) -> None:
     """A skill fork: a `Skill` call whose result says `status: "forked"` and names the child;
     the meta has no toolUseId (FORMAT-NOTES §4). The forked result makes the call a delegation
-    (streams.py:184) and the child kind `skill-fork` (streams.py:299).
+    (`Index`, where a forked result is noted) and the child kind `skill-fork`
+    (`_delegation_kind`).
 
-    Killed by: deleting line 184 (CC-TREE-ORPHAN-CHILD: the call is no delegation); line 299
-    returning "agent" (the kind)."""
+    Killed by: not noting the forked result (CC-TREE-ORPHAN-CHILD: the call is no
+    delegation); `_delegation_kind` "agent" (the kind)."""
     p = _Transcript()
     p.prompt("go")
     p.call("msg_1", [_tool("toolu_S", "Skill", {"skill": "review"})], stop="tool_use")
@@ -300,7 +301,7 @@ def test_a_skill_fork_joins_its_forked_skill_call(tmp_path: Path) -> None:
 
 def test_a_fork_that_stopped_after_its_bootstrap_has_no_calls(tmp_path: Path) -> None:
     """A fork interrupted before its first own call: every call in its file is a copy, so the
-    scan for its head runs off the end of the records (streams.py:425, loop exhausted) and the
+    scan for its head runs off the end of the records (`copies`, its loop exhausted) and the
     whole file is its head: no call of its own, and no call counted twice.
 
     Killed by: a `for ... else: continue` on that loop (no head when no own call: the copy is

@@ -229,7 +229,7 @@ def masked_path(
         text = str(part)
         if isinstance(part, int):
             parts.append(text)
-        elif text == "[key]" and parts:
+        elif text == "[key]" and parts and index == len(loc) - 1:
             parts[-1] += " (the key)"
         elif last_is_key and index == len(loc) - 1:
             parts.append("<key>")

@@ -349,14 +349,15 @@ def _problems(
         parts = replace(parts, tasks=tasks)
     against = check_against_sources(parts, fresh, ignore)
     if against and _tasks_of_other_unit(parts, reading):
-        # The task unit was edited after the template: one cause for every mismatch.
-        against = [Problem("CONTRACT-TASK-UNIT-EDITED", where="source/task_unit")]
+        # The task unit was edited after the template: the one cause of every task, count and
+        # digest mismatch. A file changed, added or removed since is a cause of its own.
+        files = [p for p in against if p.code.startswith("CONTRACT-FILE-")]
+        against = [Problem("CONTRACT-TASK-UNIT-EDITED", where="source/task_unit"), *files]
     # Under another key, or for another session, nothing of the sources can be compared: the
     # task, outcome and pricing mismatches would all follow from the one cause. The contract's
     # shape and own problems (null claims, bad prices) stand whichever session it is given.
-    unrelated = [p for p in against if p.code in _UNRELATED]
-    if unrelated:
-        return [*parts.problems, *unrelated, *own_problems(parts)], shown
+    if any(p.code in _UNRELATED for p in against):  # `against` holds only what is said then
+        return [*parts.problems, *against, *own_problems(parts)], shown
     problems = [*parts.problems, *against, *task_claims(parts, fresh.tasks), *own_problems(parts)]
     if parts.pricing is not None:
         pricing = account_problems(reading.canonical, parts.pricing)
