@@ -323,10 +323,16 @@ def test_unknown_type(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> 
 
 
 def test_fragments_disagree_on_input(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
-    """Two fragments of one call with other input counters: one finding per differing fragment."""
-    syn.edit_record(
-        "", A1_TEXT_LINE, lambda o: o["message"]["usage"].__setitem__("cache_read_input_tokens", 9)
-    )
+    """Two fragments of one call with other input counters: one finding per differing fragment.
+    The first is a streaming stub (after a final fragment, other input is another call:
+    CC-REC-MESSAGE-ID-REUSED)."""
+
+    def stub(o: dict[str, Any]) -> None:
+        o["message"]["stop_reason"] = None
+        del o["message"]["usage"]["iterations"]
+        o["message"]["usage"]["cache_read_input_tokens"] = 9
+
+    syn.edit_record("", A1_TEXT_LINE, stub)
     outcome = run_command(cli, command, syn, tmp_path)
     expect_finding(outcome, command, "CC-REC-FRAGMENT-DISAGREE", 1)
 

@@ -1281,7 +1281,7 @@ def test_an_agent_results_stated_counters_are_compared(
 def test_a_streaming_stub_agrees_with_the_final_usage_its_agent_result_states(
     syn: Tree, cli: Any
 ) -> None:
-    """2.0.x children end on a stub (output 1, no stop_reason) whose final usage only the
+    """2.1.3x children end on a stub (output 1, no stop_reason) whose final usage only the
     parent's Agent result states (3 of the corpus's 13): same input, more output, no finding."""
     last = _child_calls(syn)[-1]
 
@@ -1297,3 +1297,199 @@ def test_a_streaming_stub_agrees_with_the_final_usage_its_agent_result_states(
     # A stub with less input than stated is not that call.
     syn.edit_record(SYN_CHILD, last, lambda obj: obj["message"]["usage"].update(input_tokens=1))
     assert _agent_usage_findings(syn, cli) == 1
+
+
+# --- usage written where, or as, this version does not read it (format drift) ---------------
+
+
+def _usage_of(edit: Any) -> Any:
+    """An edit of a model record's `message.usage`."""
+
+    def apply(obj: dict[str, Any]) -> None:
+        edit(obj["message"]["usage"])
+
+    return apply
+
+
+@pytest.mark.parametrize(
+    ("edit", "code"),
+    [
+        (lambda u: u.update(audio_input_tokens=500), "CC-REC-USAGE-UNKNOWN-COUNTER"),
+        (lambda u: u.update(cache_read_tokens=u.pop("cache_read_input_tokens")), None),
+        (
+            lambda u: u["cache_creation"].update(ephemeral_2h_input_tokens=100),
+            "CC-REC-USAGE-UNKNOWN-COUNTER",
+        ),
+        (
+            lambda u: u["server_tool_use"].update(code_execution_requests=-1),
+            "CC-REC-BAD-TOKEN-COUNT",
+        ),
+        (
+            lambda u: u.update(
+                iterations=[
+                    {"type": "compaction", "input_tokens": 180000, "output_tokens": 3500},
+                    {"type": "message", "input_tokens": u["input_tokens"], "output_tokens": 1},
+                ]
+            ),
+            "CC-REC-USAGE-ITERATIONS",
+        ),
+    ],
+    ids=["new-counter", "renamed-counter", "2h-cache-write", "bad-server-count", "compaction"],
+)
+def test_a_counter_this_version_does_not_price_is_refused(
+    syn: Tree, cli: Any, tmp_path: Path, edit: Any, code: str | None
+) -> None:
+    """Was exit 0 with the spend left out (a format-drift review): a counter of a new name, a
+    renamed one, a cache write of another duration, a compaction pass in `iterations`."""
+    syn.edit_record("", A2_LINE, _usage_of(edit))
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expected = code or "CC-REC-USAGE-UNKNOWN-COUNTER"  # the renamed one is unknown by name
+    expect_refusal(outcome, expected, syn.label("parent", ""), A2_LINE)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda u: u.update(seconds_of_audio=0, region="us"),  # no count, or a zero one
+        lambda u: u.update(
+            iterations=[
+                {
+                    "type": "message",
+                    **{
+                        k: u[k]
+                        for k in (
+                            "input_tokens",
+                            "output_tokens",
+                            "cache_read_input_tokens",
+                            "cache_creation_input_tokens",
+                        )
+                    },
+                }
+            ]
+        ),
+    ],
+    ids=["zero-or-text", "one-pass-as-counted"],
+)
+def test_usage_fields_that_hold_no_spend_left_out_still_convert(
+    syn: Tree, cli: Any, edit: Any
+) -> None:
+    syn.edit_record("", A2_LINE, _usage_of(edit))
+    result = cli("inspect", "--in", str(syn.parent), "--json")
+    assert result.code == 0, result.err
+
+
+@pytest.mark.parametrize(
+    ("record", "code"),
+    [
+        ({"type": "system", "subtype": "compaction_call", "message": {}}, "CC-REC-USAGE-UNREAD"),
+        ({"type": "system", "compactMetadata": {}}, "CC-REC-USAGE-UNREAD"),
+        ({"type": "attachment", "attachment": {"message": {}}}, "CC-REC-USAGE-UNREAD"),
+        ({"type": "ai-title", "aiTitle": "x"}, "CC-REC-USAGE-UNREAD"),
+        ({"type": "model-call"}, "CC-REC-UNKNOWN-WITH-USAGE"),
+        ({"type": "model-call", "data": {"message": {}}}, "CC-REC-UNKNOWN-WITH-USAGE"),
+    ],
+    ids=[
+        "system-message",
+        "compact-metadata",
+        "attachment",
+        "title-top",
+        "new-type",
+        "new-type-deep",
+    ],
+)
+def test_usage_written_where_no_reader_takes_it_is_refused(
+    syn: Tree, cli: Any, tmp_path: Path, record: dict[str, Any], code: str
+) -> None:
+    """Was exit 0, the call's spend left out: a title or compaction call written with its usage
+    in a record that is not an assistant's (or, for a new type, anywhere but message.usage)."""
+    usage = {"input_tokens": 180000, "output_tokens": 3500}
+    record = json.loads(json.dumps(record))
+    holder = record
+    for key in ("message", "compactMetadata", "attachment", "data"):
+        if key in record:
+            holder = record[key]
+            if "message" in holder:
+                holder = holder["message"]
+            break
+    holder["usage"] = usage
+    record.update(sessionId=syn.session, uuid="0e5b0000-0000-4000-8000-0000000000ff")
+    lines = syn.lines()
+    lines.append(dump(record))
+    syn.write_lines("", lines)
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, code, syn.label("parent", ""), len(lines))
+
+
+def test_two_calls_under_one_message_id_are_refused_not_merged(
+    syn: Tree, cli: Any, tmp_path: Path
+) -> None:
+    """Was exit 0 with one call for two (a gateway reusing ids): the second's fragment comes
+    after the first's final one with other input counts."""
+    first_id = syn.record("", A1_TEXT_LINE)["message"]["id"]
+    syn.edit_record("", A2_LINE, lambda obj: obj["message"].update(id=first_id))
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A2_LINE)
+
+
+def test_a_fragment_with_less_output_is_another_call(syn: Tree, cli: Any, tmp_path: Path) -> None:
+    def shrink(obj: dict[str, Any]) -> None:
+        obj["message"]["usage"]["output_tokens"] = 0
+        obj["message"]["stop_reason"] = None
+        obj["message"]["usage"].pop("iterations", None)
+
+    syn.edit_record("", A1_AGENT_LINE, shrink)
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A1_AGENT_LINE)
+
+
+def _no_input_stub(obj: dict[str, Any]) -> None:
+    """A gateway's streaming stub: no input or cache counts recorded, no stop_reason."""
+    obj["message"]["stop_reason"] = None
+    obj["message"]["usage"] = {"input_tokens": 0, "output_tokens": 0}
+
+
+def test_a_no_input_stub_in_the_middle_does_not_hide_a_cut_child(syn: Tree, cli: Any) -> None:
+    """Was: any no-input stub of the child matched any stated usage, so a child cut short of its
+    last call passed unseen whenever a gateway stub sat in its middle (4 of 1746f449's 10)."""
+    syn.edit_record(SYN_CHILD, 4, _no_input_stub)
+    syn.edit_record(SYN_CHILD, 5, _no_input_stub)
+    assert _agent_usage_findings(syn, cli) == 0  # the stated usage is still the last call's
+    # The result speaks of a call the child no longer holds (its true last call, cut):
+    result_line = syn.find_line("", '"tool_result"')
+    syn.edit_record(
+        "", result_line, lambda obj: obj["toolUseResult"]["usage"].update(output_tokens=999)
+    )
+    assert _agent_usage_findings(syn, cli) == 1
+
+
+def test_a_last_call_that_recorded_no_input_agrees_with_any_stated_usage(
+    syn: Tree, cli: Any
+) -> None:
+    """1746f449's tenth child: its last call is a no-input stub, the result states 189 output."""
+    last = _child_calls(syn)[-1]
+    syn.edit_record(SYN_CHILD, last, _no_input_stub)
+    found = _findings(syn, cli)
+    assert "CC-REC-AGENT-USAGE-DISAGREE" not in found
+    assert found.get("CC-REC-USAGE-INCOMPLETE-NO-INPUT") == 1
+
+
+def test_a_stub_with_more_output_than_stated_is_not_that_call(syn: Tree, cli: Any) -> None:
+    last = _child_calls(syn)[-1]
+
+    def stub(obj: dict[str, Any]) -> None:
+        obj["message"]["stop_reason"] = None
+        del obj["message"]["usage"]["iterations"]
+        obj["message"]["usage"]["output_tokens"] = 221  # the result states 220
+
+    syn.edit_record(SYN_CHILD, last, stub)
+    assert _agent_usage_findings(syn, cli) == 1
+
+
+@pytest.mark.parametrize("usage", [{}, {"input_tokens": 2}], ids=["empty", "partial"])
+def test_a_stated_usage_without_every_count_is_compared_with_nothing(
+    syn: Tree, cli: Any, usage: dict[str, Any]
+) -> None:
+    """Was a finding ("cut short"): an empty or partial statement read as zeros."""
+    result_line = syn.find_line("", '"tool_result"')
+    syn.edit_record("", result_line, lambda obj: obj["toolUseResult"].update(usage=usage))
+    assert _agent_usage_findings(syn, cli) == 0

@@ -195,8 +195,39 @@ CODES: dict[str, CodeInfo] = {
         "Report the Claude Code version; this record shape is not understood.",
     ),
     "CC-REC-UNKNOWN-WITH-USAGE": _c(
-        "A record of an unknown type carries usage.",
+        "A record of an unknown type carries usage (at its top, or under one of its fields, "
+        "or in its message).",
         "Report the Claude Code version; spend in an unknown record cannot be placed.",
+    ),
+    "CC-REC-USAGE-UNREAD": _c(
+        "A record of a known type carries usage where this version takes none (at the "
+        "record's top, under one of its fields, or in the message of a record that is not a "
+        "model call): a model call written in a new place, whose spend would be left out.",
+        "Nothing in the file to change: this Claude Code version writes spend where this "
+        "converter does not read it. Update agent-evidence, or report the version and the "
+        "record's shape (its type and field names only).",
+    ),
+    "CC-REC-USAGE-UNKNOWN-COUNTER": _c(
+        "A call's usage holds a non-zero count under a name this version does not price (a new "
+        "counter, a renamed one, a cache write split by another duration than 5 minutes and "
+        "1 hour): its spend would be left out or priced at the wrong rate.",
+        "Nothing in the file to change: update agent-evidence, or report the Claude Code "
+        "version and the counter's name.",
+    ),
+    "CC-REC-USAGE-ITERATIONS": _c(
+        "A call's usage.iterations lists sampling passes whose counts do not add up to its "
+        "top-level usage: with server-side compaction the API lists the compaction pass there, "
+        "billed but left out of the top-level counts. This version does not price such calls.",
+        "Nothing in the file to change: update agent-evidence, or report the Claude Code "
+        "version (the pass types and counts, no content).",
+    ),
+    "CC-REC-MESSAGE-ID-REUSED": _c(
+        "Fragments under one message id cannot be one call: a later fragment records less "
+        "output than an earlier one, or other input or cache counts after the call's final "
+        "fragment. Counted as one call, the first call's spend would be lost.",
+        "Restore Claude Code's original file if it was edited or joined from two sessions; a "
+        "gateway that reuses message ids for several calls cannot be converted by this "
+        "version.",
     ),
     "CC-REC-UNKNOWN-TYPE": _c(
         "Records of a type this converter does not know were counted and skipped (no usage).",
@@ -410,8 +441,9 @@ CODES: dict[str, CodeInfo] = {
     "CONTRACT-TASK-UNIT-EDITED": _c(
         "The contract's source.task_unit is not the one its task list was made with (its first "
         "task is the one the other unit gives: the session's, or the first prompt's): the field "
-        "was edited after the template. The inventory, task and outcome differences that follow "
-        "from it are not listed; only the contract's own problems are.",
+        "was edited after the template. The task, count and outcome differences that follow "
+        "from it are not listed; a file changed, added or removed since is, and so are the "
+        "contract's own problems.",
         "Set source.task_unit back to what the template wrote; to count by the other unit, make "
         "a new template: convert --in SESSION --template NEW.json --task-unit UNIT --from-contract "
         "OLD.json (pricing and policy carry over; outcomes are per task and are labelled again).",

@@ -74,6 +74,9 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
         return
     else:
         new = rec.usage or _ZERO
+        if _another_call(call, new):
+            acc.problems.append(Problem("CC-REC-MESSAGE-ID-REUSED", rec.file, rec.line))
+            return
         if new.input_side() != call.usage.input_side():
             acc.findings["CC-REC-FRAGMENT-DISAGREE"] += 1
         if rec.model != call.model:
@@ -100,6 +103,16 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
 
 
 _ZERO = Usage()
+
+
+def _another_call(call: Call, new: Usage) -> bool:
+    """Can this fragment not be one more of `call`'s? Output only grows between a call's
+    fragments, and nothing but output follows its final one (all 1,134 calls of the corpus;
+    FORMAT-NOTES §6). Two calls under one message id (a gateway reusing ids, files joined)
+    would be counted as one, the first one's spend lost."""
+    if new.output_tokens < call.usage.output_tokens:
+        return True
+    return call.final and new.input_side() != call.usage.input_side()
 
 
 def match_results(acc: Account) -> None:
@@ -129,33 +142,42 @@ def match_results(acc: Account) -> None:
 
 
 def stated_usage_agrees(acc: Account) -> None:
-    """An Agent result states the usage of its subagent's last call (`toolUseResult.usage`,
-    FORMAT-NOTES §4: a consistency check, never spend; the corpus's 13 agree). When no call of
-    that subagent's transcript can have had it, the finding CC-REC-AGENT-USAGE-DISAGREE says
-    so: a subagent transcript cut short of its last calls, or another run's, would otherwise
-    pass unseen, its missing spend with it."""
+    """An Agent or Task result states the usage of its subagent's last call
+    (`toolUseResult.usage`, FORMAT-NOTES §4: a consistency check, never spend; the corpus's 13
+    agree). When no call of that subagent's transcript can have had it, the finding
+    CC-REC-AGENT-USAGE-DISAGREE says so: a subagent transcript cut short of its last calls, or
+    another run's, would otherwise pass unseen, its missing spend with it."""
     own: dict[int, list[Call]] = {}
     for call in acc.calls.values():
         own.setdefault(call.stream, []).append(call)
     streams = {s.agent_id: s.index for s in acc.streams[1:] if s.depth >= 0 and s.agent_id}
     for tool in acc.tools.values():
         stated = tool.result_usage
-        if stated is None or tool.result_agent_id not in streams:
+        if stated is None or tool.name not in _STATES_USAGE:
             continue
-        calls = own.get(streams[tool.result_agent_id], [])
-        if not any(_could_be(stated, call) for call in calls):
+        stream = streams.get(tool.result_agent_id or "")
+        if stream is None:
+            continue
+        calls = sorted(own.get(stream, []), key=lambda c: c.position)
+        if not any(_could_be(stated, call, call is calls[-1]) for call in calls) and (
+            calls or any(_counters(stated))
+        ):
             acc.findings["CC-REC-AGENT-USAGE-DISAGREE"] += 1
 
 
-def _could_be(stated: Usage, call: Call) -> bool:
-    """Could `stated` be this call's final usage? A final call must match it; a streaming stub
-    records its final input and cache counters and less output (one that recorded no input at
-    all, as gateway stubs do, could be any call)."""
+_STATES_USAGE = frozenset({"Agent", "Task"})
+
+
+def _could_be(stated: Usage, call: Call, last: bool) -> bool:
+    """Could `stated` be this call's final usage? A finished call must match it; a streaming
+    stub records its final input and cache counts and less output. A stub that recorded no
+    input at all (gateway stubs do) could be any call, but only the child's last one is the
+    call an Agent result speaks of: a cut child whose middle holds such a stub is still seen."""
     seen = call.usage
     if call.final:
         return _counters(seen) == _counters(stated)
     if not any(seen.input_side()):
-        return True
+        return last
     return (
         _counters(seen)[:3] == _counters(stated)[:3] and seen.output_tokens <= stated.output_tokens
     )

@@ -171,6 +171,35 @@ def _context(obj: dict[str, Any], key: str) -> str | None:
 
 
 _PRICED_SERVER_TOOLS = frozenset({"web_search_requests", "web_fetch_requests"})
+# Every key of a usage object this reader knows (FORMAT-NOTES §6, and all the corpus holds);
+# any other that holds a count would be spend left out (CC-REC-USAGE-UNKNOWN-COUNTER).
+_USAGE_KEYS = frozenset(
+    {
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "cache_creation",
+        "server_tool_use",
+        "service_tier",
+        "speed",
+        "inference_geo",
+        "iterations",
+    }
+)
+_CACHE_SPLIT_KEYS = frozenset({"ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"})
+
+
+def _unknown_counter(obj: Any, known: frozenset[str]) -> bool:
+    """A key other than `known` holding a non-zero number: a counter this version does not
+    price (a new one, a renamed one, a cache write of another duration)."""
+    return isinstance(obj, dict) and any(
+        key not in known
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and value != 0
+        for key, value in obj.items()
+    )
 
 
 def parse_usage(raw: Any) -> Usage:
@@ -178,6 +207,11 @@ def parse_usage(raw: Any) -> Usage:
         raise BadField("CC-REC-BAD-FIELD")
     split = raw.get("cache_creation")
     server = raw.get("server_tool_use")
+    if _unknown_counter(raw, _USAGE_KEYS) or _unknown_counter(split, _CACHE_SPLIT_KEYS):
+        raise BadField("CC-REC-USAGE-UNKNOWN-COUNTER")
+    if isinstance(server, dict):
+        for key in server:  # an unpriced server tool is counted (a finding), never misread
+            _count(server, key)
     usage = Usage(
         input_tokens=_count(raw, "input_tokens"),
         output_tokens=_count(raw, "output_tokens"),
@@ -247,12 +281,39 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     if not rec.synthetic and _lacks_counts(raw_usage):  # a real call's fragments carry both
         raise BadField("CC-REC-NO-USAGE")
     rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
-    rec.final = stop is not None or (
-        isinstance(raw_usage, dict) and isinstance(raw_usage.get("iterations"), list)
-    )
+    iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
+    rec.final = stop is not None or isinstance(iterations, list)
+    if isinstance(iterations, list) and not _iterations_add_up(iterations, rec.usage):
+        raise BadField("CC-REC-USAGE-ITERATIONS")
     content = message.get("content")
     if isinstance(content, list):
         rec.tool_uses = tuple(_tool_uses(content))
+
+
+_PASS_COUNTERS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def _iterations_add_up(iterations: list[Any], usage: Usage) -> bool:
+    """Whether the sampling passes `usage.iterations` lists (none in every call the corpus
+    holds: `[]`) are all counted in the call's top-level usage. With server-side compaction the
+    API lists the compaction pass there and leaves it out of the top-level counts, though it is
+    billed: such a call's spend is not what the top level says."""
+    passes = [i for i in iterations if isinstance(i, dict) and any(k in i for k in _PASS_COUNTERS)]
+    if not passes:
+        return True
+    stated = (
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cache_read_input_tokens,
+        usage.cache_creation_input_tokens,
+    )
+    summed = tuple(sum(_count(i, key) for i in passes) for key in _PASS_COUNTERS)
+    return summed == stated
 
 
 def _lacks_counts(usage: Any) -> bool:
@@ -366,8 +427,11 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
 
 def _stated_usage(raw: Any) -> Usage | None:
     """The usage an Agent result states for its subagent (FORMAT-NOTES §4: a consistency check,
-    never spend). One that does not read as usage is not compared: no count is taken from it."""
-    if raw is None:
+    never spend). One that does not state all four counts (every one in the corpus does), or
+    does not read as usage, is not compared: no count is taken from it."""
+    if not isinstance(raw, dict) or any(
+        not isinstance(raw.get(key), int) for key in _PASS_COUNTERS
+    ):
         return None
     try:
         return parse_usage(raw)
@@ -419,6 +483,59 @@ def utc_timestamp(value: Any) -> str | None:
     return instant.replace(tzinfo=None).isoformat(timespec="seconds") + (fraction or "") + "Z"
 
 
+# Every record type Claude Code is known to write (docs/claude-code-shapes.md); another is
+# counted (CC-REC-UNKNOWN-TYPE) and skipped, or refused when it carries usage.
+KNOWN_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "attachment",
+        "summary",
+        "mode",
+        "permission-mode",
+        "last-prompt",
+        "file-history-snapshot",
+        "ai-title",
+        "custom-title",
+        "queue-operation",
+        "agent-name",
+        "bridge-session",
+        "progress",
+        "fork-context-ref",
+        "pr-link",
+        "worktree-state",
+        "tag",
+    }
+)
+
+
+# Where a record carries usage this reader takes: an assistant's `message.usage` (a call), a
+# tool result's `toolUseResult.usage` (what an Agent result states of its child: checked, not
+# spend), a progress line's `data.message.message.usage` (a copy of a child's record). The
+# corpus has usage nowhere else.
+_READ_HERE = {"assistant": "message", "user": "toolUseResult", "progress": "data"}
+
+
+def _has_usage(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("usage"), dict)
+
+
+def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
+    """Usage written where no reader takes it: at the record's top, or under one of its fields
+    (`<field>.usage`, `<field>.message.usage`: a title or compaction call Claude Code might one
+    day record in a `system`, `attachment` or new record). Its spend would be left out."""
+    if _has_usage(obj):
+        return True
+    read = _READ_HERE.get(kind)
+    for key, value in obj.items():
+        if key == read or not isinstance(value, dict):
+            continue
+        if _has_usage(value) or _has_usage(value.get("message")):
+            return True
+    return False
+
+
 def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     """Build a Rec from one parsed line. Raises BadField with a code on a malformed field."""
     kind = obj.get("type")
@@ -456,6 +573,9 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
             and attachment.get("commandMode", "prompt") == "prompt"
         ):
             rec.kind = "queued-prompt"  # typed while the agent worked (FORMAT-NOTES §3)
-    elif "message" in obj and isinstance(obj["message"], dict) and "usage" in obj["message"]:
-        rec.unknown_with_usage = True
+    if _unread_usage(obj, kind):
+        if kind not in KNOWN_TYPES:
+            rec.unknown_with_usage = True  # CC-REC-UNKNOWN-WITH-USAGE, where the type is counted
+        else:
+            raise BadField("CC-REC-USAGE-UNREAD")
     return rec

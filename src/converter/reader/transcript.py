@@ -17,32 +17,8 @@ from typing import IO
 import msgspec
 
 from converter.heap import Trimmer
-from converter.reader.records import BadField, Rec, extract
+from converter.reader.records import KNOWN_TYPES, BadField, Rec, extract
 from converter.sources.jsonl import BadLine, Digest, iter_lines
-
-KNOWN_TYPES = frozenset(
-    {
-        "user",
-        "assistant",
-        "system",
-        "attachment",
-        "summary",
-        "mode",
-        "permission-mode",
-        "last-prompt",
-        "file-history-snapshot",
-        "ai-title",
-        "custom-title",
-        "queue-operation",
-        "agent-name",
-        "bridge-session",
-        "progress",
-        "fork-context-ref",
-        "pr-link",
-        "worktree-state",
-        "tag",
-    }
-)
 
 
 class FileReading(msgspec.Struct, gc=False, array_like=True):
