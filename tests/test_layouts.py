@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 SID = "11111111-2222-4333-8444-555555555555"
 OTHER = "99999999-2222-4333-8444-555555555555"
 
@@ -95,9 +97,18 @@ def test_sibling_of_another_session_is_not_bound_and_does_not_refuse(
     assert "CC-REC-UNKNOWN-TYPE" not in {f["code"] for f in report["findings"]}
 
 
-def test_seven_hex_sibling_of_this_session_is_found_not_dropped(cli: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "name",
+    ["agent-1a2b3c4.jsonl", "agent-acompact-fffbd0.jsonl", "agent-a1f8509a410077764.jsonl"],
+    ids=["2.0-seven-hex", "compaction-id", "agent-id"],
+)
+def test_a_sibling_of_this_session_is_found_not_dropped(
+    cli: Any, tmp_path: Path, name: str
+) -> None:
+    """A later id's form beside the parent (a compaction child moved out of subagents/) was not
+    discovered at all: its calls were left out, with exit 0 (a format-drift review)."""
     parent = _parent(tmp_path)
-    _sibling(tmp_path, "agent-1a2b3c4.jsonl", SID)
+    _sibling(tmp_path, name, SID)
     result = cli("inspect", "--json", "--in", str(parent))
     report = result.json()
     assert report["bound_files"] == 2

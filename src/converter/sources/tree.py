@@ -190,13 +190,18 @@ class _Walker:
 
 
 def legacy_agent_id(name: str) -> str | None:
-    """The agent id of a 2.0.x agent transcript (`agent-<8 hex>.jsonl` beside the parents of
-    its project folder), else None. Every tree of that folder reads it: bound to the session
-    it names, or unbound."""
+    """The agent id of an agent transcript beside the parents of its project folder (2.0.x:
+    `agent-<7 or 8 hex>.jsonl`), else None. Every tree of that folder reads it: bound to the
+    session it names, or unbound. A later id's form there (`agent-a<hex>`, `agent-acompact-
+    <hex>`: a child written beside the parent, not in `<session>/subagents/`) is read the same
+    way: a child of this session left unread would be its spend left out."""
     match = _CHILD.fullmatch(name)
-    if match is None or not LEGACY_AGENT_ID.fullmatch(match.group("id")):
+    if match is None:
         return None
-    return match.group("id")
+    agent_id = match.group("id")
+    if not (LEGACY_AGENT_ID.fullmatch(agent_id) or AGENT_ID.fullmatch(agent_id)):
+        return None
+    return agent_id
 
 
 def _holds_children(folder: Path) -> bool:
