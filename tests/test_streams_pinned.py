@@ -327,3 +327,21 @@ def test_a_fork_that_stopped_after_its_bootstrap_has_no_calls(tmp_path: Path) ->
     assert acc.findings["CC-REC-FORK-BOOTSTRAP"] == 1
     assert sorted(acc.calls) == ["msg_1", "msg_2"]
     assert acc.calls["msg_1"].stream == 0
+
+
+def test_a_progress_copy_of_a_call_no_transcript_holds_is_refused(tmp_path: Path) -> None:
+    """Was: ignored like every progress copy (CC-REC-PROGRESS-COPY), so a child cut short of
+    the call its parent's progress line copied lost that call's spend with no refusal."""
+    task = {"prompt": "look it up", "subagent_type": "general-purpose"}
+    p = _Transcript()
+    p.prompt("go")
+    p.call("msg_1", [_tool("toolu_G", "Task", task)], stop=None)
+    _agent_progress(p, G, "toolu_G", "msg_g1")
+    _agent_progress(p, G, "toolu_G", "msg_g2")  # the child's second call: cut from its file
+    _interrupted(p, "toolu_G")
+    p.call("msg_2")
+    parent = p.write(tmp_path / f"{SID}.jsonl")
+    _child(tmp_path / SID / "subagents", G, "look it up", "msg_g1", 10)
+    acc = _account(parent)
+    assert [(p.code, p.line) for p in acc.refusals] == [("CC-REC-PROGRESS-UNMATCHED", 4)]
+    assert acc.findings["CC-REC-PROGRESS-COPY"] == 2

@@ -336,6 +336,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do.",
         blocking=False,
     ),
+    "CC-REC-PROGRESS-UNMATCHED": _c(
+        "A progress line holds a copy of a model call (with its usage) that no transcript of "
+        "the tree records: the copy is never counted, so that call's spend would be lost (a "
+        "child transcript missing, or cut short of it).",
+        "Restore the subagent transcripts of the session (its subagents/ folder) from the "
+        "machine that ran it, and convert again.",
+    ),
     "CC-REC-FORK-BOOTSTRAP": _c(
         "A forked child repeats its parent's delegation call; the copy is counted once.",
         "Nothing to do.",

@@ -21,7 +21,13 @@ from __future__ import annotations
 from typing import Literal
 
 from converter.errors import Problem
-from converter.reader.calls import copies_agree, group_calls, match_results, stated_usage_agrees
+from converter.reader.calls import (
+    copies_agree,
+    group_calls,
+    match_results,
+    progress_copies_matched,
+    stated_usage_agrees,
+)
 from converter.reader.load import LoadedTree
 from converter.reader.model import Account
 from converter.reader.streams import (
@@ -114,6 +120,8 @@ def build_account(
     depths(acc)
     copies(acc, index)
     group_calls(acc)
+    if not single_file:
+        progress_copies_matched(acc)
     copies_agree(acc)
     match_results(acc)
     stated_usage_agrees(acc)

@@ -52,6 +52,16 @@ def group_calls(acc: Account) -> None:
             _add_fragment(acc, owner, stream, pos, rec)
 
 
+def progress_copies_matched(acc: Account) -> None:
+    """A progress line copies a child's call (2.1.3x), never counted: a copy of a call no
+    transcript of the tree records is spend recorded nowhere else, which ignoring it would
+    lose. (Not asked of one file read alone: its children are refused as not read.)"""
+    for stream in acc.streams:
+        for _, rec in _own_records(stream):
+            if rec.progress_has_usage and rec.progress_msg_id not in acc.calls:
+                acc.problems.append(Problem("CC-REC-PROGRESS-UNMATCHED", rec.file, rec.line))
+
+
 def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int, rec: Rec) -> None:
     msg_id = rec.msg_id or ""
     call = acc.calls.get(msg_id)

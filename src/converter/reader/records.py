@@ -134,6 +134,7 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     progress_agent_id: str | None = None
     progress_tool_use_id: str | None = None
     progress_has_usage: bool = False
+    progress_msg_id: str | None = None  # the message id of the call a progress line copies
     fork_parent_uuid: str | None = None
     unknown_with_usage: bool = False  # an unknown record type that carries usage
 
@@ -451,6 +452,9 @@ def _progress(rec: Rec, obj: dict[str, Any]) -> None:
     if isinstance(embedded, dict):
         inner = embedded.get("message")
         rec.progress_has_usage = isinstance(inner, dict) and inner.get("usage") is not None
+        if rec.progress_has_usage and isinstance(inner, dict):
+            found = inner.get("id")
+            rec.progress_msg_id = found if isinstance(found, str) else None
 
 
 # Claude Code writes `Date.toISOString()`: UTC, "Z", milliseconds. An RFC 3339 offset is the same
