@@ -75,9 +75,12 @@ def test_an_interrupt_after_the_output_is_in_place_does_not_say_nothing_was_writ
     def interrupted(*_: Any, **__: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("converter.cli.convert.say", interrupted)
     out = tmp_path / "t.json"
-    result = cli("convert", "--in", str(PARENT), "--template", str(out))
+    # Only this patch is undone after: `monkeypatch.undo()` also undid the test key and config
+    # folder (the autouse fixture's), so the next command ran with the caller's own.
+    with monkeypatch.context() as patched:
+        patched.setattr("converter.cli.convert.say", interrupted)
+        result = cli("convert", "--in", str(PARENT), "--template", str(out))
     assert (result.code, result.err.strip()) == (
         130,
         "interrupted after the output was written in full",
@@ -85,7 +88,7 @@ def test_an_interrupt_after_the_output_is_in_place_does_not_say_nothing_was_writ
     assert json.loads(out.read_bytes())["schema_version"].startswith(
         "agent-evidence/conversion-contract/"
     )
-    monkeypatch.undo()  # the next command in this process writes nothing: it says so again
+    # the next command in this process writes nothing: it says so again
     monkeypatch.setattr("converter.cli.inspect.summarize_tree", interrupted)
     assert cli("inspect", "--in", str(PARENT)).err.strip() == "interrupted: nothing was written"
 
