@@ -1302,6 +1302,14 @@ def test_a_streaming_stub_agrees_with_the_final_usage_its_agent_result_states(
 # --- usage written where, or as, this version does not read it (format drift) ---------------
 
 
+_PASS_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
 def _usage_of(edit: Any) -> Any:
     """An edit of a model record's `message.usage`."""
 
@@ -1333,8 +1341,44 @@ def _usage_of(edit: Any) -> Any:
             ),
             "CC-REC-USAGE-ITERATIONS",
         ),
+        (
+            lambda u: u.update(cache_read={"ephemeral_5m": u.pop("cache_read_input_tokens")}),
+            "CC-REC-USAGE-UNKNOWN-COUNTER",
+        ),
+        (
+            lambda u: u["cache_creation"].update(by_ttl={"24h": 400}),
+            "CC-REC-USAGE-UNKNOWN-COUNTER",
+        ),
+        (
+            lambda u: u.update(
+                iterations=[{"type": "compaction", "inputTokens": 9000, "outputTokens": 300}]
+            ),
+            "CC-REC-USAGE-ITERATIONS",
+        ),
+        (
+            lambda u: u.update(
+                iterations=[
+                    {
+                        "type": "advisor_message",
+                        "model": "claude-haiku-4-5",
+                        **{k: u[k] for k in _PASS_COUNTS},
+                    }
+                ]
+            ),
+            "CC-REC-USAGE-ITERATIONS",
+        ),
     ],
-    ids=["new-counter", "renamed-counter", "2h-cache-write", "bad-server-count", "compaction"],
+    ids=[
+        "new-counter",
+        "renamed-counter",
+        "2h-cache-write",
+        "bad-server-count",
+        "compaction",
+        "moved-into-an-object",
+        "nested-ttl",
+        "camel-case-pass",
+        "pass-of-another-model",
+    ],
 )
 def test_a_counter_this_version_does_not_price_is_refused(
     syn: Tree, cli: Any, tmp_path: Path, edit: Any, code: str | None
@@ -1351,24 +1395,14 @@ def test_a_counter_this_version_does_not_price_is_refused(
     "edit",
     [
         lambda u: u.update(seconds_of_audio=0, region="us"),  # no count, or a zero one
+        lambda u: u.update(iterations=[{"type": "message", **{k: u[k] for k in _PASS_COUNTS}}]),
         lambda u: u.update(
             iterations=[
-                {
-                    "type": "message",
-                    **{
-                        k: u[k]
-                        for k in (
-                            "input_tokens",
-                            "output_tokens",
-                            "cache_read_input_tokens",
-                            "cache_creation_input_tokens",
-                        )
-                    },
-                }
+                {"type": "message", "model": "claude-opus-4-8", **{k: u[k] for k in _PASS_COUNTS}}
             ]
         ),
     ],
-    ids=["zero-or-text", "one-pass-as-counted"],
+    ids=["zero-or-text", "one-pass-as-counted", "pass-of-this-model"],
 )
 def test_usage_fields_that_hold_no_spend_left_out_still_convert(
     syn: Tree, cli: Any, edit: Any
@@ -1387,6 +1421,8 @@ def test_usage_fields_that_hold_no_spend_left_out_still_convert(
         ({"type": "ai-title", "aiTitle": "x"}, "CC-REC-USAGE-UNREAD"),
         ({"type": "model-call"}, "CC-REC-UNKNOWN-WITH-USAGE"),
         ({"type": "model-call", "data": {"message": {}}}, "CC-REC-UNKNOWN-WITH-USAGE"),
+        ({"type": "progress", "data": {"type": "hook_progress"}}, "CC-REC-USAGE-UNREAD"),
+        ({"type": "progress", "data": {"message": {"id": "msg_x"}}}, "CC-REC-USAGE-UNREAD"),
     ],
     ids=[
         "system-message",
@@ -1395,6 +1431,8 @@ def test_usage_fields_that_hold_no_spend_left_out_still_convert(
         "title-top",
         "new-type",
         "new-type-deep",
+        "progress-data",
+        "progress-message",
     ],
 )
 def test_usage_written_where_no_reader_takes_it_is_refused(
@@ -1423,10 +1461,15 @@ def test_usage_written_where_no_reader_takes_it_is_refused(
 def test_two_calls_under_one_message_id_are_refused_not_merged(
     syn: Tree, cli: Any, tmp_path: Path
 ) -> None:
-    """Was exit 0 with one call for two (a gateway reusing ids): the second's fragment comes
-    after the first's final one with other input counts."""
+    """Was exit 0 with one call for two (a gateway reusing ids): the second call's fragment
+    names another request, with other input counts (its output grows: not that rule)."""
     first_id = syn.record("", A1_TEXT_LINE)["message"]["id"]
-    syn.edit_record("", A2_LINE, lambda obj: obj["message"].update(id=first_id))
+
+    def reuse(obj: dict[str, Any]) -> None:
+        obj["message"].update(id=first_id)
+        obj["message"]["usage"]["output_tokens"] = 200  # more than the first call's 150
+
+    syn.edit_record("", A2_LINE, reuse)
     outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
     expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A2_LINE)
 
@@ -1493,3 +1536,25 @@ def test_a_stated_usage_without_every_count_is_compared_with_nothing(
     result_line = syn.find_line("", '"tool_result"')
     syn.edit_record("", result_line, lambda obj: obj["toolUseResult"].update(usage=usage))
     assert _agent_usage_findings(syn, cli) == 0
+
+
+def test_a_fragment_under_a_new_message_id_with_the_same_request_is_refused(
+    syn: Tree, cli: Any, tmp_path: Path
+) -> None:
+    """Was exit 0 with the call counted twice (a drift review gave every fragment its own
+    message id: 9 calls became 17): one request answers with one message."""
+    syn.edit_record(
+        "", A1_AGENT_LINE, lambda obj: obj["message"].update(id="msg_011C4SjQDgtfTaGWwDkmAAAA")
+    )
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-REQUEST-ID-REUSED", syn.label("parent", ""), A1_AGENT_LINE)
+
+
+def test_another_tools_result_stating_usage_is_refused(syn: Tree, cli: Any, tmp_path: Path) -> None:
+    """Was ignored: only an Agent or Task result's usage is a statement about a child (checked,
+    never spend); another tool's is a model call this version does not read (a WebFetch's)."""
+    line = syn.find_line(SYN_CHILD, '"tool_result"')
+    usage = {"input_tokens": 5000, "output_tokens": 700}
+    syn.edit_record(SYN_CHILD, line, lambda obj: obj.update(toolUseResult={"usage": usage}))
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-USAGE-UNREAD", syn.label("subagent", SYN_CHILD), line)

@@ -345,3 +345,41 @@ def test_a_progress_copy_of_a_call_no_transcript_holds_is_refused(tmp_path: Path
     acc = _account(parent)
     assert [(p.code, p.line) for p in acc.refusals] == [("CC-REC-PROGRESS-UNMATCHED", 4)]
     assert acc.findings["CC-REC-PROGRESS-COPY"] == 2
+
+
+def test_a_progress_copy_of_an_api_error_placeholder_needs_no_call(tmp_path: Path) -> None:
+    """Was CC-REC-PROGRESS-UNMATCHED (diff review): a child's `<synthetic>` API-error record,
+    copied into a progress line, is grouped as no call anywhere, and carries no spend."""
+    task = {"prompt": "look it up", "subagent_type": "general-purpose"}
+    p = _Transcript()
+    p.prompt("go")
+    p.call("msg_1", [_tool("toolu_G", "Task", task)], stop=None)
+    _agent_progress(p, G, "toolu_G", "msg_g1")
+    error = {"id": "3f6c5a2e-0000-4000-8000-000000000001", "model": "<synthetic>"}
+    zero = {"input_tokens": 0, "output_tokens": 0}
+    data = {"type": "agent_progress", "prompt": "", "agentId": G}
+    data["message"] = {"type": "assistant", "message": {**error, "usage": zero}}
+    p.rec(type="progress", data=data, parentToolUseID="toolu_G", toolUseID="agent_msg_y")
+    _interrupted(p, "toolu_G")
+    p.call("msg_2")
+    parent = p.write(tmp_path / f"{SID}.jsonl")
+    _child(tmp_path / SID / "subagents", G, "look it up", "msg_g1", 10)
+    acc = _account(parent)
+    assert not acc.refusals, _codes(acc)
+    assert acc.findings["CC-REC-PROGRESS-COPY"] == 2
+
+
+def test_one_file_read_alone_does_not_ask_its_progress_copies_for_calls(tmp_path: Path) -> None:
+    """Its children are not read (refused as such): the copies of their calls would all be
+    unmatched, one cause said many times."""
+    task = {"prompt": "look it up", "subagent_type": "general-purpose"}
+    p = _Transcript()
+    p.prompt("go")
+    p.call("msg_1", [_tool("toolu_G", "Task", task)], stop=None)
+    _agent_progress(p, G, "toolu_G", "msg_g1")
+    _interrupted(p, "toolu_G")
+    p.call("msg_2")
+    parent = p.write(tmp_path / f"{SID}.jsonl")
+    single = build_account(load(discover(parent, single_file=True), jobs=1), single_file=True)
+    assert "CC-REC-PROGRESS-UNMATCHED" not in {x.code for x in single.problems}
+    assert "CC-REC-PROGRESS-UNMATCHED" in {x.code for x in _account(parent).problems}

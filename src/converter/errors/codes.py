@@ -202,7 +202,8 @@ CODES: dict[str, CodeInfo] = {
     "CC-REC-USAGE-UNREAD": _c(
         "A record of a known type carries usage where this version takes none (at the "
         "record's top, under one of its fields, or in the message of a record that is not a "
-        "model call): a model call written in a new place, whose spend would be left out.",
+        "model call; or a tool result other than an Agent or Task result states usage): a "
+        "model call written in a new place, whose spend would be left out.",
         "Nothing in the file to change: this Claude Code version writes spend where this "
         "converter does not read it. Update agent-evidence, or report the version and the "
         "record's shape (its type and field names only).",
@@ -216,15 +217,23 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-USAGE-ITERATIONS": _c(
         "A call's usage.iterations lists sampling passes whose counts do not add up to its "
-        "top-level usage: with server-side compaction the API lists the compaction pass there, "
-        "billed but left out of the top-level counts. This version does not price such calls.",
+        "top-level usage (with server-side compaction the API lists the compaction pass there, "
+        "billed but left out of the top-level counts), hold a count under another name, or "
+        "name another model than the call's. This version does not price such calls.",
         "Nothing in the file to change: update agent-evidence, or report the Claude Code "
         "version (the pass types and counts, no content).",
     ),
+    "CC-REC-REQUEST-ID-REUSED": _c(
+        "One request id names two message ids in one file (among real calls: API-error "
+        "placeholders are not counted). A request answers with one message: this is one call "
+        "written under two ids, which would be counted twice.",
+        "Restore Claude Code's original file if it was edited; a gateway that writes a new "
+        "message id per fragment cannot be converted by this version.",
+    ),
     "CC-REC-MESSAGE-ID-REUSED": _c(
         "Fragments under one message id cannot be one call: a later fragment records less "
-        "output than an earlier one, or other input or cache counts after the call's final "
-        "fragment. Counted as one call, the first call's spend would be lost.",
+        "output than an earlier one, or names another request with other input or cache "
+        "counts. Counted as one call, the first call's spend would be lost.",
         "Restore Claude Code's original file if it was edited or joined from two sessions; a "
         "gateway that reuses message ids for several calls cannot be converted by this "
         "version.",

@@ -129,12 +129,14 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     result_status: str | None = None
     result_run_id: str | None = None
     result_usage: Usage | None = None  # an Agent result's statement of the child's usage
+    result_states_usage: bool = False  # toolUseResult.usage is an object (whatever the tool)
     web_searches: int = 0
     # progress / fork-context-ref
     progress_agent_id: str | None = None
     progress_tool_use_id: str | None = None
     progress_has_usage: bool = False
     progress_msg_id: str | None = None  # the message id of the call a progress line copies
+    progress_copies_call: bool = False  # ... a call with spend (not an API-error placeholder)
     fork_parent_uuid: str | None = None
     unknown_with_usage: bool = False  # an unknown record type that carries usage
 
@@ -191,15 +193,27 @@ _USAGE_KEYS = frozenset(
 _CACHE_SPLIT_KEYS = frozenset({"ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"})
 
 
+def _holds_count(value: Any) -> bool:
+    """Whether a non-zero number is anywhere in `value` (itself, or nested in its objects and
+    arrays). Iterative: a line's nesting is bounded (jsonl.MAX_DEPTH), its breadth is not."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, int | float) and not isinstance(item, bool) and item != 0:
+            return True
+    return False
+
+
 def _unknown_counter(obj: Any, known: frozenset[str]) -> bool:
-    """A key other than `known` holding a non-zero number: a counter this version does not
-    price (a new one, a renamed one, a cache write of another duration)."""
+    """A key other than `known` holding a non-zero number, at once or nested in an object or
+    array: a counter this version does not price (a new one, a renamed or moved one, a cache
+    write of another duration)."""
     return isinstance(obj, dict) and any(
-        key not in known
-        and isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and value != 0
-        for key, value in obj.items()
+        key not in known and _holds_count(value) for key, value in obj.items()
     )
 
 
@@ -284,7 +298,7 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
     iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
     rec.final = stop is not None or isinstance(iterations, list)
-    if isinstance(iterations, list) and not _iterations_add_up(iterations, rec.usage):
+    if isinstance(iterations, list) and not _iterations_add_up(iterations, rec.usage, rec.model):
         raise BadField("CC-REC-USAGE-ITERATIONS")
     content = message.get("content")
     if isinstance(content, list):
@@ -299,14 +313,22 @@ _PASS_COUNTERS = (
 )
 
 
-def _iterations_add_up(iterations: list[Any], usage: Usage) -> bool:
+# What a pass of `usage.iterations` may hold besides its kind (the API's snake_case names).
+_PASS_KEYS = frozenset({*_PASS_COUNTERS, "type", "cache_creation"})
+
+
+def _iterations_add_up(iterations: list[Any], usage: Usage, model: str | None) -> bool:
     """Whether the sampling passes `usage.iterations` lists (none in every call the corpus
     holds: `[]`) are all counted in the call's top-level usage. With server-side compaction the
     API lists the compaction pass there and leaves it out of the top-level counts, though it is
     billed: such a call's spend is not what the top level says."""
-    passes = [i for i in iterations if isinstance(i, dict) and any(k in i for k in _PASS_COUNTERS)]
+    passes = [i for i in iterations if _holds_count(i)]
     if not passes:
         return True
+    if not all(isinstance(i, dict) and not _unknown_counter(i, _PASS_KEYS) for i in passes):
+        return False  # a count under another name (`inputTokens`, a nested `usage`): unread
+    if any(i.get("model", model) != model for i in passes):
+        return False  # a pass of another model (an advisor, a fallback) priced as this one's
     stated = (
         usage.input_tokens,
         usage.output_tokens,
@@ -422,6 +444,7 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
         rec.result_status = status if isinstance(status, str) else None
         rec.result_run_id = _opt_str(outcome, "runId")
         rec.web_searches = _web_searches(outcome)
+        rec.result_states_usage = isinstance(outcome.get("usage"), dict)
         if rec.result_agent_id is not None:
             rec.result_usage = _stated_usage(outcome.get("usage"))
 
@@ -455,6 +478,11 @@ def _progress(rec: Rec, obj: dict[str, Any]) -> None:
         if rec.progress_has_usage and isinstance(inner, dict):
             found = inner.get("id")
             rec.progress_msg_id = found if isinstance(found, str) else None
+            # A copy of a child's API-error placeholder (`<synthetic>`, zero usage) copies no
+            # call: no transcript groups one as a call, and it carries no spend.
+            rec.progress_copies_call = inner.get("model") != SYNTHETIC_MODEL and _holds_count(
+                inner.get("usage")
+            )
 
 
 # Claude Code writes `Date.toISOString()`: UTC, "Z", milliseconds. An RFC 3339 offset is the same
@@ -515,10 +543,11 @@ KNOWN_TYPES = frozenset(
 
 
 # Where a record carries usage this reader takes: an assistant's `message.usage` (a call), a
-# tool result's `toolUseResult.usage` (what an Agent result states of its child: checked, not
-# spend), a progress line's `data.message.message.usage` (a copy of a child's record). The
-# corpus has usage nowhere else.
-_READ_HERE = {"assistant": "message", "user": "toolUseResult", "progress": "data"}
+# tool result's `toolUseResult.usage` (what an Agent or Task result states of its child:
+# checked, not spend; another tool's is refused in calls.match_results), a progress line's
+# `data.message.message.usage` (a copy of a child's record: deeper than `_unread_usage` looks).
+# The corpus has usage nowhere else.
+_READ_HERE = {"assistant": "message", "user": "toolUseResult"}
 
 
 def _has_usage(value: Any) -> bool:

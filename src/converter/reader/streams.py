@@ -52,6 +52,7 @@ _COPY_MAY_BLANK = (
     "result_status",
     "result_run_id",
     "result_usage",
+    "result_states_usage",
     "web_searches",
 )
 

@@ -42,6 +42,8 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
     unknown: dict[str, int] = {}
     unreadable = False
     request_of: dict[str, str] = {}  # message id -> the request id its first fragment names
+    message_of: dict[str, str] = {}  # request id -> the message id it first names
+    inputs_of: dict[str, tuple[int, ...]] = {}  # message id -> its first fragment's input side
     try:
         with path.open("rb") as stream:
             for number, item in iter_lines(stream, digest):
@@ -71,7 +73,27 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
                         isinstance(request, str)
                         and request_of.setdefault(rec.msg_id, request) != request
                     ):
-                        problems.append(("CC-REC-REQUEST-ID-DISAGREE", number))
+                        # Two requests under one message id: with other input or cache counts
+                        # too (both recorded), two calls, one of which would be lost.
+                        first = inputs_of.get(rec.msg_id)
+                        seen = rec.usage.input_side() if rec.usage else ()
+                        two = first is not None and all((any(first), any(seen))) and first != seen
+                        problems.append(
+                            (
+                                "CC-REC-MESSAGE-ID-REUSED" if two else "CC-REC-REQUEST-ID-DISAGREE",
+                                number,
+                            )
+                        )
+                    if rec.usage is not None:
+                        inputs_of.setdefault(rec.msg_id, rec.usage.input_side())
+                    # One request answers with one message: a request id naming a second
+                    # message id in one file is one call split under two ids, which would be
+                    # counted twice (886 of 886 request ids in the corpus name one message).
+                    if (
+                        isinstance(request, str)
+                        and message_of.setdefault(request, rec.msg_id) != rec.msg_id
+                    ):
+                        problems.append(("CC-REC-REQUEST-ID-REUSED", number))
                 if rec.type not in KNOWN_TYPES:
                     unknown[rec.type] = unknown.get(rec.type, 0) + 1
                     if rec.unknown_with_usage:
