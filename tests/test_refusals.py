@@ -1558,3 +1558,18 @@ def test_another_tools_result_stating_usage_is_refused(syn: Tree, cli: Any, tmp_
     syn.edit_record(SYN_CHILD, line, lambda obj: obj.update(toolUseResult={"usage": usage}))
     outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
     expect_refusal(outcome, "CC-REC-USAGE-UNREAD", syn.label("subagent", SYN_CHILD), line)
+
+
+def test_a_child_with_no_call_of_its_own_disagrees_only_with_a_stated_spend(
+    syn: Tree, cli: Any
+) -> None:
+    """The result states the child's usage, and the child's transcript holds none of its own
+    calls (cut after its bootstrap copy): its spend is missing. A statement of nothing agrees."""
+    lines = syn.lines(SYN_CHILD)
+    syn.write_lines(SYN_CHILD, lines[:3])  # the fork head and the copy of the parent's call
+    found = _findings(syn, cli)
+    assert found.get("CC-REC-AGENT-USAGE-DISAGREE") == 1
+    result_line = syn.find_line("", '"tool_result"')
+    zero = dict.fromkeys(_PASS_COUNTS, 0)
+    syn.edit_record("", result_line, lambda obj: obj["toolUseResult"].update(usage=zero))
+    assert _agent_usage_findings(syn, cli) == 0
