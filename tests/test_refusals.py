@@ -1573,3 +1573,56 @@ def test_a_child_with_no_call_of_its_own_disagrees_only_with_a_stated_spend(
     zero = dict.fromkeys(_PASS_COUNTS, 0)
     syn.edit_record("", result_line, lambda obj: obj["toolUseResult"].update(usage=zero))
     assert _agent_usage_findings(syn, cli) == 0
+
+
+def _thinking_split(extra: int) -> Any:
+    return lambda u: u.update(
+        output_tokens_details={"thinking_tokens": u["output_tokens"] // 2 + extra}
+    )
+
+
+def _relay_split(more: int) -> Any:
+    def edit(u: dict[str, Any]) -> None:
+        total = u["cache_creation_input_tokens"]
+        del u["cache_creation"]
+        u.update(claude_cache_creation_5_m_tokens=total + more, claude_cache_creation_1_h_tokens=0)
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "refused"),
+    [
+        (_thinking_split(0), False),
+        (_thinking_split(10**6), True),
+        (_relay_split(0), False),
+        (_relay_split(1), True),
+    ],
+    ids=["thinking-split", "thinking-above-output", "relay-split", "relay-above-total"],
+)
+def test_a_breakdown_of_known_counts_is_read_as_one(
+    syn: Tree, cli: Any, edit: Any, refused: bool
+) -> None:
+    """Was CC-REC-USAGE-UNKNOWN-COUNTER (a false-refusal hunt): a real 2.1 line splits its output
+    by `output_tokens_details.thinking_tokens`, and relays name the cache-write split
+    `claude_cache_creation_5_m_tokens` / `_1_h_`, which Claude Code writes as sent. Each is a
+    breakdown of a count already read: accepted while it is one, refused when it exceeds it."""
+    before = cli("inspect", "--in", str(syn.parent), "--json").json()["usage"]
+    syn.edit_record("", A2_LINE, _usage_of(edit))
+    result = cli("inspect", "--in", str(syn.parent), "--json")
+    if refused:
+        assert result.code == 2
+        assert "CC-REC-USAGE-UNKNOWN-COUNTER" in {r["code"] for r in result.json()["refusals"]}
+        return
+    assert result.code == 0, result.err
+    after = result.json()["usage"]
+    if "relay" in str(edit.__qualname__):  # the relay's split read as the split: 1h becomes 5m
+        moved = before["cache_creation_1h_input_tokens"] - after["cache_creation_1h_input_tokens"]
+        assert (
+            after["cache_creation_5m_input_tokens"] - before["cache_creation_5m_input_tokens"]
+            == moved
+            > 0
+        )
+        assert after["cache_creation_unsplit_input_tokens"] == 0
+    else:
+        assert after == before

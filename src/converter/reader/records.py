@@ -191,6 +191,14 @@ _USAGE_KEYS = frozenset(
     }
 )
 _CACHE_SPLIT_KEYS = frozenset({"ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"})
+# Keys that break down counts the known keys hold, never add to them: checked as such, not
+# refused as unknown. A thinking-token split of the output (a real 2.1 transcript line holds
+# `output_tokens_details: {thinking_tokens: 596}` beside `output_tokens: 790`; output includes
+# thinking, FORMAT-NOTES §6), and the cache-write split as relays (new-api, one-api) name it,
+# which Claude Code writes as the relay sent it.
+_OUTPUT_DETAILS = "output_tokens_details"
+_RELAY_SPLIT = ("claude_cache_creation_5_m_tokens", "claude_cache_creation_1_h_tokens")
+_USAGE_KEYS_READ = _USAGE_KEYS | {_OUTPUT_DETAILS, *_RELAY_SPLIT}
 
 
 def _holds_count(value: Any) -> bool:
@@ -222,8 +230,19 @@ def parse_usage(raw: Any) -> Usage:
         raise BadField("CC-REC-BAD-FIELD")
     split = raw.get("cache_creation")
     server = raw.get("server_tool_use")
-    if _unknown_counter(raw, _USAGE_KEYS) or _unknown_counter(split, _CACHE_SPLIT_KEYS):
+    if _unknown_counter(raw, _USAGE_KEYS_READ) or _unknown_counter(split, _CACHE_SPLIT_KEYS):
         raise BadField("CC-REC-USAGE-UNKNOWN-COUNTER")
+    details = raw.get(_OUTPUT_DETAILS)
+    if _holds_count(details) and (
+        not isinstance(details, dict)
+        or sum(_count(details, key) for key in details) > _count(raw, "output_tokens")
+    ):
+        raise BadField("CC-REC-USAGE-UNKNOWN-COUNTER")  # more than a split of the output
+    relay_5m, relay_1h = (_count(raw, key) for key in _RELAY_SPLIT)
+    if relay_5m + relay_1h > _count(raw, "cache_creation_input_tokens"):
+        raise BadField("CC-REC-USAGE-UNKNOWN-COUNTER")  # more than a split of the cache write
+    if not isinstance(split, dict) and any(key in raw for key in _RELAY_SPLIT):
+        split = {"ephemeral_5m_input_tokens": relay_5m, "ephemeral_1h_input_tokens": relay_1h}
     if isinstance(server, dict):
         for key in server:  # an unpriced server tool is counted (a finding), never misread
             _count(server, key)
