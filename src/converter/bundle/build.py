@@ -87,7 +87,8 @@ def build_bundle(
     claims: PricingClaims,
 ) -> BuiltBundle | list[Problem]:
     problems: list[Problem] = []
-    head = _head(contract, contract_bytes, shown, claims, _prices_used(canonical, shown, claims))
+    prices, unused = _prices_used(canonical, shown, claims)
+    head = _head(contract, contract_bytes, shown, claims, prices)
     # Top-level keys in canonical order: agents, baseline, edges, events, then the rest.
     names = sorted([*type(head).model_fields, *BULK_FIELDS])
     writer = _Writer()
@@ -111,26 +112,7 @@ def build_bundle(
         return sorted(set(problems), key=lambda p: (p.code, p.where or ""))
     listed = set(contract.claims.privacy.reveal_names)
     unrevealed = len(listed - set(head.receipt.privacy.reveal_names))
-    unused = _prices_unused(canonical, claims)
     return BuiltBundle(head, writer.data, receipt_at, receipt_len, unrevealed, unused)
-
-
-def _prices_unused(canonical: PublicAccount, claims: PricingClaims) -> int:
-    """How many of the contract's price entries price nothing the events use: a model no call
-    names, a billing context of a priced model no call of it has, a client tool never called,
-    a server tool's price when no call searched."""
-    contexts: dict[str, set[str]] = {}
-    for event in canonical.model_events:
-        contexts.setdefault(event.model, set()).add(event.context.key())
-    unused = 0
-    for model, price in claims.models.items():
-        seen = contexts.get(model)
-        unused += 1 if seen is None else sum(key not in seen for key in price.contexts)
-    called = {t.name for t in canonical.tool_events}
-    unused += sum(name not in called for name in claims.client_tools)
-    if not any(e.usage.web_search_requests for e in canonical.model_events):
-        unused += len(claims.server_tools)
-    return unused
 
 
 def _events(
@@ -204,10 +186,12 @@ def _tool_cost(tool: ToolEvent, claims: PricingClaims) -> dict[str, str] | list[
 
 def _prices_used(
     canonical: PublicAccount, shown: PublicAccount, claims: PricingClaims
-) -> PricingClaims:
+) -> tuple[PricingClaims, int]:
     """The contract's prices for what the events use (each priced model with its observed
     contexts, the tools called, web search if any call searched), keyed by the names the
-    events show. Prices the contract gives for anything else stay out of the bundle."""
+    events show; and how many of its price entries price nothing the events use (a model no
+    call names, a context of a priced model no call of it has, a client tool never called, a
+    server tool's price when no call searched). Those stay out of the bundle."""
     names: dict[str, str] = {}
     contexts: dict[str, set[str]] = {}
     for priced_on, event in zip(canonical.model_events, shown.model_events, strict=True):
@@ -223,17 +207,26 @@ def _prices_used(
                 contexts={k: price.contexts[k] for k in sorted(keys) if k in price.contexts},
             )
     tools = {}
+    called: set[str] = set()
     for tool_on, tool in zip(canonical.tool_events, shown.tool_events, strict=True):
+        called.add(tool_on.name)
         if tool_on.name in claims.client_tools:
             tools[tool.name] = claims.client_tools[tool_on.name]
     searched = any(e.usage.web_search_requests for e in canonical.model_events)
-    return PricingClaims(
+    unused = sum(
+        1 if model not in contexts else sum(k not in contexts[model] for k in price.contexts)
+        for model, price in claims.models.items()
+    )
+    unused += sum(name not in called for name in claims.client_tools)
+    unused += 0 if searched else len(claims.server_tools)
+    used = PricingClaims(
         models=dict(sorted(models.items())),
         server_tools={k: v for k, v in claims.server_tools.items() if searched},
         client_tools=dict(sorted(tools.items())),
         unsplit_cache_write_rule=claims.unsplit_cache_write_rule,
         price_card=claims.price_card,
     )
+    return used, unused
 
 
 def _head(

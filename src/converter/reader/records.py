@@ -348,12 +348,7 @@ def _iterations_add_up(iterations: list[Any], usage: Usage, model: str | None) -
         return False  # a count under another name (`inputTokens`, a nested `usage`): unread
     if any(i.get("model", model) != model for i in passes):
         return False  # a pass of another model (an advisor, a fallback) priced as this one's
-    stated = (
-        usage.input_tokens,
-        usage.output_tokens,
-        usage.cache_read_input_tokens,
-        usage.cache_creation_input_tokens,
-    )
+    stated = tuple(getattr(usage, key) for key in _PASS_COUNTERS)  # Usage's own field names
     summed = tuple(sum(_count(i, key) for i in passes) for key in _PASS_COUNTERS)
     return summed == stated
 
