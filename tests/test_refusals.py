@@ -1626,3 +1626,13 @@ def test_a_breakdown_of_known_counts_is_read_as_one(
         assert after["cache_creation_unsplit_input_tokens"] == 0
     else:
         assert after == before
+
+
+def test_a_fragment_both_rules_see_as_another_call_is_refused_once(syn: Tree, cli: Any) -> None:
+    """Reread: a reused id whose fragment names another request with other input and falls in
+    output was refused twice at one line, once by the reader and once by the grouping."""
+    first_id = syn.record("", A1_TEXT_LINE)["message"]["id"]
+    syn.edit_record("", A2_LINE, lambda obj: obj["message"].update(id=first_id))
+    result = cli("inspect", "--in", str(syn.parent), "--json")
+    refusals = [(r["code"], r["line"]) for r in result.json()["refusals"]]
+    assert refusals == [("CC-REC-MESSAGE-ID-REUSED", A2_LINE)]

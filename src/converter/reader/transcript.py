@@ -84,6 +84,8 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
                                 number,
                             )
                         )
+                        if two:  # refused here, like a bad field: the fragment is not grouped
+                            continue  # (calls.py would say it again when its output falls)
                     if rec.usage is not None:
                         inputs_of.setdefault(rec.msg_id, rec.usage.input_side())
                     # One request answers with one message: a request id naming a second
