@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from tests.contract_helpers import fill, read_json, write_json
+
 SID = "11111111-2222-4333-8444-555555555555"
 OTHER = "99999999-2222-4333-8444-555555555555"
 
@@ -235,3 +237,81 @@ def test_a_call_before_any_prompt_is_refused_at_its_line(cli: Any, tmp_path: Pat
     assert "CANARY" not in result.out + result.err
     session = cli("inspect", "--json", "--task-unit", "session", "--in", str(parent))
     assert session.json()["convertible"] is True  # the fix the refusal names
+
+
+def _persisted_output_parent(folder: Path) -> Path:
+    """A parent whose Bash result was too long to keep inline, as 2.1.37 writes it: the result
+    holds a preview and where the full text went (anthropics/claude-code#23948)."""
+    use = {"type": "tool_use", "id": "toolu_01", "name": "Bash", "input": {"command": "x"}}
+    preview = "<persisted-output>\nOutput too large (4.8MB). Full output saved to: CANARY"
+    result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": preview}
+    call = _answer("msg_t", "", stop_reason="tool_use")
+    call["content"] = [use]
+    return _parent(
+        folder,
+        _line(type="assistant", uuid="a2", parentUuid="a1", sessionId=SID, message=call)
+        + _line(
+            type="user",
+            uuid="u2",
+            parentUuid="a2",
+            sessionId=SID,
+            message={"role": "user", "content": [result]},
+        )
+        + _line(
+            type="assistant",
+            uuid="a3",
+            parentUuid="u2",
+            sessionId=SID,
+            message=_answer("msg_3", "CANARY-done"),
+        ),
+    )
+
+
+def test_persisted_tool_outputs_and_session_memory_are_counted_not_read(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Claude Code keeps a large tool output's full text in <session>/tool-results/ and the
+    session's notes in <session>/session-memory/: content, no model call. Both folders were
+    CC-TREE-STRAY-FILE, which refused every session with one large tool output."""
+    parent = _persisted_output_parent(tmp_path)
+    outputs = tmp_path / SID / "tool-results"
+    outputs.mkdir(parents=True)
+    (outputs / "toolu_01.txt").write_text("CANARY-full-output\n" * 100)
+    (outputs / "b2ospvvmu.txt").write_bytes(b"%PDF CANARY \xff\xfe")  # not JSON, not UTF-8
+    (tmp_path / SID / "session-memory").mkdir()
+    (tmp_path / SID / "session-memory" / "summary.md").write_text("# CANARY notes\n")
+    result = cli("inspect", "--json", "--in", str(parent))
+    report = result.json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["bound_files"] == 1  # counted, not bound
+    assert {f["code"]: f["count"] for f in report["findings"]}["CC-TREE-CONTENT-NOT-READ"] == 3
+    assert "CANARY" not in result.out + result.err
+
+    template = tmp_path / "template.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    contract = tmp_path / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    bundle = tmp_path / "bundle.json"
+    done = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
+    assert done.code == 0, done.err
+    assert "CANARY" not in bundle.read_text() + done.out + done.err
+    (outputs / "toolu_01.txt").write_text("edited")  # not bound: its bytes change nothing
+    again = tmp_path / "again.json"
+    redone = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(again))
+    assert redone.code == 0, redone.err
+
+
+@pytest.mark.parametrize("shape", ["file", "symlink"])
+def test_a_content_folder_that_is_not_a_folder_still_refuses(
+    cli: Any, tmp_path: Path, shape: str
+) -> None:
+    parent = _parent(tmp_path)
+    (tmp_path / SID).mkdir()
+    if shape == "file":
+        (tmp_path / SID / "tool-results").write_text("x")
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        (tmp_path / SID / "tool-results").symlink_to(tmp_path / "elsewhere")
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    expected = "CC-TREE-STRAY-FILE" if shape == "file" else "CC-TREE-SYMLINK"
+    assert {r["code"] for r in report["refusals"]} == {expected}

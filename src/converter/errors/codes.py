@@ -67,6 +67,15 @@ CODES: dict[str, CodeInfo] = {
         "Move the file out of the session folder, or report the new layout with its Claude Code "
         "version.",
     ),
+    "CC-TREE-CONTENT-NOT-READ": _c(
+        "The session folder holds content Claude Code keeps beside the transcripts, with no "
+        "model call in it: the full text of tool outputs too long to keep inline "
+        "(tool-results/; the transcript holds a preview of each) or the session's memory notes "
+        "(session-memory/). Their entries are counted, never read, and not bound.",
+        "Nothing to do: the spend is in the transcripts. The count is among the contract's "
+        "findings, so deleting these files after a template was made calls for a new template.",
+        blocking=False,
+    ),
     "CC-TREE-EMPTY-FILE": _c(
         "A transcript or metadata file is empty where content is required.",
         "Restore the file from a backup, or remove the child and its metadata together.",

@@ -7,6 +7,8 @@ Layouts (FORMAT-NOTES §1, corpus):
   <dir>/<sid>/workflows/<run>.json                    workflow run manifest
   <dir>/agent-<8 hex>.jsonl                           2.0.x child beside the parent (bound only
                                                       when its records name the parent's session)
+  <dir>/<sid>/tool-results/, <dir>/<sid>/session-memory/   content with no model call: entries
+                                                      counted, never opened (CONTENT_FOLDERS)
 Names are checked against their id shape before any path is built from them, and symlinks or
 special files are refused. The one content read here is the start of a parent whose name is no
 session id (`_session_named_inside`), to say which session it holds; reading and hashing every
@@ -33,6 +35,14 @@ AGENT_ID = re.compile(r"a(?:compact-)?[0-9a-f]{6,32}")
 LEGACY_AGENT_ID = re.compile(r"[0-9a-f]{7,8}")  # 2.0.x; the corpus's 2.0.76 id has 7
 RUN_ID = re.compile(r"wf_[0-9A-Za-z]{1,40}(?:-[0-9A-Za-z]{1,40}){0,4}")
 
+# Folders Claude Code keeps in a session folder beside the transcripts, holding content and no
+# model call: `tool-results/` the full text of a tool output too long to keep inline (the
+# transcript's tool result holds a preview and where it was saved; 2.1.37 writes
+# `<tool-use-id>.txt`, anthropics/claude-code#23948), and `session-memory/` the session's memory
+# notes (`summary.md`). Their entries are counted (finding CC-TREE-CONTENT-NOT-READ), never
+# opened: no count the converter reads is there, and their bytes are tool output and notes.
+CONTENT_FOLDERS = frozenset({"tool-results", "session-memory"})
+
 _CHILD = re.compile(r"agent-(?P<id>.+)\.jsonl")
 _META = re.compile(r"agent-(?P<id>.+)\.meta\.json")
 
@@ -54,6 +64,7 @@ class TreeLayout:
     root: Path
     files: list[SourceFile] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    content_entries: int = 0  # entries of CONTENT_FOLDERS: counted, not read, not bound
 
     def add(self, role: Role, path: Path, **ids: str | bool | None) -> SourceFile:
         rel = path.relative_to(self.root).as_posix()
@@ -179,6 +190,8 @@ class _Walker:
                 self.agents(entry, None)
             elif kind == "dir" and entry.name == "workflows":
                 self.manifests(entry)
+            elif kind == "dir" and entry.name in CONTENT_FOLDERS:
+                self.layout.content_entries += len(self.listing(entry))
             else:
                 self.stray(entry)
 
