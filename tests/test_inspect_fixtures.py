@@ -155,18 +155,26 @@ def _dump(record: dict[str, Any]) -> bytes:
     return json.dumps(record).encode() + b"\n"
 
 
-def test_a_btw_replay_of_a_delegation_call_does_not_take_its_child(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "agent_id", [BTW_AGENT, "aside_question-c5e5c961a7749e08"], ids=["hex", "side-question-id"]
+)
+def test_a_btw_replay_of_a_delegation_call_does_not_take_its_child(
+    tmp_path: Path, agent_id: str
+) -> None:
     """Was: a `/btw` file replaying an Agent call held that tool_use too, the real child had two
     candidate owners (CC-TREE-AMBIGUOUS-JOIN) and the delegation stayed unexpanded: every
-    session with a side question asked after a delegation refused."""
+    session with a side question asked after a delegation refused. Claude Code 2.1.8x names the
+    file `agent-aside_question-<16 hex>.jsonl`, which was CC-TREE-BAD-ID: every session with a
+    side question refused."""
     from converter.firewall.keys import PseudonymKey
     from converter.firewall.pseudonyms import Pseudonymizer
     from converter.run.pipeline import inspect_tree
     from tests.damage import copy_tree
 
     syn = copy_tree("synthetic_tree", tmp_path)
-    btw = f"subagents/agent-{BTW_AGENT}.jsonl"
-    syn.path(btw).write_bytes(b"".join(_btw_replay(syn)))
+    btw = f"subagents/agent-{agent_id}.jsonl"
+    lines = b"".join(_btw_replay(syn)).replace(BTW_AGENT.encode(), agent_id.encode())
+    syn.path(btw).write_bytes(lines)
     account, public = inspect_tree(syn.parent, Pseudonymizer(PseudonymKey(bytes(range(32)))))
     assert [p.code for p in account.problems] == []
     assert account.delegations_expanded == 1

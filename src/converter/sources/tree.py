@@ -2,7 +2,8 @@
 
 Layouts (FORMAT-NOTES §1, corpus):
   <dir>/<sid>.jsonl                                   parent
-  <dir>/<sid>/subagents/agent-<id>.jsonl [.meta.json] subagent (2.1.x), compaction agent (2.1.3x)
+  <dir>/<sid>/subagents/agent-<id>.jsonl [.meta.json] subagent (2.1.x), compaction agent (2.1.3x),
+                                                      /btw side question (2.1.8x)
   <dir>/<sid>/subagents/workflows/<run>/agent-<id>.jsonl [.meta.json], journal.jsonl
   <dir>/<sid>/workflows/<run>.json                    workflow run manifest
   <dir>/agent-<8 hex>.jsonl                           2.0.x child beside the parent (bound only
@@ -31,7 +32,9 @@ Role = Literal["parent", "subagent", "meta", "journal", "workflow-manifest"]
 SESSION_ID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
-AGENT_ID = re.compile(r"a(?:compact-)?[0-9a-f]{6,32}")
+# `a` + hex (Agent/Task children), `acompact-` + hex (compaction), `aside_question-` + hex (a
+# `/btw` side question: 2.1.8x writes `agent-aside_question-<16 hex>.jsonl`, no meta file).
+AGENT_ID = re.compile(r"a(?:compact-|side_question-)?[0-9a-f]{6,32}")
 LEGACY_AGENT_ID = re.compile(r"[0-9a-f]{7,8}")  # 2.0.x; the corpus's 2.0.76 id has 7
 RUN_ID = re.compile(r"wf_[0-9A-Za-z]{1,40}(?:-[0-9A-Za-z]{1,40}){0,4}")
 
