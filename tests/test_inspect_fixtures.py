@@ -156,16 +156,25 @@ def _dump(record: dict[str, Any]) -> bytes:
 
 
 @pytest.mark.parametrize(
-    "agent_id", [BTW_AGENT, "aside_question-c5e5c961a7749e08"], ids=["hex", "side-question-id"]
+    ("agent_id", "agent_type"),
+    [
+        (BTW_AGENT, "side-question"),
+        ("aside_question-c5e5c961a7749e08", "side-question"),
+        ("aprompt_suggestion-97438e", "prompt-suggestion"),
+        ("aextract_memories-c5e5c961a7749e08", "memory-extraction"),
+        ("anew_kind-c5e5c961a7749e08", None),  # a label not known: its pseudonym
+    ],
+    ids=["hex", "side-question", "prompt-suggestion", "memory-extraction", "unknown-label"],
 )
 def test_a_btw_replay_of_a_delegation_call_does_not_take_its_child(
-    tmp_path: Path, agent_id: str
+    tmp_path: Path, agent_id: str, agent_type: str | None
 ) -> None:
     """Was: a `/btw` file replaying an Agent call held that tool_use too, the real child had two
     candidate owners (CC-TREE-AMBIGUOUS-JOIN) and the delegation stayed unexpanded: every
     session with a side question asked after a delegation refused. Claude Code 2.1.8x names the
-    file `agent-aside_question-<16 hex>.jsonl`, which was CC-TREE-BAD-ID: every session with a
-    side question refused."""
+    file `agent-aside_question-<16 hex>.jsonl`, and other forks it starts itself `a<label>-<hex>`
+    (prompt suggestions, memory extraction), which were CC-TREE-BAD-ID: every session with one
+    refused."""
     from converter.firewall.keys import PseudonymKey
     from converter.firewall.pseudonyms import Pseudonymizer
     from converter.run.pipeline import inspect_tree
@@ -182,6 +191,12 @@ def test_a_btw_replay_of_a_delegation_call_does_not_take_its_child(
     assert account.findings["CC-REC-REPLAY"] == 3  # the parent's 3 assistant fragments
     kinds = sorted(a.kind for a in public.agents)
     assert kinds == ["agent", "root", "side"]
+    shown = next(a.agent_type for a in public.agents if a.kind == "side")
+    if agent_type is None:
+        assert shown.startswith("agent-type-")  # keyed, not written
+        assert "new" not in shown
+    else:
+        assert shown == agent_type
 
 
 def test_parallel_forks_each_copying_both_delegation_calls(cli: Any) -> None:

@@ -85,6 +85,8 @@ BUILTIN_AGENT_TYPES = frozenset(
         "fork",
         "compaction",
         "side-question",
+        "prompt-suggestion",
+        "memory-extraction",
         "sidechain",
     }
 )

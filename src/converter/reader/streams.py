@@ -17,6 +17,7 @@ from converter.errors import Problem
 from converter.reader.model import Account, Stream
 from converter.reader.records import Rec
 from converter.recorded import DELEGATION_TOOLS
+from converter.sources.tree import fork_label
 
 
 def session_check(acc: Account) -> None:
@@ -348,14 +349,25 @@ def join(acc: Account, index: Index) -> None:
                 acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", stream.file, line))
             continue
         stream.parent, stream.anchor = anchor
-        is_compaction = (stream.agent_id or "").startswith("acompact-")
-        stream.kind = "compaction" if is_compaction else "side"
-        stream.agent_type = "compaction" if is_compaction else "side-question"
+        label = fork_label(stream.agent_id)
+        stream.kind = "compaction" if label == "compact" else "side"
+        # An unlabelled fork is a side question as 2.0-2.1.3x named it; another label is
+        # shown as written, a pseudonym at the firewall unless it is a known kind.
+        stream.agent_type = _FORK_TYPES.get(label or "side_question", label)
     for tool_id, children in claimed.items():
         if len(children) > 1 and index.tool_name.get(tool_id) != "Workflow":
             for child in children:
                 acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", acc.streams[child].file))
     acc.delegations_expanded = len(claimed)
+
+
+# The agent type of each fork label Claude Code is known to write (`sources/tree.fork_label`).
+_FORK_TYPES = {
+    "compact": "compaction",
+    "side_question": "side-question",
+    "prompt_suggestion": "prompt-suggestion",
+    "extract_memories": "memory-extraction",
+}
 
 
 def _anchor(index: Index, stream: Stream) -> tuple[int, tuple[int, int]] | None:

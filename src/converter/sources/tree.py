@@ -2,8 +2,9 @@
 
 Layouts (FORMAT-NOTES §1, corpus):
   <dir>/<sid>.jsonl                                   parent
-  <dir>/<sid>/subagents/agent-<id>.jsonl [.meta.json] subagent (2.1.x), compaction agent (2.1.3x),
-                                                      /btw side question (2.1.8x)
+  <dir>/<sid>/subagents/agent-<id>.jsonl [.meta.json] subagent (2.1.x), or a fork Claude Code
+                                                      starts itself (compaction 2.1.3x, /btw side
+                                                      question 2.1.8x, ...: `fork_label`)
   <dir>/<sid>/subagents/workflows/<run>/agent-<id>.jsonl [.meta.json], journal.jsonl
   <dir>/<sid>/workflows/<run>.json                    workflow run manifest
   <dir>/agent-<8 hex>.jsonl                           2.0.x child beside the parent (bound only
@@ -32,9 +33,11 @@ Role = Literal["parent", "subagent", "meta", "journal", "workflow-manifest"]
 SESSION_ID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
-# `a` + hex (Agent/Task children), `acompact-` + hex (compaction), `aside_question-` + hex (a
-# `/btw` side question: 2.1.8x writes `agent-aside_question-<16 hex>.jsonl`, no meta file).
-AGENT_ID = re.compile(r"a(?:compact-|side_question-)?[0-9a-f]{6,32}")
+# `a` + hex (Agent/Task children), or `a<label>-` + hex: a fork Claude Code starts itself, named
+# by what it does (`acompact-`, compaction; `aside_question-`, a `/btw` side question, 2.1.8x;
+# `aprompt_suggestion-`, `aextract_memories-`; `atm-`, a teammate). Claude Code's path builder
+# takes a label of word characters and '-': none of them is a path separator or a dot.
+AGENT_ID = re.compile(r"a(?:[A-Za-z0-9_-]{1,40}-)?[0-9a-f]{6,32}")
 LEGACY_AGENT_ID = re.compile(r"[0-9a-f]{7,8}")  # 2.0.x; the corpus's 2.0.76 id has 7
 RUN_ID = re.compile(r"wf_[0-9A-Za-z]{1,40}(?:-[0-9A-Za-z]{1,40}){0,4}")
 
@@ -48,6 +51,13 @@ CONTENT_FOLDERS = frozenset({"tool-results", "session-memory"})
 
 _CHILD = re.compile(r"agent-(?P<id>.+)\.jsonl")
 _META = re.compile(r"agent-(?P<id>.+)\.meta\.json")
+
+
+def fork_label(agent_id: str | None) -> str | None:
+    """The label of a labelled agent id (`compact` of `acompact-fffbd0`), else None."""
+    if agent_id is None or "-" not in agent_id:
+        return None
+    return agent_id[1:].rsplit("-", 1)[0]
 
 
 @dataclass(frozen=True, slots=True)
