@@ -315,3 +315,35 @@ def test_a_content_folder_that_is_not_a_folder_still_refuses(
     report = cli("inspect", "--json", "--in", str(parent)).json()
     expected = "CC-TREE-STRAY-FILE" if shape == "file" else "CC-TREE-SYMLINK"
     assert {r["code"] for r in report["refusals"]} == {expected}
+
+
+def test_remote_agent_metadata_and_file_browser_files_are_counted_not_refused(
+    cli: Any, tmp_path: Path
+) -> None:
+    """`<session>/remote-agents/remote-agent-<task>.meta.json` (an agent that ran remotely: its
+    calls are recorded where it ran) and a Finder `.DS_Store` in the session's folders were
+    CC-TREE-STRAY-FILE (a false-refusal hunt). A `.DS_Store` beside the parent, in the project
+    folder, belongs to no tree."""
+    parent = _parent(tmp_path)
+    subagents = tmp_path / SID / "subagents"
+    subagents.mkdir(parents=True)
+    remote = tmp_path / SID / "remote-agents"
+    remote.mkdir()
+    (remote / "remote-agent-task_01CANARY.meta.json").write_text('{"title": "CANARY"}')
+    for folder in (tmp_path, tmp_path / SID, subagents, remote):
+        (folder / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1CANARY")
+    result = cli("inspect", "--json", "--in", str(parent))
+    report = result.json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["bound_files"] == 1
+    counts = {f["code"]: f["count"] for f in report["findings"]}
+    assert counts["CC-TREE-REMOTE-AGENT"] == 1
+    assert counts["CC-TREE-OS-FILE"] == 3  # the session folder, subagents/, remote-agents/
+    assert "CANARY" not in result.out + result.err
+
+
+def test_a_folder_named_like_a_file_browser_file_is_still_stray(cli: Any, tmp_path: Path) -> None:
+    parent = _parent(tmp_path)
+    (tmp_path / SID / ".DS_Store").mkdir(parents=True)
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert {r["code"] for r in report["refusals"]} == {"CC-TREE-STRAY-FILE"}

@@ -76,6 +76,22 @@ CODES: dict[str, CodeInfo] = {
         "findings, so deleting these files after a template was made calls for a new template.",
         blocking=False,
     ),
+    "CC-TREE-REMOTE-AGENT": _c(
+        "The session folder holds restore metadata of agents that ran remotely "
+        "(remote-agents/, Claude Code on the web): their model calls are recorded where they "
+        "ran, not in this tree, so their spend is not in this account. Counted, never read, not "
+        "bound.",
+        "Account for a remote agent's spend from where it ran. The count is among the "
+        "contract's findings.",
+        blocking=False,
+    ),
+    "CC-TREE-OS-FILE": _c(
+        "A file a file browser writes into any folder it shows (.DS_Store, Thumbs.db, "
+        "desktop.ini) is in the session tree: not Claude Code's. Counted, never read, not bound.",
+        "Nothing to do; delete it if you like (the count is among the contract's findings, so "
+        "delete it before making a template).",
+        blocking=False,
+    ),
     "CC-TREE-EMPTY-FILE": _c(
         "A transcript or metadata file is empty where content is required.",
         "Restore the file from a backup, or remove the child and its metadata together.",

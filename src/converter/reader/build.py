@@ -88,8 +88,7 @@ def _summaries(acc: Account) -> None:
     if unknown:
         acc.findings["CC-REC-WEBSEARCH-COUNT-UNKNOWN"] += unknown
     acc.findings["CC-REC-UNKNOWN-TYPE"] += acc.tree.unknown_types.total()
-    if acc.tree.layout.content_entries:
-        acc.findings["CC-TREE-CONTENT-NOT-READ"] += acc.tree.layout.content_entries
+    acc.findings.update(acc.tree.layout.not_read)
     for problem in acc.problems:
         if not problem.blocking:
             acc.findings[problem.code] += 1

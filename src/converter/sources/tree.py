@@ -9,8 +9,8 @@ Layouts (FORMAT-NOTES §1, corpus):
   <dir>/<sid>/workflows/<run>.json                    workflow run manifest
   <dir>/agent-<8 hex>.jsonl                           2.0.x child beside the parent (bound only
                                                       when its records name the parent's session)
-  <dir>/<sid>/tool-results/, <dir>/<sid>/session-memory/   content with no model call: entries
-                                                      counted, never opened (CONTENT_FOLDERS)
+  <dir>/<sid>/tool-results/, session-memory/, remote-agents/   no model call of this tree:
+                                                      entries counted, never opened (NOT_READ)
 Names are checked against their id shape before any path is built from them, and symlinks or
 special files are refused. The one content read here is the start of a parent whose name is no
 session id (`_session_named_inside`), to say which session it holds; reading and hashing every
@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -41,13 +42,21 @@ AGENT_ID = re.compile(r"a(?:[A-Za-z0-9_-]{1,40}-)?[0-9a-f]{6,32}")
 LEGACY_AGENT_ID = re.compile(r"[0-9a-f]{7,8}")  # 2.0.x; the corpus's 2.0.76 id has 7
 RUN_ID = re.compile(r"wf_[0-9A-Za-z]{1,40}(?:-[0-9A-Za-z]{1,40}){0,4}")
 
-# Folders Claude Code keeps in a session folder beside the transcripts, holding content and no
-# model call: `tool-results/` the full text of a tool output too long to keep inline (the
-# transcript's tool result holds a preview and where it was saved; 2.1.37 writes
-# `<tool-use-id>.txt`, anthropics/claude-code#23948), and `session-memory/` the session's memory
-# notes (`summary.md`). Their entries are counted (finding CC-TREE-CONTENT-NOT-READ), never
-# opened: no count the converter reads is there, and their bytes are tool output and notes.
-CONTENT_FOLDERS = frozenset({"tool-results", "session-memory"})
+# Folders Claude Code keeps in a session folder beside the transcripts with no model call of this
+# tree in them, each with the finding that counts its entries; they are never opened. The full
+# text of a tool output too long to keep inline (the transcript's tool result holds a preview
+# and where it was saved; 2.1.37 writes `tool-results/<tool-use-id>.txt`,
+# anthropics/claude-code#23948), the session's memory notes (`session-memory/summary.md`), and
+# the restore metadata of agents that ran remotely (`remote-agents/remote-agent-<task>.meta.json`:
+# their calls are recorded where they ran).
+NOT_READ = {
+    "tool-results": "CC-TREE-CONTENT-NOT-READ",
+    "session-memory": "CC-TREE-CONTENT-NOT-READ",
+    "remote-agents": "CC-TREE-REMOTE-AGENT",
+}
+# Files an operating system's file browser writes into any folder it shows (macOS Finder,
+# Windows Explorer): no one's transcript. Counted (CC-TREE-OS-FILE), never opened.
+OS_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 
 _CHILD = re.compile(r"agent-(?P<id>.+)\.jsonl")
 _META = re.compile(r"agent-(?P<id>.+)\.meta\.json")
@@ -77,7 +86,7 @@ class TreeLayout:
     root: Path
     files: list[SourceFile] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    content_entries: int = 0  # entries of CONTENT_FOLDERS: counted, not read, not bound
+    not_read: Counter[str] = field(default_factory=Counter)  # finding code -> entries left
 
     def add(self, role: Role, path: Path, **ids: str | bool | None) -> SourceFile:
         rel = path.relative_to(self.root).as_posix()
@@ -131,6 +140,16 @@ class _Walker:
             return []
         return entries
 
+    def tree_listing(self, folder: Path) -> list[Path]:
+        """A folder of the session tree, less the files a file browser left there (counted)."""
+        kept = []
+        for entry in self.listing(folder):
+            if entry.name in OS_FILES and entry_kind(entry) == "file":
+                self.layout.not_read["CC-TREE-OS-FILE"] += 1
+            else:
+                kept.append(entry)
+        return kept
+
     def stray(self, path: Path, code: str = "CC-TREE-STRAY-FILE") -> None:
         rel = path.relative_to(self.layout.root).as_posix()
         self.layout.problems.append(Problem(code, local_path=rel))
@@ -138,7 +157,7 @@ class _Walker:
     def agents(self, folder: Path, run_id: str | None) -> None:
         children: dict[str, Path] = {}
         metas: dict[str, Path] = {}
-        for entry in self.listing(folder):
+        for entry in self.tree_listing(folder):
             kind = self.refuse_unsafe(entry)
             if kind in ("link", "special", "unreadable"):
                 continue
@@ -170,7 +189,7 @@ class _Walker:
             self.layout.problems.append(Problem("CC-TREE-META-WITHOUT-CHILD", meta.index))
 
     def workflow_runs(self, folder: Path) -> None:
-        for entry in self.listing(folder):
+        for entry in self.tree_listing(folder):
             kind = self.refuse_unsafe(entry)
             if kind != "dir":
                 if kind == "file":
@@ -182,7 +201,7 @@ class _Walker:
             self.agents(entry, entry.name)
 
     def manifests(self, folder: Path) -> None:
-        for entry in self.listing(folder):
+        for entry in self.tree_listing(folder):
             kind = self.refuse_unsafe(entry)
             if kind in ("link", "special", "unreadable"):
                 continue
@@ -195,7 +214,7 @@ class _Walker:
                 self.layout.add("workflow-manifest", entry, run_id=run)
 
     def session_folder(self, folder: Path) -> None:
-        for entry in self.listing(folder):
+        for entry in self.tree_listing(folder):
             kind = self.refuse_unsafe(entry)
             if kind in ("link", "special", "unreadable"):
                 continue
@@ -203,8 +222,8 @@ class _Walker:
                 self.agents(entry, None)
             elif kind == "dir" and entry.name == "workflows":
                 self.manifests(entry)
-            elif kind == "dir" and entry.name in CONTENT_FOLDERS:
-                self.layout.content_entries += len(self.listing(entry))
+            elif kind == "dir" and entry.name in NOT_READ:
+                self.layout.not_read[NOT_READ[entry.name]] += len(self.tree_listing(entry))
             else:
                 self.stray(entry)
 
