@@ -347,3 +347,64 @@ def test_a_folder_named_like_a_file_browser_file_is_still_stray(cli: Any, tmp_pa
     (tmp_path / SID / ".DS_Store").mkdir(parents=True)
     report = cli("inspect", "--json", "--in", str(parent)).json()
     assert {r["code"] for r in report["refusals"]} == {"CC-TREE-STRAY-FILE"}
+
+
+SIDE = "aside_question-c5e5c961a7749e08"
+
+
+def _two_prompt_parent(folder: Path) -> list[dict[str, Any]]:
+    records = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"content": "CANARY 1"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "message": _answer("msg_1", "x")},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "message": {"content": "CANARY 2"}},
+        {"type": "assistant", "uuid": "a2", "parentUuid": "u2", "message": _answer("msg_2", "y")},
+    ]
+    for n, record in enumerate(records):
+        record.update(sessionId=SID, version="2.1.85", timestamp=f"2026-03-25T18:2{n}:00.000Z")
+        if record["type"] == "user":
+            record["message"]["role"] = "user"
+    (folder / f"{SID}.jsonl").write_text("".join(_line(**r) for r in records))
+    return records
+
+
+def _side_question(folder: Path, replayed: list[dict[str, Any]], first_parent: str | None) -> None:
+    """A `/btw` fork as third-party cost tools describe it: the parent's history replayed (new
+    uuids, the calls' own message ids), then the question and its own call."""
+    lines = []
+    previous = first_parent
+    for n, record in enumerate(replayed):
+        copy = json.loads(json.dumps(record))
+        copy.update(uuid=f"r{n}", parentUuid=previous, isSidechain=True, agentId=SIDE)
+        previous = copy["uuid"]
+        lines.append(copy)
+    question = {"type": "user", "uuid": "s1", "parentUuid": previous, "message": {}}
+    question["message"] = {"role": "user", "content": "CANARY side"}
+    answer = {"type": "assistant", "uuid": "s2", "parentUuid": "s1"}
+    answer["message"] = _answer("msg_side", "z")
+    for record in (question, answer):
+        record.update(sessionId=SID, isSidechain=True, agentId=SIDE)
+        record.update(timestamp="2026-03-25T18:30:00.000Z", version="2.1.85")
+        lines.append(record)
+    subagents = folder / SID / "subagents"
+    subagents.mkdir(parents=True, exist_ok=True)
+    (subagents / f"agent-{SIDE}.jsonl").write_text("".join(_line(**r) for r in lines))
+
+
+@pytest.mark.parametrize("first_parent", [None, "u1"], ids=["chain-of-its-own", "into-parent"])
+def test_a_replaying_fork_counts_to_the_task_it_was_asked_in(
+    tmp_path: Path, first_parent: str | None
+) -> None:
+    """A fork that replays the parent's history first is anchored where its replay ends (the
+    last call it copies), not at its first record: a side question asked during the second
+    prompt was the first prompt's spend (its first record named the parent's first line), or
+    an orphan (its replayed chain named only its own records)."""
+    from converter.run.pipeline import read_tree
+
+    replayed = _two_prompt_parent(tmp_path)
+    _side_question(tmp_path, replayed, first_parent)
+    account = read_tree(tmp_path / f"{SID}.jsonl")
+    assert account.refusals == []
+    assert account.findings["CC-REC-REPLAY"] == 2  # the two calls replayed, counted once
+    tasks = {msg: call.task for msg, call in account.calls.items()}
+    assert set(tasks) == {"msg_1", "msg_2", "msg_side"}
+    assert tasks["msg_side"] == tasks["msg_2"] != tasks["msg_1"]

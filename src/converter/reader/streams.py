@@ -343,7 +343,7 @@ def join(acc: Account, index: Index) -> None:
             ][2]
             claimed[tool_id].append(stream.index)
             continue
-        anchor = _anchor(index, stream)
+        anchor = _anchor(index, acc.streams, stream)
         if anchor is None:
             if stream.records:  # an empty child carries no spend: bound, counted, not an agent
                 acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", stream.file, line))
@@ -370,7 +370,19 @@ _FORK_TYPES = {
 }
 
 
-def _anchor(index: Index, stream: Stream) -> tuple[int, tuple[int, int]] | None:
+def _anchor(
+    index: Index, streams: list[Stream], stream: Stream
+) -> tuple[int, tuple[int, int]] | None:
+    """Where a fork with no delegation call branched off: the stream and place it continues.
+
+    A fork that first replays the conversation it branched from (its head: calls another
+    stream also holds) branched where that replay ends, at the last call it copies, whatever
+    its first record names. Otherwise its first record that names a parent record (a
+    `parentUuid`, a `fork-context-ref`'s `parentLastUuid`) says where, when exactly one other
+    stream holds that record."""
+    replayed = _replay_end(index, streams, stream)
+    if replayed is not None:
+        return replayed
     for rec in stream.records:
         target = rec.fork_parent_uuid if rec.type == "fork-context-ref" else rec.parent_uuid
         if target is None:
@@ -380,6 +392,32 @@ def _anchor(index: Index, stream: Stream) -> tuple[int, tuple[int, int]] | None:
             return hits[0][0], hits[0]
         return None
     return None
+
+
+def _replay_end(
+    index: Index, streams: list[Stream], stream: Stream
+) -> tuple[int, tuple[int, int]] | None:
+    """The last fragment, in the one stream that made it, of the last call `stream`'s head
+    copies; None when it copies none, or when no single other stream made that call."""
+    head = index.copied_heads.get(stream.index)
+    if not head:
+        return None
+    last = None
+    for rec in stream.records:  # the head is the leading run of copied calls
+        if rec.type == "assistant" and not rec.synthetic:
+            if rec.msg_id not in head:
+                break
+            last = rec.msg_id
+    made = [
+        s
+        for s in _all(index.message_streams, last or "")
+        if s != stream.index and last not in index.copied_heads.get(s, frozenset())
+    ]
+    if len(made) != 1:
+        return None
+    origin = streams[made[0]]
+    pos = max(p for p, rec in enumerate(origin.records) if rec.msg_id == last)
+    return origin.index, (origin.index, pos)
 
 
 def depths(acc: Account) -> None:
