@@ -569,6 +569,47 @@ def test_empty_journal(rich: Tree, cli: Any, command: Command, tmp_path: Path) -
     assert outcome.codes == {"CC-TREE-EMPTY-FILE"}
 
 
+def _journal_without(rich: Tree, agent: bytes, kinds: tuple[bytes, ...]) -> None:
+    rich.write_lines(
+        RICH_JOURNAL,
+        [
+            line
+            for line in rich.lines(RICH_JOURNAL)
+            if not (agent in line and any(b'"type":"%s"' % k in line for k in kinds))
+        ],
+    )
+
+
+def test_a_respawned_workflow_agent_named_only_by_its_result_joins(rich: Tree, cli: Any) -> None:
+    """A respawned workflow agent's journal has a `result` line and no `started` line of its own
+    (anthropics/claude-code#80608, 2.1.207): was CC-TREE-JOIN-CONFLICT."""
+    _journal_without(rich, b"a1f8fcebbaf161ed3", (b"started",))
+    assert sum(b"a1f8fcebbaf161ed3" in line for line in rich.lines(RICH_JOURNAL)) == 1
+    report = cli("inspect", "--json", "--in", str(rich.parent)).json()
+    assert report["convertible"] is True, report["refusals"]
+
+
+def test_a_workflow_child_its_journal_never_names_is_a_join_conflict(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    _journal_without(rich, b"a3bd3ec704b646765", (b"started", b"result"))
+    outcome = run_command(cli, command, rich, tmp_path)
+    assert "CC-TREE-JOIN-CONFLICT" in outcome.codes
+
+
+def test_a_workflow_script_is_counted_not_refused(rich: Tree, cli: Any) -> None:
+    """`<session>/workflows/scripts/<name>-<run>.js`, a run's script source as Claude Code saves
+    it (daaain/claude-code-log#174): was CC-TREE-STRAY-FILE."""
+    scripts = rich.folder / "workflows" / "scripts"
+    scripts.mkdir()
+    (scripts / "review-wf_42728b42-182.js").write_text("// CANARY script\n")
+    result = cli("inspect", "--json", "--in", str(rich.parent))
+    report = result.json()
+    assert report["convertible"] is True, report["refusals"]
+    assert {"code": "CC-TREE-CONTENT-NOT-READ", "count": 1} in report["findings"]
+    assert "CANARY" not in result.out + result.err
+
+
 def test_empty_child_of_a_delegation_that_ran_is_unexpanded(
     syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:

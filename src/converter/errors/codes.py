@@ -70,8 +70,9 @@ CODES: dict[str, CodeInfo] = {
     "CC-TREE-CONTENT-NOT-READ": _c(
         "The session folder holds content Claude Code keeps beside the transcripts, with no "
         "model call in it: the full text of tool outputs too long to keep inline "
-        "(tool-results/; the transcript holds a preview of each) or the session's memory notes "
-        "(session-memory/). Their entries are counted, never read, and not bound.",
+        "(tool-results/; the transcript holds a preview of each), the session's memory notes "
+        "(session-memory/) or workflow scripts (workflows/scripts/). Their entries are counted, "
+        "never read, and not bound.",
         "Nothing to do: the spend is in the transcripts. The count is among the contract's "
         "findings, so deleting these files after a template was made calls for a new template.",
         blocking=False,

@@ -43,7 +43,7 @@ class LoadedTree:
     digests: dict[int, Digest] = field(default_factory=dict)
     records: dict[int, list[Rec]] = field(default_factory=dict)
     metas: dict[int, Meta] = field(default_factory=dict)  # keyed by the child's file index
-    journal_started: dict[str, set[str]] = field(default_factory=dict)  # run id -> agent ids
+    journal_started: dict[str, set[str]] = field(default_factory=dict)  # run id -> agents named
     manifests: set[str] = field(default_factory=set)
     unbound: set[int] = field(default_factory=set)  # legacy siblings of another session
     problems: list[Problem] = field(default_factory=list)
@@ -133,7 +133,9 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
             for number, item in iter_lines(stream, digest):
                 if isinstance(item, BadLine):
                     tree.problems.append(Problem(item.code, entry.index, number))
-                elif item.get("type") == "started" and isinstance(item.get("agentId"), str):
+                elif isinstance(item.get("agentId"), str):
+                    # `started`, or `result` alone: a respawned agent's journal has no `started`
+                    # line of its own (anthropics/claude-code#80608, 2.1.207)
                     started.add(item["agentId"])
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))

@@ -48,7 +48,8 @@ RUN_ID = re.compile(r"wf_[0-9A-Za-z]{1,40}(?:-[0-9A-Za-z]{1,40}){0,4}")
 # and where it was saved; 2.1.37 writes `tool-results/<tool-use-id>.txt`,
 # anthropics/claude-code#23948), the session's memory notes (`session-memory/summary.md`), and
 # the restore metadata of agents that ran remotely (`remote-agents/remote-agent-<task>.meta.json`:
-# their calls are recorded where they ran).
+# their calls are recorded where they ran). A workflow's script source, saved as
+# `workflows/scripts/<name>-<run>.js` (daaain/claude-code-log#174), is counted in `manifests`.
 NOT_READ = {
     "tool-results": "CC-TREE-CONTENT-NOT-READ",
     "session-memory": "CC-TREE-CONTENT-NOT-READ",
@@ -204,6 +205,9 @@ class _Walker:
         for entry in self.tree_listing(folder):
             kind = self.refuse_unsafe(entry)
             if kind in ("link", "special", "unreadable"):
+                continue
+            if kind == "dir" and entry.name == "scripts":  # a run's script source: no call
+                self.layout.not_read["CC-TREE-CONTENT-NOT-READ"] += len(self.tree_listing(entry))
                 continue
             run = entry.name.removesuffix(".json")
             if kind != "file" or not entry.name.endswith(".json"):
