@@ -408,3 +408,89 @@ def test_a_replaying_fork_counts_to_the_task_it_was_asked_in(
     tasks = {msg: call.task for msg, call in account.calls.items()}
     assert set(tasks) == {"msg_1", "msg_2", "msg_side"}
     assert tasks["msg_side"] == tasks["msg_2"] != tasks["msg_1"]
+
+
+TEAMMATE = "areviewer-3202dd476c0b4a5e"
+
+
+def _team_lead(folder: Path, names: tuple[str, ...] = ("reviewer",)) -> Path:
+    """A lead that spawns named agents (in-process teammates, as 2.1.2xx writes them: the meta
+    holds the spawn's name instead of the call's id; the result says `teammate_spawned`)."""
+    records: list[dict[str, Any]] = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"content": "CANARY"}}
+    ]
+    previous = "u1"
+    for n, name in enumerate(names):
+        call = _answer(f"msg_spawn{n}", "", stop_reason="tool_use")
+        args = {"prompt": "CANARY task", "subagent_type": "reviewer", "name": name}
+        call["content"] = [{"type": "tool_use", "id": f"toolu_{n}", "name": "Agent", "input": args}]
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": "spawned"}
+        spawned = {"status": "teammate_spawned", "agent_id": f"{name}@session-359d3e91"}
+        records += [
+            {"type": "assistant", "uuid": f"a{n}", "parentUuid": previous, "message": call},
+            {
+                "type": "user",
+                "uuid": f"r{n}",
+                "parentUuid": f"a{n}",
+                "message": {"content": [result]},
+                "toolUseResult": {**spawned, "name": name, "team_name": "session-359d3e91"},
+            },
+        ]
+        previous = f"r{n}"
+    records.append(
+        {"type": "assistant", "uuid": "z", "parentUuid": previous, "message": _answer("m_z", "k")}
+    )
+    for record in records:
+        record.update(sessionId=SID, version="2.1.281", timestamp="2026-09-20T10:00:00.000Z")
+        if record["type"] == "user":
+            record["message"]["role"] = "user"
+    parent = folder / f"{SID}.jsonl"
+    parent.write_text("".join(_line(**r) for r in records))
+    subagents = folder / SID / "subagents"
+    subagents.mkdir(parents=True)
+    child = [
+        {
+            "type": "user",
+            "uuid": "t1",
+            "parentUuid": None,
+            "message": {"role": "user", "content": '<teammate-message teammate_id="team-lead">'},
+        },
+        {"type": "assistant", "uuid": "t2", "parentUuid": "t1", "message": _answer("m_t", "x")},
+    ]
+    for record in child:
+        record.update(sessionId=SID, isSidechain=True, agentId=TEAMMATE)
+        record.update(version="2.1.281", timestamp="2026-09-20T10:00:01.000Z")
+    (subagents / f"agent-{TEAMMATE}.jsonl").write_text("".join(_line(**r) for r in child))
+    meta = {
+        "agentType": "reviewer",
+        "description": "CANARY",
+        "name": "reviewer",
+        "spawnDepth": 0,
+        "requestShape": "background",
+        "taskKind": "in_process_teammate",
+        "teamName": "session-359d3e91",
+    }
+    (subagents / f"agent-{TEAMMATE}.meta.json").write_text(json.dumps(meta))
+    return parent
+
+
+def test_an_in_process_teammate_joins_the_call_that_named_it(cli: Any, tmp_path: Path) -> None:
+    """A named spawn's meta holds `name` instead of `toolUseId` (307 of 818 metas on one machine
+    in a published measurement, 2026-09) and spawnDepth 0 under the lead: was
+    CC-TREE-ORPHAN-CHILD and CC-TREE-UNEXPANDED-DELEGATION, or CC-TREE-DEPTH-MISMATCH."""
+    parent = _team_lead(tmp_path)
+    result = cli("inspect", "--json", "--in", str(parent))
+    report = result.json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["counts"]["delegations_expanded"] == 1
+    assert report["counts"]["model_calls"] == 3
+    teammate = [a for a in report["by_agent"] if a["kind"] == "agent"]
+    assert [(a["depth"], a["model_calls"]) for a in teammate] == [(1, 1)]
+    assert "CANARY" not in result.out + result.err
+
+
+def test_two_calls_asking_for_one_teammate_name_do_not_join(cli: Any, tmp_path: Path) -> None:
+    """A name is not an id: two spawns of one name leave the teammate's call unknown."""
+    parent = _team_lead(tmp_path, ("reviewer", "reviewer"))
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert "CC-TREE-JOIN-CONFLICT" in {r["code"] for r in report["refusals"]}

@@ -35,6 +35,8 @@ class Meta:
     tool_use_id: str | None
     parent_agent_id: str | None
     spawn_depth: int | None
+    name: str | None = None  # a named spawn's name, written instead of toolUseId (teammates)
+    task_kind: str | None = None  # `in_process_teammate` for a named spawn
 
 
 @dataclass(slots=True)
@@ -117,6 +119,8 @@ def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
             tool_use_id=_meta_value(doc, "toolUseId"),
             parent_agent_id=_meta_value(doc, "parentAgentId"),
             spawn_depth=depth,
+            name=_meta_value(doc, "name"),
+            task_kind=_meta_value(doc, "taskKind"),
         )
     except BadField as bad:
         tree.problems.append(Problem(bad.code, entry.index, 1))

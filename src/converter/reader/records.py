@@ -92,6 +92,7 @@ class ToolUse(msgspec.Struct, frozen=True, gc=False, array_like=True):
     shape: ShapeTuple
     prompt_digest: str | None  # sha256 of input.prompt (delegations), for joins only
     agent_type: str | None  # input.subagent_type
+    spawn_name: str | None  # input.name: a named spawn is an in-process teammate (joins only)
 
 
 class ToolResult(msgspec.Struct, frozen=True, gc=False, array_like=True):
@@ -370,6 +371,7 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
             args = block.get("input")
             prompt = args.get("prompt") if isinstance(args, dict) else None
             agent_type = args.get("subagent_type") if isinstance(args, dict) else None
+            spawn_name = args.get("name") if isinstance(args, dict) else None
             uses.append(
                 ToolUse(
                     id=_req_str(block, "id"),
@@ -377,6 +379,7 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
                     shape=shape_tuple(args),
                     prompt_digest=digest_content(prompt) if isinstance(prompt, str) else None,
                     agent_type=agent_type if isinstance(agent_type, str) else None,
+                    spawn_name=spawn_name if isinstance(spawn_name, str) else None,
                 )
             )
     return uses

@@ -14,6 +14,7 @@ from typing import Literal, TypeVar
 import msgspec
 
 from converter.errors import Problem
+from converter.reader.load import Meta
 from converter.reader.model import Account, Stream
 from converter.reader.records import Rec
 from converter.recorded import DELEGATION_TOOLS
@@ -161,6 +162,7 @@ class Index:
         self.by_result_run: dict[str, set[str]] = defaultdict(set)
         self.forked: set[str] = set()
         self.by_prompt: dict[str, list[tuple[int, str]]] = defaultdict(list)  # delegations
+        self.by_spawn_name: dict[str, list[tuple[int, str]]] = defaultdict(list)  # delegations
         self.message_streams: dict[str, int | list[int]] = {}  # message id -> streams holding it
         for stream in streams:
             for pos, rec in enumerate(stream.records):
@@ -174,6 +176,8 @@ class Index:
                         self.tool_name.setdefault(use.id, use.name)
                         if use.prompt_digest and use.name in DELEGATION_TOOLS:
                             self.by_prompt[use.prompt_digest].append((stream.index, use.id))
+                        if use.spawn_name and use.name in DELEGATION_TOOLS:
+                            self.by_spawn_name[use.spawn_name].append((stream.index, use.id))
                         self.tool_info[(stream.index, use.id)] = (
                             use.name,
                             use.prompt_digest,
@@ -280,6 +284,15 @@ def _evidence(acc: Account, index: Index, stream: Stream) -> set[str]:
     entry = tree.layout.files[stream.file]
     if meta and meta.tool_use_id:
         found.add(meta.tool_use_id)
+    elif meta and meta.name:
+        # A named spawn (an in-process teammate) has its name in the meta instead of the call's
+        # id: the call is the delegation whose input asked for that name (two such calls: the
+        # evidence conflicts). A copy of the call in a fork's head is not another call.
+        found |= {
+            tid
+            for s, tid in index.by_spawn_name.get(meta.name, ())
+            if s != stream.index and s in index.owners(tid)
+        }
     if stream.kind != "sidechain" and stream.agent_id:
         found |= index.by_result_agent.get(stream.agent_id, set())
         found |= index.progress.get(stream.agent_id, set())
@@ -420,6 +433,12 @@ def _replay_end(
     return origin.index, (origin.index, pos)
 
 
+def _lead_teammate(meta: Meta, depth: int) -> bool:
+    """An in-process teammate the main session spawned: Claude Code counts the team from the
+    lead, so its meta says depth 0 where the tree has it one below the main stream."""
+    return meta.task_kind == "in_process_teammate" and meta.spawn_depth == 0 and depth == 1
+
+
 def depths(acc: Account) -> None:
     """Depth by walking each chain of parents. A chain that comes back on itself is a cycle; one
     that ends at a stream with no parent (an orphan, refused as such) has no depth either."""
@@ -452,6 +471,7 @@ def depths(acc: Account) -> None:
             and meta.spawn_depth is not None
             and stream.depth >= 0
             and meta.spawn_depth != stream.depth
+            and not _lead_teammate(meta, stream.depth)
         ):
             acc.problems.append(Problem("CC-TREE-DEPTH-MISMATCH", stream.file))
         if meta and meta.parent_agent_id is not None and stream.parent is not None:
