@@ -333,6 +333,29 @@ def _fork_tree(root: Path) -> Path:
     return parent
 
 
+def test_a_side_question_of_a_fork_is_the_forks_child(tmp_path: Path) -> None:
+    """A side question asked in fork F replays F's history: F's copies of the parent's calls,
+    then F's own prompt. The parent made those calls, but it does not hold F's prompt after
+    them: the side question is F's (it was the parent's, at depth 1: a diff review)."""
+    from converter.run.pipeline import read_tree
+
+    parent = _fork_tree(tmp_path)
+    side_id = "aside_question-00112233445566aa"
+    side = {"isSidechain": True, "agentId": side_id}
+    q = _Transcript()
+    q.call("msg_1", [_tool("toolu_A", "Agent", {"prompt": "child A"})], uuid="q1", **side)
+    q.call("msg_2", [_tool("toolu_F", "Agent", {"prompt": "fork F"})], uuid="q2", **side)
+    q.prompt("fork F", uuid="q3", **side)
+    q.prompt("a side question", uuid="q4", **side)
+    q.call("msg_side", uuid="q5", **side)
+    q.write(tmp_path / SID / "subagents" / f"agent-{side_id}.jsonl")
+    account = read_tree(parent)
+    assert account.refusals == []
+    streams = {s.agent_id: s for s in account.streams}
+    assert streams[side_id].parent == streams["a2222222222222222"].index
+    assert streams[side_id].depth == 2
+
+
 def test_a_fork_copying_its_parents_calls_joins_unambiguously(cli: Any, tmp_path: Path) -> None:
     """`owners` drops copies whenever two streams hold a call (`< 2`): child A joins its maker."""
     report = _inspect(cli, _fork_tree(tmp_path))

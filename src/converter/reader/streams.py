@@ -383,19 +383,24 @@ _FORK_TYPES = {
 }
 
 
-def _anchor(
-    index: Index, streams: list[Stream], stream: Stream
-) -> tuple[int, tuple[int, int]] | None:
+Anchor = tuple[int, tuple[int, int]]
+
+
+def _anchor(index: Index, streams: list[Stream], stream: Stream) -> Anchor | None:
     """Where a fork with no delegation call branched off: the stream and place it continues.
 
-    A fork that first replays the conversation it branched from (its head: calls another
-    stream also holds) branched where that replay ends, at the last call it copies, whatever
-    its first record names. Otherwise its first record that names a parent record (a
-    `parentUuid`, a `fork-context-ref`'s `parentLastUuid`) says where, when exactly one other
-    stream holds that record."""
-    replayed = _replay_end(index, streams, stream)
-    if replayed is not None:
-        return replayed
+    A `fork-context-ref` says so itself (its `parentLastUuid`), when exactly one other stream
+    holds that record. A fork that first replays the conversation it branched from (its head:
+    calls another stream also holds) branched where that replay ends, wherever its first
+    record points (`_replay_end`). Otherwise its first record that names a parent record says
+    where, when exactly one other stream holds that record."""
+    first = stream.records[0] if stream.records else None
+    if first is not None and first.type == "fork-context-ref" and first.fork_parent_uuid:
+        hits = [(s, p) for s, p in index.places(first.fork_parent_uuid) if s != stream.index]
+        if len(hits) == 1:
+            return hits[0][0], hits[0]
+    if index.copied_heads.get(stream.index):
+        return _replay_end(index, streams, stream)
     for rec in stream.records:
         target = rec.fork_parent_uuid if rec.type == "fork-context-ref" else rec.parent_uuid
         if target is None:
@@ -407,30 +412,52 @@ def _anchor(
     return None
 
 
-def _replay_end(
-    index: Index, streams: list[Stream], stream: Stream
-) -> tuple[int, tuple[int, int]] | None:
-    """The last fragment, in the one stream that made it, of the last call `stream`'s head
-    copies; None when it copies none, or when no single other stream made that call."""
-    head = index.copied_heads.get(stream.index)
-    if not head:
-        return None
-    last = None
-    for rec in stream.records:  # the head is the leading run of copied calls
+def _replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor | None:
+    """Where a replaying fork's replay ends in the stream it replays: after the last call it
+    copies, and after the prompts it replays past that call (every prompt before the fork's
+    own first call but the last, which is the fork's own question: a `/btw` asked while a
+    prompt's first call was running replays that prompt). The stream is the one holding that
+    call whose next prompts are those, with no call between them; of several, the one that
+    made the call rather than copied it. None when no single stream fits: the fork is then an
+    orphan, not placed by a guess."""
+    head = index.copied_heads[stream.index]
+    last: str | None = None
+    prompts: list[str | None] = []  # after the last copied call
+    for rec in stream.records:
         if rec.type == "assistant" and not rec.synthetic:
             if rec.msg_id not in head:
+                break  # the fork's own first call
+            last, prompts = rec.msg_id, []
+        elif rec.type == "user" and rec.kind == "prompt":
+            prompts.append(rec.content_digest)
+    replayed = prompts[:-1]
+    fits: list[Anchor] = []
+    for holder in _all(index.message_streams, last or ""):
+        if holder == stream.index:
+            continue
+        records = streams[holder].records
+        pos = max(p for p, rec in enumerate(records) if rec.msg_id == last)
+        for digest in replayed:
+            pos = _next_prompt(records, pos, digest)
+            if pos < 0:
                 break
-            last = rec.msg_id
-    made = [
-        s
-        for s in _all(index.message_streams, last or "")
-        if s != stream.index and last not in index.copied_heads.get(s, frozenset())
-    ]
-    if len(made) != 1:
-        return None
-    origin = streams[made[0]]
-    pos = max(p for p, rec in enumerate(origin.records) if rec.msg_id == last)
-    return origin.index, (origin.index, pos)
+        else:
+            fits.append((holder, (holder, pos)))
+    if len(fits) > 1:  # prefer the stream that made the call to those that copied it
+        fits = [f for f in fits if last not in index.copied_heads.get(f[0], frozenset())]
+    return fits[0] if len(fits) == 1 else None
+
+
+def _next_prompt(records: list[Rec], pos: int, digest: str | None) -> int:
+    """The position of the next prompt after `pos` when it has `digest` and no call comes
+    before it, else -1."""
+    for at in range(pos + 1, len(records)):
+        rec = records[at]
+        if rec.type == "assistant" and not rec.synthetic:
+            return -1
+        if rec.type == "user" and rec.kind == "prompt":
+            return at if digest is not None and rec.content_digest == digest else -1
+    return -1
 
 
 def _lead_teammate(meta: Meta, depth: int) -> bool:
