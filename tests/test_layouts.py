@@ -284,8 +284,11 @@ def test_persisted_tool_outputs_and_session_memory_are_counted_not_read(
     report = result.json()
     assert report["convertible"] is True, report["refusals"]
     assert report["bound_files"] == 1  # counted, not bound
-    assert {f["code"]: f["count"] for f in report["findings"]}["CC-TREE-CONTENT-NOT-READ"] == 3
+    assert report["not_read"] == [{"code": "CC-TREE-CONTENT-NOT-READ", "count": 3}]
+    assert "CC-TREE-CONTENT-NOT-READ" not in {f["code"] for f in report["findings"]}
     assert "CANARY" not in result.out + result.err
+    text = cli("inspect", "--in", str(parent)).out
+    assert "CC-TREE-CONTENT-NOT-READ: 3 files." in text
 
     template = tmp_path / "template.json"
     assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
@@ -296,9 +299,40 @@ def test_persisted_tool_outputs_and_session_memory_are_counted_not_read(
     assert done.code == 0, done.err
     assert "CANARY" not in bundle.read_text() + done.out + done.err
     (outputs / "toolu_01.txt").write_text("edited")  # not bound: its bytes change nothing
+    (outputs / "b2ospvvmu.txt").unlink()  # nor does its deletion, nor a file browser's file
+    (tmp_path / SID / ".DS_Store").write_bytes(b"Bud1")
     again = tmp_path / "again.json"
     redone = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(again))
     assert redone.code == 0, redone.err
+    verified = cli(
+        "verify", "--bundle", str(bundle), "--contract", str(contract), "--in", str(parent)
+    )
+    assert verified.code == 0, verified.out + verified.err
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ["agent-a1234567.jsonl", "out.jsonl", "nested/", "link", "remote-agents/notes.txt"],
+)
+def test_what_could_hold_spend_is_not_counted_away(cli: Any, tmp_path: Path, entry: str) -> None:
+    """A not-read folder counts content, not whatever is put there: a transcript's name, a
+    folder within, a symlink, a remote agent's entry of another name (a diff review: a child
+    transcript in tool-results/ converted, its spend left out)."""
+    parent = _parent(tmp_path)
+    folder = tmp_path / SID / ("tool-results" if "/" not in entry or entry.endswith("/") else "")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / entry.rstrip("/")
+    if entry.endswith("/"):
+        target.mkdir()
+        (target / "x.txt").write_text("x")
+    elif entry == "link":
+        target.symlink_to(parent)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _sibling(target.parent, target.name, SID)
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    codes = {r["code"] for r in report["refusals"]}
+    assert codes == {"CC-TREE-SYMLINK" if entry == "link" else "CC-TREE-STRAY-FILE"}
 
 
 @pytest.mark.parametrize("shape", ["file", "symlink"])
@@ -330,15 +364,18 @@ def test_remote_agent_metadata_and_file_browser_files_are_counted_not_refused(
     remote = tmp_path / SID / "remote-agents"
     remote.mkdir()
     (remote / "remote-agent-task_01CANARY.meta.json").write_text('{"title": "CANARY"}')
-    for folder in (tmp_path, tmp_path / SID, subagents, remote):
+    for folder in (tmp_path, tmp_path / SID, subagents):
         (folder / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1CANARY")
+    (remote / "Thumbs.db").write_bytes(b"CANARY")  # Windows Explorer's
     result = cli("inspect", "--json", "--in", str(parent))
     report = result.json()
     assert report["convertible"] is True, report["refusals"]
     assert report["bound_files"] == 1
     counts = {f["code"]: f["count"] for f in report["findings"]}
-    assert counts["CC-TREE-REMOTE-AGENT"] == 1
-    assert counts["CC-TREE-OS-FILE"] == 3  # the session folder, subagents/, remote-agents/
+    assert counts["CC-TREE-REMOTE-AGENT"] == 1  # bound: this spend is not in the tree
+    assert "CC-TREE-OS-FILE" not in counts
+    # the session folder, subagents/, remote-agents/; not the project folder
+    assert report["not_read"] == [{"code": "CC-TREE-OS-FILE", "count": 3}]
     assert "CANARY" not in result.out + result.err
 
 
@@ -390,24 +427,69 @@ def _side_question(folder: Path, replayed: list[dict[str, Any]], first_parent: s
     (subagents / f"agent-{SIDE}.jsonl").write_text("".join(_line(**r) for r in lines))
 
 
-@pytest.mark.parametrize("first_parent", [None, "u1"], ids=["chain-of-its-own", "into-parent"])
+@pytest.mark.parametrize(
+    ("first_parent", "replayed", "copies"),
+    [(None, 4, 2), ("u1", 4, 2), (None, 3, 1)],
+    ids=["chain-of-its-own", "into-parent", "asked-before-the-prompt's-first-call"],
+)
 def test_a_replaying_fork_counts_to_the_task_it_was_asked_in(
-    tmp_path: Path, first_parent: str | None
+    tmp_path: Path, first_parent: str | None, replayed: int, copies: int
 ) -> None:
-    """A fork that replays the parent's history first is anchored where its replay ends (the
-    last call it copies), not at its first record: a side question asked during the second
-    prompt was the first prompt's spend (its first record named the parent's first line), or
-    an orphan (its replayed chain named only its own records)."""
+    """A fork that replays the parent's history first is anchored where its replay ends, not at
+    its first record: a side question asked during the second prompt was the first prompt's
+    spend (its first record named the parent's first line), or an orphan (its replayed chain
+    named only its own records). Asked while the second prompt's first call was running, it
+    replays that prompt after the last call it copies: that prompt's task, not the call's."""
     from converter.run.pipeline import read_tree
 
-    replayed = _two_prompt_parent(tmp_path)
-    _side_question(tmp_path, replayed, first_parent)
+    records = _two_prompt_parent(tmp_path)
+    _side_question(tmp_path, records[:replayed], first_parent)
     account = read_tree(tmp_path / f"{SID}.jsonl")
     assert account.refusals == []
-    assert account.findings["CC-REC-REPLAY"] == 2  # the two calls replayed, counted once
+    assert account.findings["CC-REC-REPLAY"] == copies  # each call replayed, counted once
     tasks = {msg: call.task for msg, call in account.calls.items()}
     assert set(tasks) == {"msg_1", "msg_2", "msg_side"}
     assert tasks["msg_side"] == tasks["msg_2"] != tasks["msg_1"]
+
+
+def test_a_replay_that_does_not_fit_the_parent_is_an_orphan(tmp_path: Path) -> None:
+    """A replayed prompt the parent does not hold after the call: no place to anchor by guess."""
+    from converter.run.pipeline import read_tree
+
+    records = _two_prompt_parent(tmp_path)
+    other = json.loads(json.dumps(records[2]))
+    other["message"]["content"] = "CANARY not the parent's"
+    _side_question(tmp_path, [*records[:2], other], None)
+    account = read_tree(tmp_path / f"{SID}.jsonl")
+    assert "CC-TREE-ORPHAN-CHILD" in {p.code for p in account.refusals}
+
+
+def test_a_fork_reference_places_a_fork_before_its_replay(tmp_path: Path) -> None:
+    """A `fork-context-ref` names where the fork branched (`parentLastUuid`): that wins over
+    where a copied call would place it (a diff review: it had moved to the copy's task)."""
+    from converter.run.pipeline import read_tree
+
+    records = _two_prompt_parent(tmp_path)
+    fork = "a2222222222222222"
+    head = {"type": "fork-context-ref", "agentId": fork, "parentLastUuid": "u2"}
+    copy = json.loads(json.dumps(records[1]))
+    copy.update(uuid="f1", parentUuid=None)
+    own = [
+        {"type": "user", "uuid": "f2", "parentUuid": "f1", "message": {"content": "CANARY f"}},
+        {"type": "assistant", "uuid": "f3", "parentUuid": "f2", "message": _answer("msg_f", "")},
+    ]
+    own[0]["message"]["role"] = "user"
+    lines = [head, copy, *own]
+    for record in lines:
+        record.update(sessionId=SID, isSidechain=True, agentId=fork, version="2.1.85")
+        record.setdefault("timestamp", "2026-03-25T18:31:00.000Z")
+    subagents = tmp_path / SID / "subagents"
+    subagents.mkdir(parents=True)
+    (subagents / f"agent-{fork}.jsonl").write_text("".join(_line(**r) for r in lines))
+    account = read_tree(tmp_path / f"{SID}.jsonl")
+    assert account.refusals == []
+    tasks = {msg: call.task for msg, call in account.calls.items()}
+    assert tasks["msg_f"] == tasks["msg_2"] != tasks["msg_1"]
 
 
 TEAMMATE = "areviewer-3202dd476c0b4a5e"

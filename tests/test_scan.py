@@ -48,6 +48,8 @@ def projects(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Expec
     (root / PROJECTS[0] / "memory" / "MEMORY.md").write_text("notes\n")
     (root / PROJECTS[1] / "notes.jsonl").write_text("{}\n")
     (root / "stray.txt").write_text("not a project folder\n")
+    (root / ".DS_Store").write_bytes(b"Bud1")  # a file browser's, like memory/ expected
+    (root / PROJECTS[0] / ".DS_Store").write_bytes(b"Bud1")
     return root, trees, sid, pruned.parent.stem
 
 
@@ -71,7 +73,7 @@ def test_jobs_give_identical_json(projects: Any, cli: Any) -> None:
     assert totals["usage_incomplete_calls"] == sum(t.usage_incomplete_calls for t in trees)
     assert totals["tokens"] == sum(t.total_tokens for t in trees)
     assert totals["refusal_codes"] == {"CC-TREE-PARENT-MISSING": 1}
-    assert totals["skipped_entries"] == 2  # notes.jsonl and stray.txt; memory/ is expected
+    assert totals["skipped_entries"] == 2  # notes.jsonl, stray.txt; memory/, .DS_Store expected
     assert totals["skipped_jsonl_files"] == 1  # notes.jsonl: inspect --from claude-code reads it
     orphan = [r for r in result["sessions"] if r["status"] == "orphan"]
     assert len(orphan) == 1

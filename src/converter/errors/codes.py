@@ -71,10 +71,10 @@ CODES: dict[str, CodeInfo] = {
         "The session folder holds content Claude Code keeps beside the transcripts, with no "
         "model call in it: the full text of tool outputs too long to keep inline "
         "(tool-results/; the transcript holds a preview of each), the session's memory notes "
-        "(session-memory/) or workflow scripts (workflows/scripts/). Their entries are counted, "
-        "never read, and not bound.",
-        "Nothing to do: the spend is in the transcripts. The count is among the contract's "
-        "findings, so deleting these files after a template was made calls for a new template.",
+        "(session-memory/) or workflow scripts (workflows/scripts/). Their files are counted "
+        "(inspect shows how many), never read, and not bound: adding or deleting one changes "
+        "no contract.",
+        "Nothing to do: the spend is in the transcripts.",
         blocking=False,
     ),
     "CC-TREE-REMOTE-AGENT": _c(
@@ -88,9 +88,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-OS-FILE": _c(
         "A file a file browser writes into any folder it shows (.DS_Store, Thumbs.db, "
-        "desktop.ini) is in the session tree: not Claude Code's. Counted, never read, not bound.",
-        "Nothing to do; delete it if you like (the count is among the contract's findings, so "
-        "delete it before making a template).",
+        "desktop.ini) is in the session tree: not Claude Code's. Counted (inspect shows how "
+        "many), never read, not bound: one written later changes no contract.",
+        "Nothing to do.",
         blocking=False,
     ),
     "CC-TREE-EMPTY-FILE": _c(

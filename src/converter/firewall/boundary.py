@@ -24,7 +24,7 @@ from converter.firewall.times import coarsen
 from converter.firewall.types import VERSION
 from converter.reader.model import Account, Call, EventKey
 from converter.reader.records import Usage
-from converter.sources.tree import SourceFile
+from converter.sources.tree import BOUND_NOT_READ, SourceFile
 
 _VERSION = re.compile(VERSION)
 
@@ -375,6 +375,11 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
         agents=_agents(c),
         refusals=refusals,
         findings=_findings(c),
+        not_read=tuple(
+            view.Finding(code=code, count=count)
+            for code, count in sorted(acc.tree.layout.not_read.items())
+            if count and code not in BOUND_NOT_READ
+        ),
         counts=_counts(acc, len(_bound_with_digest(acc))),
         claude_code_versions=_versions(acc),
         usage=view.UsageTotals(**total),

@@ -173,3 +173,6 @@ class PublicSummary(Closed):
     usage: UsageTotals
     by_model: tuple[ModelUsage, ...]
     calls_by_agent: dict[Pseudonym, Count]
+    # Files of the session folder counted and never opened, whose number says nothing of the
+    # spend (persisted tool outputs, memory notes, a file browser's files): shown, not bound.
+    not_read: tuple[Finding, ...] = ()

@@ -41,6 +41,7 @@ from converter.reader.streams import (
 )
 from converter.reader.tasks import assign, find_tasks, link_edges
 from converter.recorded import DELEGATION_TOOLS
+from converter.sources.tree import BOUND_NOT_READ
 
 
 def _unexpanded(acc: Account, single_file: bool) -> None:
@@ -88,7 +89,8 @@ def _summaries(acc: Account) -> None:
     if unknown:
         acc.findings["CC-REC-WEBSEARCH-COUNT-UNKNOWN"] += unknown
     acc.findings["CC-REC-UNKNOWN-TYPE"] += acc.tree.unknown_types.total()
-    acc.findings.update(acc.tree.layout.not_read)
+    for code in BOUND_NOT_READ:
+        acc.findings[code] += acc.tree.layout.not_read[code]
     for problem in acc.problems:
         if not problem.blocking:
             acc.findings[problem.code] += 1

@@ -35,6 +35,7 @@ def inspect_report(summary: PublicSummary) -> dict[str, Any]:
         "key_id": summary.key_id,
         "refusals": [r.model_dump() for r in summary.refusals],
         "findings": [f.model_dump() for f in summary.findings],
+        "not_read": [f.model_dump() for f in summary.not_read],
         "counts": counts,
         "bound_files": summary.counts.bound_files,
         "usage": _usage(summary.usage),
@@ -163,5 +164,11 @@ def render_text(report: dict[str, Any]) -> str:
         lines += [
             f"  {f['code']}: {counted(f['count'], 'time')}. {CODES[f['code']].message}"
             for f in report["findings"]
+        ]
+    if report["not_read"]:
+        lines.append("Not read (no model call in them; not bound):")
+        lines += [
+            f"  {f['code']}: {counted(f['count'], 'file')}. {CODES[f['code']].message}"
+            for f in report["not_read"]
         ]
     return "\n".join(lines)

@@ -45,7 +45,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.reader.model import Account, Call
 from converter.run.inspection import TOKEN_KEYS, inspect_report
 from converter.run.pipeline import summarize_tree
-from converter.sources.tree import SESSION_ID, entry_kind, legacy_agent_id
+from converter.sources.tree import OS_FILES, SESSION_ID, entry_kind, legacy_agent_id
 from converter.text import counted
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
@@ -109,6 +109,8 @@ def find_sessions(projects_dir: Path) -> Found:
     walk = _Walk(projects_dir)
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
         kind = entry_kind(project)
+        if project.name.lower() in OS_FILES:
+            continue  # a file browser's file, no session's
         if kind == "dir":
             walk.project(project)
         elif project.is_symlink() and project.is_dir():
@@ -160,7 +162,7 @@ class _Walk:
             return
         for entry, kind in entries:
             name = entry.name
-            if name == "memory":
+            if name == "memory" or name.lower() in OS_FILES:  # notes; a file browser's file
                 continue
             stem = name.removesuffix(".jsonl")
             # A symlink, special file or folder named like a session transcript is a session

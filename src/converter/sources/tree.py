@@ -57,7 +57,13 @@ NOT_READ = {
 }
 # Files an operating system's file browser writes into any folder it shows (macOS Finder,
 # Windows Explorer): no one's transcript. Counted (CC-TREE-OS-FILE), never opened.
-OS_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+OS_FILES = frozenset({".ds_store", "thumbs.db", "desktop.ini"})  # compared lowercased
+# What a not-read count says of the spend, and so is bound among the contract's findings: a
+# remote agent's spend is not in the tree. The other counts say nothing of it (a copy of a tool
+# output, notes, a file browser's file): shown by `inspect`, not bound, so a file browser
+# opening the folder does not change a made contract.
+BOUND_NOT_READ = frozenset({"CC-TREE-REMOTE-AGENT"})
+_REMOTE_META = re.compile(r"remote-agent-[A-Za-z0-9_-]{1,80}\.meta\.json")
 
 _CHILD = re.compile(r"agent-(?P<id>.+)\.jsonl")
 _META = re.compile(r"agent-(?P<id>.+)\.meta\.json")
@@ -145,11 +151,31 @@ class _Walker:
         """A folder of the session tree, less the files a file browser left there (counted)."""
         kept = []
         for entry in self.listing(folder):
-            if entry.name in OS_FILES and entry_kind(entry) == "file":
+            if entry.name.lower() in OS_FILES and entry_kind(entry) == "file":
                 self.layout.not_read["CC-TREE-OS-FILE"] += 1
             else:
                 kept.append(entry)
         return kept
+
+    def unread(self, folder: Path, code: str) -> None:
+        """Count a not-read folder's files (`code`). What could hold spend is not counted
+        away: a transcript's name (`*.jsonl`, `agent-*`), a folder within, a remote agent's
+        entry of another name are stray; a symlink or special file is refused as anywhere."""
+        for entry in self.tree_listing(folder):
+            kind = self.refuse_unsafe(entry)
+            if kind in ("link", "special", "unreadable"):
+                continue
+            name = entry.name
+            remote = code == "CC-TREE-REMOTE-AGENT"
+            if (
+                kind != "file"
+                or name.endswith(".jsonl")
+                or name.startswith("agent-")
+                or (remote and not _REMOTE_META.fullmatch(name))
+            ):
+                self.stray(entry)
+            else:
+                self.layout.not_read[code] += 1
 
     def stray(self, path: Path, code: str = "CC-TREE-STRAY-FILE") -> None:
         rel = path.relative_to(self.layout.root).as_posix()
@@ -207,7 +233,7 @@ class _Walker:
             if kind in ("link", "special", "unreadable"):
                 continue
             if kind == "dir" and entry.name == "scripts":  # a run's script source: no call
-                self.layout.not_read["CC-TREE-CONTENT-NOT-READ"] += len(self.tree_listing(entry))
+                self.unread(entry, "CC-TREE-CONTENT-NOT-READ")
                 continue
             run = entry.name.removesuffix(".json")
             if kind != "file" or not entry.name.endswith(".json"):
@@ -227,7 +253,7 @@ class _Walker:
             elif kind == "dir" and entry.name == "workflows":
                 self.manifests(entry)
             elif kind == "dir" and entry.name in NOT_READ:
-                self.layout.not_read[NOT_READ[entry.name]] += len(self.tree_listing(entry))
+                self.unread(entry, NOT_READ[entry.name])
             else:
                 self.stray(entry)
 
