@@ -312,7 +312,14 @@ def test_persisted_tool_outputs_and_session_memory_are_counted_not_read(
 
 @pytest.mark.parametrize(
     "entry",
-    ["agent-a1234567.jsonl", "out.jsonl", "nested/", "link", "remote-agents/notes.txt"],
+    [
+        "agent-a1234567.jsonl",
+        "out.jsonl",
+        "agent-a1234567.meta.json",
+        "nested/",
+        "link",
+        "remote-agents/notes.txt",
+    ],
 )
 def test_what_could_hold_spend_is_not_counted_away(cli: Any, tmp_path: Path, entry: str) -> None:
     """A not-read folder counts content, not whatever is put there: a transcript's name, a
@@ -452,6 +459,21 @@ def test_a_replaying_fork_counts_to_the_task_it_was_asked_in(
     assert tasks["msg_side"] == tasks["msg_2"] != tasks["msg_1"]
 
 
+def test_a_side_question_asked_in_a_slash_command_task_is_that_tasks(tmp_path: Path) -> None:
+    """A slash command starts a task as a prompt does: replayed after the last copied call, it
+    places the side question in its task (a diff review: it went to the previous task)."""
+    from converter.run.pipeline import read_tree
+
+    records = _two_prompt_parent(tmp_path)
+    records[2]["message"]["content"] = "<command-name>/review</command-name>"
+    (tmp_path / f"{SID}.jsonl").write_text("".join(_line(**r) for r in records))
+    _side_question(tmp_path, records[:3], None)
+    account = read_tree(tmp_path / f"{SID}.jsonl")
+    assert account.refusals == []
+    tasks = {msg: call.task for msg, call in account.calls.items()}
+    assert tasks["msg_side"] == tasks["msg_2"] != tasks["msg_1"]
+
+
 def test_a_replay_that_does_not_fit_the_parent_is_an_orphan(tmp_path: Path) -> None:
     """A replayed prompt the parent does not hold after the call: no place to anchor by guess."""
     from converter.run.pipeline import read_tree
@@ -569,6 +591,40 @@ def test_an_in_process_teammate_joins_the_call_that_named_it(cli: Any, tmp_path:
     teammate = [a for a in report["by_agent"] if a["kind"] == "agent"]
     assert [(a["depth"], a["model_calls"]) for a in teammate] == [(1, 1)]
     assert "CANARY" not in result.out + result.err
+
+
+def test_a_teammate_returns_nothing_to_the_lead(tmp_path: Path) -> None:
+    """A teammate is launched, not waited for: its last call "returned" to the lead's next call
+    by an edge no evidence drew (a diff review)."""
+    from converter.run.pipeline import read_tree
+
+    account = read_tree(_team_lead(tmp_path))
+    assert account.refusals == []
+    assert "returns" not in {edge.kind for edge in account.edges}
+    assert "delegates" in {edge.kind for edge in account.edges}
+
+
+def test_only_an_agent_or_task_call_names_a_teammate(tmp_path: Path) -> None:
+    parent = _team_lead(tmp_path)
+    text = parent.read_text().replace('"name": "Agent"', '"name": "Workflow"')
+    parent.write_text(text)
+    from converter.run.pipeline import read_tree
+
+    codes = {p.code for p in read_tree(parent).refusals}
+    assert "CC-TREE-ORPHAN-CHILD" in codes
+
+
+def test_a_meta_name_of_another_type_is_no_name(tmp_path: Path) -> None:
+    """`name` and `taskKind` are read only to join a spawn with no toolUseId: another type there
+    does not refuse a meta that names its call (a diff review: CC-REC-BAD-FIELD)."""
+    from converter.run.pipeline import read_tree
+
+    parent = _team_lead(tmp_path)
+    meta = tmp_path / SID / "subagents" / f"agent-{TEAMMATE}.meta.json"
+    doc = json.loads(meta.read_text())
+    doc.update(name=7, taskKind=["x"], toolUseId="toolu_0", spawnDepth=1)
+    meta.write_text(json.dumps(doc))
+    assert read_tree(parent).refusals == []
 
 
 def test_two_calls_asking_for_one_teammate_name_do_not_join(cli: Any, tmp_path: Path) -> None:

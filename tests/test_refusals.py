@@ -589,6 +589,16 @@ def test_a_respawned_workflow_agent_named_only_by_its_result_joins(rich: Tree, c
     assert report["convertible"] is True, report["refusals"]
 
 
+def test_a_journal_line_of_another_kind_names_no_agent(rich: Tree, cli: Any) -> None:
+    """Only `started` and `result` lines say an agent ran in the run: another kind's agentId
+    is not taken for one (the check would mean nothing)."""
+    _journal_without(rich, b"a3bd3ec704b646765", (b"started", b"result"))
+    line = b'{"type":"progress","agentId":"a3bd3ec704b646765"}'
+    rich.write_lines(RICH_JOURNAL, [*rich.lines(RICH_JOURNAL), line])
+    report = cli("inspect", "--json", "--in", str(rich.parent)).json()
+    assert "CC-TREE-JOIN-CONFLICT" in {r["code"] for r in report["refusals"]}
+
+
 def test_a_workflow_child_its_journal_never_names_is_a_join_conflict(
     rich: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:
@@ -603,10 +613,11 @@ def test_a_workflow_script_is_counted_not_refused(rich: Tree, cli: Any) -> None:
     scripts = rich.folder / "workflows" / "scripts"
     scripts.mkdir()
     (scripts / "review-wf_42728b42-182.js").write_text("// CANARY script\n")
+    (scripts / "agent-audit-wf_42728b42-182.js").write_text("// CANARY script\n")
     result = cli("inspect", "--json", "--in", str(rich.parent))
     report = result.json()
     assert report["convertible"] is True, report["refusals"]
-    assert {"code": "CC-TREE-CONTENT-NOT-READ", "count": 1} in report["findings"]
+    assert report["not_read"] == [{"code": "CC-TREE-CONTENT-NOT-READ", "count": 2}]
     assert "CANARY" not in result.out + result.err
 
 

@@ -17,6 +17,12 @@ def _c(message: str, fix: str, *, blocking: bool = True) -> CodeInfo:
     return CodeInfo(message, fix, blocking)
 
 
+# Counts `inspect` shows under `not_read`, never among the findings a contract binds.
+NOT_BOUND = {
+    "CC-TREE-CONTENT-NOT-READ": "shown by inspect (not_read), not bound",
+    "CC-TREE-OS-FILE": "shown by inspect (not_read), not bound",
+}
+
 # Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
 CODES: dict[str, CodeInfo] = {
     # --- files and layout (sources) ---
@@ -1067,7 +1073,7 @@ def render_catalogue() -> str:
         for code in codes:
             placed.add(code)
             info = CODES[code]
-            kind = "blocking" if info.blocking else "finding"
+            kind = "blocking" if info.blocking else NOT_BOUND.get(code, "finding")
             out += [f"### `{code}`", "", f"- Kind: {kind}", f"- Meaning: {info.message}"]
             out += [f"- What to do: {info.fix}", ""]
     rest = [c for c in CODES if c not in placed]

@@ -102,6 +102,13 @@ def _meta_value(obj: dict[str, Any], key: str) -> str | None:
     raise BadField("CC-REC-BAD-FIELD")
 
 
+def _text_or_none(obj: dict[str, Any], key: str) -> str | None:
+    """A field used only when present as text: another type is no name (a join that needs it
+    then finds nothing and refuses), not a malformed meta that refuses the tree."""
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
+
+
 def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
     data = _read_bytes(tree, entry)
     if data is None:
@@ -119,8 +126,8 @@ def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
             tool_use_id=_meta_value(doc, "toolUseId"),
             parent_agent_id=_meta_value(doc, "parentAgentId"),
             spawn_depth=depth,
-            name=_meta_value(doc, "name"),
-            task_kind=_meta_value(doc, "taskKind"),
+            name=_text_or_none(doc, "name"),  # read only to join a spawn with no toolUseId
+            task_kind=_text_or_none(doc, "taskKind"),
         )
     except BadField as bad:
         tree.problems.append(Problem(bad.code, entry.index, 1))
@@ -137,7 +144,9 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
             for number, item in iter_lines(stream, digest):
                 if isinstance(item, BadLine):
                     tree.problems.append(Problem(item.code, entry.index, number))
-                elif isinstance(item.get("agentId"), str):
+                elif item.get("type") in ("started", "result") and isinstance(
+                    item.get("agentId"), str
+                ):
                     # `started`, or `result` alone: a respawned agent's journal has no `started`
                     # line of its own (anthropics/claude-code#80608, 2.1.207)
                     started.add(item["agentId"])

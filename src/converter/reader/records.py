@@ -364,6 +364,9 @@ def _lacks_counts(usage: Any) -> bool:
     )
 
 
+_SPAWNING_TOOLS = ("Agent", "Task")  # the calls that can start a named teammate
+
+
 def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
     uses = []
     for block in blocks:
@@ -371,7 +374,9 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
             args = block.get("input")
             prompt = args.get("prompt") if isinstance(args, dict) else None
             agent_type = args.get("subagent_type") if isinstance(args, dict) else None
-            spawn_name = args.get("name") if isinstance(args, dict) else None
+            # a named spawn of an Agent or Task call, for joins; no other tool's input name
+            spawning = isinstance(args, dict) and block.get("name") in _SPAWNING_TOOLS
+            spawn_name = args.get("name") if spawning and isinstance(args, dict) else None
             uses.append(
                 ToolUse(
                     id=_req_str(block, "id"),
@@ -584,6 +589,11 @@ def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
         if _has_usage(value) or _has_usage(value.get("message")):
             return True
     return False
+
+
+def starts_task(rec: Rec) -> bool:
+    """A root prompt or slash command: a task when a task is a prompt (SPEC §5.1)."""
+    return rec.type == "user" and rec.kind in ("prompt", "command") and bool(rec.content_digest)
 
 
 def extract(obj: dict[str, Any], file: int, line: int) -> Rec:

@@ -16,7 +16,7 @@ import msgspec
 from converter.errors import Problem
 from converter.reader.load import Meta
 from converter.reader.model import Account, Stream
-from converter.reader.records import Rec
+from converter.reader.records import Rec, starts_task
 from converter.recorded import DELEGATION_TOOLS
 from converter.sources.tree import fork_label
 
@@ -286,13 +286,9 @@ def _evidence(acc: Account, index: Index, stream: Stream) -> set[str]:
         found.add(meta.tool_use_id)
     elif meta and meta.name:
         # A named spawn (an in-process teammate) has its name in the meta instead of the call's
-        # id: the call is the delegation whose input asked for that name (two such calls: the
-        # evidence conflicts). A copy of the call in a fork's head is not another call.
-        found |= {
-            tid
-            for s, tid in index.by_spawn_name.get(meta.name, ())
-            if s != stream.index and s in index.owners(tid)
-        }
+        # id: the call is the Agent or Task call whose input asked for that name (two such
+        # calls: the evidence conflicts; a fork's copy of one is the same call, the same id).
+        found |= {tid for s, tid in index.by_spawn_name.get(meta.name, ()) if s != stream.index}
     if stream.kind != "sidechain" and stream.agent_id:
         found |= index.by_result_agent.get(stream.agent_id, set())
         found |= index.progress.get(stream.agent_id, set())
@@ -422,13 +418,13 @@ def _replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor |
     orphan, not placed by a guess."""
     head = index.copied_heads[stream.index]
     last: str | None = None
-    prompts: list[str | None] = []  # after the last copied call
+    prompts: list[str | None] = []  # prompts and commands after the last copied call
     for rec in stream.records:
         if rec.type == "assistant" and not rec.synthetic:
             if rec.msg_id not in head:
                 break  # the fork's own first call
             last, prompts = rec.msg_id, []
-        elif rec.type == "user" and rec.kind == "prompt":
+        elif starts_task(rec):
             prompts.append(rec.content_digest)
     replayed = prompts[:-1]
     fits: list[Anchor] = []
@@ -449,14 +445,14 @@ def _replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor |
 
 
 def _next_prompt(records: list[Rec], pos: int, digest: str | None) -> int:
-    """The position of the next prompt after `pos` when it has `digest` and no call comes
-    before it, else -1."""
+    """The position of the next prompt or command after `pos` when it has `digest` and no call
+    comes before it, else -1."""
     for at in range(pos + 1, len(records)):
         rec = records[at]
         if rec.type == "assistant" and not rec.synthetic:
             return -1
-        if rec.type == "user" and rec.kind == "prompt":
-            return at if digest is not None and rec.content_digest == digest else -1
+        if starts_task(rec):
+            return at if rec.content_digest == digest else -1
     return -1
 
 

@@ -8,19 +8,12 @@ from collections import defaultdict
 
 from converter.errors import Problem
 from converter.reader.model import Account, Call, Edge, EventKey, Task
-from converter.reader.records import Rec
-
-
-def _starts_task(rec: Rec) -> bool:
-    """A root prompt or slash command: a task when a task is a prompt (SPEC §5.1)."""
-    return rec.type == "user" and rec.kind in ("prompt", "command") and bool(rec.content_digest)
+from converter.reader.records import starts_task
 
 
 def find_tasks(acc: Account) -> None:
     root = acc.streams[0]
-    acc.first_prompt_digest = next(
-        (r.content_digest for r in root.records if _starts_task(r)), None
-    )
+    acc.first_prompt_digest = next((r.content_digest for r in root.records if starts_task(r)), None)
     if acc.task_unit == "session":
         first = next((r for r in root.records if r.timestamp), None)
         acc.tasks.append(
@@ -28,7 +21,7 @@ def find_tasks(acc: Account) -> None:
         )
         return
     for pos, rec in enumerate(root.records):
-        if _starts_task(rec) and (digest := rec.content_digest):
+        if starts_task(rec) and (digest := rec.content_digest):
             acc.tasks.append(Task(len(acc.tasks), rec.file, rec.line, pos, digest, rec.timestamp))
         elif rec.kind == "queued-prompt":
             # Not a task (SPEC §5.1 counts `user` prompts): the running task answers it. Said,
@@ -132,8 +125,8 @@ def link_edges(acc: Account) -> None:
         spawner = acc.tools.get(stream.delegation)
         if spawner is None or spawner.result_position is None:
             continue
-        if spawner.result_status == "async_launched":  # no evidence of when its work is read
-            continue
+        if spawner.result_status in ("async_launched", "teammate_spawned"):
+            continue  # launched, not waited for: no evidence of when its work is read
         successor = _consumer(by_stream[spawner.stream], spawner.result_position)
         if successor is None:
             continue

@@ -159,8 +159,9 @@ class _Walker:
 
     def unread(self, folder: Path, code: str) -> None:
         """Count a not-read folder's files (`code`). What could hold spend is not counted
-        away: a transcript's name (`*.jsonl`, `agent-*`), a folder within, a remote agent's
-        entry of another name are stray; a symlink or special file is refused as anywhere."""
+        away: a transcript's or a meta file's name (`*.jsonl`, `*.meta.json`), a folder within,
+        a remote agent's entry of another name are stray; a symlink or special file is refused
+        as anywhere in the tree."""
         for entry in self.tree_listing(folder):
             kind = self.refuse_unsafe(entry)
             if kind in ("link", "special", "unreadable"):
@@ -170,8 +171,7 @@ class _Walker:
             if (
                 kind != "file"
                 or name.endswith(".jsonl")
-                or name.startswith("agent-")
-                or (remote and not _REMOTE_META.fullmatch(name))
+                or (not _REMOTE_META.fullmatch(name) if remote else name.endswith(".meta.json"))
             ):
                 self.stray(entry)
             else:
