@@ -632,3 +632,48 @@ def test_two_calls_asking_for_one_teammate_name_do_not_join(cli: Any, tmp_path: 
     parent = _team_lead(tmp_path, ("reviewer", "reviewer"))
     report = cli("inspect", "--json", "--in", str(parent)).json()
     assert "CC-TREE-JOIN-CONFLICT" in {r["code"] for r in report["refusals"]}
+
+
+def test_a_teammates_message_to_the_lead_starts_no_task(tmp_path: Path) -> None:
+    """A teammate's message reaches the lead as a user record wrapped in <teammate-message>,
+    as the lead's messages open a teammate's transcript: no prompt a person typed, so it
+    starts no task (a walk-through: each one was a task of its own, to be labelled)."""
+    from converter.run.pipeline import read_tree
+
+    parent = _team_lead(tmp_path)
+    lines = parent.read_text().splitlines(keepends=True)
+    message = {
+        "type": "user",
+        "uuid": "tm1",
+        "parentUuid": "z",
+        "sessionId": SID,
+        "timestamp": "2026-09-20T10:00:02.000Z",
+        "message": {
+            "role": "user",
+            "content": '<teammate-message teammate_id="reviewer">CANARY</teammate-message>',
+        },
+    }
+    after = {"type": "assistant", "uuid": "z2", "parentUuid": "tm1", "sessionId": SID}
+    after.update(message=_answer("m_z2", "k"), timestamp="2026-09-20T10:00:03.000Z")
+    parent.write_text("".join([*lines, _line(**message), _line(**after)]))
+    account = read_tree(parent)
+    assert account.refusals == []
+    assert len(account.tasks) == 1
+    assert account.calls["m_z2"].task == account.calls["m_z"].task
+
+
+def test_a_changed_finding_count_is_named_in_the_refusal(cli: Any, tmp_path: Path) -> None:
+    """A remote agent's metadata added after the contract: the refusal names the finding whose
+    count changed, a code (a walk-through: it said only 'inventory/findings')."""
+    parent = _parent(tmp_path)
+    template = tmp_path / "template.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    contract = tmp_path / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    remote = tmp_path / SID / "remote-agents"
+    remote.mkdir(parents=True)
+    (remote / "remote-agent-task_01.meta.json").write_text("{}")
+    out = tmp_path / "bundle.json"
+    result = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(out))
+    assert result.code == 2
+    assert "[inventory/findings/CC-TREE-REMOTE-AGENT]" in result.err

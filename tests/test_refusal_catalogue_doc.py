@@ -24,6 +24,10 @@ def test_auxiliary_finding_names_what_the_readme_says_is_omitted() -> None:
         1
     ]
     omitted = [part.strip() for part in bullet.split(")")[0].replace("\n", " ").split(",")]
-    assert omitted == ["session titles", "compaction", "web-search side calls"]
+    assert omitted == [
+        "session titles",
+        "compaction calls outside a compaction agent's transcript",
+        "web-search side calls",
+    ]
     message = CODES["EVAL-AUXILIARY-NOT-OBSERVED"].message
     assert [part for part in omitted if part not in message] == []

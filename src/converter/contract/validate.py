@@ -202,6 +202,22 @@ def file_differences(was: Mapping[str, BoundFile], now: Mapping[str, BoundFile])
     ]
 
 
+def _finding_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
+    """One problem per finding whose count differs, located by its code (a code is no content:
+    the location says a remote agent's metadata was added, not only that something changed)."""
+    if bound.findings == fresh.findings:
+        return []
+    was = {f.code: f.count for f in bound.findings}
+    now = {f.code: f.count for f in fresh.findings}
+    changed = sorted(code for code in was.keys() | now.keys() if was.get(code) != now.get(code))
+    if not changed:  # the same counts listed otherwise (order, a code twice)
+        return [Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/findings")]
+    return [
+        Problem("CONTRACT-INVENTORY-MISMATCH", where=f"inventory/findings/{code}")
+        for code in changed
+    ]
+
+
 def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
     problems: list[Problem] = []
     was = {f.label: f for f in bound.files}
@@ -225,7 +241,8 @@ def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
         problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/inventory_sha256"))
     # What the bundle's receipt copies from the inventory must be what the sources say now: a
     # hand-edited contract must not put its own versions or findings into a bundle.
-    for name in ("claude_code_versions", "findings", "hidden_calls"):
+    for name in ("claude_code_versions", "hidden_calls"):
         if getattr(bound, name) != getattr(fresh, name):
             problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where=f"inventory/{name}"))
+    problems += _finding_differences(bound, fresh)
     return problems

@@ -69,7 +69,7 @@ CODES: dict[str, CodeInfo] = {
         "Remove or rename the stray file; agent, run and session ids must match Claude Code's forms.",
     ),
     "CC-TREE-STRAY-FILE": _c(
-        "A file in the session folder is not part of any known layout.",
+        "A file or folder in the session folder is not part of any known layout.",
         "Move the file out of the session folder, or report the new layout with its Claude Code "
         "version.",
     ),
@@ -120,7 +120,11 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-ORPHAN-CHILD": _c(
         "A subagent transcript could not be joined to any delegation call in the tree.",
-        "Restore the parent or ancestor transcript that spawned it, or remove the orphan child.",
+        "Restore the parent or ancestor transcript that spawned it. Do not delete the child to "
+        "convert: its spend would be left out. A fork Claude Code started itself (a side "
+        "question, agent-a<label>-<hex>) is placed by where its replay of the parent ends: one "
+        "that fits no transcript of the tree is a copy from another state of the session; "
+        "restore the files from one consistent copy.",
     ),
     "CC-TREE-AMBIGUOUS-JOIN": _c(
         "A subagent transcript matches more than one delegation call, or two children claim one.",
@@ -130,7 +134,9 @@ CODES: dict[str, CodeInfo] = {
         "The join evidence for a subagent disagrees (metadata, tool result and progress lines name "
         "different delegation calls, the call's result names another agent, or the child's "
         "records name another agent than its file name).",
-        "Restore the files from one consistent copy of the session.",
+        "Restore the files from one consistent copy of the session. A child's records must "
+        "name the agent id of its file name: agent-<id>.jsonl holds agentId <id>, its leading "
+        "'a' included.",
     ),
     "CC-TREE-CYCLE": _c(
         "Subagent delegations form a cycle.",
@@ -144,7 +150,9 @@ CODES: dict[str, CodeInfo] = {
         "A delegation call (Agent/Task/Workflow) has no child transcript, or only an empty one, "
         "so nested spend is missing.",
         "Convert the whole tree with its subagents/ folder; if the children were pruned, the spend "
-        "cannot be reconstructed.",
+        "cannot be reconstructed. A teammate spawned by name is found by the name in its "
+        "agent-<id>.meta.json; a teammate that ran as a session of its own is not in this "
+        "tree, and the lead's session cannot be converted without its spend.",
     ),
     "CC-TREE-SESSION-MISMATCH": _c(
         "A record names a different session id than the tree's parent.",
@@ -160,7 +168,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-CHILDREN-NOT-READ": _c(
         "The single-file source was given a session whose folder holds subagent transcripts "
-        "(delegated, workflow or compaction agents); their spend would be missing.",
+        "(delegated, workflow, compaction or other fork agents, teammates); their spend would "
+        "be missing.",
         "Convert the whole session tree with --from claude-code-tree, from the transcript under "
         "its own <session-id>.jsonl name (a renamed copy cannot find its children).",
     ),
@@ -390,7 +399,10 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-REC-REPLAY": _c(
-        "A side-question (/btw) child replays parent calls; the replayed calls are counted once.",
+        "A fork Claude Code started itself (a /btw side question, a prompt suggestion, a "
+        "memory extraction) replays its parent's calls before its own: the count is of the "
+        "replayed call records, and each replayed call is counted once as spend, where it was "
+        "made.",
         "Nothing to do.",
         blocking=False,
     ),
@@ -528,7 +540,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CONTRACT-INVENTORY-MISMATCH": _c(
         "The content-free inventory differs from the sources: its digest, the Claude Code "
-        "versions or findings it lists, or its file list (a file listed twice, or reordered).",
+        "versions or findings it lists (the location names the finding whose count differs), "
+        "or its file list (a file listed twice, or reordered).",
         "Make a new template with --from-contract.",
     ),
     "CONTRACT-TASKS-MISMATCH": _c(
@@ -540,7 +553,8 @@ CODES: dict[str, CodeInfo] = {
         "differs after privacy.timestamps was made finer than the template's: make the "
         "template again with --timestamps and --from-contract. A contract made "
         "by version 0.1 names tasks by ids that 0.2 keys per session: --from-contract carries "
-        "its labels over.",
+        "its labels over. When a file was added or changed since (CONTRACT-FILE-ADDED, "
+        "-CHANGED), the tasks differ because the session went on: --from-contract is the fix.",
     ),
     "CONTRACT-OUTCOME-MISSING": _c(
         "A task has no outcome claim and is not excluded.",
@@ -831,8 +845,9 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "EVAL-AUXILIARY-NOT-OBSERVED": _c(
-        "Auxiliary calls (session titles, compaction, web-search side calls) were not observed: "
-        "no provider bodies were given, so their spend is not in the costs.",
+        "Auxiliary calls (session titles, compaction calls outside a compaction agent's "
+        "transcript, web-search side calls) were not observed: no provider bodies were given, "
+        "so their spend is not in the costs.",
         "Nothing to do in this version (it does not read provider bodies yet): read the costs "
         "as leaving out those calls: a session title is a small Haiku call, a compaction call "
         "re-reads the whole conversation.",

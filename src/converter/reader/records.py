@@ -28,7 +28,9 @@ _COMMAND_OUTPUT_MARKERS = (
     "<local-command-caveat>",
     "<local-command-stderr>",
 )
-_NOTIFICATION_MARKERS = ("<task-notification>",)
+# A background task's notice, and a teammate's message to the lead (agent teams: the teammate's
+# own transcript starts with one from the lead): no prompt a person typed, so no task.
+_NOTIFICATION_MARKERS = ("<task-notification>", "<teammate-message")
 
 COUNTERS = (
     "input_tokens",
