@@ -677,3 +677,17 @@ def test_a_changed_finding_count_is_named_in_the_refusal(cli: Any, tmp_path: Pat
     result = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(out))
     assert result.code == 2
     assert "[inventory/findings/CC-TREE-REMOTE-AGENT]" in result.err
+
+
+def test_a_side_question_asked_before_the_first_call_replays_only_prompts(tmp_path: Path) -> None:
+    """Asked while the session's first call was running, a side question replays the first
+    prompt and copies no call: it is placed where that prompt is, in the one stream that opens
+    with it (it was an orphan, its replayed chain naming only its own records)."""
+    from converter.run.pipeline import read_tree
+
+    records = _two_prompt_parent(tmp_path)
+    _side_question(tmp_path, records[:1], None)
+    account = read_tree(tmp_path / f"{SID}.jsonl")
+    assert account.refusals == []
+    tasks = {msg: call.task for msg, call in account.calls.items()}
+    assert tasks["msg_side"] == tasks["msg_1"] != tasks["msg_2"]

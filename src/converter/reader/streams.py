@@ -404,8 +404,36 @@ def _anchor(index: Index, streams: list[Stream], stream: Stream) -> Anchor | Non
         hits = [(s, p) for s, p in index.places(target) if s != stream.index]
         if len(hits) == 1:
             return hits[0][0], hits[0]
+        break
+    return _prompt_replay_end(streams, stream)
+
+
+def _prompt_replay_end(streams: list[Stream], stream: Stream) -> Anchor | None:
+    """A fork asked before any call of the conversation it replays copies no call, only its
+    prompts: every prompt before the fork's own first call but the last (its own question).
+    Placed where those prompts end in the one stream that opens with them, no call between;
+    None when it replays no prompt, or no single stream fits."""
+    prompts: list[str | None] = []
+    for rec in stream.records:
+        if rec.type == "assistant" and not rec.synthetic:
+            break
+        if starts_task(rec):
+            prompts.append(rec.content_digest)
+    replayed = prompts[:-1]
+    if not replayed:
         return None
-    return None
+    fits: list[Anchor] = []
+    for other in streams:
+        if other.index == stream.index:
+            continue
+        pos = -1
+        for digest in replayed:
+            pos = _next_prompt(other.records, pos, digest)
+            if pos < 0:
+                break
+        else:
+            fits.append((other.index, (other.index, pos)))
+    return fits[0] if len(fits) == 1 else None
 
 
 def _replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor | None:
