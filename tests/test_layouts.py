@@ -691,3 +691,120 @@ def test_a_side_question_asked_before_the_first_call_replays_only_prompts(tmp_pa
     assert account.refusals == []
     tasks = {msg: call.task for msg, call in account.calls.items()}
     assert tasks["msg_side"] == tasks["msg_1"] != tasks["msg_2"]
+
+
+def _with_iterations(folder: Path, passes: list[dict[str, Any]]) -> Path:
+    """A parent whose call lists `passes` in usage.iterations (final, top level 10 in, 5 out)."""
+    usage = {**_usage(), "iterations": passes}
+    extra = _line(
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        sessionId=SID,
+        version="2.1.269",
+        timestamp="2026-09-12T10:00:00.000Z",
+        message=_answer("msg_2", "CANARY", usage=usage),
+    )
+    return _parent(folder, extra)
+
+
+_MAIN_PASS = {
+    "type": "message",
+    "input_tokens": 10,
+    "output_tokens": 5,
+    "cache_read_input_tokens": 0,
+    "cache_creation_input_tokens": 0,
+}
+_ADVISOR_PASS = {
+    "type": "advisor_message",
+    "model": "claude-opus-4-7",
+    "input_tokens": 159419,
+    "output_tokens": 7805,
+    "cache_read_input_tokens": 0,
+    "cache_creation_input_tokens": 0,
+}
+
+
+def test_an_advisor_pass_is_a_call_of_its_own(cli: Any, tmp_path: Path) -> None:
+    """/advisor (2.1.98 on) lists the advisor's pass in usage.iterations under its own model,
+    left out of the top-level counts (ccusage#1115): was CC-REC-USAGE-ITERATIONS, refusing
+    every session that used the advisor. It is a call priced under the advisor's model."""
+    parent = _with_iterations(tmp_path, [_MAIN_PASS, _ADVISOR_PASS, _MAIN_PASS])
+    lines = parent.read_text().splitlines(keepends=True)
+    last = json.loads(lines[-1])  # the top level is the main passes' sum (an advisor turn)
+    last["message"]["usage"].update(input_tokens=20, output_tokens=10)
+    parent.write_text("".join([*lines[:-1], json.dumps(last) + "\n"]))
+    result = cli("inspect", "--json", "--in", str(parent))
+    report = result.json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["counts"]["model_calls"] == 3
+    advisor = report["by_model"]["claude-opus-4-7"]
+    assert advisor["model_calls"] == 1
+    assert advisor["usage"]["input_tokens"] == 159419
+    assert advisor["usage"]["output_tokens"] == 7805
+    assert report["usage"]["input_tokens"] == 10 + 20 + 159419
+    assert "CANARY" not in result.out + result.err
+
+
+def test_an_advisor_pass_draws_no_edge_and_is_in_its_calls_task(tmp_path: Path) -> None:
+    from converter.run.pipeline import read_tree
+
+    account = read_tree(_with_iterations(tmp_path, [_MAIN_PASS, _ADVISOR_PASS]))
+    assert account.refusals == []
+    advisor = account.calls["msg_2#advisor-1"]
+    assert advisor.advisor_of == "msg_2"
+    assert advisor.task == account.calls["msg_2"].task
+    assert all(("model", "msg_2#advisor-1") not in (e.source, e.target) for e in account.edges)
+
+
+@pytest.mark.parametrize(
+    "passes",
+    [
+        [{**_MAIN_PASS, "model": None}],  # 2.1.257 on: the call's own model, written as null
+        [{**_MAIN_PASS, "model": "claude-sonnet-4-20250514"}],
+    ],
+    ids=["model-null", "model-named"],
+)
+def test_a_pass_of_the_calls_own_model_adds_up(cli: Any, tmp_path: Path, passes: Any) -> None:
+    """A pass whose `model` is null is the call's own (ccusage#1710, 2.1.268): was
+    CC-REC-USAGE-ITERATIONS on every call of the session."""
+    report = cli("inspect", "--json", "--in", str(_with_iterations(tmp_path, passes))).json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["counts"]["model_calls"] == 2
+
+
+@pytest.mark.parametrize(
+    "passes",
+    [
+        [_MAIN_PASS, {k: v for k, v in _ADVISOR_PASS.items() if k != "model"}],
+        [_MAIN_PASS, {**_ADVISOR_PASS, "inputTokens": 5}],
+        [{**_MAIN_PASS, "type": "fallback_message", "model": "claude-opus-4-7"}],
+    ],
+    ids=["advisor-without-model", "advisor-unknown-counter", "fallback-of-another-model"],
+)
+def test_passes_that_do_not_read_as_spend_still_refuse(
+    cli: Any, tmp_path: Path, passes: Any
+) -> None:
+    report = cli("inspect", "--json", "--in", str(_with_iterations(tmp_path, passes))).json()
+    assert "CC-REC-USAGE-ITERATIONS" in {r["code"] for r in report["refusals"]}
+
+
+def test_an_advisor_call_is_priced_in_the_bundle(cli: Any, tmp_path: Path) -> None:
+    parent = _with_iterations(tmp_path, [_MAIN_PASS, _ADVISOR_PASS])
+    template = tmp_path / "template.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    observed = {m["model"] for m in read_json(template)["observed"]["models"]}
+    assert "claude-opus-4-7" in observed  # the contract prices it like any model
+    contract = tmp_path / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    bundle = tmp_path / "bundle.json"
+    done = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
+    assert done.code == 0, done.err
+    events = [e for e in read_json(bundle)["events"] if e["kind"] == "model"]
+    advisor = [e for e in events if e["model"] == "claude-opus-4-7"]
+    assert len(advisor) == 1
+    assert advisor[0]["usage"]["input_tokens"] == 159419
+    assert advisor[0]["usage_complete"] is True
+    assert advisor[0]["cost"]["low"] != "0.0000000000"
+    decided = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    assert decided.code in (0, 3, 4), decided.err  # a decision, not a refusal of the bundle

@@ -50,6 +50,34 @@ def group_calls(acc: Account) -> None:
                     acc.problems.append(Problem("CC-REC-SYNTHETIC-WITH-USAGE", rec.file, rec.line))
                 continue
             _add_fragment(acc, owner, stream, pos, rec)
+    _advisor_calls(acc)
+
+
+def _advisor_calls(acc: Account) -> None:
+    """Each advisor pass of a call's final usage is a call of its own, beside the call: its
+    model, its usage, final, the call's place (its task and agent); no event of the
+    conversation's flow (no edge)."""
+    if not any(call.advisor for call in acc.calls.values()):
+        return
+    calls: dict[str, Call] = {}
+    for msg_id, call in acc.calls.items():
+        calls[msg_id] = call
+        for n, (model, usage) in enumerate(call.advisor, 1):
+            key = f"{msg_id}#advisor-{n}"
+            calls[key] = Call(
+                key,
+                call.stream,
+                call.file,
+                call.line,
+                call.position,
+                model,
+                usage,
+                True,
+                call.timestamp,
+                [],
+                advisor_of=msg_id,
+            )
+    acc.calls = calls
 
 
 def progress_copies_matched(acc: Account) -> None:
@@ -78,6 +106,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             rec.final,
             rec.timestamp,
             [u.id for u in rec.tool_uses],
+            advisor=rec.advisor,
         )
     elif owner[msg_id] != stream.index:
         acc.problems.append(Problem("CC-REC-UNEXPLAINED-DUPLICATE", rec.file, rec.line))
@@ -92,6 +121,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
         if rec.model != call.model:
             acc.problems.append(Problem("CC-REC-MODEL-DISAGREE", rec.file, rec.line))
         call.usage, call.final, call.fragments = new, rec.final, call.fragments + 1
+        call.advisor = rec.advisor
         call.tool_ids.extend(u.id for u in rec.tool_uses if u.id not in call.tool_ids)
     for use in rec.tool_uses:
         if use.id in acc.tools:
@@ -163,7 +193,8 @@ def stated_usage_agrees(acc: Account) -> None:
     another run's, would otherwise pass unseen, its missing spend with it."""
     own: dict[int, list[Call]] = {}
     for call in acc.calls.values():
-        own.setdefault(call.stream, []).append(call)
+        if call.advisor_of is None:  # the statement is of the child's own calls
+            own.setdefault(call.stream, []).append(call)
     streams = {s.agent_id: s.index for s in acc.streams[1:] if s.depth >= 0 and s.agent_id}
     for tool in acc.tools.values():
         stated = tool.result_usage

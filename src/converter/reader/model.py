@@ -48,6 +48,8 @@ class Call:
     tool_ids: list[str]
     fragments: int = 1
     task: int | None = None
+    advisor: tuple[tuple[str, Usage], ...] = ()  # its last fragment's advisor passes
+    advisor_of: str | None = None  # an advisor pass's call: the message id it was part of
 
 
 @dataclass(slots=True)

@@ -122,6 +122,8 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     stop_reason_seen: bool = False
     usage: Usage | None = None
     tool_uses: tuple[ToolUse, ...] = ()
+    # advisor passes in usage.iterations: (model, usage) each, billed beside the top-level usage
+    advisor: tuple[tuple[str, Usage], ...] = ()
     # user
     # prompt | command | command-output | tool_result | meta | notification | compact | other;
     # an attachment: queued-prompt
@@ -320,8 +322,11 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
     iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
     rec.final = stop is not None or isinstance(iterations, list)
-    if isinstance(iterations, list) and not _iterations_add_up(iterations, rec.usage, rec.model):
-        raise BadField("CC-REC-USAGE-ITERATIONS")
+    if isinstance(iterations, list):
+        advisor = _advisor_passes(iterations)
+        if advisor is None or not _iterations_add_up(iterations, rec.usage, rec.model):
+            raise BadField("CC-REC-USAGE-ITERATIONS")
+        rec.advisor = advisor
     content = message.get("content")
     if isinstance(content, list):
         rec.tool_uses = tuple(_tool_uses(content))
@@ -339,18 +344,45 @@ _PASS_COUNTERS = (
 _PASS_KEYS = frozenset({*_PASS_COUNTERS, "type", "cache_creation"})
 
 
+_ADVISOR = "advisor_message"
+
+
+def _advisor_passes(iterations: list[Any]) -> tuple[tuple[str, Usage], ...] | None:
+    """The advisor's passes (`/advisor`, 2.1.98 on): `{type: "advisor_message", model, ...}`,
+    billed under the advisor's model and left out of the top-level counts (ccusage#1115), so
+    each is a call of its own. None when one does not read as usage of a named model."""
+    found = []
+    for item in iterations:
+        if not (isinstance(item, dict) and item.get("type") == _ADVISOR):
+            continue
+        model = item.get("model")
+        if not isinstance(model, str) or not model:
+            return None
+        try:
+            usage = parse_usage({k: v for k, v in item.items() if k not in ("type", "model")})
+        except BadField:
+            return None
+        found.append((model, usage))
+    return tuple(found)
+
+
 def _iterations_add_up(iterations: list[Any], usage: Usage, model: str | None) -> bool:
-    """Whether the sampling passes `usage.iterations` lists (none in every call the corpus
-    holds: `[]`) are all counted in the call's top-level usage. With server-side compaction the
-    API lists the compaction pass there and leaves it out of the top-level counts, though it is
-    billed: such a call's spend is not what the top level says."""
-    passes = [i for i in iterations if _holds_count(i)]
+    """Whether the sampling passes `usage.iterations` lists (none in the calls the corpus
+    holds: `[]`), the advisor's aside (`_advisor_passes`), are all counted in the call's
+    top-level usage. With server-side compaction the API lists the compaction pass there and
+    leaves it out of the top-level counts, though it is billed: such a call's spend is not
+    what the top level says. A pass's `model` of null (2.1.257 on) is the call's own; an
+    advisor's pass stands beside passes of the call's own that add up to the top level."""
+    advised = [i for i in iterations if isinstance(i, dict) and i.get("type") == _ADVISOR]
+    passes = [i for i in iterations if _holds_count(i) and not any(i is a for a in advised)]
     if not passes:
-        return True
+        # an advisor's pass with no pass of the call's own: nothing shows that the top level
+        # is the call's own spend and not the advisor's again
+        return not advised
     if not all(isinstance(i, dict) and not _unknown_counter(i, _PASS_KEYS) for i in passes):
         return False  # a count under another name (`inputTokens`, a nested `usage`): unread
-    if any(i.get("model", model) != model for i in passes):
-        return False  # a pass of another model (an advisor, a fallback) priced as this one's
+    if any(i.get("model") not in (None, model) for i in passes):
+        return False  # a pass of another model (a fallback) priced as this one's
     stated = tuple(getattr(usage, key) for key in _PASS_COUNTERS)  # Usage's own field names
     summed = tuple(sum(_count(i, key) for i in passes) for key in _PASS_COUNTERS)
     return summed == stated

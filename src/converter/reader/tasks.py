@@ -100,7 +100,8 @@ def _consumer(calls_by_pos: list[tuple[int, str]], position: int) -> str | None:
 def link_edges(acc: Account) -> None:
     by_stream: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for call in acc.calls.values():
-        by_stream[call.stream].append((call.position, call.msg_id))
+        if call.advisor_of is None:  # an advisor pass is part of its call, no event of the flow
+            by_stream[call.stream].append((call.position, call.msg_id))
     for entries in by_stream.values():
         entries.sort()
     edges: list[Edge] = []
