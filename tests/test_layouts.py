@@ -808,3 +808,82 @@ def test_an_advisor_call_is_priced_in_the_bundle(cli: Any, tmp_path: Path) -> No
     assert advisor[0]["cost"]["low"] != "0.0000000000"
     decided = cli("evaluate", "--bundle", str(bundle), "--format", "json")
     assert decided.code in (0, 3, 4), decided.err  # a decision, not a refusal of the bundle
+
+
+def test_an_early_side_question_is_placed_beside_other_forks(tmp_path: Path) -> None:
+    """Every fork opens with the session's first prompt: a later fork is no conversation the
+    early side question could have branched from (a diff review: two fits, an orphan again)."""
+    from converter.run.pipeline import read_tree
+
+    records = _two_prompt_parent(tmp_path)
+    _side_question(tmp_path, records[:1], None)  # an early fork: a prompt suggestion
+    first = tmp_path / SID / "subagents" / f"agent-{SIDE}.jsonl"
+    early = first.with_name("agent-aprompt_suggestion-97438e.jsonl")
+    first.rename(early)
+    early.write_text(early.read_text().replace(SIDE, "aprompt_suggestion-97438e"))
+    _side_question(tmp_path, records, None)  # a later side question, replaying all
+    text = first.read_text().replace('"msg_side"', '"msg_side2"')
+    for old_uuid, new_uuid in [*((f"r{n}", f"q{n}") for n in range(4)), ("s1", "t1"), ("s2", "t2")]:
+        text = text.replace(f'"{old_uuid}"', f'"{new_uuid}"')
+    first.write_text(text)
+    account = read_tree(tmp_path / f"{SID}.jsonl")
+    assert account.refusals == []
+    tasks = {msg: call.task for msg, call in account.calls.items()}
+    assert tasks["msg_side"] == tasks["msg_1"]
+    assert tasks["msg_side2"] == tasks["msg_2"]
+
+
+def test_a_child_that_is_no_fork_is_not_placed_by_its_prompts(tmp_path: Path) -> None:
+    """A subagent whose parent record is lost opens, by chance, with the session's first
+    prompt: it stays an orphan (only a fork Claude Code starts itself replays prompts)."""
+    from converter.run.pipeline import read_tree
+
+    records = _two_prompt_parent(tmp_path)
+    _side_question(tmp_path, records[:1], "LOST")
+    side = tmp_path / SID / "subagents" / f"agent-{SIDE}.jsonl"
+    plain = side.with_name("agent-a0123456789abcdef.jsonl")
+    plain.write_text(side.read_text().replace(SIDE, "a0123456789abcdef"))
+    side.unlink()
+    codes = {p.code for p in read_tree(tmp_path / f"{SID}.jsonl").refusals}
+    assert "CC-TREE-ORPHAN-CHILD" in codes
+
+
+@pytest.mark.parametrize(
+    "advisor",
+    [
+        {"type": "advisor_message", "model": "claude-opus-4-7"},  # no counts: no free call
+        {**_ADVISOR_PASS, "iterations": [{"type": "message", "input_tokens": 900000}]},
+    ],
+    ids=["advisor-without-counts", "advisor-with-nested-passes"],
+)
+def test_an_advisor_pass_that_does_not_read_as_spend_refuses(
+    cli: Any, tmp_path: Path, advisor: Any
+) -> None:
+    parent = _with_iterations(tmp_path, [_MAIN_PASS, advisor])
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert "CC-REC-USAGE-ITERATIONS" in {r["code"] for r in report["refusals"]}
+
+
+def test_a_later_fragment_that_drops_the_advisor_refuses(cli: Any, tmp_path: Path) -> None:
+    """The call's last fragment gives its usage; one that drops an advisor pass written before
+    would lose that spend silently (a diff review)."""
+    parent = _with_iterations(tmp_path, [_MAIN_PASS, _ADVISOR_PASS])
+    lines = parent.read_text().splitlines(keepends=True)
+    again = json.loads(lines[-1])
+    again.update(uuid="a3", parentUuid="a2")
+    del again["message"]["usage"]["iterations"]
+    parent.write_text("".join([*lines, json.dumps(again) + "\n"]))
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert "CC-REC-USAGE-ITERATIONS" in {r["code"] for r in report["refusals"]}
+
+
+def test_a_message_id_of_an_advisor_calls_form_refuses(cli: Any, tmp_path: Path) -> None:
+    parent = _with_iterations(tmp_path, [_MAIN_PASS, _ADVISOR_PASS])
+    lines = parent.read_text().splitlines(keepends=True)
+    twin = json.loads(lines[-1])
+    twin.update(uuid="a3", parentUuid="a2")
+    twin["message"]["id"] = "msg_2#advisor-1"
+    del twin["message"]["usage"]["iterations"]
+    parent.write_text("".join([*lines, json.dumps(twin) + "\n"]))
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    assert "CC-REC-MESSAGE-ID-REUSED" in {r["code"] for r in report["refusals"]}

@@ -635,3 +635,67 @@ def test_a_straddling_reason_names_its_low_bound_then_its_high() -> None:
         "expected-net-value: 1 usage-incomplete call leaves the expected net value per attempt "
         "between $23.5000 and $26.0000 (limit $25.0000)"
     )
+
+
+def _with_advisor(path: Path, msg_id: str, passes: list[dict[str, Any]]) -> None:
+    lines = []
+    for raw in path.read_text().splitlines():
+        record = json.loads(raw)
+        message = record.get("message")
+        if isinstance(message, dict) and message.get("id") == msg_id:
+            message["usage"]["iterations"] = passes
+        lines.append(json.dumps(record) + "\n")
+    path.write_text("".join(lines))
+
+
+def _passes_of(usage: dict[str, Any], advisor_input: int) -> list[dict[str, Any]]:
+    own = {"type": "message", **{k: usage.get(k, 0) for k in _COUNTS}}
+    aside = {"type": "advisor_message", "model": "claude-opus-4-7", **dict.fromkeys(_COUNTS, 0)}
+    aside.update(input_tokens=advisor_input, output_tokens=1)
+    return [own, aside]
+
+
+_COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+def test_a_subagents_advisor_pass_returns_nothing_to_its_parent(tmp_path: Path) -> None:
+    """An advisor pass is no step of the conversation: in a child it is no leaf that would
+    return to the parent's next call (its call is)."""
+    from converter.run.pipeline import read_tree
+
+    parent = _fork_tree(tmp_path)
+    child = tmp_path / SID / "subagents" / "agent-a1111111111111111.jsonl"
+    _with_advisor(child, "msg_a1", _passes_of(_usage(), 500))
+    account = read_tree(parent)
+    assert account.refusals == []
+    touched = [e for e in account.edges if ("model", "msg_a1#advisor-1") in (e.source, e.target)]
+    assert touched == []
+    assert any(e.kind == "returns" and e.source == ("model", "msg_a1") for e in account.edges)
+
+
+def test_an_agent_result_speaks_of_its_childs_own_call_not_an_advisor_pass(
+    tmp_path: Path,
+) -> None:
+    """The usage an Agent result states is of the child's last call: an advisor pass that
+    happens to hold those counts is not that call (the disagreement is still seen)."""
+    from converter.run.pipeline import read_tree
+
+    parent = _fork_tree(tmp_path)
+    stated = {**dict.fromkeys(_COUNTS, 0), "input_tokens": 777, "output_tokens": 1}
+    lines = []
+    for raw in parent.read_text().splitlines():
+        record = json.loads(raw)
+        result = record.get("toolUseResult")
+        if isinstance(result, dict) and result.get("agentId") == "a1111111111111111":
+            result["usage"] = stated
+        lines.append(json.dumps(record) + "\n")
+    parent.write_text("".join(lines))
+    child = tmp_path / SID / "subagents" / "agent-a1111111111111111.jsonl"
+    _with_advisor(child, "msg_a1", _passes_of(_usage(), 777))
+    account = read_tree(parent)
+    assert account.findings["CC-REC-AGENT-USAGE-DISAGREE"] == 1

@@ -53,6 +53,10 @@ def group_calls(acc: Account) -> None:
     _advisor_calls(acc)
 
 
+def _drops_advisor(was: tuple[tuple[str, Usage], ...], now: tuple[tuple[str, Usage], ...]) -> bool:
+    return len(now) < len(was) or any(a[0] != b[0] for a, b in zip(was, now, strict=False))
+
+
 def _advisor_calls(acc: Account) -> None:
     """Each advisor pass of a call's final usage is a call of its own, beside the call: its
     model, its usage, final, the call's place (its task and agent); no event of the
@@ -64,6 +68,9 @@ def _advisor_calls(acc: Account) -> None:
         calls[msg_id] = call
         for n, (model, usage) in enumerate(call.advisor, 1):
             key = f"{msg_id}#advisor-{n}"
+            if key in acc.calls:  # a message id of that very form: two calls under one key
+                acc.problems.append(Problem("CC-REC-MESSAGE-ID-REUSED", call.file, call.line))
+                continue
             calls[key] = Call(
                 key,
                 call.stream,
@@ -120,6 +127,11 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             acc.findings["CC-REC-FRAGMENT-DISAGREE"] += 1
         if rec.model != call.model:
             acc.problems.append(Problem("CC-REC-MODEL-DISAGREE", rec.file, rec.line))
+        if _drops_advisor(call.advisor, rec.advisor):
+            # a later fragment drops an advisor pass already written, or names another model:
+            # its counts may grow as the usage does (the last fragment's are taken), not vanish
+            acc.problems.append(Problem("CC-REC-USAGE-ITERATIONS", rec.file, rec.line))
+            return
         call.usage, call.final, call.fragments = new, rec.final, call.fragments + 1
         call.advisor = rec.advisor
         call.tool_ids.extend(u.id for u in rec.tool_uses if u.id not in call.tool_ids)

@@ -356,8 +356,10 @@ def _advisor_passes(iterations: list[Any]) -> tuple[tuple[str, Usage], ...] | No
         if not (isinstance(item, dict) and item.get("type") == _ADVISOR):
             continue
         model = item.get("model")
-        if not isinstance(model, str) or not model:
-            return None
+        if not isinstance(model, str) or not model or _lacks_counts(item):
+            return None  # no model to price, or no input or output count: no free call
+        if _unknown_counter(item, _PASS_KEYS | {"model"}):
+            return None  # a count this reader does not take (a nested pass, a server tool)
         try:
             usage = parse_usage({k: v for k, v in item.items() if k not in ("type", "model")})
         except BadField:

@@ -404,15 +404,21 @@ def _anchor(index: Index, streams: list[Stream], stream: Stream) -> Anchor | Non
         hits = [(s, p) for s, p in index.places(target) if s != stream.index]
         if len(hits) == 1:
             return hits[0][0], hits[0]
+        if hits:
+            return None  # two places: refused, not chosen between
         break
-    return _prompt_replay_end(streams, stream)
+    return _prompt_replay_end(index, streams, stream)
 
 
-def _prompt_replay_end(streams: list[Stream], stream: Stream) -> Anchor | None:
-    """A fork asked before any call of the conversation it replays copies no call, only its
-    prompts: every prompt before the fork's own first call but the last (its own question).
-    Placed where those prompts end in the one stream that opens with them, no call between;
-    None when it replays no prompt, or no single stream fits."""
+def _prompt_replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor | None:
+    """A fork Claude Code started itself (a labelled id), asked before any call of the
+    conversation it replays, copies no call, only its prompts: every prompt before its own
+    first call but the last (its own question). Placed where those prompts end in the one
+    conversation that opens with them, no call between; other forks, which open with the same
+    replayed prompts, are no such conversation. None when it replays no prompt, or no single
+    conversation fits: a child that is no labelled fork stays an orphan."""
+    if fork_label(stream.agent_id) is None:
+        return None
     prompts: list[str | None] = []
     for rec in stream.records:
         if rec.type == "assistant" and not rec.synthetic:
@@ -424,7 +430,8 @@ def _prompt_replay_end(streams: list[Stream], stream: Stream) -> Anchor | None:
         return None
     fits: list[Anchor] = []
     for other in streams:
-        if other.index == stream.index:
+        forked = fork_label(other.agent_id) is not None or other.index in index.copied_heads
+        if other.index == stream.index or forked:
             continue
         pos = -1
         for digest in replayed:
