@@ -887,3 +887,34 @@ def test_a_message_id_of_an_advisor_calls_form_refuses(cli: Any, tmp_path: Path)
     parent.write_text("".join([*lines, json.dumps(twin) + "\n"]))
     report = cli("inspect", "--json", "--in", str(parent)).json()
     assert "CC-REC-MESSAGE-ID-REUSED" in {r["code"] for r in report["refusals"]}
+
+
+@pytest.mark.parametrize("copied_session", [OTHER, SID], ids=["rewritten", "kept"])
+def test_a_branched_session_counts_only_its_own_calls(
+    cli: Any, tmp_path: Path, copied_session: str
+) -> None:
+    """/branch (2.1.2xx) writes a new session whose first records copy the original's, each
+    marked `forkedFrom`: they were counted as the branch's own too, and `scan` summed them
+    twice with exit 0 (a fourth hunt: qlan-ro/mainframe#515 checked against 2.1.219)."""
+    records = _two_prompt_parent(tmp_path)
+    branch = []
+    for record in records:
+        copy = json.loads(json.dumps(record))
+        copy["sessionId"] = copied_session
+        copy["forkedFrom"] = {"sessionId": SID, "messageUuid": record["uuid"]}
+        branch.append(copy)
+    own = [
+        {"type": "user", "uuid": "b1", "parentUuid": "a2", "message": {"content": "CANARY b"}},
+        {"type": "assistant", "uuid": "b2", "parentUuid": "b1", "message": _answer("msg_b", "")},
+    ]
+    own[0]["message"]["role"] = "user"
+    for record in own:
+        record.update(sessionId=OTHER, version="2.1.219", timestamp="2026-06-01T10:00:00.000Z")
+    (tmp_path / f"{OTHER}.jsonl").write_text("".join(_line(**r) for r in [*branch, *own]))
+    report = cli("inspect", "--json", "--in", str(tmp_path / f"{OTHER}.jsonl")).json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["counts"]["model_calls"] == 1
+    assert report["counts"]["tasks"] == 1
+    assert {"code": "CC-REC-BRANCH-COPY", "count": 4} in report["findings"]
+    scanned = cli("scan", str(tmp_path), "--json").json()
+    assert scanned["totals"]["model_calls"] == 3  # 2 in the original, 1 in the branch

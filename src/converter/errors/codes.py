@@ -398,6 +398,14 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do.",
         blocking=False,
     ),
+    "CC-REC-BRANCH-COPY": _c(
+        "The session was branched from another (/branch, or resumed as a fork): records "
+        "marked forkedFrom are copies of that session's, whose calls are counted where they "
+        "were made. They are not this session's spend or tasks.",
+        "Nothing to do. Convert the session it was branched from for the calls before the "
+        "branch; scan counts each call once, in the session that made it.",
+        blocking=False,
+    ),
     "CC-REC-REPLAY": _c(
         "A fork Claude Code started itself (a /btw side question, a prompt suggestion, a "
         "memory extraction) replays its parent's calls before its own: the count is of the "

@@ -35,6 +35,7 @@ from converter.reader.streams import (
     copies,
     dedup_uuids,
     depths,
+    drop_branch_copies,
     join,
     session_check,
     split_streams,
@@ -116,6 +117,7 @@ def build_account(
         first = next((r.session_id for r in tree.records[0] if r.session_id), None)
         tree.layout.session_id = first or ""
     session_check(acc)
+    drop_branch_copies(acc)
     dedup_uuids(acc)
     split_streams(acc)
     index = Index(acc.streams)

@@ -143,6 +143,7 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     progress_msg_id: str | None = None  # the message id of the call a progress line copies
     progress_copies_call: bool = False  # ... a call with spend (not an API-error placeholder)
     fork_parent_uuid: str | None = None
+    branched: bool = False  # `forkedFrom`: a copy from the session this one was branched from
     unknown_with_usage: bool = False  # an unknown record type that carries usage
 
 
@@ -650,6 +651,9 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
         rec.timestamp = utc_timestamp(timestamp)  # None: no instant (CC-REC-BAD-TIMESTAMP)
     agent = obj.get("agentId")
     rec.agent_id = agent if isinstance(agent, str) else None
+    # `/branch` and a resume as a fork (2.1.2xx) copy the session's records into a new session,
+    # each marked `forkedFrom: {sessionId, messageUuid}`: that session's record, not this one's
+    rec.branched = isinstance(obj.get("forkedFrom"), dict)
     subtype = obj.get("subtype")
     rec.subtype = subtype if isinstance(subtype, str) else None
     if kind == "assistant":

@@ -28,7 +28,8 @@ def session_check(acc: Account) -> None:
         if file in acc.tree.unbound:  # a 2.0.x sibling of another session: not part of the tree
             continue
         role = acc.tree.layout.files[file].role
-        seen = {r.session_id for r in records if r.session_id is not None}
+        # a branch's copy may name the session it was copied from: it says so (`forkedFrom`)
+        seen = {r.session_id for r in records if r.session_id is not None and not r.branched}
         if not seen or seen == {sid}:
             continue
         if role == "parent" and len(seen) == 1:
@@ -37,7 +38,11 @@ def session_check(acc: Account) -> None:
             code = "CC-TREE-MULTIPLE-SESSIONS"
         else:
             code = "CC-TREE-SESSION-MISMATCH"
-        line = next(r.line for r in records if r.session_id is not None and r.session_id != sid)
+        line = next(
+            r.line
+            for r in records
+            if r.session_id is not None and r.session_id != sid and not r.branched
+        )
         acc.problems.append(Problem(code, file, line))
 
 
@@ -77,6 +82,17 @@ def _is_copy(earlier: Rec, read_as: dict[str, object], later: Rec) -> bool:
         not getattr(later, name) or getattr(later, name) == getattr(earlier, name)
         for name in _COPY_MAY_BLANK
     )
+
+
+def drop_branch_copies(acc: Account) -> None:
+    """A branched session's copies of the session it was branched from are that session's
+    calls, prompts and results, counted where they were made: not this tree's spend or tasks
+    (counted as CC-REC-BRANCH-COPY). Accounting them here too would count them twice."""
+    for file, records in acc.tree.records.items():
+        kept = [rec for rec in records if not rec.branched]
+        if len(kept) != len(records):
+            acc.findings["CC-REC-BRANCH-COPY"] += len(records) - len(kept)
+            acc.tree.records[file] = kept
 
 
 def dedup_uuids(acc: Account) -> None:
