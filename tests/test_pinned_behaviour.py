@@ -699,3 +699,22 @@ def test_an_agent_result_speaks_of_its_childs_own_call_not_an_advisor_pass(
     _with_advisor(child, "msg_a1", _passes_of(_usage(), 777))
     account = read_tree(parent)
     assert account.findings["CC-REC-AGENT-USAGE-DISAGREE"] == 1
+
+
+def test_a_childs_records_marked_forked_from_are_still_its_spend(tmp_path: Path) -> None:
+    """Only a branched main transcript's copies are another session's: a child's records are
+    read as ever, whatever they carry (no spend dropped on a mark seen only in main files)."""
+    from converter.run.pipeline import read_tree
+
+    parent = _fork_tree(tmp_path)
+    child = tmp_path / SID / "subagents" / "agent-a1111111111111111.jsonl"
+    lines = []
+    for raw in child.read_text().splitlines():
+        record = json.loads(raw)
+        record["forkedFrom"] = {"sessionId": SID, "messageUuid": record.get("uuid")}
+        lines.append(json.dumps(record) + "\n")
+    child.write_text("".join(lines))
+    account = read_tree(parent)
+    assert account.refusals == []
+    assert "msg_a1" in account.calls
+    assert account.findings["CC-REC-BRANCH-COPY"] == 0

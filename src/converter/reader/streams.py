@@ -29,7 +29,12 @@ def session_check(acc: Account) -> None:
             continue
         role = acc.tree.layout.files[file].role
         # a branch's copy may name the session it was copied from: it says so (`forkedFrom`)
-        seen = {r.session_id for r in records if r.session_id is not None and not r.branched}
+        branch = role == "parent"
+        seen = {
+            r.session_id
+            for r in records
+            if r.session_id is not None and not (branch and r.branched)
+        }
         if not seen or seen == {sid}:
             continue
         if role == "parent" and len(seen) == 1:
@@ -41,7 +46,7 @@ def session_check(acc: Account) -> None:
         line = next(
             r.line
             for r in records
-            if r.session_id is not None and r.session_id != sid and not r.branched
+            if r.session_id is not None and r.session_id != sid and not (branch and r.branched)
         )
         acc.problems.append(Problem(code, file, line))
 
@@ -89,6 +94,8 @@ def drop_branch_copies(acc: Account) -> None:
     calls, prompts and results, counted where they were made: not this tree's spend or tasks
     (counted as CC-REC-BRANCH-COPY). Accounting them here too would count them twice."""
     for file, records in acc.tree.records.items():
+        if acc.tree.layout.files[file].role != "parent":
+            continue  # /branch writes a new main transcript; a child's records are read as ever
         kept = [rec for rec in records if not rec.branched]
         if len(kept) != len(records):
             acc.findings["CC-REC-BRANCH-COPY"] += len(records) - len(kept)
