@@ -718,3 +718,44 @@ def test_a_childs_records_marked_forked_from_are_still_its_spend(tmp_path: Path)
     assert account.refusals == []
     assert "msg_a1" in account.calls
     assert account.findings["CC-REC-BRANCH-COPY"] == 0
+
+
+def test_a_fork_subagent_replaying_the_parent_with_its_uuids_counts_each_call_once(
+    tmp_path: Path,
+) -> None:
+    """A fork subagent (`subagent_type: "fork"`, meta `isFork`, 2.1.232 on) replays the parent's
+    rows up to the fork call, keeping their uuids, then works: each replayed call is the
+    parent's, counted once; the fork's own call is its own."""
+    from converter.run.pipeline import read_tree
+
+    parent = _fork_tree(tmp_path)
+    fork_id = "a3333333333333333"
+    p = _Transcript()
+    p.lines = [json.loads(line) for line in parent.read_text().splitlines()]
+    p.last = p.lines[-1]["uuid"]
+    p.call("msg_9", [_tool("toolu_K", "Agent", {"prompt": "fork K", "subagent_type": "fork"})])
+    p.result("toolu_K", {"agentId": fork_id, "status": "completed"})
+    p.write(parent)
+    replay = _Transcript()
+    for record in p.lines[:-1]:  # every parent row up to and including the fork call
+        replay.raw(**{**record, "isSidechain": True, "agentId": fork_id})
+    replay.last = p.lines[-2]["uuid"]
+    side = {"isSidechain": True, "agentId": fork_id}
+    replay.prompt("fork K", uuid="k1", **side)
+    replay.call("msg_k", uuid="k2", **side)
+    subagents = tmp_path / SID / "subagents"
+    replay.write(subagents / f"agent-{fork_id}.jsonl")
+    meta = {"agentType": "fork", "toolUseId": "toolu_K", "isFork": True, "spawnDepth": 1}
+    (subagents / f"agent-{fork_id}.meta.json").write_text(json.dumps(meta))
+    account = read_tree(parent)
+    assert account.refusals == []
+    assert sorted(account.calls) == [
+        "msg_1",
+        "msg_2",
+        "msg_3",
+        "msg_9",
+        "msg_a1",
+        "msg_f1",
+        "msg_k",
+    ]
+    assert account.calls["msg_k"].stream != account.calls["msg_9"].stream
