@@ -20,6 +20,9 @@ SYNTHETIC_MODEL = "<synthetic>"
 # The tools whose call starts a subagent (SPEC §5.2): the reader joins children to them, the
 # firewall lets their names cross as built-ins.
 DELEGATION_TOOLS = frozenset({"Agent", "Task", "Workflow"})
+# Of those, the calls that start one subagent: a result states its usage, an input may name it
+# (a named spawn is an in-process teammate).
+SUBAGENT_TOOLS = frozenset({"Agent", "Task"})
 
 Kind = Literal["object", "array", "string", "number", "boolean", "null"]
 

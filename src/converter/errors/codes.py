@@ -17,7 +17,10 @@ def _c(message: str, fix: str, *, blocking: bool = True) -> CodeInfo:
     return CodeInfo(message, fix, blocking)
 
 
-# Counts `inspect` shows under `not_read`, never among the findings a contract binds.
+# Counts of what a tree holds and is never read that say nothing of the spend (a copy of a tool
+# output, notes, a file browser's file): `inspect` shows them under `not_read`, never among the
+# findings a contract binds, so a file browser opening the folder does not change a made
+# contract. Another not-read count (CC-TREE-REMOTE-AGENT: spend not in the tree) is a finding.
 NOT_BOUND = {
     "CC-TREE-CONTENT-NOT-READ": "shown by inspect (not_read), not bound",
     "CC-TREE-OS-FILE": "shown by inspect (not_read), not bound",

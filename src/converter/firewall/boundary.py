@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from converter.errors import Problem
+from converter.errors.codes import NOT_BOUND
 from converter.firewall import view
 from converter.firewall.names import (
     KNOWN_CONTEXT_VALUES,
@@ -24,7 +25,7 @@ from converter.firewall.times import coarsen
 from converter.firewall.types import VERSION
 from converter.reader.model import Account, Call, EventKey
 from converter.reader.records import Usage
-from converter.sources.tree import BOUND_NOT_READ, SourceFile
+from converter.sources.tree import SourceFile
 
 _VERSION = re.compile(VERSION)
 
@@ -378,7 +379,7 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
         not_read=tuple(
             view.Finding(code=code, count=count)
             for code, count in sorted(acc.tree.layout.not_read.items())
-            if count and code not in BOUND_NOT_READ
+            if count and code in NOT_BOUND
         ),
         counts=_counts(acc, len(_bound_with_digest(acc))),
         claude_code_versions=_versions(acc),

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Literal
 
 from converter.errors import Problem
+from converter.errors.codes import NOT_BOUND
 from converter.reader.calls import (
     copies_agree,
     group_calls,
@@ -42,7 +43,6 @@ from converter.reader.streams import (
 )
 from converter.reader.tasks import assign, find_tasks, link_edges
 from converter.recorded import DELEGATION_TOOLS
-from converter.sources.tree import BOUND_NOT_READ
 
 
 def _unexpanded(acc: Account, single_file: bool) -> None:
@@ -90,8 +90,9 @@ def _summaries(acc: Account) -> None:
     if unknown:
         acc.findings["CC-REC-WEBSEARCH-COUNT-UNKNOWN"] += unknown
     acc.findings["CC-REC-UNKNOWN-TYPE"] += acc.tree.unknown_types.total()
-    for code in BOUND_NOT_READ:
-        acc.findings[code] += acc.tree.layout.not_read[code]
+    for code, count in acc.tree.layout.not_read.items():
+        if code not in NOT_BOUND:  # a count that says spend is elsewhere is bound
+            acc.findings[code] += count
     for problem in acc.problems:
         if not problem.blocking:
             acc.findings[problem.code] += 1

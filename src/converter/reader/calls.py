@@ -8,6 +8,7 @@ from __future__ import annotations
 from converter.errors import Problem
 from converter.reader.model import Account, Call, Stream, ToolCall
 from converter.reader.records import Rec, Usage
+from converter.recorded import SUBAGENT_TOOLS
 
 
 def copies_agree(acc: Account) -> None:
@@ -181,7 +182,7 @@ def match_results(acc: Account) -> None:
                     continue
                 if tool.result_position is not None or tool.stream != stream.index:
                     continue
-                if rec.result_states_usage and tool.name not in _STATES_USAGE:
+                if rec.result_states_usage and tool.name not in SUBAGENT_TOOLS:
                     # Another tool's result with usage (a tool that calls a model itself):
                     # spend no call records, which this version does not read.
                     acc.problems.append(Problem("CC-REC-USAGE-UNREAD", rec.file, rec.line))
@@ -210,7 +211,7 @@ def stated_usage_agrees(acc: Account) -> None:
     streams = {s.agent_id: s.index for s in acc.streams[1:] if s.depth >= 0 and s.agent_id}
     for tool in acc.tools.values():
         stated = tool.result_usage
-        if stated is None or tool.name not in _STATES_USAGE:
+        if stated is None or tool.name not in SUBAGENT_TOOLS:
             continue
         stream = streams.get(tool.result_agent_id or "")
         if stream is None:
@@ -220,9 +221,6 @@ def stated_usage_agrees(acc: Account) -> None:
             calls or any(_counters(stated))
         ):
             acc.findings["CC-REC-AGENT-USAGE-DISAGREE"] += 1
-
-
-_STATES_USAGE = frozenset({"Agent", "Task"})
 
 
 def _could_be(stated: Usage, call: Call, last: bool) -> bool:

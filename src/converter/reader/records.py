@@ -17,7 +17,7 @@ import msgspec
 import orjson
 
 from converter.limits import MAX_TOKEN_COUNT
-from converter.recorded import SYNTHETIC_MODEL, ShapeTuple, shape_tuple
+from converter.recorded import SUBAGENT_TOOLS, SYNTHETIC_MODEL, ShapeTuple, shape_tuple
 
 # A slash command typed by a person (`/init`, a skill, `/context`) is a task boundary, like a
 # prompt (SPEC §5.1 lists local commands among tasks that may have no calls). What a local
@@ -401,9 +401,6 @@ def _lacks_counts(usage: Any) -> bool:
     )
 
 
-_SPAWNING_TOOLS = ("Agent", "Task")  # the calls that can start a named teammate
-
-
 def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
     uses = []
     for block in blocks:
@@ -412,8 +409,8 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
             prompt = args.get("prompt") if isinstance(args, dict) else None
             agent_type = args.get("subagent_type") if isinstance(args, dict) else None
             # a named spawn of an Agent or Task call, for joins; no other tool's input name
-            spawning = isinstance(args, dict) and block.get("name") in _SPAWNING_TOOLS
-            spawn_name = args.get("name") if spawning and isinstance(args, dict) else None
+            named = args.get("name") if isinstance(args, dict) else None
+            spawn_name = named if block.get("name") in SUBAGENT_TOOLS else None
             uses.append(
                 ToolUse(
                     id=_req_str(block, "id"),

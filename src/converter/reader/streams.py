@@ -199,7 +199,7 @@ class Index:
                         self.tool_name.setdefault(use.id, use.name)
                         if use.prompt_digest and use.name in DELEGATION_TOOLS:
                             self.by_prompt[use.prompt_digest].append((stream.index, use.id))
-                        if use.spawn_name and use.name in DELEGATION_TOOLS:
+                        if use.spawn_name:  # an Agent or Task call's only (records.py)
                             self.by_spawn_name[use.spawn_name].append((stream.index, use.id))
                         self.tool_info[(stream.index, use.id)] = (
                             use.name,

@@ -58,11 +58,6 @@ NOT_READ = {
 # Files an operating system's file browser writes into any folder it shows (macOS Finder,
 # Windows Explorer): no one's transcript. Counted (CC-TREE-OS-FILE), never opened.
 OS_FILES = frozenset({".ds_store", "thumbs.db", "desktop.ini"})  # compared lowercased
-# What a not-read count says of the spend, and so is bound among the contract's findings: a
-# remote agent's spend is not in the tree. The other counts say nothing of it (a copy of a tool
-# output, notes, a file browser's file): shown by `inspect`, not bound, so a file browser
-# opening the folder does not change a made contract.
-BOUND_NOT_READ = frozenset({"CC-TREE-REMOTE-AGENT"})
 _REMOTE_META = re.compile(r"remote-agent-[A-Za-z0-9_-]{1,80}\.meta\.json")
 
 _CHILD = re.compile(r"agent-(?P<id>.+)\.jsonl")
