@@ -412,10 +412,11 @@ def _anchor(index: Index, streams: list[Stream], stream: Stream) -> Anchor | Non
     holds that record. A fork that first replays the conversation it branched from (its head:
     calls another stream also holds) branched where that replay ends, wherever its first
     record points (`_replay_end`). Otherwise its first record that names a parent record says
-    where, when exactly one other stream holds that record."""
+    where, when exactly one other stream holds that record (two: refused, not chosen between);
+    when none does, a labelled fork may still be placed by the prompts it replays."""
     first = stream.records[0] if stream.records else None
     if first is not None and first.type == "fork-context-ref" and first.fork_parent_uuid:
-        hits = [(s, p) for s, p in index.places(first.fork_parent_uuid) if s != stream.index]
+        hits = _places_elsewhere(index, stream, first.fork_parent_uuid)
         if len(hits) == 1:
             return hits[0][0], hits[0]
     if index.copied_heads.get(stream.index):
@@ -424,59 +425,26 @@ def _anchor(index: Index, streams: list[Stream], stream: Stream) -> Anchor | Non
         target = rec.fork_parent_uuid if rec.type == "fork-context-ref" else rec.parent_uuid
         if target is None:
             continue
-        hits = [(s, p) for s, p in index.places(target) if s != stream.index]
+        hits = _places_elsewhere(index, stream, target)
         if len(hits) == 1:
             return hits[0][0], hits[0]
         if hits:
-            return None  # two places: refused, not chosen between
+            return None
         break
     return _prompt_replay_end(index, streams, stream)
 
 
-def _prompt_replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor | None:
-    """A fork Claude Code started itself (a labelled id), asked before any call of the
-    conversation it replays, copies no call, only its prompts: every prompt before its own
-    first call but the last (its own question). Placed where those prompts end in the one
-    conversation that opens with them, no call between; other forks, which open with the same
-    replayed prompts, are no such conversation. None when it replays no prompt, or no single
-    conversation fits: a child that is no labelled fork stays an orphan."""
-    if fork_label(stream.agent_id) is None:
-        return None
-    prompts: list[str | None] = []
-    for rec in stream.records:
-        if rec.type == "assistant" and not rec.synthetic:
-            break
-        if starts_task(rec):
-            prompts.append(rec.content_digest)
-    replayed = prompts[:-1]
-    if not replayed:
-        return None
-    fits: list[Anchor] = []
-    for other in streams:
-        forked = fork_label(other.agent_id) is not None or other.index in index.copied_heads
-        if other.index == stream.index or forked:
-            continue
-        pos = -1
-        for digest in replayed:
-            pos = _next_prompt(other.records, pos, digest)
-            if pos < 0:
-                break
-        else:
-            fits.append((other.index, (other.index, pos)))
-    return fits[0] if len(fits) == 1 else None
+def _places_elsewhere(index: Index, stream: Stream, uuid: str) -> list[tuple[int, int]]:
+    return [(s, p) for s, p in index.places(uuid) if s != stream.index]
 
 
-def _replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor | None:
-    """Where a replaying fork's replay ends in the stream it replays: after the last call it
-    copies, and after the prompts it replays past that call (every prompt before the fork's
-    own first call but the last, which is the fork's own question: a `/btw` asked while a
-    prompt's first call was running replays that prompt). The stream is the one holding that
-    call whose next prompts are those, with no call between them; of several, the one that
-    made the call rather than copied it. None when no single stream fits: the fork is then an
-    orphan, not placed by a guess."""
-    head = index.copied_heads[stream.index]
+def _replayed(stream: Stream, head: frozenset[str]) -> tuple[str | None, list[str | None]]:
+    """What a fork replays before its own first call: the last call of its head (the leading
+    calls in `head`), and the prompts or commands it replays after that call: every one before
+    its own first call but the last, which is its own question (a `/btw` asked while a
+    prompt's first call was running replays that prompt)."""
     last: str | None = None
-    prompts: list[str | None] = []  # prompts and commands after the last copied call
+    prompts: list[str | None] = []
     for rec in stream.records:
         if rec.type == "assistant" and not rec.synthetic:
             if rec.msg_id not in head:
@@ -484,18 +452,55 @@ def _replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor |
             last, prompts = rec.msg_id, []
         elif starts_task(rec):
             prompts.append(rec.content_digest)
-    replayed = prompts[:-1]
+    return last, prompts[:-1]
+
+
+def _aligned(records: list[Rec], pos: int, prompts: list[str | None]) -> int:
+    """Where `prompts` end when they follow `pos` in `records` one by one, no call between,
+    else -1."""
+    for digest in prompts:
+        pos = _next_prompt(records, pos, digest)
+        if pos < 0:
+            return -1
+    return pos
+
+
+def _prompt_replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor | None:
+    """A fork Claude Code started itself (a labelled id), asked before any call of the
+    conversation it replays, copies no call, only its prompts (`_replayed`). Placed where those
+    prompts end in the one conversation that opens with them; other forks, which open with the
+    same replayed prompts, are no such conversation. None when it replays no prompt, or no
+    single conversation fits: a child that is no labelled fork stays an orphan."""
+    if fork_label(stream.agent_id) is None:
+        return None
+    _, replayed = _replayed(stream, frozenset())
+    if not replayed:
+        return None
+    fits: list[Anchor] = []
+    for other in streams:
+        forked = fork_label(other.agent_id) is not None or other.index in index.copied_heads
+        if other.index == stream.index or forked:
+            continue
+        pos = _aligned(other.records, -1, replayed)
+        if pos >= 0:
+            fits.append((other.index, (other.index, pos)))
+    return fits[0] if len(fits) == 1 else None
+
+
+def _replay_end(index: Index, streams: list[Stream], stream: Stream) -> Anchor | None:
+    """Where a replaying fork's replay ends in the stream it replays (`_replayed`): after the
+    last call it copies and the prompts it replays past it. The stream is the one holding that
+    call whose next prompts are those; of several, the one that made the call rather than
+    copied it. None when no single stream fits: the fork is then an orphan, not placed by a
+    guess."""
+    last, replayed = _replayed(stream, index.copied_heads[stream.index])
     fits: list[Anchor] = []
     for holder in _all(index.message_streams, last or ""):
         if holder == stream.index:
             continue
         records = streams[holder].records
-        pos = max(p for p, rec in enumerate(records) if rec.msg_id == last)
-        for digest in replayed:
-            pos = _next_prompt(records, pos, digest)
-            if pos < 0:
-                break
-        else:
+        pos = _aligned(records, max(p for p, r in enumerate(records) if r.msg_id == last), replayed)
+        if pos >= 0:
             fits.append((holder, (holder, pos)))
     if len(fits) > 1:  # prefer the stream that made the call to those that copied it
         fits = [f for f in fits if last not in index.copied_heads.get(f[0], frozenset())]
