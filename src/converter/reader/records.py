@@ -348,14 +348,16 @@ _PASS_KEYS = frozenset({*_PASS_COUNTERS, "type", "cache_creation"})
 _ADVISOR = "advisor_message"
 
 
+def _is_advisor(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") == _ADVISOR
+
+
 def _advisor_passes(iterations: list[Any]) -> tuple[tuple[str, Usage], ...] | None:
     """The advisor's passes (`/advisor`, 2.1.98 on): `{type: "advisor_message", model, ...}`,
     billed under the advisor's model and left out of the top-level counts (ccusage#1115), so
     each is a call of its own. None when one does not read as usage of a named model."""
     found = []
-    for item in iterations:
-        if not (isinstance(item, dict) and item.get("type") == _ADVISOR):
-            continue
+    for item in filter(_is_advisor, iterations):
         model = item.get("model")
         if not isinstance(model, str) or not model or _lacks_counts(item):
             return None  # no model to price, or no input or output count: no free call
@@ -376,8 +378,8 @@ def _iterations_add_up(iterations: list[Any], usage: Usage, model: str | None) -
     leaves it out of the top-level counts, though it is billed: such a call's spend is not
     what the top level says. A pass's `model` of null (2.1.257 on) is the call's own; an
     advisor's pass stands beside passes of the call's own that add up to the top level."""
-    advised = [i for i in iterations if isinstance(i, dict) and i.get("type") == _ADVISOR]
-    passes = [i for i in iterations if _holds_count(i) and not any(i is a for a in advised)]
+    advised = any(map(_is_advisor, iterations))
+    passes = [i for i in iterations if _holds_count(i) and not _is_advisor(i)]
     if not passes:
         # an advisor's pass with no pass of the call's own: nothing shows that the top level
         # is the call's own spend and not the advisor's again

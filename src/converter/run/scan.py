@@ -109,8 +109,8 @@ def find_sessions(projects_dir: Path) -> Found:
     walk = _Walk(projects_dir)
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
         kind = entry_kind(project)
-        if project.name.lower() in OS_FILES:
-            continue  # a file browser's file, no session's
+        if kind == "file" and project.name.lower() in OS_FILES:
+            continue  # a file browser's file, no session's (as the tree walker passes over it)
         if kind == "dir":
             walk.project(project)
         elif project.is_symlink() and project.is_dir():
@@ -162,8 +162,8 @@ class _Walk:
             return
         for entry, kind in entries:
             name = entry.name
-            if name == "memory" or name.lower() in OS_FILES:  # notes; a file browser's file
-                continue
+            if name == "memory" or (kind == "file" and name.lower() in OS_FILES):
+                continue  # notes; a file browser's file
             stem = name.removesuffix(".jsonl")
             # A symlink, special file or folder named like a session transcript is a session
             # the tree refuses (CC-TREE-SYMLINK, -SPECIAL-FILE, -PARENT-MISSING): a row says
