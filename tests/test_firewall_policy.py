@@ -249,6 +249,8 @@ def test_coarsen(value: str | None, precision: str, expected: str | None) -> Non
         ("claude-3/x", False),
         ("qwen2-hunter2password", False),
         ("claude-fable-5", True),  # a real gateway name in the corpus
+        ("claude-mythos-5-1", True),  # a family published transcripts name
+        ("claude-mythos-preview", False),  # no version: a pseudonym until a contract reveals it
         ("qwen3-235b-a22b", True),
         ("gpt-4o-2024-08-06", True),
     ],

@@ -778,15 +778,71 @@ def test_a_pass_of_the_calls_own_model_adds_up(cli: Any, tmp_path: Path, passes:
     [
         [_MAIN_PASS, {k: v for k, v in _ADVISOR_PASS.items() if k != "model"}],
         [_MAIN_PASS, {**_ADVISOR_PASS, "inputTokens": 5}],
-        [{**_MAIN_PASS, "type": "fallback_message", "model": "claude-opus-4-7"}],
+        [{**_MAIN_PASS, "model": "claude-opus-4-7"}],
     ],
-    ids=["advisor-without-model", "advisor-unknown-counter", "fallback-of-another-model"],
+    ids=["advisor-without-model", "advisor-unknown-counter", "pass-of-another-model"],
 )
 def test_passes_that_do_not_read_as_spend_still_refuse(
     cli: Any, tmp_path: Path, passes: Any
 ) -> None:
     report = cli("inspect", "--json", "--in", str(_with_iterations(tmp_path, passes))).json()
     assert "CC-REC-USAGE-ITERATIONS" in {r["code"] for r in report["refusals"]}
+
+
+def test_a_server_side_fallback_is_refused_by_its_own_code(cli: Any, tmp_path: Path) -> None:
+    """Published parsers pin a declined `message` pass of the model asked for, then a
+    `fallback_message` pass of the model that served (the top level mirrors it). Whether the
+    declined pass is billed is contested, so the call is refused, now under a code that says
+    it is a fallback rather than format drift (it was CC-REC-USAGE-ITERATIONS)."""
+    declined = {**_MAIN_PASS, "model": "claude-sonnet-4-20250514", "output_tokens": 0}
+    served = {**_MAIN_PASS, "type": "fallback_message", "model": "claude-opus-4-7"}
+    parent = _with_iterations(tmp_path, [declined, served])
+    result = cli("inspect", "--json", "--in", str(parent))
+    refusals = [(r["code"], r["line"]) for r in result.json()["refusals"]]
+    assert refusals == [("CC-REC-USAGE-FALLBACK", 3)]
+    assert "CANARY" not in result.out + result.err
+
+
+def test_an_advisor_calls_cache_write_split_is_taken_from_its_passes(tmp_path: Path) -> None:
+    """A real /advisor line (a transcript guard's test): the passes wrote 1,441 tokens at 1h
+    and 1,652 at 5m, the top level counted 3,093 but split only the first pass's 1,441. The
+    1,652 were left unsplit, priced by the contract's rule (at 2x input under a 1h rule, where
+    they cost 1.25x). The passes' split adds up to the total: it is the call's split."""
+    from converter.run.pipeline import read_tree
+
+    def main(cache_read: int, written: int, bucket: str, out: int) -> dict[str, Any]:
+        split = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
+        split[f"ephemeral_{bucket}_input_tokens"] = written
+        return {
+            **_MAIN_PASS,
+            "input_tokens": 2,
+            "output_tokens": out,
+            "cache_read_input_tokens": cache_read,
+            "cache_creation_input_tokens": written,
+            "cache_creation": split,
+        }
+
+    passes = [main(110550, 1441, "1h", 623), _ADVISOR_PASS, main(111991, 1652, "5m", 167)]
+    parent = _with_iterations(tmp_path, passes)
+    lines = parent.read_text().splitlines(keepends=True)
+    last = json.loads(lines[-1])
+    last["message"]["usage"].update(
+        input_tokens=4,
+        output_tokens=790,
+        cache_read_input_tokens=222541,
+        cache_creation_input_tokens=3093,
+        cache_creation={"ephemeral_1h_input_tokens": 1441, "ephemeral_5m_input_tokens": 0},
+    )
+    parent.write_text("".join([*lines[:-1], json.dumps(last) + "\n"]))
+    account = read_tree(parent)
+    assert account.refusals == []
+    usage = account.calls["msg_2"].usage
+    assert (usage.cache_5m, usage.cache_1h, usage.cache_unsplit) == (1652, 1441, 0)
+    # a shortfall the passes do not explain stays unsplit, as written
+    last["message"]["usage"]["iterations"][2]["cache_creation"]["ephemeral_5m_input_tokens"] = 1
+    parent.write_text("".join([*lines[:-1], json.dumps(last) + "\n"]))
+    usage = read_tree(parent).calls["msg_2"].usage
+    assert (usage.cache_5m, usage.cache_1h, usage.cache_unsplit) == (0, 1441, 1652)
 
 
 def test_an_advisor_call_is_priced_in_the_bundle(cli: Any, tmp_path: Path) -> None:

@@ -552,14 +552,16 @@ def test_a_prompt_of_two_text_blocks_is_not_its_first_block(cli: Any, tmp_path: 
     assert digests[0] != digests[1]
 
 
-def test_a_document_only_user_message_starts_no_task(cli: Any, tmp_path: Path) -> None:
-    """A block list with no text or image block is no prompt."""
+def test_a_document_only_user_message_starts_a_task(cli: Any, tmp_path: Path) -> None:
+    """A document block is a prompt's attachment (a PDF, as a published parser's test of a real
+    transcript shows): a prompt of documents alone is a prompt. Before 0.4.2 it was none, and
+    its calls went to the task before it."""
     t = _one_call("first")
     document = {"type": "document", "source": {"type": "text", "data": "d"}}
     t.rec(type="user", message={"role": "user", "content": [document]})
     t.call("msg_2")
     report = _inspect(cli, t.write(tmp_path / f"{SID}.jsonl"))
-    assert report["counts"]["tasks"] == 1
+    assert report["counts"]["tasks"] == 2
 
 
 def test_a_queued_command_without_a_mode_is_a_queued_prompt(cli: Any, tmp_path: Path) -> None:

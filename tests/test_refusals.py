@@ -242,7 +242,8 @@ def test_deep_prompt_content_is_read_not_a_crash(
     """Prompt content nested 300 deep parses (MAX_DEPTH 512) but orjson cannot serialise it
     for the task digest (limit 255): was exit 70 (TypeError), then CC-LINE-TOO-DEEP for a line
     the reader had accepted. The digest takes the standard library's spelling instead; such
-    content is no prompt (no text block), so the calls after it have no task."""
+    content is no prompt (no text block), so the calls after it have no task; whether it is a
+    prompt at all cannot be told, which is refused at its line too."""
 
     def nest(obj: dict[str, Any]) -> None:
         deep: Any = [canary("deep-prompt")]
@@ -253,7 +254,8 @@ def test_deep_prompt_content_is_read_not_a_crash(
     syn.edit_record("", 3, nest)
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-TASK-UNATTRIBUTED", syn.label("parent", ""))
-    assert outcome.codes == {"CC-TASK-UNATTRIBUTED"}
+    expect_refusal(outcome, "CC-TASK-USER-CONTENT-UNKNOWN", syn.label("parent", ""), 3)
+    assert outcome.codes == {"CC-TASK-UNATTRIBUTED", "CC-TASK-USER-CONTENT-UNKNOWN"}
 
 
 # --- records: token counters and ids ---------------------------------------------------------

@@ -267,6 +267,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing in the file to change: update agent-evidence, or report the Claude Code "
         "version (the pass types and counts, no content).",
     ),
+    "CC-REC-USAGE-FALLBACK": _c(
+        "A call's usage.iterations holds a server-side fallback pass (`fallback_message`): "
+        "the model asked for declined and another served the call. Whether the declined pass "
+        "is billed is not settled in public sources, so this version does not price the call.",
+        "Nothing in the file to change: update agent-evidence, or report the Claude Code "
+        "version (the pass types, models and counts, no content).",
+    ),
     "CC-REC-REQUEST-ID-REUSED": _c(
         "One request id names two message ids in one file (among real calls: API-error "
         "placeholders are not counted). A request answers with one message: this is one call "
@@ -462,6 +469,13 @@ CODES: dict[str, CodeInfo] = {
         "If a line of the parent transcript is refused above, its prompt may be the one missing: "
         "restore the file first. Otherwise convert with --task-unit session, which makes the "
         "whole tree one task.",
+    ),
+    "CC-TASK-USER-CONTENT-UNKNOWN": _c(
+        "A user record of the main transcript holds content of a kind this version does not "
+        "know (neither text, images and documents, nor tool results, a command or a notice): "
+        "whether it starts a task cannot be told, and either answer moves calls between tasks.",
+        "Convert with --task-unit session (the whole tree one task), or update agent-evidence; "
+        "report the Claude Code version and the block types (no content).",
     ),
     "CC-TREE-NO-CALLS": _c(
         "The tree holds no model call at all.",

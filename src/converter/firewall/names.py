@@ -122,10 +122,10 @@ _FAMILY = re.compile(
 # model ids use. A gateway alias such as `claude-3-acme-payroll` or a token glued to a family
 # (`claude-3-sk-ant-api03-…`) has a part outside it and gets a pseudonym.
 _WORDS = (
-    "opus|sonnet|haiku|instant|fable|mini|nano|pro|flash|lite|turbo|preview|latest|thinking|"
-    "think|exp|experimental|chat|coder|code|codex|instruct|large|medium|small|max|plus|air|"
-    "vision|reasoner|reasoning|online|high|low|fast|beta|omni|audio|realtime|search|ultra|"
-    "nemo|it|base|next|oss|image|deep|research|distill|llama|qwen"
+    "opus|sonnet|haiku|instant|fable|mythos|mini|nano|pro|flash|lite|turbo|preview|latest|"
+    "thinking|think|exp|experimental|chat|coder|code|codex|instruct|large|medium|small|max|"
+    "plus|air|vision|reasoner|reasoning|online|high|low|fast|beta|omni|audio|realtime|search|"
+    "ultra|nemo|it|base|next|oss|image|deep|research|distill|llama|qwen"
 )
 # The letters a version pairs with digits are the few real ids use: after digits `o` and `v`
 # (`4o`, `4v`, `4.5v`) and a size's `b`, `k`, `m` (`70b`, `1.5b`, `16k`); before them `k`, `m`,

@@ -20,17 +20,29 @@ from converter.limits import MAX_TOKEN_COUNT
 from converter.recorded import SUBAGENT_TOOLS, SYNTHETIC_MODEL, ShapeTuple, shape_tuple
 
 # A slash command typed by a person (`/init`, a skill, `/context`) is a task boundary, like a
-# prompt (SPEC §5.1 lists local commands among tasks that may have no calls). What a local
-# command printed back is not.
-_COMMAND_MARKERS = ("<command-name>", "<command-message>")
+# prompt (SPEC §5.1 lists local commands among tasks that may have no calls), and so is a shell
+# command run with `!` (bash mode). What a local command or a `!` command printed back is not.
+_COMMAND_MARKERS = ("<command-name>", "<command-message>", "<bash-input>")
 _COMMAND_OUTPUT_MARKERS = (
     "<local-command-stdout>",
     "<local-command-caveat>",
     "<local-command-stderr>",
+    "<bash-stdout>",
+    "<bash-stderr>",
 )
 # A background task's notice, and a teammate's message to the lead (agent teams: the teammate's
-# own transcript starts with one from the lead): no prompt a person typed, so no task.
-_NOTIFICATION_MARKERS = ("<task-notification>", "<teammate-message")
+# own transcript starts with one from the lead; later versions put a sentence before the tag):
+# no prompt a person typed, so no task.
+_NOTIFICATION_MARKERS = (
+    "<task-notification>",
+    "<teammate-message",
+    "Another Claude session sent a message:",
+)
+# `turnOrigin` values that name no person (a background task, another session, a schedule);
+# `human` and `sdk` are prompts, and a value not known here is judged by the content as before.
+_NOT_A_PERSON = frozenset({"task_notification", "peer", "scheduled"})
+# Blocks a person's prompt is made of: text, a pasted image, an attached document (a PDF).
+_PROMPT_BLOCKS = frozenset({"text", "image", "document"})
 
 COUNTERS = (
     "input_tokens",
@@ -324,10 +336,13 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
     rec.final = stop is not None or isinstance(iterations, list)
     if isinstance(iterations, list):
+        if any(isinstance(i, dict) and i.get("type") == _FALLBACK for i in iterations):
+            raise BadField("CC-REC-USAGE-FALLBACK")
         advisor = _advisor_passes(iterations)
         if advisor is None or not _iterations_add_up(iterations, rec.usage, rec.model):
             raise BadField("CC-REC-USAGE-ITERATIONS")
         rec.advisor = advisor
+        rec.usage = _split_from_passes(iterations, rec.usage)
     content = message.get("content")
     if isinstance(content, list):
         rec.tool_uses = tuple(_tool_uses(content))
@@ -346,6 +361,9 @@ _PASS_KEYS = frozenset({*_PASS_COUNTERS, "type", "cache_creation"})
 
 
 _ADVISOR = "advisor_message"
+# A server-side fallback: the model asked for declined and another served the call; whether the
+# declined pass is billed is not settled in public sources, so such a call is not priced.
+_FALLBACK = "fallback_message"
 
 
 def _is_advisor(item: Any) -> bool:
@@ -393,6 +411,28 @@ def _iterations_add_up(iterations: list[Any], usage: Usage, model: str | None) -
     return summed == stated
 
 
+def _split_from_passes(iterations: list[Any], usage: Usage) -> Usage:
+    """The cache-write split of the call's own passes, where the top level's split falls short
+    of its total and theirs adds up to it exactly. A real `/advisor` line wrote 1,441 tokens at
+    1h in its first pass and 1,652 at 5m in its last; its top level counted 3,093 written but
+    split only the first pass's 1,441, which left 1,652 to the contract's rule for unsplit
+    writes. Any other shortfall stays unsplit, as written."""
+    if usage.cache_5m + usage.cache_1h >= usage.cache_creation_input_tokens:
+        return usage
+    passes = [i for i in iterations if _holds_count(i) and not _is_advisor(i)]
+    splits = [i.get("cache_creation") for i in passes]
+    if not all(isinstance(split, dict) for split in splits):
+        return usage
+    try:
+        cache_5m = sum(_count(split, "ephemeral_5m_input_tokens") for split in splits)
+        cache_1h = sum(_count(split, "ephemeral_1h_input_tokens") for split in splits)
+    except BadField:
+        return usage
+    if cache_5m + cache_1h != usage.cache_creation_input_tokens:
+        return usage
+    return msgspec.structs.replace(usage, cache_5m=cache_5m, cache_1h=cache_1h, split_present=True)
+
+
 def _lacks_counts(usage: Any) -> bool:
     """No usage, or one without its input or output count (any other type is CC-REC-BAD-FIELD,
     from `parse_usage`): read as zeros, a call would convert as complete at no cost."""
@@ -436,9 +476,13 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
     origin = obj.get("origin")
     if isinstance(origin, dict) and origin.get("kind") not in (None, "human"):
         return "other"
+    if obj.get("turnOrigin") in _NOT_A_PERSON:
+        return "notification"
+    if isinstance(obj.get("interruptedMessageId"), str):
+        return "interruption"  # the marker Esc writes (2.1.288 on): Claude Code's, not typed
     text = content if isinstance(content, str) else _first_text(content)
     if text is None:
-        return "other" if not _is_blocks(content) else "prompt"
+        return "prompt" if _is_blocks(content) else "unknown"
     stripped = text.lstrip()
     if stripped.startswith(_COMMAND_MARKERS):
         return "command"
@@ -453,7 +497,7 @@ def _is_blocks(content: Any) -> bool:
     return (
         isinstance(content, list)
         and bool(content)
-        and all(isinstance(b, dict) and b.get("type") in ("text", "image") for b in content)
+        and all(isinstance(b, dict) and b.get("type") in _PROMPT_BLOCKS for b in content)
     )
 
 
@@ -493,7 +537,7 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
                 )
     rec.tool_results = tuple(results)
     rec.kind = _user_kind(obj, content, results)
-    if rec.kind in ("prompt", "other", "command") and content is not None:
+    if rec.kind in ("prompt", "other", "command", "unknown") and content is not None:
         rec.content_digest = digest_content(content)
     outcome = obj.get("toolUseResult")
     if isinstance(outcome, dict):
@@ -596,6 +640,9 @@ KNOWN_TYPES = frozenset(
         "pr-link",
         "worktree-state",
         "tag",
+        "cost-state",  # Claude Code's own running cost estimate (2.1.24x on): no `usage`
+        "atis-latch",
+        "agent-setting",  # the first line of a headless `--agent` run
     }
 )
 

@@ -23,6 +23,9 @@ def find_tasks(acc: Account) -> None:
     for pos, rec in enumerate(root.records):
         if starts_task(rec) and (digest := rec.content_digest):
             acc.tasks.append(Task(len(acc.tasks), rec.file, rec.line, pos, digest, rec.timestamp))
+        elif rec.type == "user" and rec.kind == "unknown":
+            # A prompt or not? Either answer moves calls between tasks: refused, not guessed.
+            acc.problems.append(Problem("CC-TASK-USER-CONTENT-UNKNOWN", rec.file, rec.line))
         elif rec.kind == "queued-prompt":
             # Not a task (SPEC §5.1 counts `user` prompts): the running task answers it. Said,
             # so a reader knows a task's calls may serve a prompt typed while it ran.

@@ -1,0 +1,146 @@
+"""What starts a task in the main transcript, for user records of current Claude Code versions
+that the corpus does not hold (each shape as published parsers and captures describe it; see
+docs/claude-code-shapes.md §11).
+
+Every case is one parent: a prompt and its call, the record under test, then one more call.
+The record either starts a task (the last call is in a second task) or does not (it stays in
+the first prompt's task).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SID = "11111111-2222-4333-8444-555555555555"
+
+
+def _call(uuid: str, parent: str, msg_id: str) -> dict[str, Any]:
+    usage = {"input_tokens": 10, "output_tokens": 5}
+    return {
+        "type": "assistant",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "message": {
+            "id": msg_id,
+            "role": "assistant",
+            "model": "claude-sonnet-4-20250514",
+            "content": [{"type": "text", "text": "CANARY answer"}],
+            "stop_reason": "end_turn",
+            "usage": usage,
+        },
+    }
+
+
+def _parent(folder: Path, record: dict[str, Any]) -> Path:
+    """Prompt u1, call msg_1, `record` (uuid u2), call msg_2."""
+    record = {"type": "user", "uuid": "u2", "parentUuid": "a1", **record}
+    records = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"content": "CANARY 1"}},
+        _call("a1", "u1", "msg_1"),
+        record,
+        _call("a2", "u2", "msg_2"),
+    ]
+    for n, rec in enumerate(records):
+        rec.update(sessionId=SID, version="2.1.288", timestamp=f"2026-11-20T10:0{n}:00.000Z")
+        if rec["type"] == "user":
+            rec["message"]["role"] = "user"
+    parent = folder / f"{SID}.jsonl"
+    parent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return parent
+
+
+def _tasks(folder: Path, record: dict[str, Any]) -> tuple[int, bool]:
+    """How many tasks, and whether the last call is in a task of its own."""
+    from converter.run.pipeline import read_tree
+
+    account = read_tree(_parent(folder, record))
+    assert account.refusals == []
+    calls = account.calls
+    return len(account.tasks), calls["msg_2"].task != calls["msg_1"].task
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"message": {"content": text}}
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        # bash mode (`! cmd`): what the command printed back, after its <bash-input> record
+        _text("<bash-stdout>CANARY out</bash-stdout><bash-stderr></bash-stderr>"),
+        _text("<bash-stderr>CANARY err</bash-stderr>"),
+        # the Esc marker of 2.1.288 names the message it interrupted; a typed prompt has none
+        {"interruptedMessageId": "msg_1", **_text("[Request interrupted by user]")},
+        # a teammate's report to the lead, a sentence before the tag
+        _text('Another Claude session sent a message:\n<teammate-message teammate_id="r">x'),
+        # turns no person started, named by `turnOrigin` alone
+        {"turnOrigin": "task_notification", **_text("CANARY background agent done")},
+        {"turnOrigin": "peer", **_text("CANARY from another session")},
+        {"turnOrigin": "scheduled", **_text("CANARY wake up")},
+    ],
+    ids=[
+        "bash-stdout",
+        "bash-stderr",
+        "interruption",
+        "teammate-report",
+        "turn-task-notification",
+        "turn-peer",
+        "turn-scheduled",
+    ],
+)
+def test_records_no_person_typed_start_no_task(tmp_path: Path, record: dict[str, Any]) -> None:
+    """Each of these was a task of its own (zero calls or the next call's), to be labelled."""
+    assert _tasks(tmp_path, record) == (1, False)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        _text("<bash-input>CANARY ls</bash-input>"),  # a `!` command, as a slash command is
+        {"turnOrigin": "human", "promptSource": "typed", **_text("CANARY 2")},
+        {"turnOrigin": "sdk", "promptSource": "sdk", **_text("CANARY 2")},
+        {
+            "message": {
+                "content": [
+                    {"type": "document", "source": {"type": "base64", "data": "CANARY"}},
+                    {"type": "text", "text": "CANARY summarise this"},
+                ]
+            }
+        },
+        {"message": {"content": [{"type": "document", "source": {"type": "base64"}}]}},
+    ],
+    ids=["bash-input", "typed", "sdk", "document-and-text", "document-alone"],
+)
+def test_prompts_start_a_task(tmp_path: Path, record: dict[str, Any]) -> None:
+    """A prompt with an attached PDF was no prompt: its calls went to the previous task (or,
+    as a headless session's only prompt, to none: CC-TASK-UNATTRIBUTED)."""
+    assert _tasks(tmp_path, record) == (2, True)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        [{"type": "CANARY-block", "text": "CANARY"}],
+        [{"type": "text", "text": "CANARY"}, {"type": "CANARY-block"}],
+        [],
+        {"type": "text", "text": "CANARY"},
+        None,
+    ],
+    ids=["unknown-block", "text-and-unknown-block", "empty-list", "object", "none"],
+)
+def test_user_content_of_an_unknown_kind_is_refused(tmp_path: Path, cli: Any, content: Any) -> None:
+    """Content of no known kind could be a prompt or not: it was read as not one, so the calls
+    after it went silently to the previous task. Now refused at its line, with no content in
+    the message; `--task-unit session` converts it."""
+    parent = _parent(tmp_path, {"message": {"content": content}})
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 2
+    refusals = [(r["code"], r["line"]) for r in result.json()["refusals"]]
+    assert refusals == [("CC-TASK-USER-CONTENT-UNKNOWN", 3)]
+    assert "CANARY" not in result.out + result.err
+    session = cli("inspect", "--json", "--task-unit", "session", "--in", str(parent))
+    assert session.code == 0, session.err
