@@ -243,13 +243,34 @@ def test_orphan_workflow_run(
     command: Command,
     tmp_path: Path,
 ) -> None:
-    """A run's manifest or journal that no Workflow call in the tree launched is refused there."""
+    """A run's manifest or journal that no Workflow call in the tree launched is refused there
+    (and the agent a journal names with no transcript beside it, too)."""
     path = syn.path(rel)
     path.parent.mkdir(parents=True)
     path.write_bytes(dump(body) + b"\n")
     outcome = run_command(cli, command, syn, tmp_path)
     expect_blocked(outcome, "CC-TREE-ORPHAN-WORKFLOW-RUN", syn.label(role, rel))
-    assert outcome.codes == {"CC-TREE-ORPHAN-WORKFLOW-RUN"}
+    missing = {"CC-TREE-WORKFLOW-AGENT-MISSING"} if role == "journal" else set()
+    assert outcome.codes == {"CC-TREE-ORPHAN-WORKFLOW-RUN", *missing}
+
+
+RICH_RUN = "subagents/workflows/wf_42728b42-182"
+
+
+@pytest.mark.parametrize("moved", ["a1f8fcebbaf161ed3", "a3bd3ec704b646765"])
+def test_a_workflow_agent_its_journal_names_is_missing(
+    moved: str, rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """An agent of a workflow run whose transcript is not in the run's folder (a worktree
+    agent's lands under the worktree's project folder): its spend was left out with exit 0.
+    Refused at the journal line that names it (line 1 or 2 of the rich tree's journal)."""
+    for suffix in (".jsonl", ".meta.json"):
+        rich.path(f"{RICH_RUN}/agent-{moved}{suffix}").rename(tmp_path / f"away-{moved}{suffix}")
+    outcome = run_command(cli, command, rich, tmp_path)
+    line = 1 if moved == "a1f8fcebbaf161ed3" else 2
+    journal = rich.label("journal", f"{RICH_RUN}/journal.jsonl")
+    expect_blocked(outcome, "CC-TREE-WORKFLOW-AGENT-MISSING", journal, line)
+    assert outcome.codes == {"CC-TREE-WORKFLOW-AGENT-MISSING"}
 
 
 # --- lines -----------------------------------------------------------------------------------

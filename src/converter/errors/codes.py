@@ -169,6 +169,13 @@ CODES: dict[str, CodeInfo] = {
         "A workflow run folder or manifest has no Workflow call in the tree.",
         "Restore the transcript that launched the run, or remove its folder.",
     ),
+    "CC-TREE-WORKFLOW-AGENT-MISSING": _c(
+        "A workflow run's journal names an agent (at this line) whose transcript is not in the "
+        "run's folder: its spend would be missing from the tree. An agent isolated in a git "
+        "worktree can write its transcript under the worktree's project folder.",
+        "Move the agent's transcript (agent-<id>.jsonl and its .meta.json) into the run's folder "
+        "beside the others, or restore it if it was deleted.",
+    ),
     "CC-TREE-CHILDREN-NOT-READ": _c(
         "The single-file source was given a session whose folder holds subagent transcripts "
         "(delegated, workflow, compaction or other fork agents, teammates); their spend would "

@@ -18,6 +18,7 @@ and `build_account`, which runs them in order, here:
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Literal
 
 from converter.errors import Problem
@@ -62,6 +63,26 @@ def _workflow_manifests(acc: Account) -> None:
     for entry in acc.tree.bound_files:
         if entry.role in ("workflow-manifest", "journal") and entry.run_id not in launched:
             acc.problems.append(Problem("CC-TREE-ORPHAN-WORKFLOW-RUN", entry.index))
+
+
+def _journal_agents(acc: Account) -> None:
+    """Every agent a run's journal names has its transcript in the run's folder (2,583 of 2,583
+    in FORMAT-NOTES §4): one that is not there ran elsewhere (a worktree's project folder) or is
+    lost, and its spend would be missing from the tree with nothing to show it."""
+    present: dict[str | None, set[str | None]] = defaultdict(set)
+    journals: dict[str | None, int] = {}
+    for entry in acc.tree.bound_files:
+        if entry.role == "subagent" and entry.run_id is not None:
+            present[entry.run_id].add(entry.agent_id)
+        elif entry.role == "journal":
+            journals.setdefault(entry.run_id, entry.index)
+    for run_id, named in acc.tree.journal_started.items():
+        journal = journals.get(run_id)
+        if journal is None:
+            continue
+        for agent, line in sorted(named.items(), key=lambda item: item[1]):
+            if agent not in present[run_id]:
+                acc.problems.append(Problem("CC-TREE-WORKFLOW-AGENT-MISSING", journal, line))
 
 
 def _summaries(acc: Account) -> None:
@@ -135,6 +156,7 @@ def build_account(
     assign(acc)
     _unexpanded(acc, single_file)
     _workflow_manifests(acc)
+    _journal_agents(acc)
     link_edges(acc)
     _summaries(acc)
     _release_records(acc)

@@ -45,7 +45,8 @@ class LoadedTree:
     digests: dict[int, Digest] = field(default_factory=dict)
     records: dict[int, list[Rec]] = field(default_factory=dict)
     metas: dict[int, Meta] = field(default_factory=dict)  # keyed by the child's file index
-    journal_started: dict[str, set[str]] = field(default_factory=dict)  # run id -> agents named
+    # run id -> each agent its journal names -> the line that first names it
+    journal_started: dict[str, dict[str, int]] = field(default_factory=dict)
     manifests: set[str] = field(default_factory=set)
     unbound: set[int] = field(default_factory=set)  # legacy siblings of another session
     problems: list[Problem] = field(default_factory=list)
@@ -138,7 +139,7 @@ def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
 
 def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
     digest = Digest()
-    started: set[str] = set()
+    started: dict[str, int] = {}
     try:
         with entry.path.open("rb") as stream:
             for number, item in iter_lines(stream, digest):
@@ -149,7 +150,7 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
                 ):
                     # `started`, or `result` alone: a respawned agent's journal has no `started`
                     # line of its own (anthropics/claude-code#80608, 2.1.207)
-                    started.add(item["agentId"])
+                    started.setdefault(item["agentId"], number)
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
         tree.digests[entry.index] = digest
@@ -158,7 +159,9 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
     if digest.size == 0:  # no `started` line to check a child against: not evidence of absence
         tree.problems.append(Problem("CC-TREE-EMPTY-FILE", entry.index))
         return
-    tree.journal_started.setdefault(entry.run_id or "", set()).update(started)
+    named = tree.journal_started.setdefault(entry.run_id or "", {})
+    for agent, line in started.items():
+        named.setdefault(agent, line)
 
 
 def _read_manifest(tree: LoadedTree, entry: SourceFile) -> None:
