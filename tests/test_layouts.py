@@ -386,6 +386,47 @@ def test_remote_agent_metadata_and_file_browser_files_are_counted_not_refused(
     assert "CANARY" not in result.out + result.err
 
 
+def _delegating_parent(folder: Path, name: str, result: dict[str, Any]) -> Path:
+    """A parent whose call delegates with `name` and gets `result` back (no child transcript)."""
+    use = {"type": "tool_use", "id": "toolu_remote1", "name": name, "input": {"prompt": "CANARY"}}
+    call = _answer("msg_2", "x", stop_reason="tool_use")
+    call["content"] = [use]
+    answer = {"type": "tool_result", "tool_use_id": "toolu_remote1", "content": "CANARY"}
+    extra = _line(type="assistant", uuid="a2", parentUuid="a1", sessionId=SID, message=call)
+    extra += _line(
+        type="user",
+        uuid="u3",
+        parentUuid="a2",
+        sessionId=SID,
+        message={"role": "user", "content": [answer]},
+        toolUseResult=result,
+    )
+    return _parent(folder, extra)
+
+
+@pytest.mark.parametrize("name", ["Agent", "Workflow"])
+@pytest.mark.parametrize(
+    ("status", "blocked"), [("remote_launched", False), ("async_launched", True)]
+)
+def test_a_delegation_launched_remotely_is_a_finding(
+    cli: Any, tmp_path: Path, name: str, status: str, blocked: bool
+) -> None:
+    """A delegation whose result says `remote_launched` (published parsers: Workflow and Agent
+    results of Claude Code on the web) ran in a cloud session: no transcript of it can be here.
+    It was CC-TREE-UNEXPANDED-DELEGATION, a refusal no file could fix; it is counted, like
+    remote-agents/, as spend not in the tree. A local launch with no child is still refused."""
+    result = {"status": status, "taskId": "rtask01", "sessionUrl": "https://claude.ai/CANARY"}
+    parent = _delegating_parent(tmp_path, name, result)
+    report = cli("inspect", "--json", "--in", str(parent)).json()
+    codes = {r["code"] for r in report["refusals"]}
+    findings = {f["code"]: f["count"] for f in report["findings"]}
+    if blocked:
+        assert codes == {"CC-TREE-UNEXPANDED-DELEGATION"}
+    else:
+        assert report["convertible"] is True, report["refusals"]
+        assert findings["CC-TREE-DELEGATION-REMOTE"] == 1
+
+
 def test_a_folder_named_like_a_file_browser_file_is_still_stray(cli: Any, tmp_path: Path) -> None:
     parent = _parent(tmp_path)
     (tmp_path / SID / ".DS_Store").mkdir(parents=True)

@@ -169,6 +169,14 @@ CODES: dict[str, CodeInfo] = {
         "A workflow run folder or manifest has no Workflow call in the tree.",
         "Restore the transcript that launched the run, or remove its folder.",
     ),
+    "CC-TREE-DELEGATION-REMOTE": _c(
+        "Delegation calls (Agent, Workflow) whose result says they launched remotely "
+        "(`remote_launched`: Claude Code on the web): their agents' model calls are recorded "
+        "where they ran, not in this tree, so their spend is not in this account.",
+        "Account for a remote agent's spend from where it ran. The count is among the "
+        "contract's findings.",
+        blocking=False,
+    ),
     "CC-TREE-WORKFLOW-AGENT-MISSING": _c(
         "A workflow run's journal names an agent (at this line) whose transcript is not in the "
         "run's folder: its spend would be missing from the tree. An agent isolated in a git "

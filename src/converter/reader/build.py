@@ -55,6 +55,11 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
             continue
         if not is_delegation or tool.id in expanded or tool.status == "error":
             continue
+        if tool.result_status == "remote_launched":
+            # Launched in a cloud session (Claude Code on the web): no transcript of it can be
+            # on this machine, so none is missing; its spend is said to be elsewhere.
+            acc.findings["CC-TREE-DELEGATION-REMOTE"] += 1
+            continue
         acc.problems.append(Problem("CC-TREE-UNEXPANDED-DELEGATION", tool.file, tool.line))
 
 
