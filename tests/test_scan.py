@@ -200,6 +200,8 @@ def test_one_project_folder_given_is_scanned_as_one(tmp_path: Path, cli: Any) ->
 
 
 def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) -> None:
+    """The copy is read with the transcript (as a worktree's children are), and its agents,
+    each in two folders, refuse the tree: a copy is no part of the session."""
     root = tmp_path / "projects"
     exp = generate(root / "a", _tiny(900, agent_rate=0.9))
     shutil.copytree(exp.parent.parent / exp.parent.stem, root / "b" / exp.parent.stem)
@@ -207,7 +209,7 @@ def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) 
     row = result["sessions"][0]
     assert row["split"] is True
     assert row["status"] == "refused"
-    assert row["refusals"] == ["CC-TREE-PARENT-MISSING"]
+    assert "CC-TREE-AMBIGUOUS-JOIN" in row["refusals"]
     assert row["model_calls"] == exp.model_calls
     assert row["orphan_folders"] == 1
     # was: the row said orphan_folders 1 and the totals had no such count, only orphan 0
@@ -215,7 +217,31 @@ def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) 
     assert result["totals"]["orphan"] == 0  # the session's transcript is there, in a/
     _totals_are_the_rows(result)
     text = cli("scan", str(root), "--jobs", "1").out
-    assert "1 session folder without its main transcript beside it" in text
+    assert "1 session folder with its main transcript in another project folder" in text
+
+
+def test_a_worktrees_session_folder_is_read_with_its_transcript(tmp_path: Path, cli: Any) -> None:
+    """An agent isolated in a git worktree, or every agent after the session entered one,
+    writes its transcript under the worktree's project folder (`<project>--claude-worktrees-
+    <name>/<session>/subagents/`); the parent stays where the session began. Was: inspect
+    refused CC-TREE-UNEXPANDED-DELEGATION (the spend was on disk), scan CC-TREE-PARENT-MISSING."""
+    root = tmp_path / "projects"
+    exp = generate(root / "-proj", _tiny(902, agent_rate=0.9))
+    sid = exp.parent.stem
+    worktree = root / "-proj--claude-worktrees-x"
+    worktree.mkdir()
+    shutil.move(str(exp.parent.parent / sid), str(worktree / sid))
+    report = cli("inspect", "--json", "--in", str(exp.parent)).json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["counts"]["model_calls"] == exp.model_calls
+    assert report["counts"]["subagents"] == exp.subagents
+    result = cli("scan", str(root), "--json", "--jobs", "1").json()
+    [row] = result["sessions"]
+    assert (row["status"], row["refusals"]) == ("convertible", [])
+    assert row["model_calls"] == exp.model_calls
+    text = cli("scan", str(root), "--jobs", "1").out
+    assert "1 session folder with its main transcript in another project folder" in text
+    assert "PARENT-MISSING" not in text
 
 
 def test_show_paths_names_the_stray_folder_of_a_split_session(tmp_path: Path, cli: Any) -> None:
@@ -488,7 +514,9 @@ def test_a_parent_copied_without_its_folder_is_counted_once(tmp_path: Path, cli:
     row, _ = _scan_row(root, cli)
     assert row["status"] == "refused"
     assert "CC-TREE-SPLIT-OVERLAP" in row["refusals"]
-    _counts_once(row, exp)
+    # every call and tool call once; the copied folder's agents are streams of a/'s tree too
+    assert (row["model_calls"], row["tool_calls"]) == (exp.model_calls, exp.tool_calls)
+    assert row["tokens"] == exp.total_tokens
 
 
 def test_an_older_copy_of_a_parent_is_counted_once(tmp_path: Path, cli: Any) -> None:
@@ -530,7 +558,8 @@ def test_the_reviewers_tree_parent_twice_and_its_folder_in_a_third_place(
     tmp_path: Path, cli: Any
 ) -> None:
     """A parent and its folder in a/, a copy of the parent in b/, a copy of the folder in c/:
-    the row counts the tree once, and its orphan folder is in the totals too."""
+    the row counts the tree once, and its orphan folder is in the totals too. Both parents'
+    trees read the folder in c/ (as a worktree's), so the copies overlap: refused."""
     root = tmp_path / "projects"
     exp = generate(root / "a", _tiny(923, agent_rate=0.9))
     _copy_tree(exp, root / "b", folder=False)
@@ -538,8 +567,11 @@ def test_the_reviewers_tree_parent_twice_and_its_folder_in_a_third_place(
     row, totals = _scan_row(root, cli)
     assert row["parent_files"] == 2
     assert row["orphan_folders"] == 1
-    assert {"CC-TREE-SPLIT-OVERLAP", "CC-TREE-PARENT-MISSING"} <= set(row["refusals"])
-    _counts_once(row, exp)
+    assert row["status"] == "refused"
+    assert "CC-TREE-SPLIT-OVERLAP" in row["refusals"]
+    # every call and tool call once; the copied folder's agents are streams of a/'s tree too
+    assert (row["model_calls"], row["tool_calls"]) == (exp.model_calls, exp.tool_calls)
+    assert row["tokens"] == exp.total_tokens
     assert totals["orphan_folders"] == 1
     assert totals["parent_files"] == 2
 

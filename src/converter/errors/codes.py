@@ -153,7 +153,9 @@ CODES: dict[str, CodeInfo] = {
         "A delegation call (Agent/Task/Workflow) has no child transcript, or only an empty one, "
         "so nested spend is missing.",
         "Convert the whole tree with its subagents/ folder; if the children were pruned, the spend "
-        "cannot be reconstructed. A teammate spawned by name is found by the name in its "
+        "cannot be reconstructed. A child isolated in a git worktree is found in the worktree's "
+        "project folder only when that folder is beside the parent's (as in ~/.claude/projects). "
+        "A teammate spawned by name is found by the name in its "
         "agent-<id>.meta.json; a teammate that ran as a session of its own is not in this "
         "tree, and the lead's session cannot be converted without its spend.",
     ),

@@ -4,8 +4,9 @@ Sessions first (FORMAT-NOTES §1): in each project folder, `<session-id>.jsonl` 
 parent transcript and `<session-id>/` its folder of children; `memory/` and anything not shaped
 like a session id are not sessions. Files are grouped by session id (byte-exact) across project
 folders: a session found under several project folders is one row, inspected once per parent file
-and flagged `split`; a session folder with no parent transcript beside it (pruned) is reported as
-an orphan (`CC-TREE-PARENT-MISSING`), never dropped.
+and flagged `split`; a session folder with no parent transcript in any project folder (pruned) is
+reported as an orphan (`CC-TREE-PARENT-MISSING`), never dropped. One with its parent in another
+project folder (a git worktree's children) is read by that parent's tree (`sources.tree`).
 
 A split session's parents are each their own tree (`convert` reads one parent and the folder
 beside it), so its row counts every model call, tool call and subagent of its trees once: calls
@@ -423,7 +424,9 @@ def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -
     errors = sorted({p["error"] for p in parts if "error" in p})
     for part in parts:
         codes.update(part.get("codes", ()))
-    if session.orphan_folders:
+    if session.orphan_folders and not session.parents:
+        # With a parent, the session's folders in other project folders are its tree's (a
+        # worktree's: `discover` binds them), and the tree says what they hold.
         codes.add(ORPHAN_CODE)
     if len(parts) > 1:
         numbers, usage, shared = _merge(parts)
@@ -589,12 +592,19 @@ def _totals(result: dict[str, Any]) -> list[str]:
 def _notes(result: dict[str, Any]) -> list[str]:
     t = result["totals"]
     lines = []
-    if t["orphan_folders"]:
-        n = t["orphan_folders"]
+    rows = result["sessions"]
+    pruned = sum(r["orphan_folders"] for r in rows if not r["parent_files"])
+    elsewhere = t["orphan_folders"] - pruned
+    if pruned:
         lines.append(
-            f"{counted(n, 'session folder')} without {'its' if n == 1 else 'their'} main "
-            f"transcript beside {'it' if n == 1 else 'them'} ({ORPHAN_CODE}): pruned, or a copy "
-            "of a session whose transcript is in another project folder"
+            f"{counted(pruned, 'session folder')} without {'its' if pruned == 1 else 'their'} "
+            f"main transcript in any project folder ({ORPHAN_CODE}): pruned, or moved away"
+        )
+    if elsewhere:
+        lines.append(
+            f"{counted(elsewhere, 'session folder')} with {'its' if elsewhere == 1 else 'their'} "
+            "main transcript in another project folder, read with it (a git worktree's "
+            "children, or a copy: the session's row says which)"
         )
     if t["refusal_codes"]:
         lines.append(

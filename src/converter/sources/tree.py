@@ -11,6 +11,8 @@ Layouts (FORMAT-NOTES §1, corpus):
                                                       when its records name the parent's session)
   <dir>/<sid>/tool-results/, session-memory/, remote-agents/   no model call of this tree:
                                                       entries counted, never opened (NOT_READ)
+  <dir>/../<other project>/<sid>/                     the same, in a worktree's project folder
+                                                      that holds no <sid>.jsonl
 Names are checked against their id shape before any path is built from them, and symlinks or
 special files are refused. The one content read here is the start of a parent whose name is no
 session id (`_session_named_inside`), to say which session it holds; reading and hashing every
@@ -90,8 +92,12 @@ class TreeLayout:
     problems: list[Problem] = field(default_factory=list)
     not_read: Counter[str] = field(default_factory=Counter)  # finding code -> entries left
 
+    def rel(self, path: Path) -> str:
+        """`path` relative to the parent's folder (`../<project>/…` for another project's)."""
+        return Path(os.path.relpath(path, self.root)).as_posix()
+
     def add(self, role: Role, path: Path, **ids: str | bool | None) -> SourceFile:
-        rel = path.relative_to(self.root).as_posix()
+        rel = self.rel(path)
         entry = SourceFile(len(self.files), role, path, rel, **ids)  # type: ignore[arg-type]
         self.files.append(entry)
         return entry
@@ -173,8 +179,7 @@ class _Walker:
                 self.layout.not_read[code] += 1
 
     def stray(self, path: Path, code: str = "CC-TREE-STRAY-FILE") -> None:
-        rel = path.relative_to(self.layout.root).as_posix()
-        self.layout.problems.append(Problem(code, local_path=rel))
+        self.layout.problems.append(Problem(code, local_path=self.layout.rel(path)))
 
     def agents(self, folder: Path, run_id: str | None) -> None:
         children: dict[str, Path] = {}
@@ -251,6 +256,26 @@ class _Walker:
                 self.unread(entry, NOT_READ[entry.name])
             else:
                 self.stray(entry)
+
+    def other_projects(self, project: Path, session_id: str) -> None:
+        """The session's folders in the other project folders beside `project` that hold no
+        transcript of that session: where Claude Code writes the children of an agent isolated
+        in a git worktree, or all children after the session enters a worktree (the worktree
+        is a project folder of its own; the parent transcript stays where the session began).
+        A session id names one session, so such a folder is this tree's; a folder beside
+        another copy of the parent is that copy's (`scan` says the session is split)."""
+        for other in _entries(project.parent) or []:
+            if other == project or entry_kind(other) != "dir":
+                continue  # a symlinked project folder is not followed (SPEC §3)
+            folder = other / session_id
+            if entry_kind(folder) == "missing" or entry_kind(other / f"{session_id}.jsonl") != (
+                "missing"
+            ):
+                continue
+            if self.refuse_unsafe(folder) == "dir":
+                self.session_folder(folder)
+            elif entry_kind(folder) == "file":
+                self.stray(folder)
 
     def legacy_siblings(self, folder: Path) -> None:
         for entry in self.listing(folder):
@@ -356,4 +381,5 @@ def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
     elif folder_kind == "file":
         walker.stray(folder)
     walker.legacy_siblings(parent.parent)
+    walker.other_projects(parent.parent, stem)
     return layout
