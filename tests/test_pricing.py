@@ -657,7 +657,38 @@ def test_shipped_cards_are_the_canonical_files() -> None:
 # (anthropic-2026-11 lost its fast-mode multiplier without a new id once, before any release).
 SHIPPED_CARD_SHA256 = {
     "anthropic-2026-11": "a6da5118c32bc72c62452e29f66cb4dab2f434cd5c23837359a241e29c6861dc",
+    "anthropic-2026-12": "4c192760552996aa5ae66622ed0c21d2fa2a2b34d941bf29172736255c304bff",
 }
+
+
+def test_the_december_card_adds_opus_4_7_mythos_5_and_data_residency() -> None:
+    """A price audit: Opus 4.7 (in PRICING-FACTS' Opus 4.5 - 4.8 row, and named by current
+    transcripts) was unpriced, and the 1.1x US-only rate was missing for Sonnet 4.6 and Fable 5
+    (Anthropic bills Opus 4.6, Sonnet 4.6 and later at 1.1x), so `inspect --price-card` gave a
+    range of no width whose top was 10% low. Everything else is the November card's."""
+    december = load_price_card("anthropic-2026-12")
+    added = {"claude-opus-4-7": "claude-opus-4-6", "claude-mythos-5": "claude-fable-5"}
+    assert set(december.models) == set(CARD.models) | set(added)
+    for model, like in added.items():
+        assert december.models[model].tiers == CARD.models[like].tiers
+    assert december.models["claude-opus-4-7"].max_output_tokens == 128000
+    geo = {m for m, c in december.models.items() if "inference_geo=us" in c.context_multipliers}
+    assert geo == {
+        "claude-opus-4-6",
+        "claude-opus-4-7",
+        "claude-opus-4-8",
+        "claude-opus-5",
+        "claude-sonnet-4-6",
+        "claude-fable-5",
+        "claude-mythos-5",
+    }
+    assert {december.models[m].context_multipliers["inference_geo=us"] for m in geo} == {
+        Decimal("1.1")
+    }
+    for model, card in CARD.models.items():
+        same = card.model_copy(update={"context_multipliers": {}})
+        assert december.models[model].model_copy(update={"context_multipliers": {}}) == same
+    assert december.server_tools == CARD.server_tools
 
 
 def test_a_shipped_cards_content_is_fixed_by_its_id() -> None:
