@@ -171,6 +171,14 @@ CODES: dict[str, CodeInfo] = {
         "A workflow run folder or manifest has no Workflow call in the tree.",
         "Restore the transcript that launched the run, or remove its folder.",
     ),
+    "CC-TREE-AGENT-RESUME-UNPLACED": _c(
+        "The main transcript sends a message (SendMessage) from a later task to an agent of the "
+        "tree, and the agent's transcript holds no one record with that message after its first "
+        "call (or two agents answer to the name): the work it did for that task cannot be told "
+        "from the work of the task that started it.",
+        "Convert with --task-unit session (the whole tree one task); restore the agent's "
+        "transcript if it was cut short.",
+    ),
     "CC-TREE-DELEGATION-REMOTE": _c(
         "Delegation calls (Agent, Workflow) whose result says they launched remotely "
         "(`remote_launched`: Claude Code on the web): their agents' model calls are recorded "

@@ -152,6 +152,8 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             rec.line,
             prompt_digest=use.prompt_digest,
             agent_type=use.agent_type,
+            send_to=use.send_to,
+            message_digests=use.message_digests,
         )
 
 

@@ -71,6 +71,8 @@ class ToolCall:
     web_searches: int = 0
     prompt_digest: str | None = None
     agent_type: str | None = None
+    send_to: str | None = None  # a SendMessage call's `to` (records.ToolUse)
+    message_digests: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -110,6 +112,9 @@ class Account:
     # id is keyed over when a task is a prompt (a contract made so is told from one made
     # per session, run/conversion.py).
     first_prompt_digest: str | None = None
+    # Per stream, where the agent took up a message sent from a later task and which task that
+    # is, in stream order (reader/tasks.py `_resumes`): its first run ends at the first one.
+    resume_splits: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
 
     @property
     def refusals(self) -> list[Problem]:

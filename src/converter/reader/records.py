@@ -107,6 +107,11 @@ class ToolUse(msgspec.Struct, frozen=True, gc=False, array_like=True):
     prompt_digest: str | None  # sha256 of input.prompt (delegations), for joins only
     agent_type: str | None  # input.subagent_type
     spawn_name: str | None  # input.name: a named spawn is an in-process teammate (joins only)
+    # A SendMessage call (2.1.77 on, how a stopped agent is resumed and a teammate given work):
+    # whom it names (`input.to`, an agent id or a teammate's name) and the sha256 of its
+    # `input.message` as written and stripped, to find where the agent took the message up.
+    send_to: str | None = None
+    message_digests: tuple[str, ...] = ()
 
 
 class ToolResult(msgspec.Struct, frozen=True, gc=False, array_like=True):
@@ -453,6 +458,7 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
             # a named spawn of an Agent or Task call, for joins; no other tool's input name
             named = args.get("name") if isinstance(args, dict) else None
             spawn_name = named if block.get("name") in SUBAGENT_TOOLS else None
+            send_to, sent = _message_sent(block.get("name"), args)
             uses.append(
                 ToolUse(
                     id=_req_str(block, "id"),
@@ -461,9 +467,35 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
                     prompt_digest=digest_content(prompt) if isinstance(prompt, str) else None,
                     agent_type=agent_type if isinstance(agent_type, str) else None,
                     spawn_name=spawn_name if isinstance(spawn_name, str) else None,
+                    send_to=send_to,
+                    message_digests=sent,
                 )
             )
     return uses
+
+
+def _message_sent(name: Any, args: Any) -> tuple[str | None, tuple[str, ...]]:
+    """Whom a SendMessage call writes to, and the digests of its text message (as written and
+    stripped); a message of another kind (a shutdown request's object) has none."""
+    if name != "SendMessage" or not isinstance(args, dict):
+        return None, ()
+    to, message = args.get("to"), args.get("message")
+    if not isinstance(to, str) or not isinstance(message, str):
+        return None, ()
+    return to, tuple(dict.fromkeys((digest_content(message), digest_content(message.strip()))))
+
+
+# A message the lead sent, as a teammate's transcript records it: one element, whose body is
+# compared with the SendMessage call's message (`_message_sent`).
+_TEAMMATE_MESSAGE = re.compile(r"\s*<teammate-message\b[^>]*>(.*)</teammate-message>\s*", re.DOTALL)
+
+
+def _said(text: str) -> str | None:
+    """The body of a text that is one <teammate-message> element, else None."""
+    found = _TEAMMATE_MESSAGE.fullmatch(text)
+    if found is None or "<teammate-message" in found.group(1):
+        return None
+    return found.group(1).strip()
 
 
 def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> str:
@@ -539,6 +571,11 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
     rec.kind = _user_kind(obj, content, results)
     if rec.kind in ("prompt", "other", "command", "unknown") and content is not None:
         rec.content_digest = digest_content(content)
+    elif rec.kind == "notification":
+        text = content if isinstance(content, str) else _first_text(content)
+        body = _said(text) if text is not None else None
+        if body is not None:  # a message sent to a teammate: found by the SendMessage's digest
+            rec.content_digest = digest_content(body)
     outcome = obj.get("toolUseResult")
     if isinstance(outcome, dict):
         rec.result_agent_id = _opt_str(outcome, "agentId")

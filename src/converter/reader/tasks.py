@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from converter.errors import Problem
-from converter.reader.model import Account, Call, Edge, EventKey, Task
+from converter.reader.model import Account, Call, Edge, EventKey, Stream, Task, ToolCall
 from converter.reader.records import starts_task
 
 
@@ -47,13 +47,104 @@ def _task_at(acc: Account, position: int) -> int | None:
     return best
 
 
+# Where an agent took up a message sent to it from a later task: for each stream, (position of
+# the record that holds the message, the sending call's task), in stream order.
+Splits = dict[int, list[tuple[int, int]]]
+
+
+def _in_segment(base: int | None, splits: list[tuple[int, int]], position: int) -> int | None:
+    """The task of a stream's record at `position`: the last split at or before it, else the
+    stream's own."""
+    task = base
+    for at, split_task in splits:
+        if at > position:
+            break
+        task = split_task
+    return task
+
+
+def _message_targets(acc: Account) -> dict[str, list[int]]:
+    """Each name a SendMessage can use for an agent of the tree: its agent id, and a named
+    spawn's name (an in-process teammate's meta)."""
+    targets: dict[str, list[int]] = defaultdict(list)
+    for stream in acc.streams[1:]:
+        if stream.depth < 0 or stream.delegation is None:
+            continue
+        if stream.agent_id:
+            targets[stream.agent_id].append(stream.index)
+        meta = acc.tree.metas.get(stream.file)
+        if meta is not None and meta.name and meta.name != stream.agent_id:
+            targets[meta.name].append(stream.index)
+    return targets
+
+
+def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
+    """Where each agent took up a message the main transcript sent it (SendMessage, 2.1.77 on:
+    a stopped agent resumes in its own transcript, which grows; a teammate gets its next
+    work), found as the agent's one record that holds the message, after the agent's first
+    call. Its work from there on is the sending call's task. Messages found nowhere are
+    returned (the call, the agent's stream, the call's task): refused unless the agent's own
+    task is the sender's anyway."""
+    targets = _message_targets(acc)
+    sent: dict[tuple[int, tuple[str, ...]], list[tuple[int, ToolCall, int]]] = defaultdict(list)
+    unplaced: list[tuple[ToolCall, int, int]] = []
+    for tool in acc.tools.values():
+        call = acc.calls.get(tool.msg_id)
+        if tool.send_to is None or tool.stream != 0 or call is None or call.task is None:
+            continue
+        streams = targets.get(tool.send_to, [])
+        if len(streams) > 1:
+            unplaced += [(tool, index, call.task) for index in streams]
+        elif streams:
+            sent[(streams[0], tool.message_digests)].append((tool.position, tool, call.task))
+    splits: Splits = defaultdict(list)
+    for (index, digests), sends in sent.items():
+        stream = acc.streams[index]
+        first_call = next((n for n, r in enumerate(stream.records) if r.type == "assistant"), None)
+        found = [
+            n
+            for n, rec in enumerate(stream.records)
+            if first_call is not None
+            and n > first_call
+            and rec.type == "user"
+            and rec.content_digest in digests
+        ]
+        sends.sort(key=lambda item: item[0])
+        if len(found) != len(sends):  # the same message twice: paired in order, or not at all
+            unplaced += [(tool, index, task) for _, tool, task in sends]
+            continue
+        splits[index] += [(at, task) for at, (_, _, task) in zip(found, sends, strict=True)]
+    for entries in splits.values():
+        entries.sort()
+    return splits, unplaced
+
+
+# What an agent's transcript records of a turn given to it (its own first prompt aside): a
+# prompt, a notice, content of no known kind.
+_TURNS = frozenset({"prompt", "command", "notification", "other", "unknown"})
+
+
+def _takes_turns(stream: Stream) -> bool:
+    """Whether the agent was given anything after its first call: with nothing, all its calls
+    are its first run's, wherever an unfound message would have been taken up."""
+    records = stream.records
+    first = next((n for n, r in enumerate(records) if r.type == "assistant"), len(records))
+    return any(r.type == "user" and r.kind in _TURNS for r in records[first + 1 :])
+
+
 def assign(acc: Account) -> None:
     """Task of each root call (the last prompt at or before its first fragment), then of each
     stream (a child inherits the task of its delegation call, SPEC §5.2; a child anchored by
-    `parentUuid` the task at its anchor), then of each child's call."""
+    `parentUuid` the task at its anchor), then of each child's call: its stream's, or, from
+    where the agent took up a message sent from a later task, that task's (`_resumes`)."""
     for call in acc.calls.values():
         if call.stream == 0:
             call.task = _task_at(acc, call.position)
+    splits, unplaced = _resumes(acc) if acc.task_unit == "prompt" else ({}, [])
+    child_calls: dict[int, list[Call]] = defaultdict(list)
+    for call in acc.calls.values():
+        if call.stream != 0:
+            child_calls[call.stream].append(call)
     order = sorted((s for s in acc.streams if s.depth >= 0), key=lambda s: s.depth)
     for stream in order:
         if stream.index == 0:
@@ -62,7 +153,9 @@ def assign(acc: Account) -> None:
         if parent is None:
             continue
         if parent.index != 0:
-            stream.task = parent.task
+            tool = acc.tools.get(stream.delegation) if stream.delegation else None
+            at = tool.position if tool else stream.anchor[1] if stream.anchor else 0
+            stream.task = _in_segment(parent.task, splits.get(parent.index, []), at)
         elif stream.delegation is not None:
             tool = acc.tools.get(stream.delegation)
             delegating = acc.calls.get(tool.msg_id) if tool else None
@@ -71,11 +164,17 @@ def assign(acc: Account) -> None:
             stream.task = delegating.task if delegating else _task_at(acc, 0)
         else:
             stream.task = _task_at(acc, stream.anchor[1] if stream.anchor else 0)
+        own = splits.get(stream.index, [])
+        for call in child_calls[stream.index]:
+            call.task = _in_segment(stream.task, own, call.position)
+    for tool, index, task in unplaced:
+        target = acc.streams[index]
+        if target.task != task and _takes_turns(target):
+            acc.problems.append(Problem("CC-TREE-AGENT-RESUME-UNPLACED", tool.file, tool.line))
+    acc.resume_splits = dict(splits)
     first: Call | None = None  # the first call with no task: the refusal names its line
     for call in acc.calls.values():
         stream = acc.streams[call.stream]
-        if stream.index != 0:
-            call.task = stream.task
         if call.task is None:
             if first is None and stream.depth >= 0:  # an orphan's calls: refused as an orphan
                 first = call
@@ -134,7 +233,13 @@ def link_edges(acc: Account) -> None:
         successor = _consumer(by_stream[spawner.stream], spawner.result_position)
         if successor is None:
             continue
-        for event in _leaves(by_stream[stream.index], tools_of[stream.index], has_out):
+        # What the delegation call waited for is the agent's first run: work it took up later,
+        # from a message sent from another task, returned to no one here (`_resumes`).
+        ends = acc.resume_splits.get(stream.index)
+        cut = ends[0][0] if ends else None
+        calls = [c for c in by_stream[stream.index] if cut is None or c[0] < cut]
+        tools = [t for t in tools_of[stream.index] if cut is None or acc.tools[t].position < cut]
+        for event in _leaves(calls, tools, has_out):
             edges.append(Edge(event, ("model", successor), "returns"))
     acc.edges = edges
 

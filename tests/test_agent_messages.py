@@ -1,0 +1,191 @@
+"""An agent the main transcript sends a message to from a later task (SendMessage, 2.1.77 on):
+a stopped subagent resumes in its own transcript, which grows (anthropics/claude-code#77510),
+and an in-process teammate takes the message up as its next work (wrapped in
+<teammate-message>). The work it does from that record on is the sending task's, not the task
+that spawned it; where the record cannot be found, the conversion refuses instead of guessing.
+Shapes as a hunt reproduced them from published issues; none is in the corpus.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SID = "11111111-2222-4333-8444-555555555555"
+AGENT = "a654a7f8cfc5270c1"
+MESSAGE = "CANARY also list the test targets"
+
+
+def _usage() -> dict[str, int]:
+    return {"input_tokens": 10, "output_tokens": 5}
+
+
+def _call(uuid: str, parent: str | None, msg_id: str, content: list[Any]) -> dict[str, Any]:
+    stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
+    return {
+        "type": "assistant",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "message": {
+            "id": msg_id,
+            "role": "assistant",
+            "model": "claude-sonnet-4-20250514",
+            "content": content,
+            "stop_reason": stop,
+            "usage": _usage(),
+        },
+    }
+
+
+def _user(uuid: str, parent: str | None, content: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "parentUuid": parent,
+        "message": {"role": "user", "content": content},
+        **extra,
+    }
+
+
+def _result(uuid: str, parent: str, tool_id: str, outcome: dict[str, Any]) -> dict[str, Any]:
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": "CANARY result"}
+    return _user(uuid, parent, [block], toolUseResult=outcome, sourceToolAssistantUUID=parent)
+
+
+def _write(path: Path, records: list[dict[str, Any]], **common: Any) -> None:
+    for n, rec in enumerate(records):
+        rec.update(sessionId=SID, version="2.1.280", timestamp=f"2026-11-20T10:{n:02d}:00.000Z")
+        rec.update(common)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _tree(
+    folder: Path,
+    *,
+    to: str = AGENT,
+    same_task: bool = False,
+    received: Any = MESSAGE,
+    teammate: bool = False,
+) -> Path:
+    """Prompt 1 spawns the agent (Agent call, result); prompt 2 (unless `same_task`) sends it
+    `MESSAGE`. The agent's transcript: its first run (one call), then, when `received` is not
+    None, a record holding `received` and two more calls."""
+    spawn = {"type": "tool_use", "id": "toolu_spawn", "name": "Agent", "input": {}}
+    spawn["input"] = {"prompt": "CANARY scan", "subagent_type": "general-purpose"}
+    if teammate:
+        spawn["input"]["name"] = "scanner"
+    send = {"type": "tool_use", "id": "toolu_send", "name": "SendMessage", "input": {}}
+    send["input"] = {"to": to, "summary": "CANARY", "message": MESSAGE}
+    spawned = (
+        {"status": "teammate_spawned", "name": "scanner"}
+        if teammate
+        else {"status": "completed", "agentId": AGENT}
+    )
+    parent = [
+        _user("u1", None, "CANARY prompt 1"),
+        _call("a1", "u1", "msg_spawn", [spawn]),
+        _result("r1", "a1", "toolu_spawn", spawned),
+        _call("a2", "r1", "msg_done", [{"type": "text", "text": "CANARY"}]),
+    ]
+    if not same_task:
+        parent.append(_user("u2", "a2", "CANARY prompt 2"))
+    last = parent[-1]["uuid"]
+    parent += [
+        _call("a3", last, "msg_send", [send]),
+        _result("r3", "a3", "toolu_send", {"success": True, "message": "CANARY queued"}),
+        _call("a4", "r3", "msg_after", [{"type": "text", "text": "CANARY"}]),
+    ]
+    _write(folder / f"{SID}.jsonl", parent)
+    child = [
+        _user("c1", None, "CANARY scan"),
+        _call("c2", "c1", "msg_first_run", [{"type": "text", "text": "CANARY"}]),
+    ]
+    if received is not None:
+        child += [
+            _user("c3", "c2", received),
+            _call("c4", "c3", "msg_resumed_1", [{"type": "text", "text": "CANARY"}]),
+            _call("c5", "c4", "msg_resumed_2", [{"type": "text", "text": "CANARY"}]),
+        ]
+    subagents = folder / SID / "subagents"
+    _write(subagents / f"agent-{AGENT}.jsonl", child, isSidechain=True, agentId=AGENT)
+    meta: dict[str, Any] = {"agentType": "general-purpose"}
+    if teammate:
+        meta.update(name="scanner", taskKind="in_process_teammate", spawnDepth=0)
+    else:
+        meta["toolUseId"] = "toolu_spawn"
+    (subagents / f"agent-{AGENT}.meta.json").write_text(json.dumps(meta))
+    return folder / f"{SID}.jsonl"
+
+
+def _tasks(parent: Path) -> dict[str, int | None]:
+    from converter.run.pipeline import read_tree
+
+    account = read_tree(parent)
+    assert account.refusals == [], account.refusals
+    return {msg: call.task for msg, call in account.calls.items()}
+
+
+@pytest.mark.parametrize(
+    ("teammate", "received"),
+    [
+        (False, MESSAGE),
+        (False, [{"type": "text", "text": MESSAGE}]),
+        (True, f'<teammate-message teammate_id="team-lead">\n{MESSAGE}\n</teammate-message>'),
+    ],
+    ids=["resumed-subagent", "resumed-subagent-text-block", "teammate"],
+)
+def test_work_taken_up_from_a_later_tasks_message_is_that_tasks(
+    tmp_path: Path, teammate: bool, received: str
+) -> None:
+    """Was: the resumed calls counted to the task that spawned the agent (exit 0, no finding:
+    a hunt's bundle moved $0.03 of a later prompt's spend onto the first)."""
+    tasks = _tasks(_tree(tmp_path, teammate=teammate, received=received))
+    assert tasks["msg_spawn"] == tasks["msg_first_run"] == 0
+    assert tasks["msg_send"] == tasks["msg_resumed_1"] == tasks["msg_resumed_2"] == 1
+
+
+def test_the_delegation_returns_only_the_agents_first_run(tmp_path: Path) -> None:
+    """A `returns` edge ran from the resumed run's last call back to the spawning call's
+    successor, minutes before that call was made: an edge no evidence gives."""
+    from converter.run.pipeline import read_tree
+
+    account = read_tree(_tree(tmp_path))
+    returns = {e.source for e in account.edges if e.kind == "returns"}
+    assert returns == {("model", "msg_first_run")}
+
+
+def test_a_message_the_agent_never_took_up_from_a_later_task_is_refused(
+    tmp_path: Path, cli: Any
+) -> None:
+    parent = _tree(tmp_path, received="CANARY something else")
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 2
+    refusals = [(r["code"], r["line"]) for r in result.json()["refusals"]]
+    assert refusals == [("CC-TREE-AGENT-RESUME-UNPLACED", 6)]  # the SendMessage call's line
+    assert "CANARY" not in result.out + result.err
+    session = cli("inspect", "--json", "--task-unit", "session", "--in", str(parent))
+    assert session.code == 0, session.err
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["same-task-not-found", "another-agent", "no-second-run"],
+)
+def test_messages_that_move_no_work_change_nothing(tmp_path: Path, shape: str) -> None:
+    """A message from the task that spawned the agent moves nothing, found or not; a message
+    to a name no agent of the tree has (a teammate of another session, `*`) is not this tree's;
+    an agent given nothing after its first call has no work of another task to move."""
+    if shape == "same-task-not-found":
+        parent = _tree(tmp_path, same_task=True, received="CANARY other")
+    elif shape == "another-agent":
+        parent = _tree(tmp_path, to="someone-else")
+    else:
+        parent = _tree(tmp_path, received=None)
+    tasks = _tasks(parent)
+    assert all(task == 0 for msg, task in tasks.items() if msg.startswith("msg_first_run"))
+    resumed = [task for msg, task in tasks.items() if msg.startswith("msg_resumed")]
+    assert all(task == 0 for task in resumed)
