@@ -199,6 +199,29 @@ def test_one_project_folder_given_is_scanned_as_one(tmp_path: Path, cli: Any) ->
     assert rows == {r["session"]: r for r in report["sessions"]}  # the same rows either way
 
 
+@pytest.mark.parametrize("kind", ["pruned", "worktree"])
+def test_one_project_folder_of_session_folders_only_is_scanned_as_one(
+    tmp_path: Path, cli: Any, kind: str
+) -> None:
+    """A project folder whose transcripts were pruned, or a git worktree's (it holds only the
+    children's session folders), given alone: was '0 sessions ... 1 entry skipped', exit 0
+    (a walk-through); each session folder was taken for a project folder of its own."""
+    root = tmp_path / "projects"
+    exp = generate(root / "-proj", _tiny(703, agent_rate=0.9))
+    sid = exp.parent.stem
+    folder = root / "-proj"
+    if kind == "worktree":
+        folder = root / "-proj--claude-worktrees-x"
+        folder.mkdir()
+        (root / "-proj" / sid).rename(folder / sid)
+    else:
+        exp.parent.unlink()
+    report = cli("scan", str(folder), "--json", "--jobs", "1").json()
+    assert report["one_project_folder"] is True
+    [row] = report["sessions"]
+    assert (row["status"], row["refusals"]) == ("orphan", ["CC-TREE-PARENT-MISSING"])
+
+
 def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) -> None:
     """The copy is read with the transcript (as a worktree's children are), and its agents,
     each in two folders, refuse the tree: a copy is no part of the session."""

@@ -108,17 +108,22 @@ class Found:
 def find_sessions(projects_dir: Path) -> Found:
     """Sessions grouped by id across project folders; what else was there is counted."""
     walk = _Walk(projects_dir)
+    session_folders = 0
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
         kind = entry_kind(project)
         if kind == "file" and project.name.lower() in OS_FILES:
             continue  # a file browser's file, no session's (as the tree walker passes over it)
         if kind == "dir":
+            # A session's folder beside the project folders: the folder given is most likely
+            # one project folder (its transcripts pruned, or a git worktree's, which holds
+            # only session folders).
+            session_folders += SESSION_ID.fullmatch(project.name) is not None
             walk.project(project)
         elif project.is_symlink() and project.is_dir():
             walk.found.symlinks += 1
         else:
             walk.skip(project, kind)
-    if not walk.sessions and walk.found.top_level_sessions:
+    if not walk.sessions and (walk.found.top_level_sessions or session_folders):
         walk = _Walk(projects_dir)  # one project folder given: scan it as one
         walk.project(projects_dir)
         walk.found.one_project = True
@@ -604,7 +609,7 @@ def _notes(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"{counted(elsewhere, 'session folder')} with {'its' if elsewhere == 1 else 'their'} "
             "main transcript in another project folder, read with it (a git worktree's "
-            "children, or a copy: the session's row says which)"
+            "children; a copy of the session's folder refuses its row)"
         )
     if t["refusal_codes"]:
         lines.append(
