@@ -55,6 +55,16 @@ def _result(uuid: str, parent: str, tool_id: str, outcome: dict[str, Any]) -> di
     return _user(uuid, parent, [block], toolUseResult=outcome, sourceToolAssistantUUID=parent)
 
 
+def _sent_result(failed: bool) -> dict[str, Any]:
+    """What the SendMessage call got back; a failure is an error result (anthropics/claude-code
+    #83261: 'No transcript found for agent ID')."""
+    if not failed:
+        return _result("r3", "a3", "toolu_send", {"success": True, "message": "CANARY queued"})
+    block = {"type": "tool_result", "tool_use_id": "toolu_send", "is_error": True}
+    block["content"] = "CANARY no transcript found"
+    return _user("r3", "a3", [block], toolUseResult="Error: CANARY", sourceToolAssistantUUID="a3")
+
+
 def _write(path: Path, records: list[dict[str, Any]], **common: Any) -> None:
     for n, rec in enumerate(records):
         rec.update(sessionId=SID, version="2.1.280", timestamp=f"2026-11-20T10:{n:02d}:00.000Z")
@@ -70,6 +80,8 @@ def _tree(
     same_task: bool = False,
     received: Any = MESSAGE,
     teammate: bool = False,
+    send_input: dict[str, Any] | None = None,
+    send_failed: bool = False,
 ) -> Path:
     """Prompt 1 spawns the agent (Agent call, result); prompt 2 (unless `same_task`) sends it
     `MESSAGE`. The agent's transcript: its first run (one call), then, when `received` is not
@@ -79,7 +91,7 @@ def _tree(
     if teammate:
         spawn["input"]["name"] = "scanner"
     send = {"type": "tool_use", "id": "toolu_send", "name": "SendMessage", "input": {}}
-    send["input"] = {"to": to, "summary": "CANARY", "message": MESSAGE}
+    send["input"] = send_input or {"to": to, "summary": "CANARY", "message": MESSAGE}
     spawned = (
         {"status": "teammate_spawned", "name": "scanner"}
         if teammate
@@ -96,7 +108,7 @@ def _tree(
     last = parent[-1]["uuid"]
     parent += [
         _call("a3", last, "msg_send", [send]),
-        _result("r3", "a3", "toolu_send", {"success": True, "message": "CANARY queued"}),
+        _sent_result(send_failed),
         _call("a4", "r3", "msg_after", [{"type": "text", "text": "CANARY"}]),
     ]
     _write(folder / f"{SID}.jsonl", parent)
@@ -135,8 +147,32 @@ def _tasks(parent: Path) -> dict[str, int | None]:
         (False, MESSAGE),
         (False, [{"type": "text", "text": MESSAGE}]),
         (True, f'<teammate-message teammate_id="team-lead">\n{MESSAGE}\n</teammate-message>'),
+        # a diff review: batched with a peer's message; a summary holding '>'; the sentence
+        # later versions put before the tag
+        (
+            True,
+            '<teammate-message teammate_id="peer">CANARY hi</teammate-message>\n'
+            f'<teammate-message teammate_id="team-lead">{MESSAGE}</teammate-message>',
+        ),
+        (
+            True,
+            '<teammate-message teammate_id="team-lead" color="blue" summary="a -> b">'
+            f"{MESSAGE}</teammate-message>",
+        ),
+        (
+            True,
+            "Another Claude session sent a message:\n"
+            f'<teammate-message teammate_id="team-lead">{MESSAGE}</teammate-message>',
+        ),
     ],
-    ids=["resumed-subagent", "resumed-subagent-text-block", "teammate"],
+    ids=[
+        "resumed-subagent",
+        "resumed-subagent-text-block",
+        "teammate",
+        "teammate-batched",
+        "teammate-summary-with-arrow",
+        "teammate-sentence-first",
+    ],
 )
 def test_work_taken_up_from_a_later_tasks_message_is_that_tasks(
     tmp_path: Path, teammate: bool, received: str
@@ -189,3 +225,34 @@ def test_messages_that_move_no_work_change_nothing(tmp_path: Path, shape: str) -
     assert all(task == 0 for msg, task in tasks.items() if msg.startswith("msg_first_run"))
     resumed = [task for msg, task in tasks.items() if msg.startswith("msg_resumed")]
     assert all(task == 0 for task in resumed)
+
+
+@pytest.mark.parametrize(
+    "send_input",
+    [
+        {"recipient": AGENT, "content": MESSAGE},  # 2.1.20-2.1.3x names
+        {"to": "*", "message": MESSAGE},  # a broadcast, to every teammate
+    ],
+    ids=["old-field-names", "broadcast"],
+)
+def test_other_spellings_of_a_message_are_followed(
+    tmp_path: Path, send_input: dict[str, Any]
+) -> None:
+    teammate = send_input.get("to") == "*"
+    tasks = _tasks(_tree(tmp_path, teammate=teammate, send_input=send_input))
+    assert tasks["msg_resumed_1"] == tasks["msg_resumed_2"] == 1
+
+
+def test_a_failed_message_hands_nothing(tmp_path: Path) -> None:
+    """A SendMessage that failed (an error result) resumed no one: it was refused as a
+    message the agent never took up whenever the agent had taken other turns."""
+    parent = _tree(tmp_path, received="CANARY another turn", send_failed=True)
+    tasks = _tasks(parent)
+    assert tasks["msg_resumed_1"] == tasks["msg_resumed_2"] == 0
+
+
+def test_an_agent_working_for_a_later_task_is_that_tasks_subagent_too(tmp_path: Path) -> None:
+    from converter.run.pipeline import read_tree
+
+    account = read_tree(_tree(tmp_path))
+    assert [t.subagents for t in account.tasks] == [1, 1]

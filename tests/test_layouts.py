@@ -884,6 +884,14 @@ def test_an_advisor_calls_cache_write_split_is_taken_from_its_passes(tmp_path: P
     parent.write_text("".join([*lines[:-1], json.dumps(last) + "\n"]))
     usage = read_tree(parent).calls["msg_2"].usage
     assert (usage.cache_5m, usage.cache_1h, usage.cache_unsplit) == (0, 1441, 1652)
+    # so does one whose passes contradict the top level's split (a diff review: 1h 1,441 on
+    # top, all 3,093 at 5m in the passes, was taken as 5m 3,093 and 1h 0)
+    passes = last["message"]["usage"]["iterations"]
+    passes[0]["cache_creation"] = {"ephemeral_5m_input_tokens": 1441}
+    passes[2]["cache_creation"] = {"ephemeral_5m_input_tokens": 1652}
+    parent.write_text("".join([*lines[:-1], json.dumps(last) + "\n"]))
+    usage = read_tree(parent).calls["msg_2"].usage
+    assert (usage.cache_5m, usage.cache_1h, usage.cache_unsplit) == (0, 1441, 1652)
 
 
 def test_an_advisor_call_is_priced_in_the_bundle(cli: Any, tmp_path: Path) -> None:

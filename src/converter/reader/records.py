@@ -146,6 +146,9 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     # an attachment: queued-prompt
     kind: str = ""
     content_digest: str | None = None
+    # The messages a user record hands an agent (its text, or each <teammate-message> body),
+    # as digests: where an agent took up a SendMessage (reader/tasks.py `_resumes`).
+    said: tuple[str, ...] = ()
     tool_results: tuple[ToolResult, ...] = ()
     result_agent_id: str | None = None
     result_status: str | None = None
@@ -421,7 +424,8 @@ def _split_from_passes(iterations: list[Any], usage: Usage) -> Usage:
     of its total and theirs adds up to it exactly. A real `/advisor` line wrote 1,441 tokens at
     1h in its first pass and 1,652 at 5m in its last; its top level counted 3,093 written but
     split only the first pass's 1,441, which left 1,652 to the contract's rule for unsplit
-    writes. Any other shortfall stays unsplit, as written."""
+    writes. The passes' split must hold the top level's (each bucket at least as large); any
+    other shortfall stays unsplit, as written."""
     if usage.cache_5m + usage.cache_1h >= usage.cache_creation_input_tokens:
         return usage
     passes = [i for i in iterations if _holds_count(i) and not _is_advisor(i)]
@@ -435,6 +439,8 @@ def _split_from_passes(iterations: list[Any], usage: Usage) -> Usage:
         return usage
     if cache_5m + cache_1h != usage.cache_creation_input_tokens:
         return usage
+    if cache_5m < usage.cache_5m or cache_1h < usage.cache_1h:
+        return usage  # the passes contradict the split the top level states: not guessed at
     return msgspec.structs.replace(usage, cache_5m=cache_5m, cache_1h=cache_1h, split_present=True)
 
 
@@ -479,23 +485,33 @@ def _message_sent(name: Any, args: Any) -> tuple[str | None, tuple[str, ...]]:
     stripped); a message of another kind (a shutdown request's object) has none."""
     if name != "SendMessage" or not isinstance(args, dict):
         return None, ()
-    to, message = args.get("to"), args.get("message")
+    # `to` and `message`; 2.1.20-2.1.3x named them `recipient` and `content`
+    to = args.get("to", args.get("recipient"))
+    message = args.get("message", args.get("content"))
     if not isinstance(to, str) or not isinstance(message, str):
         return None, ()
-    return to, tuple(dict.fromkeys((digest_content(message), digest_content(message.strip()))))
+    return to, _digests(message)
 
 
-# A message the lead sent, as a teammate's transcript records it: one element, whose body is
-# compared with the SendMessage call's message (`_message_sent`).
-_TEAMMATE_MESSAGE = re.compile(r"\s*<teammate-message\b[^>]*>(.*)</teammate-message>\s*", re.DOTALL)
+def _digests(text: str) -> tuple[str, ...]:
+    """A message's digests as written and stripped (one when they are the same)."""
+    return tuple(dict.fromkeys((digest_content(text), digest_content(text.strip()))))
 
 
-def _said(text: str) -> str | None:
-    """The body of a text that is one <teammate-message> element, else None."""
-    found = _TEAMMATE_MESSAGE.fullmatch(text)
-    if found is None or "<teammate-message" in found.group(1):
-        return None
-    return found.group(1).strip()
+# Messages handed to a teammate, as its transcript records them: one or more elements in one
+# text (batched), attributes quoted (a summary is free text and may hold '>').
+_TEAMMATE_MESSAGE = re.compile(
+    r'<teammate-message\b(?:[^>"]|"[^"]*")*>(.*?)</teammate-message>', re.DOTALL
+)
+
+
+def _said(text: str) -> tuple[str, ...]:
+    """The digests of each message a user record's text hands an agent: each
+    <teammate-message> body when there are any, else the text itself."""
+    bodies = _TEAMMATE_MESSAGE.findall(text)
+    if not bodies:
+        return _digests(text)
+    return tuple(dict.fromkeys(d for body in bodies for d in _digests(body)))
 
 
 def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> str:
@@ -571,11 +587,9 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
     rec.kind = _user_kind(obj, content, results)
     if rec.kind in ("prompt", "other", "command", "unknown") and content is not None:
         rec.content_digest = digest_content(content)
-    elif rec.kind == "notification":
+    if rec.kind in ("prompt", "notification"):
         text = content if isinstance(content, str) else _first_text(content)
-        body = _said(text) if text is not None else None
-        if body is not None:  # a message sent to a teammate: found by the SendMessage's digest
-            rec.content_digest = digest_content(body)
+        rec.said = _said(text) if text is not None else ()
     outcome = obj.get("toolUseResult")
     if isinstance(outcome, dict):
         rec.result_agent_id = _opt_str(outcome, "agentId")

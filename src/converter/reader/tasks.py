@@ -64,8 +64,8 @@ def _in_segment(base: int | None, splits: list[tuple[int, int]], position: int) 
 
 
 def _message_targets(acc: Account) -> dict[str, list[int]]:
-    """Each name a SendMessage can use for an agent of the tree: its agent id, and a named
-    spawn's name (an in-process teammate's meta)."""
+    """Each name a SendMessage can use for an agent of the tree: its agent id, a named spawn's
+    name (an in-process teammate's meta), and `*` for every teammate (a broadcast)."""
     targets: dict[str, list[int]] = defaultdict(list)
     for stream in acc.streams[1:]:
         if stream.depth < 0 or stream.delegation is None:
@@ -73,45 +73,61 @@ def _message_targets(acc: Account) -> dict[str, list[int]]:
         if stream.agent_id:
             targets[stream.agent_id].append(stream.index)
         meta = acc.tree.metas.get(stream.file)
-        if meta is not None and meta.name and meta.name != stream.agent_id:
-            targets[meta.name].append(stream.index)
+        if meta is not None and meta.name:
+            targets[_BROADCAST].append(stream.index)
+            if meta.name != stream.agent_id:
+                targets[meta.name].append(stream.index)
     return targets
+
+
+_BROADCAST = "*"
+
+
+def _first_own_call(stream: Stream) -> int | None:
+    """Where the agent's own first call is: past the records it copies from its parent (a
+    fork's head), which are no work of its own."""
+    records = stream.records
+    return next(
+        (n for n in range(stream.head, len(records)) if records[n].type == "assistant"), None
+    )
 
 
 def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
     """Where each agent took up a message the main transcript sent it (SendMessage, 2.1.77 on:
     a stopped agent resumes in its own transcript, which grows; a teammate gets its next
-    work), found as the agent's one record that holds the message, after the agent's first
-    call. Its work from there on is the sending call's task. Messages found nowhere are
-    returned (the call, the agent's stream, the call's task): refused unless the agent's own
-    task is the sender's anyway."""
+    work), found as the agent's one record that holds the message, after the agent's own
+    first call. Its work from there on is the sending call's task. A message that failed (an
+    error result) handed nothing. Messages found nowhere are returned (the call, the agent's
+    stream, the call's task): refused unless the agent's own task is the sender's anyway, or
+    the agent was given nothing after its first call; a broadcast (`*`) is followed only to
+    the teammates whose transcripts hold it."""
     targets = _message_targets(acc)
     sent: dict[tuple[int, tuple[str, ...]], list[tuple[int, ToolCall, int]]] = defaultdict(list)
     unplaced: list[tuple[ToolCall, int, int]] = []
     for tool in acc.tools.values():
         call = acc.calls.get(tool.msg_id)
-        if tool.send_to is None or tool.stream != 0 or call is None or call.task is None:
+        if tool.send_to is None or tool.stream != 0 or tool.status == "error":
+            continue
+        if call is None or call.task is None:
             continue
         streams = targets.get(tool.send_to, [])
-        if len(streams) > 1:
+        if len(streams) > 1 and tool.send_to != _BROADCAST:
             unplaced += [(tool, index, call.task) for index in streams]
-        elif streams:
-            sent[(streams[0], tool.message_digests)].append((tool.position, tool, call.task))
+            continue
+        for index in streams:
+            sent[(index, tool.message_digests)].append((tool.position, tool, call.task))
     splits: Splits = defaultdict(list)
     for (index, digests), sends in sent.items():
         stream = acc.streams[index]
-        first_call = next((n for n, r in enumerate(stream.records) if r.type == "assistant"), None)
+        first = _first_own_call(stream)
         found = [
             n
             for n, rec in enumerate(stream.records)
-            if first_call is not None
-            and n > first_call
-            and rec.type == "user"
-            and rec.content_digest in digests
+            if first is not None and n > first and any(d in rec.said for d in digests)
         ]
         sends.sort(key=lambda item: item[0])
         if len(found) != len(sends):  # the same message twice: paired in order, or not at all
-            unplaced += [(tool, index, task) for _, tool, task in sends]
+            unplaced += [(t, index, task) for _, t, task in sends if t.send_to != _BROADCAST]
             continue
         splits[index] += [(at, task) for at, (_, _, task) in zip(found, sends, strict=True)]
     for entries in splits.values():
@@ -125,11 +141,11 @@ _TURNS = frozenset({"prompt", "command", "notification", "other", "unknown"})
 
 
 def _takes_turns(stream: Stream) -> bool:
-    """Whether the agent was given anything after its first call: with nothing, all its calls
-    are its first run's, wherever an unfound message would have been taken up."""
-    records = stream.records
-    first = next((n for n, r in enumerate(records) if r.type == "assistant"), len(records))
-    return any(r.type == "user" and r.kind in _TURNS for r in records[first + 1 :])
+    """Whether the agent was given anything after its own first call: with nothing, all its
+    calls are its first run's, wherever an unfound message would have been taken up."""
+    first = _first_own_call(stream)
+    records = stream.records[first + 1 :] if first is not None else []
+    return any(r.type == "user" and r.kind in _TURNS for r in records)
 
 
 def assign(acc: Account) -> None:
@@ -182,7 +198,10 @@ def assign(acc: Account) -> None:
         acc.tasks[call.task].calls += 1
     for stream in acc.streams[1:]:
         if stream.task is not None and stream.depth >= 0:
-            acc.tasks[stream.task].subagents += 1
+            # an agent that worked for later tasks too is one of each one's subagents
+            worked_for = {stream.task, *(task for _, task in splits.get(stream.index, []))}
+            for task in worked_for:
+                acc.tasks[task].subagents += 1
     if first is not None:
         acc.problems.append(Problem("CC-TASK-UNATTRIBUTED", first.file, first.line))
 
