@@ -222,6 +222,47 @@ def test_one_project_folder_of_session_folders_only_is_scanned_as_one(
     assert (row["status"], row["refusals"]) == ("orphan", ["CC-TREE-PARENT-MISSING"])
 
 
+def test_a_split_sessions_folder_elsewhere_is_read_by_no_tree(tmp_path: Path, cli: Any) -> None:
+    """A session with transcripts in two project folders and its children's folder in a third
+    (a worktree's): which part the folder belongs to cannot be told, so neither tree reads it
+    (a diff review: both did, and one refused the other's children as orphans)."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(905, agent_rate=0.9))
+    sid = exp.parent.stem
+    (root / "wt").mkdir()
+    (root / "a" / sid).rename(root / "wt" / sid)
+    (root / "c").mkdir()
+    shutil.copy(exp.parent, root / "c" / exp.parent.name)
+    report = cli("inspect", "--json", "--in", str(exp.parent)).json()
+    assert "CC-TREE-UNEXPANDED-DELEGATION" in {r["code"] for r in report["refusals"]}
+    [row] = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"]
+    assert "CC-TREE-PARENT-MISSING" in row["refusals"]
+    text = cli("scan", str(root), "--jobs", "1").out
+    assert "1 session folder of sessions split across project folders" in text
+
+
+def test_scan_finds_a_sessions_folders_elsewhere_once_not_per_tree(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each tree listed the whole projects folder to find its folders elsewhere: quadratic in
+    project folders (a diff review: 2.9 s became 114 s over 2,000 of them). scan hands each
+    tree the folders it found already."""
+    from converter.sources import tree
+
+    root = tmp_path / "projects"
+    exp = generate(root / "-proj", _tiny(906, agent_rate=0.9))
+    (root / "-proj--claude-worktrees-x").mkdir()
+    sid = exp.parent.stem
+    (root / "-proj" / sid).rename(root / "-proj--claude-worktrees-x" / sid)
+
+    def searched(*_: Any) -> list[Path]:
+        raise AssertionError("scan searched the projects folder again")
+
+    monkeypatch.setattr(tree, "session_folders_elsewhere", searched)
+    [row] = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"]
+    assert (row["status"], row["model_calls"]) == ("convertible", exp.model_calls)
+
+
 def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) -> None:
     """The copy is read with the transcript (as a worktree's children are), and its agents,
     each in two folders, refuse the tree: a copy is no part of the session."""
@@ -386,7 +427,7 @@ def test_the_pool_is_never_larger_than_the_sessions(
     assert result.json()["totals"]["sessions"] == 3
 
 
-def _slow_part(parent: str, identities: bool = False) -> dict[str, Any]:
+def _slow_part(parent: str, identities: bool = False, elsewhere: Any = ()) -> dict[str, Any]:
     """A stand-in for inspecting a tree: `quick` at once, any other one slowly."""
     if not parent.endswith("quick"):
         time.sleep(15)
@@ -412,7 +453,7 @@ def test_an_interrupted_scan_stops_its_workers_at_once(monkeypatch: pytest.Monke
     monkeypatch.setattr(scan_module, "ProcessPoolExecutor", pool)
     monkeypatch.setattr(scan_module, "inspect_part", _slow_part)
     monkeypatch.setattr(scan_module, "available_cpus", lambda: 2)
-    parents = [Path(name) for name in ("quick", "slow-1", "slow-2", "slow-3")]
+    parents = [scan_module.Part(Path(name)) for name in ("quick", "slow-1", "slow-2", "slow-3")]
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         scan_module._run_parts(parents, bytes(32), 2, interrupt)
@@ -432,7 +473,7 @@ import os, sys, time
 from pathlib import Path
 import converter.run.scan as scan
 
-def slow(parent, identities=False):
+def slow(parent, identities=False, elsewhere=()):
     Path(sys.argv[1], str(os.getpid())).touch()
     time.sleep(60)
     return {}
@@ -440,7 +481,7 @@ def slow(parent, identities=False):
 if __name__ == "__main__":
     scan.inspect_part = slow
     scan.available_cpus = lambda: 2
-    scan._run_parts([Path("a"), Path("b"), Path("c")], bytes(32), 2, lambda: None)
+    scan._run_parts([scan.Part(Path(n)) for n in "abc"], bytes(32), 2, lambda: None)
 """
 
 
@@ -613,7 +654,7 @@ def test_two_parts_of_one_session_add_up_and_convert(tmp_path: Path, cli: Any) -
     assert row["tokens"] == first.total_tokens + second.total_tokens
 
 
-def _dies_on(parent: str, identities: bool = False) -> dict[str, Any]:
+def _dies_on(parent: str, identities: bool = False, elsewhere: Any = ()) -> dict[str, Any]:
     if parent == "dies":
         os._exit(9)  # as the OOM killer would end it
     return {"codes": [], "ok": parent}
@@ -628,7 +669,7 @@ def test_a_worker_that_dies_costs_only_its_own_tree_a_row(monkeypatch: pytest.Mo
     names = ["a", "dies", *(f"t{i}" for i in range(12))]
     ticks: list[int] = []
     results = scan_module._run_parts(
-        [Path(n) for n in names], bytes(32), 2, lambda: ticks.append(1)
+        [scan_module.Part(Path(n)) for n in names], bytes(32), 2, lambda: ticks.append(1)
     )
     assert results[1] == {"error": "WorkerDied"}
     assert [r.get("ok") for i, r in enumerate(results) if i != 1] == [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -23,11 +24,13 @@ def read_tree(
     task_unit: TaskUnit = "prompt",
     source: SourceName = "claude-code-tree",
     read_jobs: int | None = None,
+    elsewhere: Sequence[Path] | None = None,
 ) -> Account:
     """Find, bind and account a session tree. Local ids stay inside the returned value.
-    `read_jobs`: reading processes (default: 2 on two cores or more, see `reader.load`)."""
+    `read_jobs`: reading processes (default: 2 on two cores or more, see `reader.load`);
+    `elsewhere`: the session's folders in other project folders, when already found (`scan`)."""
     single = source == "claude-code"
-    layout = discover(parent, single_file=single)
+    layout = discover(parent, single_file=single, elsewhere=elsewhere)
     loaded = load(layout, read_jobs)
     return_free_memory()  # the parsed lines' garbage
     account = build_account(loaded, task_unit, single_file=single)
@@ -53,7 +56,8 @@ def summarize_tree(
     task_unit: TaskUnit = "prompt",
     source: SourceName = "claude-code-tree",
     read_jobs: int | None = None,
+    elsewhere: Sequence[Path] | None = None,
 ) -> tuple[Account, PublicSummary]:
     """What `inspect` and `scan` need: the account and its crossed summary (no public events)."""
-    account = read_tree(parent, task_unit, source, read_jobs)
+    account = read_tree(parent, task_unit, source, read_jobs, elsewhere)
     return account, summarize(account, pseudo)

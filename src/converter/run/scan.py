@@ -255,13 +255,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def inspect_part(parent: str, identities: bool = False) -> dict[str, Any]:
-    """Inspect one parent transcript; a small content-free summary (picklable). With
-    `identities` (a split session's parents), also each model call, tool call and subagent under
-    a keyed digest of its id, and each call's usage: what `_merge` needs to count them once."""
+def inspect_part(
+    parent: str, identities: bool = False, elsewhere: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Inspect one parent transcript and the session's folders `elsewhere` (other project
+    folders'); a small content-free summary (picklable). With `identities` (a split session's
+    parents), also each model call, tool call and subagent under a keyed digest of its id, and
+    each call's usage: what `_merge` needs to count them once."""
     pseudo = _WORKER["pseudo"]
     try:
-        account, summary = summarize_tree(Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"])
+        folders = [Path(f) for f in elsewhere]
+        account, summary = summarize_tree(
+            Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"], elsewhere=folders
+        )
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
     except Exception as error:  # a bug: one tree's row says so, the scan goes on (exit 70)
@@ -322,30 +328,37 @@ def worker_count(jobs: int, parents: int, cpus: int) -> int:
     return max(min(jobs, parents, cpus, MAX_JOBS), 0)
 
 
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One parent transcript to inspect: with `identities` (a split session's), and with the
+    session's folders in other project folders (`elsewhere`, read by its tree)."""
+
+    parent: Path
+    identities: bool = False
+    elsewhere: tuple[str, ...] = ()
+
+    def args(self) -> tuple[str, bool, tuple[str, ...]]:
+        return str(self.parent), self.identities, self.elsewhere
+
+
 def _run_parts(
-    parents: list[Path],
-    secret: bytes,
-    jobs: int,
-    tick: Callable[[], None],
-    identities: frozenset[Path] = frozenset(),
+    parts: list[Part], secret: bytes, jobs: int, tick: Callable[[], None]
 ) -> list[dict[str, Any]]:
-    """Each parent's `inspect_part`, in the order given; `identities`: the parents to inspect
-    with them (a split session's)."""
-    results: list[dict[str, Any]] = [{} for _ in parents]
-    workers = worker_count(jobs, len(parents), available_cpus())
+    """Each part's `inspect_part`, in the order given."""
+    parents = [part.parent for part in parts]
+    results: list[dict[str, Any]] = [{} for _ in parts]
+    workers = worker_count(jobs, len(parts), available_cpus())
     if workers <= 1:
         _init_worker(secret)
-        for i, parent in enumerate(parents):
-            results[i] = inspect_part(str(parent), parent in identities)
+        for i, part in enumerate(parts):
+            results[i] = inspect_part(*part.args())
             tick()
         return results
     # Largest first, so one big tree does not start last and leave a worker idle at the end.
     order = sorted(range(len(parents)), key=lambda i: -_size(parents[i]))
     pool = _pool(workers, secret)
     try:
-        futures = {
-            pool.submit(inspect_part, str(parents[i]), parents[i] in identities): i for i in order
-        }
+        futures = {pool.submit(inspect_part, *parts[i].args()): i for i in order}
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             tick()
@@ -354,7 +367,7 @@ def _run_parts(
         # tree it had not finished, not only the one that killed it.
         _stop(pool)
         left = [i for i in order if not results[i]]
-        _each_alone(parents, left, secret, workers, identities, results, tick)
+        _each_alone(parts, left, secret, workers, results, tick)
         return results
     except BaseException:
         _stop(pool)
@@ -364,11 +377,10 @@ def _run_parts(
 
 
 def _each_alone(
-    parents: list[Path],
+    parts: list[Part],
     left: list[int],
     secret: bytes,
     workers: int,
-    identities: frozenset[Path],
     results: list[dict[str, Any]],
     tick: Callable[[], None],
 ) -> None:
@@ -381,7 +393,7 @@ def _each_alone(
             while left and len(running) < workers:
                 i = left.pop(0)
                 alone = _pool(1, secret)
-                job = alone.submit(inspect_part, str(parents[i]), parents[i] in identities)
+                job = alone.submit(inspect_part, *parts[i].args())
                 running[job] = (i, alone)
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for job in done:
@@ -429,9 +441,10 @@ def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -
     errors = sorted({p["error"] for p in parts if "error" in p})
     for part in parts:
         codes.update(part.get("codes", ()))
-    if session.orphan_folders and not session.parents:
-        # With a parent, the session's folders in other project folders are its tree's (a
-        # worktree's: `discover` binds them), and the tree says what they hold.
+    if session.orphan_folders and len(session.parents) != 1:
+        # With one transcript, the session's folders in other project folders are its tree's
+        # (a worktree's: `discover` binds them), and the tree says what they hold; with none,
+        # or several (which part is a folder's cannot be told), no tree reads them.
         codes.add(ORPHAN_CODE)
     if len(parts) > 1:
         numbers, usage, shared = _merge(parts)
@@ -506,15 +519,27 @@ def scan(
     found = found or find_sessions(projects_dir)
     sessions = found.sessions
     parents = [parent for s in sessions for parent in s.parents]
-    split = frozenset(parent for s in sessions if len(s.parents) > 1 for parent in s.parents)
+    parts = [
+        Part(
+            parent,
+            identities=len(s.parents) > 1,
+            # a session's folders elsewhere are its tree's only when it has one transcript
+            # (`sources.tree.session_folders_elsewhere`)
+            elsewhere=tuple(str(projects_dir / d) for d in s.orphan_dirs)
+            if len(s.parents) == 1
+            else (),
+        )
+        for s in sessions
+        for parent in s.parents
+    ]
     tick = progress(len(parents)) if progress else (lambda: None)
-    results = _run_parts(parents, secret, jobs, tick, split)
+    results = _run_parts(parts, secret, jobs, tick)
     rows = []
     at = 0
     for session in sessions:
-        parts = results[at : at + len(session.parents)]
+        done = results[at : at + len(session.parents)]
         at += len(session.parents)
-        rows.append(_row(session, parts, pseudo))
+        rows.append(_row(session, done, pseudo))
     rows.sort(key=lambda r: str(r["session"]))
     statuses = Counter(r["status"] for r in rows)
     refusal_sessions: Counter[str] = Counter(c for r in rows for c in r["refusals"])
@@ -599,11 +624,18 @@ def _notes(result: dict[str, Any]) -> list[str]:
     lines = []
     rows = result["sessions"]
     pruned = sum(r["orphan_folders"] for r in rows if not r["parent_files"])
-    elsewhere = t["orphan_folders"] - pruned
+    unread = sum(r["orphan_folders"] for r in rows if r["parent_files"] > 1)
+    elsewhere = t["orphan_folders"] - pruned - unread
     if pruned:
         lines.append(
             f"{counted(pruned, 'session folder')} without {'its' if pruned == 1 else 'their'} "
             f"main transcript in any project folder ({ORPHAN_CODE}): pruned, or moved away"
+        )
+    if unread:
+        lines.append(
+            f"{counted(unread, 'session folder')} of sessions split across project folders, "
+            f"read by none of their transcripts ({ORPHAN_CODE}): which part "
+            f"{'it belongs' if unread == 1 else 'each belongs'} to cannot be told"
         )
     if elsewhere:
         lines.append(

@@ -25,6 +25,7 @@ import os
 import re
 import stat
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -257,25 +258,12 @@ class _Walker:
             else:
                 self.stray(entry)
 
-    def other_projects(self, project: Path, session_id: str) -> None:
-        """The session's folders in the other project folders beside `project` that hold no
-        transcript of that session: where Claude Code writes the children of an agent isolated
-        in a git worktree, or all children after the session enters a worktree (the worktree
-        is a project folder of its own; the parent transcript stays where the session began).
-        A session id names one session, so such a folder is this tree's; a folder beside
-        another copy of the parent is that copy's (`scan` says the session is split)."""
-        for other in _entries(project.parent) or []:
-            if other == project or entry_kind(other) != "dir":
-                continue  # a symlinked project folder is not followed (SPEC §3)
-            folder = other / session_id
-            if entry_kind(folder) == "missing" or entry_kind(other / f"{session_id}.jsonl") != (
-                "missing"
-            ):
-                continue
+    def other_folders(self, folders: Sequence[Path]) -> None:
+        """The session's folders in other project folders (`session_folders_elsewhere`), walked
+        as its own folder is."""
+        for folder in folders:
             if self.refuse_unsafe(folder) == "dir":
                 self.session_folder(folder)
-            elif entry_kind(folder) == "file":
-                self.stray(folder)
 
     def legacy_siblings(self, folder: Path) -> None:
         for entry in self.listing(folder):
@@ -297,6 +285,27 @@ def legacy_agent_id(name: str) -> str | None:
     if not (LEGACY_AGENT_ID.fullmatch(agent_id) or AGENT_ID.fullmatch(agent_id)):
         return None
     return agent_id
+
+
+def session_folders_elsewhere(project: Path, session_id: str) -> list[Path]:
+    """The session's folders in the other project folders beside `project`: where Claude Code
+    writes the children of an agent isolated in a git worktree, or every child after the
+    session enters a worktree (the worktree is a project folder of its own; the parent
+    transcript stays where the session began). A session id names one session, so such a
+    folder is this tree's, unless the session is split: when another project folder holds a
+    transcript of the session too, which part a folder belongs to cannot be told, and none is
+    taken (the tree then refuses what it misses; `scan` says the session is split). Only real
+    folders are taken: a symlinked one, like a symlinked project folder, is not followed, and
+    `scan` finds the same folders (`run/scan.py`)."""
+    found: list[Path] = []
+    for other in _entries(project.parent) or []:
+        if other == project or entry_kind(other) != "dir":
+            continue
+        if entry_kind(other / f"{session_id}.jsonl") != "missing":
+            return []  # another transcript of the session: split, no folder is this tree's
+        if entry_kind(other / session_id) == "dir":
+            found.append(other / session_id)
+    return found
 
 
 def _holds_children(folder: Path) -> bool:
@@ -334,8 +343,13 @@ def _session_named_inside(parent: Path) -> str | None:
     return sid if sid is not None and SESSION_ID.fullmatch(sid) else None
 
 
-def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
-    """Lay out the tree's files, parent first, children in sorted path order.
+def discover(
+    parent: Path, *, single_file: bool = False, elsewhere: Sequence[Path] | None = None
+) -> TreeLayout:
+    """Lay out the tree's files, parent first, children in sorted path order, then the
+    session's folders in other project folders: `elsewhere`, or, when None, those
+    `session_folders_elsewhere` finds (`scan` has found them already, for every session at
+    once).
 
     `single_file` (the `claude-code` source) binds the one transcript only, whatever its name;
     it refuses when the session's folder holds children, and the reader refuses any delegation:
@@ -381,5 +395,7 @@ def discover(parent: Path, *, single_file: bool = False) -> TreeLayout:
     elif folder_kind == "file":
         walker.stray(folder)
     walker.legacy_siblings(parent.parent)
-    walker.other_projects(parent.parent, stem)
+    if elsewhere is None:
+        elsewhere = session_folders_elsewhere(parent.parent, stem)
+    walker.other_folders(elsewhere)
     return layout
