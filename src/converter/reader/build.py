@@ -24,6 +24,7 @@ from typing import Literal
 from converter.errors import Problem
 from converter.errors.codes import NOT_BOUND
 from converter.reader.calls import (
+    advisor_calls,
     copies_agree,
     group_calls,
     match_results,
@@ -152,6 +153,7 @@ def build_account(
     depths(acc)
     copies(acc, index)
     group_calls(acc)
+    advisor_calls(acc)
     if not single_file:
         progress_copies_matched(acc)
     copies_agree(acc)

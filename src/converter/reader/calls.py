@@ -51,17 +51,17 @@ def group_calls(acc: Account) -> None:
                     acc.problems.append(Problem("CC-REC-SYNTHETIC-WITH-USAGE", rec.file, rec.line))
                 continue
             _add_fragment(acc, owner, stream, pos, rec)
-    _advisor_calls(acc)
 
 
 def _drops_advisor(was: tuple[tuple[str, Usage], ...], now: tuple[tuple[str, Usage], ...]) -> bool:
     return len(now) < len(was) or any(a[0] != b[0] for a, b in zip(was, now, strict=False))
 
 
-def _advisor_calls(acc: Account) -> None:
+def advisor_calls(acc: Account) -> None:
     """Each advisor pass of a call's final usage is a call of its own, beside the call: its
     model, its usage, final, the call's place (its task and agent); no event of the
-    conversation's flow (no edge)."""
+    conversation's flow (no edge). Run once calls are grouped (`build_account`), so that what
+    completes a call's usage after its transcript can bring its advisor passes too."""
     if not any(call.advisor for call in acc.calls.values()):
         return
     calls: dict[str, Call] = {}

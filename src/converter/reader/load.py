@@ -52,6 +52,9 @@ class LoadedTree:
     problems: list[Problem] = field(default_factory=list)
     unknown_types: Counter[str] = field(default_factory=Counter)
     consumed: bool = False  # build_account has taken (and released) the records
+    # Kept only when asked (`load(request_ids=True)`): per transcript file, message id -> the
+    # request id it names.
+    request_ids: dict[int, dict[str, str]] = field(default_factory=dict)
 
     @property
     def bound_files(self) -> list[SourceFile]:
@@ -61,7 +64,9 @@ class LoadedTree:
 _SHARED_IDS = ("uuid", "parent_uuid", "msg_id", "session_id", "version", "agent_id")
 
 
-def _absorb(tree: LoadedTree, entry: SourceFile, reading: FileReading) -> None:
+def _absorb(
+    tree: LoadedTree, entry: SourceFile, reading: FileReading, request_ids: bool = False
+) -> None:
     """Take one file's reading into the tree. Ids repeated across records (a parent's uuid, a
     message id over its fragments, the session) become one string each: records sent by the
     worker arrive with a fresh string per field (8 MB on the bench tree)."""
@@ -76,12 +81,14 @@ def _absorb(tree: LoadedTree, entry: SourceFile, reading: FileReading) -> None:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
     tree.digests[entry.index] = Digest(reading.sha256, reading.size)
     tree.records[entry.index] = reading.records
+    if request_ids:
+        tree.request_ids[entry.index] = reading.request_ids
     if reading.size == 0 and not reading.unreadable:
         code = "CC-TREE-EMPTY-FILE" if entry.role == "parent" else "CC-TREE-EMPTY-CHILD"
         tree.problems.append(Problem(code, entry.index))
 
 
-def _read_bytes(tree: LoadedTree, entry: SourceFile) -> bytes | None:
+def read_bytes(tree: LoadedTree, entry: SourceFile) -> bytes | None:
     try:
         with entry.path.open("rb") as stream:
             data = stream.read()
@@ -111,7 +118,7 @@ def _text_or_none(obj: dict[str, Any], key: str) -> str | None:
 
 
 def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
-    data = _read_bytes(tree, entry)
+    data = read_bytes(tree, entry)
     if data is None:
         return
     doc = read_document(data)
@@ -165,7 +172,7 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
 
 
 def _read_manifest(tree: LoadedTree, entry: SourceFile) -> None:
-    data = _read_bytes(tree, entry)
+    data = read_bytes(tree, entry)
     if data is None:
         return
     doc = read_document(data)
@@ -191,12 +198,17 @@ def read_jobs() -> int:
 
 
 def load(
-    layout: TreeLayout, jobs: int | None = None, min_bytes: int = PARALLEL_MIN_BYTES
+    layout: TreeLayout,
+    jobs: int | None = None,
+    min_bytes: int = PARALLEL_MIN_BYTES,
+    *,
+    request_ids: bool = False,
 ) -> LoadedTree:
     """Read the tree. With `jobs` 2 and enough bytes, a second process reads about half of the
-    transcripts (by size) while this one reads the rest; the result is the same either way."""
+    transcripts (by size) while this one reads the rest; the result is the same either way.
+    `request_ids`: keep the request id each call names (for provider bodies)."""
     with cyclic_gc_paused():
-        return _load(layout, read_jobs() if jobs is None else jobs, min_bytes)
+        return _load(layout, read_jobs() if jobs is None else jobs, min_bytes, request_ids)
 
 
 def _size(entry: SourceFile) -> int:
@@ -316,7 +328,7 @@ def _read_here(entries: list[SourceFile]) -> dict[int, FileReading]:
     return {entry.index: read_transcript(entry.path, trimmer) for entry in entries}
 
 
-def _load(layout: TreeLayout, jobs: int, min_bytes: int) -> LoadedTree:
+def _load(layout: TreeLayout, jobs: int, min_bytes: int, request_ids: bool) -> LoadedTree:
     tree = LoadedTree(layout=layout, problems=list(layout.problems))
     child_of: dict[tuple[str | None, str | None], int] = {
         (f.run_id, f.agent_id): f.index for f in layout.files if f.role == "subagent"
@@ -328,12 +340,12 @@ def _load(layout: TreeLayout, jobs: int, min_bytes: int) -> LoadedTree:
         if entry.role in ("parent", "subagent"):
             reading = readings.pop(entry.index)
             unknown[entry.index] = Counter(reading.unknown_types)
-            _absorb(tree, entry, reading)
+            _absorb(tree, entry, reading, request_ids)
         elif entry.role == "meta":
             _read_meta(tree, entry, child_of.get((entry.run_id, entry.agent_id)))
         elif entry.role == "journal":
             _read_journal(tree, entry)
-        else:
+        elif entry.role == "workflow-manifest":
             _read_manifest(tree, entry)
     for entry in layout.files:
         if entry.legacy and not any(

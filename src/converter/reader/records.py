@@ -338,22 +338,33 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
         raise BadField("CC-REC-BAD-FIELD")  # false or 0 would mark a stub's usage final
     rec.stop_reason_seen = stop is not None
     raw_usage = message.get("usage")
-    if not rec.synthetic and _lacks_counts(raw_usage):  # a real call's fragments carry both
+    if not rec.synthetic and lacks_counts(raw_usage):  # a real call's fragments carry both
         raise BadField("CC-REC-NO-USAGE")
     rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
     iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
     rec.final = stop is not None or isinstance(iterations, list)
-    if isinstance(iterations, list):
-        if any(isinstance(i, dict) and i.get("type") == _FALLBACK for i in iterations):
-            raise BadField("CC-REC-USAGE-FALLBACK")
-        advisor = _advisor_passes(iterations)
-        if advisor is None or not _iterations_add_up(iterations, rec.usage, rec.model):
-            raise BadField("CC-REC-USAGE-ITERATIONS")
-        rec.advisor = advisor
-        rec.usage = _split_from_passes(iterations, rec.usage)
+    rec.usage, rec.advisor = with_passes(raw_usage, rec.usage, rec.model)
     content = message.get("content")
     if isinstance(content, list):
         rec.tool_uses = tuple(_tool_uses(content))
+
+
+def with_passes(
+    raw_usage: Any, usage: Usage, model: str | None
+) -> tuple[Usage, tuple[tuple[str, Usage], ...]]:
+    """A call's usage read with the passes its `usage.iterations` lists, if it lists any: the
+    advisor's passes (each a call of its own), and the cache-write split of the call's own
+    passes where the top level's falls short. Raises BadField on a fallback pass, or on passes
+    that do not add up to the top level (`_iterations_add_up`)."""
+    iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
+    if not isinstance(iterations, list):
+        return usage, ()
+    if any(isinstance(i, dict) and i.get("type") == _FALLBACK for i in iterations):
+        raise BadField("CC-REC-USAGE-FALLBACK")
+    advisor = _advisor_passes(iterations)
+    if advisor is None or not _iterations_add_up(iterations, usage, model):
+        raise BadField("CC-REC-USAGE-ITERATIONS")
+    return _split_from_passes(iterations, usage), advisor
 
 
 _PASS_COUNTERS = (
@@ -385,7 +396,7 @@ def _advisor_passes(iterations: list[Any]) -> tuple[tuple[str, Usage], ...] | No
     found = []
     for item in filter(_is_advisor, iterations):
         model = item.get("model")
-        if not isinstance(model, str) or not model or _lacks_counts(item):
+        if not isinstance(model, str) or not model or lacks_counts(item):
             return None  # no model to price, or no input or output count: no free call
         if _unknown_counter(item, _PASS_KEYS | {"model"}):
             return None  # a count this reader does not take (a nested pass, a server tool)
@@ -444,7 +455,7 @@ def _split_from_passes(iterations: list[Any], usage: Usage) -> Usage:
     return msgspec.structs.replace(usage, cache_5m=cache_5m, cache_1h=cache_1h, split_present=True)
 
 
-def _lacks_counts(usage: Any) -> bool:
+def lacks_counts(usage: Any) -> bool:
     """No usage, or one without its input or output count (any other type is CC-REC-BAD-FIELD,
     from `parse_usage`): read as zeros, a call would convert as complete at no cost."""
     if usage is None:

@@ -30,6 +30,8 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     problems: list[tuple[str, int]]
     unknown_types: dict[str, int]
     unreadable: bool
+    # message id -> the request id its first fragment in this file names (`requestId`)
+    request_ids: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
@@ -105,7 +107,9 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
-    return FileReading(digest.sha256, digest.size, records, problems, unknown, unreadable)
+    return FileReading(
+        digest.sha256, digest.size, records, problems, unknown, unreadable, request_of
+    )
 
 
 # Between the two reading processes, each file's reading is one frame: a 4-byte big-endian

@@ -18,9 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
@@ -184,7 +184,9 @@ def _cut_short(body: bytes, code: str) -> bool:
     return False
 
 
-def iter_lines(stream: IO[bytes], digest: Digest) -> Iterator[tuple[int, JSONObject | BadLine]]:
+def iter_lines(
+    stream: Iterable[bytes], digest: Digest
+) -> Iterator[tuple[int, JSONObject | BadLine]]:
     """Yield (line number, object or BadLine) for each non-blank line; fill `digest` at the end.
 
     Memory is bounded by the longest line. A BOM at the start and CRLF line ends are accepted.

@@ -97,8 +97,11 @@ class TreeLayout:
         """`path` relative to the parent's folder (`../<project>/…` for another project's)."""
         return Path(os.path.relpath(path, self.root)).as_posix()
 
-    def add(self, role: Role, path: Path, **ids: str | bool | None) -> SourceFile:
-        rel = self.rel(path)
+    def add(
+        self, role: Role, path: Path, *, rel: str | None = None, **ids: str | bool | None
+    ) -> SourceFile:
+        """Lay out one file; `rel`: its relative name, when not relative to the parent's folder."""
+        rel = self.rel(path) if rel is None else rel
         entry = SourceFile(len(self.files), role, path, rel, **ids)  # type: ignore[arg-type]
         self.files.append(entry)
         return entry
