@@ -269,20 +269,22 @@ def test_a_closed_stderr_loses_the_message_never_the_exit_code(
     assert done.returncode == code
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        ["inspect", "--in", str(PARENT)],
-        ["convert", "--in", str(PARENT), "--template", "t.json"],
-    ],
-    ids=["inspect", "convert"],
-)
-def test_provider_bodies_is_known_and_not_supported_yet(
-    command: list[str], cli: Any, tmp_path: Path
-) -> None:
-    result = cli(*command, "--provider-bodies", str(tmp_path))
+@pytest.mark.parametrize("command", ["inspect", "convert"])
+def test_provider_bodies_is_read(command: str, cli: Any, tmp_path: Path) -> None:
+    """Was: refused as not supported yet (64). An empty folder selects no body: the run is
+    the one without it (tests/test_provider_bodies.py tests what bodies do)."""
+    folder = tmp_path / "bodies"
+    folder.mkdir()
+    out = ["--template", str(tmp_path / "t.json")] if command == "convert" else []
+    result = cli(command, "--in", str(PARENT), *out, "--provider-bodies", str(folder))
+    assert result.code == 0, result.err
+    assert "not supported" not in result.err
+
+
+def test_verify_takes_provider_bodies_only_to_rederive(cli: Any, tmp_path: Path) -> None:
+    result = cli("verify", "--bundle", str(GOLDEN), "--provider-bodies", str(tmp_path))
     assert result.code == 64
-    assert "--provider-bodies is not supported yet" in result.err
+    assert "--provider-bodies" in result.err
 
 
 def test_a_key_file_that_does_not_exist_says_so(cli: Any, tmp_path: Path) -> None:

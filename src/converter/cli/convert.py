@@ -127,6 +127,7 @@ def convert(
     bundle_out: Path | None,
     force: bool,
     attest_key: Path | None,
+    bodies: Path | None,
     key_file: Path | None,
 ) -> None:
     """Write a contract template, or check a completed contract and write the bundle."""
@@ -170,12 +171,13 @@ def convert(
             stamps,
             pseudo,
             force,
+            bodies,
         )
         return
     if bundle_out is None:
         raise click.UsageError("--contract needs --out BUNDLE.json")
     assert contract_in is not None
-    _bundle(src_given, parent, unit_given, contract_in, bundle_out, attest_key, pseudo)
+    _bundle(src_given, parent, unit_given, contract_in, bundle_out, attest_key, pseudo, bodies)
 
 
 def _only_with(mode: str, options: Mapping[str, object], why: str = "") -> None:
@@ -196,6 +198,7 @@ def _template(
     timestamps: Timestamps | None,
     pseudo: Pseudonymizer,
     force: bool,
+    bodies: Path | None,
 ) -> None:
     inputs = [parent] + [p for p in (old_contract, policy_file) if p is not None]
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
@@ -204,7 +207,7 @@ def _template(
     )
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit
-    reading = read_sources(parent, source, task_unit, pseudo)
+    reading = read_sources(parent, source, task_unit, pseudo, bodies)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     priced = template_pricing(reading, card, old)
     if card is not None and priced.unpriced_by_card is not None:
@@ -347,6 +350,7 @@ def _bundle(
     out: Path,
     attest_key: Path | None,
     pseudo: Pseudonymizer,
+    bodies: Path | None,
 ) -> None:
     inputs = [parent, contract_in] + ([attest_key] if attest_key else [])
     beside = Path(f"{out}.intoto.json")  # the attestation's place: written, kept or removed
@@ -360,7 +364,9 @@ def _bundle(
     signing_key = first(lambda: _signing_key(attest_key)) if attest_key else None
     first.done()
     assert contract_bytes is not None
-    bundle, data, unused, unpriced = make_bundle(parent, source, task_unit, pseudo, contract_bytes)
+    bundle, data, unused, unpriced = make_bundle(
+        parent, source, task_unit, pseudo, contract_bytes, bodies
+    )
     files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
     if signing_key is not None:
         from converter.attest.statement import SUBJECT_NAME, attest

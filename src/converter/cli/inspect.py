@@ -43,13 +43,14 @@ def inspect(
     show_paths: bool,
     as_json: bool,
     price_card: str | None,
+    bodies: Path | None,
     key_file: Path | None,
 ) -> None:
     """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
     pseudo = pseudonymizer(key_file)
     card = _card(price_card) if price_card is not None else None
     account, summary = summarize_tree(
-        parent, pseudo, cast(TaskUnit, task_unit), source=cast(SourceName, source)
+        parent, pseudo, cast(TaskUnit, task_unit), source=cast(SourceName, source), bodies=bodies
     )
     report = inspect_report(summary)
     if card is not None and not account.refusals:  # a tree that does not convert: no figure

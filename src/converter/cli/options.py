@@ -9,7 +9,6 @@ from typing import Any, TypeVar
 import click
 
 from converter.cli.diagnostics import remember_show_paths, tell
-from converter.errors import UsageProblem
 from converter.firewall.keys import PseudonymKey, default_key_shown, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 
@@ -46,20 +45,18 @@ def key_option(func: F) -> F:
     )(func)
 
 
-def _no_provider_bodies(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
-    if value is not None:
-        raise UsageProblem("--provider-bodies is not supported yet")
-
-
 def provider_bodies_option(func: F) -> F:
-    """Accepted by name (SPEC §2) and refused until provider bodies are read; not passed on."""
+    """--provider-bodies DIR (SPEC §2, §3): the folder of request and response bodies Claude Code
+    writes with OTEL_LOG_RAW_API_BODIES=file:<dir>. Judged by the reader, not by click: a
+    folder missing, a file or a symlink is the input's refusal (CC-BODY-DIR-UNREADABLE, 2)."""
     return click.option(
         "--provider-bodies",
-        type=FOLDER,
+        "bodies",
+        type=PATH,
         default=None,
-        expose_value=False,
-        callback=_no_provider_bodies,
-        help="Provider request/response bodies folder (not supported yet).",
+        help="The folder Claude Code writes provider request/response bodies to "
+        "(OTEL_LOG_RAW_API_BODIES=file:<dir>): this session's responses are bound and joined "
+        "to its calls (final usage for usage-incomplete calls; hidden calls counted).",
     )(func)
 
 

@@ -102,6 +102,7 @@ def verify(
     parent: Path | None,
     source: str | None,
     task_unit: str | None,
+    bodies: Path | None,
     key_file: Path | None,
 ) -> None:
     """Verify a bundle: its digest, its signed attestation, its re-derivation (exit 0/5/2)."""
@@ -109,9 +110,10 @@ def verify(
         raise click.UsageError("--attestation needs --public-key (the key to check it with)")
     if (contract_in is None) != (parent is None):
         raise click.UsageError("re-deriving needs both --contract C.json and --in SESSION.jsonl")
-    if contract_in is None and (source or task_unit or key_file or show_paths):
+    if contract_in is None and (source or task_unit or key_file or show_paths or bodies):
         raise click.UsageError(
-            "--from, --task-unit, --key-file and --show-paths only apply with --contract/--in"
+            "--from, --task-unit, --provider-bodies, --key-file and --show-paths only apply "
+            "with --contract/--in"
         )
 
     data = read_input(bundle, "BUNDLE-UNREADABLE")
@@ -155,7 +157,7 @@ def verify(
         # checked signature (a bundle's name near the limit leaves no room for .intoto.json)
         say("not checked: the attestation beside it (who signed it): pass --public-key")
     if contract_in is not None and parent is not None:
-        _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file)
+        _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file, bodies)
 
 
 def _check_rederivation(
@@ -166,6 +168,7 @@ def _check_rederivation(
     source: str | None,
     task_unit: str | None,
     key_file: Path | None,
+    bodies: Path | None,
 ) -> None:
     from converter.run.conversion import rederive, require_this_version
 
@@ -175,7 +178,7 @@ def _check_rederivation(
     pseudo = Pseudonymizer(pseudonym_key(key_file, create=False))
     src = cast(SourceName | None, source)
     unit = cast(TaskUnit | None, task_unit)
-    rederive(data, opened, contract_bytes, parent, src, unit, pseudo)
+    rederive(data, opened, contract_bytes, parent, src, unit, pseudo, bodies)
     say(
         "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
         f"({counted(len(data), 'byte')})"

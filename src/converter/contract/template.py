@@ -79,10 +79,13 @@ def _buckets_of(event: ModelEvent) -> set[CacheBucket]:
 
 
 def inventory_of(account: PublicAccount, pseudo: Pseudonymizer) -> Inventory:
+    # Provider responses no transcript call has (SPEC §5.4): counted by their finding, which
+    # the inventory's digest covers; not priced in this version.
+    hidden = sum(f.count for f in account.findings if f.code == "CC-BODY-HIDDEN-CALL")
     return Inventory(
         files=account.files,
         counts=account.counts,
-        hidden_calls=0,
+        hidden_calls=hidden,
         claude_code_versions=account.claude_code_versions,
         findings=account.findings,
         inventory_sha256=inventory_sha256(account, pseudo),

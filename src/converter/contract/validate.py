@@ -162,6 +162,14 @@ def check_against_sources(
         return [Problem("CONTRACT-KEY-MISMATCH", where="key_id")]
     if parts.inventory is not None and other_session(parts.inventory, fresh.inventory):
         return [Problem("CONTRACT-OTHER-SESSION", where="inventory/files")]
+    if parts.inventory is not None:
+        # Made with provider bodies and converted without them, or the other way: every body
+        # file, and every call a body completed, would be said to differ; the one cause is.
+        was, now = binds_bodies(parts.inventory), binds_bodies(fresh.inventory)
+        if was and not now:
+            return [Problem("CONTRACT-BODIES-MISSING", where="inventory/files")]
+        if now and not was:
+            return [Problem("CONTRACT-BODIES-UNEXPECTED", where="inventory/files")]
     problems: list[Problem] = []
     if parts.inventory is not None:
         problems += _inventory_differences(parts.inventory, fresh.inventory)
@@ -170,6 +178,11 @@ def check_against_sources(
     if parts.observed is not None and parts.observed != fresh.observed:
         problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="observed"))
     return problems
+
+
+def binds_bodies(inventory: Inventory) -> bool:
+    """Whether the inventory binds provider bodies (a response, or a bodies folder's index)."""
+    return any(f.role.startswith("provider-") for f in inventory.files)
 
 
 def other_session(bound: Inventory, fresh: Inventory) -> bool:

@@ -18,12 +18,14 @@ def _c(message: str, fix: str, *, blocking: bool = True) -> CodeInfo:
 
 
 # Counts of what a tree holds and is never read that say nothing of the spend (a copy of a tool
-# output, notes, a file browser's file): `inspect` shows them under `not_read`, never among the
-# findings a contract binds, so a file browser opening the folder does not change a made
-# contract. Another not-read count (CC-TREE-REMOTE-AGENT: spend not in the tree) is a finding.
+# output, notes, a file browser's file, a provider bodies index line still being written):
+# `inspect` shows them under `not_read`, never among the findings a contract binds, so a file
+# browser opening the folder (or another session appending to a shared index) does not change a
+# made contract. Another not-read count (CC-TREE-REMOTE-AGENT: spend not in the tree) is a finding.
 NOT_BOUND = {
     "CC-TREE-CONTENT-NOT-READ": "shown by inspect (not_read), not bound",
     "CC-TREE-OS-FILE": "shown by inspect (not_read), not bound",
+    "CC-BODY-INDEX-TORN": "shown by inspect (not_read), not bound",
 }
 
 # Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
@@ -103,8 +105,9 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-TREE-EMPTY-FILE": _c(
-        "A transcript or metadata file is empty where content is required.",
-        "Restore the file from a backup, or remove the child and its metadata together.",
+        "A transcript, metadata file or provider response is empty where content is required.",
+        "Restore the file from a backup, or remove the child and its metadata together (a "
+        "response: convert without --provider-bodies).",
     ),
     "CC-TREE-EMPTY-CHILD": _c(
         "A subagent transcript is empty; it holds no calls and is bound as empty.",
@@ -114,7 +117,7 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-TREE-UNREADABLE": _c(
-        "A file of the session tree could not be read.",
+        "A file of the session tree (or a provider body it selects) could not be read.",
         "Check file permissions and that the disk copy is complete.",
     ),
     "CC-TREE-META-WITHOUT-CHILD": _c(
@@ -390,8 +393,9 @@ CODES: dict[str, CodeInfo] = {
     "CC-REC-USAGE-INCOMPLETE": _c(
         "Model calls whose final usage was never written are priced as an interval.",
         "Nothing to do: the interval's high end prices output at the contract's "
-        "max_output_tokens. (Provider bodies would give the final usage; this version does not "
-        "read them yet.)",
+        "max_output_tokens. If Claude Code wrote provider bodies (OTEL_LOG_RAW_API_BODIES="
+        "file:<dir>), convert with --provider-bodies <dir>: a call's response gives its final "
+        "usage (CC-BODY-USAGE-COMPLETED).",
         blocking=False,
     ),
     "CC-REC-USAGE-INCOMPLETE-NO-INPUT": _c(
@@ -506,6 +510,88 @@ CODES: dict[str, CodeInfo] = {
         "The tree holds no model call at all.",
         "Nothing to convert; pick a session that used a model.",
     ),
+    # --- provider bodies (--provider-bodies DIR) ---
+    "CC-BODY-DIR-UNREADABLE": _c(
+        "The folder given with --provider-bodies does not exist, is not a folder, is a "
+        "symbolic link, or cannot be searched.",
+        "Pass the folder Claude Code writes bodies to (the <dir> of "
+        "OTEL_LOG_RAW_API_BODIES=file:<dir>) by its real path, and check its permissions.",
+    ),
+    "CC-BODY-NOT-REGULAR": _c(
+        "A provider body this tree selects (or the folder's index.jsonl) is a symbolic link, a "
+        "folder or a special file: bodies are read only from regular files.",
+        "Copy the real file into place; symlinks are refused so the folder cannot point outside "
+        "itself.",
+    ),
+    "CC-BODY-INDEX-FIELD": _c(
+        "A line of the bodies folder's index.jsonl has no string session_id, or a line of this "
+        "session names no response file of the form <request-id>.response.json or no string "
+        "message_id.",
+        "The index was edited or damaged; restore Claude Code's original, or convert without "
+        "--provider-bodies.",
+    ),
+    "CC-BODY-INDEX-TORN": _c(
+        "The last line of the bodies folder's index.jsonl is incomplete (no newline and not valid "
+        "JSON): Claude Code is still writing it, for this session or another. It is not read: "
+        "the response it names is left for a later run. Shown by inspect, not bound: a line "
+        "another session is writing changes no contract.",
+        "Nothing to do; convert again once the session is idle to take that response too.",
+        blocking=False,
+    ),
+    "CC-BODY-FILE-MISSING": _c(
+        "A line of index.jsonl for this session names a response file that is not in the "
+        "bodies folder.",
+        "Restore the response file (Claude Code never deletes bodies), or convert without "
+        "--provider-bodies.",
+    ),
+    "CC-BODY-RESPONSE-SHAPE": _c(
+        "A provider response file of this tree is not a response as Claude Code writes one: an "
+        "object with a string id, a string model, a stop_reason that is a string or null, and a "
+        "usage object.",
+        "The file was edited or damaged; restore Claude Code's original, or convert without "
+        "--provider-bodies.",
+    ),
+    "CC-BODY-ID-DISAGREES": _c(
+        "A provider response is not the call it is named for: its id is not the message id its "
+        "index line gives; or, without an index, its id is no transcript call's whose records "
+        "name the request id its file is named by.",
+        "The file or the index was edited, or belongs to another folder; restore Claude Code's "
+        "originals, or convert without --provider-bodies.",
+    ),
+    "CC-BODY-DUPLICATE": _c(
+        "Two provider responses (or two index lines) are for one model call, or two index lines "
+        "name one response file: which one is the call's cannot be told.",
+        "Remove the copy that is not Claude Code's own, or convert without --provider-bodies.",
+    ),
+    "CC-BODY-MODEL-DISAGREES": _c(
+        "A provider response names another model than the transcript call it joins.",
+        "The response or the transcript was edited, or they are not of one session; restore "
+        "Claude Code's originals, or convert without --provider-bodies.",
+    ),
+    "CC-BODY-USAGE-DISAGREES": _c(
+        "A provider response's usage cannot be the usage of the transcript call it joins: for a "
+        "call the transcript completes, a counter differs; for a usage-incomplete call, its "
+        "input, cache read or cache write total differs (fixed when a response starts), or its "
+        "output is less than the transcript's.",
+        "The response or the transcript was edited, or they are not of one session; restore "
+        "Claude Code's originals, or convert without --provider-bodies (the call is then priced "
+        "as an interval).",
+    ),
+    "CC-BODY-USAGE-COMPLETED": _c(
+        "Model calls the transcript left usage-incomplete took their final usage from their "
+        "provider response (same input and cache counts, a stop reason): they are complete, "
+        "priced exactly.",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-BODY-HIDDEN-CALL": _c(
+        "Provider responses of this session (by its index) that no transcript call has: hidden "
+        "calls (a session title, a compaction, a prompt suggestion...). They are counted "
+        "(hidden_calls) but not priced in this version: their spend is not in the bundle.",
+        "Nothing to do: read the costs as leaving out these calls (the bundle's hidden_calls "
+        "says how many).",
+        blocking=False,
+    ),
     # --- contract (CONTRACT-*) ---
     "CONTRACT-POLICY-FILE-UNREADABLE": _c(
         "The --policy file could not be read, or is not valid strict JSON (a syntax error, a "
@@ -562,6 +648,19 @@ CODES: dict[str, CodeInfo] = {
         "The file given as a contract is a bundle (its schema_version is a bundle's): a "
         "bundle is what convert --contract writes, not what it reads.",
         "Give the contract the bundle was made from; a bundle is the output of convert --contract.",
+    ),
+    "CONTRACT-BODIES-MISSING": _c(
+        "The contract binds provider bodies, and this conversion was given none "
+        "(--provider-bodies): every body it binds, and what they changed, would differ. Those "
+        "differences are not listed; the contract's own problems are.",
+        "Pass the --provider-bodies folder the template was made with.",
+    ),
+    "CONTRACT-BODIES-UNEXPECTED": _c(
+        "This conversion was given provider bodies (--provider-bodies) that the contract does "
+        "not bind: it was made without them. The differences that follow are not listed; the "
+        "contract's own problems are.",
+        "Leave --provider-bodies out, or make a new template with it (--from-contract carries "
+        "your claims forward).",
     ),
     "CONTRACT-SOURCE-MISMATCH": _c(
         "The contract names another source adapter, adapter version or task unit than the "
@@ -862,8 +961,8 @@ CODES: dict[str, CodeInfo] = {
         "Convert again once the sessions are idle, so calls still streaming have their final "
         "usage written. For calls that never got one, max_output_tokens in the contract bounds "
         "their output: set it to the output limit your Claude Code requests "
-        "(CLAUDE_CODE_MAX_OUTPUT_TOKENS), if lower than the model's. This version does not read "
-        "provider bodies yet.",
+        "(CLAUDE_CODE_MAX_OUTPUT_TOKENS), if lower than the model's. Or convert with "
+        "--provider-bodies, if Claude Code wrote them: a call's response gives its final usage.",
     ),
     "EVAL-SAMPLE-TOO-SMALL": _c(
         "The workload has fewer tasks than the policy's min_tasks, so the decision is INCOMPLETE.",
@@ -897,10 +996,10 @@ CODES: dict[str, CodeInfo] = {
     "EVAL-AUXILIARY-NOT-OBSERVED": _c(
         "Auxiliary calls (session titles, compaction calls outside a compaction agent's "
         "transcript, web-search side calls) were not observed: no provider bodies were given, "
-        "so their spend is not in the costs.",
-        "Nothing to do in this version (it does not read provider bodies yet): read the costs "
-        "as leaving out those calls: a session title is a small Haiku call, a compaction call "
-        "re-reads the whole conversation.",
+        "or this version counted the hidden calls they show (the bundle's hidden_calls) "
+        "without pricing them, so their spend is not in the costs.",
+        "Nothing to do in this version: read the costs as leaving out those calls: a session "
+        "title is a small Haiku call, a compaction call re-reads the whole conversation.",
         blocking=False,
     ),
     # --- attestation and verification (ATTEST-*) ---
@@ -1102,6 +1201,7 @@ _GROUPS = {
     "CC-LINE": "Lines (JSON syntax)",
     "CC-REC": "Records and accounting",
     "CC-TASK": "Tasks",
+    "CC-BODY": "Provider bodies",
     "CONTRACT": "Conversion contract",
     "PRICE": "Pricing",
     "BUNDLE": "Bundle",

@@ -129,10 +129,10 @@ def _cell(part: Interval | Span | None) -> str:
 
 NOT_OBSERVED = "n/o"
 _NOT_OBSERVED_LEGEND = (
-    f"{NOT_OBSERVED}: not observed — no provider bodies were given, so calls that no transcript "
-    "records (session titles, compaction calls outside a compaction agent's transcript, "
-    "web-search side calls) are not in these costs; "
-    "not a zero."
+    f"{NOT_OBSERVED}: not observed — calls that no transcript records (session titles, "
+    "compaction calls outside a compaction agent's transcript, web-search side calls) are not "
+    "in these costs: no provider bodies were given, or this version counted the hidden calls "
+    "they show without pricing them; not a zero."
 )
 
 

@@ -369,6 +369,7 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
         agent = c.agent(call.stream)
         by_agent[agent] = by_agent.get(agent, 0) + 1
     refusals = _refusals(c)
+    bound = _bound_with_digest(acc)
     return view.PublicSummary(
         key_id=pseudo.key_id,
         task_unit=acc.task_unit,
@@ -381,8 +382,9 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
             for code, count in sorted(acc.tree.layout.not_read.items())
             if count and code in NOT_BOUND
         ),
-        counts=_counts(acc, len(_bound_with_digest(acc))),
+        counts=_counts(acc, len(bound)),
         claude_code_versions=_versions(acc),
+        provider_files=sum(f.role.startswith("provider-") for f in bound),
         usage=view.UsageTotals(**total),
         by_model=tuple(
             view.ModelUsage(model=name, model_calls=calls, usage=view.UsageTotals(**sums))

@@ -88,8 +88,8 @@ ContextValue = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_-]{0,32}$")]
 FileRole = Annotated[
     str,
     StringConstraints(
-        pattern=r"^(parent|subagent|meta|journal|workflow-manifest|provider-request|"
-        r"provider-response|contract|bundle|attestation|key)$"
+        pattern=r"^(parent|subagent|meta|journal|workflow-manifest|provider-index|"
+        r"provider-request|provider-response|contract|bundle|attestation|key)$"
     ),
 ]
 # A count is a JSON integer every reader takes: within int64, like the transcript's own.

@@ -176,3 +176,6 @@ class PublicSummary(Closed):
     # Files of the session folder counted and never opened, whose number says nothing of the
     # spend (persisted tool outputs, memory notes, a file browser's files): shown, not bound.
     not_read: tuple[Finding, ...] = ()
+    # Provider bodies bound (`--provider-bodies`: responses, and the folder's index), among the
+    # bound files.
+    provider_files: Count = 0

@@ -12,7 +12,8 @@ and `build_account`, which runs them in order, here:
   4. depth by walking parents from the root, cycles refused;
   5. copies: a child's leading records that repeat an ancestor's calls (fork bootstrap, replay)
      are not events; any other call seen in two streams is refused;
-  6. calls grouped by message.id with last-fragment usage; tool calls and their results;
+  6. calls grouped by message.id with last-fragment usage; provider responses joined to them
+     and used (`reader/bodies.py`); tool calls and their results;
   7. tasks (root prompts) and the task of every call; 8. typed edges.
 """
 
@@ -23,6 +24,7 @@ from typing import Literal
 
 from converter.errors import Problem
 from converter.errors.codes import NOT_BOUND
+from converter.reader.bodies import join_bodies, session_of
 from converter.reader.calls import (
     advisor_calls,
     copies_agree,
@@ -142,8 +144,7 @@ def build_account(
     if not tree.records:
         return acc
     if not tree.layout.session_id:  # a renamed parent: accounted, but already refused
-        first = next((r.session_id for r in tree.records[0] if r.session_id), None)
-        tree.layout.session_id = first or ""
+        tree.layout.session_id = session_of(tree)
     session_check(acc)
     drop_branch_copies(acc)
     dedup_uuids(acc)
@@ -153,6 +154,7 @@ def build_account(
     depths(acc)
     copies(acc, index)
     group_calls(acc)
+    join_bodies(acc)
     advisor_calls(acc)
     if not single_file:
         progress_copies_matched(acc)

@@ -60,8 +60,8 @@ def _drops_advisor(was: tuple[tuple[str, Usage], ...], now: tuple[tuple[str, Usa
 def advisor_calls(acc: Account) -> None:
     """Each advisor pass of a call's final usage is a call of its own, beside the call: its
     model, its usage, final, the call's place (its task and agent); no event of the
-    conversation's flow (no edge). Run once calls are grouped (`build_account`), so that what
-    completes a call's usage after its transcript can bring its advisor passes too."""
+    conversation's flow (no edge). Run once calls are grouped and provider bodies joined (a
+    response completing a call can bring its advisor passes)."""
     if not any(call.advisor for call in acc.calls.values()):
         return
     calls: dict[str, Call] = {}

@@ -10,7 +10,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -27,6 +27,9 @@ from converter.reader.transcript import (
 )
 from converter.sources.jsonl import BadLine, Digest, iter_lines, read_document
 from converter.sources.tree import SourceFile, TreeLayout
+
+if TYPE_CHECKING:
+    from converter.reader.bodies import Response
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +55,10 @@ class LoadedTree:
     problems: list[Problem] = field(default_factory=list)
     unknown_types: Counter[str] = field(default_factory=Counter)
     consumed: bool = False  # build_account has taken (and released) the records
-    # Kept only when asked (`load(request_ids=True)`): per transcript file, message id -> the
-    # request id it names.
+    # Kept only when provider bodies are read (`load(request_ids=True)`): per transcript file,
+    # message id -> the request id it names; and the responses read (reader/bodies.py).
     request_ids: dict[int, dict[str, str]] = field(default_factory=dict)
+    responses: list[Response] = field(default_factory=list)
 
     @property
     def bound_files(self) -> list[SourceFile]:

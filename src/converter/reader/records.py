@@ -355,7 +355,8 @@ def with_passes(
     """A call's usage read with the passes its `usage.iterations` lists, if it lists any: the
     advisor's passes (each a call of its own), and the cache-write split of the call's own
     passes where the top level's falls short. Raises BadField on a fallback pass, or on passes
-    that do not add up to the top level (`_iterations_add_up`)."""
+    that do not add up to the top level (`_iterations_add_up`). A provider response's usage is
+    read with this too (reader/bodies.py)."""
     iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
     if not isinstance(iterations, list):
         return usage, ()

@@ -30,7 +30,8 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     problems: list[tuple[str, int]]
     unknown_types: dict[str, int]
     unreadable: bool
-    # message id -> the request id its first fragment in this file names (`requestId`)
+    # message id -> the request id its first fragment in this file names (`requestId`): which
+    # response file names a call, for provider bodies without an index (reader/bodies.py)
     request_ids: dict[str, str] = msgspec.field(default_factory=dict)
 
 

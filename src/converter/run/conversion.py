@@ -48,7 +48,8 @@ from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
 from converter.run.pipeline import SourceName, TaskUnit, read_tree
-from converter.sources.tree import SourceFile, discover
+from converter.sources import bodies as body_files
+from converter.sources.tree import SourceFile, discover, entry_kind
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
@@ -56,6 +57,8 @@ CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bi
 # (Read with another adapter or task unit, every task and count differs too: one cause.)
 _UNRELATED = frozenset(
     {
+        "CONTRACT-BODIES-MISSING",
+        "CONTRACT-BODIES-UNEXPECTED",
         "CONTRACT-KEY-MISMATCH",
         "CONTRACT-OTHER-SESSION",
         "CONTRACT-SOURCE-MISMATCH",
@@ -79,9 +82,13 @@ class Reading:
 
 
 def read_sources(
-    parent: Path, source: SourceName, task_unit: TaskUnit, pseudo: Pseudonymizer
+    parent: Path,
+    source: SourceName,
+    task_unit: TaskUnit,
+    pseudo: Pseudonymizer,
+    bodies: Path | None = None,
 ) -> Reading:
-    account = read_tree(parent, task_unit, source)
+    account = read_tree(parent, task_unit, source, bodies=bodies)
     if account.refusals:
         paths = {f.index: f.rel for f in account.tree.layout.files}
         located = [
@@ -241,6 +248,7 @@ def make_bundle(
     task_unit: TaskUnit | None,
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
+    bodies: Path | None = None,
 ) -> MadeBundle:
     """Check the contract against the sources and its own claims; all problems, or the bundle's
     sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied), how
@@ -251,7 +259,7 @@ def make_bundle(
     The reading, its crossings and the fresh template die with `_checked_bundle`'s frame, before
     the bundle is serialized: they never share the peak with the bundle's bytes.
     """
-    built = _checked_bundle(parent, source, task_unit, pseudo, contract_bytes)
+    built = _checked_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies)
     head, data = seal(built)
     return MadeBundle(head, data, built.unrevealed, built.prices_unused)
 
@@ -272,6 +280,7 @@ def _checked_bundle(
     task_unit: TaskUnit | None,
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
+    bodies: Path | None,
 ) -> BuiltBundle:
     """Every problem of the contract, each part checked on its own (SPEC §7 reports them all),
     or the bundle built from it."""
@@ -292,7 +301,7 @@ def _checked_bundle(
         raise Refused([*parts.problems, *found, *own_problems(parts)])
     source, task_unit = wanted.adapter, wanted.task_unit
     try:
-        reading = read_sources(parent, source, task_unit, pseudo)
+        reading = read_sources(parent, source, task_unit, pseudo, bodies)
     except Refused as refused:  # the contract's own problems are problems all the same
         problems = [*refused.problems, *parts.problems, *own_problems(parts)]
         raise Refused(problems, refused.labels, refused.paths) from None
@@ -382,7 +391,9 @@ def _tasks_of_other_unit(parts: ContractParts, reading: Reading) -> bool:
     return parts.tasks[0].id == other
 
 
-def source_changes(parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes) -> list[Problem]:
+def source_changes(
+    parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes, bodies: Path | None = None
+) -> list[Problem]:
     """The files of the tree, read as the contract names, that differ from those it binds
     (changed, added, removed), found by their bytes alone: a tree that no longer converts (a
     session that went on after the conversion, with a delegation still running) is still seen
@@ -409,9 +420,52 @@ def source_changes(parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes) -
         else:
             size, sha256 = digest
             now[label] = BoundFile(role=entry.role, label=label, size=size, sha256=sha256)
-    found = file_differences({k: v for k, v in bound.items() if k not in unread}, now)
     paths = _inventory_paths(pseudo, layout.files)  # where each file lies, for --show-paths
+    if bodies is not None:
+        paths |= _bodies_now(bodies, layout.session_id, bound, pseudo, now, unread)
+    found = file_differences({k: v for k, v in bound.items() if k not in unread}, now)
     return [replace(p, local_path=paths.get(p.where or "")) for p in found]
+
+
+def _bodies_now(
+    folder: Path,
+    session_id: str,
+    bound: dict[str, BoundFile],
+    pseudo: Pseudonymizer,
+    now: dict[str, BoundFile],
+    unread: set[str],
+) -> dict[str, str]:
+    """The provider bodies the contract binds, as the folder holds them now, into `now`: the
+    session's index lines digested as `select` binds them; each response the contract binds,
+    found among the folder's names by its label (a response it does not bind is not opened).
+    Returns `inventory/files/<label>` -> the relative name of each body found."""
+    paths: dict[str, str] = {}
+    if not session_id or entry_kind(folder) != "dir":  # cannot tell: nothing said of them
+        unread.update(label for label, f in bound.items() if f.role.startswith("provider-"))
+        return paths
+    index_rel = body_files.PREFIX + body_files.INDEX_NAME
+    index_label = pseudo.name("file", index_rel)
+    paths[f"inventory/files/{index_label}"] = index_rel
+    if index_label in bound:
+        lines = body_files.session_lines_digest(folder, session_id)
+        if lines is None:
+            unread.add(index_label)
+        else:
+            now[index_label] = BoundFile(
+                role="provider-index", label=index_label, size=lines.size, sha256=lines.sha256
+            )
+    for name in body_files.response_names(folder):
+        label = pseudo.name("file", body_files.PREFIX + name)
+        if label not in bound:
+            continue
+        paths[f"inventory/files/{label}"] = body_files.PREFIX + name
+        digest = _digest_of(folder / name) if entry_kind(folder / name) == "file" else None
+        if digest is None:
+            unread.add(label)
+        else:
+            size, sha256 = digest
+            now[label] = BoundFile(role="provider-response", label=label, size=size, sha256=sha256)
+    return paths
 
 
 def _digest_of(path: Path) -> tuple[int, str] | None:
@@ -454,7 +508,15 @@ _SOURCES_DIFFER = frozenset(
 
 # Refusals after which the files cannot be compared with the contract's: read another way than
 # it names, or labelled under another key.
-_NOT_COMPARABLE = frozenset({"CONTRACT-SOURCE-MISMATCH", "CONTRACT-KEY-MISMATCH"})
+_NOT_COMPARABLE = frozenset(
+    {
+        "CONTRACT-SOURCE-MISMATCH",
+        "CONTRACT-KEY-MISMATCH",
+        "CONTRACT-BODIES-MISSING",
+        "CONTRACT-BODIES-UNEXPECTED",
+        "CC-BODY-DIR-UNREADABLE",  # no folder of bodies to compare with
+    }
+)
 
 
 def rederive(
@@ -465,6 +527,7 @@ def rederive(
     source: SourceName | None,
     task_unit: TaskUnit | None,
     pseudo: Pseudonymizer,
+    bodies: Path | None = None,
 ) -> None:
     """`verify`'s third check: the bundle `data` made again from the sources, its contract and
     the pseudonym key, byte for byte; IntegrityFailure (5) when it is not (another contract,
@@ -481,14 +544,14 @@ def rederive(
             raise Refused(unread)
         raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
     try:
-        rederived = make_bundle(parent, source, task_unit, pseudo, contract_bytes).data
+        rederived = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies).data
     except Refused as refused:
         # The contract is the bundle's own (its digest is the receipt's) and converted once: the
         # sources no longer being the files it binds is a mismatch, not input to fix (exit 5).
         # A tree that no longer converts at all is compared by its files' bytes.
         changed = [p for p in refused.problems if p.code in _SOURCES_DIFFER]
         if not changed and not any(p.code in _NOT_COMPARABLE for p in refused.problems):
-            changed = source_changes(parent, pseudo, contract_bytes)
+            changed = source_changes(parent, pseudo, contract_bytes, bodies)
         if changed:
             failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
             failure.details = [*changed, *(p for p in refused.problems if p not in changed)]

@@ -30,7 +30,7 @@ def _usage(total: UsageTotals) -> dict[str, int]:
 def inspect_report(summary: PublicSummary) -> dict[str, Any]:
     counts = summary.counts.model_dump()
     counts.pop("bound_files")
-    return {
+    report: dict[str, Any] = {
         "convertible": summary.convertible,
         "key_id": summary.key_id,
         "refusals": [r.model_dump() for r in summary.refusals],
@@ -55,6 +55,9 @@ def inspect_report(summary: PublicSummary) -> dict[str, Any]:
         ],
         "claude_code_versions": list(summary.claude_code_versions),
     }
+    if summary.provider_files:  # --provider-bodies: the bodies bound, among bound_files
+        report["provider_files"] = summary.provider_files
+    return report
 
 
 def card_cost(found: Estimate) -> dict[str, Any]:
@@ -126,12 +129,16 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
 
 
 def _kinds(report: dict[str, Any]) -> str:
-    """What the bound files are: transcripts, metadata, and workflow journals and manifests."""
+    """What the bound files are: transcripts, metadata, workflow journals and manifests, and
+    provider bodies."""
     c = report["counts"]
-    workflow = report["bound_files"] - c["transcript_files"] - c["meta_files"]
+    bodies = report.get("provider_files", 0)
+    workflow = report["bound_files"] - c["transcript_files"] - c["meta_files"] - bodies
     parts = [counted(c["transcript_files"], "transcript"), f"{c['meta_files']:,} metadata"]
     if workflow:
         parts.append(f"{workflow:,} workflow")
+    if bodies:
+        parts.append(counted(bodies, "provider body", "provider bodies"))
     return ", ".join(parts)
 
 
@@ -165,10 +172,18 @@ def render_text(report: dict[str, Any]) -> str:
             f"  {f['code']}: {counted(f['count'], 'time')}. {CODES[f['code']].message}"
             for f in report["findings"]
         ]
-    if report["not_read"]:
+    tree = [f for f in report["not_read"] if not f["code"].startswith("CC-BODY-")]
+    if tree:
         lines.append("Not read (no model call in them; not bound):")
         lines += [
             f"  {f['code']}: {counted(f['count'], 'file')}. {CODES[f['code']].message}"
-            for f in report["not_read"]
+            for f in tree
+        ]
+    later = [f for f in report["not_read"] if f["code"].startswith("CC-BODY-")]
+    if later:
+        lines.append("Not read yet (not bound):")
+        lines += [
+            f"  {f['code']}: {counted(f['count'], 'line')}. {CODES[f['code']].message}"
+            for f in later
         ]
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from converter.firewall.boundary import Policy, cross, summarize
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount, PublicSummary
 from converter.heap import return_free_memory
+from converter.reader.bodies import read_bodies
 from converter.reader.build import build_account
 from converter.reader.load import load
 from converter.reader.model import Account
@@ -25,13 +26,19 @@ def read_tree(
     source: SourceName = "claude-code-tree",
     read_jobs: int | None = None,
     elsewhere: Sequence[Path] | None = None,
+    bodies: Path | None = None,
 ) -> Account:
     """Find, bind and account a session tree. Local ids stay inside the returned value.
     `read_jobs`: reading processes (default: 2 on two cores or more, see `reader.load`);
-    `elsewhere`: the session's folders in other project folders, when already found (`scan`)."""
+    `elsewhere`: the session's folders in other project folders, when already found (`scan`).
+    `bodies`: the `--provider-bodies` folder, whose bodies of this tree are selected, bound
+    and read after the transcripts (they select them by request id when it has no index), and
+    joined to the calls as the account is built."""
     single = source == "claude-code"
     layout = discover(parent, single_file=single, elsewhere=elsewhere)
-    loaded = load(layout, read_jobs)
+    loaded = load(layout, read_jobs, request_ids=bodies is not None)
+    if bodies is not None:
+        read_bodies(loaded, bodies)
     return_free_memory()  # the parsed lines' garbage
     account = build_account(loaded, task_unit, single_file=single)
     return_free_memory()  # the per-line records, released by build_account
@@ -45,8 +52,9 @@ def inspect_tree(
     policy: Policy | None = None,
     source: SourceName = "claude-code-tree",
     read_jobs: int | None = None,
+    bodies: Path | None = None,
 ) -> tuple[Account, PublicAccount]:
-    account = read_tree(parent, task_unit, source, read_jobs)
+    account = read_tree(parent, task_unit, source, read_jobs, bodies=bodies)
     return account, cross(account, pseudo, policy or Policy())
 
 
@@ -57,7 +65,8 @@ def summarize_tree(
     source: SourceName = "claude-code-tree",
     read_jobs: int | None = None,
     elsewhere: Sequence[Path] | None = None,
+    bodies: Path | None = None,
 ) -> tuple[Account, PublicSummary]:
     """What `inspect` and `scan` need: the account and its crossed summary (no public events)."""
-    account = read_tree(parent, task_unit, source, read_jobs, elsewhere)
+    account = read_tree(parent, task_unit, source, read_jobs, elsewhere=elsewhere, bodies=bodies)
     return account, summarize(account, pseudo)

@@ -32,7 +32,15 @@ from typing import Literal
 
 from converter.errors import Problem
 
-Role = Literal["parent", "subagent", "meta", "journal", "workflow-manifest"]
+Role = Literal[
+    "parent",
+    "subagent",
+    "meta",
+    "journal",
+    "workflow-manifest",
+    "provider-index",  # this session's lines of a provider bodies folder's index (bodies.py)
+    "provider-response",
+]
 
 SESSION_ID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
@@ -100,7 +108,8 @@ class TreeLayout:
     def add(
         self, role: Role, path: Path, *, rel: str | None = None, **ids: str | bool | None
     ) -> SourceFile:
-        """Lay out one file; `rel`: its relative name, when not relative to the parent's folder."""
+        """Lay out one file; `rel`: its relative name, when not relative to the parent's folder
+        (a provider body's, `sources/bodies.py`)."""
         rel = self.rel(path) if rel is None else rel
         entry = SourceFile(len(self.files), role, path, rel, **ids)  # type: ignore[arg-type]
         self.files.append(entry)

@@ -1,0 +1,213 @@
+"""Provider response bodies: read the selected ones, join them to calls, use what they say
+(SPEC §3, §4.4, §5.4; FORMAT-NOTES §5; docs/claude-code-shapes.md "Provider bodies").
+
+`read_bodies` (I/O, after `load`): selects this tree's bodies (`sources/bodies.py`), binds each
+selected response by the SHA-256 of its exact bytes, read once, and reads it strictly: an object
+with a string `id`, a string `model`, a `stop_reason` string or null, and a `usage` read as a
+transcript's is (`records.parse_usage`, advisor passes with `records.with_passes`).
+
+`join_bodies` (pure, inside `build_account` once calls are grouped): unique joins only, never by
+position or time. A response joins the one call whose message id is its `id`; with an index,
+the line naming it must give that same message id; without one, the request id that selected
+it must be one that call's records name. Then:
+  - its model must be the call's;
+  - a call the transcript left usage-incomplete, answered by a response with a stop reason whose
+    input side (input, cache read, cache write total) is the call's and whose output is no less,
+    takes the response's usage (advisor passes included) and is complete;
+  - a call already complete must have exactly the response's counters (and advisor passes);
+  - a response with no stop reason is a stub too: checked like a fragment, completes nothing.
+A response whose id no transcript call has is a hidden call (SPEC §5.4): counted, not priced in
+this phase (CC-BODY-HIDDEN-CALL). Two responses for one call, or a join that does not agree, refuse.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from converter.errors import Problem
+from converter.reader.load import LoadedTree, read_bytes
+from converter.reader.model import Account, Call
+from converter.reader.records import (
+    BadField,
+    Usage,
+    lacks_counts,
+    parse_usage,
+    with_passes,
+)
+from converter.sources.bodies import RESPONSE_SUFFIX, Selected, select
+from converter.sources.jsonl import BadLine, read_document
+from converter.sources.tree import entry_kind
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    file: int  # the response file's index in the layout
+    stem: str  # its name less `.response.json`: the request id it is named by
+    index: int | None  # the index entry's file index, when an index named it
+    index_line: int | None
+    message_id: str | None  # the message id the index line gives
+    id: str
+    model: str
+    final: bool  # a stop reason: the final usage, not a stub
+    usage: Usage
+    advisor: tuple[tuple[str, Usage], ...] = ()
+
+
+def session_of(tree: LoadedTree) -> str:
+    """The tree's session id: its parent's name, else the first its parent's records name (a
+    single file read with `--from claude-code`, whose name need not be one)."""
+    if tree.layout.session_id:
+        return tree.layout.session_id
+    return next((r.session_id for r in tree.records.get(0, ()) if r.session_id), None) or ""
+
+
+def read_bodies(tree: LoadedTree, folder: Path) -> None:
+    """Select, bind and read this tree's provider bodies in `folder` into `tree.responses`;
+    every problem met goes to `tree.problems`. Nothing is selected for a tree with no parent."""
+    if not tree.layout.files:  # no parent laid out: its refusal says why; the folder is
+        if entry_kind(Path(os.path.abspath(folder))) != "dir":  # still judged
+            tree.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
+        return
+    bound = {f.index for f in tree.bound_files}
+    named = [
+        rid for index, ids in tree.request_ids.items() if index in bound for rid in ids.values()
+    ]
+    selection = select(folder, tree.layout, session_of(tree), named)
+    tree.problems.extend(selection.problems)
+    if selection.index is not None and selection.index_digest is not None:
+        tree.digests[selection.index.index] = selection.index_digest
+    for selected in selection.responses:
+        found = _read_response(tree, selected, selection.index.index if selection.index else None)
+        if found is not None:
+            tree.responses.append(found)
+
+
+def _read_response(tree: LoadedTree, selected: Selected, index: int | None) -> Response | None:
+    entry = selected.entry
+    data = read_bytes(tree, entry)  # bound: size and SHA-256 of the bytes parsed
+    if data is None:
+        return None
+    doc = read_document(data)
+    if isinstance(doc, BadLine):
+        tree.problems.append(Problem(doc.code, entry.index, 1))
+        return None
+    try:
+        return _response(doc, entry.index, entry.path.name, index, selected)
+    except BadField as bad:
+        tree.problems.append(Problem(bad.code, entry.index, 1))
+        return None
+
+
+def _response(
+    doc: dict[str, Any], file: int, name: str, index: int | None, selected: Selected
+) -> Response:
+    msg_id, model, stop = doc.get("id"), doc.get("model"), doc.get("stop_reason")
+    raw_usage = doc.get("usage")
+    if (
+        not isinstance(msg_id, str)
+        or not msg_id
+        or not isinstance(model, str)
+        or not model
+        or (stop is not None and not isinstance(stop, str))
+        or not isinstance(raw_usage, dict)
+    ):
+        raise BadField("CC-BODY-RESPONSE-SHAPE")
+    if lacks_counts(raw_usage):
+        raise BadField("CC-REC-NO-USAGE")
+    usage, advisor = with_passes(raw_usage, parse_usage(raw_usage), model)
+    return Response(
+        file=file,
+        stem=name.removesuffix(RESPONSE_SUFFIX),
+        index=index,
+        index_line=selected.index_line,
+        message_id=selected.message_id,
+        id=msg_id,
+        model=model,
+        final=stop is not None,
+        usage=usage,
+        advisor=advisor,
+    )
+
+
+def _named_requests(acc: Account) -> dict[str, set[str]]:
+    """Message id -> every request id the tree's bound transcripts name for it."""
+    named: dict[str, set[str]] = defaultdict(set)
+    bound = {f.index for f in acc.tree.bound_files}
+    for index, ids in acc.tree.request_ids.items():
+        if index not in bound:  # a 2.0.x sibling of another session
+            continue
+        for msg_id, request_id in ids.items():
+            named[msg_id].add(request_id)
+    return named
+
+
+def join_bodies(acc: Account) -> None:
+    """Join each response read to its call and use it (the module's docstring says how)."""
+    responses = acc.tree.responses
+    if not responses:
+        return
+    named = _named_requests(acc)
+    joined: set[str] = set()
+    completed = hidden = 0
+    for r in responses:
+        if r.message_id is not None and r.message_id != r.id:  # said at the index line
+            acc.problems.append(Problem("CC-BODY-ID-DISAGREES", r.index, r.index_line))
+            continue
+        call = acc.calls.get(r.id)
+        if r.index_line is None and (call is None or r.stem not in named.get(r.id, ())):
+            # selected by a call's request id, yet its id is not that call's: not its response
+            acc.problems.append(Problem("CC-BODY-ID-DISAGREES", r.file))
+            continue
+        if r.id in joined:  # two responses for one call
+            acc.problems.append(Problem("CC-BODY-DUPLICATE", r.file))
+            continue
+        joined.add(r.id)
+        if call is None:  # named by this session's index line: a call no transcript records
+            hidden += 1
+            continue
+        if r.model != call.model:
+            acc.problems.append(Problem("CC-BODY-MODEL-DISAGREES", r.file))
+            continue
+        if not _agrees(call, r):
+            acc.problems.append(Problem("CC-BODY-USAGE-DISAGREES", r.file))
+            continue
+        if not call.final and r.final:
+            call.usage, call.advisor, call.final = r.usage, r.advisor, True
+            completed += 1
+    if completed:
+        acc.findings["CC-BODY-USAGE-COMPLETED"] += completed
+    if hidden:
+        acc.findings["CC-BODY-HIDDEN-CALL"] += hidden  # the inventory's hidden_calls
+
+
+def _counters(u: Usage) -> tuple[int, ...]:
+    return (
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_read_input_tokens,
+        u.cache_creation_input_tokens,
+        u.cache_5m,
+        u.cache_1h,
+        u.web_search_requests,
+        u.web_fetch_requests,
+    )
+
+
+def _input_side(u: Usage) -> tuple[int, int, int]:
+    """What a call's stub already records as its final value: fixed when the response starts."""
+    return (u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens)
+
+
+def _agrees(call: Call, r: Response) -> bool:
+    """Whether the response can be this call's answer as the transcript records the call."""
+    seen, said = call.usage, r.usage
+    if call.final and r.final:  # both final: the same usage, counter for counter
+        return _counters(seen) == _counters(said) and call.advisor == r.advisor
+    if call.final:  # a stub response of a complete call: written before it, never after
+        return _input_side(seen) == _input_side(said) and said.output_tokens <= seen.output_tokens
+    # the transcript's stub: its input side is final already, its output only grows
+    return _input_side(seen) == _input_side(said) and said.output_tokens >= seen.output_tokens

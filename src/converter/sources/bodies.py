@@ -1,0 +1,224 @@
+"""Select this tree's provider bodies from a `--provider-bodies` folder (SPEC §3, FORMAT-NOTES §5).
+
+Claude Code with `OTEL_LOG_RAW_API_BODIES=file:<dir>` writes one flat folder for every session:
+`<uuid>.request.json` per request attempt, `<request-id>.response.json` per successful response
+(the final assembled message), and from 2.1.274 on `index.jsonl`, one line per successful
+response: `timestamp, session_id, query_source, model, request_id, message_id, message_uuid,
+request_file, response_file` (docs/claude-code-shapes.md, "Provider bodies").
+
+Only this tree's bodies are selected, and nothing else in the folder is opened:
+  with `index.jsonl` (a regular file): the lines whose `session_id` is the tree's session id,
+      each naming its response file (shape-checked before a path is built from it);
+  without it: `<request-id>.response.json` for each request id a transcript call names
+      (shape-checked too), where such a file exists.
+Request files are not read (phase 1). The folder is never listed.
+
+The index is shared by every session and grows: what is bound for it is a derived entry whose
+size and SHA-256 are those of this session's lines (each with its line end) concatenated in file
+order, which anyone holding the folder can recompute. Reading and hashing each response is
+`reader/bodies.py`'s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from converter.errors import Problem
+from converter.sources.jsonl import BadLine, Digest, iter_lines
+from converter.sources.tree import SourceFile, TreeLayout, entry_kind
+
+INDEX_NAME = "index.jsonl"
+# The relative name every body file is labelled by (and `--show-paths` shows): its name in the
+# folder under this prefix, never where the folder lies, so a bundle re-derives on any machine.
+# No file of a session tree is named so (the tree's are `<session>…` or `../<project>/…`).
+PREFIX = "provider-bodies/"
+# A request id as Claude Code names a response file by it (`request-id` header; restored source:
+# `/^[A-Za-z0-9_-]+$/`, else a uuid), bounded.
+REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+RESPONSE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}\.response\.json")
+RESPONSE_SUFFIX = ".response.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    """One response file selected: where it is bound, and the index line naming it (if any)."""
+
+    entry: SourceFile
+    index_line: int | None = None
+    message_id: str | None = None  # the index line's message_id
+
+
+@dataclass(slots=True)
+class Selection:
+    index: SourceFile | None = None  # the derived index entry, when the folder has an index
+    index_digest: Digest | None = None  # of this session's lines
+    responses: list[Selected] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+class _Tap:
+    """The raw lines of a stream as `iter_lines` takes them, the last one kept: the exact bytes
+    of the line it has just yielded."""
+
+    def __init__(self, stream: Iterable[bytes]) -> None:
+        self.stream = stream
+        self.last = b""
+
+    def __iter__(self) -> Iterator[bytes]:
+        for raw in self.stream:
+            self.last = raw
+            yield raw
+
+
+def select(
+    folder: Path, layout: TreeLayout, session_id: str, request_ids: Iterable[str]
+) -> Selection:
+    """The bodies of session `session_id` in `folder`, each added to `layout` (roles
+    `provider-index`, `provider-response`), and every problem met selecting them."""
+    found = Selection()
+    folder = Path(os.path.abspath(folder))
+    if entry_kind(folder) != "dir":  # missing, a file, a symlink, a special file, unreachable
+        found.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
+        return found
+    index = folder / INDEX_NAME
+    kind = entry_kind(index)
+    if kind == "file":
+        _from_index(found, folder, layout, session_id)
+    elif kind == "missing":
+        _by_request_id(found, folder, layout, request_ids)
+    elif kind == "unreadable":  # the folder cannot be searched
+        found.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
+    else:  # a symlink, a folder, a special file: not read as the index, never taken as none
+        found.problems.append(Problem("CC-BODY-NOT-REGULAR", local_path=PREFIX + INDEX_NAME))
+    return found
+
+
+def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: str) -> None:
+    entry = layout.add("provider-index", folder / INDEX_NAME, rel=PREFIX + INDEX_NAME)
+    found.index = entry
+    hasher = hashlib.sha256()
+    size = 0
+    named: set[str] = set()
+    messages: set[str] = set()
+    try:
+        with entry.path.open("rb") as stream:
+            tap = _Tap(stream)
+            for number, item in iter_lines(tap, Digest()):
+                if isinstance(item, BadLine) and item.code == "CC-LINE-TORN":
+                    # A last line still being written, maybe by another session: left for the
+                    # next run, counted and not bound (it would change no byte of this session)
+                    layout.not_read["CC-BODY-INDEX-TORN"] += 1
+                    continue
+                if isinstance(item, BadLine):  # could be this session's: as in a transcript
+                    found.problems.append(Problem(item.code, entry.index, number))
+                    continue
+                session = item.get("session_id")
+                if not isinstance(session, str):
+                    found.problems.append(Problem("CC-BODY-INDEX-FIELD", entry.index, number))
+                    continue
+                if session != session_id:
+                    continue
+                hasher.update(tap.last)
+                size += len(tap.last)
+                _take_line(found, folder, layout, entry, number, item, named, messages)
+    except OSError:
+        found.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
+        return
+    found.index_digest = Digest(hasher.hexdigest(), size)
+
+
+def _take_line(
+    found: Selection,
+    folder: Path,
+    layout: TreeLayout,
+    index: SourceFile,
+    number: int,
+    item: dict[str, object],
+    named: set[str],
+    messages: set[str],
+) -> None:
+    name = item.get("response_file")
+    message_id = item.get("message_id")
+    # The name's shape is checked before any path is built from it (SPEC §3).
+    if (
+        not isinstance(name, str)
+        or not RESPONSE_NAME.fullmatch(name)
+        or not isinstance(message_id, str)
+        or not message_id
+    ):
+        found.problems.append(Problem("CC-BODY-INDEX-FIELD", index.index, number))
+        return
+    if name in named or message_id in messages:  # two lines for one response, or one call
+        found.problems.append(Problem("CC-BODY-DUPLICATE", index.index, number))
+        return
+    named.add(name)
+    messages.add(message_id)
+    path = folder / name
+    kind = entry_kind(path)
+    if kind == "missing":
+        found.problems.append(Problem("CC-BODY-FILE-MISSING", index.index, number))
+    elif kind == "file":
+        entry = layout.add("provider-response", path, rel=PREFIX + name)
+        found.responses.append(Selected(entry, number, message_id))
+    elif kind == "unreadable":
+        found.problems.append(Problem("CC-BODY-DIR-UNREADABLE", index.index, number))
+    else:
+        found.problems.append(Problem("CC-BODY-NOT-REGULAR", index.index, number))
+
+
+def _by_request_id(
+    found: Selection, folder: Path, layout: TreeLayout, request_ids: Iterable[str]
+) -> None:
+    """Before 2.1.274 no file says which session a response is of: only the responses named by a
+    request id this tree's calls record are taken (a file is named by its request id)."""
+    for request_id in sorted(set(request_ids)):
+        if not REQUEST_ID.fullmatch(request_id):  # never a path from an unchecked name
+            continue
+        name = request_id + RESPONSE_SUFFIX
+        path = folder / name
+        kind = entry_kind(path)
+        if kind == "missing":
+            continue
+        if kind == "file":
+            found.responses.append(
+                Selected(layout.add("provider-response", path, rel=PREFIX + name))
+            )
+        elif kind == "unreadable":
+            found.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
+            return
+        else:
+            found.problems.append(Problem("CC-BODY-NOT-REGULAR", local_path=PREFIX + name))
+
+
+def response_names(folder: Path) -> list[str]:
+    """The names in `folder` a response file could have (for `verify` to find a bound response
+    by its label when the sources no longer convert): names only, nothing opened."""
+    try:
+        return sorted(n for n in os.listdir(folder) if RESPONSE_NAME.fullmatch(n))
+    except OSError:
+        return []
+
+
+def session_lines_digest(folder: Path, session_id: str) -> Digest | None:
+    """Size and SHA-256 of the session's index lines, as `select` binds them; None when the
+    index cannot be read as a regular file."""
+    index = Path(os.path.abspath(folder)) / INDEX_NAME
+    if entry_kind(index) != "file":
+        return None
+    hasher = hashlib.sha256()
+    size = 0
+    try:
+        with index.open("rb") as stream:
+            tap = _Tap(stream)
+            for _, item in iter_lines(tap, Digest()):
+                if not isinstance(item, BadLine) and item.get("session_id") == session_id:
+                    hasher.update(tap.last)
+                    size += len(tap.last)
+    except OSError:
+        return None
+    return Digest(hasher.hexdigest(), size)

@@ -1,0 +1,908 @@
+"""`--provider-bodies DIR` (SPEC §3, §4.4, §5.4; docs/claude-code-shapes.md "Provider bodies").
+
+The tree is the synthetic one with its subagent's first call made a streaming stub (no stop
+reason, output 2), as ~15% of subagent calls are; the bodies folder is built beside it from what
+Claude Code writes: one response per successful call, named by its request id, holding the final
+message; with an index (2.1.274 on) or without; another session's bodies in the same folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from converter.firewall.keys import PseudonymKey
+from converter.firewall.pseudonyms import Pseudonymizer
+from tests.canary.leaks import index_outputs, leaks
+from tests.conftest import TEST_KEY
+from tests.contract_helpers import fill, read_json, write_json
+from tests.damage import (
+    INSPECT,
+    MARKER,
+    Outcome,
+    Refusal,
+    Tree,
+    copy_tree,
+    parse_refusals,
+    run_command,
+)
+
+SID = "65e893e5-a69d-4955-a5e1-5d5ee7bc592e"
+OTHER = "99999999-9999-4999-8999-999999999999"
+CHILD = "subagents/agent-a3088bfe7965a5c04.jsonl"
+MODEL = "claude-opus-4-8"
+# The synthetic tree's calls: message id, request id.
+A1 = ("msg_011C4SjQDgtfTaGWwDkm1sfW", "req_011CAMcCWzGgRuRLTLotfJsn")  # parent, delegates
+A2 = ("msg_011CpD5wpCu5FpNmW8QHVPia", "req_011CWtfHVbX6Jmxw6nt8GjSF")  # parent, last
+C1 = ("msg_011CjPz4Y7hqiU5EUunvWiB1", "req_011CAYyg3N2sa2JxT9ojx4qm")  # subagent: the stub
+C2 = ("msg_011Cxq6TWh5RsuKjSsPLVCfX", "req_011CWY9FrJurzdimSKnL8qXT")  # subagent, last
+CALLS = (A1, A2, C1, C2)
+C1_FINAL_LINE = 5  # the subagent's line with C1's final usage (output 60), made a stub
+TITLE = ("msg_01TitleCallNoTranscriptHas", "req_01TitleCall")  # a hidden call
+_PSEUDO = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+
+
+def label(role: str, name: str) -> str:
+    """The `role/file-<hmac>` label of a body file: keyed over its name in the folder."""
+    return f"{role}/{_PSEUDO.name('file', 'provider-bodies/' + name)}"
+
+
+def response_name(call: tuple[str, str]) -> str:
+    return call[1] + ".response.json"
+
+
+INDEX = label("provider-index", "index.jsonl")
+
+
+def usage(i: int, o: int, cr: int, cw: int) -> dict[str, Any]:
+    return {
+        "input_tokens": i,
+        "output_tokens": o,
+        "cache_read_input_tokens": cr,
+        "cache_creation_input_tokens": cw,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": cw},
+        "service_tier": "standard",
+    }
+
+
+@dataclass
+class Bodies:
+    """A provider bodies folder as Claude Code writes it, built from the tree's final messages:
+    edit `responses` or `lines`, then `write()`."""
+
+    folder: Path
+    responses: dict[str, dict[str, Any]]  # file name -> the response
+    lines: list[dict[str, Any]] | None  # the index's lines; None: no index (before 2.1.274)
+    raw: dict[str, bytes] = field(default_factory=dict)  # file name -> bytes, as written
+
+    def write(self) -> Path:
+        if self.folder.exists():
+            shutil.rmtree(self.folder)
+        self.folder.mkdir(parents=True)
+        for n, name in enumerate(sorted(self.responses)):
+            # a request file beside each (never read in this phase), compact JSON
+            request = {
+                "model": MODEL,
+                "messages": [{"role": "user", "content": f"{MARKER}-request {n}"}],
+                "metadata": {"user_id": json.dumps({"session_id": SID})},
+                "max_tokens": 32000,
+            }
+            (self.folder / f"c0000000-0000-4000-8000-00000000000{n}.request.json").write_text(
+                json.dumps(request, separators=(",", ":"))
+            )
+            data = self.raw[name] if name in self.raw else json.dumps(self.responses[name]).encode()
+            (self.folder / name).write_bytes(data)
+        for name, data in self.raw.items():
+            if name not in self.responses:
+                (self.folder / name).write_bytes(data)
+        if self.lines is not None:
+            (self.folder / "index.jsonl").write_bytes(
+                b"".join(json.dumps(line).encode() + b"\n" for line in self.lines)
+            )
+        return self.folder
+
+    def response(self, call: tuple[str, str]) -> dict[str, Any]:
+        return self.responses[response_name(call)]
+
+    def line_of(self, call: tuple[str, str]) -> int:
+        assert self.lines is not None
+        names = [line.get("response_file") for line in self.lines]
+        return names.index(response_name(call)) + 1
+
+
+def index_line(call: tuple[str, str], session: str = SID, model: str = MODEL) -> dict[str, Any]:
+    return {
+        "timestamp": "2026-07-21T09:14:05.463Z",
+        "session_id": session,
+        "query_source": "repl_main_thread",
+        "model": model,
+        "request_id": call[1],
+        "message_id": call[0],
+        "message_uuid": None,
+        "request_file": "c0000000-0000-4000-8000-000000000000.request.json",
+        "response_file": response_name(call),
+    }
+
+
+def final_messages(tree: Tree) -> dict[str, dict[str, Any]]:
+    """Message id -> the message of its last fragment, as the unedited tree records it."""
+    found: dict[str, dict[str, Any]] = {}
+    for rel in ("parent", CHILD):
+        for raw in tree.lines(rel):
+            record = json.loads(raw)
+            if record.get("type") == "assistant":
+                found[record["message"]["id"]] = record["message"]
+    return found
+
+
+def make_stub(record: dict[str, Any]) -> None:
+    message = record["message"]
+    message["stop_reason"] = None
+    message["usage"]["output_tokens"] = 2
+    del message["usage"]["iterations"]  # a list marks the final usage (SPEC §4.4)
+
+
+def setup(tmp_path: Path, *, index: bool = True, other: bool = True) -> tuple[Tree, Bodies]:
+    """The tree (C1 a stub) and its bodies: a final response for each of its four calls; with
+    `other`, another session's bodies in the folder that would each refuse if opened."""
+    tree = copy_tree("synthetic_tree", tmp_path / "src")
+    finals = final_messages(tree)
+    tree.edit_record(CHILD, C1_FINAL_LINE, make_stub)
+    responses = {}
+    for msg_id, request_id in CALLS:
+        message = finals[msg_id]
+        responses[request_id + ".response.json"] = {
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "model": message["model"],
+            "content": [{"type": "text", "text": f"{MARKER}-response of {msg_id[-6:]}"}],
+            "stop_reason": message["stop_reason"],
+            "stop_sequence": None,
+            "usage": message["usage"],
+        }
+    lines = [index_line(call) for call in CALLS] if index else None
+    bodies = Bodies(tmp_path / "bodies", responses, lines)
+    if other:
+        # Another session's: a response with a repeated key, a symlink, a line naming a file
+        # that is not there. Each would refuse the tree if it were opened or selected.
+        bodies.raw["req_011OtherSession.response.json"] = b'{"id": "msg_x", "id": "msg_y"}'
+        if lines is not None:
+            lines.insert(1, index_line(("msg_x", "req_011OtherSession"), OTHER))
+            lines.append(index_line(("msg_y", "req_011OtherMissing"), OTHER))
+            lines.append(index_line(("msg_z", "req_011OtherLink"), OTHER))
+    return tree, bodies
+
+
+def with_link(folder: Path, name: str, target: str = "/etc/hostname") -> None:
+    (folder / name).symlink_to(target)
+
+
+def inspect(cli: Any, tree: Tree, tmp_path: Path, bodies: Path | None, *extra: str) -> Outcome:
+    args = ["--provider-bodies", str(bodies)] if bodies is not None else []
+    return run_command(cli, INSPECT, tree, tmp_path, *args, *extra)
+
+
+def finding(report: dict[str, Any], code: str) -> int:
+    return next((f["count"] for f in report["findings"] if f["code"] == code), 0)
+
+
+def expect(outcome: Outcome, code: str, file: str | None, line: int | None = None) -> None:
+    assert outcome.code == 2, (outcome.code, outcome.err[-2000:])
+    assert Refusal(code, file, line) in outcome.refusals, outcome.refusals
+
+
+def convert_chain(
+    cli: Any, tree: Tree, work: Path, bodies: Path | None
+) -> tuple[Path, Path, dict[str, Any]]:
+    """Template, filled contract, bundle: (contract, bundle path, bundle)."""
+    work.mkdir(exist_ok=True)
+    given = ["--provider-bodies", str(bodies)] if bodies is not None else []
+    template = work / "t.json"
+    made = cli("convert", "--in", str(tree.parent), "--template", str(template), *given)
+    assert made.code == 0, made.err
+    contract = work / "c.json"
+    write_json(contract, fill(read_json(template)))
+    out = work / "b.json"
+    done = cli(
+        "convert", "--in", str(tree.parent), "--contract", str(contract), "--out", str(out), *given
+    )
+    assert done.code == 0, done.err
+    return contract, out, read_json(out)
+
+
+def refused_codes(err: str) -> list[str]:
+    return re.findall(r"^refused: ([A-Z0-9-]+)", err, re.MULTILINE)
+
+
+def event_of(bundle: dict[str, Any], msg_id: str) -> dict[str, Any]:
+    wanted = _PSEUDO.name("event", f"model:{msg_id}")
+    return next(e for e in bundle["events"] if e["id"] == wanted)
+
+
+# --- using a response ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["index", "no-index"])
+def test_a_response_completes_a_usage_incomplete_call(
+    cli: Any, tmp_path: Path, index: bool
+) -> None:
+    """C1's transcript stops at a stub (output 2, no stop reason): without bodies its cost is an
+    interval; its response gives the final usage (output 60) with the same input and cache
+    counts, and it is complete, priced exactly (low = high)."""
+    tree, bodies = setup(tmp_path, index=index)
+    folder = bodies.write()
+    without = inspect(cli, tree, tmp_path, None)
+    assert without.code == 0, without.err
+    assert without.report is not None
+    assert without.report["counts"]["usage_incomplete_calls"] == 1
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 0, shown.err
+    report = shown.report
+    assert report is not None
+    assert report["counts"]["usage_incomplete_calls"] == 0
+    assert finding(report, "CC-BODY-USAGE-COMPLETED") == 1
+    assert finding(report, "CC-REC-USAGE-INCOMPLETE") == 0
+    assert report["usage"]["output_tokens"] == without.report["usage"]["output_tokens"] + 58
+    assert report["provider_files"] == 4 + index  # the responses, and the index entry
+    assert report["bound_files"] == 3 + 4 + index
+
+    _, _, plain = convert_chain(cli, tree, tmp_path / "plain", None)
+    stub = event_of(plain, C1[0])
+    assert stub["usage_complete"] is False
+    assert stub["usage"]["output_tokens"] == 2
+    assert Decimal(stub["cost"]["low"]) < Decimal(stub["cost"]["high"])
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "bodies-run", folder)
+    event = event_of(bundle, C1[0])
+    assert event["usage_complete"] is True
+    assert event["usage"]["output_tokens"] == 60
+    assert event["cost"]["low"] == event["cost"]["high"]
+    # priced as the filled contract's prices say: 5 input, 60 output, 8000 read, 1500 1h write
+    expected = (5 * Decimal(3) + 60 * 15 + 8000 * Decimal("0.30") + 1500 * 6) / 10**6
+    assert Decimal(event["cost"]["low"]) == expected
+    assert bundle["receipt"]["counts"]["usage_incomplete_calls"] == 0
+    assert {"code": "CC-BODY-USAGE-COMPLETED", "count": 1} in bundle["receipt"]["findings"]
+
+
+def test_a_stub_response_completes_nothing(cli: Any, tmp_path: Path) -> None:
+    """A response with no stop reason is a stub too: its usage is not taken."""
+    tree, bodies = setup(tmp_path)
+    response = bodies.response(C1)
+    response["stop_reason"] = None
+    response["usage"] = {**response["usage"], "output_tokens": 30}
+    del response["usage"]["iterations"]
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert shown.report["counts"]["usage_incomplete_calls"] == 1
+    assert finding(shown.report, "CC-BODY-USAGE-COMPLETED") == 0
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["index", "no-index"])
+@pytest.mark.parametrize(
+    ("call", "counter", "value"),
+    [
+        (C1, "input_tokens", 6),  # the stub's input is final already
+        (C1, "cache_read_input_tokens", 7999),
+        (C1, "output_tokens", 1),  # less than the stub's 2: output only grows
+        (A2, "output_tokens", 91),  # a complete call: every counter must be the same
+        (A2, "cache_creation_input_tokens", 399),
+    ],
+    ids=["stub-input", "stub-cache-read", "stub-output-less", "final-output", "final-cache"],
+)
+def test_a_response_whose_usage_disagrees_is_refused(
+    cli: Any, tmp_path: Path, index: bool, call: tuple[str, str], counter: str, value: int
+) -> None:
+    tree, bodies = setup(tmp_path, index=index)
+    response = bodies.response(call)
+    response["usage"] = {**response["usage"], counter: value}
+    if counter == "cache_creation_input_tokens":
+        response["usage"]["cache_creation"] = {
+            "ephemeral_5m_input_tokens": 0,
+            "ephemeral_1h_input_tokens": value,
+        }
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(call)))
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["index", "no-index"])
+def test_a_response_of_another_model_is_refused(cli: Any, tmp_path: Path, index: bool) -> None:
+    tree, bodies = setup(tmp_path, index=index)
+    bodies.response(C1)["model"] = "claude-sonnet-4-6"
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-MODEL-DISAGREES", label("provider-response", response_name(C1)))
+
+
+def test_advisor_passes_in_a_response_are_calls_of_their_own(cli: Any, tmp_path: Path) -> None:
+    """A response's `usage.iterations` is read as a transcript's: the advisor's pass becomes a
+    call of its own when the response completes the call; a pass the transcript of a complete
+    call does not have is usage that disagrees."""
+    tree, bodies = setup(tmp_path)
+    completing = bodies.response(C1)["usage"]
+    own = {k: completing[k] for k in ("input_tokens", "output_tokens")}
+    own |= {k: completing[k] for k in ("cache_read_input_tokens", "cache_creation_input_tokens")}
+    completing["iterations"] = [
+        {"type": "message", **own},
+        {"type": "advisor_message", "model": MODEL, "input_tokens": 700, "output_tokens": 40},
+    ]
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert shown.report["counts"]["model_calls"] == 5  # four, and C1's advisor pass
+    assert shown.report["counts"]["usage_incomplete_calls"] == 0
+
+    final = bodies.response(A2)["usage"]
+    final["iterations"] = [
+        {"type": "message", **{k: final[k] for k in own}},
+        {"type": "advisor_message", "model": MODEL, "input_tokens": 700, "output_tokens": 40},
+    ]
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(A2)))
+
+
+# --- hidden calls -------------------------------------------------------------------------
+
+
+def test_a_hidden_call_is_counted_and_not_priced(cli: Any, tmp_path: Path) -> None:
+    """A response of this session (by its index line) that no transcript call has: counted in
+    the inventory's hidden_calls and as a finding; not an event, not priced; the bundle still
+    says auxiliary calls were not observed (their spend is not in it)."""
+    tree, bodies = setup(tmp_path)
+    haiku = "claude-haiku-4-5-20251001"
+    bodies.responses[response_name(TITLE)] = {
+        "id": TITLE[0],
+        "type": "message",
+        "role": "assistant",
+        "model": haiku,
+        "content": [{"type": "text", "text": f"{MARKER}-title"}],
+        "stop_reason": "end_turn",
+        "usage": usage(300, 12, 0, 0),
+    }
+    assert bodies.lines is not None
+    bodies.lines.insert(0, {**index_line(TITLE, model=haiku), "query_source": "title"})
+    folder = bodies.write()
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert finding(shown.report, "CC-BODY-HIDDEN-CALL") == 1
+    assert shown.report["counts"]["model_calls"] == 4
+    assert haiku not in shown.report["by_model"]
+    contract, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
+    assert read_json(contract)["inventory"]["hidden_calls"] == 1
+    assert bundle["receipt"]["hidden_calls"] == 1
+    assert bundle["receipt"]["auxiliary_calls"] == "not-observed"
+    assert all(e.get("model") != haiku for e in bundle["events"])
+
+
+# --- selection and binding ----------------------------------------------------------------
+
+
+def _session_lines(index: bytes, session: str) -> bytes:
+    return b"".join(
+        raw for raw in index.splitlines(keepends=True) if json.loads(raw)["session_id"] == session
+    )
+
+
+def test_the_index_is_bound_as_this_sessions_lines_and_each_response_by_its_bytes(
+    cli: Any, tmp_path: Path
+) -> None:
+    """The index is shared and grows: what is bound for it is this session's lines, each with its
+    line end, in file order; anyone holding the folder recomputes it. Responses are bound by
+    their exact bytes; another session's files are not bound (nor opened)."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    contract, _, _ = convert_chain(cli, tree, tmp_path / "run", folder)
+    files = read_json(contract)["inventory"]["files"]
+    ours = _session_lines((folder / "index.jsonl").read_bytes(), SID)
+    bound = {f["label"]: f for f in files}
+    index = bound[INDEX.split("/")[1]]
+    assert index["role"] == "provider-index"
+    assert (index["size"], index["sha256"]) == (len(ours), hashlib.sha256(ours).hexdigest())
+    responses = [f for f in files if f["role"] == "provider-response"]
+    assert len(responses) == 4
+    for call in CALLS:
+        data = (folder / response_name(call)).read_bytes()
+        entry = bound[label("provider-response", response_name(call)).split("/")[1]]
+        assert (entry["size"], entry["sha256"]) == (len(data), hashlib.sha256(data).hexdigest())
+    assert [f["role"] for f in files[:3]] == ["parent", "subagent", "meta"]  # the tree's first
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["index", "no-index"])
+def test_another_sessions_bodies_are_neither_opened_nor_bound(
+    cli: Any, tmp_path: Path, index: bool
+) -> None:
+    """Beside this session's: another session's response with a repeated key, its line naming a
+    missing file, a symlink, and a response no call of this tree names. Opened or selected, each
+    would refuse; none is."""
+    tree, bodies = setup(tmp_path, index=index)
+    folder = bodies.write()
+    with_link(folder, "req_011OtherLink.response.json")
+    (folder / "req_011Unnamed.response.json").write_bytes(b"\x00 not json")
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 0, shown.err
+    assert shown.refusals == []
+    assert shown.report is not None
+    assert shown.report["provider_files"] == 4 + index
+
+
+def test_a_folder_that_selects_nothing_changes_nothing(cli: Any, tmp_path: Path) -> None:
+    """Without an index and with no response named by the tree's request ids, nothing is bound:
+    the account, the template and the bundle are those made without --provider-bodies."""
+    tree, bodies = setup(tmp_path, index=False, other=True)
+    bodies.responses = {}
+    folder = bodies.write()
+    plain = cli("inspect", "--json", "--in", str(tree.parent))
+    given = cli("inspect", "--json", "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert (plain.code, given.code) == (0, 0)
+    assert plain.out == given.out
+    _, out_a, _ = convert_chain(cli, tree, tmp_path / "a", None)
+    _, out_b, _ = convert_chain(cli, tree, tmp_path / "b", folder)
+    assert out_a.read_bytes() == out_b.read_bytes()
+
+
+def test_a_torn_last_index_line_is_left_for_the_next_run(cli: Any, tmp_path: Path) -> None:
+    """Claude Code appends to the index as it works: a last line cut short is counted (not
+    bound), and the response it would name is not taken (C1 stays usage-incomplete)."""
+    tree, bodies = setup(tmp_path)
+    assert bodies.lines is not None
+    torn = bodies.lines.pop(bodies.line_of(C1) - 1)
+    folder = bodies.write()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(json.dumps(torn).encode()[:60])
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert {"code": "CC-BODY-INDEX-TORN", "count": 1} in shown.report["not_read"]
+    assert finding(shown.report, "CC-BODY-INDEX-TORN") == 0
+    assert shown.report["counts"]["usage_incomplete_calls"] == 1
+    text = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert "CC-BODY-INDEX-TORN: 1 line." in text.out
+
+
+def test_another_sessions_line_being_written_changes_no_contract(cli: Any, tmp_path: Path) -> None:
+    """A torn last line may be another session's: it is not bound, so a contract made while it
+    was being written still converts, and its bundle re-derives, once it is whole."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    other = json.dumps(index_line(("msg_w", "req_011W"), OTHER)).encode()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(other[:50])
+    contract, bundle, _ = convert_chain(cli, tree, tmp_path / "run", folder)
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(other[50:] + b"\n")
+    verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
+    done = cli(*verify, "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert done.code == 0, done.err
+
+
+def test_a_bad_index_line_before_the_last_is_refused(cli: Any, tmp_path: Path) -> None:
+    """Any session's line may be this one's: a line that does not parse (not the last, being
+    written) refuses with its line code, as in a transcript."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    lines = (folder / "index.jsonl").read_bytes().splitlines(keepends=True)
+    lines[2] = b'{"session_id": "' + SID.encode() + b'", oops}\n'
+    (folder / "index.jsonl").write_bytes(b"".join(lines))
+    outcome = inspect(cli, tree, tmp_path, folder)
+    expect(outcome, "CC-LINE-INVALID-JSON", INDEX, 3)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"response_file": "../escape.response.json"},  # path-shaped: no path is built from it
+        {"response_file": "/etc/passwd"},
+        {"response_file": "req_011CAYyg3N2sa2JxT9ojx4qm.request.json"},
+        {"response_file": None},
+        {"message_id": None},
+        {"message_id": 7},
+        {"session_id": 7},
+    ],
+    ids=["dot-dot", "absolute", "not-a-response", "no-file", "no-message", "message-int", "sid"],
+)
+def test_an_index_line_of_this_session_must_name_its_response_and_message(
+    cli: Any, tmp_path: Path, edit: dict[str, Any]
+) -> None:
+    tree, bodies = setup(tmp_path)
+    assert bodies.lines is not None
+    number = bodies.line_of(C1)
+    bodies.lines[number - 1].update(edit)
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-INDEX-FIELD", INDEX, number)
+
+
+def test_an_index_line_naming_a_missing_response_is_refused(cli: Any, tmp_path: Path) -> None:
+    tree, bodies = setup(tmp_path)
+    del bodies.responses[response_name(C2)]
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-FILE-MISSING", INDEX, bodies.line_of(C2))
+
+
+def test_a_selected_body_that_is_no_regular_file_is_refused(cli: Any, tmp_path: Path) -> None:
+    """A symlink (or a folder) where a selected response is: refused, never followed; with an
+    index at the line naming it, without one as an unbound file; an index that is a symlink is
+    refused rather than read as no index at all."""
+    tree, bodies = setup(tmp_path)
+    del bodies.responses[response_name(C2)]
+    folder = bodies.write()
+    with_link(folder, response_name(C2), str(tmp_path / "elsewhere.json"))
+    expect(inspect(cli, tree, tmp_path, folder), "CC-BODY-NOT-REGULAR", INDEX, bodies.line_of(C2))
+
+    bodies.lines = None
+    folder = bodies.write()
+    (folder / response_name(C2)).mkdir()
+    unbound = f"unbound/{_PSEUDO.name('file', 'provider-bodies/' + response_name(C2))}"
+    expect(inspect(cli, tree, tmp_path, folder), "CC-BODY-NOT-REGULAR", unbound)
+
+    (folder / response_name(C2)).rmdir()
+    with_link(folder, "index.jsonl", str(tmp_path / "index.jsonl"))
+    index = f"unbound/{_PSEUDO.name('file', 'provider-bodies/index.jsonl')}"
+    expect(inspect(cli, tree, tmp_path, folder), "CC-BODY-NOT-REGULAR", index)
+
+
+@pytest.mark.parametrize("kind", ["missing", "file", "symlink"])
+@pytest.mark.parametrize("command", ["inspect", "template", "contract", "verify"])
+def test_a_bodies_folder_that_is_not_one_is_refused(
+    cli: Any, tmp_path: Path, kind: str, command: str
+) -> None:
+    """Exit 2 with its code (not click's usage error, 64), no traceback, nothing written."""
+    tree, bodies = setup(tmp_path)
+    real = bodies.write()
+    contract, bundle, _ = convert_chain(cli, tree, tmp_path / "run", real)
+    given = tmp_path / "given"
+    if kind == "file":
+        given.write_text("{}")
+    elif kind == "symlink":
+        given.symlink_to(real)
+    out = tmp_path / "out.json"
+    parent = str(tree.parent)
+    argv = {
+        "inspect": ["inspect", "--in", parent],
+        "template": ["convert", "--in", parent, "--template", str(out)],
+        "contract": ["convert", "--in", parent, "--contract", str(contract), "--out", str(out)],
+        "verify": ["verify", "--bundle", str(bundle), "--contract", str(contract), "--in", parent],
+    }[command]
+    result = cli(*argv, "--provider-bodies", str(given))
+    assert result.code == 2, result.err
+    assert "Traceback" not in result.err
+    assert Refusal("CC-BODY-DIR-UNREADABLE", None, None) in parse_refusals(result.err)
+    assert not out.exists()
+    assert str(given) not in result.err
+
+
+# --- reading a response -------------------------------------------------------------------
+
+
+def _without(key: str) -> Any:
+    return lambda r: {k: v for k, v in r.items() if k != key}
+
+
+@pytest.mark.parametrize(
+    ("edit", "code"),
+    [
+        (_without("id"), "CC-BODY-RESPONSE-SHAPE"),
+        (lambda r: {**r, "id": 7}, "CC-BODY-RESPONSE-SHAPE"),
+        (lambda r: {**r, "model": None}, "CC-BODY-RESPONSE-SHAPE"),
+        (lambda r: {**r, "stop_reason": 1}, "CC-BODY-RESPONSE-SHAPE"),
+        (_without("usage"), "CC-BODY-RESPONSE-SHAPE"),
+        (lambda r: [r], "CC-LINE-NOT-OBJECT"),
+        (lambda r: {**r, "usage": {**r["usage"], "output_tokens": None}}, "CC-REC-NO-USAGE"),
+        (lambda r: {**r, "usage": {**r["usage"], "output_tokens": -1}}, "CC-REC-BAD-TOKEN-COUNT"),
+        (
+            lambda r: {**r, "usage": {**r["usage"], "cache_write_24h_tokens": 5}},
+            "CC-REC-USAGE-UNKNOWN-COUNTER",
+        ),
+        (
+            lambda r: {**r, "usage": {**r["usage"], "iterations": [{"type": "fallback_message"}]}},
+            "CC-REC-USAGE-FALLBACK",
+        ),
+        (
+            lambda r: {
+                **r,
+                "usage": {**r["usage"], "iterations": [{"type": "message", "input_tokens": 1}]},
+            },
+            "CC-REC-USAGE-ITERATIONS",
+        ),
+    ],
+    ids=[
+        "no-id",
+        "id-int",
+        "model-null",
+        "stop-int",
+        "no-usage",
+        "array",
+        "no-output",
+        "negative",
+        "unknown-counter",
+        "fallback",
+        "iterations",
+    ],
+)
+def test_a_response_is_read_strictly(cli: Any, tmp_path: Path, edit: Any, code: str) -> None:
+    tree, bodies = setup(tmp_path)
+    name = response_name(C1)
+    bodies.raw[name] = json.dumps(edit(bodies.responses[name])).encode()
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, code, label("provider-response", name), 1)
+
+
+@pytest.mark.parametrize(
+    ("data", "code", "line"),
+    [
+        (b'{"id": "a", "id": "b"}', "CC-LINE-DUPLICATE-KEY", 1),
+        (b'{"id": "msg_011CjPz4Y7hqiU5EUunvWiB1", "model": "claude-op', "CC-LINE-INVALID-JSON", 1),
+        (b'{"id": NaN}', "CC-LINE-NONFINITE", 1),
+        (b"", "CC-TREE-EMPTY-FILE", None),
+    ],
+    ids=["duplicate-key", "half-written", "nan", "empty"],
+)
+def test_a_response_that_is_not_strict_json_is_refused(
+    cli: Any, tmp_path: Path, data: bytes, code: str, line: int | None
+) -> None:
+    tree, bodies = setup(tmp_path, index=False)
+    bodies.raw[response_name(C1)] = data
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, code, label("provider-response", response_name(C1)), line)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000")
+def test_an_unreadable_response_is_refused(cli: Any, tmp_path: Path) -> None:
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    (folder / response_name(C1)).chmod(0)
+    outcome = inspect(cli, tree, tmp_path, folder)
+    expect(outcome, "CC-TREE-UNREADABLE", label("provider-response", response_name(C1)))
+
+
+# --- joins --------------------------------------------------------------------------------
+
+
+def test_a_response_that_is_not_the_call_its_index_line_names_is_refused(
+    cli: Any, tmp_path: Path
+) -> None:
+    tree, bodies = setup(tmp_path)
+    bodies.response(C1)["id"] = "msg_01SomeOtherMessage"
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-ID-DISAGREES", INDEX, bodies.line_of(C1))
+
+
+@pytest.mark.parametrize("other_id", [A2[0], "msg_01NoCallHasThisId"], ids=["other-call", "none"])
+def test_without_an_index_a_response_must_be_the_call_its_name_is_for(
+    cli: Any, tmp_path: Path, other_id: str
+) -> None:
+    """Without an index the file is selected by a call's request id: its id must be that call's
+    message id (never a hidden call: nothing says the response is this session's)."""
+    tree, bodies = setup(tmp_path, index=False)
+    bodies.response(C1)["id"] = other_id
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-ID-DISAGREES", label("provider-response", response_name(C1)))
+    assert not any(r.code == "CC-BODY-DUPLICATE" for r in outcome.refusals)
+
+
+def test_two_responses_for_one_call_are_refused(cli: Any, tmp_path: Path) -> None:
+    """With an index: two lines for one message id (at the second line). Without: two files
+    named by request ids the call's records name (its copy in a fork names another)."""
+    tree, bodies = setup(tmp_path)
+    assert bodies.lines is not None
+    second = {**index_line(C1), "response_file": "req_011CopyOfC1.response.json"}
+    bodies.lines.append(second)
+    bodies.responses["req_011CopyOfC1.response.json"] = bodies.response(C1)
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-DUPLICATE", INDEX, len(bodies.lines))
+
+    tree.edit_record(CHILD, 2, lambda r: r.update(requestId="req_011ForkCopyOfA1"))
+    bodies.lines = None
+    bodies.responses["req_011ForkCopyOfA1.response.json"] = bodies.response(A1)
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(
+        outcome,
+        "CC-BODY-DUPLICATE",
+        label("provider-response", "req_011ForkCopyOfA1.response.json"),
+    )
+
+
+# --- contracts and verify -----------------------------------------------------------------
+
+
+def test_a_contract_made_with_bodies_refuses_a_conversion_without_them(
+    cli: Any, tmp_path: Path
+) -> None:
+    """The one cause is named, not every body file removed and every count that follows; and
+    the other way round."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    with_bodies, _, _ = convert_chain(cli, tree, tmp_path / "with", folder)
+    without, _, _ = convert_chain(cli, tree, tmp_path / "without", None)
+    out = tmp_path / "out.json"
+    base = ["convert", "--in", str(tree.parent), "--out", str(out)]
+    missing = cli(*base, "--contract", str(with_bodies))
+    assert missing.code == 2
+    assert refused_codes(missing.err) == ["CONTRACT-BODIES-MISSING"]
+    unexpected = cli(*base, "--contract", str(without), "--provider-bodies", str(folder))
+    assert unexpected.code == 2
+    assert refused_codes(unexpected.err) == ["CONTRACT-BODIES-UNEXPECTED"]
+    assert not out.exists()
+
+
+def test_verify_rederives_a_bundle_made_with_bodies_byte_for_byte(cli: Any, tmp_path: Path) -> None:
+    """With the same folder: byte for byte, also after another session appended to the shared
+    index. Without it: refused (2), the cause named. With a response changed since: 5."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    contract, bundle, _ = convert_chain(cli, tree, tmp_path / "run", folder)
+    verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
+    verify += ["--in", str(tree.parent)]
+    done = cli(*verify, "--provider-bodies", str(folder))
+    assert done.code == 0, done.err
+    assert "byte for byte" in done.out
+
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(json.dumps(index_line(("msg_later", "req_011Later"), OTHER)).encode() + b"\n")
+    assert cli(*verify, "--provider-bodies", str(folder)).code == 0
+
+    forgot = cli(*verify)
+    assert forgot.code == 2
+    assert "CONTRACT-BODIES-MISSING" in forgot.err
+    assert "ATTEST-REDERIVE" not in forgot.err
+
+    name = response_name(A2)
+    changed = {**bodies.response(A2), "content": [{"type": "text", "text": "edited"}]}
+    (folder / name).write_text(json.dumps(changed))
+    edited = cli(*verify, "--provider-bodies", str(folder))
+    assert edited.code == 5
+    assert "ATTEST-REDERIVE-SOURCES-CHANGED" in edited.err
+    assert "CONTRACT-FILE-CHANGED" in edited.err
+
+    # A change that makes the sources refuse: the files are compared by their bytes.
+    changed["usage"] = {**changed["usage"], "output_tokens": 91}
+    (folder / name).write_text(json.dumps(changed))
+    refused = cli(*verify, "--provider-bodies", str(folder), "--show-paths")
+    assert refused.code == 5, refused.err
+    lines = refused.err.splitlines()
+    assert any(
+        line.startswith("  found: CONTRACT-FILE-CHANGED") and f"(provider-bodies/{name})" in line
+        for line in lines
+    ), refused.err
+    assert "CC-BODY-USAGE-DISAGREES" in refused.err
+
+
+def test_show_paths_names_a_body_by_its_name_in_the_folder(cli: Any, tmp_path: Path) -> None:
+    tree, bodies = setup(tmp_path)
+    bodies.response(C1)["model"] = "claude-sonnet-4-6"
+    folder = bodies.write()
+    quiet = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert quiet.code == 2
+    assert response_name(C1) not in quiet.err
+    assert C1[1] not in quiet.err
+    shown = cli(
+        "inspect", "--in", str(tree.parent), "--provider-bodies", str(folder), "--show-paths"
+    )
+    assert f"(provider-bodies/{response_name(C1)})" in shown.err
+
+
+# --- privacy ------------------------------------------------------------------------------
+
+
+def _canaries() -> Iterator[str]:
+    while True:
+        yield "Cn" + secrets.token_hex(8)
+
+
+def test_nothing_of_a_body_crosses_the_firewall(cli: Any, tmp_path: Path) -> None:
+    """A random canary in every string field of every request, response and index line (this
+    session's, a hidden call's, another session's), and in the names of the files that can take
+    one: no canary, nor any 8-character piece of one, is in any output of inspect, convert or
+    verify, or any file they write (SPEC §6)."""
+    fresh = _canaries()
+    planted: list[str] = []
+
+    def plant(value: Any, keep: frozenset[str] = frozenset()) -> Any:
+        """Every string of `value` a canary, except those under the keys in `keep`."""
+        if isinstance(value, dict):
+            return {k: v if k in keep else plant(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [plant(v) for v in value]
+        if isinstance(value, str):
+            planted.append(next(fresh))
+            return planted[-1]
+        return value
+
+    tree, bodies = setup(tmp_path)
+    for name, response in list(bodies.responses.items()):
+        # the id and model join it to its call: what joins is the transcript's, not the body's
+        kept = {k: response[k] for k in ("id", "model", "stop_reason")}
+        bodies.responses[name] = {**plant(response, frozenset({"usage"})), **kept}
+        bodies.responses[name]["usage"] = {
+            **response["usage"],
+            "service_tier": "standard",
+            "cache_creation": response["usage"]["cache_creation"],
+        }
+        bodies.responses[name]["extra"] = plant({"system": "x", "metadata": {"user_id": "y"}})
+    hidden = next(fresh)
+    planted.append(hidden)
+    bodies.responses[f"req_{hidden}.response.json"] = {
+        **plant({"type": "message", "role": "assistant", "content": [{"text": "t"}]}),
+        "id": hidden,
+        "model": "claude-haiku-4-5-20251001",
+        "stop_reason": "end_turn",
+        "usage": usage(300, 12, 0, 0),
+    }
+    assert bodies.lines is not None
+    lines = []
+    for line in bodies.lines:
+        keep = frozenset({"session_id", "message_id", "response_file", "model"})
+        lines.append(plant(line, keep if line["session_id"] == SID else frozenset()))
+    lines.append(
+        {
+            **plant(index_line(("x", "y"))),
+            "session_id": SID,
+            "message_id": hidden,
+            "response_file": f"req_{hidden}.response.json",
+            "model": "claude-haiku-4-5-20251001",
+        }
+    )
+    other = next(fresh)
+    planted.append(other)
+    lines.append(plant(index_line((other, other), OTHER)))
+    bodies.lines = lines
+    folder = bodies.write()
+    for _ in range(3):  # request files: every string a canary, and their names
+        request = plant({"model": "m", "system": [{"text": "s"}], "metadata": {"user_id": "u"}})
+        name = next(fresh)
+        planted.append(name)
+        (folder / f"{name}.request.json").write_text(json.dumps(request))
+
+    outputs: dict[str, str | bytes] = {}
+    work = tmp_path / "work"
+    given = ["--provider-bodies", str(folder)]
+
+    def run(name: str, *args: str) -> Any:
+        result = cli(*args)
+        outputs[f"{name}:stdout"] = result.out
+        outputs[f"{name}:stderr"] = result.err
+        return result
+
+    parent = str(tree.parent)
+    assert run("inspect", "inspect", "--in", parent, *given).code == 0
+    assert run("inspect-json", "inspect", "--json", "--in", parent, *given).code == 0
+    work.mkdir()
+    template, contract, bundle = work / "t.json", work / "c.json", work / "b.json"
+    assert run("template", "convert", "--in", parent, "--template", str(template), *given).code == 0
+    write_json(contract, fill(read_json(template)))
+    made = run(
+        "bundle",
+        "convert",
+        "--in",
+        parent,
+        "--contract",
+        str(contract),
+        *given,
+        "--out",
+        str(bundle),
+    )
+    assert made.code == 0, made.err
+    verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
+    assert run("verify", *verify, "--in", parent, *given).code == 0
+    # and a refusal: a response of this session whose model disagrees
+    bad = bodies.response(C1)
+    bad["model"] = "claude-sonnet-4-6"
+    (folder / response_name(C1)).write_text(json.dumps(bad))
+    assert run("refused", "inspect", "--in", parent, *given).code == 2
+    for path in work.iterdir():
+        outputs[f"file:{path.name}"] = path.read_bytes()
+    index = index_outputs(outputs)
+    canaries = [c for c in planted if c.startswith("Cn")]
+    assert len(canaries) > 50
+    assert not leaks(canaries, index), leaks(canaries, index)
+    assert MARKER not in "".join(str(v) for v in outputs.values())
