@@ -23,7 +23,10 @@ def _usage() -> dict[str, int]:
     return {"input_tokens": 10, "output_tokens": 5}
 
 
-def _call(uuid: str, parent: str | None, msg_id: str, content: list[Any]) -> dict[str, Any]:
+def assistant_call(
+    uuid: str, parent: str | None, msg_id: str, content: list[Any]
+) -> dict[str, Any]:
+    """One final model call's record (10 in, 5 out), stopped for a tool when it asks for one."""
     stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
     return {
         "type": "assistant",
@@ -99,28 +102,28 @@ def _tree(
     )
     parent = [
         _user("u1", None, "CANARY prompt 1"),
-        _call("a1", "u1", "msg_spawn", [spawn]),
+        assistant_call("a1", "u1", "msg_spawn", [spawn]),
         _result("r1", "a1", "toolu_spawn", spawned),
-        _call("a2", "r1", "msg_done", [{"type": "text", "text": "CANARY"}]),
+        assistant_call("a2", "r1", "msg_done", [{"type": "text", "text": "CANARY"}]),
     ]
     if not same_task:
         parent.append(_user("u2", "a2", "CANARY prompt 2"))
     last = parent[-1]["uuid"]
     parent += [
-        _call("a3", last, "msg_send", [send]),
+        assistant_call("a3", last, "msg_send", [send]),
         _sent_result(send_failed),
-        _call("a4", "r3", "msg_after", [{"type": "text", "text": "CANARY"}]),
+        assistant_call("a4", "r3", "msg_after", [{"type": "text", "text": "CANARY"}]),
     ]
     _write(folder / f"{SID}.jsonl", parent)
     child = [
         _user("c1", None, "CANARY scan"),
-        _call("c2", "c1", "msg_first_run", [{"type": "text", "text": "CANARY"}]),
+        assistant_call("c2", "c1", "msg_first_run", [{"type": "text", "text": "CANARY"}]),
     ]
     if received is not None:
         child += [
             _user("c3", "c2", received),
-            _call("c4", "c3", "msg_resumed_1", [{"type": "text", "text": "CANARY"}]),
-            _call("c5", "c4", "msg_resumed_2", [{"type": "text", "text": "CANARY"}]),
+            assistant_call("c4", "c3", "msg_resumed_1", [{"type": "text", "text": "CANARY"}]),
+            assistant_call("c5", "c4", "msg_resumed_2", [{"type": "text", "text": "CANARY"}]),
         ]
     subagents = folder / SID / "subagents"
     _write(subagents / f"agent-{AGENT}.jsonl", child, isSidechain=True, agentId=AGENT)

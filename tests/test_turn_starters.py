@@ -15,24 +15,13 @@ from typing import Any
 
 import pytest
 
+from tests.test_agent_messages import assistant_call
+
 SID = "11111111-2222-4333-8444-555555555555"
 
 
 def _call(uuid: str, parent: str, msg_id: str) -> dict[str, Any]:
-    usage = {"input_tokens": 10, "output_tokens": 5}
-    return {
-        "type": "assistant",
-        "uuid": uuid,
-        "parentUuid": parent,
-        "message": {
-            "id": msg_id,
-            "role": "assistant",
-            "model": "claude-sonnet-4-20250514",
-            "content": [{"type": "text", "text": "CANARY answer"}],
-            "stop_reason": "end_turn",
-            "usage": usage,
-        },
-    }
+    return assistant_call(uuid, parent, msg_id, [{"type": "text", "text": "CANARY answer"}])
 
 
 def _parent(folder: Path, record: dict[str, Any]) -> Path:
