@@ -48,6 +48,23 @@ def test_fixtures_read_alike(name: str) -> None:
     assert one[1]  # records were read
 
 
+def test_request_ids_are_kept_only_when_asked_for_in_either_process() -> None:
+    """The request id of each call (for provider bodies without an index) is read by both
+    processes alike; without bodies no reading keeps it (it was held for every file until all
+    were read: 3 MB of peak memory on the bench tree)."""
+    parent = fixture_parent("rich_tree")
+    one = load(discover(parent), jobs=1, request_ids=True)
+    two = load(discover(parent), jobs=2, min_bytes=0, request_ids=True)
+    assert one.request_ids == two.request_ids
+    assert any(one.request_ids.values())
+    for jobs in (1, 2):
+        assert not load(discover(parent), jobs=jobs, min_bytes=0).request_ids
+    from converter.reader.transcript import read_transcript
+
+    assert read_transcript(parent).request_ids == {}
+    assert read_transcript(parent, request_ids=True).request_ids
+
+
 @pytest.mark.skipif(SHARED is None, reason="shared corpus not present")
 @pytest.mark.parametrize("tree", CORPUS)
 def test_corpus_reads_alike(tree: str) -> None:
@@ -98,8 +115,8 @@ def spy_on_workers(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     workers: list[Any] = []
     real = loader._Worker
 
-    def spy(entries: list[Any]) -> Any:
-        worker = real(entries)
+    def spy(entries: list[Any], request_ids: bool = False) -> Any:
+        worker = real(entries, request_ids)
         workers.append(worker)
         return worker
 
@@ -221,7 +238,7 @@ def test_the_worker_imports_this_copy_of_the_package(monkeypatch: pytest.MonkeyP
     import converter
 
     monkeypatch.setenv("PYTHONPATH", "/elsewhere")
-    path = loader._worker_env()["PYTHONPATH"].split(os.pathsep)
+    path = loader._worker_env(False)["PYTHONPATH"].split(os.pathsep)
     assert path == [str(Path(converter.__file__).resolve().parent.parent), "/elsewhere"]
 
 

@@ -236,10 +236,10 @@ def _split(
     return mine, theirs
 
 
-def _worker_env() -> dict[str, str]:
+def _worker_env(request_ids: bool) -> dict[str, str]:
     """The worker imports this very copy of the package (first on its path) and checks that its
-    frame layout is the one expected here."""
-    from converter.reader.worker import FINGERPRINT_ENV
+    frame layout is the one expected here; `request_ids`: it keeps each call's request id."""
+    from converter.reader.worker import FINGERPRINT_ENV, REQUEST_IDS_ENV
 
     package_root = str(Path(converter.__file__).resolve().parent.parent)
     path = os.environ.get("PYTHONPATH")
@@ -247,6 +247,7 @@ def _worker_env() -> dict[str, str]:
         **os.environ,
         "PYTHONPATH": package_root + (os.pathsep + path if path else ""),
         FINGERPRINT_ENV: wire_fingerprint(),
+        REQUEST_IDS_ENV: "1" if request_ids else "0",
     }
 
 
@@ -254,8 +255,9 @@ class _Worker:
     """The second reading process. A thread feeds it its paths and decodes each file's reading
     as it arrives, so neither side waits on a pipe and no encoded backlog builds up."""
 
-    def __init__(self, entries: list[SourceFile]) -> None:
+    def __init__(self, entries: list[SourceFile], request_ids: bool = False) -> None:
         self.entries = entries
+        self.request_ids = request_ids
         self.got: list[FileReading | None] = []  # None: a file the worker could not send
         self.intact = False
         self.proc: subprocess.Popen[bytes] | None = None
@@ -269,7 +271,7 @@ class _Worker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env=_worker_env(),
+                env=_worker_env(request_ids),
             )
         except OSError:
             self.proc = None
@@ -306,30 +308,32 @@ class _Worker:
             if ok and len(self.got) == len(self.entries):
                 trimmer = Trimmer()
                 return [
-                    got if got is not None else read_transcript(entry.path, trimmer)
+                    got
+                    if got is not None
+                    else read_transcript(entry.path, trimmer, self.request_ids)
                     for got, entry in zip(self.got, self.entries, strict=True)
                 ]
-        return list(_read_here(self.entries).values())
+        return list(_read_here(self.entries, self.request_ids).values())
 
 
 def _read_transcripts(
-    entries: list[SourceFile], jobs: int, min_bytes: int
+    entries: list[SourceFile], jobs: int, min_bytes: int, request_ids: bool = False
 ) -> dict[int, FileReading]:
     if jobs < 2 or len(entries) < 2:
-        return _read_here(entries)
+        return _read_here(entries, request_ids)
     sizes = {e.index: _size(e) for e in entries}
     if sum(sizes.values()) < min_bytes:
-        return _read_here(entries)
+        return _read_here(entries, request_ids)
     mine, theirs = _split(entries, sizes)
-    worker = _Worker(theirs)
-    readings = _read_here(mine)
+    worker = _Worker(theirs, request_ids)
+    readings = _read_here(mine, request_ids)
     readings.update(zip((e.index for e in theirs), worker.readings(), strict=True))
     return readings
 
 
-def _read_here(entries: list[SourceFile]) -> dict[int, FileReading]:
+def _read_here(entries: list[SourceFile], request_ids: bool = False) -> dict[int, FileReading]:
     trimmer = Trimmer()
-    return {entry.index: read_transcript(entry.path, trimmer) for entry in entries}
+    return {entry.index: read_transcript(entry.path, trimmer, request_ids) for entry in entries}
 
 
 def _load(layout: TreeLayout, jobs: int, min_bytes: int, request_ids: bool) -> LoadedTree:
@@ -338,7 +342,7 @@ def _load(layout: TreeLayout, jobs: int, min_bytes: int, request_ids: bool) -> L
         (f.run_id, f.agent_id): f.index for f in layout.files if f.role == "subagent"
     }
     transcripts = [e for e in layout.files if e.role in ("parent", "subagent")]
-    readings = _read_transcripts(transcripts, jobs, min_bytes)
+    readings = _read_transcripts(transcripts, jobs, min_bytes, request_ids)
     unknown: dict[int, Counter[str]] = {}  # per file: a sibling of another session's are not ours
     for entry in layout.files:
         if entry.role in ("parent", "subagent"):

@@ -35,9 +35,13 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     request_ids: dict[str, str] = msgspec.field(default_factory=dict)
 
 
-def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
+def read_transcript(
+    path: Path, trimmer: Trimmer | None = None, request_ids: bool = False
+) -> FileReading:
     """`trimmer`: return the parse garbage's free pages to the OS every few MB read (a parent
-    transcript alone can be half of a tree)."""
+    transcript alone can be half of a tree). `request_ids`: keep each call's request id in the
+    reading (for provider bodies; otherwise the map is the file's garbage, ~3 MB on the bench
+    tree held until every file is read)."""
     digest = Digest()
     counted = 0
     records: list[Rec] = []
@@ -108,9 +112,8 @@ def read_transcript(path: Path, trimmer: Trimmer | None = None) -> FileReading:
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
-    return FileReading(
-        digest.sha256, digest.size, records, problems, unknown, unreadable, request_of
-    )
+    kept = request_of if request_ids else {}
+    return FileReading(digest.sha256, digest.size, records, problems, unknown, unreadable, kept)
 
 
 # Between the two reading processes, each file's reading is one frame: a 4-byte big-endian

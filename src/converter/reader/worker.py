@@ -18,6 +18,7 @@ from converter.heap import Trimmer, cyclic_gc_paused, map_large_blocks
 from converter.reader.transcript import frame, read_transcript, wire_fingerprint
 
 FINGERPRINT_ENV = "AGENT_EVIDENCE_WORKER_FINGERPRINT"
+REQUEST_IDS_ENV = "AGENT_EVIDENCE_WORKER_REQUEST_IDS"  # "1": keep each call's request id
 
 
 def main() -> None:
@@ -30,9 +31,10 @@ def main() -> None:
     paths = msgspec.msgpack.decode(sys.stdin.buffer.read(), type=list[str])
     out = sys.stdout.buffer
     trimmer = Trimmer()
+    keep = os.environ.get(REQUEST_IDS_ENV) == "1"
     with cyclic_gc_paused():
         for path in paths:
-            out.write(frame(read_transcript(Path(path), trimmer)))
+            out.write(frame(read_transcript(Path(path), trimmer, keep)))
     out.flush()
     _report_peak()
 
