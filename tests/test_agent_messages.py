@@ -259,3 +259,34 @@ def test_an_agent_working_for_a_later_task_is_that_tasks_subagent_too(tmp_path: 
 
     account = read_tree(_tree(tmp_path))
     assert [t.subagents for t in account.tasks] == [1, 1]
+
+
+def test_teammate_message_bodies_are_found_in_one_pass() -> None:
+    """A review: the element pattern backtracked over every opener with no closing tag (8,000
+    openers, a 192 KB prompt: 12 s; real lines reach MBs). One pass now; what it finds is
+    the same: the element the last opener before each closing tag starts."""
+    from converter.reader.records import _bodies
+
+    element = '<teammate-message teammate_id="lead" summary="a -> b">{}</teammate-message>'
+    text = '<teammate-message x="' * 50_000 + element.format("one") + element.format("two")
+    assert _bodies(text) == ["one", "two"]
+    assert _bodies("<teammate-messages>x</teammate-messages>") == []
+    assert _bodies('<teammate-message a="1">never closed') == []
+
+
+def test_a_broadcast_found_but_not_once_per_sending_is_refused(tmp_path: Path, cli: Any) -> None:
+    """A review: a teammate held the broadcast's text twice (a peer sent it too) and the lead
+    broadcast it once: as for a message to that teammate alone, it cannot be placed; it was
+    dropped, and the teammate's later work stayed with the task that spawned it."""
+    wrapped = f'<teammate-message teammate_id="team-lead">{MESSAGE}</teammate-message>'
+    parent = _tree(
+        tmp_path, teammate=True, send_input={"to": "*", "message": MESSAGE}, received=wrapped
+    )
+    child = tmp_path / SID / "subagents" / f"agent-{AGENT}.jsonl"
+    lines = child.read_text().splitlines(keepends=True)
+    peer = json.loads(lines[2])
+    peer.update(uuid="c2b", parentUuid="c2")
+    peer["message"]["content"] = wrapped.replace("team-lead", "peer")
+    child.write_text("".join([*lines[:2], json.dumps(peer) + "\n", *lines[2:]]))
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert [r["code"] for r in result.json()["refusals"]] == ["CC-TREE-AGENT-RESUME-UNPLACED"]

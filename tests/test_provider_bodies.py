@@ -316,6 +316,49 @@ def test_a_response_whose_usage_disagrees_is_refused(
     expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(call)))
 
 
+@pytest.mark.parametrize("call", [C1, A2], ids=["stub", "final"])
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"cache_creation": {"ephemeral_5m_input_tokens": 2000, "ephemeral_1h_input_tokens": 0}},
+        {"speed": "fast"},
+        {"inference_geo": "us"},
+    ],
+    ids=["cache-split", "speed", "inference-geo"],
+)
+def test_a_response_never_replaces_a_split_or_context_the_transcript_states(
+    cli: Any, tmp_path: Path, call: tuple[str, str], changed: dict[str, Any]
+) -> None:
+    """A review: a stub's 1h cache write became 5m, its context fast mode or US-only, from the
+    response, with exit 0 (and a complete call's response contradicting its context passed)."""
+    tree, bodies = setup(tmp_path)
+    response = bodies.response(call)
+    stated = response["usage"]
+    key = next(iter(changed))
+    if key == "cache_creation":  # the same total, split the other way
+        total = stated["cache_creation_input_tokens"]
+        changed = {key: {"ephemeral_5m_input_tokens": total, "ephemeral_1h_input_tokens": 0}}
+    response["usage"] = {**stated, **changed}
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(call)))
+
+
+def test_a_blank_index_line_changes_no_contract(cli: Any, tmp_path: Path) -> None:
+    """A review: a blank line anywhere in the shared index was the finding CC-LINE-BLANK, bound
+    in this session's contract, so a contract made before it refused (verify: exit 5)."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    contract, bundle, _ = convert_chain(cli, tree, tmp_path / "run", folder)
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(b"\n")
+    verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
+    done = cli(*verify, "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert done.code == 0, done.err
+    report = inspect(cli, tree, tmp_path, folder, "--json").report
+    assert report is not None
+    assert {"code": "CC-BODY-INDEX-BLANK", "count": 1} in report["not_read"]
+
+
 @pytest.mark.parametrize("index", [True, False], ids=["index", "no-index"])
 def test_a_response_of_another_model_is_refused(cli: Any, tmp_path: Path, index: bool) -> None:
     tree, bodies = setup(tmp_path, index=index)
@@ -906,3 +949,19 @@ def test_nothing_of_a_body_crosses_the_firewall(cli: Any, tmp_path: Path) -> Non
     assert len(canaries) > 50
     assert not leaks(canaries, index), leaks(canaries, index)
     assert MARKER not in "".join(str(v) for v in outputs.values())
+
+
+@pytest.mark.parametrize("name", ["response", "index"])
+def test_a_bundle_never_replaces_a_body(cli: Any, tmp_path: Path, name: str) -> None:
+    """A review: `convert --contract --out <a bound response>` replaced that response, the only
+    copy of its evidence, with exit 0 (a transcript or the index as --out was refused)."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    contract, _, _ = convert_chain(cli, tree, tmp_path / "run", folder)
+    target = folder / (response_name(C1) if name == "response" else "index.jsonl")
+    before = target.read_bytes()
+    args = ["convert", "--in", str(tree.parent), "--provider-bodies", str(folder)]
+    result = cli(*args, "--contract", str(contract), "--out", str(target))
+    assert result.code == 2
+    assert "OUT-" in result.err
+    assert target.read_bytes() == before

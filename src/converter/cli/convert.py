@@ -45,6 +45,7 @@ from converter.run.conversion import (
     template_pricing,
 )
 from converter.run.pipeline import SourceName, TaskUnit
+from converter.sources.bodies import body_names
 from converter.text import counted
 
 if TYPE_CHECKING:
@@ -353,6 +354,8 @@ def _bundle(
     bodies: Path | None,
 ) -> None:
     inputs = [parent, contract_in] + ([attest_key] if attest_key else [])
+    if bodies is not None:  # the bound bodies are known only once read: none may be replaced
+        inputs += [bodies / name for name in body_names(bodies, out, Path(f"{out}.intoto.json"))]
     beside = Path(f"{out}.intoto.json")  # the attestation's place: written, kept or removed
     first = Gathered()
     first(lambda: check_outputs([out], inputs, ("bundle",)))  # a bundle replaces only a bundle

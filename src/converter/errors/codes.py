@@ -26,6 +26,7 @@ NOT_BOUND = {
     "CC-TREE-CONTENT-NOT-READ": "shown by inspect (not_read), not bound",
     "CC-TREE-OS-FILE": "shown by inspect (not_read), not bound",
     "CC-BODY-INDEX-TORN": "shown by inspect (not_read), not bound",
+    "CC-BODY-INDEX-BLANK": "shown by inspect (not_read), not bound",
 }
 
 # Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
@@ -530,6 +531,13 @@ CODES: dict[str, CodeInfo] = {
         "The index was edited or damaged; restore Claude Code's original, or convert without "
         "--provider-bodies.",
     ),
+    "CC-BODY-INDEX-BLANK": _c(
+        "Blank lines in the bodies folder's index.jsonl: no session's line. Counted, not read; "
+        "shown by inspect, not bound: a line another session's writing leaves changes no "
+        "contract.",
+        "Nothing to do.",
+        blocking=False,
+    ),
     "CC-BODY-INDEX-TORN": _c(
         "The last line of the bodies folder's index.jsonl is incomplete (no newline and not valid "
         "JSON): Claude Code is still writing it, for this session or another. It is not read: "
@@ -650,9 +658,10 @@ CODES: dict[str, CodeInfo] = {
         "Give the contract the bundle was made from; a bundle is the output of convert --contract.",
     ),
     "CONTRACT-BODIES-MISSING": _c(
-        "The contract binds provider bodies, and this conversion was given none "
-        "(--provider-bodies): every body it binds, and what they changed, would differ. Those "
-        "differences are not listed; the contract's own problems are.",
+        "The contract binds provider bodies, and this conversion bound none: no "
+        "--provider-bodies folder was given, or the one given holds none of this session's. "
+        "Every body it binds, and what they changed, would differ. Those differences are not "
+        "listed; the contract's own problems are.",
         "Pass the --provider-bodies folder the template was made with.",
     ),
     "CONTRACT-BODIES-UNEXPECTED": _c(

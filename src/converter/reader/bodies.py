@@ -202,9 +202,33 @@ def _input_side(u: Usage) -> tuple[int, int, int]:
     return (u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens)
 
 
+def _stated_alike(seen: Usage, said: Usage) -> bool:
+    """What both state of the call's cache-write split and billing context is the same: a
+    response never replaces a split or a context the transcript states (a review: a stub's
+    1h write became 5m, its context fast mode, with exit 0)."""
+    if (
+        seen.split_present
+        and said.split_present
+        and (seen.cache_5m, seen.cache_1h)
+        != (
+            said.cache_5m,
+            said.cache_1h,
+        )
+    ):
+        return False
+    pairs = (
+        (seen.service_tier, said.service_tier),
+        (seen.speed, said.speed),
+        (seen.inference_geo, said.inference_geo),
+    )
+    return all(a is None or b is None or a == b for a, b in pairs)
+
+
 def _agrees(call: Call, r: Response) -> bool:
     """Whether the response can be this call's answer as the transcript records the call."""
     seen, said = call.usage, r.usage
+    if not _stated_alike(seen, said):
+        return False
     if call.final and r.final:  # both final: the same usage, counter for counter
         return _counters(seen) == _counters(said) and call.advisor == r.advisor
     if call.final:  # a stub response of a complete call: written before it, never after

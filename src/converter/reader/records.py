@@ -512,15 +512,34 @@ def _digests(text: str) -> tuple[str, ...]:
 
 # Messages handed to a teammate, as its transcript records them: one or more elements in one
 # text (batched), attributes quoted (a summary is free text and may hold '>').
-_TEAMMATE_MESSAGE = re.compile(
-    r'<teammate-message\b(?:[^>"]|"[^"]*")*>(.*?)</teammate-message>', re.DOTALL
-)
+_OPEN, _CLOSE = "<teammate-message", "</teammate-message>"
+_TAG_END = re.compile(r'(?:[^>"]|"[^"]*")*>')  # the rest of an opening tag, quotes skipped
+_TAG_MAX = 4096  # an opening tag's attributes (an id, a colour, a one-line summary) are short
+
+
+def _bodies(text: str) -> list[str]:
+    """Each <teammate-message> element's body: for each closing tag, the element the last
+    opener before it starts. One pass however many openers lack a closing tag (a prompt can be
+    megabytes): each stretch between closing tags is searched once."""
+    bodies: list[str] = []
+    done = 0
+    close = text.find(_CLOSE)
+    while close >= 0:
+        at = text.rfind(_OPEN, done, close)
+        if at >= 0:
+            start = at + len(_OPEN)
+            head = _TAG_END.match(text, start, min(close, start + _TAG_MAX))
+            if head is not None and text.startswith((">", " ", "\t", "\n"), start):
+                bodies.append(text[head.end() : close])
+        done = close + len(_CLOSE)
+        close = text.find(_CLOSE, done)
+    return bodies
 
 
 def _said(text: str) -> tuple[str, ...]:
     """The digests of each message a user record's text hands an agent: each
     <teammate-message> body when there are any, else the text itself."""
-    bodies = _TEAMMATE_MESSAGE.findall(text)
+    bodies = _bodies(text)
     if not bodies:
         return _digests(text)
     return tuple(dict.fromkeys(d for body in bodies for d in _digests(body)))

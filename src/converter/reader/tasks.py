@@ -127,7 +127,11 @@ def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
         ]
         sends.sort(key=lambda item: item[0])
         if len(found) != len(sends):  # the same message twice: paired in order, or not at all
-            unplaced += [(t, index, task) for _, t, task in sends if t.send_to != _BROADCAST]
+            # a broadcast not found in a teammate's transcript did not reach it; found, but not
+            # once per sending, it cannot be placed, like a message to that teammate alone
+            unplaced += [
+                (t, index, task) for _, t, task in sends if t.send_to != _BROADCAST or found
+            ]
             continue
         splits[index] += [(at, task) for at, (_, _, task) in zip(found, sends, strict=True)]
     for entries in splits.values():

@@ -114,6 +114,11 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
                     # next run, counted and not bound (it would change no byte of this session)
                     layout.not_read["CC-BODY-INDEX-TORN"] += 1
                     continue
+                if isinstance(item, BadLine) and item.code == "CC-LINE-BLANK":
+                    # no session's: counted, not bound (another session's writing must change
+                    # no contract of this one)
+                    layout.not_read["CC-BODY-INDEX-BLANK"] += 1
+                    continue
                 if isinstance(item, BadLine):  # could be this session's: as in a transcript
                     found.problems.append(Problem(item.code, entry.index, number))
                     continue
@@ -193,6 +198,23 @@ def _by_request_id(
             return
         else:
             found.problems.append(Problem("CC-BODY-NOT-REGULAR", local_path=PREFIX + name))
+
+
+def body_names(folder: Path, *paths: Path) -> list[str]:
+    """The names of `paths` that are in `folder` and named as a body of it could be (the
+    index, a response, a request): outputs that could replace evidence read only later."""
+    names = []
+    for path in paths:
+        try:
+            same = os.path.samefile(path.parent if str(path.parent) else Path("."), folder)
+        except OSError:
+            continue
+        name = path.name
+        if same and (
+            name == INDEX_NAME or RESPONSE_NAME.fullmatch(name) or name.endswith(".request.json")
+        ):
+            names.append(name)
+    return names
 
 
 def response_names(folder: Path) -> list[str]:
