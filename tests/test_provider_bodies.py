@@ -428,6 +428,49 @@ def test_a_hidden_call_is_counted_and_not_priced(cli: Any, tmp_path: Path) -> No
     assert all(e.get("model") != haiku for e in bundle["events"])
 
 
+def test_a_split_sessions_unrecorded_responses_are_not_counted_as_hidden(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: with the session's other transcript in another project folder, that part's
+    calls were counted as this part's hidden calls (exit 0, a false count bound in the
+    contract). They cannot be told apart from hidden calls here: said, not counted."""
+    tree, bodies = setup(tmp_path)
+    other_part = ("msg_01OtherPart", "req_011OtherPart")
+    bodies.responses[response_name(other_part)] = {
+        "id": other_part[0],
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": [{"type": "text", "text": MARKER}],
+        "stop_reason": "end_turn",
+        "usage": usage(300, 12, 0, 0),
+    }
+    assert bodies.lines is not None
+    bodies.lines.append(index_line(other_part))
+    folder = bodies.write()
+    elsewhere = tree.parent.parent.parent / "another-project"
+    elsewhere.mkdir()
+    (elsewhere / tree.parent.name).write_bytes(tree.parent.read_bytes().splitlines(True)[0])
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.report is not None
+    assert finding(shown.report, "CC-BODY-HIDDEN-CALL") == 0
+    assert finding(shown.report, "CC-BODY-HIDDEN-NOT-COUNTED") == 1
+
+
+def test_a_symlink_by_the_sessions_id_in_another_project_folder_is_refused(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: it was skipped (its children unread) once worktree folders were searched only
+    as real folders; SPEC §3 refuses symlinks, as in the session's own folder."""
+    tree = copy_tree("synthetic_tree", tmp_path / "src")
+    elsewhere = tree.parent.parent.parent / "worktree-project"
+    elsewhere.mkdir()
+    (elsewhere / tree.parent.stem).symlink_to(tmp_path)
+    outcome = inspect(cli, tree, tmp_path, None)
+    assert outcome.code == 2
+    assert "CC-TREE-SYMLINK" in {r.code for r in outcome.refusals}
+
+
 # --- selection and binding ----------------------------------------------------------------
 
 
@@ -496,7 +539,8 @@ def test_a_folder_that_selects_nothing_changes_nothing(cli: Any, tmp_path: Path)
 
 def test_a_torn_last_index_line_is_left_for_the_next_run(cli: Any, tmp_path: Path) -> None:
     """Claude Code appends to the index as it works: a last line cut short is counted (not
-    bound), and the response it would name is not taken (C1 stays usage-incomplete)."""
+    bound); the response it would name is still the call's by the request id the transcript
+    names (C1 is completed), as a response written before the index existed is."""
     tree, bodies = setup(tmp_path)
     assert bodies.lines is not None
     torn = bodies.lines.pop(bodies.line_of(C1) - 1)
@@ -508,7 +552,7 @@ def test_a_torn_last_index_line_is_left_for_the_next_run(cli: Any, tmp_path: Pat
     assert shown.report is not None
     assert {"code": "CC-BODY-INDEX-TORN", "count": 1} in shown.report["not_read"]
     assert finding(shown.report, "CC-BODY-INDEX-TORN") == 0
-    assert shown.report["counts"]["usage_incomplete_calls"] == 1
+    assert shown.report["counts"]["usage_incomplete_calls"] == 0
     text = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(folder))
     assert "CC-BODY-INDEX-TORN: 1 line." in text.out
 
@@ -965,3 +1009,21 @@ def test_a_bundle_never_replaces_a_body(cli: Any, tmp_path: Path, name: str) -> 
     assert result.code == 2
     assert "OUT-" in result.err
     assert target.read_bytes() == before
+
+
+def test_an_index_created_later_leaves_an_older_sessions_contract_as_it_was(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: bodies kept from before 2.1.274, then a newer Claude Code creates index.jsonl
+    in the same folder (another session's lines only). The older session's responses were no
+    longer selected (its call usage-incomplete again), its contract refused and verify said
+    exit 5. Responses the transcripts name are taken in every case, and an index with none of
+    this session's lines is bound nowhere."""
+    tree, bodies = setup(tmp_path, index=False)
+    folder = bodies.write()
+    contract, bundle, _ = convert_chain(cli, tree, tmp_path / "run", folder)
+    other = json.dumps(index_line(("msg_o", "req_011O"), OTHER)).encode()
+    (folder / "index.jsonl").write_bytes(other + b"\n")
+    verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
+    done = cli(*verify, "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert done.code == 0, done.err

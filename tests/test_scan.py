@@ -255,7 +255,7 @@ def test_scan_finds_a_sessions_folders_elsewhere_once_not_per_tree(
     sid = exp.parent.stem
     (root / "-proj" / sid).rename(root / "-proj--claude-worktrees-x" / sid)
 
-    def searched(*_: Any) -> list[Path]:
+    def searched(*_: Any) -> tuple[list[Path], bool]:
         raise AssertionError("scan searched the projects folder again")
 
     monkeypatch.setattr(tree, "session_folders_elsewhere", searched)

@@ -531,6 +531,14 @@ CODES: dict[str, CodeInfo] = {
         "The index was edited or damaged; restore Claude Code's original, or convert without "
         "--provider-bodies.",
     ),
+    "CC-BODY-HIDDEN-NOT-COUNTED": _c(
+        "Provider responses of this session (by its index) that no transcript of this tree "
+        "records, in a session split across project folders: each may be a call the "
+        "session's transcript in another project folder records, or a hidden call. They are "
+        "not counted as hidden calls (hidden_calls), and not priced.",
+        "Nothing to do; to count them, bring the session's transcripts into one project folder.",
+        blocking=False,
+    ),
     "CC-BODY-INDEX-BLANK": _c(
         "Blank lines in the bodies folder's index.jsonl: no session's line. Counted, not read; "
         "shown by inspect, not bound: a line another session's writing leaves changes no "

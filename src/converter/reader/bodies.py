@@ -80,6 +80,10 @@ def read_bodies(tree: LoadedTree, folder: Path) -> None:
     tree.problems.extend(selection.problems)
     if selection.index is not None and selection.index_digest is not None:
         tree.digests[selection.index.index] = selection.index_digest
+        if not selection.index_digest.size:
+            # none of this session's lines: nothing of the index is its evidence (an index
+            # another session's Claude Code created leaves its contract as it was)
+            tree.unbound.add(selection.index.index)
     for selected in selection.responses:
         found = _read_response(tree, selected, selection.index.index if selection.index else None)
         if found is not None:
@@ -167,7 +171,10 @@ def join_bodies(acc: Account) -> None:
             continue
         joined.add(r.id)
         if call is None:  # named by this session's index line: a call no transcript records
-            hidden += 1
+            if acc.tree.layout.split:  # or one the session's other transcript records
+                acc.findings["CC-BODY-HIDDEN-NOT-COUNTED"] += 1
+            else:
+                hidden += 1
             continue
         if r.model != call.model:
             acc.problems.append(Problem("CC-BODY-MODEL-DISAGREES", r.file))

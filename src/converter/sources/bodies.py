@@ -89,6 +89,10 @@ def select(
     kind = entry_kind(index)
     if kind == "file":
         _from_index(found, folder, layout, session_id)
+        # Responses written before the index existed (an older Claude Code, the same folder):
+        # still the ones the transcripts name, so a contract made then survives the index.
+        taken = {s.entry.path.name for s in found.responses}
+        _by_request_id(found, folder, layout, request_ids, taken)
     elif kind == "missing":
         _by_request_id(found, folder, layout, request_ids)
     elif kind == "unreadable":  # the folder cannot be searched
@@ -177,14 +181,22 @@ def _take_line(
 
 
 def _by_request_id(
-    found: Selection, folder: Path, layout: TreeLayout, request_ids: Iterable[str]
+    found: Selection,
+    folder: Path,
+    layout: TreeLayout,
+    request_ids: Iterable[str],
+    taken: frozenset[str] | set[str] = frozenset(),
 ) -> None:
-    """Before 2.1.274 no file says which session a response is of: only the responses named by a
-    request id this tree's calls record are taken (a file is named by its request id)."""
+    """The responses named by a request id this tree's calls record (a file is named by its
+    request id), but those an index line has `taken`: before 2.1.274 no file says which session
+    a response is of, and in every version such a response is the call's, unique by
+    construction."""
     for request_id in sorted(set(request_ids)):
         if not REQUEST_ID.fullmatch(request_id):  # never a path from an unchecked name
             continue
         name = request_id + RESPONSE_SUFFIX
+        if name in taken:
+            continue
         path = folder / name
         kind = entry_kind(path)
         if kind == "missing":

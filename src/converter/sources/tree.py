@@ -100,6 +100,9 @@ class TreeLayout:
     files: list[SourceFile] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     not_read: Counter[str] = field(default_factory=Counter)  # finding code -> entries left
+    # Another project folder holds a transcript of this session too (`session_folders_elsewhere`):
+    # a call this tree does not record may be the other part's.
+    split: bool = False
 
     def rel(self, path: Path) -> str:
         """`path` relative to the parent's folder (`../<project>/…` for another project's)."""
@@ -272,10 +275,13 @@ class _Walker:
 
     def other_folders(self, folders: Sequence[Path]) -> None:
         """The session's folders in other project folders (`session_folders_elsewhere`), walked
-        as its own folder is."""
+        as its own folder is; a symlink or a file by that name is refused or stray, as there."""
         for folder in folders:
-            if self.refuse_unsafe(folder) == "dir":
+            kind = self.refuse_unsafe(folder)
+            if kind == "dir":
                 self.session_folder(folder)
+            elif kind == "file":
+                self.stray(folder)
 
     def legacy_siblings(self, folder: Path) -> None:
         for entry in self.listing(folder):
@@ -299,25 +305,26 @@ def legacy_agent_id(name: str) -> str | None:
     return agent_id
 
 
-def session_folders_elsewhere(project: Path, session_id: str) -> list[Path]:
+def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path], bool]:
     """The session's folders in the other project folders beside `project`: where Claude Code
     writes the children of an agent isolated in a git worktree, or every child after the
     session enters a worktree (the worktree is a project folder of its own; the parent
     transcript stays where the session began). A session id names one session, so such a
     folder is this tree's, unless the session is split: when another project folder holds a
     transcript of the session too, which part a folder belongs to cannot be told, and none is
-    taken (the tree then refuses what it misses; `scan` says the session is split). Only real
-    folders are taken: a symlinked one, like a symlinked project folder, is not followed, and
-    `scan` finds the same folders (`run/scan.py`)."""
+    taken (the tree then refuses what it misses; `scan` says the session is split): the second
+    value says so. A symlink or file by the session's id is returned too, to be refused as in
+    the session's own folder (`scan` counts a symlinked one and does not follow it). A
+    symlinked project folder is not followed."""
     found: list[Path] = []
     for other in _entries(project.parent) or []:
         if other == project or entry_kind(other) != "dir":
             continue
         if entry_kind(other / f"{session_id}.jsonl") != "missing":
-            return []  # another transcript of the session: split, no folder is this tree's
-        if entry_kind(other / session_id) == "dir":
+            return [], True  # another transcript of the session: no folder is this tree's
+        if entry_kind(other / session_id) != "missing":
             found.append(other / session_id)
-    return found
+    return found, False
 
 
 def _holds_children(folder: Path) -> bool:
@@ -408,6 +415,6 @@ def discover(
         walker.stray(folder)
     walker.legacy_siblings(parent.parent)
     if elsewhere is None:
-        elsewhere = session_folders_elsewhere(parent.parent, stem)
+        elsewhere, layout.split = session_folders_elsewhere(parent.parent, stem)
     walker.other_folders(elsewhere)
     return layout
