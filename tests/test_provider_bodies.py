@@ -524,14 +524,17 @@ def test_another_sessions_bodies_are_neither_opened_nor_bound(
 
 def test_a_folder_that_selects_nothing_changes_nothing(cli: Any, tmp_path: Path) -> None:
     """Without an index and with no response named by the tree's request ids, nothing is bound:
-    the account, the template and the bundle are those made without --provider-bodies."""
+    the account, the template and the bundle are those made without --provider-bodies; inspect
+    says the folder held none of the session's bodies (a review: a wrong folder was silent)."""
     tree, bodies = setup(tmp_path, index=False, other=True)
     bodies.responses = {}
     folder = bodies.write()
     plain = cli("inspect", "--json", "--in", str(tree.parent))
     given = cli("inspect", "--json", "--in", str(tree.parent), "--provider-bodies", str(folder))
     assert (plain.code, given.code) == (0, 0)
-    assert plain.out == given.out
+    said = given.json()
+    assert said.pop("not_read") == [{"code": "CC-BODY-NONE-SELECTED", "count": 1}]
+    assert {k: v for k, v in plain.json().items() if k != "not_read"} == said
     _, out_a, _ = convert_chain(cli, tree, tmp_path / "a", None)
     _, out_b, _ = convert_chain(cli, tree, tmp_path / "b", folder)
     assert out_a.read_bytes() == out_b.read_bytes()

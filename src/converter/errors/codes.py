@@ -27,6 +27,7 @@ NOT_BOUND = {
     "CC-TREE-OS-FILE": "shown by inspect (not_read), not bound",
     "CC-BODY-INDEX-TORN": "shown by inspect (not_read), not bound",
     "CC-BODY-INDEX-BLANK": "shown by inspect (not_read), not bound",
+    "CC-BODY-NONE-SELECTED": "shown by inspect (not_read), not bound",
 }
 
 # Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
@@ -537,6 +538,13 @@ CODES: dict[str, CodeInfo] = {
         "session's transcript in another project folder records, or a hidden call. They are "
         "not counted as hidden calls (hidden_calls), and not priced.",
         "Nothing to do; to count them, bring the session's transcripts into one project folder.",
+        blocking=False,
+    ),
+    "CC-BODY-NONE-SELECTED": _c(
+        "A --provider-bodies folder was given and holds no body of this session (no response "
+        "its calls name, no index line of it): nothing was read from it, and nothing changed.",
+        "Check the folder: Claude Code writes it where OTEL_LOG_RAW_API_BODIES=file:<dir> "
+        "says, for sessions run with that setting.",
         blocking=False,
     ),
     "CC-BODY-INDEX-BLANK": _c(

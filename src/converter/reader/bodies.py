@@ -84,6 +84,10 @@ def read_bodies(tree: LoadedTree, folder: Path) -> None:
             # none of this session's lines: nothing of the index is its evidence (an index
             # another session's Claude Code created leaves its contract as it was)
             tree.unbound.add(selection.index.index)
+    if not selection.responses and not selection.problems:
+        # a folder of none of this session's bodies (another folder, the projects folder, a
+        # session whose calls wrote none): said, since it changes nothing
+        tree.layout.not_read["CC-BODY-NONE-SELECTED"] += 1
     for selected in selection.responses:
         found = _read_response(tree, selected, selection.index.index if selection.index else None)
         if found is not None:
