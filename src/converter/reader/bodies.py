@@ -195,24 +195,6 @@ def join_bodies(acc: Account) -> None:
         acc.findings["CC-BODY-HIDDEN-CALL"] += hidden  # the inventory's hidden_calls
 
 
-def _counters(u: Usage) -> tuple[int, ...]:
-    return (
-        u.input_tokens,
-        u.output_tokens,
-        u.cache_read_input_tokens,
-        u.cache_creation_input_tokens,
-        u.cache_5m,
-        u.cache_1h,
-        u.web_search_requests,
-        u.web_fetch_requests,
-    )
-
-
-def _input_side(u: Usage) -> tuple[int, int, int]:
-    """What a call's stub already records as its final value: fixed when the response starts."""
-    return (u.input_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens)
-
-
 def _stated_alike(seen: Usage, said: Usage) -> bool:
     """What both state of the call's cache-write split and billing context is the same: a
     response never replaces a split or a context the transcript states (a review: a stub's
@@ -241,8 +223,10 @@ def _agrees(call: Call, r: Response) -> bool:
     if not _stated_alike(seen, said):
         return False
     if call.final and r.final:  # both final: the same usage, counter for counter
-        return _counters(seen) == _counters(said) and call.advisor == r.advisor
+        return seen.counters() == said.counters() and call.advisor == r.advisor
     if call.final:  # a stub response of a complete call: written before it, never after
-        return _input_side(seen) == _input_side(said) and said.output_tokens <= seen.output_tokens
+        return (
+            seen.input_totals() == said.input_totals() and said.output_tokens <= seen.output_tokens
+        )
     # the transcript's stub: its input side is final already, its output only grows
-    return _input_side(seen) == _input_side(said) and said.output_tokens >= seen.output_tokens
+    return seen.input_totals() == said.input_totals() and said.output_tokens >= seen.output_tokens

@@ -236,14 +236,9 @@ def _could_be(stated: Usage, call: Call, last: bool) -> bool:
     if not any(seen.input_side()):
         return last
     return (
-        _counters(seen)[:3] == _counters(stated)[:3] and seen.output_tokens <= stated.output_tokens
+        seen.input_totals() == stated.input_totals() and seen.output_tokens <= stated.output_tokens
     )
 
 
 def _counters(u: Usage) -> tuple[int, int, int, int]:
-    return (
-        u.input_tokens,
-        u.cache_read_input_tokens,
-        u.cache_creation_input_tokens,
-        u.output_tokens,
-    )
+    return (*u.input_totals(), u.output_tokens)

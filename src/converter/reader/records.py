@@ -88,7 +88,16 @@ class Usage(msgspec.Struct, frozen=True, gc=False, array_like=True):
         return max(self.cache_creation_input_tokens - self.cache_5m - self.cache_1h, 0)
 
     def is_zero(self) -> bool:
-        return not any(getattr(self, name) for name in COUNTERS)
+        return not any(self.counters())
+
+    def counters(self) -> tuple[int, ...]:
+        """Every count, in `COUNTERS` order."""
+        return tuple(getattr(self, name) for name in COUNTERS)
+
+    def input_totals(self) -> tuple[int, int, int]:
+        """Input, cache read and cache write, totals only: what a streaming stub already
+        records as final (only output grows between a call's records)."""
+        return (self.input_tokens, self.cache_read_input_tokens, self.cache_creation_input_tokens)
 
     def input_side(self) -> tuple[int, int, int, int, int]:
         return (
@@ -390,6 +399,11 @@ def _is_advisor(item: Any) -> bool:
     return isinstance(item, dict) and item.get("type") == _ADVISOR
 
 
+def _own_passes(iterations: list[Any]) -> list[Any]:
+    """The passes of the call's own model that count anything (an advisor's stand beside)."""
+    return [i for i in iterations if _holds_count(i) and not _is_advisor(i)]
+
+
 def _advisor_passes(iterations: list[Any]) -> tuple[tuple[str, Usage], ...] | None:
     """The advisor's passes (`/advisor`, 2.1.98 on): `{type: "advisor_message", model, ...}`,
     billed under the advisor's model and left out of the top-level counts (ccusage#1115), so
@@ -417,7 +431,7 @@ def _iterations_add_up(iterations: list[Any], usage: Usage, model: str | None) -
     what the top level says. A pass's `model` of null (2.1.257 on) is the call's own; an
     advisor's pass stands beside passes of the call's own that add up to the top level."""
     advised = any(map(_is_advisor, iterations))
-    passes = [i for i in iterations if _holds_count(i) and not _is_advisor(i)]
+    passes = _own_passes(iterations)
     if not passes:
         # an advisor's pass with no pass of the call's own: nothing shows that the top level
         # is the call's own spend and not the advisor's again
@@ -440,7 +454,7 @@ def _split_from_passes(iterations: list[Any], usage: Usage) -> Usage:
     other shortfall stays unsplit, as written."""
     if usage.cache_5m + usage.cache_1h >= usage.cache_creation_input_tokens:
         return usage
-    passes = [i for i in iterations if _holds_count(i) and not _is_advisor(i)]
+    passes = _own_passes(iterations)
     splits = [i.get("cache_creation") for i in passes]
     if not all(isinstance(split, dict) for split in splits):
         return usage
