@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from converter.errors import Problem
-from converter.sources.jsonl import BadLine, Digest, iter_lines
+from converter.sources.jsonl import BadLine, Digest, JSONObject, iter_lines
 from converter.sources.tree import SourceFile, TreeLayout, entry_kind
 
 INDEX_NAME = "index.jsonl"
@@ -75,6 +75,29 @@ class _Tap:
             yield raw
 
 
+def _index_lines(stream: Iterable[bytes]) -> Iterator[tuple[int, JSONObject | BadLine, bytes]]:
+    """Each line of an index as the strict line reader reads it, with its exact bytes."""
+    tap = _Tap(stream)
+    for number, item in iter_lines(tap, Digest()):
+        yield number, item, tap.last
+
+
+class _SessionLines:
+    """The size and SHA-256 of one session's index lines, each with its line end, in file order:
+    what is bound for the index (`select`), and what `verify` recomputes."""
+
+    def __init__(self) -> None:
+        self.hasher = hashlib.sha256()
+        self.size = 0
+
+    def add(self, raw: bytes) -> None:
+        self.hasher.update(raw)
+        self.size += len(raw)
+
+    def digest(self) -> Digest:
+        return Digest(self.hasher.hexdigest(), self.size)
+
+
 def select(
     folder: Path, layout: TreeLayout, session_id: str, request_ids: Iterable[str]
 ) -> Selection:
@@ -105,14 +128,12 @@ def select(
 def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: str) -> None:
     entry = layout.add("provider-index", folder / INDEX_NAME, rel=PREFIX + INDEX_NAME)
     found.index = entry
-    hasher = hashlib.sha256()
-    size = 0
+    ours = _SessionLines()
     named: set[str] = set()
     messages: set[str] = set()
     try:
         with entry.path.open("rb") as stream:
-            tap = _Tap(stream)
-            for number, item in iter_lines(tap, Digest()):
+            for number, item, raw in _index_lines(stream):
                 if isinstance(item, BadLine) and item.code == "CC-LINE-TORN":
                     # A last line still being written, maybe by another session: left for the
                     # next run, counted and not bound (it would change no byte of this session)
@@ -132,13 +153,12 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
                     continue
                 if session != session_id:
                     continue
-                hasher.update(tap.last)
-                size += len(tap.last)
+                ours.add(raw)
                 _take_line(found, folder, layout, entry, number, item, named, messages)
     except OSError:
         found.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
         return
-    found.index_digest = Digest(hasher.hexdigest(), size)
+    found.index_digest = ours.digest()
 
 
 def _take_line(
@@ -244,15 +264,12 @@ def session_lines_digest(folder: Path, session_id: str) -> Digest | None:
     index = Path(os.path.abspath(folder)) / INDEX_NAME
     if entry_kind(index) != "file":
         return None
-    hasher = hashlib.sha256()
-    size = 0
+    ours = _SessionLines()
     try:
         with index.open("rb") as stream:
-            tap = _Tap(stream)
-            for _, item in iter_lines(tap, Digest()):
+            for _, item, raw in _index_lines(stream):
                 if not isinstance(item, BadLine) and item.get("session_id") == session_id:
-                    hasher.update(tap.last)
-                    size += len(tap.last)
+                    ours.add(raw)
     except OSError:
         return None
-    return Digest(hasher.hexdigest(), size)
+    return ours.digest()
