@@ -63,6 +63,9 @@ def _in_segment(base: int | None, splits: list[tuple[int, int]], position: int) 
     return task
 
 
+_BROADCAST = "*"  # a SendMessage to every teammate
+
+
 def _message_targets(acc: Account) -> dict[str, list[int]]:
     """Each name a SendMessage can use for an agent of the tree: its agent id, a named spawn's
     name (an in-process teammate's meta), and `*` for every teammate (a broadcast)."""
@@ -78,9 +81,6 @@ def _message_targets(acc: Account) -> dict[str, list[int]]:
             if meta.name != stream.agent_id:
                 targets[meta.name].append(stream.index)
     return targets
-
-
-_BROADCAST = "*"
 
 
 def _first_own_call(stream: Stream) -> int | None:
