@@ -464,7 +464,7 @@ def test_markdown_report_carries_every_fact() -> None:
     ev = evaluate(split_workload())
     text = render_markdown(ev)
     assert text.splitlines()[0].startswith("**Decision: SCALE (exit 0)")
-    assert "| Task | Acceptable | `main` | `Explore` | `hidden` | Human |" in text
+    assert "| Task | Started | Acceptable | `main` | `Explore` | `hidden` | Human |" in text
     assert "rubric: `rubric-1` (labels: `human-review`)" in text  # code spans: never a link
     assert "$0.2500 – $0.7500" in text  # hidden calls as an interval
     assert "`claude-sonnet-4-5`" in text

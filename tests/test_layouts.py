@@ -1023,3 +1023,39 @@ def test_a_branched_session_counts_only_its_own_calls(
     assert {"code": "CC-REC-BRANCH-COPY", "count": 4} in report["findings"]
     scanned = cli("scan", str(tmp_path), "--json").json()
     assert scanned["totals"]["model_calls"] == 3  # 2 in the original, 1 in the branch
+
+
+def test_the_markdown_report_lists_tasks_as_the_template_did(cli: Any, tmp_path: Path) -> None:
+    """Was: the cost-per-task table in task-id order (pseudonyms: no order a reader can follow)
+    and without a time, so a walk-through could not tell which row was which prompt. Rows now
+    come in start order with the started_at the template showed; JSON keeps id order."""
+    records = []
+    for n in range(6):
+        user = {"type": "user", "uuid": f"u{n}", "message": {"content": f"CANARY {n}"}}
+        user["parentUuid"] = f"a{n - 1}" if n else None
+        answer = {"type": "assistant", "uuid": f"a{n}", "parentUuid": f"u{n}"}
+        answer["message"] = _answer(f"msg_{n}", "x")
+        records += [user, answer]
+    for n, record in enumerate(records):
+        record.update(sessionId=SID, version="2.1.85", timestamp=f"2026-03-25T18:{n:02d}:00.000Z")
+        if record["type"] == "user":
+            record["message"]["role"] = "user"
+    parent = tmp_path / f"{SID}.jsonl"
+    parent.write_text("".join(_line(**r) for r in records))
+    template = tmp_path / "template.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    listed = [(t["id"], t["started_at"]) for t in read_json(template)["tasks"]]
+    assert len(listed) == 6
+    assert [t for t, _ in listed] != sorted(t for t, _ in listed)  # else the test shows nothing
+    contract = tmp_path / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    bundle = tmp_path / "bundle.json"
+    done = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
+    assert done.code == 0, done.err
+    shown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
+    assert "| Task | Started | Acceptable |" in shown
+    rows = [line.split(" | ")[:2] for line in shown.splitlines() if line.startswith("| `task-")]
+    assert [(task.strip("| `"), started) for task, started in rows] == listed
+    report = cli("evaluate", "--bundle", str(bundle), "--format", "json").json()
+    assert [t["id"] for t in report["tasks"]] == sorted(t for t, _ in listed)
+    assert {t["id"]: t["started_at"] for t in report["tasks"]} == dict(listed)

@@ -16,7 +16,16 @@ from converter.contract.model import CheckId
 from converter.contract.model import PublishedBaselineName as BaselineName
 from converter.contract.model import PublishedLabel as Label
 from converter.firewall.shapes import ArgShape
-from converter.firewall.types import Closed, Code, Count, ModelName, Pseudonym, PublicName, Sha256
+from converter.firewall.types import (
+    Closed,
+    Code,
+    Count,
+    ModelName,
+    Pseudonym,
+    PublicName,
+    Sha256,
+    Timestamp,
+)
 from converter.pricing.model import CardId
 
 NonNegative = Annotated[Decimal, Field(ge=0, allow_inf_nan=False)]
@@ -100,6 +109,7 @@ class TaskFacts(Closed):
     tool_shapes: tuple[tuple[PublicName, ShapeKey], ...] = ()  # in call order
     edges: tuple[tuple[Pseudonym, Pseudonym], ...] = ()
     bundle: Count = 1  # its bundle's place among those given, from 1: where to look it up
+    started_at: Timestamp | None = None  # as the bundle shows it (its privacy's precision)
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskFacts:

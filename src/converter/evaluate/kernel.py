@@ -67,6 +67,7 @@ def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
         cache_read_tokens=task.cache_read_tokens,
         input_tokens_total=task.input_tokens_total,
         bundle=task.bundle,
+        started_at=task.started_at,
     )
 
 

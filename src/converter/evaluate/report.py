@@ -6,7 +6,7 @@ Renderers only read the result; nothing here computes a verdict. Number formats 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 
 from converter.errors import CODES
@@ -233,6 +233,7 @@ def _task_row(ev: Evaluation, columns: list[str], t: TaskCost) -> str:
     several = len(ev.digests.evidence_sha256) > 1  # which bundle holds it: its evidence digest
     cells = [
         f"`{t.id}`" + (f" (bundle {t.bundle})" if several else ""),
+        t.started_at or "—",
         "yes" if t.acceptable else "no",
         *(_agent_cell(ev, c, t.cost_by_agent_type.get(c)) for c in columns),
         usd(t.human_usd),
@@ -243,10 +244,17 @@ def _task_row(ev: Evaluation, columns: list[str], t: TaskCost) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _in_start_order(tasks: Sequence[TaskCost]) -> list[TaskCost]:
+    """The tasks as the template listed them: bundle by bundle, each bundle's by when its prompt
+    came (the JSON report lists them by id, which is no order a reader can follow). One bundle's
+    times share one precision, so their text sorts as the instants do; a task with none last."""
+    return sorted(tasks, key=lambda t: (t.bundle, t.started_at is None, t.started_at or "", t.id))
+
+
 def _costliest_rows(ev: Evaluation, columns: list[str]) -> list[str]:
     """Every task's row when they fit; else the costliest (effective cost, high bound; earlier
-    first on a tie) that fit, in task order."""
-    tasks = ev.tasks
+    first on a tie) that fit; in start order either way."""
+    tasks = _in_start_order(ev.tasks)
     ranked = sorted(range(len(tasks)), key=lambda i: (-tasks[i].effective.high, i))
     rows = ((i, _task_row(ev, columns, tasks[i])) for i in ranked)
     return _within(rows, MARKDOWN_TASK_ROWS, MARKDOWN_TASK_BYTES)
@@ -279,6 +287,7 @@ def render_markdown(ev: Evaluation) -> str:
     columns = _agent_columns(ev)
     header = [
         "Task",
+        "Started",
         "Acceptable",
         *(_code(c) for c in columns),
         "Human",
@@ -288,7 +297,7 @@ def render_markdown(ev: Evaluation) -> str:
     ]
     shown = _costliest_rows(ev, columns)
     m = ev.metrics
-    total = ["**all**", f"{m.acceptable_tasks}/{m.tasks}"]
+    total = ["**all**", "", f"{m.acceptable_tasks}/{m.tasks}"]
     total += [_agent_cell(ev, c, m.cost_by_agent_type.get(c)) for c in columns]
     total += [
         usd(_sum([t.human_usd for t in ev.tasks])),
@@ -296,13 +305,13 @@ def render_markdown(ev: Evaluation) -> str:
         usd(_sum([t.incident_loss_usd for t in ev.tasks])),
         usd_span(m.total_effective_cost.low, m.total_effective_cost.high),
     ]
-    table = _table(header, [total], right=2)
+    table = _table(header, [total], right=3)
     out += [*table[:2], *shown, *table[2:]]
     if len(shown) < len(ev.tasks):
         out += [
             "",
             f"The {len(shown):,} costliest of {counted(len(ev.tasks), 'task')} (by effective "
-            "cost, high bound), in task order; the **all** row sums every task, and "
+            "cost, high bound), in start order; the **all** row sums every task, and "
             "`--format json` lists each.",
         ]
     out += [

@@ -25,6 +25,7 @@ from converter.firewall.types import (
     Pseudonym,
     PublicName,
     Sha256,
+    Timestamp,
     Version,
 )
 from converter.text import counted
@@ -113,6 +114,9 @@ class TaskCost(Closed):
     cache_read_tokens: Count
     input_tokens_total: Count
     bundle: Count = 1  # its bundle's place among those given (the report's evidence digests)
+    # When its prompt came, as its bundle shows it (the contract's timestamp precision): what
+    # ties a row to the template's task list, whose ids are pseudonyms.
+    started_at: Timestamp | None = None
 
     @property
     def calls(self) -> int:

@@ -300,6 +300,7 @@ class FactsBuilder:
         """Each counted task's facts; Refused naming every outcome that is not complete."""
         assert self.head is not None
         ids = [t.id for t in self.head.tasks]
+        started = {t.id: t.started_at for t in self.head.tasks}
 
         def at(task_id: str) -> str:  # a task named by its place in the bundle
             return f"tasks/{ids.index(task_id)}"
@@ -330,6 +331,7 @@ class FactsBuilder:
                     input_tokens_total=acc.input_total,
                     tool_shapes=tuple(acc.shapes),
                     edges=tuple(self.edges[task_id]),
+                    started_at=started.get(task_id),
                 )
             except ValidationError:  # its events hold what no conversion writes (resealed)
                 problems.append(Problem("BUNDLE-SHAPE", where=at(task_id)))
