@@ -526,11 +526,12 @@ def test_hidden_calls_not_observed_are_not_shown_as_a_measured_zero() -> None:
     ev = evaluate(make_workload([make_task(i) for i in range(3)], auxiliary="not-observed"))
     text = render_markdown(ev)
     header = (
-        "| Task | Acceptable | `main` | `hidden` | Human | Remediation | Incident | Effective |"
+        "| Task | Started | Acceptable | `main` | `hidden` | Human | Remediation | Incident | "
+        "Effective |"
     )
     rows = text.split(header)[1].split("\n\n")[0].splitlines()[2:]
     assert len(rows) == 4  # three tasks and the total
-    assert all(row.split(" | ")[3] == "n/o" for row in rows)
+    assert all(row.split(" | ")[4] == "n/o" for row in rows)
     assert "n/o: not observed" in text
     data = json.loads(render_json(ev), parse_float=_no_float)
     assert data["auxiliary_calls"] == "not-observed"
