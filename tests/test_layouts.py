@@ -1059,3 +1059,38 @@ def test_the_markdown_report_lists_tasks_as_the_template_did(cli: Any, tmp_path:
     report = cli("evaluate", "--bundle", str(bundle), "--format", "json").json()
     assert [t["id"] for t in report["tasks"]] == sorted(t for t, _ in listed)
     assert {t["id"]: t["started_at"] for t in report["tasks"]} == dict(listed)
+
+
+def test_a_compaction_call_is_the_task_it_descends_from(tmp_path: Path) -> None:
+    """A compaction agent opens with copies of context re-attached long before (hook reminders,
+    `isMeta`, pointing back across earlier prompts: 258c7280's first points at line 695, its
+    call descends from line 1255). Was: anchored by that first record, the call counted to the
+    prompt before, exit 0 (a hunt: 166,758 cache-read tokens of 258c7280 with a prompt typed
+    between the two); now by the record its call descends from."""
+    from converter.run.pipeline import read_tree
+
+    _two_prompt_parent(tmp_path)
+    lines = [
+        {"type": "user", "uuid": "m1", "parentUuid": "a1", "isMeta": True, "message": {}},
+        {"type": "user", "uuid": "c1", "parentUuid": "a2", "message": {}},
+        {"type": "assistant", "uuid": "c2", "parentUuid": "c1"},
+    ]
+    lines[0]["message"] = {"role": "user", "content": "CANARY hook reminder"}
+    lines[1]["message"] = {"role": "user", "content": "CANARY summarise"}
+    lines[2]["message"] = _answer("msg_compact", "z")
+    for record in lines:
+        record.update(sessionId=SID, isSidechain=True, agentId="acompact-3f2a1b")
+        record.update(timestamp="2026-03-25T18:30:00.000Z", version="2.1.85")
+    subagents = tmp_path / SID / "subagents"
+    subagents.mkdir(parents=True)
+    child = subagents / "agent-acompact-3f2a1b.jsonl"
+    child.write_text("".join(_line(**r) for r in lines))
+    account = read_tree(tmp_path / f"{SID}.jsonl")
+    assert account.refusals == []
+    tasks = {msg: call.task for msg, call in account.calls.items()}
+    assert tasks["msg_compact"] == tasks["msg_2"] != tasks["msg_1"]
+    # a chain that ends inside the fork (no parent) falls back to its first named parent
+    lines[1]["parentUuid"] = None
+    child.write_text("".join(_line(**r) for r in lines))
+    tasks = {msg: call.task for msg, call in read_tree(tmp_path / f"{SID}.jsonl").calls.items()}
+    assert tasks["msg_compact"] == tasks["msg_1"]

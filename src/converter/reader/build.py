@@ -8,7 +8,7 @@ and `build_account`, which runs them in order, here:
   2. streams: the parent's main stream, each child file, and 1.0.x in-file sidechains;
   3. joins: each child to exactly one delegation tool call by tool-id evidence (meta toolUseId,
      tool result agentId, agent_progress lines, workflow run id + journal, prompt equality), else
-     to an anchor record by its first parentUuid (2.1.3x compaction agents), else orphan;
+     to the anchor record its first call descends from (2.1.3x compaction agents), else orphan;
   4. depth by walking parents from the root, cycles refused;
   5. copies: a child's leading records that repeat an ancestor's calls (fork bootstrap, replay)
      are not events; any other call seen in two streams is refused;

@@ -2,7 +2,7 @@
 (first copy in line order wins); the streams (the parent's main stream, each child file, 1.0.x
 in-file sidechains); each child joined to exactly one delegation call by tool-id evidence (meta
 toolUseId, result agentId, agent_progress lines, workflow run id + journal, prompt equality),
-else to an anchor record by its first parentUuid (2.1.3x compaction agents), else orphan; depth
+else to the anchor record its first call descends from (2.1.3x compaction agents), else orphan; depth
 by walking parents from the root, cycles refused; and a child's leading records that repeat an
 ancestor's calls (fork bootstrap, replay), which are copies, not events. Pure, iterative."""
 
@@ -411,9 +411,10 @@ def _anchor(index: Index, streams: list[Stream], stream: Stream) -> Anchor | Non
     A `fork-context-ref` says so itself (its `parentLastUuid`), when exactly one other stream
     holds that record. A fork that first replays the conversation it branched from (its head:
     calls another stream also holds) branched where that replay ends, wherever its first
-    record points (`_replay_end`). Otherwise its first record that names a parent record says
-    where, when exactly one other stream holds that record (two: refused, not chosen between);
-    when none does, a labelled fork may still be placed by the prompts it replays."""
+    record points (`_replay_end`). Otherwise the record its first call descends from says
+    where (`_first_call_exit`; with no such chain, its first record that names a parent), when
+    exactly one other stream holds that record (two: refused, not chosen between); when none
+    does, a labelled fork may still be placed by the prompts it replays."""
     first = stream.records[0] if stream.records else None
     if first is not None and first.type == "fork-context-ref" and first.fork_parent_uuid:
         hits = _places_elsewhere(index, stream, first.fork_parent_uuid)
@@ -421,17 +422,42 @@ def _anchor(index: Index, streams: list[Stream], stream: Stream) -> Anchor | Non
             return hits[0][0], hits[0]
     if index.copied_heads.get(stream.index):
         return _replay_end(index, streams, stream)
-    for rec in stream.records:
-        target = rec.fork_parent_uuid if rec.type == "fork-context-ref" else rec.parent_uuid
-        if target is None:
-            continue
+    target = _first_call_exit(index, stream) or next(
+        (t for rec in stream.records if (t := _parent_named(rec)) is not None), None
+    )
+    if target is not None:
         hits = _places_elsewhere(index, stream, target)
         if len(hits) == 1:
             return hits[0][0], hits[0]
         if hits:
             return None
-        break
     return _prompt_replay_end(index, streams, stream)
+
+
+def _parent_named(rec: Rec) -> str | None:
+    return rec.fork_parent_uuid if rec.type == "fork-context-ref" else rec.parent_uuid
+
+
+def _first_call_exit(index: Index, stream: Stream) -> str | None:
+    """The record of another stream the fork's first call descends from: its parent chain
+    followed through the fork's own records to the first that names one outside them. A
+    compaction agent opens with copies of context re-attached long before (hook reminders,
+    `isMeta`, pointing hundreds of lines back, across earlier prompts); the call itself
+    descends from the record just before `compact_boundary`. None when the fork makes no call
+    or the chain ends inside it (no parent, a loop)."""
+    first = next((r for r in stream.records if r.type == "assistant" and not r.synthetic), None)
+    rec = first
+    for _ in range(len(stream.records)):  # a chain longer than the stream is a loop
+        if rec is None:
+            return None
+        target = _parent_named(rec)
+        if target is None:
+            return None
+        own = [pos for s, pos in index.places(target) if s == stream.index]
+        if not own:
+            return target
+        rec = stream.records[own[0]]
+    return None
 
 
 def _places_elsewhere(index: Index, stream: Stream, uuid: str) -> list[tuple[int, int]]:
