@@ -216,6 +216,25 @@ CODES: dict[str, CodeInfo] = {
         "being written.",
         "Wait until the session is idle, then convert again.",
     ),
+    "CC-LINE-CUT-PASSED": _c(
+        "A line holds a record cut short, followed by the next record or line: a write "
+        "interrupted by a crash, the session then resumed (Claude Code skips such a record from "
+        "2.1.121 on). The cut record is one whose loss loses no spend (a prompt no call "
+        "answered, a bookkeeping record, or a fragment of a call another record holds: that "
+        "call is priced from its other records, as an interval when the cut one was its last); "
+        "the records around it are read.",
+        "Nothing to do: the finding is bound in the contract and counted in the bundle.",
+        blocking=False,
+    ),
+    "CC-LINE-CUT-LOST": _c(
+        "A line holds a record cut short by an interrupted write (a crash, then the session "
+        "resumed), and what it held could be spend no other record states: a model call's only "
+        "record, a record whose kind its cut head does not say, or one a later record descends "
+        "from (two programs writing the file at once).",
+        "Nothing on disk holds what was lost, so the session cannot be priced exactly: restore "
+        "the file from a backup taken before the crash, or leave this session out of what you "
+        "convert and evaluate (scan lists it as refused).",
+    ),
     "CC-LINE-INVALID-UTF8": _c(
         "A line is not valid UTF-8.",
         "The file is damaged; restore it from a backup.",

@@ -18,7 +18,8 @@ import msgspec
 
 from converter.heap import Trimmer
 from converter.reader.records import KNOWN_TYPES, BadField, Rec, extract
-from converter.sources.jsonl import BadLine, Digest, iter_lines
+from converter.sources import torn
+from converter.sources.jsonl import BadLine, CutRecord, Digest, iter_lines
 
 
 class FileReading(msgspec.Struct, gc=False, array_like=True):
@@ -48,17 +49,19 @@ def read_transcript(
     problems: list[tuple[str, int]] = []
     unknown: dict[str, int] = {}
     unreadable = False
-    request_of: dict[str, str] = {}  # message id -> the request id its first fragment names
-    message_of: dict[str, str] = {}  # request id -> the message id it first names
-    inputs_of: dict[str, tuple[int, ...]] = {}  # message id -> its first fragment's input side
+    requests = _Requests()
+    cut: list[tuple[int, str | None, str | None]] = []  # line, type, message id of a cut record
     try:
         with path.open("rb") as stream:
-            for number, item in iter_lines(stream, digest):
+            for number, item in iter_lines(stream, digest, torn.split):
                 if trimmer is not None:
                     trimmer.read(digest.size - counted)
                     counted = digest.size
                 if isinstance(item, BadLine):
                     problems.append((item.code, number))
+                    continue
+                if isinstance(item, CutRecord):
+                    cut.append((number, *torn.names(item.head)))
                     continue
                 try:
                     rec = extract(item, 0, number)
@@ -73,36 +76,10 @@ def read_transcript(
                 ):
                     problems.append(("CC-REC-BAD-TIMESTAMP", number))
                 if rec.type == "assistant" and rec.msg_id and not rec.synthetic:
-                    # SPEC §4.2: never grouped by, only checked. Copies of a call in other files
-                    # (a `/btw` replay) have new request ids; within one file they agree.
-                    request = item.get("requestId")
-                    if (
-                        isinstance(request, str)
-                        and request_of.setdefault(rec.msg_id, request) != request
-                    ):
-                        # Two requests under one message id: with other input or cache counts
-                        # too (both recorded), two calls, one of which would be lost.
-                        first = inputs_of.get(rec.msg_id)
-                        seen = rec.usage.input_side() if rec.usage else ()
-                        two = first is not None and all((any(first), any(seen))) and first != seen
-                        problems.append(
-                            (
-                                "CC-REC-MESSAGE-ID-REUSED" if two else "CC-REC-REQUEST-ID-DISAGREE",
-                                number,
-                            )
-                        )
-                        if two:  # refused here, like a bad field: the fragment is not grouped
-                            continue  # (calls.py would say it again when its output falls)
-                    if rec.usage is not None:
-                        inputs_of.setdefault(rec.msg_id, rec.usage.input_side())
-                    # One request answers with one message: a request id naming a second
-                    # message id in one file is one call split under two ids, which would be
-                    # counted twice (886 of 886 request ids in the corpus name one message).
-                    if (
-                        isinstance(request, str)
-                        and message_of.setdefault(request, rec.msg_id) != rec.msg_id
-                    ):
-                        problems.append(("CC-REC-REQUEST-ID-REUSED", number))
+                    codes = requests.check(rec, rec.msg_id, item.get("requestId"))
+                    problems += [(code, number) for code in codes]
+                    if "CC-REC-MESSAGE-ID-REUSED" in codes:
+                        continue  # refused here, like a bad field: the fragment is not grouped
                 if rec.type not in KNOWN_TYPES:
                     unknown[rec.type] = unknown.get(rec.type, 0) + 1
                     if rec.unknown_with_usage:
@@ -112,8 +89,84 @@ def read_transcript(
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
-    kept = request_of if request_ids else {}
+    problems += [(_cut_code(records, *c), c[0]) for c in cut]
+    kept = requests.request_of if request_ids else {}
     return FileReading(digest.sha256, digest.size, records, problems, unknown, unreadable, kept)
+
+
+class _Requests:
+    """A file's request ids against its message ids (SPEC §4.2: never grouped by, only checked).
+    Copies of a call in other files (a `/btw` replay) have new request ids; within one file
+    they agree."""
+
+    def __init__(self) -> None:
+        self.request_of: dict[
+            str, str
+        ] = {}  # message id -> the request id its first fragment names
+        self.message_of: dict[str, str] = {}  # request id -> the message id it first names
+        self.inputs_of: dict[str, tuple[int, ...]] = {}  # message id -> first fragment's input side
+
+    def check(self, rec: Rec, msg_id: str, request: object) -> list[str]:
+        """The codes one call fragment earns; CC-REC-MESSAGE-ID-REUSED refuses the fragment
+        (calls.py would say it again when its output falls)."""
+        codes = []
+        if isinstance(request, str) and self.request_of.setdefault(msg_id, request) != request:
+            # Two requests under one message id: with other input or cache counts too (both
+            # recorded), two calls, one of which would be lost.
+            first = self.inputs_of.get(msg_id)
+            seen = rec.usage.input_side() if rec.usage else ()
+            two = first is not None and all((any(first), any(seen))) and first != seen
+            if two:
+                return ["CC-REC-MESSAGE-ID-REUSED"]
+            codes.append("CC-REC-REQUEST-ID-DISAGREE")
+        if rec.usage is not None:
+            self.inputs_of.setdefault(msg_id, rec.usage.input_side())
+        # One request answers with one message: a request id naming a second message id in one
+        # file is one call split under two ids, which would be counted twice (886 of 886 request
+        # ids in the corpus name one message).
+        if isinstance(request, str) and self.message_of.setdefault(request, msg_id) != msg_id:
+            codes.append("CC-REC-REQUEST-ID-REUSED")
+        return codes
+
+
+# Record types that hold no spend and start no task when lost (a prompt cut short was the last
+# thing written before the crash: no call answered it). Any other, or one whose type the head
+# does not say, could be a call's only record.
+_LOST_WITHOUT_SPEND = frozenset(
+    {
+        "user",
+        "attachment",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "summary",
+        "custom-title",
+        "ai-title",
+        "tag",
+        "mode",
+        "permission-mode",
+        "agent-name",
+        "pr-link",
+        "worktree-state",
+    }
+)
+
+
+def _cut_code(records: list[Rec], line: int, kind: str | None, msg_id: str | None) -> str:
+    """Whether a record cut short inside the file (`sources/torn.py`) can be passed over: a
+    fragment of a call another record of the file holds (its usage there is the call's, or the
+    call stays usage-incomplete when the cut one was its last), or a record of a kind that holds
+    no spend. Either way only if no later record descends from a record the file lacks: a cut
+    that was not the last write before a crash (two writers) could have had records follow it.
+    """
+    if msg_id is not None:
+        known = any(r.msg_id == msg_id and r.type == "assistant" for r in records)
+    else:
+        known = kind in _LOST_WITHOUT_SPEND
+    uuids = {r.uuid for r in records if r.uuid}
+    followed = any(r.line >= line and r.parent_uuid and r.parent_uuid not in uuids for r in records)
+    return "CC-LINE-CUT-PASSED" if known and not followed else "CC-LINE-CUT-LOST"
 
 
 # Between the two reading processes, each file's reading is one frame: a 4-byte big-endian

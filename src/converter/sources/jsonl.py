@@ -18,11 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import orjson
+
+if TYPE_CHECKING:
+    from converter.sources.torn import Cut
 
 MAX_DEPTH = 512
 _INT64 = 2**63
@@ -35,6 +38,14 @@ JSONObject = dict[str, Any]
 class BadLine:
     code: str
     line: int
+
+
+@dataclass(frozen=True, slots=True)
+class CutRecord:
+    """A record cut short inside a file (`sources/torn.py`): the members its head holds whole."""
+
+    line: int
+    head: JSONObject
 
 
 class _Duplicate(Exception):
@@ -184,13 +195,32 @@ def _cut_short(body: bytes, code: str) -> bool:
     return False
 
 
+# What a record cut short inside a file looks like to the parser: the cut can fall anywhere, in
+# a character too, and what follows it is the next record.
+_MAYBE_CUT = frozenset({"CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8"})
+
+
+@overload
 def iter_lines(
-    stream: Iterable[bytes], digest: Digest
-) -> Iterator[tuple[int, JSONObject | BadLine]]:
+    stream: Iterable[bytes], digest: Digest, cuts: None = None
+) -> Iterator[tuple[int, JSONObject | BadLine]]: ...
+
+
+@overload
+def iter_lines(
+    stream: Iterable[bytes], digest: Digest, cuts: Callable[[bytes], Cut | None]
+) -> Iterator[tuple[int, JSONObject | BadLine | CutRecord]]: ...
+
+
+def iter_lines(
+    stream: Iterable[bytes], digest: Digest, cuts: Callable[[bytes], Cut | None] | None = None
+) -> Iterator[tuple[int, JSONObject | BadLine | CutRecord]]:
     """Yield (line number, object or BadLine) for each non-blank line; fill `digest` at the end.
 
     Memory is bounded by the longest line. A BOM at the start and CRLF line ends are accepted.
-    A final line without a newline that does not parse is a torn write (CC-LINE-TORN).
+    A final line without a newline that does not parse is a torn write (CC-LINE-TORN). `cuts`
+    (`torn.split`, for transcripts): a whole line that does not parse may be a record cut short
+    followed by the next one; it yields a CutRecord, then the record glued after it if any.
     """
     hasher = hashlib.sha256()
     number = 0
@@ -208,11 +238,17 @@ def iter_lines(
             yield number, BadLine("CC-LINE-BLANK", number)
             continue
         parsed = parse_object(body)
-        if isinstance(parsed, _Failure):
-            torn = not complete and _cut_short(body, parsed.code)
-            yield number, BadLine("CC-LINE-TORN" if torn else parsed.code, number)
-        else:
+        if not isinstance(parsed, _Failure):
             yield number, parsed
+            continue
+        cut = cuts(body) if cuts and complete and parsed.code in _MAYBE_CUT else None
+        if cut is not None:
+            yield number, CutRecord(number, cut.head)
+            if cut.record is not None:
+                yield number, cut.record
+            continue
+        torn = not complete and _cut_short(body, parsed.code)
+        yield number, BadLine("CC-LINE-TORN" if torn else parsed.code, number)
     digest.sha256 = hasher.hexdigest()
 
 

@@ -1,0 +1,239 @@
+"""A record cut short inside a transcript (a crash mid-write, then the session resumed): read
+around it when what it held is no spend, refused when it could be (sources/torn.py,
+reader/transcript.py `_cut_code`). Claude Code skips such a line itself from 2.1.121 on
+(delexw/claude-code-trace#66); glued to the next record without a newline (serpro69/capy#105) or
+followed by one (anthropics/claude-code#50347). Was: CC-LINE-INVALID-JSON, "restore it from a
+backup", for every such session."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from converter.sources.jsonl import CutRecord, Digest, iter_lines
+from converter.sources.torn import names, split
+from tests.damage import INSPECT, Tree, dump, run_guarded
+
+# The synthetic tree's parent (tests/damage.py): line 3 the prompt (uuid f9c11be4…), 6 and 7
+# two fragments of one call (text, then tool_use), 8 its tool result, 9 a call of one fragment.
+_CALL = "msg_011C4SjQDgtfTaGWwDkm1sfW"
+
+
+def _resumed(after: str) -> list[bytes]:
+    """What a resumed session appends: a prompt continuing from the record `after`, answered."""
+    prompt = {
+        "parentUuid": after,
+        "isSidechain": False,
+        "type": "user",
+        "message": {"role": "user", "content": "CANARY-resumed go on"},
+        "uuid": "0f1e2d3c-0000-4000-8000-000000000001",
+        "timestamp": "2026-07-21T10:00:00.000Z",
+        "sessionId": "65e893e5-a69d-4955-a5e1-5d5ee7bc592e",
+        "version": "2.1.121",
+    }
+    answer = {
+        "parentUuid": prompt["uuid"],
+        "isSidechain": False,
+        "type": "assistant",
+        "message": {
+            "id": "msg_resumed",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": "CANARY-resumed done"}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 7, "output_tokens": 3},
+        },
+        "uuid": "0f1e2d3c-0000-4000-8000-000000000002",
+        "timestamp": "2026-07-21T10:00:05.000Z",
+        "sessionId": prompt["sessionId"],
+        "version": "2.1.121",
+    }
+    return [dump(prompt), dump(answer)]
+
+
+def _crash_at(syn: Tree, line: int, *, glued: bool, cut_at: float = 0.5) -> None:
+    """The parent as a crash while writing `line` leaves it, then a resume: the lines before,
+    that line's head, and the resumed records (on the same line when `glued`)."""
+    lines = syn.lines()
+    before = lines[: line - 1]
+    cut = lines[line - 1][: int(len(lines[line - 1]) * cut_at)]
+    loaded = [json.loads(raw) for raw in before]
+    resumed = _resumed([r["uuid"] for r in loaded if "uuid" in r][-1])  # the last one loaded
+    tail = [cut + resumed[0], resumed[1]] if glued else [cut, *resumed]
+    syn.write_lines("", [*before, *tail])
+
+
+def _inspect(cli: Any, syn: Tree, tmp_path: Path) -> Any:
+    return run_guarded(cli, INSPECT.argv(syn.parent, tmp_path / "o"), watch=[syn.root])
+
+
+def test_a_cut_fragment_of_a_call_another_record_holds_is_passed(
+    cli: Any, syn: Tree, tmp_path: Path
+) -> None:
+    original = syn.parent.read_bytes()
+    # Cut while writing the call's tool_use (an Agent call): a child transcript beside it is
+    # then no agent this session ran as far as the files say, and is refused as an orphan ...
+    _crash_at(syn, 7, glued=True)
+    assert _inspect(cli, syn, tmp_path).has("CC-TREE-ORPHAN-CHILD")
+    # ... while, as a crash leaves it, the agent never ran: no child.
+    shutil.rmtree(syn.folder / "subagents")
+    for glued in (True, False):
+        syn.parent.write_bytes(original)
+        _crash_at(syn, 7, glued=glued)  # the call's tool_use fragment, its text one kept
+        done = _inspect(cli, syn, tmp_path)
+        assert done.code == 0, done.err
+        report = done.report
+        assert report is not None
+        findings = {f["code"]: f["count"] for f in report["findings"]}
+        assert findings["CC-LINE-CUT-PASSED"] == 1
+        # the cut call, priced from its text fragment, and the resumed session's
+        assert report["counts"]["model_calls"] == 2
+
+
+def test_a_cut_record_that_held_a_calls_only_record_is_refused(
+    cli: Any, syn: Tree, tmp_path: Path
+) -> None:
+    _crash_at(syn, 9, glued=True)  # msg_011CpD5…: one fragment, nothing else states its usage
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 2
+    assert done.has("CC-LINE-CUT-LOST", syn.label("parent", ""), 9)
+    assert "restore the file from a backup taken before the crash" in done.err
+
+
+def test_a_cut_prompt_and_a_cut_bookkeeping_record_are_passed(
+    cli: Any, syn: Tree, tmp_path: Path
+) -> None:
+    original = syn.parent.read_bytes()
+    for line in (8, 10):  # a tool result no call followed (the crash), a last-prompt record
+        syn.parent.write_bytes(original)
+        _crash_at(syn, line, glued=line == 8)
+        done = _inspect(cli, syn, tmp_path)
+        assert done.code == 0, (line, done.err)
+        assert done.report is not None
+        findings = {f["code"]: f["count"] for f in done.report["findings"]}
+        assert findings["CC-LINE-CUT-PASSED"] == 1
+
+
+def test_a_cut_record_a_later_record_descends_from_is_refused(
+    cli: Any, syn: Tree, tmp_path: Path
+) -> None:
+    """Not the last write before a crash (two writers): what followed may have answered it."""
+    original = syn.lines()
+    lines = list(original)
+    lines[7] = lines[7][: len(lines[7]) // 2]  # the tool result, and line 9 answers it
+    syn.write_lines("", lines)
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 2
+    assert done.has("CC-LINE-CUT-LOST", syn.label("parent", ""), 8)
+    # glued to the record that answers it, on the same line (a review: that one was not seen)
+    lines[7:9] = [lines[7] + original[8]]
+    syn.write_lines("", lines)
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 2
+    assert done.has("CC-LINE-CUT-LOST", syn.label("parent", ""), 8)
+
+
+def test_a_cut_whose_head_does_not_say_what_it_was_is_refused(
+    cli: Any, syn: Tree, tmp_path: Path
+) -> None:
+    """An assistant record writes its type after its message: cut before the message's id, it
+    could be a call's only record."""
+    _crash_at(syn, 7, glued=True, cut_at=0.02)
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 2
+    assert done.has("CC-LINE-CUT-LOST", syn.label("parent", ""), 7)
+
+
+def test_a_damaged_line_that_is_no_cut_stays_invalid_json(
+    cli: Any, syn: Tree, tmp_path: Path
+) -> None:
+    lines = syn.lines()
+    lines[3] = lines[3].replace(b'":"', b'"::"', 1)  # broken inside, not cut
+    syn.write_lines("", lines)
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 2
+    assert done.has("CC-LINE-INVALID-JSON", syn.label("parent", ""), 4)
+    assert "CC-LINE-CUT-PASSED" not in done.err
+
+
+def test_split_finds_the_head_and_the_record_glued_after_it() -> None:
+    record = {"type": "user", "message": {"content": 'a } " { \\" ] ['}, "uuid": "u2"}
+    whole = {
+        "parentUuid": "u0",
+        "type": "assistant",
+        "message": {"model": "m", "id": "msg_1", "content": [{"type": "text", "text": "é{["}]},
+        "uuid": "u1",
+    }
+    raw = dump(whole)
+    cut = raw[: raw.index(b"\xc3") + 1]  # inside the two bytes of é
+    found = split(cut + dump(record))
+    assert found is not None
+    assert found.record == record
+    assert found.head == {
+        "parentUuid": "u0",
+        "type": "assistant",
+        "message": {"model": "m", "id": "msg_1", "content": [{"type": "text"}]},
+    }
+    assert names(found.head) == ("assistant", "msg_1")
+    alone = split(cut)
+    assert alone is not None
+    assert alone.record is None
+    assert alone.head == found.head
+    assert split(b'{"a":1}}') is None  # closes more than it opened
+    assert split(b'{"a":1} x') is None  # a whole object, then text
+    assert split(b'["a",') is None  # no record's beginning
+    assert split(b'{"a":tru e,"b":') is None  # invalid before the cut
+
+
+def _prefix_of(head: Any, whole: Any) -> bool:
+    """Every member a head holds is the whole value's, or a prefix of it (the cut member)."""
+    if isinstance(head, dict):
+        return isinstance(whole, dict) and all(
+            k in whole and _prefix_of(v, whole[k]) for k, v in head.items()
+        )
+    if isinstance(head, list):
+        return isinstance(whole, list) and all(map(_prefix_of, head, whole))
+    return bool(head == whole)
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6) | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    whole=st.dictionaries(st.text(max_size=6), _VALUES, min_size=1, max_size=5),
+    glued=st.dictionaries(st.text(max_size=6), _VALUES, max_size=4),
+    at=st.floats(0, 1),
+)
+def test_a_cut_anywhere_gives_a_prefix_of_the_record_and_the_whole_next_one(
+    whole: dict[str, Any], glued: dict[str, Any], at: float
+) -> None:
+    raw = dump(whole)
+    cut = raw[: max(1, min(len(raw) - 1, int(len(raw) * at)))]
+    found = split(cut + dump(glued))
+    assert found is not None
+    assert found.record == glued
+    assert _prefix_of(found.head, whole)
+
+
+def test_iter_lines_yields_the_cut_then_the_record_on_the_same_line() -> None:
+    lines = [b'{"type":"user","uuid":"a"}\n', b'{"type":"assis{"type":"user","uuid":"b"}\n']
+    items = list(iter_lines(lines, Digest(), split))
+    assert items[0] == (1, {"type": "user", "uuid": "a"})
+    assert items[1] == (2, CutRecord(2, {}))
+    assert items[2] == (2, {"type": "user", "uuid": "b"})
+    # without `cuts` (meta files, journals, indexes) the line stays invalid JSON
+    plain = list(iter_lines(lines, Digest()))
+    assert [type(item).__name__ for _, item in plain] == ["dict", "BadLine"]
