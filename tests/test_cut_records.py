@@ -237,3 +237,23 @@ def test_iter_lines_yields_the_cut_then_the_record_on_the_same_line() -> None:
     # without `cuts` (meta files, journals, indexes) the line stays invalid JSON
     plain = list(iter_lines(lines, Digest()))
     assert [type(item).__name__ for _, item in plain] == ["dict", "BadLine"]
+
+
+def test_a_crash_never_resumed_leaves_a_last_line_that_is_passed_when_it_can_be(
+    cli: Any, syn: Tree, tmp_path: Path
+) -> None:
+    """Was CC-LINE-TORN, "wait until idle", for good: a session that ended in a crash."""
+    shutil.rmtree(syn.folder / "subagents")  # the crash cut the Agent call: it never ran
+    lines = syn.lines()
+    syn.write_lines("", [*lines[:6], lines[6][: len(lines[6]) // 2]], final_newline=False)
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 0, done.err
+    assert done.report is not None
+    findings = {f["code"]: f["count"] for f in done.report["findings"]}
+    assert findings["CC-LINE-CUT-PASSED"] == 1
+    assert done.report["counts"]["model_calls"] == 1
+    # a call's only record cut so may still be being written: convert again when idle
+    syn.write_lines("", [*lines[:8], lines[8][: len(lines[8]) // 2]], final_newline=False)
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 2
+    assert done.has("CC-LINE-TORN", syn.label("parent", ""), 9)

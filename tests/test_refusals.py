@@ -54,13 +54,27 @@ def title_line(mark: str, extra: str = "") -> bytes:
 # --- lines: JSON syntax ----------------------------------------------------------------------
 
 
+def call_line(mark: str) -> bytes:
+    """An assistant record of a call no other record holds, its text the marker (an assistant
+    record writes its message, id first, before its type)."""
+    message = '{"id":"msg_torn_only","model":"claude-sonnet-4-5-20250929","content":'
+    message += '[{"type":"text","text":"' + mark + '"}],"usage":{"input_tokens":9}}'
+    return ('{"parentUuid":null,"message":' + message + ',"type":"assistant"}').encode()
+
+
 def test_torn_last_line_of_parent(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
     mark = canary("torn")
     lines = syn.lines()
-    lines.append(title_line(mark)[:-12])  # cut inside the string, no newline
+    lines.append(call_line(mark)[:-60])  # cut inside the text, no newline
     syn.write_lines("", lines, final_newline=False)
     outcome = run_command(cli, command, syn, tmp_path, markers=[mark, "CANARY"])
     expect_refusal(outcome, "CC-LINE-TORN", syn.label("parent", ""), len(lines))
+    # A record that holds no spend, cut so, is passed over (CC-LINE-CUT-PASSED): still being
+    # written or a crash's last write, the rest of the file is the session's.
+    lines[-1] = title_line(mark)[:-12]
+    syn.write_lines("", lines, final_newline=False)
+    outcome = run_command(cli, command, syn, tmp_path, markers=[mark, "CANARY"])
+    assert outcome.code == 0, outcome.err
 
 
 def test_torn_last_line_of_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
@@ -77,7 +91,7 @@ def test_torn_inside_a_utf8_character_is_still_torn(
     """Non-ASCII is written raw, so a write can stop inside a character; that is a torn write,
     not a damaged file (was: CC-LINE-INVALID-UTF8)."""
     mark = canary("torn-utf8")
-    record = title_line(mark + " café €")
+    record = call_line(mark + " café €")
     lines = rich.lines()
     lines.append(record[: record.index("€".encode()) + 1])
     rich.write_lines("", lines, final_newline=False)

@@ -213,16 +213,21 @@ CODES: dict[str, CodeInfo] = {
     # --- lines (JSON syntax) ---
     "CC-LINE-TORN": _c(
         "The last line of a file is incomplete (no newline and not valid JSON): the file is still "
-        "being written.",
-        "Wait until the session is idle, then convert again.",
+        "being written, or the session ended in a crash mid-write, and what the cut record held "
+        "could be spend no other record states (a model call's only record, or a record whose "
+        "kind its cut head does not say).",
+        "Wait until the session is idle, then convert again. If Claude Code is no longer "
+        "writing it, nothing on disk holds what was lost: resume the session once (Claude Code "
+        "then writes on past the cut; convert after that), restore the file from a backup, or "
+        "leave this session out of what you convert and evaluate.",
     ),
     "CC-LINE-CUT-PASSED": _c(
         "A line holds a record cut short, followed by the next record or line: a write "
         "interrupted by a crash, the session then resumed (Claude Code skips such a record from "
-        "2.1.121 on). The cut record is one whose loss loses no spend (a prompt no call "
-        "answered, a bookkeeping record, or a fragment of a call another record holds: that "
-        "call is priced from its other records, as an interval when the cut one was its last); "
-        "the records around it are read.",
+        "2.1.121 on), or the file's last line cut so, with nothing after it. The cut record is "
+        "one whose loss loses no spend (a prompt no call answered, a bookkeeping record, or a "
+        "fragment of a call another record holds: that call is priced from its other records, "
+        "as an interval when the cut one was its last); the records around it are read.",
         "Nothing to do: the finding is bound in the contract and counted in the bundle.",
         blocking=False,
     ),

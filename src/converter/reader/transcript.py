@@ -50,7 +50,7 @@ def read_transcript(
     unknown: dict[str, int] = {}
     unreadable = False
     requests = _Requests()
-    cut: list[tuple[int, str | None, str | None]] = []  # line, type, message id of a cut record
+    cut: list[tuple[int, bool, str | None, str | None]] = []  # line, at end, type, message id
     try:
         with path.open("rb") as stream:
             for number, item in iter_lines(stream, digest, torn.split):
@@ -61,7 +61,7 @@ def read_transcript(
                     problems.append((item.code, number))
                     continue
                 if isinstance(item, CutRecord):
-                    cut.append((number, *torn.names(item.head)))
+                    cut.append((number, item.at_end, *torn.names(item.head)))
                     continue
                 try:
                     rec = extract(item, 0, number)
@@ -153,12 +153,16 @@ _LOST_WITHOUT_SPEND = frozenset(
 )
 
 
-def _cut_code(records: list[Rec], line: int, kind: str | None, msg_id: str | None) -> str:
+def _cut_code(
+    records: list[Rec], line: int, at_end: bool, kind: str | None, msg_id: str | None
+) -> str:
     """Whether a record cut short inside the file (`sources/torn.py`) can be passed over: a
     fragment of a call another record of the file holds (its usage there is the call's, or the
     call stays usage-incomplete when the cut one was its last), or a record of a kind that holds
     no spend. Either way only if no later record descends from a record the file lacks: a cut
     that was not the last write before a crash (two writers) could have had records follow it.
+    The file's last line, cut with nothing after it, may still be being written: when it cannot
+    be passed over it is CC-LINE-TORN (convert again when idle), not lost yet.
     """
     if msg_id is not None:
         known = any(r.msg_id == msg_id and r.type == "assistant" for r in records)
@@ -166,7 +170,9 @@ def _cut_code(records: list[Rec], line: int, kind: str | None, msg_id: str | Non
         known = kind in _LOST_WITHOUT_SPEND
     uuids = {r.uuid for r in records if r.uuid}
     followed = any(r.line >= line and r.parent_uuid and r.parent_uuid not in uuids for r in records)
-    return "CC-LINE-CUT-PASSED" if known and not followed else "CC-LINE-CUT-LOST"
+    if known and not followed:
+        return "CC-LINE-CUT-PASSED"
+    return "CC-LINE-TORN" if at_end else "CC-LINE-CUT-LOST"
 
 
 # Between the two reading processes, each file's reading is one frame: a 4-byte big-endian

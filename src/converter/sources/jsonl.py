@@ -46,6 +46,7 @@ class CutRecord:
 
     line: int
     head: JSONObject
+    at_end: bool = False  # the file's last line, no newline: perhaps still being written
 
 
 class _Duplicate(Exception):
@@ -219,8 +220,8 @@ def iter_lines(
 
     Memory is bounded by the longest line. A BOM at the start and CRLF line ends are accepted.
     A final line without a newline that does not parse is a torn write (CC-LINE-TORN). `cuts`
-    (`torn.split`, for transcripts): a whole line that does not parse may be a record cut short
-    followed by the next one; it yields a CutRecord, then the record glued after it if any.
+    (`torn.split`, for transcripts): a line that does not parse may be a record cut short,
+    followed by the next one or last; it yields a CutRecord, then the record glued after it.
     """
     hasher = hashlib.sha256()
     number = 0
@@ -241,9 +242,11 @@ def iter_lines(
         if not isinstance(parsed, _Failure):
             yield number, parsed
             continue
-        cut = cuts(body) if cuts and complete and parsed.code in _MAYBE_CUT else None
+        cut = cuts(body) if cuts and parsed.code in _MAYBE_CUT else None
         if cut is not None:
-            yield number, CutRecord(number, cut.head)
+            # A file's last record cut with nothing after it: still being written, or a crash
+            # the session never came back from.
+            yield number, CutRecord(number, cut.head, at_end=not complete and cut.record is None)
             if cut.record is not None:
                 yield number, cut.record
             continue
