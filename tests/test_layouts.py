@@ -1025,10 +1025,14 @@ def test_a_branched_session_counts_only_its_own_calls(
     assert scanned["totals"]["model_calls"] == 3  # 2 in the original, 1 in the branch
 
 
-def test_the_markdown_report_lists_tasks_as_the_template_did(cli: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("tied", [False, True])
+def test_the_markdown_report_lists_tasks_as_the_template_did(
+    cli: Any, tmp_path: Path, tied: bool
+) -> None:
     """Was: the cost-per-task table in task-id order (pseudonyms: no order a reader can follow)
     and without a time, so a walk-through could not tell which row was which prompt. Rows now
-    come in start order with the started_at the template showed; JSON keeps id order."""
+    come in the template's order with the started_at it showed; JSON keeps id order. Tied
+    times (an hour's precision; a review: sorted by id again) keep the template's order too."""
     records = []
     for n in range(6):
         user = {"type": "user", "uuid": f"u{n}", "message": {"content": f"CANARY {n}"}}
@@ -1037,7 +1041,8 @@ def test_the_markdown_report_lists_tasks_as_the_template_did(cli: Any, tmp_path:
         answer["message"] = _answer(f"msg_{n}", "x")
         records += [user, answer]
     for n, record in enumerate(records):
-        record.update(sessionId=SID, version="2.1.85", timestamp=f"2026-03-25T18:{n:02d}:00.000Z")
+        minute = 0 if tied else n
+        record.update(sessionId=SID, version="2.1.85", timestamp=f"2026-03-25T18:{minute:02d}:00Z")
         if record["type"] == "user":
             record["message"]["role"] = "user"
     parent = tmp_path / f"{SID}.jsonl"

@@ -110,6 +110,7 @@ class TaskFacts(Closed):
     edges: tuple[tuple[Pseudonym, Pseudonym], ...] = ()
     bundle: Count = 1  # its bundle's place among those given, from 1: where to look it up
     started_at: Timestamp | None = None  # as the bundle shows it (its privacy's precision)
+    position: Count = 0  # its place in its bundle's task list (the template's order), from 0
 
     @model_validator(mode="after")
     def _consistent(self) -> TaskFacts:

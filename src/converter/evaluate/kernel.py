@@ -68,6 +68,7 @@ def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
         input_tokens_total=task.input_tokens_total,
         bundle=task.bundle,
         started_at=task.started_at,
+        position=task.position,
     )
 
 

@@ -245,10 +245,10 @@ def _task_row(ev: Evaluation, columns: list[str], t: TaskCost) -> str:
 
 
 def _in_start_order(tasks: Sequence[TaskCost]) -> list[TaskCost]:
-    """The tasks as the template listed them: bundle by bundle, each bundle's by when its prompt
-    came (the JSON report lists them by id, which is no order a reader can follow). One bundle's
-    times share one precision, so their text sorts as the instants do; a task with none last."""
-    return sorted(tasks, key=lambda t: (t.bundle, t.started_at is None, t.started_at or "", t.id))
+    """The tasks as the template listed them: bundle by bundle, each bundle's in its order (the
+    prompts' order in the transcript; the JSON report lists them by id, which is no order a
+    reader can follow, and times can tie at a coarse precision, or be missing)."""
+    return sorted(tasks, key=lambda t: (t.bundle, t.position, t.id))
 
 
 def _costliest_rows(ev: Evaluation, columns: list[str]) -> list[str]:

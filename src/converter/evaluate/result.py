@@ -117,6 +117,7 @@ class TaskCost(Closed):
     # When its prompt came, as its bundle shows it (the contract's timestamp precision): what
     # ties a row to the template's task list, whose ids are pseudonyms.
     started_at: Timestamp | None = None
+    position: Count = 0  # its place in its bundle's task list, as the template listed them
 
     @property
     def calls(self) -> int:

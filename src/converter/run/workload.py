@@ -299,11 +299,11 @@ class FactsBuilder:
     def facts(self) -> list[TaskFacts]:
         """Each counted task's facts; Refused naming every outcome that is not complete."""
         assert self.head is not None
-        ids = [t.id for t in self.head.tasks]
+        place = {t.id: n for n, t in enumerate(self.head.tasks)}
         started = {t.id: t.started_at for t in self.head.tasks}
 
         def at(task_id: str) -> str:  # a task named by its place in the bundle
-            return f"tasks/{ids.index(task_id)}"
+            return f"tasks/{place[task_id]}"
 
         facts = []
         problems: list[Problem] = []
@@ -332,6 +332,7 @@ class FactsBuilder:
                     tool_shapes=tuple(acc.shapes),
                     edges=tuple(self.edges[task_id]),
                     started_at=started.get(task_id),
+                    position=place.get(task_id, 0),
                 )
             except ValidationError:  # its events hold what no conversion writes (resealed)
                 problems.append(Problem("BUNDLE-SHAPE", where=at(task_id)))
