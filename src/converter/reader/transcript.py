@@ -89,7 +89,7 @@ def read_transcript(
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
-    problems += [(_cut_code(records, *c), c[0]) for c in cut]
+    problems += _cut_codes(records, cut)
     kept = requests.request_of if request_ids else {}
     return FileReading(digest.sha256, digest.size, records, problems, unknown, unreadable, kept)
 
@@ -153,10 +153,10 @@ _LOST_WITHOUT_SPEND = frozenset(
 )
 
 
-def _cut_code(
-    records: list[Rec], line: int, at_end: bool, kind: str | None, msg_id: str | None
-) -> str:
-    """Whether a record cut short inside the file (`sources/torn.py`) can be passed over: a
+def _cut_codes(
+    records: list[Rec], cut: list[tuple[int, bool, str | None, str | None]]
+) -> list[tuple[str, int]]:
+    """Whether each record cut short in the file (`sources/torn.py`) can be passed over: a
     fragment of a call another record of the file holds (its usage there is the call's, or the
     call stays usage-incomplete when the cut one was its last), or a record of a kind that holds
     no spend. Either way only if no later record descends from a record the file lacks: a cut
@@ -164,15 +164,22 @@ def _cut_code(
     The file's last line, cut with nothing after it, may still be being written: when it cannot
     be passed over it is CC-LINE-TORN (convert again when idle), not lost yet.
     """
-    if msg_id is not None:
-        known = any(r.msg_id == msg_id and r.type == "assistant" for r in records)
-    else:
-        known = kind in _LOST_WITHOUT_SPEND
+    if not cut:
+        return []
+    calls = {r.msg_id for r in records if r.type == "assistant" and r.msg_id}
     uuids = {r.uuid for r in records if r.uuid}
-    followed = any(r.line >= line and r.parent_uuid and r.parent_uuid not in uuids for r in records)
-    if known and not followed:
-        return "CC-LINE-CUT-PASSED"
-    return "CC-LINE-TORN" if at_end else "CC-LINE-CUT-LOST"
+    # the last line holding a record whose parent the file lacks (the glued one too: same line)
+    orphaned = max(
+        (r.line for r in records if r.parent_uuid and r.parent_uuid not in uuids), default=0
+    )
+    codes = []
+    for line, at_end, kind, msg_id in cut:
+        known = msg_id in calls if msg_id is not None else kind in _LOST_WITHOUT_SPEND
+        if known and orphaned < line:
+            codes.append(("CC-LINE-CUT-PASSED", line))
+        else:
+            codes.append(("CC-LINE-TORN" if at_end else "CC-LINE-CUT-LOST", line))
+    return codes
 
 
 # Between the two reading processes, each file's reading is one frame: a 4-byte big-endian

@@ -20,11 +20,29 @@ from typing import Any
 
 from converter.sources.jsonl import JSONObject, parse_object, parse_value
 
-_QUOTE, _BACKSLASH = 0x22, 0x5C
-_OPEN = {0x7B: 0x7D, 0x5B: 0x5D}  # { } [ ]
+_QUOTE, _BACKSLASH, _OPEN_BRACE = 0x22, 0x5C, 0x7B
 _MARKS = re.compile(rb'["{}\[\]]')
-# Forward tokens of a cut head: a whole string, a string the cut ends inside, a bracket, a comma.
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|"(?:[^"\\]|\\.)*\\?\Z|[{}\[\],]', re.DOTALL)
+# One JSON token of a cut head, possessive (no backtracking state kept per character of a long
+# string): a whole string, a string the cut ends inside, punctuation, a number, a literal,
+# blanks, or anything else (a number or literal the cut ends inside, or not JSON at all).
+_TOKEN = re.compile(
+    r'(?P<s>"[^"\\]*+(?:\\.[^"\\]*+)*+")'
+    r'|(?P<u>"[^"\\]*+(?:\\.[^"\\]*+)*+\\?\Z)'
+    r"|(?P<p>[{}\[\]:,])"
+    r"|(?P<n>-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?(?![0-9A-Za-z.+-]))"
+    r"|(?P<l>(?:true|false|null)(?![0-9A-Za-z]))"
+    r"|(?P<w>[ \t\r\n]++)"
+    r'|(?P<x>[^"{}\[\]:,\s]++)',
+    re.DOTALL,
+)
+# What the cut can leave of a number or literal (`-`, `12.`, `1e+`, `tr`, `fals`, `nu`).
+_CUT_SCALAR = re.compile(
+    r"-?[0-9]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]*)?|t(?:r(?:u)?)?|f(?:a(?:l(?:s)?)?)?|n(?:u(?:l)?)?"
+)
+# Every transcript record but bookkeeping ones opens so, and no whole line of the corpus holds
+# it anywhere else: a head holding it holds the start of a second record (two cuts, or writers
+# interleaved), which it would swallow.
+_RECORD_START = '{"parentUuid":'
 _CLOSE = {"{": "}", "[": "]"}
 
 
@@ -38,15 +56,19 @@ class Cut:
 
 def split(body: bytes) -> Cut | None:
     """The cut record's head and the complete record after it (None when the cut record is the
-    whole line), or None when the line is not a cut record."""
+    whole line), or None when the line is not a cut record. A line that is itself a cut record's
+    beginning is that, whatever object it happens to end with (a cut right after an inner `}`)."""
+    whole = _head(body)
+    if whole is not None:
+        return Cut(whole, None)
     start = _record_at_end(body)
-    if start is not None:
-        record = parse_object(body[start:])
-        if isinstance(record, dict):
-            head = _head(body[:start])
-            return None if head is None else Cut(head, record)
-    head = _head(body)
-    return None if head is None else Cut(head, None)
+    if start is None:
+        return None
+    record = parse_object(body[start:])
+    if not isinstance(record, dict):
+        return None
+    head = _head(body[:start])
+    return None if head is None else Cut(head, record)
 
 
 def _record_at_end(body: bytes) -> int | None:
@@ -56,8 +78,9 @@ def _record_at_end(body: bytes) -> int | None:
         return None
     depth = 0
     in_string = False
-    for match in reversed(list(_MARKS.finditer(body))):
-        at = match.start()
+    last = len(body) - 1
+    for match in _MARKS.finditer(body[::-1]):  # the marks from the end, one at a time
+        at = last - match.start()
         mark = body[at]
         if mark == _QUOTE:
             slashes = 0
@@ -65,15 +88,12 @@ def _record_at_end(body: bytes) -> int | None:
                 slashes += 1
             if slashes % 2 == 0:
                 in_string = not in_string
+        elif in_string:
             continue
-        if in_string:
-            continue
-        if mark in _OPEN:
+        elif mark in (0x7B, 0x5B):  # { [
             depth -= 1
-            if depth < 0:
-                return None
-            if depth == 0:
-                return at if mark == 0x7B and at > 0 else None
+            if depth <= 0:
+                return at if depth == 0 and mark == _OPEN_BRACE and at > 0 else None
         else:
             depth += 1
     return None
@@ -81,8 +101,9 @@ def _record_at_end(body: bytes) -> int | None:
 
 def _head(cut: bytes) -> JSONObject | None:
     """The members of a JSON object written whole before a cut (nested ones too, up to the last
-    comma outside strings), or None when `cut` is no object's beginning: it must open with `{`,
-    stay open to its end and be valid JSON as far as it goes."""
+    comma outside strings), or None when `cut` is no object's beginning: it must be valid JSON
+    as far as it goes (every token, in an order JSON allows), open with `{` and stay open to
+    its end, and hold no second record's start."""
     if not cut.startswith(b"{"):
         return None
     try:
@@ -91,25 +112,82 @@ def _head(cut: bytes) -> JSONObject | None:
         if bad.reason != "unexpected end of data" or bad.end != len(cut):
             return None
         text = cut[: bad.start].decode("utf-8", "surrogatepass")
-    stack: list[str] = []
-    last: tuple[int, tuple[str, ...]] | None = None  # the last comma and what was open there
-    for token in _TOKENS.finditer(text):
-        mark = token.group()
-        if mark in _CLOSE:
-            stack.append(mark)
-        elif mark in ("}", "]"):
-            if not stack or _CLOSE[stack.pop()] != mark or not stack:
-                return None  # a bracket that closes nothing open, or the object itself
-        elif mark == ",":
-            last = (token.start(), tuple(stack))
-    if not stack:
+    if text.find(_RECORD_START, 1) != -1:
         return None
-    whole = text[: last[0]] if last else "{"
-    opened = last[1] if last else ("{",)
+    comma = _last_comma(text)
+    if comma is None:
+        return None
+    at, opened = comma
+    whole = text[:at] if at else "{"
     value: Any = parse_value(
         (whole + "".join(_CLOSE[b] for b in reversed(opened))).encode("utf-8", "surrogatepass")
     )
     return value if isinstance(value, dict) else None
+
+
+def _last_comma(text: str) -> tuple[int, str] | None:
+    """Check `text` as the beginning of a JSON object cut anywhere; the last comma outside
+    strings and the brackets open there (0 and `{` when there is none: nothing whole yet), or
+    None when it is not such a beginning. One pass: `levels` keeps the bracket last opened at
+    each level, closed or not, and none below a comma's level is opened again after the last
+    comma (that takes another comma), so its first levels are the brackets open there."""
+    kinds: list[str] = []  # the open brackets, outermost first
+    levels: list[str] = []  # the bracket last opened at each level
+    expect: list[str] = []  # per level: "key", "colon", "value", "next" (a comma or the close)
+    last = (0, 1)  # the last comma's position and depth
+    end = len(text)
+    for token in _TOKEN.finditer(text):
+        kind, mark = token.lastgroup, token.group()
+        if kind == "w":
+            continue
+        if not kinds:
+            if token.start() != 0 or mark != "{":
+                return None  # something before or after the object itself
+            kinds.append("{")
+            levels.append("{")
+            expect.append("key?")
+            continue
+        state = expect[-1]
+        if kind in ("u", "x"):
+            if token.end() != end:
+                return None
+            if kind == "x" and not _CUT_SCALAR.fullmatch(mark):
+                return None
+            ok = state in ("value", "value?") or (kind == "u" and state in ("key", "key?"))
+            return (last[0], "".join(levels[: last[1]])) if ok else None
+        if kind == "p" and mark in "]}":
+            empty = "key?" if mark == "}" else "value?"  # a close right after the open
+            if _CLOSE[kinds[-1]] != mark or state not in ("next", empty):
+                return None
+            kinds.pop()
+            expect.pop()
+            if not kinds:
+                return None  # the object closed: no cut
+            expect[-1] = "next"
+        elif kind == "p" and mark == ",":
+            if state != "next":
+                return None
+            expect[-1] = "key" if kinds[-1] == "{" else "value"
+            last = (token.start(), len(kinds))
+        elif kind == "p" and mark == ":":
+            if state != "colon":
+                return None
+            expect[-1] = "value"
+        elif kind == "s" and state in ("key", "key?"):
+            expect[-1] = "colon"
+        elif state not in ("value", "value?"):
+            return None  # a value where a key, a colon or a comma belongs
+        elif mark in "{[":
+            expect[-1] = "next"
+            del levels[len(kinds) :]
+            kinds.append(mark)
+            levels.append(mark)
+            expect.append("key?" if mark == "{" else "value?")
+        else:  # a whole string, number or literal
+            expect[-1] = "next"
+    if not kinds:
+        return None
+    return last[0], "".join(levels[: last[1]])
 
 
 def names(head: JSONObject) -> tuple[str | None, str | None]:
