@@ -312,3 +312,18 @@ def test_a_crash_never_resumed_leaves_a_last_line_that_is_passed_when_it_can_be(
     done = _inspect(cli, syn, tmp_path)
     assert done.code == 2
     assert done.has("CC-LINE-TORN", syn.label("parent", ""), 9)
+
+
+def test_two_whole_records_on_one_line_are_both_read(cli: Any, syn: Tree, tmp_path: Path) -> None:
+    """A review: a newline lost between two writes (3 of 24 splices in anthropics/claude-code
+    #81843) was CC-LINE-INVALID-JSON, "restore it from a backup", though nothing was lost."""
+    lines = syn.lines()
+    syn.write_lines("", [*lines[:7], lines[7] + lines[8], *lines[9:]])
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 0, done.err
+    assert done.report is not None
+    findings = {f["code"]: f["count"] for f in done.report["findings"]}
+    assert findings["CC-LINE-JOINED"] == 1
+    assert "CC-LINE-CUT-PASSED" not in findings
+    assert done.report["counts"]["model_calls"] == 4  # as whole: the line 9 call is read
+    assert split(lines[7] + lines[8]) is not None

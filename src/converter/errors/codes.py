@@ -231,6 +231,13 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do: the finding is bound in the contract and counted in the bundle.",
         blocking=False,
     ),
+    "CC-LINE-JOINED": _c(
+        "A line holds two whole records with no newline between them (a newline lost between "
+        "two writes, as several programs writing one transcript leave it): both are read, "
+        "nothing was lost.",
+        "Nothing to do: the finding is bound in the contract and counted in the bundle.",
+        blocking=False,
+    ),
     "CC-LINE-CUT-LOST": _c(
         "A line holds a record cut short by an interrupted write (a crash, then the session "
         "resumed), and what it held could be spend no other record states: a model call's only "

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from converter.sources.jsonl import JSONObject, parse_object, parse_value
 
 _QUOTE, _BACKSLASH, _OPEN_BRACE = 0x22, 0x5C, 0x7B
@@ -48,10 +50,13 @@ _CLOSE = {"{": "}", "[": "]"}
 
 @dataclass(frozen=True, slots=True)
 class Cut:
-    """A line holding a cut record: its head's whole members, and the record glued after it."""
+    """A line holding a cut record: its head's whole members, and the record glued after it.
+    `joined`: the first record is whole too (a newline lost between two writes), so `head` is
+    that record, complete."""
 
     head: JSONObject
     record: JSONObject | None
+    joined: bool = False
 
 
 def split(body: bytes) -> Cut | None:
@@ -67,8 +72,24 @@ def split(body: bytes) -> Cut | None:
     record = parse_object(body[start:])
     if not isinstance(record, dict):
         return None
+    first = _whole(body[:start])
+    if first is not None:  # two whole records, no newline between (claude-code#81843)
+        return Cut(first, record, joined=True)
     head = _head(body[:start])
     return None if head is None else Cut(head, record)
+
+
+def _whole(before: bytes) -> JSONObject | None:
+    """The record before the one that ends the line, when it is whole. Asked of orjson first:
+    the exact reader's error path over a multi-MB cut head holds many times its size."""
+    if not before.rstrip(b" \t").endswith(b"}"):
+        return None
+    try:
+        orjson.loads(before)
+    except orjson.JSONDecodeError:
+        return None
+    first = parse_object(before)
+    return first if isinstance(first, dict) else None
 
 
 def _record_at_end(body: bytes) -> int | None:
