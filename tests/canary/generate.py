@@ -1013,8 +1013,10 @@ CORRUPTIONS: tuple[Corruption, ...] = (
 def corrupt(tree: Tree, mode: Corruption, pick: int) -> str:
     """Break one file of a written tree in place; return the file's path relative to `base`.
 
-    `torn` cuts the last line of a transcript in the middle of a string; the others replace a
-    line (or a meta document) with bytes that are not a valid record and carry new secrets.
+    `torn` cuts the last line of a transcript in the middle of a string (a call's only record,
+    which may still be being written: a cut record that holds no spend is passed over); the
+    others replace a line (or a meta document) with bytes that are not a valid record and carry
+    new secrets.
     """
     rng = random.Random(pick)
     transcripts = sorted(r for r in tree.files if r.endswith(".jsonl"))
@@ -1029,7 +1031,7 @@ def corrupt(tree: Tree, mode: Corruption, pick: int) -> str:
         secret = tree.new_secret(rng)
         other = tree.new_secret(rng)
         if mode in ("torn", "bad-meta"):
-            bad = f'{{"type":"user","message":{{"content":"{secret} {other}'.encode()
+            bad = f'{{"message":{{"id":"msg_cut","content":"{secret} {other}'.encode()
             lines.append(bad)
             data = b"\n".join(lines)  # no final newline: a writer stopped mid-line
         else:
