@@ -73,6 +73,14 @@ def _inspect(cli: Any, syn: Tree, tmp_path: Path) -> Any:
     return run_guarded(cli, INSPECT.argv(syn.parent, tmp_path / "o"), watch=[syn.root])
 
 
+def _refused(cli: Any, syn: Tree, tmp_path: Path, code: str, line: int) -> Any:
+    """inspect refuses the parent with `code` at `line`; its outcome."""
+    done = _inspect(cli, syn, tmp_path)
+    assert done.code == 2, done.err
+    assert done.has(code, syn.label("parent", ""), line)
+    return done
+
+
 def test_a_cut_fragment_of_a_call_another_record_holds_is_passed(
     cli: Any, syn: Tree, tmp_path: Path
 ) -> None:
@@ -100,9 +108,7 @@ def test_a_cut_record_that_held_a_calls_only_record_is_refused(
     cli: Any, syn: Tree, tmp_path: Path
 ) -> None:
     _crash_at(syn, 9, glued=True)  # msg_011CpD5…: one fragment, nothing else states its usage
-    done = _inspect(cli, syn, tmp_path)
-    assert done.code == 2
-    assert done.has("CC-LINE-CUT-LOST", syn.label("parent", ""), 9)
+    done = _refused(cli, syn, tmp_path, "CC-LINE-CUT-LOST", 9)
     assert "restore the file from a backup taken before the crash" in done.err
 
 
@@ -128,15 +134,11 @@ def test_a_cut_record_a_later_record_descends_from_is_refused(
     lines = list(original)
     lines[7] = lines[7][: len(lines[7]) // 2]  # the tool result, and line 9 answers it
     syn.write_lines("", lines)
-    done = _inspect(cli, syn, tmp_path)
-    assert done.code == 2
-    assert done.has("CC-LINE-CUT-LOST", syn.label("parent", ""), 8)
+    _refused(cli, syn, tmp_path, "CC-LINE-CUT-LOST", 8)
     # glued to the record that answers it, on the same line (a review: that one was not seen)
     lines[7:9] = [lines[7] + original[8]]
     syn.write_lines("", lines)
-    done = _inspect(cli, syn, tmp_path)
-    assert done.code == 2
-    assert done.has("CC-LINE-CUT-LOST", syn.label("parent", ""), 8)
+    _refused(cli, syn, tmp_path, "CC-LINE-CUT-LOST", 8)
 
 
 def test_a_cut_whose_head_does_not_say_what_it_was_is_refused(
@@ -145,9 +147,7 @@ def test_a_cut_whose_head_does_not_say_what_it_was_is_refused(
     """An assistant record writes its type after its message: cut before the message's id, it
     could be a call's only record."""
     _crash_at(syn, 7, glued=True, cut_at=0.02)
-    done = _inspect(cli, syn, tmp_path)
-    assert done.code == 2
-    assert done.has("CC-LINE-CUT-LOST", syn.label("parent", ""), 7)
+    _refused(cli, syn, tmp_path, "CC-LINE-CUT-LOST", 7)
 
 
 def test_a_damaged_line_that_is_no_cut_stays_invalid_json(
@@ -156,9 +156,7 @@ def test_a_damaged_line_that_is_no_cut_stays_invalid_json(
     lines = syn.lines()
     lines[3] = lines[3].replace(b'":"', b'"::"', 1)  # broken inside, not cut
     syn.write_lines("", lines)
-    done = _inspect(cli, syn, tmp_path)
-    assert done.code == 2
-    assert done.has("CC-LINE-INVALID-JSON", syn.label("parent", ""), 4)
+    done = _refused(cli, syn, tmp_path, "CC-LINE-INVALID-JSON", 4)
     assert "CC-LINE-CUT-PASSED" not in done.err
 
 
@@ -309,9 +307,7 @@ def test_a_crash_never_resumed_leaves_a_last_line_that_is_passed_when_it_can_be(
     assert done.report["counts"]["model_calls"] == 1
     # a call's only record cut so may still be being written: convert again when idle
     syn.write_lines("", [*lines[:8], lines[8][: len(lines[8]) // 2]], final_newline=False)
-    done = _inspect(cli, syn, tmp_path)
-    assert done.code == 2
-    assert done.has("CC-LINE-TORN", syn.label("parent", ""), 9)
+    _refused(cli, syn, tmp_path, "CC-LINE-TORN", 9)
 
 
 def test_two_whole_records_on_one_line_are_both_read(cli: Any, syn: Tree, tmp_path: Path) -> None:
