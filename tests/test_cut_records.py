@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from converter.sources.jsonl import CutRecord, Digest, iter_lines
-from converter.sources.torn import names, split
+from converter.sources.torn import _last_comma, names, split
 from tests.damage import INSPECT, Tree, dump, run_guarded
 
 # The synthetic tree's parent (tests/damage.py): line 3 the prompt (uuid f9c11be4…), 6 and 7
@@ -226,10 +226,13 @@ def _cut(record: dict[str, Any], at: float, least: int = 1) -> bytes:
 def test_a_cut_anywhere_gives_a_prefix_of_the_record_and_the_whole_next_one(
     whole: dict[str, Any], glued: dict[str, Any], at: float
 ) -> None:
-    found = split(_cut(whole, at) + dump(glued))
-    assert found is not None
-    assert found.record == glued
-    assert _prefix_of(found.head, whole)
+    line = _cut(whole, at) + dump(glued)
+    found = split(line)
+    if found is None:  # cut where a value belongs: the glued record reads as that value too
+        assert _last_comma(line.decode("utf-8", "surrogatepass")) is not None
+    else:
+        assert found.record == glued
+        assert _prefix_of(found.head, whole)
     alone = split(_cut(whole, at))
     assert alone is not None
     assert alone.record is None
@@ -323,3 +326,34 @@ def test_two_whole_records_on_one_line_are_both_read(cli: Any, syn: Tree, tmp_pa
     assert "CC-LINE-CUT-PASSED" not in findings
     assert done.report["counts"]["model_calls"] == 4  # as whole: the line 9 call is read
     assert split(lines[7] + lines[8]) is not None
+
+
+def test_nul_bytes_a_crash_left_are_no_cut(cli: Any, syn: Tree, tmp_path: Path) -> None:
+    """A review: ext4 and NTFS leave NUL bytes for what a crash never wrote to disk, newlines
+    and whole records included (anthropics/claude-code#49876, #76059); a head running into
+    them read as a cut record, the records they erased lost with exit 0."""
+    lines = syn.lines()
+    hidden = lines[7][:20] + b"\x00" * (len(lines[7]) + len(lines[8]) + len(lines[9]) - 17)
+    syn.write_lines("", [*lines[:7], hidden + _resumed("f4bb74cf")[0], _resumed("x")[1]])
+    assert split(hidden) is None
+    _refused(cli, syn, tmp_path, "CC-LINE-INVALID-JSON", 8)
+
+
+def test_a_record_holding_a_record_with_nothing_after_it_has_two_readings() -> None:
+    """A review: a record nested as an object in a record (an MCP tool's structured result),
+    the line cut right after it, read as a cut record and a record glued after (a call made
+    up, exit 0). The line reads both ways: refused."""
+    inner = {"parentUuid": "x", "type": "assistant", "message": {"id": "msg_made_up"}}
+    outer = '{"parentUuid":"p","type":"user","toolUseResult":{"structuredContent":'
+    assert split(outer.encode() + dump(inner)) is None
+
+
+def test_a_cut_attachment_is_passed_though_its_type_comes_last() -> None:
+    """A review: attachments write `attachment` before `type` (148 of 148 in the corpus), so a
+    cut one named no type and was refused as possibly spend."""
+    raw = dump(
+        {"parentUuid": "p", "attachment": {"type": "x", "content": "CANARY"}, "type": "attachment"}
+    )
+    found = split(raw[: raw.index(b"CANARY")])
+    assert found is not None
+    assert names(found.head) == ("attachment", None)

@@ -26,10 +26,12 @@ _QUOTE, _BACKSLASH, _OPEN_BRACE = 0x22, 0x5C, 0x7B
 _MARKS = re.compile(rb'["{}\[\]]')
 # One JSON token of a cut head, possessive (no backtracking state kept per character of a long
 # string): a whole string, a string the cut ends inside, punctuation, a number, a literal,
-# blanks, or anything else (a number or literal the cut ends inside, or not JSON at all).
+# blanks, or anything else (a number or literal the cut ends inside, or not JSON at all). No
+# string holds a raw control character, as in JSON: a crash on ext4 or NTFS can leave a run of
+# NUL bytes standing for whole records lost (anthropics/claude-code#49876, #76059).
 _TOKEN = re.compile(
-    r'(?P<s>"[^"\\]*+(?:\\.[^"\\]*+)*+")'
-    r'|(?P<u>"[^"\\]*+(?:\\.[^"\\]*+)*+\\?\Z)'
+    r'(?P<s>"[^"\\\x00-\x1f]*+(?:\\[^\x00-\x1f][^"\\\x00-\x1f]*+)*+")'
+    r'|(?P<u>"[^"\\\x00-\x1f]*+(?:\\[^\x00-\x1f][^"\\\x00-\x1f]*+)*+\\?\Z)'
     r"|(?P<p>[{}\[\]:,])"
     r"|(?P<n>-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][+-]?[0-9]++)?(?![0-9A-Za-z.+-]))"
     r"|(?P<l>(?:true|false|null)(?![0-9A-Za-z]))"
@@ -63,7 +65,9 @@ def split(body: bytes) -> Cut | None:
     """The cut record's head and the complete record after it (None when the cut record is the
     whole line), or None when the line is not a cut record. A line that is itself a cut record's
     beginning is that, whatever object it happens to end with (a cut right after an inner `}`)."""
-    whole = _head(body)
+    whole, second = _head(body)
+    if second:  # one cut record holding a record, or a cut one and the record after: unknown
+        return None
     if whole is not None:
         return Cut(whole, None)
     start = _record_at_end(body)
@@ -75,8 +79,8 @@ def split(body: bytes) -> Cut | None:
     first = _whole(body[:start])
     if first is not None:  # two whole records, no newline between (claude-code#81843)
         return Cut(first, record, joined=True)
-    head = _head(body[:start])
-    return None if head is None else Cut(head, record)
+    head, second = _head(body[:start])
+    return None if head is None or second else Cut(head, record)
 
 
 def _whole(before: bytes) -> JSONObject | None:
@@ -120,30 +124,31 @@ def _record_at_end(body: bytes) -> int | None:
     return None
 
 
-def _head(cut: bytes) -> JSONObject | None:
+def _head(cut: bytes) -> tuple[JSONObject | None, bool]:
     """The members of a JSON object written whole before a cut (nested ones too, up to the last
     comma outside strings), or None when `cut` is no object's beginning: it must be valid JSON
     as far as it goes (every token, in an order JSON allows), open with `{` and stay open to
-    its end, and hold no second record's start."""
+    its end. And whether it holds a second record's start (then it has two readings: a record
+    holding one, or a record cut and another after it)."""
     if not cut.startswith(b"{"):
-        return None
+        return None, False
     try:
         text = cut.decode("utf-8")
     except UnicodeDecodeError as bad:  # a cut inside a character is still a cut
         if bad.reason != "unexpected end of data" or bad.end != len(cut):
-            return None
+            return None, False
         text = cut[: bad.start].decode("utf-8", "surrogatepass")
-    if text.find(_RECORD_START, 1) != -1:
-        return None
     comma = _last_comma(text)
     if comma is None:
-        return None
+        return None, False
+    if text.find(_RECORD_START, 1) != -1:
+        return None, True
     at, opened = comma
     whole = text[:at] if at else "{"
     value: Any = parse_value(
         (whole + "".join(_CLOSE[b] for b in reversed(opened))).encode("utf-8", "surrogatepass")
     )
-    return value if isinstance(value, dict) else None
+    return (value if isinstance(value, dict) else None), False
 
 
 def _last_comma(text: str) -> tuple[int, str] | None:
@@ -157,7 +162,11 @@ def _last_comma(text: str) -> tuple[int, str] | None:
     expect: list[str] = []  # per level: "key", "colon", "value", "next" (a comma or the close)
     last = (0, 1)  # the last comma's position and depth
     end = len(text)
+    at = 0  # where the next token must start: nothing between tokens goes unread
     for token in _TOKEN.finditer(text):
+        if token.start() != at:
+            return None
+        at = token.end()
         kind, mark = token.lastgroup, token.group()
         if kind == "w":
             continue
@@ -206,7 +215,7 @@ def _last_comma(text: str) -> tuple[int, str] | None:
             expect.append("key?" if mark == "{" else "value?")
         else:  # a whole string, number or literal
             expect[-1] = "next"
-    if not kinds:
+    if not kinds or at != end:
         return None
     return last[0], "".join(levels[: last[1]])
 
@@ -214,6 +223,8 @@ def _last_comma(text: str) -> tuple[int, str] | None:
 def names(head: JSONObject) -> tuple[str | None, str | None]:
     """What a cut record says of itself: its type and its message's id, when written whole."""
     kind = head.get("type")
+    if kind is None and "attachment" in head:  # written before its type (148 of 148 corpus)
+        kind = "attachment"
     message = head.get("message")
     msg_id = message.get("id") if isinstance(message, dict) else None
     return (
