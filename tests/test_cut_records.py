@@ -357,3 +357,23 @@ def test_a_cut_attachment_is_passed_though_its_type_comes_last() -> None:
     found = split(raw[: raw.index(b"CANARY")])
     assert found is not None
     assert names(found.head) == ("attachment", None)
+
+
+def test_a_cut_last_fragment_whose_call_no_other_record_states_the_input_of_is_lost(
+    cli: Any, syn: Tree, tmp_path: Path
+) -> None:
+    """A fuzz hunt: behind a gateway a call's early fragments are stubs of 0 input and 0 cache
+    (76 of the corpus's 754 calls of several fragments), its last the counts; that one cut, the
+    call's input was in neither end of its interval, exit 0 (81,461 input tokens)."""
+    shutil.rmtree(syn.folder / "subagents")
+
+    def stub(record: dict[str, Any]) -> None:
+        usage = record["message"]["usage"]
+        for key in usage:
+            if isinstance(usage[key], int):
+                usage[key] = 0
+        usage.pop("cache_creation", None)
+
+    syn.edit_record("", 6, stub)
+    _crash_at(syn, 7, glued=True)
+    _refused(cli, syn, tmp_path, "CC-LINE-CUT-LOST", 7)
