@@ -273,6 +273,19 @@ def test_a_workflow_agent_its_journal_names_is_missing(
     assert outcome.codes == {"CC-TREE-WORKFLOW-AGENT-MISSING"}
 
 
+@pytest.mark.parametrize("body", [b"", b"\n \n"], ids=["empty", "blank-lines"])
+def test_a_workflow_agent_its_journal_names_has_no_record(
+    body: bytes, rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A fuzz hunt: an agent's transcript left empty (a crash's unflushed file, a pruner) was
+    the finding CC-TREE-EMPTY-CHILD, or only CC-LINE-BLANK, and its calls left out with exit 0
+    (corpus 32366bce: 42 calls, 33 with one agent emptied)."""
+    rich.path(f"{RICH_RUN}/agent-a1f8fcebbaf161ed3.jsonl").write_bytes(body)
+    outcome = run_command(cli, command, rich, tmp_path)
+    journal = rich.label("journal", f"{RICH_RUN}/journal.jsonl")
+    expect_blocked(outcome, "CC-TREE-WORKFLOW-AGENT-MISSING", journal, 1)
+
+
 # --- lines -----------------------------------------------------------------------------------
 
 

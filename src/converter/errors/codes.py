@@ -194,8 +194,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-WORKFLOW-AGENT-MISSING": _c(
         "A workflow run's journal names an agent (at this line) whose transcript is not in the "
-        "run's folder: its spend would be missing from the tree. An agent isolated in a git "
-        "worktree can write its transcript under the worktree's project folder.",
+        "run's folder, or holds no record (empty, or blank lines only): its spend would be "
+        "missing from the tree. An agent isolated in a git worktree can write its transcript "
+        "under the worktree's project folder.",
         "Move the agent's transcript (agent-<id>.jsonl and its .meta.json) into the run's folder "
         "beside the others, or restore it if it was deleted.",
     ),

@@ -76,12 +76,15 @@ def _workflow_manifests(acc: Account) -> None:
 def _journal_agents(acc: Account) -> None:
     """Every agent a run's journal names has its transcript in the run's folder (2,583 of 2,583
     in FORMAT-NOTES §4): one that is not there ran elsewhere (a worktree's project folder) or is
-    lost, and its spend would be missing from the tree with nothing to show it."""
+    lost, and its spend would be missing from the tree with nothing to show it. So is one whose
+    transcript holds no record (empty, or blank lines only: a crash's unflushed file, a pruner):
+    the journal says it ran, its calls are nowhere."""
     present: dict[str | None, set[str | None]] = defaultdict(set)
     journals: dict[str | None, int] = {}
     for entry in acc.tree.bound_files:
         if entry.role == "subagent" and entry.run_id is not None:
-            present[entry.run_id].add(entry.agent_id)
+            if acc.tree.records.get(entry.index):
+                present[entry.run_id].add(entry.agent_id)
         elif entry.role == "journal":
             journals.setdefault(entry.run_id, entry.index)
     for run_id, named in acc.tree.journal_started.items():
