@@ -445,8 +445,7 @@ def _first_call_exit(index: Index, stream: Stream) -> str | None:
     `isMeta`, pointing hundreds of lines back, across earlier prompts); the call itself
     descends from the record just before `compact_boundary`. None when the fork makes no call
     or the chain ends inside it (no parent, a loop)."""
-    first = next((r for r in stream.records if r.type == "assistant" and not r.synthetic), None)
-    rec = first
+    rec = next((r for r in stream.records if r.type == "assistant" and not r.synthetic), None)
     for _ in range(len(stream.records)):  # a chain longer than the stream is a loop
         if rec is None:
             return None

@@ -77,9 +77,10 @@ def read_transcript(
                     problems.append(("CC-REC-BAD-TIMESTAMP", number))
                 if rec.type == "assistant" and rec.msg_id and not rec.synthetic:
                     codes = requests.check(rec, rec.msg_id, item.get("requestId"))
-                    problems += [(code, number) for code in codes]
-                    if "CC-REC-MESSAGE-ID-REUSED" in codes:
-                        continue  # refused here, like a bad field: the fragment is not grouped
+                    if codes:
+                        problems += [(code, number) for code in codes]
+                        if "CC-REC-MESSAGE-ID-REUSED" in codes:
+                            continue  # refused here, like a bad field: not grouped
                 if rec.type not in KNOWN_TYPES:
                     unknown[rec.type] = unknown.get(rec.type, 0) + 1
                     if rec.unknown_with_usage:
@@ -100,32 +101,33 @@ class _Requests:
     they agree."""
 
     def __init__(self) -> None:
-        self.request_of: dict[
-            str, str
-        ] = {}  # message id -> the request id its first fragment names
-        self.message_of: dict[str, str] = {}  # request id -> the message id it first names
-        self.inputs_of: dict[str, tuple[int, ...]] = {}  # message id -> first fragment's input side
+        # message id -> the request id its first fragment names
+        self.request_of: dict[str, str] = {}
+        # request id -> the message id it first names
+        self.message_of: dict[str, str] = {}
+        # message id -> its first fragment's input side
+        self.inputs_of: dict[str, tuple[int, ...]] = {}
 
-    def check(self, rec: Rec, msg_id: str, request: object) -> list[str]:
-        """The codes one call fragment earns; CC-REC-MESSAGE-ID-REUSED refuses the fragment
-        (calls.py would say it again when its output falls)."""
-        codes = []
+    def check(self, rec: Rec, msg_id: str, request: object) -> tuple[str, ...]:
+        """The codes one call fragment earns (none, nearly always: no list is made for it);
+        CC-REC-MESSAGE-ID-REUSED refuses the fragment (calls.py would say it again when its
+        output falls)."""
+        codes: tuple[str, ...] = ()
         if isinstance(request, str) and self.request_of.setdefault(msg_id, request) != request:
             # Two requests under one message id: with other input or cache counts too (both
             # recorded), two calls, one of which would be lost.
             first = self.inputs_of.get(msg_id)
             seen = rec.usage.input_side() if rec.usage else ()
-            two = first is not None and all((any(first), any(seen))) and first != seen
-            if two:
-                return ["CC-REC-MESSAGE-ID-REUSED"]
-            codes.append("CC-REC-REQUEST-ID-DISAGREE")
+            if first is not None and all((any(first), any(seen))) and first != seen:
+                return ("CC-REC-MESSAGE-ID-REUSED",)
+            codes = ("CC-REC-REQUEST-ID-DISAGREE",)
         if rec.usage is not None:
             self.inputs_of.setdefault(msg_id, rec.usage.input_side())
         # One request answers with one message: a request id naming a second message id in one
         # file is one call split under two ids, which would be counted twice (886 of 886 request
         # ids in the corpus name one message).
         if isinstance(request, str) and self.message_of.setdefault(request, msg_id) != msg_id:
-            codes.append("CC-REC-REQUEST-ID-REUSED")
+            codes = (*codes, "CC-REC-REQUEST-ID-REUSED")
         return codes
 
 

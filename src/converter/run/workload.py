@@ -299,11 +299,10 @@ class FactsBuilder:
     def facts(self) -> list[TaskFacts]:
         """Each counted task's facts; Refused naming every outcome that is not complete."""
         assert self.head is not None
-        place = {t.id: n for n, t in enumerate(self.head.tasks)}
-        started = {t.id: t.started_at for t in self.head.tasks}
+        listed = {t.id: (n, t.started_at) for n, t in enumerate(self.head.tasks)}
 
         def at(task_id: str) -> str:  # a task named by its place in the bundle
-            return f"tasks/{place[task_id]}"
+            return f"tasks/{listed[task_id][0]}"
 
         facts = []
         problems: list[Problem] = []
@@ -317,6 +316,7 @@ class FactsBuilder:
             except ValidationError as error:
                 problems += claim_problems(error, f"outcomes/{task_id}")
                 continue
+            position, started_at = listed.get(task_id, (0, None))
             try:
                 task_facts = TaskFacts(
                     id=task_id,
@@ -331,8 +331,8 @@ class FactsBuilder:
                     input_tokens_total=acc.input_total,
                     tool_shapes=tuple(acc.shapes),
                     edges=tuple(self.edges[task_id]),
-                    started_at=started.get(task_id),
-                    position=place.get(task_id, 0),
+                    position=position,
+                    started_at=started_at,
                 )
             except ValidationError:  # its events hold what no conversion writes (resealed)
                 problems.append(Problem("BUNDLE-SHAPE", where=at(task_id)))

@@ -243,14 +243,15 @@ def iter_lines(
             yield number, parsed
             continue
         cut = cuts(body) if cuts and parsed.code in _MAYBE_CUT else None
-        if cut is not None and cut.joined:
-            yield number, BadLine("CC-LINE-JOINED", number)  # a finding: nothing was lost
-            yield number, cut.head
-        elif cut is not None:
-            # A file's last record cut with nothing after it: still being written, or a crash
-            # the session never came back from.
-            yield number, CutRecord(number, cut.head, at_end=not complete and cut.record is None)
         if cut is not None:
+            if cut.joined:
+                yield number, BadLine("CC-LINE-JOINED", number)  # a finding: nothing was lost
+                yield number, cut.head
+            else:
+                # With nothing after it, a file's last record cut: still being written, or a
+                # crash the session never came back from.
+                at_end = not complete and cut.record is None
+                yield number, CutRecord(number, cut.head, at_end=at_end)
             if cut.record is not None:
                 yield number, cut.record
             continue

@@ -155,11 +155,11 @@ def _last_comma(text: str) -> tuple[int, str] | None:
     """Check `text` as the beginning of a JSON object cut anywhere; the last comma outside
     strings and the brackets open there (0 and `{` when there is none: nothing whole yet), or
     None when it is not such a beginning. One pass: `levels` keeps the bracket last opened at
-    each level, closed or not, and none below a comma's level is opened again after the last
-    comma (that takes another comma), so its first levels are the brackets open there."""
-    kinds: list[str] = []  # the open brackets, outermost first
+    each level, closed or not (the open ones are its first `len(expect)`), and none below a
+    comma's level is opened again after the last comma (that takes another comma), so its
+    first levels are the brackets open there."""
     levels: list[str] = []  # the bracket last opened at each level
-    expect: list[str] = []  # per level: "key", "colon", "value", "next" (a comma or the close)
+    expect: list[str] = []  # per open level: "key", "colon", "value", "next" (comma or close)
     last = (0, 1)  # the last comma's position and depth
     end = len(text)
     at = 0  # where the next token must start: nothing between tokens goes unread
@@ -170,10 +170,9 @@ def _last_comma(text: str) -> tuple[int, str] | None:
         kind, mark = token.lastgroup, token.group()
         if kind == "w":
             continue
-        if not kinds:
+        if not expect:
             if token.start() != 0 or mark != "{":
                 return None  # something before or after the object itself
-            kinds.append("{")
             levels.append("{")
             expect.append("key?")
             continue
@@ -187,18 +186,17 @@ def _last_comma(text: str) -> tuple[int, str] | None:
             return (last[0], "".join(levels[: last[1]])) if ok else None
         if kind == "p" and mark in "]}":
             empty = "key?" if mark == "}" else "value?"  # a close right after the open
-            if _CLOSE[kinds[-1]] != mark or state not in ("next", empty):
+            if _CLOSE[levels[len(expect) - 1]] != mark or state not in ("next", empty):
                 return None
-            kinds.pop()
             expect.pop()
-            if not kinds:
+            if not expect:
                 return None  # the object closed: no cut
             expect[-1] = "next"
         elif kind == "p" and mark == ",":
             if state != "next":
                 return None
-            expect[-1] = "key" if kinds[-1] == "{" else "value"
-            last = (token.start(), len(kinds))
+            expect[-1] = "key" if levels[len(expect) - 1] == "{" else "value"
+            last = (token.start(), len(expect))
         elif kind == "p" and mark == ":":
             if state != "colon":
                 return None
@@ -209,13 +207,12 @@ def _last_comma(text: str) -> tuple[int, str] | None:
             return None  # a value where a key, a colon or a comma belongs
         elif mark in "{[":
             expect[-1] = "next"
-            del levels[len(kinds) :]
-            kinds.append(mark)
+            del levels[len(expect) :]
             levels.append(mark)
             expect.append("key?" if mark == "{" else "value?")
         else:  # a whole string, number or literal
             expect[-1] = "next"
-    if not kinds or at != end:
+    if not expect or at != end:
         return None
     return last[0], "".join(levels[: last[1]])
 
