@@ -1435,6 +1435,9 @@ def _usage_of(edit: Any) -> Any:
             ),
             "CC-REC-USAGE-ITERATIONS",
         ),
+        (lambda u: u.update(server_tool_use=[{"web_search_requests": 3}]), "CC-REC-BAD-FIELD"),
+        (lambda u: u.update(cache_creation=[u["cache_creation"]]), "CC-REC-BAD-FIELD"),
+        (lambda u: u.update(server_tool_use="3 web searches"), "CC-REC-BAD-FIELD"),
     ],
     ids=[
         "new-counter",
@@ -1446,13 +1449,18 @@ def _usage_of(edit: Any) -> Any:
         "nested-ttl",
         "camel-case-pass",
         "pass-of-another-model",
+        "server-tools-in-an-array",
+        "cache-split-in-an-array",
+        "server-tools-as-text",
     ],
 )
 def test_a_counter_this_version_does_not_price_is_refused(
     syn: Tree, cli: Any, tmp_path: Path, edit: Any, code: str | None
 ) -> None:
     """Was exit 0 with the spend left out (a format-drift review): a counter of a new name, a
-    renamed one, a cache write of another duration, a compaction pass in `iterations`."""
+    renamed one, a cache write of another duration, a compaction pass in `iterations`; and (a
+    fuzz hunt) the server-tool counts or the cache-write split in an array or a string, read
+    as none (the searches priced at 0, the write by the contract's rule for unsplit ones)."""
     syn.edit_record("", A2_LINE, _usage_of(edit))
     outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
     expected = code or "CC-REC-USAGE-UNKNOWN-COUNTER"  # the renamed one is unknown by name

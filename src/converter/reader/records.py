@@ -265,6 +265,9 @@ def parse_usage(raw: Any) -> Usage:
         raise BadField("CC-REC-BAD-FIELD")
     split = raw.get("cache_creation")
     server = raw.get("server_tool_use")
+    for part in (split, server):  # an array or a string of counts would be read as none
+        if part is not None and not isinstance(part, dict):
+            raise BadField("CC-REC-BAD-FIELD")
     if _unknown_counter(raw, _USAGE_KEYS_READ) or _unknown_counter(split, _CACHE_SPLIT_KEYS):
         raise BadField("CC-REC-USAGE-UNKNOWN-COUNTER")
     details = raw.get(_OUTPUT_DETAILS)
