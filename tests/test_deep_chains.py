@@ -51,3 +51,44 @@ def test_100k_event_task_converts_and_evaluates(
     (task,) = report["tasks"]
     assert task["model_calls"] == expected.model_calls
     assert task["tool_calls"] == expected.tool_calls
+
+
+def test_one_call_of_100k_fragments_each_with_a_tool_is_read_in_linear_time(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A fuzz hunt: each fragment of a call looked its tool up in the call's list of tools so
+    far, quadratic in the call's tools (Claude Code writes a call's parallel tool uses one
+    record each). A tool id repeated by a later fragment of the same call is one tool."""
+    import time
+
+    session = "11111111-2222-4333-8444-555555555555"
+    common = {"sessionId": session, "version": "2.1.100", "isSidechain": False}
+    stamp = "2026-11-01T00:00:01.000Z"
+    lines = [
+        {**common, "type": "user", "uuid": "u-0", "parentUuid": None, "timestamp": stamp}
+        | {"message": {"role": "user", "content": "go"}}
+    ]
+    for i in range(100_000):
+        tool = {"type": "tool_use", "id": f"toolu_{min(i, 99_998)}", "name": "Read", "input": {}}
+        message = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "stop_reason": None,
+            "content": [tool],
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
+        lines.append(
+            {**common, "type": "assistant", "uuid": f"u-{i + 1}", "parentUuid": f"u-{i}"}
+            | {"timestamp": stamp, "requestId": "req_1", "message": message}
+        )
+    parent = tmp_path / f"{session}.jsonl"
+    parent.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    began = time.process_time()
+    result = cli("inspect", "--json", "--in", str(parent))
+    spent = time.process_time() - began
+    assert result.code == 0, result.err
+    counts = result.json()["counts"]
+    assert (counts["model_calls"], counts["tool_calls"]) == (1, 99_999)
+    assert spent < 30  # seconds: ~3 s here; the list look-up took minutes

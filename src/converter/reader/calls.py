@@ -113,7 +113,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             rec.usage or _ZERO,
             rec.final,
             rec.timestamp,
-            [u.id for u in rec.tool_uses],
+            list(dict.fromkeys(u.id for u in rec.tool_uses)),
             advisor=rec.advisor,
         )
     elif owner[msg_id] != stream.index:
@@ -135,7 +135,9 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             return
         call.usage, call.final, call.fragments = new, rec.final, call.fragments + 1
         call.advisor = rec.advisor
-        call.tool_ids.extend(u.id for u in rec.tool_uses if u.id not in call.tool_ids)
+        # a tool id already taken is this call's (an earlier fragment) or refused below; a
+        # look-up in the account, not in the call's list: one call may have thousands
+        call.tool_ids.extend(dict.fromkeys(u.id for u in rec.tool_uses if u.id not in acc.tools))
     for use in rec.tool_uses:
         if use.id in acc.tools:
             if acc.tools[use.id].stream != stream.index or acc.tools[use.id].msg_id != msg_id:
