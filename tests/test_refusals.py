@@ -1550,6 +1550,27 @@ def test_two_calls_under_one_message_id_are_refused_not_merged(
     expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A2_LINE)
 
 
+def test_a_call_under_an_ended_calls_id_with_no_request_id_is_refused(
+    syn: Tree, cli: Any, tmp_path: Path
+) -> None:
+    """A fuzz hunt: with no request id to tell them apart, a second call under the first's
+    message id whose output grew past the first's was merged into it, the first call's spend
+    lost, exit 0 (only CC-REC-FRAGMENT-DISAGREE). Output never changes after a fragment with
+    the final usage."""
+    first = syn.record("", A1_TEXT_LINE)
+    assert first["message"]["stop_reason"] is not None
+    syn.edit_record("", A1_TEXT_LINE, lambda obj: obj.pop("requestId", None))
+
+    def reuse(obj: dict[str, Any]) -> None:
+        obj.pop("requestId", None)
+        obj["message"].update(id=first["message"]["id"])
+        obj["message"]["usage"]["output_tokens"] = 200  # more than the first call's 150
+
+    syn.edit_record("", A2_LINE, reuse)
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A2_LINE)
+
+
 def test_a_fragment_with_less_output_is_another_call(syn: Tree, cli: Any, tmp_path: Path) -> None:
     def shrink(obj: dict[str, Any]) -> None:
         obj["message"]["usage"]["output_tokens"] = 0

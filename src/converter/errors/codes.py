@@ -345,8 +345,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-MESSAGE-ID-REUSED": _c(
         "Fragments under one message id cannot be one call: a later fragment records less "
-        "output than an earlier one, or names another request with other input or cache "
-        "counts. Counted as one call, the first call's spend would be lost.",
+        "output than an earlier one, or other output than a fragment with the call's final "
+        "usage (a stop_reason), or names another request with other input or cache counts. "
+        "Counted as one call, the first call's spend would be lost.",
         "Restore Claude Code's original file if it was edited or joined from two sessions; a "
         "gateway that reuses message ids for several calls cannot be converted by this "
         "version.",

@@ -115,6 +115,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             rec.timestamp,
             list(dict.fromkeys(u.id for u in rec.tool_uses)),
             advisor=rec.advisor,
+            ended=rec.final,
         )
     elif owner[msg_id] != stream.index:
         acc.problems.append(Problem("CC-REC-UNEXPLAINED-DUPLICATE", rec.file, rec.line))
@@ -134,6 +135,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             acc.problems.append(Problem("CC-REC-USAGE-ITERATIONS", rec.file, rec.line))
             return
         call.usage, call.final, call.fragments = new, rec.final, call.fragments + 1
+        call.ended = call.ended or rec.final
         call.advisor = rec.advisor
         # a tool id already taken is this call's (an earlier fragment) or refused below; a
         # look-up in the account, not in the call's list: one call may have thousands
@@ -168,7 +170,11 @@ def _another_call(call: Call, new: Usage) -> bool:
     under one message id (a gateway reusing ids, files joined) would be counted as one, the
     first one's spend lost. Input and cache counts do diverge between one call's fragments,
     rarely (13 of 201k records): that stays the finding CC-REC-FRAGMENT-DISAGREE unless the
-    fragments also name two requests (reader/transcript.py)."""
+    fragments also name two requests (reader/transcript.py). Nor does output grow after a
+    fragment with the final usage (none of the corpus's 150 fragments after one): a second
+    call under the id with no request id to tell it by, which grew past the first."""
+    if call.ended:
+        return new.output_tokens != call.usage.output_tokens
     return new.output_tokens < call.usage.output_tokens
 
 

@@ -47,6 +47,7 @@ class Call:
     timestamp: str | None
     tool_ids: list[str]
     fragments: int = 1
+    ended: bool = False  # a fragment so far had the final usage (a stop_reason, iterations)
     task: int | None = None
     advisor: tuple[tuple[str, Usage], ...] = ()  # its last fragment's advisor passes
     advisor_of: str | None = None  # an advisor pass's call: the message id it was part of
