@@ -179,6 +179,22 @@ def test_a_grown_session_is_not_another_session(cli: Any, tmp_path: Path) -> Non
     assert "CONTRACT-OTHER-SESSION" not in result.err
 
 
+def test_a_changed_file_that_no_longer_reads_is_said_to_have_changed(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A fuzz hunt: a bound file changed since the template into one that fails to read was
+    refused for the reading alone; that it changed (whose fix is another template) was not
+    said (SPEC §7 reports every problem)."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    contract = _contract(cli, parent, tmp_path)
+    lines = parent.read_bytes().splitlines(keepends=True)
+    parent.write_bytes(b"".join([*lines[:3], b"[1, 2]\n", *lines[3:]]))
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    codes = _codes(result.err)
+    assert {"CC-LINE-NOT-OBJECT", "CONTRACT-FILE-CHANGED"} <= set(codes), codes
+
+
 def test_a_renamed_copy_is_not_another_session(cli: Any, tmp_path: Path) -> None:
     """The same bytes under another name (a single file, `--from claude-code`) are this
     session's main transcript, found by digest: its label differs, so the file is added and
@@ -1645,12 +1661,6 @@ def test_what_can_be_refused_before_reading_is_said_at_once(
 
 def _never_read(*_: Any, **__: Any) -> Any:
     raise AssertionError("the sources were read before the run's first refusals were said")
-
-
-def _codes(err: str) -> list[str]:
-    return [
-        line.split()[1].rstrip(":") for line in err.splitlines() if line.startswith("refused: ")
-    ]
 
 
 def test_a_shape_error_does_not_hide_the_null_claims_beside_it(cli: Any, tmp_path: Path) -> None:

@@ -303,7 +303,10 @@ def _checked_bundle(
     try:
         reading = read_sources(parent, source, task_unit, pseudo, bodies)
     except Refused as refused:  # the contract's own problems are problems all the same
-        problems = [*refused.problems, *parts.problems, *own_problems(parts)]
+        # A file that no longer reads may have changed since the template (a session that
+        # went on): said beside its refusal, found by the files' bytes.
+        changed = source_changes(parent, pseudo, contract_bytes, bodies)
+        problems = [*refused.problems, *changed, *parts.problems, *own_problems(parts)]
         raise Refused(problems, refused.labels, refused.paths) from None
     problems, shown = _problems(parts, reading, wanted)
     if problems or parts.contract is None:
