@@ -510,6 +510,14 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do.",
         blocking=False,
     ),
+    "CC-TASK-CHANNEL-PROMPT": _c(
+        "Messages sent into the session through a channel (a chat bridge such as Telegram or "
+        "Slack; `origin.kind` channel) start tasks as typed prompts do: each is a request from "
+        "outside the session, and the calls after it answer it. A channel can also be a bot.",
+        "Nothing to do; label each such task as the work it holds, or exclude it with a reason. "
+        "With --task-unit session the question does not arise.",
+        blocking=False,
+    ),
     "CC-REC-QUEUED-PROMPT": _c(
         "Prompts typed while the agent worked (queued commands, recorded as attachments) are "
         "not tasks: the task that was running answers them, and their calls count to it.",

@@ -562,15 +562,24 @@ def _said(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(d for body in bodies for d in _digests(body)))
 
 
+_CHANNEL = "channel"
+
+
 def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> str:
     if results or obj.get("sourceToolAssistantUUID") or obj.get("toolUseResult") is not None:
         return "tool_result"
     if obj.get("isCompactSummary") is True:
         return "compact"
+    origin = obj.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    if kind == _CHANNEL:
+        # A message sent into the session through a channel (a chat bridge: Telegram, Slack,
+        # a phone app), written `isMeta` with `origin.kind: "channel"`: a request from outside
+        # the session, answered as a typed prompt is (docs/claude-code-shapes.md §11).
+        return _CHANNEL if isinstance(content, str) or _is_blocks(content) else "unknown"
     if obj.get("isMeta") is True:
         return "meta"
-    origin = obj.get("origin")
-    if isinstance(origin, dict) and origin.get("kind") not in (None, "human"):
+    if kind not in (None, "human"):
         return "other"
     if obj.get("turnOrigin") in _NOT_A_PERSON:
         return "notification"
@@ -633,7 +642,7 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
                 )
     rec.tool_results = tuple(results)
     rec.kind = _user_kind(obj, content, results)
-    if rec.kind in ("prompt", "other", "command", "unknown") and content is not None:
+    if rec.kind in ("prompt", "channel", "other", "command", "unknown") and content is not None:
         rec.content_digest = digest_content(content)
     if rec.kind in ("prompt", "notification"):
         text = content if isinstance(content, str) else _first_text(content)
@@ -742,6 +751,10 @@ KNOWN_TYPES = frozenset(
         "cost-state",  # Claude Code's own running cost estimate (2.1.24x on): no `usage`
         "atis-latch",
         "agent-setting",  # the first line of a headless `--agent` run
+        "frame-link",  # a published artifact's link (path, URL, title): no spend
+        "artifact-autoreact-ledger",
+        "artifact-comment-monitor",
+        "file-history-delta",
     }
 )
 
@@ -774,8 +787,12 @@ def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
 
 
 def starts_task(rec: Rec) -> bool:
-    """A root prompt or slash command: a task when a task is a prompt (SPEC §5.1)."""
-    return rec.type == "user" and rec.kind in ("prompt", "command") and bool(rec.content_digest)
+    """A root prompt (typed, or sent through a channel) or slash command: a task when a task is
+    a prompt (SPEC §5.1)."""
+    return rec.type == "user" and rec.kind in _TASK_KINDS and bool(rec.content_digest)
+
+
+_TASK_KINDS = frozenset({"prompt", _CHANNEL, "command"})
 
 
 def extract(obj: dict[str, Any], file: int, line: int) -> Rec:

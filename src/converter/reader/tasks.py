@@ -23,6 +23,8 @@ def find_tasks(acc: Account) -> None:
     for pos, rec in enumerate(root.records):
         if starts_task(rec) and (digest := rec.content_digest):
             acc.tasks.append(Task(len(acc.tasks), rec.file, rec.line, pos, digest, rec.timestamp))
+            if rec.kind == "channel":  # said: such a task may be a person's, or a bot's
+                acc.findings["CC-TASK-CHANNEL-PROMPT"] += 1
         elif rec.type == "user" and rec.kind == "unknown":
             # A prompt or not? Either answer moves calls between tasks: refused, not guessed.
             acc.problems.append(Problem("CC-TASK-USER-CONTENT-UNKNOWN", rec.file, rec.line))
@@ -141,7 +143,7 @@ def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
 
 # What an agent's transcript records of a turn given to it (its own first prompt aside): a
 # prompt, a notice, content of no known kind.
-_TURNS = frozenset({"prompt", "command", "notification", "other", "unknown"})
+_TURNS = frozenset({"prompt", "channel", "command", "notification", "other", "unknown"})
 
 
 def _takes_turns(stream: Stream) -> bool:
