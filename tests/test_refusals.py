@@ -623,6 +623,93 @@ def test_a_workflow_child_its_journal_never_names_is_a_join_conflict(
     assert "CC-TREE-JOIN-CONFLICT" in outcome.codes
 
 
+_RICH_RESUMED_AT = "2026-07-22T15:00:00.000Z"  # after the run's first launch and its agents
+
+
+def _resume_rich_run(rich: Tree, *, at: str = _RICH_RESUMED_AT, redispatch: bool) -> None:
+    """A later prompt launches the rich tree's Workflow run again with `resumeFromRunId`: the
+    same run id, folder and journal (anthropics/claude-code#88288); with `redispatch`, the
+    launch runs one agent again, as a new transcript with a `started` line of its own."""
+    call_line = rich.find_line("", "toolu_01qjyQdj3UF28kNgvZ42bx7w")
+    call, result = rich.record("", call_line), rich.record("", call_line + 1)
+    leaf = rich.record("", len(rich.lines()))["leafUuid"]
+    prompt = {
+        k: v for k, v in result.items() if k not in ("toolUseResult", "sourceToolAssistantUUID")
+    }
+    prompt.update(uuid="9e000000-0000-4000-8000-000000000001", parentUuid=leaf, timestamp=at)
+    prompt["message"] = {"role": "user", "content": "CANARY resume the workflow"}
+    call.update(uuid="9e000000-0000-4000-8000-000000000002", parentUuid=prompt["uuid"])
+    call.update(timestamp=at)
+    call["message"]["id"], call["requestId"] = "msg_resumed_launch", "req_resumed_launch"
+    use = call["message"]["content"][0]
+    use.update(
+        id="toolu_resumed_launch", input={**use["input"], "resumeFromRunId": "wf_42728b42-182"}
+    )
+    result.update(uuid="9e000000-0000-4000-8000-000000000003", parentUuid=call["uuid"])
+    result.update(sourceToolAssistantUUID=call["uuid"], timestamp=at)
+    result["message"]["content"][0]["tool_use_id"] = use["id"]
+    rich.write_lines("", [*rich.lines(), dump(prompt), dump(call), dump(result)])
+    if not redispatch:
+        return
+    old, new = "a3bd3ec704b646765", "a3bd3ec700000e001"
+    again = []
+    for line in rich.lines(f"{RICH_RUN}/agent-{old}.jsonl"):
+        text = line.decode().replace(old, new).replace("msg_", "msg_again_")
+        text = text.replace("toolu_", "toolu_again_").replace('"2026-07-22T14:', '"2026-07-22T15:')
+        record = json.loads(text)
+        for key in ("uuid", "parentUuid"):
+            if record.get(key):
+                record[key] = "9f" + record[key][2:]
+        again.append(dump(record))
+    rich.write_lines(f"{RICH_RUN}/agent-{new}.jsonl", again)
+    meta = rich.path(f"{RICH_RUN}/agent-{old}.meta.json").read_bytes()
+    rich.path(f"{RICH_RUN}/agent-{new}.meta.json").write_bytes(meta)
+    started = dump({"type": "started", "key": "v2:" + "ab" * 32, "agentId": new})
+    rich.write_lines(RICH_JOURNAL, [*rich.lines(RICH_JOURNAL), started])
+
+
+def _task_calls(cli: Any, rich: Tree, tmp_path: Path) -> list[tuple[int, int]]:
+    template = tmp_path / "template.json"
+    result = cli("convert", "--in", str(rich.parent), "--template", str(template), "--force")
+    assert result.code == 0, result.err
+    tasks = json.loads(template.read_text())["tasks"]
+    return [(t["model_calls"], t["subagents"]) for t in tasks]
+
+
+@pytest.mark.parametrize("redispatch", [False, True], ids=["results-reused", "agent-run-again"])
+def test_a_resumed_workflow_run_places_each_agent_under_its_launch(
+    rich: Tree, cli: Any, tmp_path: Path, redispatch: bool
+) -> None:
+    """A run resumed with `resumeFromRunId` keeps its id: two Workflow calls named one run, and
+    each agent was CC-TREE-JOIN-CONFLICT, the launches CC-TREE-UNEXPANDED-DELEGATION, with a
+    fix ("restore one consistent copy") no one could follow (a shapes hunt). Each agent now
+    goes under the last launch before its first record; a launch that ran none reused results."""
+    before = _task_calls(cli, rich, tmp_path)
+    _resume_rich_run(rich, redispatch=redispatch)
+    report = cli("inspect", "--json", "--in", str(rich.parent)).json()
+    assert report["convertible"] is True, report["refusals"]
+    findings = {f["code"]: f["count"] for f in report["findings"]}
+    assert findings["CC-TREE-WORKFLOW-RESUMED"] == 2 + redispatch
+    after = _task_calls(cli, rich, tmp_path)
+    assert after[:-1] == before  # the first launch keeps its agents, in its task
+    agent_calls = sum(
+        1
+        for line in rich.lines(f"{RICH_RUN}/agent-a3bd3ec704b646765.jsonl")
+        if b'"type":"assistant"' in line and b'"stop_reason":null' not in line
+    )
+    assert after[-1] == ((1 + agent_calls, 1) if redispatch else (1, 0))
+
+
+def test_a_resumed_run_whose_launches_share_a_time_is_refused(rich: Tree, cli: Any) -> None:
+    """Which launch started an agent cannot be told: said by a code of its own, once per agent,
+    with no join conflict or unexpanded launch beside it."""
+    first = rich.record("", rich.find_line("", "toolu_01qjyQdj3UF28kNgvZ42bx7w"))
+    _resume_rich_run(rich, at=first["timestamp"], redispatch=False)
+    report = cli("inspect", "--json", "--in", str(rich.parent)).json()
+    codes = [r["code"] for r in report["refusals"]]
+    assert codes == ["CC-TREE-WORKFLOW-RESUME-UNPLACED"] * 2, codes
+
+
 def test_a_workflow_script_is_counted_not_refused(rich: Tree, cli: Any) -> None:
     """`<session>/workflows/scripts/<name>-<run>.js`, a run's script source as Claude Code saves
     it (daaain/claude-code-log#174): was CC-TREE-STRAY-FILE."""

@@ -510,6 +510,22 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do.",
         blocking=False,
     ),
+    "CC-TREE-WORKFLOW-RESUMED": _c(
+        "Agents of a Workflow run launched more than once (resumed with resumeFromRunId: the "
+        "run keeps its id, folder and journal) were each placed under the launch they started "
+        "after, by the times Claude Code wrote on the launch calls and on each agent's first "
+        "record; a launch that dispatched no agent reused the results of the others.",
+        "Nothing to do.",
+        blocking=False,
+    ),
+    "CC-TREE-WORKFLOW-RESUME-UNPLACED": _c(
+        "A Workflow run was launched more than once (resumed with resumeFromRunId), and which "
+        "launch started this agent cannot be told: a launch call or the agent's first record "
+        "has no readable time, two launches share one, the launches are in different "
+        "transcripts, or the agent started before every launch.",
+        "Nothing in the files needs restoring if Claude Code wrote them so; this version "
+        "cannot convert such a run. Report the case (codes and line numbers only).",
+    ),
     "CC-TASK-CHANNEL-PROMPT": _c(
         "Messages sent into the session through a channel (a chat bridge such as Telegram or "
         "Slack; `origin.kind` channel) start tasks as typed prompts do: each is a request from "

@@ -19,7 +19,7 @@ and `build_account`, which runs them in order, here:
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Literal
 
 from converter.errors import Problem
@@ -51,12 +51,24 @@ from converter.recorded import DELEGATION_TOOLS
 
 def _unexpanded(acc: Account, single_file: bool) -> None:
     expanded = {s.delegation for s in acc.streams if s.delegation is not None and s.depth >= 0}
+    # A run launched more than once (resumed): a launch that dispatched no agent of its own
+    # reused the results of agents another launch started (each agent the journal names has
+    # its transcript, or _journal_agents refuses), and one whose agents cannot be placed is
+    # refused by agent (CC-TREE-WORKFLOW-RESUME-UNPLACED): neither is missing spend.
+    launches = Counter(t.result_run_id for t in acc.tools.values() if t.name == "Workflow")
+    resumed = {
+        e.run_id
+        for e in acc.tree.bound_files
+        if e.role == "subagent" and launches[e.run_id] > 1 and acc.tree.records.get(e.index)
+    }
     for tool in acc.tools.values():
         is_delegation = tool.name in DELEGATION_TOOLS or tool.result_status == "forked"
         if single_file and is_delegation:
             acc.problems.append(Problem("CC-TREE-DELEGATION-IN-SINGLE-FILE", tool.file, tool.line))
             continue
         if not is_delegation or tool.id in expanded or tool.status == "error":
+            continue
+        if tool.name == "Workflow" and tool.result_run_id in resumed:
             continue
         if tool.result_status == "remote_launched":
             # Launched in a cloud session (Claude Code on the web): no transcript of it can be

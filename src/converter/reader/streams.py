@@ -9,6 +9,7 @@ ancestor's calls (fork bootstrap, replay), which are copies, not events. Pure, i
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 from typing import Literal, TypeVar
 
 import msgspec
@@ -220,6 +221,34 @@ class Index:
                 elif rec.type == "progress" and rec.progress_agent_id and rec.progress_tool_use_id:
                     self.progress[rec.progress_agent_id].add(rec.progress_tool_use_id)
         self.copied_heads = _copied_heads(streams, self.message_streams)
+        self._launches: dict[frozenset[str], list[tuple[datetime, str]] | None] = {}
+
+    def launch_times(
+        self, streams: list[Stream], tool_ids: set[str]
+    ) -> list[tuple[datetime, str]] | None:
+        """(time, id) of each of these calls, in time order, from the record holding its
+        tool_use; None if any is missing, the calls are in more than one stream or two share
+        a time. Kept per set: every agent of a resumed run asks for its run's."""
+        key = frozenset(tool_ids)
+        if key not in self._launches:
+            self._launches[key] = self._times(streams, key)
+        return self._launches[key]
+
+    def _times(
+        self, streams: list[Stream], tool_ids: frozenset[str]
+    ) -> list[tuple[datetime, str]] | None:
+        owners = {s for tool_id in tool_ids for s in self.owners(tool_id)}
+        if len(owners) != 1:
+            return None
+        times: dict[str, datetime | None] = {}
+        for rec in streams[owners.pop()].records:
+            for use in rec.tool_uses if rec.type == "assistant" else ():
+                if use.id in tool_ids:
+                    times.setdefault(use.id, _instant(rec.timestamp))
+        found = sorted((at, tool_id) for tool_id, at in times.items() if at is not None)
+        if len(found) != len(tool_ids) or len({at for at, _ in found}) != len(found):
+            return None
+        return found
 
     def _place(self, uuid: str, at: tuple[int, int]) -> None:
         _add_one(self.uuid_at, uuid, at)
@@ -299,8 +328,9 @@ def _first_prompt_digest(stream: Stream) -> str | None:
     return None
 
 
-def _evidence(acc: Account, index: Index, stream: Stream) -> set[str]:
-    """Tool-use ids that name this child's delegation call, from every kind of evidence."""
+def _evidence(acc: Account, index: Index, stream: Stream) -> set[str] | None:
+    """Tool-use ids that name this child's delegation call, from every kind of evidence; None
+    when the child is refused already (which launch of a resumed run started it)."""
     tree = acc.tree
     found: set[str] = set()
     meta = tree.metas.get(stream.file)
@@ -316,7 +346,15 @@ def _evidence(acc: Account, index: Index, stream: Stream) -> set[str]:
         found |= index.by_result_agent.get(stream.agent_id, set())
         found |= index.progress.get(stream.agent_id, set())
     if entry.run_id is not None:
-        found |= index.by_result_run.get(entry.run_id, set())
+        launches = index.by_result_run.get(entry.run_id, set())
+        if len(launches) > 1:
+            placed = _launch_of(acc, index, stream, launches)
+            if placed is None:
+                acc.problems.append(Problem("CC-TREE-WORKFLOW-RESUME-UNPLACED", stream.file))
+                return None  # said once, by its own code; the join is not tried
+            acc.findings["CC-TREE-WORKFLOW-RESUMED"] += 1
+            launches = {placed}
+        found |= launches
         started = tree.journal_started.get(entry.run_id)
         if started is not None and stream.agent_id not in started:
             acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file))
@@ -325,6 +363,30 @@ def _evidence(acc: Account, index: Index, stream: Stream) -> set[str]:
         if digest is not None:
             found = {tid for s, tid in index.by_prompt.get(digest, ()) if s != stream.index}
     return found
+
+
+def _instant(timestamp: str | None) -> datetime | None:
+    if timestamp is None:
+        return None
+    try:
+        return datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _launch_of(acc: Account, index: Index, stream: Stream, launches: set[str]) -> str | None:
+    """Which of the Workflow calls that launched one run (a run resumed with
+    `resumeFromRunId` keeps its id, folder and journal, and adds the agents it dispatches
+    again; docs/claude-code-shapes.md §4) started this agent: the last launched at or before
+    the agent's first record, by the times Claude Code wrote on both. None when that cannot be
+    told: a time missing or unreadable, two launches at one time, calls in two streams, an
+    agent that started before every launch."""
+    times = index.launch_times(acc.streams, launches)
+    begun = _instant(stream.records[0].timestamp) if stream.records else None
+    if times is None or begun is None:
+        return None
+    before = [(at, tool_id) for at, tool_id in times if at <= begun]
+    return before[-1][1] if before else None
 
 
 def _delegation_kind(
@@ -344,6 +406,8 @@ def join(acc: Account, index: Index) -> None:
     for stream in acc.streams[1:]:
         evidence = _evidence(acc, index, stream)
         line = stream.records[0].line if stream.records else None
+        if evidence is None:
+            continue
         if len(evidence) > 1:
             acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file, line))
             continue
