@@ -130,7 +130,7 @@ def test_bad_private_keys(tmp_path: Path, data: bytes, code: str) -> None:
 @pytest.mark.parametrize(
     ("data", "code"),
     [
-        (b"garbage", "ATTEST-KEY-INVALID"),
+        (b"garbage", "ATTEST-PUBLIC-KEY-INVALID"),
         (private_pem(ED), "ATTEST-KEY-WRONG-TYPE"),
         (
             EC.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo),
@@ -147,7 +147,7 @@ def test_bad_public_keys(tmp_path: Path, data: bytes, code: str) -> None:
 def test_a_folder_is_not_a_key(tmp_path: Path) -> None:
     with pytest.raises(SigningKeyRefused) as raised:
         load_public_key(tmp_path)
-    assert _code(raised) == "ATTEST-KEY-INVALID"
+    assert _code(raised) == "ATTEST-PUBLIC-KEY-INVALID"
 
 
 def test_only_attest_key_codes_are_accepted() -> None:
@@ -183,4 +183,4 @@ def test_a_key_file_of_two_keys_is_refused(tmp_path: Path, cli: Any) -> None:
     )
     with pytest.raises(SigningKeyRefused) as raised:
         load_public_key(public)
-    assert _code(raised) == "ATTEST-KEY-INVALID"
+    assert _code(raised) == "ATTEST-PUBLIC-KEY-INVALID"

@@ -553,7 +553,7 @@ def test_every_missing_attestation_is_named_and_a_bad_key_once(cli: Any, tmp_pat
     bad_key.write_text("not a key")
     result = cli("evaluate", "--bundle", str(a), "--bundle", str(b), "--public-key", str(bad_key))
     assert result.code == 2
-    assert result.err.startswith("refused: ATTEST-KEY-INVALID: ")
+    assert result.err.startswith("refused: ATTEST-PUBLIC-KEY-INVALID: ")
     assert len(result.err.splitlines()) == 1
 
 

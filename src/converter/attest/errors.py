@@ -64,7 +64,7 @@ class SigningKeyRefused(Refused):
     """A signing or verification key file could not be created or used."""
 
     def __init__(self, code: str) -> None:
-        if not code.startswith("ATTEST-KEY-") or code not in CODES:
+        if not code.startswith(("ATTEST-KEY-", "ATTEST-PUBLIC-KEY-")) or code not in CODES:
             raise KeyError(code)  # a bug, not an input condition
         super().__init__([Problem(code)])
         self.code = code

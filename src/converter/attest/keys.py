@@ -72,13 +72,13 @@ def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
     if b"PRIVATE KEY-----" in data:  # the secret half passed where the public one belongs
         raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
     if data.count(b"-----BEGIN") > 1:  # which one verifies would be the parser's choice
-        raise SigningKeyRefused("ATTEST-KEY-INVALID")
+        raise SigningKeyRefused("ATTEST-PUBLIC-KEY-INVALID")
     try:
         key = load_pem_public_key(data)
     except UnsupportedAlgorithm:
         raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE") from None
     except ValueError:
-        raise SigningKeyRefused("ATTEST-KEY-INVALID") from None
+        raise SigningKeyRefused("ATTEST-PUBLIC-KEY-INVALID") from None
     if not isinstance(key, Ed25519PublicKey):
         raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
     return key
@@ -125,14 +125,16 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
 
 
 def _read_key_file(path: Path, *, private: bool) -> bytes:
+    # A public key is the producer's, given to a verifier: its fix is not keygen's.
+    invalid = "ATTEST-KEY-INVALID" if private else "ATTEST-PUBLIC-KEY-INVALID"
     try:
         data, info = read_regular(path, _MAX_KEY_FILE)
     except NotRegular:
-        raise SigningKeyRefused("ATTEST-KEY-INVALID") from None
+        raise SigningKeyRefused(invalid) from None
     except OSError:
         raise SigningKeyRefused("ATTEST-KEY-UNREADABLE") from None
     if len(data) > _MAX_KEY_FILE:
-        raise SigningKeyRefused("ATTEST-KEY-INVALID")
+        raise SigningKeyRefused(invalid)
     if private and b"-----BEGIN PUBLIC KEY-----" in data:  # the .pub beside it, by mistake
         raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
     if private and info.st_mode & 0o077:

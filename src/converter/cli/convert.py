@@ -150,7 +150,9 @@ def convert(
         }
         why = " (a bundle keeps its contract's privacy.timestamps)" if timestamps else ""
         _only_with("--template", given, why)
-    pseudo = pseudonymizer(key_file)
+    # A contract (--contract, --from-contract) was made under a key: a new one can never be
+    # it, and would be left behind by a run that cannot succeed. Only a fresh template makes one.
+    pseudo = pseudonymizer(key_file, create=template_out is not None and old_contract is None)
     # Only what was typed: otherwise the adapter and task unit the contract names, or the
     # defaults (`source_for`), for --contract and for --template with --from-contract.
     ctx = click.get_current_context()

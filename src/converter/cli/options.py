@@ -131,5 +131,5 @@ def pseudonym_key(key_file: Path | None, *, create: bool = True) -> PseudonymKey
     return loaded.key
 
 
-def pseudonymizer(key_file: Path | None) -> Pseudonymizer:
-    return Pseudonymizer(pseudonym_key(key_file))
+def pseudonymizer(key_file: Path | None, *, create: bool = True) -> Pseudonymizer:
+    return Pseudonymizer(pseudonym_key(key_file, create=create))

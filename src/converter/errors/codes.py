@@ -710,8 +710,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CONTRACT-OTHER-SESSION": _c(
         "The contract was made for another session: its inventory does not bind this "
-        "session's main transcript. The file, count, task and pricing differences that follow "
-        "are not listed; only the contract's own problems (shape, null claims, prices) are.",
+        "session's main transcript. Every file, count, task and pricing difference follows "
+        "from that and is not listed; only the contract's own problems (shape, null claims, "
+        "prices) are.",
         "Pass the --in of the session the contract was made for, or make a template for this "
         "session with convert --template.",
     ),
@@ -1110,6 +1111,20 @@ CODES: dict[str, CodeInfo] = {
         "Re-derive from the session tree exactly as it was when converted (a session that went on "
         "after the conversion has grown); if it is that tree, the bundle is not evidence of it.",
     ),
+    "ATTEST-REDERIVE-OTHER-SESSION": _c(
+        "The session files given are another session's: the bundle's contract binds none of "
+        "them as its main transcript (by name or by bytes). Either --in names the wrong "
+        "session, or the bundle is not evidence of these files; exit 5.",
+        "Pass --in the session the bundle was made from (its main transcript, or the folder "
+        "that holds it); if that is the session given, the bundle is not evidence of it.",
+    ),
+    "ATTEST-REDERIVE-OTHER-KEY": _c(
+        "Re-deriving takes the pseudonym key the bundle was made under; the key given (--key-file, "
+        "else AGENT_EVIDENCE_KEY, else your config folder's) is another.",
+        "Pass the producer's key with --key-file or AGENT_EVIDENCE_KEY: the bundle's key_id "
+        "names it (`key show-id` prints a key's). Without it, check the digest and signature "
+        "only (verify with no --contract and --in).",
+    ),
     "ATTEST-REDERIVE-OTHER-CONTRACT": _c(
         "The contract given is not the one the bundle names (its SHA-256 is not the receipt's "
         "contract_sha256: another contract, or the same one re-indented or edited); exit 5.",
@@ -1186,6 +1201,13 @@ CODES: dict[str, CodeInfo] = {
         "regular file).",
         "Create a key pair with `agent-evidence keygen --out KEY.pem`.",
     ),
+    "ATTEST-PUBLIC-KEY-INVALID": _c(
+        "The public key given to check a signature (--public-key, or the Action's public-key "
+        "input) is not a PEM public key (empty, damaged, not PEM, two keys in one file, or not "
+        "a regular file).",
+        "Pass the producer's public key: the .pem.pub file `keygen` wrote beside their signing "
+        "key (in the Action, its PEM text). A key pair of your own cannot check their signature.",
+    ),
     "ATTEST-KEY-WRONG-TYPE": _c(
         "The key is not an Ed25519 key of the expected kind (a private key where the public "
         "key belongs, or another algorithm).",
@@ -1200,9 +1222,10 @@ CODES: dict[str, CodeInfo] = {
     "KEY-MISSING": _c(
         "No pseudonym key was found (no --key-file, no AGENT_EVIDENCE_KEY, none in the config "
         "folder), and this command does not create one.",
-        "To convert: run `agent-evidence key init`, or pass --key-file, or set "
-        "AGENT_EVIDENCE_KEY. To re-derive a bundle someone else made (verify): pass the "
-        "producer's key with --key-file or AGENT_EVIDENCE_KEY; a new key cannot reproduce it.",
+        "For a first template: run `agent-evidence key init` (convert --template with no "
+        "contract makes one too), or pass --key-file, or set AGENT_EVIDENCE_KEY. To convert a "
+        "contract, carry one forward, or re-derive a bundle (verify): pass the key it was made "
+        "with (--key-file or AGENT_EVIDENCE_KEY); a new key cannot reproduce its pseudonyms.",
     ),
     "KEY-FILE-MISSING": _c(
         "The pseudonym key file given with --key-file does not exist.",

@@ -549,6 +549,15 @@ def rederive(
     try:
         rederived = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies).data
     except Refused as refused:
+        codes = {p.code for p in refused.problems}
+        if "CONTRACT-KEY-MISMATCH" in codes:
+            # The verifier's key, not the producer's: said as the verifier's to fix (2), not
+            # with the producer's fix (make a new template).
+            raise Refused([Problem("ATTEST-REDERIVE-OTHER-KEY", where="key_id")]) from None
+        if "CONTRACT-OTHER-SESSION" in codes:
+            # Another session's files: the wrong --in, or a bundle that is not evidence of
+            # these files; either way nothing changed in them (5, said as such).
+            raise IntegrityFailure("ATTEST-REDERIVE-OTHER-SESSION") from None
         # The contract is the bundle's own (its digest is the receipt's) and converted once: the
         # sources no longer being the files it binds is a mismatch, not input to fix (exit 5).
         # A tree that no longer converts at all is compared by its files' bytes.
