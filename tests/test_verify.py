@@ -701,7 +701,8 @@ def test_rederive_under_another_pseudonym_key(
     assert result.code == 2
     # the verifier's to fix (a walk-through: the producer's "make a new template" was shown)
     refused = [line for line in result.err.splitlines() if line.startswith("refused")]
-    assert len(refused) == 1 and refused[0].startswith("refused: ATTEST-REDERIVE-OTHER-KEY ")
+    assert len(refused) == 1
+    assert refused[0].startswith("refused: ATTEST-REDERIVE-OTHER-KEY ")
     assert "template" not in result.err
 
 
@@ -719,7 +720,8 @@ def test_rederive_from_another_session_is_one_refusal(cli: Any, tmp_path: Path) 
         line for line in lines if line.startswith(("notice:", "integrity: ATTEST-REDERIVE-OTHER-"))
     ]
     assert "integrity: ATTEST-REDERIVE-OTHER-SESSION: " in result.err
-    assert "CHANGED" not in result.err and "refused: " not in result.err
+    assert "CHANGED" not in result.err
+    assert "refused: " not in result.err
 
 
 def test_convert_of_a_contract_never_creates_a_key(
@@ -828,4 +830,5 @@ def test_evaluate_with_a_bad_key_still_names_a_missing_bundle(cli: Any, tmp_path
     assert "ATTEST-PUBLIC-KEY-INVALID" in result.err
     assert "BUNDLE-UNREADABLE" in result.err
     # a verifier needs the producer's key (a walk-through: the fix said to run keygen)
-    assert "producer's public key" in result.err and "keygen --out" not in result.err
+    assert "producer's public key" in result.err
+    assert "keygen --out" not in result.err
