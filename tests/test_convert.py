@@ -1235,6 +1235,8 @@ def test_an_output_never_replaces_a_key(which: str, cli: Any, tmp_path: Path) ->
         # Was CONTRACT-UNREADABLE with no line: past Python's 4,300-digit int conversion limit.
         ('"input": ' + "1" * 4400, "PRICE-TOO-PRECISE"),
         ('"max_output_tokens": ' + "1" * 4400, "max_output_tokens (expected:"),
+        # Was "expected: a finite number", which 1e400 is (a walk-through): the bound it breaks
+        ('"business_value_usd": 1e400', "finite number of at most 30 digits before and after"),
     ],
     ids=[
         "tiny-number",
@@ -1244,6 +1246,7 @@ def test_an_output_never_replaces_a_key(which: str, cli: Any, tmp_path: Path) ->
         "price-string-too-precise",
         "price-past-int-digit-limit",
         "count-past-int-digit-limit",
+        "huge-number",
     ],
 )
 def test_a_claim_no_artifact_could_hold_is_refused_at_convert(
@@ -1939,6 +1942,12 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
             "claims/policy/disabled_checks/0",
         ),
         (b'{"policy": {"min_tasks": 1,}}', "CONTRACT-POLICY-FILE-UNREADABLE", "line 1"),
+        # a whole contract given (a walk-through: it was one `<key>` line, never saying so)
+        (
+            b'{"schema_version": "1", "claims": {"policy": {}}, "tasks": []}',
+            "CONTRACT-POLICY-FILE-SHAPE",
+            "(policy file) (expected: a policy file: the policy, baseline",
+        ),
     ],
 )
 def test_a_bad_policy_file_is_refused_by_field_and_writes_nothing(

@@ -487,6 +487,24 @@ def test_a_template_given_as_a_bundle_is_named(cli: Any, tmp_path: Path) -> None
     assert [r.split()[1].rstrip(":") for r in _refusals(result.err)] == ["BUNDLE-IS-A-CONTRACT"]
 
 
+def test_an_attestation_given_as_a_bundle_is_named(cli: Any, tmp_path: Path) -> None:
+    """A walk-through: the .intoto.json given as --bundle was BUNDLE-NOT-A-BUNDLE ("empty, cut
+    short, not JSON ... download it again")."""
+    key = tmp_path / "signing.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    contract = tmp_path / "c.json"
+    write_json(contract, json.loads(CONTRACT.read_text()))
+    out = tmp_path / "b.json"
+    made = ["convert", "--in", str(PARENT), "--contract", str(contract), "--out", str(out)]
+    assert cli(*made, "--attest-key", str(key)).code == 0
+    for command in ("evaluate", "verify"):
+        result = cli(command, "--bundle", str(tmp_path / "b.json.intoto.json"))
+        assert result.code == 2, command
+        assert [r.split()[1].rstrip(":") for r in _refusals(result.err)] == [
+            "BUNDLE-IS-AN-ATTESTATION"
+        ]
+
+
 def test_a_bundle_edited_to_look_like_a_contract_is_still_tampered(
     cli: Any, tmp_path: Path
 ) -> None:

@@ -111,6 +111,8 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     if not isinstance(claimed, str):
         if raw.get("schema_version") == CONTRACT_SCHEMA:
             raise Refused([Problem("BUNDLE-IS-A-CONTRACT")])
+        if "payload" in raw and "payloadType" in raw:  # a DSSE envelope: the .intoto.json
+            raise Refused([Problem("BUNDLE-IS-AN-ATTESTATION")])
         raise not_a_bundle
     if claimed != evidence_digest(raw, float_free=True, reference=reference):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")

@@ -130,6 +130,10 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
     except NotStrictJSON as bad:
         return [Problem("CONTRACT-POLICY-FILE-UNREADABLE", line=bad.line)]
     sections = tuple(Preset.model_fields)
+    if isinstance(raw, dict) and "claims" in raw:  # a whole contract (or template) given
+        wants = "a policy file: the " + ", ".join(sections) + " sections of a contract's claims"
+        where = f"(policy file) (expected: {wants}, not a whole contract)"
+        return [Problem("CONTRACT-POLICY-FILE-SHAPE", where=where)]
     try:
         preset = Preset.model_validate(raw, strict=True)
     except ValidationError as invalid:
@@ -341,7 +345,7 @@ _WANTS = {
     "string_too_long": "shorter text",
     "decimal_max_digits": "fewer digits",
     "decimal_max_places": "fewer decimal places",
-    "finite_number": "a finite number",
+    "finite_number": "a finite number of at most 30 digits before and after the point",
     "model_type": "an object",
     "model_attributes_type": "an object",
     "enum": "one of the documented values",

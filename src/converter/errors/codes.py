@@ -832,6 +832,12 @@ CODES: dict[str, CodeInfo] = {
         "Convert it first: agent-evidence convert --contract FILE --in SESSION --out "
         "bundle.json, then pass bundle.json.",
     ),
+    "BUNDLE-IS-AN-ATTESTATION": _c(
+        "The file given as a bundle is a signed attestation (a DSSE envelope, the "
+        ".intoto.json convert writes beside a bundle), not the bundle it vouches for.",
+        "Pass the bundle itself with --bundle (the same name without .intoto.json); the "
+        "attestation beside it is found by that name and checked with --public-key.",
+    ),
     "BUNDLE-SHAPE": _c(
         "The bundle's digest matches its content, but the content is not a bundle of this schema "
         "version (written by another program or version, or resealed after an edit).",
@@ -1167,8 +1173,9 @@ CODES: dict[str, CodeInfo] = {
         "Pass the attestation agent-evidence wrote for this bundle, not another signed document.",
     ),
     "ATTEST-STATEMENT-INVALID": _c(
-        "The signed payload is not an agent-evidence in-toto v1 receipt statement in canonical "
-        "form; exit 5.",
+        "The signed payload is not an agent-evidence in-toto v1 receipt statement (another "
+        "statement type or predicate, not one subject with a SHA-256 digest, or not strict "
+        "JSON); exit 5.",
         "Pass the attestation agent-evidence wrote for this bundle, not another signed document.",
     ),
     "ATTEST-SUBJECT-MISMATCH": _c(
