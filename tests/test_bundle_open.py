@@ -104,6 +104,13 @@ def test_resealed_but_unchanged_opens() -> None:
     assert open_bundle(_resealed(lambda body: None)).receipt.evidence_sha256
 
 
+def test_a_byte_order_mark_is_no_part_of_the_bundle() -> None:
+    """A fuzz hunt: an editor that re-saves a bundle with a UTF-8 BOM left it refused as no
+    bundle at all ("download it again"); its values, which the digest covers, are unchanged."""
+    data = GOLDEN.read_bytes()
+    assert open_bundle(b"\xef\xbb\xbf" + data) == open_bundle(data)
+
+
 # --- resealed bundles whose parts disagree (referential integrity) -------------------------
 # The golden bundle: one task, two agents (root, a general-purpose child delegated by the
 # first tool event), four model events (0-3), two tool events (4, 5), six edges.

@@ -639,6 +639,13 @@ def test_card_matches_the_facts() -> None:
     assert CARD.server_tools == {"web_search": Decimal("0.01")}
 
 
+def test_a_card_file_with_a_byte_order_mark_reads_as_without() -> None:
+    """A fuzz hunt: a card re-saved by an editor with a UTF-8 BOM was PRICE-CARD-INVALID."""
+    canonical = ROOT / "src" / "converter" / "pricing" / "cards" / "anthropic-2026-12.json"
+    data = canonical.read_bytes()
+    assert parse_price_card(b"\xef\xbb\xbf" + data) == parse_price_card(data)
+
+
 def test_shipped_cards_are_the_canonical_files() -> None:
     canonical = ROOT / "contracts" / "price-cards"
     packaged = ROOT / "src" / "converter" / "pricing" / "cards"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -94,6 +95,9 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     edited: a mismatch (5).
     """
     not_a_bundle = Refused([Problem("BUNDLE-NOT-A-BUNDLE")])
+    # A UTF-8 byte order mark (an editor re-saving the file) is no part of the JSON: the values
+    # are what the digest covers, as for a re-indented bundle (a signature covers the bytes).
+    data = data.removeprefix(codecs.BOM_UTF8)
     try:
         raw = loads_integral(data)  # no float, no fraction: nothing for the encoder to walk
     except NotStrictJSON as bad:

@@ -16,6 +16,7 @@ SHA-256): changed prices ship as a new card, beside the old one.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Mapping
 from decimal import Decimal
@@ -95,7 +96,9 @@ class PriceCard(Closed):
 def parse_price_card(data: bytes) -> PriceCard:
     """A card from its JSON bytes, numbers read as exact decimals (never through float). A card
     that is not one is refused at the line (JSON) or by the field path of each problem (the
-    card's own field names, model ids and context keys; any other key is `<key>`)."""
+    card's own field names, model ids and context keys; any other key is `<key>`). A UTF-8 byte
+    order mark (an editor's, re-saving a card) is no part of the JSON, as for a contract."""
+    data = data.removeprefix(codecs.BOM_UTF8)
     try:
         document = loads_exact(data)
     except NotStrictJSON as bad:
