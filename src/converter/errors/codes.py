@@ -65,7 +65,11 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-SYMLINK": _c(
         "A file or folder of the session tree is a symbolic link.",
-        "Copy the real file into place; symlinks are refused so a tree cannot point outside itself.",
+        "Symlinks are refused so a tree cannot point outside itself. A link in subagents/ to "
+        "an agent transcript of another session is how a background session's fork carries its "
+        "running agents (anthropics/claude-code#79764): that spend is the other session's, so "
+        "convert that one and remove the link here (a copy would count it twice). Any other "
+        "link: copy the real file into place.",
     ),
     "CC-TREE-SPECIAL-FILE": _c(
         "A path in the session tree is not a regular file or folder (device, socket, pipe).",
