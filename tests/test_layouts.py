@@ -844,6 +844,88 @@ def test_a_server_side_fallback_is_refused_by_its_own_code(cli: Any, tmp_path: P
     assert "CANARY" not in result.out + result.err
 
 
+def test_a_call_the_fallback_model_served_with_no_declined_pass_is_its_own(
+    cli: Any, tmp_path: Path
+) -> None:
+    """For about an hour after a fallback the API serves requests by the fallback model
+    directly (Anthropic's docs): a lone `fallback_message` pass, no declined pass to bill or
+    not. It was CC-REC-USAGE-FALLBACK, every call of that hour refused (a shapes hunt)."""
+    served = {**_MAIN_PASS, "type": "fallback_message", "model": "claude-sonnet-4-20250514"}
+    report = cli("inspect", "--json", "--in", str(_with_iterations(tmp_path, [served]))).json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["usage"]["input_tokens"] == 20  # as the top level says, once
+    other = {**served, "model": "claude-opus-4-7"}  # priced as the call's model: not guessed
+    refused = cli("inspect", "--json", "--in", str(_with_iterations(tmp_path, [other]))).json()
+    assert [r["code"] for r in refused["refusals"]] == ["CC-REC-USAGE-ITERATIONS"]
+
+
+@pytest.mark.parametrize(
+    ("credit", "counted"),
+    [
+        ({"status": {"type": "redeemed"}}, 1),
+        ({"status": {"type": "not_applied", "reason": "not_enabled"}}, 0),
+        (None, 0),
+    ],
+    ids=["redeemed", "not-applied", "null"],
+)
+def test_a_redeemed_fallback_credit_is_said(
+    cli: Any, tmp_path: Path, credit: Any, counted: int
+) -> None:
+    """A shapes hunt: after a model switch the provider bills the cache a call wrote anew as if
+    already cached (`fallback_credit` redeemed); priced as written, silently, its cost was
+    overstated with exit 0. It is now said to be an upper bound."""
+    usage = {**_usage(), "fallback_credit": credit}
+    extra = _line(
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        sessionId=SID,
+        version="2.1.300",
+        timestamp="2026-09-12T10:00:00.000Z",
+        message=_answer("msg_2", "CANARY", usage=usage),
+    )
+    report = cli("inspect", "--json", "--in", str(_parent(tmp_path, extra))).json()
+    assert report["convertible"] is True, report["refusals"]
+    findings = {f["code"]: f["count"] for f in report["findings"]}
+    assert findings.get("CC-REC-FALLBACK-CREDIT", 0) == counted
+
+
+def test_a_credit_that_states_an_amount_is_refused(cli: Any, tmp_path: Path) -> None:
+    usage = {**_usage(), "fallback_credit": {"status": {"type": "redeemed"}, "tokens": 900}}
+    extra = _line(
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        sessionId=SID,
+        version="2.1.300",
+        timestamp="2026-09-12T10:00:00.000Z",
+        message=_answer("msg_2", "CANARY", usage=usage),
+    )
+    report = cli("inspect", "--json", "--in", str(_parent(tmp_path, extra))).json()
+    assert [r["code"] for r in report["refusals"]] == ["CC-REC-USAGE-UNKNOWN-COUNTER"]
+
+
+def test_a_refused_call_is_said_once_however_many_fragments(cli: Any, tmp_path: Path) -> None:
+    """A call the model declined (`stop_reason` refusal) is billed only for what it wrote: a
+    shapes hunt found it priced in full with no word. Counted once per call."""
+    fragments = "".join(
+        _line(
+            type="assistant",
+            uuid=f"a{n}",
+            parentUuid=f"a{n - 1}",
+            sessionId=SID,
+            version="2.1.300",
+            timestamp="2026-09-12T10:00:00.000Z",
+            message=_answer("msg_2", "CANARY", stop_reason="refusal"),
+        )
+        for n in (2, 3)
+    )
+    report = cli("inspect", "--json", "--in", str(_parent(tmp_path, fragments))).json()
+    assert report["convertible"] is True, report["refusals"]
+    findings = {f["code"]: f["count"] for f in report["findings"]}
+    assert findings["CC-REC-REFUSED-CALL"] == 1
+
+
 def test_an_advisor_calls_cache_write_split_is_taken_from_its_passes(tmp_path: Path) -> None:
     """A real /advisor line (a transcript guard's test): the passes wrote 1,441 tokens at 1h
     and 1,652 at 5m, the top level counted 3,093 but split only the first pass's 1,441. The

@@ -694,7 +694,16 @@ def _without(key: str) -> Any:
             "CC-REC-USAGE-UNKNOWN-COUNTER",
         ),
         (
-            lambda r: {**r, "usage": {**r["usage"], "iterations": [{"type": "fallback_message"}]}},
+            lambda r: {
+                **r,
+                "usage": {
+                    **r["usage"],
+                    "iterations": [
+                        {"type": "message", "input_tokens": 1},
+                        {"type": "fallback_message"},
+                    ],
+                },
+            },
             "CC-REC-USAGE-FALLBACK",
         ),
         (

@@ -334,11 +334,31 @@ CODES: dict[str, CodeInfo] = {
         "version (the pass types and counts, no content).",
     ),
     "CC-REC-USAGE-FALLBACK": _c(
-        "A call's usage.iterations holds a server-side fallback pass (`fallback_message`): "
-        "the model asked for declined and another served the call. Whether the declined pass "
-        "is billed is not settled in public sources, so this version does not price the call.",
+        "A call's usage.iterations holds a server-side fallback: a declined pass of the model "
+        "asked for (`message`) and a pass of the model that served (`fallback_message`). The "
+        "declined pass is billed for what it wrote before it declined, the serving pass with "
+        "a fallback credit applied (the cache it writes anew billed as if already cached), by "
+        "amounts the file does not state, so this version does not price the call. (A "
+        "`fallback_message` pass with no declined one beside it is the call's own.)",
         "Nothing in the file to change: update agent-evidence, or report the Claude Code "
         "version (the pass types, models and counts, no content).",
+    ),
+    "CC-REC-FALLBACK-CREDIT": _c(
+        "Calls whose usage says a fallback credit was redeemed (`fallback_credit.status.type` "
+        "redeemed: after a switch of model the provider bills the cache the call wrote anew as "
+        "if it were already cached) are priced as written, by an amount the file does not "
+        "state too high: their cost is an upper bound.",
+        "Nothing to do; weigh such calls' cost as an upper bound (the cache write is billed at "
+        "no less than the cache-read rate).",
+        blocking=False,
+    ),
+    "CC-REC-REFUSED-CALL": _c(
+        "Calls the model declined (`stop_reason` refusal; Claude Code may then retry on "
+        "another model, a call of its own) are priced as written. A request declined before "
+        "any output is not billed (Anthropic's release notes): such a call's cost is an upper "
+        "bound.",
+        "Nothing to do; weigh such calls' cost as an upper bound.",
+        blocking=False,
     ),
     "CC-REC-REQUEST-ID-REUSED": _c(
         "One request id names two message ids in one file (among real calls: API-error "

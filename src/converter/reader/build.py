@@ -122,6 +122,13 @@ def _summaries(acc: Account) -> None:
     searches = sum(t.web_searches for t in acc.tools.values())
     if searches:
         acc.findings["CC-REC-WEBSEARCH-FROM-RESULT"] += searches
+    credited = sum(c.usage.credit_redeemed for c in acc.calls.values())
+    if credited:
+        acc.findings["CC-REC-FALLBACK-CREDIT"] += credited
+    refused = {r.msg_id for s in acc.streams for r in s.records if r.refusal and r.msg_id}
+    refused_calls = sum(msg_id in acc.calls for msg_id in refused)
+    if refused_calls:
+        acc.findings["CC-REC-REFUSED-CALL"] += refused_calls
     unpriced = sum(
         c.usage is not None and c.usage.unpriced_server_tools for c in acc.calls.values()
     )

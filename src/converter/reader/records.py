@@ -82,6 +82,10 @@ class Usage(msgspec.Struct, frozen=True, gc=False, array_like=True):
     # A non-zero `server_tool_use` counter other than web search and web fetch: a server tool
     # this reader cannot price (counted as a finding, never silently dropped).
     unpriced_server_tools: bool = False
+    # `fallback_credit.status.type: "redeemed"`: after a model switch the provider bills the
+    # cache the call wrote anew as if it were already cached, by an amount not written here;
+    # priced as written, the call's cost is an upper bound (a finding).
+    credit_redeemed: bool = False
 
     @property
     def cache_unsplit(self) -> int:
@@ -146,6 +150,7 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     synthetic: bool = False
     final: bool = False
     stop_reason_seen: bool = False
+    refusal: bool = False  # stop_reason "refusal": the model declined (billed only if it wrote)
     usage: Usage | None = None
     tool_uses: tuple[ToolUse, ...] = ()
     # advisor passes in usage.iterations: (model, usage) each, billed beside the top-level usage
@@ -260,6 +265,15 @@ def _unknown_counter(obj: Any, known: frozenset[str]) -> bool:
     )
 
 
+def _credit_redeemed(credit: Any) -> bool:
+    """A fallback credit redeemed on this call (`{status: {type: "redeemed"}}`; `null` and
+    `not_applied` say none was): the Anthropic docs' "billed as though the conversation had
+    been on the new model all along". A credit that states an amount holds a count no key here
+    reads, and is refused as such (CC-REC-USAGE-UNKNOWN-COUNTER)."""
+    status = credit.get("status") if isinstance(credit, dict) else None
+    return isinstance(status, dict) and status.get("type") == "redeemed"
+
+
 def parse_usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         raise BadField("CC-REC-BAD-FIELD")
@@ -299,6 +313,7 @@ def parse_usage(raw: Any) -> Usage:
         inference_geo=_context(raw, "inference_geo"),
         unpriced_server_tools=isinstance(server, dict)
         and any(value for key, value in server.items() if key not in _PRICED_SERVER_TOOLS),
+        credit_redeemed=_credit_redeemed(raw.get("fallback_credit")),
     )
     if usage.cache_5m + usage.cache_1h > usage.cache_creation_input_tokens:
         raise BadField("CC-REC-BAD-TOKEN-COUNT")
@@ -349,6 +364,7 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     if stop is not None and not isinstance(stop, str):
         raise BadField("CC-REC-BAD-FIELD")  # false or 0 would mark a stub's usage final
     rec.stop_reason_seen = stop is not None
+    rec.refusal = stop == "refusal"
     raw_usage = message.get("usage")
     if not rec.synthetic and lacks_counts(raw_usage):  # a real call's fragments carry both
         raise BadField("CC-REC-NO-USAGE")
@@ -373,7 +389,14 @@ def with_passes(
     if not isinstance(iterations, list):
         return usage, ()
     if any(isinstance(i, dict) and i.get("type") == _FALLBACK for i in iterations):
-        raise BadField("CC-REC-USAGE-FALLBACK")
+        if any(isinstance(i, dict) and i.get("type") == _OWN for i in iterations):
+            raise BadField("CC-REC-USAGE-FALLBACK")  # a declined pass beside the serving one
+        # Served by the fallback model with no declined pass (the hour after a fallback, the
+        # API serves a request so directly): its pass is the call's own, checked as one.
+        iterations = [
+            {**i, "type": _OWN} if isinstance(i, dict) and i.get("type") == _FALLBACK else i
+            for i in iterations
+        ]
     advisor = _advisor_passes(iterations)
     if advisor is None or not _iterations_add_up(iterations, usage, model):
         raise BadField("CC-REC-USAGE-ITERATIONS")
@@ -396,6 +419,7 @@ _ADVISOR = "advisor_message"
 # A server-side fallback: the model asked for declined and another served the call; whether the
 # declined pass is billed is not settled in public sources, so such a call is not priced.
 _FALLBACK = "fallback_message"
+_OWN = "message"
 
 
 def _is_advisor(item: Any) -> bool:
