@@ -710,6 +710,29 @@ def test_a_resumed_run_whose_launches_share_a_time_is_refused(rich: Tree, cli: A
     assert codes == ["CC-TREE-WORKFLOW-RESUME-UNPLACED"] * 2, codes
 
 
+def test_workflow_launches_with_no_run_id_are_not_a_resumed_run(rich: Tree, cli: Any) -> None:
+    """A review: launches whose results name no run were counted as launches of one run (run
+    id None) beside a subagent of no run, so neither was said to be unexpanded, exit 0."""
+    call_line = rich.find_line("", "toolu_01qjyQdj3UF28kNgvZ42bx7w")
+    added = []
+    for n in (1, 2):
+        call, result = rich.record("", call_line), rich.record("", call_line + 1)
+        call["uuid"], result["uuid"] = (
+            f"9d00000{n}-0000-4000-8000-000000000001",
+            f"9d00000{n}-0000-4000-8000-000000000002",
+        )
+        call["message"]["id"], call["requestId"] = f"msg_norun_{n}", f"req_norun_{n}"
+        call["message"]["content"][0]["id"] = f"toolu_norun_{n}"
+        result["parentUuid"] = result["sourceToolAssistantUUID"] = call["uuid"]
+        result["message"]["content"][0]["tool_use_id"] = f"toolu_norun_{n}"
+        result["toolUseResult"] = {"status": "completed"}
+        added += [dump(call), dump(result)]
+    rich.write_lines("", [*rich.lines(), *added])
+    report = cli("inspect", "--json", "--in", str(rich.parent)).json()
+    unexpanded = [r for r in report["refusals"] if r["code"] == "CC-TREE-UNEXPANDED-DELEGATION"]
+    assert len(unexpanded) == 2, report["refusals"]
+
+
 def test_a_workflow_script_is_counted_not_refused(rich: Tree, cli: Any) -> None:
     """`<session>/workflows/scripts/<name>-<run>.js`, a run's script source as Claude Code saves
     it (daaain/claude-code-log#174): was CC-TREE-STRAY-FILE."""

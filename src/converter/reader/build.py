@@ -55,11 +55,16 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
     # reused the results of agents another launch started (each agent the journal names has
     # its transcript, or _journal_agents refuses), and one whose agents cannot be placed is
     # refused by agent (CC-TREE-WORKFLOW-RESUME-UNPLACED): neither is missing spend.
-    launches = Counter(t.result_run_id for t in acc.tools.values() if t.name == "Workflow")
+    launches = Counter(
+        t.result_run_id for t in acc.tools.values() if t.name == "Workflow" and t.result_run_id
+    )
     resumed = {
         e.run_id
         for e in acc.tree.bound_files
-        if e.role == "subagent" and launches[e.run_id] > 1 and acc.tree.records.get(e.index)
+        if e.role == "subagent"
+        and e.run_id is not None
+        and launches[e.run_id] > 1
+        and acc.tree.records.get(e.index)
     }
     for tool in acc.tools.values():
         is_delegation = tool.name in DELEGATION_TOOLS or tool.result_status == "forked"
