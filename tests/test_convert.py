@@ -195,6 +195,21 @@ def test_a_changed_file_that_no_longer_reads_is_said_to_have_changed(
     assert {"CC-LINE-NOT-OBJECT", "CONTRACT-FILE-CHANGED"} <= set(codes), codes
 
 
+def test_another_sessions_tree_that_does_not_read_is_another_session(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: a contract given another session's tree that fails to read listed its files
+    as added and removed, with the fix to carry the claims forward (another session's)."""
+    contract = _contract(cli, _copy_tree("synthetic_tree", tmp_path), tmp_path)
+    other = _copy_tree("rich_tree", tmp_path / "other")
+    other.write_bytes(other.read_bytes() + b"[1]\n")
+    result = _convert(cli, other, contract, tmp_path / "b.json")
+    assert result.code == 2
+    codes = _codes(result.err)
+    assert "CONTRACT-OTHER-SESSION" in codes, codes
+    assert not {"CONTRACT-FILE-ADDED", "CONTRACT-FILE-REMOVED"} & set(codes), codes
+
+
 def test_a_renamed_copy_is_not_another_session(cli: Any, tmp_path: Path) -> None:
     """The same bytes under another name (a single file, `--from claude-code`) are this
     session's main transcript, found by digest: its label differs, so the file is added and

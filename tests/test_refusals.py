@@ -700,6 +700,29 @@ def test_a_resumed_workflow_run_places_each_agent_under_its_launch(
     assert after[-1] == ((1 + agent_calls, 1) if redispatch else (1, 0))
 
 
+def test_a_resumed_run_with_no_journal_excuses_no_launch(rich: Tree, cli: Any) -> None:
+    """A review: with the run's journal gone, nothing says which agents ran, and a launch with
+    no agent of its own was excused (its re-run agent's transcript could be missing)."""
+    _resume_rich_run(rich, redispatch=False)
+    rich.path(RICH_JOURNAL).unlink()
+    report = cli("inspect", "--json", "--in", str(rich.parent)).json()
+    codes = [r["code"] for r in report["refusals"]]
+    assert codes.count("CC-TREE-UNEXPANDED-DELEGATION") == 1, codes
+
+
+def test_an_agent_whose_first_record_has_no_time_is_placed_by_its_first_time(
+    rich: Tree, cli: Any
+) -> None:
+    """A review: a bookkeeping line before an agent's first prompt has no timestamp; the run
+    was refused as unplaced."""
+    _resume_rich_run(rich, redispatch=False)
+    agent = f"{RICH_RUN}/agent-a3bd3ec704b646765.jsonl"
+    title = dump({"type": "agent-name", "agentName": "CANARY", "sessionId": rich.session})
+    rich.write_lines(agent, [title, *rich.lines(agent)])
+    report = cli("inspect", "--json", "--in", str(rich.parent)).json()
+    assert report["convertible"] is True, report["refusals"]
+
+
 def test_a_resumed_run_whose_launches_share_a_time_is_refused(rich: Tree, cli: Any) -> None:
     """Which launch started an agent cannot be told: said by a code of its own, once per agent,
     with no join conflict or unexpanded launch beside it."""
@@ -1677,6 +1700,38 @@ def test_a_call_under_an_ended_calls_id_with_no_request_id_is_refused(
         obj["message"]["usage"]["output_tokens"] = 200  # more than the first call's 150
 
     syn.edit_record("", A2_LINE, reuse)
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A2_LINE)
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["no-request-id", "request-ids"])
+def test_other_input_after_an_ended_fragment_is_another_call_unless_requests_say(
+    syn: Tree, cli: Any, tmp_path: Path, named: bool
+) -> None:
+    """A review: the second call's output equal to the first's, its input and cache counts
+    other, no request id: merged, the first call's spend lost, exit 0. Each fragment after a
+    final one in the corpus repeats every count. With one request id named on both, the
+    fragments are one call whose counters disagree (the finding, as before)."""
+    first = syn.record("", A1_TEXT_LINE)
+    usage = first["message"]["usage"]
+
+    def reuse(obj: dict[str, Any]) -> None:
+        obj["message"].update(id=first["message"]["id"])
+        obj["message"]["usage"]["output_tokens"] = usage["output_tokens"]
+        obj["message"]["usage"]["input_tokens"] = usage["input_tokens"] + 7
+        if named:
+            obj["requestId"] = first["requestId"]
+        else:
+            obj.pop("requestId", None)
+
+    if not named:
+        syn.edit_record("", A1_TEXT_LINE, lambda obj: obj.pop("requestId", None))
+    syn.edit_record("", A2_LINE, reuse)
+    if named:
+        report = cli("inspect", "--json", "--in", str(syn.parent)).json()
+        assert report["convertible"] is True, report["refusals"]
+        assert "CC-REC-FRAGMENT-DISAGREE" in {f["code"] for f in report["findings"]}
+        return
     outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
     expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A2_LINE)
 

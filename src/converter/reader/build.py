@@ -58,12 +58,13 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
     launches = Counter(
         t.result_run_id for t in acc.tools.values() if t.name == "Workflow" and t.result_run_id
     )
+    journaled = {e.run_id for e in acc.tree.bound_files if e.role == "journal" and e.run_id}
     resumed = {
         e.run_id
         for e in acc.tree.bound_files
         if e.role == "subagent"
-        and e.run_id is not None
-        and launches[e.run_id] > 1
+        and e.run_id in journaled  # its agents checked against the journal: none missing
+        and launches[e.run_id or ""] > 1
         and acc.tree.records.get(e.index)
     }
     for tool in acc.tools.values():

@@ -116,13 +116,14 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             list(dict.fromkeys(u.id for u in rec.tool_uses)),
             advisor=rec.advisor,
             ended=rec.final,
+            named_request=rec.request_named,
         )
     elif owner[msg_id] != stream.index:
         acc.problems.append(Problem("CC-REC-UNEXPLAINED-DUPLICATE", rec.file, rec.line))
         return
     else:
         new = rec.usage or _ZERO
-        if _another_call(call, new):
+        if _another_call(call, new, rec.request_named):
             acc.problems.append(Problem("CC-REC-MESSAGE-ID-REUSED", rec.file, rec.line))
             return
         if new.input_side() != call.usage.input_side():
@@ -136,6 +137,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             return
         call.usage, call.final, call.fragments = new, rec.final, call.fragments + 1
         call.ended = call.ended or rec.final
+        call.named_request = call.named_request and rec.request_named
         call.advisor = rec.advisor
         # a tool id already taken is this call's (an earlier fragment) or refused below; a
         # look-up in the account, not in the call's list: one call may have thousands
@@ -164,17 +166,21 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
 _ZERO = Usage()
 
 
-def _another_call(call: Call, new: Usage) -> bool:
+def _another_call(call: Call, new: Usage, named: bool) -> bool:
     """Can this fragment not be one more of `call`'s? Output only grows between a call's
     fragments (56,524 of 56,524 calls, FORMAT-NOTES §6; all 1,134 of the corpus). Two calls
     under one message id (a gateway reusing ids, files joined) would be counted as one, the
     first one's spend lost. Input and cache counts do diverge between one call's fragments,
     rarely (13 of 201k records): that stays the finding CC-REC-FRAGMENT-DISAGREE unless the
-    fragments also name two requests (reader/transcript.py). Nor does output grow after a
-    fragment with the final usage (none of the corpus's 150 fragments after one): a second
-    call under the id with no request id to tell it by, which grew past the first."""
+    fragments also name two requests (reader/transcript.py). After a fragment with the final
+    usage no count changes (each of the corpus's 150 fragments after one repeats all of them):
+    output that changes there is a second call under the id; so are input or cache counts
+    that change where a fragment names no request (`requestId`) to say it is the same call
+    (with one named, the finding CC-REC-FRAGMENT-DISAGREE stands)."""
     if call.ended:
-        return new.output_tokens != call.usage.output_tokens
+        if new.output_tokens != call.usage.output_tokens:
+            return True
+        return not (named and call.named_request) and new.input_side() != call.usage.input_side()
     return new.output_tokens < call.usage.output_tokens
 
 

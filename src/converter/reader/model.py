@@ -48,6 +48,7 @@ class Call:
     tool_ids: list[str]
     fragments: int = 1
     ended: bool = False  # a fragment so far had the final usage (a stop_reason, iterations)
+    named_request: bool = True  # every fragment so far named its request (`requestId`)
     task: int | None = None
     advisor: tuple[tuple[str, Usage], ...] = ()  # its last fragment's advisor passes
     advisor_of: str | None = None  # an advisor pass's call: the message id it was part of

@@ -151,6 +151,7 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     final: bool = False
     stop_reason_seen: bool = False
     refusal: bool = False  # stop_reason "refusal": the model declined (billed only if it wrote)
+    request_named: bool = False  # a `requestId` names the request (one call, whatever changes)
     usage: Usage | None = None
     tool_uses: tuple[ToolUse, ...] = ()
     # advisor passes in usage.iterations: (model, usage) each, billed beside the top-level usage
@@ -356,6 +357,8 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
         raise BadField("CC-REC-BAD-FIELD")
     rec.msg_id = _req_str(message, "id")
     rec.model = _opt_str(message, "model")
+    request = obj.get("requestId")
+    rec.request_named = isinstance(request, str) and bool(request)
     api_error = obj.get("isApiErrorMessage")
     if api_error is not None and not isinstance(api_error, bool):
         raise BadField("CC-REC-BAD-FIELD")  # "true" or 1: a synthetic record or a call?

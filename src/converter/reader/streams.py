@@ -347,7 +347,7 @@ def _evidence(acc: Account, index: Index, stream: Stream) -> set[str] | None:
         found |= index.progress.get(stream.agent_id, set())
     if entry.run_id is not None:
         launches = index.by_result_run.get(entry.run_id, set())
-        if len(launches) > 1:
+        if sum(index.tool_name.get(t) == "Workflow" for t in launches) > 1:
             placed = _launch_of(acc, index, stream, launches)
             if placed is None:
                 acc.problems.append(Problem("CC-TREE-WORKFLOW-RESUME-UNPLACED", stream.file))
@@ -380,9 +380,12 @@ def _launch_of(acc: Account, index: Index, stream: Stream, launches: set[str]) -
     again; docs/claude-code-shapes.md §4) started this agent: the last launched at or before
     the agent's first record, by the times Claude Code wrote on both. None when that cannot be
     told: a time missing or unreadable, two launches at one time, calls in two streams, an
-    agent that started before every launch."""
+    agent that started before every launch, a result of another tool naming the run."""
+    if any(index.tool_name.get(t) != "Workflow" for t in launches):
+        return None
     times = index.launch_times(acc.streams, launches)
-    begun = _instant(stream.records[0].timestamp) if stream.records else None
+    first = next((r.timestamp for r in stream.records if r.timestamp is not None), None)
+    begun = _instant(first)
     if times is None or begun is None:
         return None
     before = [(at, tool_id) for at, tool_id in times if at <= begun]

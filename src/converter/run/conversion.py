@@ -423,6 +423,12 @@ def source_changes(
         else:
             size, sha256 = digest
             now[label] = BoundFile(role=entry.role, label=label, size=size, sha256=sha256)
+    parents = [now[label] for label in now if now[label].role == "parent"]
+    labels, digests = set(bound), {f.sha256 for f in bound.values()}
+    if parents and not any(p.label in labels or p.sha256 in digests for p in parents):
+        # Another session's files: every one differs, and a new template would carry another
+        # session's claims over. One cause, said as `_problems` says it for a tree that reads.
+        return [Problem("CONTRACT-OTHER-SESSION", where="inventory/files")]
     paths = _inventory_paths(pseudo, layout.files)  # where each file lies, for --show-paths
     if bodies is not None:
         paths |= _bodies_now(bodies, layout.session_id, bound, pseudo, now, unread)
