@@ -210,6 +210,24 @@ def test_another_sessions_tree_that_does_not_read_is_another_session(
     assert not {"CONTRACT-FILE-ADDED", "CONTRACT-FILE-REMOVED"} & set(codes), codes
 
 
+def test_a_bundle_with_a_call_of_no_input_evaluates_incomplete(cli: Any, tmp_path: Path) -> None:
+    """An audit: a usage-incomplete call that recorded no input has no high cost; cost gates
+    that met their limits at the interval's high end gave SCALE (a corpus tree, exit 0)."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    lines = parent.read_bytes().splitlines(keepends=True)
+    last = json.loads(lines[8])  # A2, the last call: now a stub the session never finished
+    last["message"]["stop_reason"] = None
+    last["message"]["usage"] = {"input_tokens": 0, "output_tokens": 3}
+    lines[8] = json.dumps(last).encode() + b"\n"
+    parent.write_bytes(b"".join(lines))
+    bundle = tmp_path / "b.json"
+    assert _convert(cli, parent, _contract(cli, parent, tmp_path), bundle).code == 0
+    result = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    report = json.loads(result.out)
+    assert (report["decision"], result.code) == ("INCOMPLETE", 2)
+    assert {r["code"] for r in report["reasons"]} == {"EVAL-COST-UNBOUNDED"}
+
+
 def test_a_renamed_copy_is_not_another_session(cli: Any, tmp_path: Path) -> None:
     """The same bytes under another name (a single file, `--from claude-code`) are this
     session's main transcript, found by digest: its label differs, so the file is added and

@@ -82,6 +82,7 @@ def make_task(
     model_calls: int = 5,
     tool_calls: int = 3,
     incomplete: int = 0,
+    unbounded: int = 0,
     split: dict[str, Interval] | None = None,
     tool_shapes: tuple[tuple[str, str], ...] = (),
     edges: tuple[tuple[str, str], ...] = (),
@@ -93,6 +94,7 @@ def make_task(
         model_calls=model_calls,
         tool_calls=tool_calls,
         usage_incomplete_calls=incomplete,
+        unbounded_calls=unbounded,
         claims=Claims(
             acceptable=acceptable,
             business_value_usd=D(value),
@@ -246,6 +248,31 @@ def test_interval_straddling_a_limit_is_incomplete_with_the_reason() -> None:
     assert reason.text() in render_markdown(ev)
 
 
+def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
+    """An audit: usage-incomplete calls that recorded no input have no high cost (their
+    interval bounds their output only); a corpus tree's four such calls gave SCALE with a
+    trace-cost limit at the interval's high end, the true cost above it. A cost gate now
+    passes at best at the low cost: INCOMPLETE, said why; a gate failing at low still fails."""
+    tasks = [make_task(0, 2, 3, incomplete=1, unbounded=1), *(make_task(i) for i in range(1, 4))]
+    ev = evaluate(make_workload(tasks))
+    assert ev.decision == "INCOMPLETE"
+    costs = ("cost-per-acceptable-outcome", "p95-task-cost", "expected-net-value")
+    assert all(gate(ev, c).status == "indeterminate" for c in (*costs, "runtime-caps"))
+    assert gate(ev, "acceptable-rate").status == "pass"  # no cost in it
+    codes = {r.code for r in ev.reasons}
+    assert codes == {"EVAL-COST-UNBOUNDED"}
+    trace = next(r for r in ev.reasons if r.check == "runtime-caps")
+    assert trace.text() == (
+        "runtime-caps: 1 usage-incomplete call recorded no input, so the trace cost per task "
+        "at high cost ($3.0000) bounds its output only, not its cost: the limit ($10.0000) is "
+        "met only at low cost ($2.0000)"
+    )
+    bounded = [make_task(0, 2, 3, incomplete=1), *(make_task(i) for i in range(1, 4))]
+    assert evaluate(make_workload(bounded)).decision == "SCALE"  # the same interval, bounded
+    failing = [make_task(0, 11, 12, incomplete=1, unbounded=1), *(make_task(i) for i in (1, 2, 3))]
+    assert gate(evaluate(make_workload(failing)), "runtime-caps").status == "fail"
+
+
 def test_indeterminate_beats_a_certain_stop() -> None:
     tasks = [make_task(0, 2, 12, incomplete=1, value=0), *(make_task(i, value=0) for i in (1, 2))]
     ev = evaluate(make_workload(tasks))
@@ -329,16 +356,18 @@ def test_decision_contract_digest_by_hand() -> None:
     assert evaluate(scale()).decision_contract_sha256 == expected
     assert decision_contract_digest(CHECKS[:-1]) != expected
     assert decision_contract_digest(tuple(reversed(CHECKS))) != expected
-    # The gates that read a task's effective cost are at 1.1 (human cost rounded to 10 places):
-    # a report made by 1.0 names another digest, so a changed method is visible.
+    # The gates that read a task's effective cost are at 1.2 (1.1: human cost rounded to 10
+    # places; 1.2: a cost with no high end passes at best at the low), the runtime caps at 1.1
+    # (1.2's rule for the trace cost): a report made before names another digest, so a changed
+    # method is visible.
     versions = {c.info.id: c.info.version for c in CHECKS}
     assert versions == {
         "acceptable-rate": "1.0",
-        "cost-per-acceptable-outcome": "1.1",
-        "p95-task-cost": "1.1",
-        "expected-net-value": "1.1",
-        "incremental-net-value": "1.1",
-        "runtime-caps": "1.0",
+        "cost-per-acceptable-outcome": "1.2",
+        "p95-task-cost": "1.2",
+        "expected-net-value": "1.2",
+        "incremental-net-value": "1.2",
+        "runtime-caps": "1.1",
         "sample-size": "1.0",
     }
 
@@ -406,6 +435,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-GATE-DISABLED",
         "EVAL-GATE-UNAVAILABLE",
         "EVAL-GATE-INDETERMINATE",
+        "EVAL-COST-UNBOUNDED",
         "EVAL-SAMPLE-TOO-SMALL",
         "EVAL-REPEATED-TOOL-SHAPE",
         "EVAL-DEPENDENCY-CYCLE",
@@ -480,7 +510,7 @@ def test_markdown_report_carries_every_fact() -> None:
 def test_text_report() -> None:
     text = render_text(evaluate(assist()))
     assert text.startswith("Decision: ASSIST (exit 3)")
-    assert "[fail] runtime-caps v1.0" in text
+    assert "[fail] runtime-caps v1.1" in text
     assert "decision contract:" in text
 
 

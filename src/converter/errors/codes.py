@@ -463,8 +463,9 @@ CODES: dict[str, CodeInfo] = {
         "was written before the input was counted: max_output_tokens bounds such a call's "
         "output, and neither end of its cost interval holds its input.",
         "Convert again once the sessions are idle, if they may still be running. Otherwise read "
-        "the high cost as short by these calls' input (the report counts them); the contract "
-        "cannot change it.",
+        "the high cost as short by these calls' input (the report counts them; evaluate takes "
+        "no cost gate as met at the high cost, EVAL-COST-UNBOUNDED); the contract cannot "
+        "change it.",
         blocking=False,
     ),
     "CC-REC-SYNTHETIC": _c(
@@ -1076,6 +1077,15 @@ CODES: dict[str, CodeInfo] = {
         "their output: set it to the output limit your Claude Code requests "
         "(CLAUDE_CODE_MAX_OUTPUT_TOKENS), if lower than the model's. Or convert with "
         "--provider-bodies, if Claude Code wrote them: a call's response gives its final usage.",
+    ),
+    "EVAL-COST-UNBOUNDED": _c(
+        "A cost gate meets its limit at the high cost, but usage-incomplete calls that recorded "
+        "no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT) have no high cost: their interval bounds "
+        "their output only, while every call reads input. The limit is not shown to be met, "
+        "so the decision is INCOMPLETE.",
+        "Convert again once the sessions are idle, or with --provider-bodies if Claude Code "
+        "wrote them (a call's response gives its final usage); a gateway that writes such stubs "
+        "records no input until a call ends.",
     ),
     "EVAL-SAMPLE-TOO-SMALL": _c(
         "The workload has fewer tasks than the policy's min_tasks, so the decision is INCOMPLETE.",

@@ -62,9 +62,7 @@ def _measure(
     """A value with no meaning (nothing to divide by) fails: it cannot show the limit is met."""
 
     def passes(value: Decimal | None) -> bool:
-        if value is None:
-            return False
-        return value <= limit if comparison == "<=" else value >= limit
+        return _passes(value, limit, comparison)
 
     return Measure(
         name=name,
@@ -74,6 +72,24 @@ def _measure(
         comparison=comparison,
         passes_at_low_cost=passes(observed.at_low_cost),
         passes_at_high_cost=passes(observed.at_high_cost),
+    )
+
+
+def _passes(value: Decimal | None, limit: Decimal, comparison: Comparison) -> bool:
+    if value is None:
+        return False
+    return value <= limit if comparison == "<=" else value >= limit
+
+
+def _unbounded(measures: tuple[Measure, ...], calls: int) -> tuple[Measure, ...]:
+    """With calls whose cost has no high end (usage-incomplete calls that recorded no input:
+    the interval bounds their output only), a cost measure that meets its limit at the high
+    end does not show it is met: its worst case is unknown, and it passes at best at the low."""
+    if not calls:
+        return measures
+    return tuple(
+        m.model_copy(update={"passes_at_high_cost": False}) if m.unit == "usd" else m
+        for m in measures
     )
 
 
@@ -146,7 +162,9 @@ def _check(
 
 # 1.1: a task's effective cost takes its human cost rounded half-even to 10 decimal places (the
 # pricing quantum) where 1.0 kept 50 digits; a limit written with more places can decide apart.
-_EFFECTIVE_COST_VERSION = "1.1"
+# 1.2: with usage-incomplete calls that recorded no input, a cost measure passes at best at the
+# low cost (`_unbounded`): 1.1 took their interval's high end for the worst case.
+_EFFECTIVE_COST_VERSION = "1.2"
 
 
 # SPEC §10's table, in its order. The order is part of the decision contract.
@@ -198,6 +216,7 @@ CHECKS: tuple[Check, ...] = (
         "max model and tool calls per task <= max_calls_per_task "
         "and max trace cost per task <= max_trace_cost_per_task_usd",
         _runtime_caps,
+        "1.1",  # 1.1: the trace cost is a cost measure for `_unbounded`
     ),
     _check("sample-size", "sample size", "INCOMPLETE", "tasks >= min_tasks", _sample_size),
 )
@@ -227,8 +246,9 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
     if len(set(ids)) != len(ids):
         raise ValueError("a check id appears twice in the check set")  # a bug, not input
     tasks, metrics = compute(workload)
-    gates = tuple(_run(c, metrics, workload.policy) for c in checks)
-    reasons = _reasons(gates, metrics)
+    unbounded = sum(t.unbounded_calls for t in workload.tasks)
+    gates = tuple(_run(c, metrics, workload.policy, unbounded) for c in checks)
+    reasons = _reasons(gates, metrics, unbounded)
     decision = _decide(gates, reasons)
     return Evaluation(
         decision=decision,
@@ -249,8 +269,9 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
     )
 
 
-def _run(check: Check, metrics: Metrics, policy: Policy) -> GateResult:
-    measures = check.measure(metrics, policy)
+def _run(check: Check, metrics: Metrics, policy: Policy, unbounded: int) -> GateResult:
+    measured = check.measure(metrics, policy)
+    measures = None if measured is None else _unbounded(measured, unbounded)
     if check.info.id in policy.disabled_checks:
         # Measured all the same, so a report shows what the gate would have said; the status
         # alone decides, and "disabled" makes the decision INCOMPLETE.
@@ -263,18 +284,18 @@ def _run(check: Check, metrics: Metrics, policy: Policy) -> GateResult:
     return GateResult(check=check.info, status=status, measures=measures)
 
 
-def _reasons(gates: tuple[GateResult, ...], metrics: Metrics) -> tuple[Reason, ...]:
+def _reasons(gates: tuple[GateResult, ...], metrics: Metrics, unbounded: int) -> tuple[Reason, ...]:
     reasons: list[Reason] = []
     present = {g.check.coverage for g in gates}
     for coverage in REQUIRED_COVERAGE:
         if coverage not in present:
             reasons.append(Reason(code="EVAL-GATE-MISSING", coverage=coverage))
     for gate in gates:
-        reasons.extend(_gate_reasons(gate, metrics))
+        reasons.extend(_gate_reasons(gate, metrics, unbounded))
     return tuple(reasons)
 
 
-def _gate_reasons(gate: GateResult, metrics: Metrics) -> list[Reason]:
+def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: int) -> list[Reason]:
     info = gate.check
     if gate.status == "disabled":
         return [Reason(code="EVAL-GATE-DISABLED", coverage=info.coverage, check=info.id)]
@@ -296,20 +317,39 @@ def _gate_reasons(gate: GateResult, metrics: Metrics) -> list[Reason]:
     if gate.status != "indeterminate":
         return []
     return [
-        Reason(
-            code="EVAL-GATE-INDETERMINATE",
+        _indeterminate(info, m, metrics, unbounded)
+        for m in gate.measures
+        if m.passes_at_low_cost != m.passes_at_high_cost
+    ]
+
+
+def _indeterminate(info: CheckInfo, m: Measure, metrics: Metrics, unbounded: int) -> Reason:
+    """Why a measure's verdict is not one: its cost interval straddles the limit, or its high
+    end meets the limit but is no bound (`_unbounded`)."""
+    low, high = m.observed.ordered() or (None, None)
+    if _passes(m.observed.at_high_cost, m.limit, m.comparison):
+        return Reason(
+            code="EVAL-COST-UNBOUNDED",
             coverage=info.coverage,
             check=info.id,
             measure=m.name,
             unit=m.unit,
-            usage_incomplete_calls=metrics.usage_incomplete_calls,
-            low=span[0],
-            high=span[1],
+            usage_incomplete_calls=unbounded,
+            low=low,
+            high=high,
             limit=m.limit,
         )
-        for m in gate.measures
-        if m.passes_at_low_cost != m.passes_at_high_cost and (span := m.observed.ordered())
-    ]
+    return Reason(
+        code="EVAL-GATE-INDETERMINATE",
+        coverage=info.coverage,
+        check=info.id,
+        measure=m.name,
+        unit=m.unit,
+        usage_incomplete_calls=metrics.usage_incomplete_calls,
+        low=low,
+        high=high,
+        limit=m.limit,
+    )
 
 
 def _decide(gates: tuple[GateResult, ...], reasons: tuple[Reason, ...]) -> Decision:

@@ -101,6 +101,8 @@ class TaskFacts(Closed):
     model_calls: Count  # hidden calls included
     tool_calls: Count
     usage_incomplete_calls: Count
+    # of those, calls that recorded no input: their cost's high end is no bound (checks.py)
+    unbounded_calls: Count = 0
     claims: Claims
     cost_by_agent_type: dict[AgentTypeKey, Interval]
     cost_by_model: dict[ModelName, Interval]
@@ -128,6 +130,8 @@ class TaskFacts(Closed):
             raise ValueError("cost_by_model exceeds the task's spend")
         if self.cache_read_tokens > self.input_tokens_total:
             raise ValueError("cache read tokens exceed total input tokens")
+        if self.unbounded_calls > self.usage_incomplete_calls:
+            raise ValueError("more calls without input than usage-incomplete calls")
         if self.usage_incomplete_calls > self.model_calls:
             raise ValueError("more usage-incomplete calls than model calls")
         return self

@@ -195,6 +195,15 @@ class Reason(Closed):
         verb = "leaves" if calls == 1 else "leave"
         bounds = [b for b in (self.low, self.high) if b is not None]
         places = None if self.limit is None else places_against(self.limit, bounds, self.unit)
+        if self.code == "EVAL-COST-UNBOUNDED":
+            them = "its" if calls == 1 else "their"
+            return (
+                f"{where}: {counted(calls, 'usage-incomplete call')} recorded no input, so the "
+                f"{self.measure} at high cost ({number(self.high, self.unit, places)}) bounds "
+                f"{them} output only, not {them} cost: the limit "
+                f"({number(self.limit, self.unit, places)}) is met only at low cost "
+                f"({number(self.low, self.unit, places)})"
+            )
         return (
             f"{where}: {counted(calls, 'usage-incomplete call')} {verb} the {self.measure} between "
             f"{number(self.low, self.unit, places)} and {number(self.high, self.unit, places)} "

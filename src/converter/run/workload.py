@@ -226,6 +226,7 @@ class _Task:
         self.model_calls = 0
         self.tool_calls = 0
         self.incomplete = 0
+        self.unbounded = 0
         self.cache_read = 0
         self.input_total = 0
         self.shapes: list[tuple[str, str]] = []
@@ -243,16 +244,20 @@ class _Task:
         u = event.usage
         self.model_calls += 1
         self.incomplete += not event.usage_complete
-        self.by_model[event.model][0] += low
-        self.by_model[event.model][1] += high
-        self.cache_read += u.cache_read_input_tokens
-        self.input_total += (
+        read = (
             u.input_tokens
             + u.cache_read_input_tokens
             + u.cache_creation_5m_input_tokens
             + u.cache_creation_1h_input_tokens
             + u.cache_creation_unsplit_input_tokens
         )
+        # A stub that recorded no input: every call reads some, so its high end bounds only
+        # its output, not its cost (CC-REC-USAGE-INCOMPLETE-NO-INPUT).
+        self.unbounded += not event.usage_complete and read == 0
+        self.by_model[event.model][0] += low
+        self.by_model[event.model][1] += high
+        self.cache_read += u.cache_read_input_tokens
+        self.input_total += read
 
 
 def _interval(pair: list[Decimal]) -> Interval:
@@ -324,6 +329,7 @@ class FactsBuilder:
                     model_calls=acc.model_calls,
                     tool_calls=acc.tool_calls,
                     usage_incomplete_calls=acc.incomplete,
+                    unbounded_calls=acc.unbounded,
                     claims=claims,
                     cost_by_agent_type={k: _interval(v) for k, v in sorted(acc.by_type.items())},
                     cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
