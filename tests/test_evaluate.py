@@ -273,6 +273,26 @@ def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
     assert gate(evaluate(make_workload(failing)), "runtime-caps").status == "fail"
 
 
+def test_contract_amounts_add_exactly_at_every_digit_they_may_have() -> None:
+    """An audit: amounts may hold 30 digits each side of the point, the kernel added them in 50
+    significant digits; a remediation of 1e20 + 1e-30 lost its last digit and a p95 limit
+    1e-30 under the exact cost passed (SCALE where exact arithmetic says ASSIST)."""
+    remediation = D("100000000000000000000.000000000000000000000000000001")
+    tasks = [make_task(i, remediation=remediation) for i in range(4)]
+    exact = D("100000000000000000004.000000000000000000000000000001")  # spend + 2 minutes + it
+    limits = {
+        "max_cost_per_acceptable_outcome_usd": D("1e29"),
+        "min_expected_net_value_per_attempt_usd": D("-1e29"),
+        "min_incremental_net_value_vs_baseline_usd": D("-1e29"),
+        "max_trace_cost_per_task_usd": D(10),
+    }
+    under = D("100000000000000000004.000000000000000000000000000000")  # 1e-30 below
+    below = evaluate(make_workload(tasks, max_p95_task_cost_usd=under, **limits))
+    assert gate(below, "p95-task-cost").status == "fail"
+    at = evaluate(make_workload(tasks, max_p95_task_cost_usd=exact, **limits))
+    assert gate(at, "p95-task-cost").status == "pass"
+
+
 def test_indeterminate_beats_a_certain_stop() -> None:
     tasks = [make_task(0, 2, 12, incomplete=1, value=0), *(make_task(i, value=0) for i in (1, 2))]
     ev = evaluate(make_workload(tasks))
@@ -744,6 +764,21 @@ def test_an_indeterminate_reason_shows_its_bounds_on_their_sides_of_the_limit() 
     ]
     [reason] = evaluate(make_workload(tasks)).reasons
     assert reason.text().endswith("between $9.99999 and $10.00001 (limit $10.00000)")
+
+
+def test_a_limit_with_thirty_places_is_shown_and_written_whole() -> None:
+    """An audit: text and Markdown printed a 31-place limit rounded at 28 digits (abs() in the
+    default context), no longer the policy's value; the JSON gate rounded its limit and its
+    observed rate to 12 places, where both read 0.666666666667 for a failing gate."""
+    limit = D("0.666666666666666666666666666667")
+    tasks = [make_task(i, acceptable=i < 4) for i in range(6)]
+    ev = evaluate(make_workload(tasks, min_acceptable_rate=limit))
+    assert gate(ev, "acceptable-rate").status == "fail"
+    measure = json.loads(render_json(ev))["gates"][0]["measures"][0]
+    assert measure["limit"] == "0.666666666666666666666666666667"
+    observed = D(measure["observed"]["at_low_cost"])
+    assert observed < limit  # reads on its side of the limit, as the verdict says
+    assert usd(D("5.159780033333333333333333333333"), 31) == "$5.1597800333333333333333333333330"
 
 
 def test_a_disabled_gate_still_shows_what_it_would_have_said() -> None:

@@ -5,7 +5,9 @@
 - Rates in text and Markdown: four decimals (`0.8500`); shares of tokens as percentages with two
   decimals (`12.34%`).
 - JSON: decimal strings, exact, except values with more than 12 decimal places (means, ratios and
-  human cost divide) which are rounded half-even to 12. Never a float.
+  human cost divide) which are rounded half-even to 12 — a gate's observed value to more where
+  12 would show it on the other side of its limit; a gate's limit is never rounded. Never a
+  float.
 - A gate's limit and observed value in text and Markdown: the limit with every decimal the
   policy gave (four at least), the observed value with as many as the limit and more where
   needed (all of its own at most), so that it reads on the same side of the limit as it is
@@ -15,6 +17,7 @@
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Context, Decimal
+from typing import overload
 
 MONEY_PLACES = 4
 RATE_PLACES = 4
@@ -30,7 +33,7 @@ def _quantize(value: Decimal, places: int) -> Decimal:
 
 def usd(value: Decimal, places: int = MONEY_PLACES) -> str:
     quantized = _quantize(value, places)
-    text = f"${abs(quantized):,.{places}f}"
+    text = f"${quantized.copy_abs():,.{places}f}"  # abs() would round to 28 digits
     return "-" + text if quantized < 0 else text
 
 
@@ -50,10 +53,20 @@ def percent(part: int, whole: int) -> str:
     return f"{_quantize(share, 2):.2f}%"
 
 
-def json_decimal(value: Decimal) -> str:
+@overload
+def json_decimal(value: Decimal, places: int = JSON_MAX_PLACES) -> str: ...
+
+
+@overload
+def json_decimal(value: None, places: int = JSON_MAX_PLACES) -> None: ...
+
+
+def json_decimal(value: Decimal | None, places: int = JSON_MAX_PLACES) -> str | None:
+    if value is None:
+        return None
     exponent = value.as_tuple().exponent
-    if isinstance(exponent, int) and exponent < -JSON_MAX_PLACES:
-        value = _quantize(value, JSON_MAX_PLACES)
+    if isinstance(exponent, int) and exponent < -places:
+        value = _quantize(value, places)
     return format(value, "f")
 
 

@@ -2,9 +2,11 @@
 
 Pure: a `Workload` in, values out. Every measure that depends on cost is computed twice, with
 every task at its low cost and at its high cost; each measure is monotone in every task's cost,
-so those two runs bound it exactly. Arithmetic runs in a local decimal context of 50 significant
-digits (half-even): sums and products of contract amounts stay exact, only quotients (means,
-ratios, minutes → dollars) round, far below the four decimals a report shows.
+so those two runs bound it exactly. Arithmetic runs in a local decimal context of 200
+significant digits (half-even): sums and products of contract amounts (up to 30 digits each side
+of the point) stay exact, only quotients (means, ratios, minutes → dollars) round, far below the
+places a report shows. (50 digits, before 0.4.4, rounded the sum of two amounts of 21 and 30
+digits apart: a gate 1e-30 from its limit could pass.)
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from converter.evaluate.result import Bounds, Metrics, Span, TaskCost
 from converter.limits import MONEY_PLACES, MONEY_QUANTUM
 
 _CONTEXT = Context(
-    prec=50, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation, DivisionByZero, Overflow]
+    prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation, DivisionByZero, Overflow]
 )
 # Wide enough that any contract amount (30 digits each side of the point) times another, to
 # the quantum, is exact before the one rounding.

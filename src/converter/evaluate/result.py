@@ -5,11 +5,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import PlainSerializer
+from pydantic import PlainSerializer, field_serializer
 
 from converter.contract.model import CheckId
 from converter.errors import Exit
-from converter.evaluate.fmt import json_decimal, number, places_against
+from converter.evaluate.fmt import JSON_MAX_PLACES, json_decimal, number, places_against
 from converter.evaluate.inputs import (
     AgentTypeKey,
     Baseline,
@@ -147,10 +147,25 @@ class Measure(Closed):
     name: MeasureName
     unit: Unit
     observed: Bounds
-    limit: Dec
+    limit: Decimal
     comparison: Comparison
     passes_at_low_cost: bool
     passes_at_high_cost: bool
+
+    @field_serializer("limit", when_used="json")
+    def _limit(self, limit: Decimal) -> str:
+        return format(limit, "f")  # the policy's value, every place of it: never rounded
+
+    @field_serializer("observed", when_used="json")
+    def _observed(self, observed: Bounds) -> dict[str, str | None]:
+        """Rounded as every long quotient is (fmt.py), but never past its limit: a value that
+        twelve places would show on the other side keeps the places that tell it."""
+        values = [v for v in (observed.at_low_cost, observed.at_high_cost) if v is not None]
+        places = max(JSON_MAX_PLACES, places_against(self.limit, values, self.unit))
+        return {
+            "at_low_cost": json_decimal(observed.at_low_cost, places),
+            "at_high_cost": json_decimal(observed.at_high_cost, places),
+        }
 
 
 class CheckInfo(Closed):
