@@ -94,7 +94,8 @@ _VERSION = re.compile(r"[0-9]{1,4}(\.[0-9]{1,6}){1,3}")
 
 
 def tokens(text: str) -> list[str]:
-    return [t.strip(":.") for t in _TOKEN.findall(text) if t.strip(":.")]
+    """Words of a text, without the punctuation and the Markdown emphasis (`**`) around them."""
+    return [t.strip(":.*") for t in _TOKEN.findall(text) if t.strip(":.*")]
 
 
 def _string_constants(module: ModuleType) -> Iterator[str]:
