@@ -734,19 +734,23 @@ def test_a_side_question_asked_before_the_first_call_replays_only_prompts(tmp_pa
     assert tasks["msg_side"] == tasks["msg_1"] != tasks["msg_2"]
 
 
-def _with_iterations(folder: Path, passes: list[dict[str, Any]]) -> Path:
-    """A parent whose call lists `passes` in usage.iterations (final, top level 10 in, 5 out)."""
-    usage = {**_usage(), "iterations": passes}
+def _second_call(folder: Path, usage: dict[str, Any], version: str = "2.1.269") -> Path:
+    """A parent whose second call (msg_2, final) has `usage`."""
     extra = _line(
         type="assistant",
         uuid="a2",
         parentUuid="a1",
         sessionId=SID,
-        version="2.1.269",
+        version=version,
         timestamp="2026-09-12T10:00:00.000Z",
         message=_answer("msg_2", "CANARY", usage=usage),
     )
     return _parent(folder, extra)
+
+
+def _with_iterations(folder: Path, passes: list[dict[str, Any]]) -> Path:
+    """A parent whose call lists `passes` in usage.iterations (final, top level 10 in, 5 out)."""
+    return _second_call(folder, {**_usage(), "iterations": passes})
 
 
 _MAIN_PASS = {
@@ -859,6 +863,11 @@ def test_a_call_the_fallback_model_served_with_no_declined_pass_is_its_own(
     assert [r["code"] for r in refused["refusals"]] == ["CC-REC-USAGE-ITERATIONS"]
 
 
+def _with_usage(cli: Any, folder: Path, usage: dict[str, Any]) -> Any:
+    """inspect --json of a parent whose second call (2.1.300) has `usage`."""
+    return cli("inspect", "--json", "--in", str(_second_call(folder, usage, "2.1.300"))).json()
+
+
 @pytest.mark.parametrize(
     ("credit", "counted"),
     [
@@ -874,34 +883,15 @@ def test_a_redeemed_fallback_credit_is_said(
     """A shapes hunt: after a model switch the provider bills the cache a call wrote anew as if
     already cached (`fallback_credit` redeemed); priced as written, silently, its cost was
     overstated with exit 0. It is now said to be an upper bound."""
-    usage = {**_usage(), "fallback_credit": credit}
-    extra = _line(
-        type="assistant",
-        uuid="a2",
-        parentUuid="a1",
-        sessionId=SID,
-        version="2.1.300",
-        timestamp="2026-09-12T10:00:00.000Z",
-        message=_answer("msg_2", "CANARY", usage=usage),
-    )
-    report = cli("inspect", "--json", "--in", str(_parent(tmp_path, extra))).json()
+    report = _with_usage(cli, tmp_path, {**_usage(), "fallback_credit": credit})
     assert report["convertible"] is True, report["refusals"]
     findings = {f["code"]: f["count"] for f in report["findings"]}
     assert findings.get("CC-REC-FALLBACK-CREDIT", 0) == counted
 
 
 def test_a_credit_that_states_an_amount_is_refused(cli: Any, tmp_path: Path) -> None:
-    usage = {**_usage(), "fallback_credit": {"status": {"type": "redeemed"}, "tokens": 900}}
-    extra = _line(
-        type="assistant",
-        uuid="a2",
-        parentUuid="a1",
-        sessionId=SID,
-        version="2.1.300",
-        timestamp="2026-09-12T10:00:00.000Z",
-        message=_answer("msg_2", "CANARY", usage=usage),
-    )
-    report = cli("inspect", "--json", "--in", str(_parent(tmp_path, extra))).json()
+    credit = {"status": {"type": "redeemed"}, "tokens": 900}
+    report = _with_usage(cli, tmp_path, {**_usage(), "fallback_credit": credit})
     assert [r["code"] for r in report["refusals"]] == ["CC-REC-USAGE-UNKNOWN-COUNTER"]
 
 

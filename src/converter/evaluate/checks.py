@@ -327,25 +327,14 @@ def _indeterminate(info: CheckInfo, m: Measure, metrics: Metrics, unbounded: int
     """Why a measure's verdict is not one: its cost interval straddles the limit, or its high
     end meets the limit but is no bound (`_unbounded`)."""
     low, high = m.observed.ordered() or (None, None)
-    if _passes(m.observed.at_high_cost, m.limit, m.comparison):
-        return Reason(
-            code="EVAL-COST-UNBOUNDED",
-            coverage=info.coverage,
-            check=info.id,
-            measure=m.name,
-            unit=m.unit,
-            usage_incomplete_calls=unbounded,
-            low=low,
-            high=high,
-            limit=m.limit,
-        )
+    no_bound = _passes(m.observed.at_high_cost, m.limit, m.comparison)
     return Reason(
-        code="EVAL-GATE-INDETERMINATE",
+        code="EVAL-COST-UNBOUNDED" if no_bound else "EVAL-GATE-INDETERMINATE",
         coverage=info.coverage,
         check=info.id,
         measure=m.name,
         unit=m.unit,
-        usage_incomplete_calls=metrics.usage_incomplete_calls,
+        usage_incomplete_calls=unbounded if no_bound else metrics.usage_incomplete_calls,
         low=low,
         high=high,
         limit=m.limit,
