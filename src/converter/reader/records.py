@@ -419,8 +419,9 @@ _PASS_KEYS = frozenset({*_PASS_COUNTERS, "type", "cache_creation"})
 
 
 _ADVISOR = "advisor_message"
-# A server-side fallback: the model asked for declined and another served the call; whether the
-# declined pass is billed is not settled in public sources, so such a call is not priced.
+# A server-side fallback: the model asked for declined (its `message` pass) and another served
+# the call (this pass); what the declined pass and the credited serving pass are billed is not
+# in the file, so such a call is not priced. Alone, with no declined pass, it is the call's own.
 _FALLBACK = "fallback_message"
 _OWN = "message"
 

@@ -377,8 +377,9 @@ def _instant(timestamp: str | None) -> datetime | None:
 def _launch_of(acc: Account, index: Index, stream: Stream, launches: set[str]) -> str | None:
     """Which of the Workflow calls that launched one run (a run resumed with
     `resumeFromRunId` keeps its id, folder and journal, and adds the agents it dispatches
-    again; docs/claude-code-shapes.md §4) started this agent: the last launched at or before
-    the agent's first record, by the times Claude Code wrote on both. None when that cannot be
+    again; docs/claude-code-shapes.md §3) started this agent: the last launched at or before
+    the agent's first timestamped record, by the times Claude Code wrote on both. None when
+    that cannot be
     told: a time missing or unreadable, two launches at one time, calls in two streams, an
     agent that started before every launch, a result of another tool naming the run."""
     if any(index.tool_name.get(t) != "Workflow" for t in launches):
