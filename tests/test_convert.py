@@ -9,7 +9,7 @@ import shutil
 import stat
 import subprocess
 import sys
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -226,6 +226,43 @@ def test_a_bundle_with_a_call_of_no_input_evaluates_incomplete(cli: Any, tmp_pat
     report = json.loads(result.out)
     assert (report["decision"], result.code) == ("INCOMPLETE", 2)
     assert {r["code"] for r in report["reasons"]} == {"EVAL-COST-UNBOUNDED"}
+
+
+def test_a_task_spend_of_29_digits_reaches_the_gates_whole(cli: Any, tmp_path: Path) -> None:
+    """A review: evaluate summed a task's event costs in Python's default 28 digits; a spend of
+    more digits (a contract price may hold 30 each side of the point) was rounded and passed a
+    trace-cost limit just under it (SCALE, exit 0) that it fails."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    big = "1" + "0" * 24  # per million tokens: $1e18 a token, and $1e-10 more
+    for entry in data["claims"]["pricing"]["models"].values():
+        for tier in entry["tiers"]:
+            tier.update(input=big + ".0001", output="0", cache_read="0")
+            tier.update(cache_write_5m="0", cache_write_1h="0")
+    data["claims"]["pricing"]["price_card"] = None
+    write_json(contract, data)
+    bundle = tmp_path / "b.json"
+    assert _convert(cli, parent, contract, bundle).code == 0
+    events = [e for e in read_json(bundle)["events"] if e.get("kind") == "model"]
+    with localcontext(prec=200):
+        exact = sum((Decimal(e["cost"]["low"]) for e in events), Decimal(0))
+    assert exact.adjusted() + 11 > 28  # more digits than the default context keeps
+    policy = data["claims"]["policy"]
+    policy["max_trace_cost_per_task_usd"] = str(exact.quantize(Decimal(1)) - 1)  # just under
+    huge = "9" * 30  # the most a contract amount may be
+    policy["max_p95_task_cost_usd"] = policy["max_cost_per_acceptable_outcome_usd"] = huge
+    policy["min_expected_net_value_per_attempt_usd"] = "-" + huge
+    policy["min_incremental_net_value_vs_baseline_usd"] = "-" + huge
+    write_json(contract, data)
+    bundle = tmp_path / "b2.json"
+    assert _convert(cli, parent, contract, bundle).code == 0
+    result = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    report = json.loads(result.out)
+    [task] = report["tasks"]
+    assert Decimal(task["spend"]["low"]) == exact
+    runtime = next(g for g in report["gates"] if g["check"]["id"] == "runtime-caps")
+    assert runtime["status"] == "fail", runtime
 
 
 def test_a_renamed_copy_is_not_another_session(cli: Any, tmp_path: Path) -> None:

@@ -293,6 +293,24 @@ def test_contract_amounts_add_exactly_at_every_digit_they_may_have() -> None:
     assert gate(at, "p95-task-cost").status == "pass"
 
 
+def test_an_unbounded_net_value_names_its_ends_as_they_are() -> None:
+    """A review: net value falls as cost rises, and the reason called the larger value the one
+    "at high cost", against the gate's own figures; its JSON limit was rounded to 12 places
+    where the gate's was whole."""
+    tasks = [make_task(0, 2, 3, incomplete=1, unbounded=1), *(make_task(i) for i in range(1, 4))]
+    limit = D("-5.000000000000000000001")
+    ev = evaluate(make_workload(tasks, min_expected_net_value_per_attempt_usd=limit))
+    reason = next(r for r in ev.reasons if r.check == "expected-net-value")
+    observed = gate(ev, "expected-net-value").measures[0].observed
+    assert (reason.low, reason.high) == (observed.at_low_cost, observed.at_high_cost)
+    assert observed.at_low_cost is not None
+    assert observed.at_high_cost is not None
+    assert observed.at_low_cost > observed.at_high_cost
+    data = json.loads(render_json(ev))
+    [written] = [r for r in data["reasons"] if r["check"] == "expected-net-value"]
+    assert written["limit"] == "-5.000000000000000000001"
+
+
 def test_indeterminate_beats_a_certain_stop() -> None:
     tasks = [make_task(0, 2, 12, incomplete=1, value=0), *(make_task(i, value=0) for i in (1, 2))]
     ev = evaluate(make_workload(tasks))

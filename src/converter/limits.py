@@ -1,7 +1,8 @@
 """Bounds every stage shares. Standard library only: the reading worker loads this without
 pydantic, and evaluate without the pricing engine."""
 
-from decimal import Decimal
+from collections.abc import Iterable
+from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
 # A count is a JSON integer every reader takes: within int64, like the transcript's own.
 INT64_MAX = 2**63 - 1
@@ -15,3 +16,16 @@ MAX_TOKEN_COUNT = 2**32
 # so is a task's human cost in evaluate, so every total is the exact sum of its parts.
 MONEY_PLACES = 10
 MONEY_QUANTUM = Decimal(1).scaleb(-MONEY_PLACES)
+
+# Sums of money, in a context wide enough that no total of amounts a contract may hold (30
+# digits each side of the point) or a bundle may carry is rounded: Python's default context
+# keeps 28 significant digits, and would round a total of 29 or more.
+MONEY_SUMS = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation])
+
+
+def money_sum(values: Iterable[Decimal]) -> Decimal:
+    """The exact sum of amounts (`MONEY_SUMS`)."""
+    total = Decimal(0)
+    for value in values:
+        total = MONEY_SUMS.add(total, value)
+    return total

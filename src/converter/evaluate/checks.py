@@ -326,8 +326,11 @@ def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: int) -> list[Re
 def _indeterminate(info: CheckInfo, m: Measure, metrics: Metrics, unbounded: int) -> Reason:
     """Why a measure's verdict is not one: its cost interval straddles the limit, or its high
     end meets the limit but is no bound (`_unbounded`)."""
-    low, high = m.observed.ordered() or (None, None)
     no_bound = _passes(m.observed.at_high_cost, m.limit, m.comparison)
+    # Unbounded: the values at low and at high cost, so named (net value falls as cost rises);
+    # straddling: the two ends in order, "between" them.
+    ends = (m.observed.at_low_cost, m.observed.at_high_cost)
+    low, high = ends if no_bound else m.observed.ordered() or (None, None)
     return Reason(
         code="EVAL-COST-UNBOUNDED" if no_bound else "EVAL-GATE-INDETERMINATE",
         coverage=info.coverage,

@@ -26,6 +26,7 @@ from converter.firewall.types import (
     Sha256,
     Timestamp,
 )
+from converter.limits import money_sum
 from converter.pricing.model import CardId
 
 NonNegative = Annotated[Decimal, Field(ge=0, allow_inf_nan=False)]
@@ -117,15 +118,15 @@ class TaskFacts(Closed):
     @model_validator(mode="after")
     def _consistent(self) -> TaskFacts:
         split = self.cost_by_agent_type.values()
-        if (sum((i.low for i in split), Decimal(0)), sum((i.high for i in split), Decimal(0))) != (
+        if (money_sum(i.low for i in split), money_sum(i.high for i in split)) != (
             self.spend.low,
             self.spend.high,
         ):
             raise ValueError("cost_by_agent_type does not add up to the task's spend")
         models = self.cost_by_model.values()
         if (
-            sum((i.low for i in models), Decimal(0)) > self.spend.low
-            or sum((i.high for i in models), Decimal(0)) > self.spend.high
+            money_sum(i.low for i in models) > self.spend.low
+            or money_sum(i.high for i in models) > self.spend.high
         ):
             raise ValueError("cost_by_model exceeds the task's spend")
         if self.cache_read_tokens > self.input_tokens_total:

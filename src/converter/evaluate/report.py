@@ -21,6 +21,7 @@ from converter.evaluate.result import (
     Span,
     TaskCost,
 )
+from converter.limits import MONEY_SUMS, money_sum
 from converter.text import counted
 
 _SYMBOL = {"<=": "≤", ">=": "≥"}
@@ -144,7 +145,7 @@ def _agent_cell(ev: Evaluation, column: str, part: Interval | Span | None) -> st
 
 
 def _sum(values: list[Decimal]) -> Decimal:
-    return sum(values, _ZERO)
+    return money_sum(values)
 
 
 def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[str]:
@@ -268,8 +269,8 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     parts = m.cost_by_agent_type.values()
     low, high = _sum([p.low for p in parts]), _sum([p.high for p in parts])
     models = m.cost_by_model.values()
-    tools_low = low - _sum([p.low for p in models])
-    tools_high = high - _sum([p.high for p in models])
+    tools_low = MONEY_SUMS.subtract(low, _sum([p.low for p in models]))
+    tools_high = MONEY_SUMS.subtract(high, _sum([p.high for p in models]))
     rows.append(["tool calls", usd_span(tools_low, tools_high)])
     rows.append(["**all**", usd_span(low, high)])
     return rows

@@ -158,14 +158,19 @@ class Measure(Closed):
 
     @field_serializer("observed", when_used="json")
     def _observed(self, observed: Bounds) -> dict[str, str | None]:
-        """Rounded as every long quotient is (fmt.py), but never past its limit: a value that
-        twelve places would show on the other side keeps the places that tell it."""
-        values = [v for v in (observed.at_low_cost, observed.at_high_cost) if v is not None]
-        places = max(JSON_MAX_PLACES, places_against(self.limit, values, self.unit))
+        places = _json_places(self.limit, (observed.at_low_cost, observed.at_high_cost), self.unit)
         return {
             "at_low_cost": json_decimal(observed.at_low_cost, places),
             "at_high_cost": json_decimal(observed.at_high_cost, places),
         }
+
+
+def _json_places(limit: Decimal, values: tuple[Decimal | None, ...], unit: str | None) -> int:
+    """Places for values compared with a limit in JSON: rounded as every long quotient is
+    (fmt.py), but never past the limit: a value that twelve places would show on the other
+    side keeps the places that tell it."""
+    known = [v for v in values if v is not None]
+    return max(JSON_MAX_PLACES, places_against(limit, known, unit))
 
 
 class CheckInfo(Closed):
@@ -191,9 +196,19 @@ class Reason(Closed):
     measure: MeasureName | None = None
     unit: Unit | None = None
     usage_incomplete_calls: Count | None = None
-    low: Dec | None = None
-    high: Dec | None = None
-    limit: Dec | None = None
+    low: Decimal | None = None
+    high: Decimal | None = None
+    limit: Decimal | None = None
+
+    @field_serializer("limit", when_used="json")
+    def _limit(self, limit: Decimal | None) -> str | None:
+        return None if limit is None else format(limit, "f")  # the policy's, whole
+
+    @field_serializer("low", "high", when_used="json")
+    def _bound(self, value: Decimal | None) -> str | None:
+        if value is None or self.limit is None:
+            return json_decimal(value)
+        return json_decimal(value, _json_places(self.limit, (self.low, self.high), self.unit))
 
     def text(self) -> str:
         where = self.check or self.coverage

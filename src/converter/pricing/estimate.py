@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from converter.firewall.view import PublicAccount
+from converter.limits import MONEY_SUMS
 from converter.pricing.card import (
     CardModel,
     PriceCard,
@@ -122,10 +123,9 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
         low, high = min(p.low for p in priced), max(p.high for p in priced)
         out.priced_calls += 1
         out.assumed_standard_calls += unrecorded_else_standard(event.context.key())
-        out.low += low
-        out.high += high
+        add = MONEY_SUMS.add  # exact: the default context keeps 28 digits
+        out.low, out.high = add(out.low, low), add(out.high, high)
         model = out.by_model.setdefault(event.model, ModelCost())
         model.calls += 1
-        model.low += low
-        model.high += high
+        model.low, model.high = add(model.low, low), add(model.high, high)
     return out

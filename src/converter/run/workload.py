@@ -36,6 +36,7 @@ from converter.evaluate import (
 from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
+from converter.limits import MONEY_SUMS
 from converter.pricing.model import PricingClaims
 
 if TYPE_CHECKING:
@@ -233,10 +234,10 @@ class _Task:
 
     def add(self, event: ModelEventOut | ToolEventOut, agent_type: str) -> None:
         low, high = event.cost.low, event.cost.high
-        self.low += low
-        self.high += high
-        self.by_type[agent_type][0] += low
-        self.by_type[agent_type][1] += high
+        add = MONEY_SUMS.add  # exact: the default context keeps 28 digits
+        self.low, self.high = add(self.low, low), add(self.high, high)
+        by_type = self.by_type[agent_type]
+        by_type[0], by_type[1] = add(by_type[0], low), add(by_type[1], high)
         if isinstance(event, ToolEventOut):
             self.tool_calls += 1
             self.shapes.append((event.name, shape_key(event.shape)))
@@ -254,8 +255,8 @@ class _Task:
         # A stub that recorded no input: every call reads some, so its high end bounds only
         # its output, not its cost (CC-REC-USAGE-INCOMPLETE-NO-INPUT).
         self.unbounded += not event.usage_complete and read == 0
-        self.by_model[event.model][0] += low
-        self.by_model[event.model][1] += high
+        by_model = self.by_model[event.model]
+        by_model[0], by_model[1] = add(by_model[0], low), add(by_model[1], high)
         self.cache_read += u.cache_read_input_tokens
         self.input_total += read
 
