@@ -131,7 +131,12 @@ def _summaries(acc: Account) -> None:
     credited = sum(c.usage.credit_redeemed for c in acc.calls.values())
     if credited:
         acc.findings["CC-REC-FALLBACK-CREDIT"] += credited
-    refused = {r.msg_id for s in acc.streams for r in s.records if r.refusal and r.msg_id}
+    refused = {
+        r.msg_id
+        for s in acc.streams
+        for r in s.records
+        if r.refusal and r.msg_id and not r.synthetic  # an API-error placeholder is no call
+    }
     refused_calls = sum(msg_id in acc.calls for msg_id in refused)
     if refused_calls:
         acc.findings["CC-REC-REFUSED-CALL"] += refused_calls
