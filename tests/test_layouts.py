@@ -895,6 +895,24 @@ def test_a_credit_that_states_an_amount_is_refused(cli: Any, tmp_path: Path) -> 
     assert [r["code"] for r in report["refusals"]] == ["CC-REC-USAGE-UNKNOWN-COUNTER"]
 
 
+def test_a_synthetic_refusal_marks_no_call_refused(cli: Any, tmp_path: Path) -> None:
+    """A review: an API-error placeholder saying refusal under a real call's id marked the
+    call refused."""
+    placeholder = {**_answer("msg_1", "CANARY", stop_reason="refusal"), "model": "<synthetic>"}
+    extra = _line(
+        type="assistant",
+        uuid="a2",
+        parentUuid="a1",
+        sessionId=SID,
+        version="2.1.300",
+        timestamp="2026-09-12T10:00:00.000Z",
+        isApiErrorMessage=True,
+        message=placeholder,
+    )
+    report = cli("inspect", "--json", "--in", str(_parent(tmp_path, extra))).json()
+    assert "CC-REC-REFUSED-CALL" not in {f["code"] for f in report["findings"]}, report
+
+
 def test_a_refused_call_is_said_once_however_many_fragments(cli: Any, tmp_path: Path) -> None:
     """A call the model declined (`stop_reason` refusal) is billed only for what it wrote: a
     shapes hunt found it priced in full with no word. Counted once per call."""
