@@ -271,7 +271,7 @@ def test_a_session_folder_copied_elsewhere_is_flagged(tmp_path: Path, cli: Any) 
     shutil.copytree(exp.parent.parent / exp.parent.stem, root / "b" / exp.parent.stem)
     result = cli("scan", str(root), "--json", "--jobs", "1").json()
     row = result["sessions"][0]
-    assert row["split"] is True
+    assert row["split"] is False  # one main transcript (a scan hunt: it was said to be split)
     assert row["status"] == "refused"
     assert "CC-TREE-AMBIGUOUS-JOIN" in row["refusals"]
     assert row["model_calls"] == exp.model_calls
@@ -303,9 +303,11 @@ def test_a_worktrees_session_folder_is_read_with_its_transcript(tmp_path: Path, 
     [row] = result["sessions"]
     assert (row["status"], row["refusals"]) == ("convertible", [])
     assert row["model_calls"] == exp.model_calls
+    assert row["split"] is False  # a scan hunt: "[split]", against README's definition
     text = cli("scan", str(root), "--jobs", "1").out
     assert "1 session folder with its main transcript in another project folder" in text
     assert "PARENT-MISSING" not in text
+    assert "[split]" not in text
 
 
 def test_show_paths_names_the_stray_folder_of_a_split_session(tmp_path: Path, cli: Any) -> None:
@@ -427,7 +429,9 @@ def test_the_pool_is_never_larger_than_the_sessions(
     assert result.json()["totals"]["sessions"] == 3
 
 
-def _slow_part(parent: str, identities: bool = False, elsewhere: Any = ()) -> dict[str, Any]:
+def _slow_part(
+    parent: str, identities: bool = False, elsewhere: Any = (), siblings: Any = ()
+) -> dict[str, Any]:
     """A stand-in for inspecting a tree: `quick` at once, any other one slowly."""
     if not parent.endswith("quick"):
         time.sleep(15)
@@ -473,7 +477,7 @@ import os, sys, time
 from pathlib import Path
 import converter.run.scan as scan
 
-def slow(parent, identities=False, elsewhere=()):
+def slow(parent, identities=False, elsewhere=(), siblings=()):
     Path(sys.argv[1], str(os.getpid())).touch()
     time.sleep(60)
     return {}
@@ -654,7 +658,9 @@ def test_two_parts_of_one_session_add_up_and_convert(tmp_path: Path, cli: Any) -
     assert row["tokens"] == first.total_tokens + second.total_tokens
 
 
-def _dies_on(parent: str, identities: bool = False, elsewhere: Any = ()) -> dict[str, Any]:
+def _dies_on(
+    parent: str, identities: bool = False, elsewhere: Any = (), siblings: Any = ()
+) -> dict[str, Any]:
     if parent == "dies":
         os._exit(9)  # as the OOM killer would end it
     return {"codes": [], "ok": parent}
@@ -812,3 +818,53 @@ def test_a_bug_in_one_tree_is_its_row_and_exit_70(
     assert "internal error (a bug) inspecting 1 session(s)" in result.err
     died = {"sessions": [{"errors": ["WorkerDied"]}, {"errors": ["MemoryError"]}, {"errors": []}]}
     assert scan_module.bug_rows(died) == 0
+
+
+def test_2_0_agent_transcripts_are_sorted_out_once_per_project_folder(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A scan hunt: each tree listed its project folder and read every 2.0.x agent transcript
+    in it, quadratic (600 such sessions in one folder: 336 s). scan now sorts them out once, by
+    the sessions their records name; each row is still what `inspect` says of that session."""
+    from tests.test_layouts import OTHER, SID, _parent, _sibling
+
+    project = tmp_path / "projects" / "-home-dev-legacy"
+    project.mkdir(parents=True)
+    mine = _parent(project)
+    theirs = project / f"{OTHER}.jsonl"
+    theirs.write_text(mine.read_text().replace(SID, OTHER))
+    _sibling(project, "agent-1a2b3c4d.jsonl", SID)  # an orphan child of SID: refused there
+    _sibling(project, "agent-5e6f7a8b.jsonl", OTHER)  # and one of OTHER's
+    _sibling(project, "agent-9c0d1e2f.jsonl", "12345678-2222-4333-8444-555555555555")  # no one's
+    (project / "agent-0a0b0c0d.jsonl").symlink_to(project / "agent-1a2b3c4d.jsonl")
+    found = scan_module.find_sessions(tmp_path / "projects")
+    names = {p.name: sorted(Path(s).name for s in found.siblings[p]) for p in (mine, theirs)}
+    link = "agent-0a0b0c0d.jsonl"  # no session read from a link: every tree sees (refuses) it
+    assert names == {
+        mine.name: [link, "agent-1a2b3c4d.jsonl"],
+        theirs.name: [link, "agent-5e6f7a8b.jsonl"],
+    }
+    rows = cli("scan", str(tmp_path / "projects"), "--json").json()["sessions"]
+    by_calls = sorted((r["model_calls"], sorted(set(r["refusals"]))) for r in rows)
+    alone = sorted(
+        (
+            report["counts"]["model_calls"],
+            sorted({r["code"] for r in report["refusals"]}),
+        )
+        for report in (cli("inspect", "--json", "--in", str(p)).json() for p in (mine, theirs))
+    )
+    assert by_calls == alone
+
+
+def test_a_transcript_beside_the_project_folders_is_not_called_one_project(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A scan hunt: a session transcript dropped beside the project folders was "skipped: not a
+    session transcript", then "is a session transcript ... this looks like one project folder"
+    about the projects folder itself."""
+    root = tmp_path / "projects"
+    exp = generate(root / "-proj", _tiny(903))
+    shutil.copy(exp.parent, root / exp.parent.name)
+    text = cli("scan", str(root), "--jobs", "1").out
+    assert "1 of them is a session transcript beside the project folders, where Claude" in text
+    assert "looks like one project folder" not in text

@@ -27,15 +27,18 @@ def read_tree(
     read_jobs: int | None = None,
     elsewhere: Sequence[Path] | None = None,
     bodies: Path | None = None,
+    siblings: Sequence[Path] | None = None,
 ) -> Account:
     """Find, bind and account a session tree. Local ids stay inside the returned value.
     `read_jobs`: reading processes (default: 2 on two cores or more, see `reader.load`);
-    `elsewhere`: the session's folders in other project folders, when already found (`scan`).
+    `elsewhere`: the session's folders in other project folders, when already found (`scan`);
+    `siblings`: the 2.0.x agent transcripts beside the parent that may be the session's, when
+    already sorted out (`scan`, `sources.tree.discover`).
     `bodies`: the `--provider-bodies` folder, whose bodies of this tree are selected, bound
     and read after the transcripts (they select them by request id when it has no index), and
     joined to the calls as the account is built."""
     single = source == "claude-code"
-    layout = discover(parent, single_file=single, elsewhere=elsewhere)
+    layout = discover(parent, single_file=single, elsewhere=elsewhere, siblings=siblings)
     loaded = load(layout, read_jobs, request_ids=bodies is not None)
     if bodies is not None:
         read_bodies(loaded, bodies)
@@ -66,7 +69,10 @@ def summarize_tree(
     read_jobs: int | None = None,
     elsewhere: Sequence[Path] | None = None,
     bodies: Path | None = None,
+    siblings: Sequence[Path] | None = None,
 ) -> tuple[Account, PublicSummary]:
     """What `inspect` and `scan` need: the account and its crossed summary (no public events)."""
-    account = read_tree(parent, task_unit, source, read_jobs, elsewhere=elsewhere, bodies=bodies)
+    account = read_tree(
+        parent, task_unit, source, read_jobs, elsewhere=elsewhere, bodies=bodies, siblings=siblings
+    )
     return account, summarize(account, pseudo)

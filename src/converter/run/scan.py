@@ -31,7 +31,7 @@ import hashlib
 import os
 import signal
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -46,7 +46,13 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.reader.model import Account, Call
 from converter.run.inspection import TOKEN_KEYS, inspect_report
 from converter.run.pipeline import summarize_tree
-from converter.sources.tree import OS_FILES, SESSION_ID, entry_kind, legacy_agent_id
+from converter.sources.tree import (
+    OS_FILES,
+    SESSION_ID,
+    entry_kind,
+    legacy_agent_id,
+    sessions_named_inside,
+)
 from converter.text import counted
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
@@ -103,6 +109,10 @@ class Found:
     stray_transcripts: int = 0
     # Where each skipped entry is, relative to the projects folder: for --show-paths only.
     skipped_paths: list[str] = field(default_factory=list)
+    # Per parent transcript, the 2.0.x agent transcripts beside it that may be its session's:
+    # those whose records name it, and those whose session could not be read (every tree of
+    # the folder reads them, as `inspect` would).
+    siblings: dict[Path, tuple[str, ...]] = field(default_factory=dict)
 
 
 def find_sessions(projects_dir: Path) -> Found:
@@ -190,12 +200,29 @@ class _Walk:
                 self.skip(entry, kind)
         for entry in [] if readable_parent else legacy:  # else no tree reads them
             self.skip(entry, "file")
+        self._siblings(project, parents, [e for e, _ in entries if legacy_agent_id(e.name)])
         for sid in session_dirs:
             if sid not in parents:
                 session = self.sessions.setdefault(sid, Session(sid))
                 folder = "" if project == self.root else f"{project.name}/"
                 session.orphan_dirs.append(f"{folder}{sid}/")
                 session.projects.add(project.name)
+
+    def _siblings(self, project: Path, parents: set[str], named: list[Path]) -> None:
+        """Which of a project folder's 2.0.x agent transcripts each of its sessions reads: one
+        read of each file's head here, where each tree would list the folder and read every
+        one of them (quadratic in a folder of many sessions)."""
+        by_session: dict[str, list[str]] = defaultdict(list)
+        unknown: list[str] = []  # no session read from it (not a file, unreadable): all read it
+        for entry in named:
+            sids = sessions_named_inside(entry) if entry_kind(entry) == "file" else None
+            if sids is None:
+                unknown.append(str(entry))
+            for sid in sids or ():
+                by_session[sid].append(str(entry))
+        for stem in parents:
+            mine = sorted([*by_session.get(stem, ()), *unknown], key=lambda p: Path(p).name)
+            self.found.siblings[project / f"{stem}.jsonl"] = tuple(mine)
 
 
 def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
@@ -256,7 +283,10 @@ def _alive(pid: int) -> bool:
 
 
 def inspect_part(
-    parent: str, identities: bool = False, elsewhere: tuple[str, ...] = ()
+    parent: str,
+    identities: bool = False,
+    elsewhere: tuple[str, ...] = (),
+    siblings: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Inspect one parent transcript and the session's folders `elsewhere` (other project
     folders'); a small content-free summary (picklable). With `identities` (a split session's
@@ -266,7 +296,11 @@ def inspect_part(
     try:
         folders = [Path(f) for f in elsewhere]
         account, summary = summarize_tree(
-            Path(parent), pseudo, read_jobs=_READ_JOBS["jobs"], elsewhere=folders
+            Path(parent),
+            pseudo,
+            read_jobs=_READ_JOBS["jobs"],
+            elsewhere=folders,
+            siblings=[Path(f) for f in siblings],
         )
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
@@ -336,9 +370,10 @@ class Part:
     parent: Path
     identities: bool = False
     elsewhere: tuple[str, ...] = ()
+    siblings: tuple[str, ...] = ()  # the 2.0.x agent transcripts beside it that may be its
 
-    def args(self) -> tuple[str, bool, tuple[str, ...]]:
-        return str(self.parent), self.identities, self.elsewhere
+    def args(self) -> tuple[str, bool, tuple[str, ...], tuple[str, ...]]:
+        return str(self.parent), self.identities, self.elsewhere, self.siblings
 
 
 def _run_parts(
@@ -468,7 +503,9 @@ def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -
         "errors": errors,
         "parent_files": len(session.parents),
         "orphan_folders": session.orphan_folders,
-        "split": len(session.projects) > 1,
+        # main transcripts in several project folders (a worktree's folder of children alone
+        # is read with its transcript: not split)
+        "split": len({p.parent for p in session.parents}) > 1,
         **numbers,
         "tokens": sum(usage.values()),
         "usage": usage,
@@ -528,6 +565,7 @@ def scan(
             elsewhere=tuple(str(projects_dir / d) for d in s.orphan_dirs)
             if len(s.parents) == 1
             else (),
+            siblings=found.siblings.get(parent, ()),
         )
         for s in sessions
         for parent in s.parents
@@ -657,8 +695,8 @@ def _notes(result: dict[str, Any]) -> list[str]:
     if t["unreadable_folders"]:
         lines.append(
             f"{counted(t['unreadable_folders'], 'project folder')} could not be read "
-            "(CC-TREE-UNREADABLE): the sessions in them were not checked; fix the permissions and "
-            "scan again"
+            f"(CC-TREE-UNREADABLE): the sessions in {'it' if t['unreadable_folders'] == 1 else 'them'}"
+            " were not checked; fix the permissions and scan again"
         )
     if result.get("one_project_folder"):
         lines.append(
@@ -673,7 +711,8 @@ def _notes(result: dict[str, Any]) -> list[str]:
     if t["skipped_entries"]:
         lines.append(
             f"{counted(t['skipped_entries'], 'entry', 'entries')} skipped: not a session "
-            "transcript or folder (--show-paths lists them; memory/ is not counted)"
+            "transcript or folder in a project folder (--show-paths lists them; memory/ is not "
+            "counted)"
         )
     if t.get("skipped_jsonl_files"):
         n = t["skipped_jsonl_files"]
@@ -687,7 +726,9 @@ def _notes(result: dict[str, Any]) -> list[str]:
         n = t["skipped_session_files"]
         lines.append(
             f"{n} of them {'is a session transcript' if n == 1 else 'are session transcripts'} "
-            "beside the project folders: this looks like one project folder; scan the folder "
-            "that holds it (the projects folder)"
+            "beside the project folders, where Claude Code writes none: "
+            f"{'its' if n == 1 else 'their'} calls are in no row; move "
+            f"{'it' if n == 1 else 'each'} into its project folder, or read "
+            f"{'it' if n == 1 else 'one'} alone with `inspect --in FILE`"
         )
     return lines

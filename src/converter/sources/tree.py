@@ -15,7 +15,7 @@ Layouts (FORMAT-NOTES §1, corpus):
                                                       that holds no <sid>.jsonl
 Names are checked against their id shape before any path is built from them, and symlinks or
 special files are refused. The one content read here is the start of a parent whose name is no
-session id (`_session_named_inside`), to say which session it holds; reading and hashing every
+session id (`session_named_inside`), to say which session it holds; reading and hashing every
 file is `reader/load.py`'s.
 """
 
@@ -25,7 +25,7 @@ import os
 import re
 import stat
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -283,8 +283,8 @@ class _Walker:
             elif kind == "file":
                 self.stray(folder)
 
-    def legacy_siblings(self, folder: Path) -> None:
-        for entry in self.listing(folder):
+    def legacy_siblings(self, entries: Iterable[Path]) -> None:
+        for entry in entries:
             agent_id = legacy_agent_id(entry.name)
             if agent_id is not None and self.refuse_unsafe(entry) == "file":
                 self.layout.add("subagent", entry, agent_id=agent_id, legacy=True)
@@ -349,7 +349,20 @@ _SESSION_FIELD = re.compile(rb'"sessionId"\s*:\s*"([0-9A-Fa-f-]{36})"')
 _PEEK = 1 << 20
 
 
-def _session_named_inside(parent: Path) -> str | None:
+def sessions_named_inside(path: Path) -> set[str] | None:
+    """Every session id the file's records name, anywhere in it (a superset: a `sessionId` key
+    nested in a record counts too); None when it cannot be read. One pass over its lines."""
+    found: set[str] = set()
+    try:
+        with path.open("rb") as stream:
+            for line in stream:
+                found.update(m.decode("ascii") for m in _SESSION_FIELD.findall(line))
+    except OSError:
+        return None
+    return {sid for sid in found if SESSION_ID.fullmatch(sid)}
+
+
+def session_named_inside(parent: Path) -> str | None:
     """The first session id the file's records name (within its first MiB), for a file whose
     name is not one: a renamed copy beside its session's folder still has children there."""
     try:
@@ -363,12 +376,19 @@ def _session_named_inside(parent: Path) -> str | None:
 
 
 def discover(
-    parent: Path, *, single_file: bool = False, elsewhere: Sequence[Path] | None = None
+    parent: Path,
+    *,
+    single_file: bool = False,
+    elsewhere: Sequence[Path] | None = None,
+    siblings: Sequence[Path] | None = None,
 ) -> TreeLayout:
     """Lay out the tree's files, parent first, children in sorted path order, then the
     session's folders in other project folders: `elsewhere`, or, when None, those
     `session_folders_elsewhere` finds (`scan` has found them already, for every session at
-    once).
+    once). `siblings`: the 2.0.x agent transcripts beside the parent that may be this
+    session's (`scan` sorts a project folder's out once, by the session their records name:
+    listing and reading the whole folder for each of its sessions was quadratic); None: every
+    one of the parent's folder.
 
     `single_file` (the `claude-code` source) binds the one transcript only, whatever its name;
     it refuses when the session's folder holds children, and the reader refuses any delegation:
@@ -398,7 +418,7 @@ def discover(
     if single_file:
         # The one file is the source: its records name the session (the reader takes it from
         # them), its file name does not. Children beside it would go unread: say so.
-        sid = stem if SESSION_ID.fullmatch(stem) else _session_named_inside(parent)
+        sid = stem if SESSION_ID.fullmatch(stem) else session_named_inside(parent)
         if sid is not None and _holds_children(parent.parent / sid / "subagents"):
             layout.problems.append(Problem("CC-TREE-CHILDREN-NOT-READ", 0))
         return layout
@@ -413,7 +433,7 @@ def discover(
         walker.session_folder(folder)
     elif folder_kind == "file":
         walker.stray(folder)
-    walker.legacy_siblings(parent.parent)
+    walker.legacy_siblings(walker.listing(parent.parent) if siblings is None else siblings)
     if elsewhere is None:
         elsewhere, layout.split = session_folders_elsewhere(parent.parent, stem)
     walker.other_folders(elsewhere)
