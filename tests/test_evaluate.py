@@ -263,9 +263,9 @@ def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
     assert codes == {"EVAL-COST-UNBOUNDED"}
     trace = next(r for r in ev.reasons if r.check == "runtime-caps")
     assert trace.text() == (
-        "runtime-caps: 1 usage-incomplete call recorded no input, so the trace cost per task "
-        "at high cost ($3.0000) bounds its output only, not its cost: the limit ($10.0000) is "
-        "met only at low cost ($2.0000)"
+        "runtime-caps: 1 usage-incomplete call recorded no input, so its cost has no high end: "
+        "the trace cost per task at high cost ($3.0000) is no bound, and the limit ($10.0000) is "
+        "shown to be met only at low cost ($2.0000)"
     )
     bounded = [make_task(0, 2, 3, incomplete=1), *(make_task(i) for i in range(1, 4))]
     assert evaluate(make_workload(bounded)).decision == "SCALE"  # the same interval, bounded

@@ -49,11 +49,18 @@ def open_attested(
         _, mismatches, refusals = bundle_problems(data, reference)
         if mismatches:
             raise IntegrityFailure.several(mismatches, [*refused.problems, *refusals]) from None
+        if any(p.code in _ANOTHER_FILE for p in refusals):
+            # Not a bundle but a file of another kind given for one: the attestation looked for
+            # beside it (named after it) is no one's to produce; that is the one thing to say.
+            raise Refused(refusals) from None
         raise Refused([*refused.problems, *refusals]) from None
     bundle = open_bundle(data, reference=reference, sink=sink)
     if own_receipt:
         require_own_receipt(bundle, signed_receipt)
     return bundle, signed_receipt, key
+
+
+_ANOTHER_FILE = frozenset({"BUNDLE-IS-AN-ATTESTATION", "BUNDLE-IS-A-CONTRACT"})
 
 
 # An envelope this program writes holds a bundle's receipt: ~340 KB for a tree of 1,763 files.

@@ -346,8 +346,8 @@ CODES: dict[str, CodeInfo] = {
     "CC-REC-FALLBACK-CREDIT": _c(
         "Calls whose usage says a fallback credit was redeemed (`fallback_credit.status.type` "
         "redeemed: after a switch of model the provider bills the cache the call wrote anew as "
-        "if it were already cached) are priced as written, by an amount the file does not "
-        "state too high: their cost is an upper bound.",
+        "if it were already cached) are priced as written: their cost is an upper bound, too "
+        "high by an amount the file does not state.",
         "Nothing to do; weigh such calls' cost as an upper bound (the cache write is billed at "
         "no less than the cache-read rate).",
         blocking=False,
@@ -369,8 +369,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-MESSAGE-ID-REUSED": _c(
         "Fragments under one message id cannot be one call: a later fragment records less "
-        "output than an earlier one, or other output than a fragment with the call's final "
-        "usage (a stop_reason), or names another request with other input or cache counts. "
+        "output than an earlier one; or, after a fragment with the call's final usage (a "
+        "stop_reason), other output, or other input or cache counts with no request id to say "
+        "it is the same call; or it names another request with other input or cache counts. "
         "Counted as one call, the first call's spend would be lost.",
         "Restore Claude Code's original file if it was edited or joined from two sessions; a "
         "gateway that reuses message ids for several calls cannot be converted by this "
@@ -547,7 +548,8 @@ CODES: dict[str, CodeInfo] = {
         "A Workflow run was launched more than once (resumed with resumeFromRunId), and which "
         "launch started this agent cannot be told: a launch call or the agent's first record "
         "has no readable time, two launches share one, the launches are in different "
-        "transcripts, or the agent started before every launch.",
+        "transcripts, the agent started before every launch, or a result of a tool other than "
+        "Workflow names the run.",
         "Nothing in the files needs restoring if Claude Code wrote them so; this version "
         "cannot convert such a run. Report the case (codes and line numbers only).",
     ),
@@ -555,8 +557,9 @@ CODES: dict[str, CodeInfo] = {
         "Messages sent into the session through a channel (a chat bridge such as Telegram or "
         "Slack; `origin.kind` channel) start tasks as typed prompts do: each is a request from "
         "outside the session, and the calls after it answer it. A channel can also be a bot.",
-        "Nothing to do; label each such task as the work it holds, or exclude it with a reason. "
-        "With --task-unit session the question does not arise.",
+        "Nothing to do; label each such task as the work it holds (acceptable: false, with no "
+        "value, if it is not work you evaluate: a task with calls cannot be excluded). With "
+        "--task-unit session the question does not arise.",
         blocking=False,
     ),
     "CC-REC-QUEUED-PROMPT": _c(
@@ -1084,8 +1087,9 @@ CODES: dict[str, CodeInfo] = {
         "their output only, while every call reads input. The limit is not shown to be met, "
         "so the decision is INCOMPLETE.",
         "Convert again once the sessions are idle, or with --provider-bodies if Claude Code "
-        "wrote them (a call's response gives its final usage); a gateway that writes such stubs "
-        "records no input until a call ends.",
+        "wrote them (a call's response gives its final usage). A finished session whose "
+        "gateway wrote such stubs, with no bodies, has no bound on these calls' cost: no cost "
+        "gate can decide for it, and the decision stays INCOMPLETE.",
     ),
     "EVAL-SAMPLE-TOO-SMALL": _c(
         "The workload has fewer tasks than the policy's min_tasks, so the decision is INCOMPLETE.",
@@ -1247,7 +1251,8 @@ CODES: dict[str, CodeInfo] = {
         "input) is not a PEM public key (empty, damaged, not PEM, two keys in one file, or not "
         "a regular file).",
         "Pass the producer's public key: the .pem.pub file `keygen` wrote beside their signing "
-        "key (in the Action, its PEM text). A key pair of your own cannot check their signature.",
+        "key (in the Action: its path as public-key, or its text as public-key-pem). A key pair "
+        "of your own cannot check their signature.",
     ),
     "ATTEST-KEY-WRONG-TYPE": _c(
         "The key is not an Ed25519 key of the expected kind (a private key where the public "

@@ -228,10 +228,10 @@ class Reason(Closed):
         if self.code == "EVAL-COST-UNBOUNDED":
             them = "its" if calls == 1 else "their"
             return (
-                f"{where}: {counted(calls, 'usage-incomplete call')} recorded no input, so the "
-                f"{self.measure} at high cost ({number(self.high, self.unit, places)}) bounds "
-                f"{them} output only, not {them} cost: the limit "
-                f"({number(self.limit, self.unit, places)}) is met only at low cost "
+                f"{where}: {counted(calls, 'usage-incomplete call')} recorded no input, so "
+                f"{them} cost has no high end: the {self.measure} at high cost "
+                f"({number(self.high, self.unit, places)}) is no bound, and the limit "
+                f"({number(self.limit, self.unit, places)}) is shown to be met only at low cost "
                 f"({number(self.low, self.unit, places)})"
             )
         return (

@@ -385,7 +385,8 @@ def with_passes(
 ) -> tuple[Usage, tuple[tuple[str, Usage], ...]]:
     """A call's usage read with the passes its `usage.iterations` lists, if it lists any: the
     advisor's passes (each a call of its own), and the cache-write split of the call's own
-    passes where the top level's falls short. Raises BadField on a fallback pass, or on passes
+    passes where the top level's falls short. Raises BadField on a fallback pass beside a
+    declined one (a lone one is the call's own), or on passes
     that do not add up to the top level (`_iterations_add_up`). A provider response's usage is
     read with this too (reader/bodies.py)."""
     iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
