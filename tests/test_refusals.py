@@ -756,6 +756,70 @@ def test_workflow_launches_with_no_run_id_are_not_a_resumed_run(rich: Tree, cli:
     assert len(unexpanded) == 2, report["refusals"]
 
 
+def _resume_syn_agent(syn: Tree) -> None:
+    """A later prompt resumes the synthetic tree's agent with a Task call naming it (`resume`,
+    2.0.28-2.1.76, anthropics/claude-code#16861): its result names the agent, and the agent's
+    one transcript gets the resumed run's records."""
+    session, agent = syn.session, "a3088bfe7965a5c04"
+    last = syn.record("", len(syn.lines()))
+    at = "2026-07-21T11:00:0{}.000Z"
+    common = {"sessionId": session, "version": "2.1.50", "isSidechain": False}
+    prompt = {**common, "type": "user", "uuid": "9c000000-0000-4000-8000-000000000001"}
+    prompt.update(parentUuid=last.get("leafUuid"), timestamp=at.format(0))
+    prompt["message"] = {"role": "user", "content": "CANARY ask the agent again"}
+    use = {"type": "tool_use", "id": "toolu_resume_1", "name": "Task"}
+    use["input"] = {"resume": agent, "prompt": "CANARY go on", "description": "CANARY"}
+    usage = {"input_tokens": 5, "output_tokens": 7}
+    message = {
+        "id": "msg_resume_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-4-8",
+    }
+    call = {**common, "type": "assistant", "uuid": "9c000000-0000-4000-8000-000000000002"}
+    call.update(parentUuid=prompt["uuid"], timestamp=at.format(1), requestId="req_resume_1")
+    call["message"] = {**message, "content": [use], "stop_reason": "tool_use", "usage": usage}
+    result = {**common, "type": "user", "uuid": "9c000000-0000-4000-8000-000000000003"}
+    result.update(parentUuid=call["uuid"], timestamp=at.format(5))
+    result["message"] = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": use["id"], "content": "CANARY"}],
+    }
+    result["toolUseResult"] = {"status": "completed", "agentId": agent}
+    syn.write_lines("", [*syn.lines(), dump(prompt), dump(call), dump(result)])
+    child = f"subagents/agent-{agent}.jsonl"
+    tail = syn.record(child, len(syn.lines(child)))
+    again = {**common, "isSidechain": True, "agentId": agent, "type": "assistant"}
+    again.update(uuid="9c000000-0000-4000-8000-000000000004", parentUuid=tail["uuid"])
+    again.update(timestamp=at.format(3), requestId="req_resume_2")
+    text = [{"type": "text", "text": "CANARY resumed"}]
+    again["message"] = {
+        **message,
+        "id": "msg_resume_2",
+        "content": text,
+        "stop_reason": "end_turn",
+        "usage": usage,
+    }
+    syn.write_lines(child, [*syn.lines(child), dump(again)])
+
+
+def test_an_agent_resumed_by_a_task_call_is_said_so_and_converts_as_one_task(
+    syn: Tree, cli: Any
+) -> None:
+    """Was CC-TREE-JOIN-CONFLICT ("restore one consistent copy": nothing to restore) with each
+    call unexpanded. Which calls the resumed run made cannot be told by prompt: refused by a
+    code of its own whose fix (one task per session) converts it, every call counted."""
+    before = cli("inspect", "--json", "--in", str(syn.parent)).json()["counts"]["model_calls"]
+    _resume_syn_agent(syn)
+    refused = cli("inspect", "--json", "--in", str(syn.parent)).json()
+    assert [r["code"] for r in refused["refusals"]] == ["CC-TREE-AGENT-RESUMED-BY-TASK"]
+    whole = cli("inspect", "--json", "--task-unit", "session", "--in", str(syn.parent))
+    report = whole.json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["counts"]["model_calls"] == before + 2  # the resume call and the run it made
+    assert "CANARY" not in whole.out + whole.err
+
+
 def test_a_workflow_script_is_counted_not_refused(rich: Tree, cli: Any) -> None:
     """`<session>/workflows/scripts/<name>-<run>.js`, a run's script source as Claude Code saves
     it (daaain/claude-code-log#174): was CC-TREE-STRAY-FILE."""

@@ -536,6 +536,14 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do.",
         blocking=False,
     ),
+    "CC-TREE-AGENT-RESUMED-BY-TASK": _c(
+        "An agent was resumed by a later Agent or Task call naming it (`resume`, Claude Code "
+        "2.0.28-2.1.76): its one transcript holds every run, and which of its calls a later "
+        "run made is not written in a form this version reads. Under tasks by prompt, a run "
+        "resumed from a later prompt would count to the first run's task.",
+        "Convert with --task-unit session: the session is one task, and every call of the "
+        "agent is counted in it.",
+    ),
     "CC-TREE-WORKFLOW-RESUMED": _c(
         "Agents of a Workflow run launched more than once (resumed with resumeFromRunId: the "
         "run keeps its id, folder and journal) were each placed under the launch they started "

@@ -67,6 +67,9 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
         and launches[e.run_id or ""] > 1
         and acc.tree.records.get(e.index)
     }
+    # A call that resumed an agent of the tree (`resume`) ran no new transcript: the agent's
+    # own holds the resumed run (streams.py joins it to its spawn).
+    agents = {s.agent_id for s in acc.streams[1:] if s.delegation is not None}
     for tool in acc.tools.values():
         is_delegation = tool.name in DELEGATION_TOOLS or tool.result_status == "forked"
         if single_file and is_delegation:
@@ -75,6 +78,8 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
         if not is_delegation or tool.id in expanded or tool.status == "error":
             continue
         if tool.name == "Workflow" and tool.result_run_id in resumed:
+            continue
+        if tool.resume_of is not None and tool.resume_of in agents:
             continue
         if tool.result_status == "remote_launched":
             # Launched in a cloud session (Claude Code on the web): no transcript of it can be

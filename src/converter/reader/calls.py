@@ -160,6 +160,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             agent_type=use.agent_type,
             send_to=use.send_to,
             message_digests=use.message_digests,
+            resume_of=use.resume_of,
         )
 
 

@@ -75,6 +75,7 @@ class ToolCall:
     agent_type: str | None = None
     send_to: str | None = None  # a SendMessage call's `to` (records.ToolUse)
     message_digests: tuple[str, ...] = ()
+    resume_of: str | None = None  # the agent an Agent or Task call resumes (records.ToolUse)
 
 
 @dataclass(slots=True)

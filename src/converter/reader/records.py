@@ -125,6 +125,9 @@ class ToolUse(msgspec.Struct, frozen=True, gc=False, array_like=True):
     # `input.message` as written and stripped, to find where the agent took the message up.
     send_to: str | None = None
     message_digests: tuple[str, ...] = ()
+    # `input.resume` of an Agent or Task call (2.0.28-2.1.76): the agent it resumes, whose
+    # transcript then holds both runs
+    resume_of: str | None = None
 
 
 class ToolResult(msgspec.Struct, frozen=True, gc=False, array_like=True):
@@ -523,6 +526,8 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
             named = args.get("name") if isinstance(args, dict) else None
             spawn_name = named if block.get("name") in SUBAGENT_TOOLS else None
             send_to, sent = _message_sent(block.get("name"), args)
+            resume = args.get("resume") if isinstance(args, dict) else None
+            resume_of = resume if block.get("name") in SUBAGENT_TOOLS else None
             uses.append(
                 ToolUse(
                     id=_req_str(block, "id"),
@@ -533,6 +538,7 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
                     spawn_name=spawn_name if isinstance(spawn_name, str) else None,
                     send_to=send_to,
                     message_digests=sent,
+                    resume_of=resume_of if isinstance(resume_of, str) and resume_of else None,
                 )
             )
     return uses

@@ -187,6 +187,7 @@ class Index:
         self.forked: set[str] = set()
         self.by_prompt: dict[str, list[tuple[int, str]]] = defaultdict(list)  # delegations
         self.by_spawn_name: dict[str, list[tuple[int, str]]] = defaultdict(list)  # delegations
+        self.resume_of: dict[str, str] = {}  # an Agent or Task call's tool id -> agent resumed
         self.message_streams: dict[str, int | list[int]] = {}  # message id -> streams holding it
         for stream in streams:
             for pos, rec in enumerate(stream.records):
@@ -202,6 +203,8 @@ class Index:
                             self.by_prompt[use.prompt_digest].append((stream.index, use.id))
                         if use.spawn_name:  # an Agent or Task call's only (records.py)
                             self.by_spawn_name[use.spawn_name].append((stream.index, use.id))
+                        if use.resume_of:
+                            self.resume_of[use.id] = use.resume_of
                         self.tool_info[(stream.index, use.id)] = (
                             use.name,
                             use.prompt_digest,
@@ -358,6 +361,16 @@ def _evidence(acc: Account, index: Index, stream: Stream) -> set[str] | None:
         started = tree.journal_started.get(entry.run_id)
         if started is not None and stream.agent_id not in started:
             acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file))
+    resumes = {t for t in found if index.resume_of.get(t) == stream.agent_id}
+    if resumes and len(found - resumes) == 1:
+        # Spawned once, resumed by later calls naming it (`resume`, 2.0.28-2.1.76): one
+        # transcript for every run. Joined to its spawn; which calls each later run made is not
+        # written in a form read here, so under tasks by prompt it is refused (a run resumed from
+        # a later prompt would count to the first one's task).
+        if acc.task_unit != "session":
+            line = stream.records[0].line if stream.records else None
+            acc.problems.append(Problem("CC-TREE-AGENT-RESUMED-BY-TASK", stream.file, line))
+        found -= resumes
     if not found:
         digest = _first_prompt_digest(stream)
         if digest is not None:
