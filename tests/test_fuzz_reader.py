@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -254,3 +255,24 @@ def test_fuzz_duplicate_keys_are_always_found(data: st.DataObject) -> None:
     text = f'{{"a":{inner}}}' if nested else inner
     parsed = parse_object(text.encode("utf-8", "surrogatepass"))
     assert getattr(parsed, "code", None) == "CC-LINE-DUPLICATE-KEY"
+
+
+@given(
+    value=st.dictionaries(st.text(min_size=1, max_size=4), _JSON, min_size=1, max_size=5),
+    data=st.data(),
+)
+def test_fuzz_a_duplicate_in_claude_codes_own_spelling_is_found(
+    value: dict[str, Any], data: st.DataObject
+) -> None:
+    """Claude Code writes compact JSON the way orjson re-serializes it, and the parser takes
+    that equality as proof of no duplicate: a line in exactly that spelling with one key
+    repeated (same value or not, at the top or nested) is still refused."""
+    key = data.draw(st.sampled_from(sorted(value)), label="key")
+    again = data.draw(st.sampled_from([value[key], None, 0]), label="again")
+    try:
+        body = orjson.dumps(value)[:-1] + b"," + orjson.dumps({key: again})[1:]
+    except orjson.JSONEncodeError:  # a lone surrogate: another test's matter
+        return
+    text = b'{"outer":' + body + b"}" if data.draw(st.booleans(), label="nested") else body
+    assert getattr(parse_object(text), "code", None) == "CC-LINE-DUPLICATE-KEY"
+    assert parse_object(orjson.dumps(value)) == _as_read(value)

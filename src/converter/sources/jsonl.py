@@ -141,12 +141,18 @@ def _needs_exact_check(raw: bytes, value: Any) -> bool:
     re-serialization of the parsed value hold the same number of ':' bytes; a dropped duplicate
     always removes at least its separator. An escape could balance a duplicate, so it too sends
     the line to the exact check, as does nesting deeper than orjson's writer allows.
+
+    Claude Code writes compact JSON the way orjson does (99.6% of the corpus's lines, all those
+    of its transcripts), so the re-serialization is most often the raw line itself: one compare
+    then proves what the counts would, as orjson never writes an escaped colon.
     """
-    if b"\\u003" in raw:
-        return True
     try:
         again = orjson.dumps(value)
     except orjson.JSONEncodeError:
+        return True
+    if again == raw:
+        return False
+    if b"\\u003" in raw:
         return True
     return raw.count(b":") != again.count(b":")
 
