@@ -278,7 +278,80 @@ def _credit_redeemed(credit: Any) -> bool:
     return isinstance(status, dict) and status.get("type") == "redeemed"
 
 
+_PLAIN_COUNTS = ("input_tokens", "output_tokens", "cache_read_input_tokens")
+_PLAIN_CONTEXT = ("service_tier", "speed", "inference_geo")
+
+
+def _token(value: Any) -> bool:
+    return type(value) is int and 0 <= value < MAX_TOKEN_COUNT
+
+
+def _plain_usage(raw: dict[str, Any]) -> Usage | None:
+    """The usage Claude Code writes on nearly every line (FORMAT-NOTES §6), read without the
+    general checks it cannot fail: only known keys, every count an int in range, the split and
+    the server tools of known keys only, the context strings. None for anything else, which
+    `parse_usage` then reads (and refuses) the long way; both read a plain usage alike (a
+    property test holds them to it)."""
+    if not raw.keys() <= _USAGE_KEYS:
+        return None
+    for key in _PLAIN_COUNTS:
+        value = raw.get(key)
+        if value is not None and not _token(value):
+            return None
+    written = raw.get("cache_creation_input_tokens")
+    if written is not None and not _token(written):
+        return None
+    for key in _PLAIN_CONTEXT:
+        value = raw.get(key)
+        if value is not None and type(value) is not str:
+            return None
+    split = raw.get("cache_creation")
+    cache_5m = cache_1h = 0
+    if split is not None:
+        if type(split) is not dict or not split.keys() <= _CACHE_SPLIT_KEYS:
+            return None
+        cache_5m = split.get("ephemeral_5m_input_tokens", 0)
+        cache_1h = split.get("ephemeral_1h_input_tokens", 0)
+        if not (_token(cache_5m) and _token(cache_1h)):
+            return None
+        if cache_5m + cache_1h > (written or 0):
+            return None
+    server = raw.get("server_tool_use")
+    searches = fetches = 0
+    if server is not None:
+        if type(server) is not dict or not server.keys() <= _PRICED_SERVER_TOOLS:
+            return None
+        searches = server.get("web_search_requests", 0)
+        fetches = server.get("web_fetch_requests", 0)
+        if not (_token(searches) and _token(fetches)):
+            return None
+    return Usage(
+        input_tokens=raw.get("input_tokens") or 0,
+        output_tokens=raw.get("output_tokens") or 0,
+        cache_read_input_tokens=raw.get("cache_read_input_tokens") or 0,
+        cache_creation_input_tokens=written or 0,
+        cache_5m=cache_5m,
+        cache_1h=cache_1h,
+        split_present=split is not None,
+        web_search_requests=searches,
+        web_fetch_requests=fetches,
+        service_tier=raw.get("service_tier"),
+        speed=raw.get("speed"),
+        inference_geo=raw.get("inference_geo"),
+    )
+
+
 def parse_usage(raw: Any) -> Usage:
+    """A usage object read as counts; BadField names what refuses it."""
+    if type(raw) is dict:
+        plain = _plain_usage(raw)
+        if plain is not None:
+            return plain
+    return checked_usage(raw)
+
+
+def checked_usage(raw: Any) -> Usage:
+    """`parse_usage` the long way, for any usage: every check, every refusal."""
     if not isinstance(raw, dict):
         raise BadField("CC-REC-BAD-FIELD")
     split = raw.get("cache_creation")
