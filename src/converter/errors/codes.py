@@ -520,8 +520,9 @@ CODES: dict[str, CodeInfo] = {
         "web-search spend is a lower bound, short by at least one search per such call ($0.01 "
         "each at the public price).",
         "Nothing in the contract can change it: no file states the count. If web-search spend "
-        "matters, budget it beside the report from this count. (Provider bodies would show the "
-        "real count; this version does not read them yet.)",
+        "matters, budget it beside the report from this count. (The searches ran in a side call "
+        "no transcript records: with --provider-bodies its response is counted as a hidden call, "
+        "CC-BODY-HIDDEN-CALL, but not priced in this version.)",
         blocking=False,
     ),
     "CC-REC-SERVER-TOOL-UNPRICED": _c(
