@@ -275,6 +275,55 @@ def test_a_response_completes_a_usage_incomplete_call(
     assert {"code": "CC-BODY-USAGE-COMPLETED", "count": 1} in bundle["receipt"]["findings"]
 
 
+def blind_stub(record: dict[str, Any]) -> None:
+    """C1's stub (`setup` made it one) as if written before its input was counted (seen on
+    gateway traffic): no input at all."""
+    stated = record["message"]["usage"]
+    stated.update(input_tokens=0, cache_read_input_tokens=0, cache_creation_input_tokens=0)
+    stated["cache_creation"] = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
+
+
+def test_a_response_completes_a_stub_that_recorded_no_input(cli: Any, tmp_path: Path) -> None:
+    """An audit: EVAL-COST-UNBOUNDED's fix sends such sessions to --provider-bodies, yet the
+    response of a stub recording no input was refused (CC-BODY-USAGE-DISAGREES: its input 0 held
+    as final). The stub states no input; the response's usage completes it."""
+    tree, bodies = setup(tmp_path)
+    tree.edit_record(CHILD, C1_FINAL_LINE, blind_stub)
+    without = inspect(cli, tree, tmp_path, None, "--json").report
+    assert without is not None
+    assert finding(without, "CC-REC-USAGE-INCOMPLETE-NO-INPUT") == 1
+    shown = inspect(cli, tree, tmp_path, bodies.write(), "--json")
+    assert shown.code == 0, shown.err
+    report = shown.report
+    assert report is not None
+    assert finding(report, "CC-BODY-USAGE-COMPLETED") == 1
+    assert finding(report, "CC-REC-USAGE-INCOMPLETE-NO-INPUT") == 0
+    assert report["counts"]["usage_incomplete_calls"] == 0
+    assert report["usage"]["cache_read_input_tokens"] == (
+        without["usage"]["cache_read_input_tokens"] + 8000
+    )
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.folder)
+    event = event_of(bundle, C1[0])
+    assert event["usage_complete"] is True
+    assert event["cost"]["low"] == event["cost"]["high"]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [{"output_tokens": 1}, {"speed": "fast"}],
+    ids=["output-less", "speed"],
+)
+def test_a_stub_that_recorded_no_input_still_holds_its_output_and_context(
+    cli: Any, tmp_path: Path, changed: dict[str, Any]
+) -> None:
+    tree, bodies = setup(tmp_path)
+    tree.edit_record(CHILD, C1_FINAL_LINE, blind_stub)
+    response = bodies.response(C1)
+    response["usage"] = {**response["usage"], **changed}
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(C1)))
+
+
 def test_a_stub_response_completes_nothing(cli: Any, tmp_path: Path) -> None:
     """A response with no stop reason is a stub too: its usage is not taken."""
     tree, bodies = setup(tmp_path)

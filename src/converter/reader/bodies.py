@@ -13,7 +13,9 @@ it must be one that call's records name. Then:
   - its model must be the call's;
   - a call the transcript left usage-incomplete, answered by a response with a stop reason whose
     input side (input, cache read, cache write total) is the call's and whose output is no less,
-    takes the response's usage (advisor passes included) and is complete;
+    takes the response's usage (advisor passes included) and is complete; so does one whose
+    stub recorded no input at all (written before its input was counted: it states none to
+    compare), answered with no less output in the same billing context;
   - a call already complete must have exactly the response's counters (and advisor passes);
   - a response with no stop reason is a stub too: checked like a fragment, completes nothing.
 A response whose id no transcript call has is a hidden call (SPEC §5.4): counted, not priced in
@@ -195,18 +197,15 @@ def join_bodies(acc: Account) -> None:
         acc.findings["CC-BODY-HIDDEN-CALL"] += hidden  # the inventory's hidden_calls
 
 
-def _stated_alike(seen: Usage, said: Usage) -> bool:
+def _stated_alike(seen: Usage, said: Usage, *, split: bool = True) -> bool:
     """What both state of the call's cache-write split and billing context is the same: a
     response never replaces a split or a context the transcript states (a review: a stub's
-    1h write became 5m, its context fast mode, with exit 0)."""
+    1h write became 5m, its context fast mode, with exit 0). Without `split`, the context only."""
     if (
-        seen.split_present
+        split
+        and seen.split_present
         and said.split_present
-        and (seen.cache_5m, seen.cache_1h)
-        != (
-            said.cache_5m,
-            said.cache_1h,
-        )
+        and (seen.cache_5m, seen.cache_1h) != (said.cache_5m, said.cache_1h)
     ):
         return False
     pairs = (
@@ -220,6 +219,11 @@ def _stated_alike(seen: Usage, said: Usage) -> bool:
 def _agrees(call: Call, r: Response) -> bool:
     """Whether the response can be this call's answer as the transcript records the call."""
     seen, said = call.usage, r.usage
+    if not call.final and not any(seen.input_side()):
+        # A stub written before its input was counted (CC-REC-USAGE-INCOMPLETE-NO-INPUT): its
+        # zero input and cache split are not yet counted, not stated; what it states is its
+        # billing context and its output so far.
+        return _stated_alike(seen, said, split=False) and said.output_tokens >= seen.output_tokens
     if not _stated_alike(seen, said):
         return False
     if call.final and r.final:  # both final: the same usage, counter for counter
