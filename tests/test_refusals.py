@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import TEST_KEY
 from tests.damage import (
     COMMANDS,
+    INSPECT,
     MARKER,
     Command,
     Tree,
@@ -583,6 +584,41 @@ def test_empty_journal(rich: Tree, cli: Any, command: Command, tmp_path: Path) -
     outcome = run_command(cli, command, rich, tmp_path)
     expect_refusal(outcome, "CC-TREE-EMPTY-FILE", rich.label("journal", RICH_JOURNAL))
     assert outcome.codes == {"CC-TREE-EMPTY-FILE"}
+
+
+@pytest.mark.parametrize(
+    ("fixture", "rel", "role"),
+    [
+        ("syn", SYN_META, "meta"),
+        ("rich", RICH_JOURNAL, "journal"),
+        ("rich", RICH_MANIFEST, "workflow-manifest"),
+    ],
+)
+def test_an_empty_metadata_file_removed_loses_no_call(
+    fixture: str, rel: str, role: str, request: pytest.FixtureRequest, cli: Any, tmp_path: Path
+) -> None:
+    """CC-TREE-EMPTY-FILE's fix: an empty metadata file states nothing, and removing it converts
+    where the tree joins without it, every call still accounted (an audit: the fix said to
+    remove the child with it, which drops the child's calls)."""
+    tree: Tree = request.getfixturevalue(fixture)
+    whole = run_command(cli, INSPECT, tree, tmp_path)
+    assert whole.code == 0, whole.err
+    assert whole.report is not None
+    tree.path(rel).write_bytes(b"")
+    expect_refusal(
+        run_command(cli, INSPECT, tree, tmp_path), "CC-TREE-EMPTY-FILE", tree.label(role, rel)
+    )
+    tree.path(rel).unlink()
+    removed = run_command(cli, INSPECT, tree, tmp_path)
+    assert removed.code == 0, removed.err
+    assert removed.report is not None
+    assert removed.report["usage"] == whole.report["usage"]
+    # each agent's place and calls, not its pseudonym: that names the file's index in the tree
+    agents = ("agent_type", "depth", "kind", "model_calls")
+    assert sorted(tuple(a[k] for k in agents) for a in removed.report["by_agent"]) == sorted(
+        tuple(a[k] for k in agents) for a in whole.report["by_agent"]
+    )
+    assert removed.report["counts"]["model_calls"] == whole.report["counts"]["model_calls"]
 
 
 def _journal_without(rich: Tree, agent: bytes, kinds: tuple[bytes, ...]) -> None:

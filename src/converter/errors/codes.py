@@ -77,7 +77,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-BAD-ID": _c(
         "A file or folder name in the tree does not have the shape of its id kind.",
-        "Remove or rename the stray file; agent, run and session ids must match Claude Code's forms.",
+        "Give the file back the name Claude Code wrote (agent-<agentId>.jsonl with the agentId "
+        "its delegation's result names; a run's folder and manifest by its wf_ run id). If "
+        "Claude Code itself wrote this name, it is a new id form: report it with the Claude Code "
+        "version. Deleting a transcript instead drops its calls from the accounting.",
     ),
     "CC-TREE-STRAY-FILE": _c(
         "A file or folder in the session folder is not part of any known layout.",
@@ -112,8 +115,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-EMPTY-FILE": _c(
         "A transcript, metadata file or provider response is empty where content is required.",
-        "Restore the file from a backup, or remove the child and its metadata together (a "
-        "response: convert without --provider-bodies).",
+        "Restore the file from a backup. An empty agent .meta.json, run journal or run manifest "
+        "states nothing: removing it converts where the tree joins without it and refuses "
+        "where it cannot. An empty main transcript holds no session to convert; an empty "
+        "provider response: convert without --provider-bodies.",
     ),
     "CC-TREE-EMPTY-CHILD": _c(
         "A subagent transcript is empty; it holds no calls and is bound as empty.",
@@ -178,7 +183,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-ORPHAN-WORKFLOW-RUN": _c(
         "A workflow run folder or manifest has no Workflow call in the tree.",
-        "Restore the transcript that launched the run, or remove its folder.",
+        "Restore the transcript that launched the run (the main transcript or the agent that "
+        "called Workflow). Do not remove the run's folder: its agents' calls would leave the "
+        "accounting with nothing to show it. If that transcript is lost, the run's spend "
+        "belongs to no task this tree can name: leave the session out of what you convert.",
     ),
     "CC-TREE-AGENT-RESUME-UNPLACED": _c(
         "The main transcript sends a message (SendMessage) from a later task to an agent of the "
@@ -222,9 +230,9 @@ CODES: dict[str, CodeInfo] = {
         "could be spend no other record states (a model call's only record, or a record whose "
         "kind its cut head does not say).",
         "Wait until the session is idle, then convert again. If Claude Code is no longer "
-        "writing it, nothing on disk holds what was lost: resume the session once (Claude Code "
-        "then writes on past the cut; convert after that), restore the file from a backup, or "
-        "leave this session out of what you convert and evaluate.",
+        "writing it, nothing on disk holds what was lost (resuming the session does not help: "
+        "the cut record stays, CC-LINE-CUT-LOST): restore the file from a backup, or leave this "
+        "session out of what you convert and evaluate.",
     ),
     "CC-LINE-CUT-PASSED": _c(
         "A line holds a record cut short, followed by the next record or line: a write "
@@ -463,8 +471,9 @@ CODES: dict[str, CodeInfo] = {
         "and cache write all 0; seen on gateway traffic). Every call reads input, so that usage "
         "was written before the input was counted: max_output_tokens bounds such a call's "
         "output, and neither end of its cost interval holds its input.",
-        "Convert again once the sessions are idle, if they may still be running. Otherwise read "
-        "the high cost as short by these calls' input (the report counts them; evaluate takes "
+        "Convert again once the sessions are idle, if they may still be running, or with "
+        "--provider-bodies if Claude Code wrote them (a call's response completes it). "
+        "Otherwise read the high cost as short by these calls' input (the report counts them; evaluate takes "
         "no cost gate as met at the high cost, EVAL-COST-UNBOUNDED); the contract cannot "
         "change it.",
         blocking=False,
@@ -631,7 +640,9 @@ CODES: dict[str, CodeInfo] = {
         "records, in a session split across project folders: each may be a call the "
         "session's transcript in another project folder records, or a hidden call. They are "
         "not counted as hidden calls (hidden_calls), and not priced.",
-        "Nothing to do; to count them, bring the session's transcripts into one project folder.",
+        "Nothing to do: which of them the session's other transcript records cannot be told "
+        "from this tree (each project folder's transcript of a session has the same name, so "
+        "they cannot be brought into one folder).",
         blocking=False,
     ),
     "CC-BODY-NONE-SELECTED": _c(
@@ -690,10 +701,12 @@ CODES: dict[str, CodeInfo] = {
         "A provider response's usage cannot be the usage of the transcript call it joins: for a "
         "call the transcript completes, a counter differs; for a usage-incomplete call, its "
         "input, cache read or cache write total differs (fixed when a response starts), or its "
-        "output is less than the transcript's.",
-        "The response or the transcript was edited, or they are not of one session; restore "
-        "Claude Code's originals, or convert without --provider-bodies (the call is then priced "
-        "as an interval).",
+        "output is less than the transcript's (a stub that recorded no input states none).",
+        "A usage-incomplete call answered in several passes (an advisor, a server tool) "
+        "disagrees so: its stub holds the first pass's input, the response the sum; convert "
+        "without --provider-bodies (the call is then priced as an interval). Otherwise the "
+        "response or the transcript was edited, or they are not of one session: restore Claude "
+        "Code's originals.",
     ),
     "CC-BODY-USAGE-COMPLETED": _c(
         "Model calls the transcript left usage-incomplete took their final usage from their "
@@ -827,7 +840,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CONTRACT-OUTCOME-MISSING": _c(
         "A task has no outcome claim and is not excluded.",
-        "Add the task's outcome, or list it in excluded_tasks with a reason.",
+        "Add the task's outcome; a task with no model call may be listed in excluded_tasks "
+        "with a reason instead.",
     ),
     "CONTRACT-UNKNOWN-CHECK": _c(
         "policy.disabled_checks names a gate that evaluate does not run.",
@@ -1068,8 +1082,10 @@ CODES: dict[str, CodeInfo] = {
         "again with this one (CONTRACT-UNKNOWN-CHECK lists the gate ids it has).",
     ),
     "EVAL-GATE-MISSING": _c(
-        "A required coverage has no gate in the check set, so the decision is INCOMPLETE.",
-        "Use a release whose check set covers every required coverage; the set is fixed by design.",
+        "A required coverage has no gate in the check set, so the decision is INCOMPLETE "
+        "(this release's fixed check set has a gate for every coverage; the code keeps a check "
+        "set that lost one from deciding).",
+        "Use a release whose check set covers every required coverage.",
     ),
     "EVAL-GATE-DISABLED": _c(
         "The policy disables a gate; its coverage is still required, so the decision is INCOMPLETE.",
