@@ -145,6 +145,22 @@ def run_phase(phase: str, exp: Expected, workdir: Path, repeats: int) -> dict[st
     return result
 
 
+def _linearity_pair(
+    phase: str, small: Expected, large: Expected, out: Path, repeats: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The small and the large task timed in two alternating rounds of the same number of runs,
+    each size's best kept: a slow spell of the shared host then falls on both sizes, and the
+    best of more runs is not set against the best of fewer (one round, 7 small runs against 3
+    large, gave evaluate 12.06x once, where other runs gave 8.2-8.5x)."""
+    best: dict[str, dict[str, Any]] = {}
+    for _ in range(2):
+        for size, exp in (("small", small), ("large", large)):
+            result = run_phase(phase, exp, out / "work" / size, 2 * repeats + 1)
+            if size not in best or result["seconds"] < best[size]["seconds"]:
+                best[size] = result
+    return best["small"], best["large"]
+
+
 def _child(args: dict[str, Any], phase: str) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "converter.devtools.bench.phases"],
@@ -203,8 +219,7 @@ def main() -> None:
         if not phase.pipeline:
             continue
         print(f"  linearity and 100k chains: {phase.name} ...", flush=True)
-        small_r = run_phase(phase.name, small, out / "work" / "small", 2 * repeats + 1)
-        large_r = run_phase(phase.name, large, out / "work" / "large", repeats)
+        small_r, large_r = _linearity_pair(phase.name, small, large, out, repeats)
         ok = _counts_ok(small_r["info"], small) and _counts_ok(large_r["info"], large)
         linearity.append(linearity_row(phase.name, small.bytes, large.bytes, small_r, large_r, ok))
         for where, exp in chains.items():
