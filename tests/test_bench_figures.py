@@ -107,3 +107,22 @@ def test_the_reading_phases_read_the_tree_as_a_command_does(tmp_path: Path) -> N
     assert one == two
     assert one["records"] > 0
     assert one["refusals"] == 0
+
+
+def test_the_linearity_pair_alternates_rounds_and_keeps_each_sizes_best(
+    monkeypatch: Any, tmp_path: Path
+) -> None:
+    """A slow spell falls on both sizes: small, large, small, large, equal runs, best of each."""
+    from converter.devtools.bench import __main__ as bench
+
+    seconds = iter([0.10, 1.30, 0.07, 0.90])  # the large task's slow spell is in round one
+    calls: list[tuple[str, int]] = []
+
+    def fake_run_phase(phase: str, exp: Any, workdir: Path, repeats: int) -> dict[str, Any]:
+        calls.append((workdir.name, repeats))
+        return _result(next(seconds))
+
+    monkeypatch.setattr(bench, "run_phase", fake_run_phase)
+    small, large = bench._linearity_pair("evaluate", "S", "L", tmp_path, 3)  # type: ignore[arg-type]
+    assert calls == [("small", 7), ("large", 7), ("small", 7), ("large", 7)]
+    assert (small["seconds"], large["seconds"]) == (0.07, 0.90)
