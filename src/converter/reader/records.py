@@ -286,6 +286,24 @@ def _token(value: Any) -> bool:
     return type(value) is int and 0 <= value < MAX_TOKEN_COUNT
 
 
+_CACHE_5M, _CACHE_1H = "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"
+_SEARCHES, _FETCHES = "web_search_requests", "web_fetch_requests"
+
+
+def _plain_pair(
+    raw: dict[str, Any], key: str, first: str, second: str, allowed: frozenset[str]
+) -> tuple[int, int] | None:
+    """The two token counts of the object at `key` (none there: 0 and 0), or None where that
+    object is not plainly two such counts."""
+    sub = raw.get(key)
+    if sub is None:
+        return 0, 0
+    if type(sub) is not dict or not sub.keys() <= allowed:
+        return None
+    a, b = sub.get(first, 0), sub.get(second, 0)
+    return (a, b) if _token(a) and _token(b) else None
+
+
 def _plain_usage(raw: dict[str, Any]) -> Usage | None:
     """The usage Claude Code writes on nearly every line (FORMAT-NOTES §6), read without the
     general checks it cannot fail: only known keys, every count an int in range, the split and
@@ -305,26 +323,13 @@ def _plain_usage(raw: dict[str, Any]) -> Usage | None:
         value = raw.get(key)
         if value is not None and type(value) is not str:
             return None
-    split = raw.get("cache_creation")
-    cache_5m = cache_1h = 0
-    if split is not None:
-        if type(split) is not dict or not split.keys() <= _CACHE_SPLIT_KEYS:
-            return None
-        cache_5m = split.get("ephemeral_5m_input_tokens", 0)
-        cache_1h = split.get("ephemeral_1h_input_tokens", 0)
-        if not (_token(cache_5m) and _token(cache_1h)):
-            return None
-        if cache_5m + cache_1h > (written or 0):
-            return None
-    server = raw.get("server_tool_use")
-    searches = fetches = 0
-    if server is not None:
-        if type(server) is not dict or not server.keys() <= _PRICED_SERVER_TOOLS:
-            return None
-        searches = server.get("web_search_requests", 0)
-        fetches = server.get("web_fetch_requests", 0)
-        if not (_token(searches) and _token(fetches)):
-            return None
+    split = _plain_pair(raw, "cache_creation", _CACHE_5M, _CACHE_1H, _CACHE_SPLIT_KEYS)
+    server = _plain_pair(raw, "server_tool_use", _SEARCHES, _FETCHES, _PRICED_SERVER_TOOLS)
+    if split is None or server is None:
+        return None
+    (cache_5m, cache_1h), (searches, fetches) = split, server
+    if cache_5m + cache_1h > (written or 0):
+        return None
     return Usage(
         input_tokens=raw.get("input_tokens") or 0,
         output_tokens=raw.get("output_tokens") or 0,
@@ -332,7 +337,7 @@ def _plain_usage(raw: dict[str, Any]) -> Usage | None:
         cache_creation_input_tokens=written or 0,
         cache_5m=cache_5m,
         cache_1h=cache_1h,
-        split_present=split is not None,
+        split_present=raw.get("cache_creation") is not None,
         web_search_requests=searches,
         web_fetch_requests=fetches,
         service_tier=raw.get("service_tier"),
