@@ -56,7 +56,7 @@ CODES: dict[str, CodeInfo] = {
         "The parent transcript's file name is not the session id its records carry, followed by "
         ".jsonl; its children cannot be found.",
         "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy (restore its name "
-        "beside its <session-id>/ folder); a lone excerpt with no children converts with "
+        "beside its <session-id>/ folder); a lone excerpt that delegates nothing converts with "
         "--from claude-code.",
     ),
     "CC-TREE-PARENT-IS-SUBAGENT": _c(
@@ -221,7 +221,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-DELEGATION-IN-SINGLE-FILE": _c(
         "The single-file source found a delegation call; nested spend would be missing.",
-        "Use --from claude-code-tree to convert the whole session tree.",
+        "Convert the session's own main transcript with --from claude-code-tree (the default), "
+        "in its project folder beside its <session-id>/ folder of subagent transcripts. An "
+        "excerpt without them cannot be priced whole: its delegated spend is in no file given.",
     ),
     # --- lines (JSON syntax) ---
     "CC-LINE-TORN": _c(
@@ -595,7 +597,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TASK-NO-CALLS": _c(
         "Root prompts with no model call after them are listed as tasks with zero calls.",
-        "Label them in the contract or move them to excluded_tasks with a reason.",
+        "Move each to excluded_tasks with a reason (not-an-attempt: a local command, an "
+        "interruption; aborted; duplicate), or label it if it was an attempt: labelled, it "
+        "counts in evaluate as an attempt that cost nothing.",
         blocking=False,
     ),
     "CC-TASK-UNATTRIBUTED": _c(
@@ -751,12 +755,16 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CONTRACT-CLAIM-NULL": _c(
         "A claim in the contract is still null.",
-        "Fill every null claim (outcomes, outcome_contract, pricing, baseline, policy).",
+        "Fill every null claim (outcomes, outcome_contract, pricing, baseline, policy). A task "
+        "the template lists with model_calls 0 is moved to excluded_tasks with a reason unless "
+        "it was an attempt (CC-TASK-NO-CALLS).",
     ),
     "CONTRACT-KEY-MISMATCH": _c(
         "The contract was made under another pseudonym key.",
-        "Use the key the template was made with (`key show-id` prints its key_id), or make a new "
-        "template.",
+        "Convert with the key the contract was made under: the contract's key_id names it, and "
+        "`agent-evidence key show-id` (with the same --key-file or AGENT_EVIDENCE_KEY) prints "
+        "the one in use. Claims cannot be carried to another key (every pseudonym differs): a "
+        "new template under this key starts with every claim null.",
     ),
     "CONTRACT-OTHER-SESSION": _c(
         "The contract was made for another session: its inventory does not bind this "
@@ -965,10 +973,13 @@ CODES: dict[str, CodeInfo] = {
     # --- pricing (PRICE-*) ---
     "PRICE-NULL": _c(
         "A pricing value in the contract is null.",
-        "Fill the named price, multiplier, tier threshold or rule. --price-card pre-fills the "
-        "prices of models a shipped card knows and the multiplier of a context it can read, "
-        "never one with an absent or empty field (absence is not standard): state that one "
-        "yourself, 1 if those calls were billed at standard rates.",
+        "Fill the named price, multiplier, tier threshold or rule with what you were billed. "
+        "--price-card pre-fills the prices of models a shipped card knows and the multiplier of "
+        "a context it can read. It leaves null a context with an absent or empty field "
+        "(absence is not standard: 1 only if you know those calls were billed at standard "
+        "rates) and one no single multiplier prices: fast mode (speed=fast) is billed above "
+        "standard (6x for Opus 4.6 up to 200K input tokens, more above), so 1 there "
+        "underprices; batch discounts input and output only.",
     ),
     "PRICE-NEGATIVE": _c(
         "A price or multiplier in the contract is negative.",
@@ -1184,8 +1195,8 @@ CODES: dict[str, CodeInfo] = {
         "The session files given are another session's: the bundle's contract binds none of "
         "them as its main transcript (by name or by bytes). Either --in names the wrong "
         "session, or the bundle is not evidence of these files; exit 5.",
-        "Pass --in the session the bundle was made from (its main transcript, or the folder "
-        "that holds it); if that is the session given, the bundle is not evidence of it.",
+        "Pass --in the main transcript (<session-id>.jsonl) of the session the bundle was made "
+        "from; if that is the file given, the bundle is not evidence of it.",
     ),
     "ATTEST-REDERIVE-OTHER-KEY": _c(
         "Re-deriving takes the pseudonym key the bundle was made under; the key given (--key-file, "
