@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from converter.devtools.schemas import SCHEMAS, render
+from converter.errors import CODES
 from converter.pricing.card import unrecorded_else_standard
 from tests.conftest import FIXTURES, ROOT, fixture_parent, shared_dir
 from tests.contract_helpers import PRICES, fill, read_json, write_json
@@ -104,6 +105,11 @@ def test_null_claims_refuse_listing_every_problem(cli: Any, tmp_path: Path) -> N
     assert "PRICE-" in result.err
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [template]
+    # each code's fix is said once, on its first line (a new user: 58 lines, each with the fix)
+    for code in ("CONTRACT-CLAIM-NULL", "PRICE-NULL"):
+        assert result.err.count(CODES[code].fix) == 1, code
+        first = next(line for line in result.err.splitlines() if f"refused: {code} " in line)
+        assert first.endswith(" Fix: " + CODES[code].fix)
 
 
 @pytest.mark.parametrize("suffix", [b"\n", b"x"])

@@ -192,17 +192,23 @@ def forget_show_paths() -> None:
     _SHOWING_PATHS[0] = False
 
 
-PER_GROUP = 5  # lines shown per (code, file) on stderr; --json lists every one
+PER_GROUP = 5  # lines shown per code in one file on stderr; --json lists every one
 
 
-def emit_lines(lines: list[tuple[str, str | None, str]], prefix: str = "refused: ") -> None:
-    """Print (code, where, message) lines; past PER_GROUP of one code in one file, a count.
+def emit_lines(
+    lines: list[tuple[str, str | None, str]], prefix: str = "refused: ", fix: bool = True
+) -> None:
+    """Print (code, where, message) lines, the message without its fix: a code's fix follows
+    its first line only (a fresh template's dozens of null claims said it dozens of times),
+    and past PER_GROUP of one code in one file, a count.
 
     A file that is not a transcript can fail the same check on every line: one hundred
-    identical lines hide the other refusals, so the rest of a group is summed up instead.
+    identical lines hide the other refusals, so the rest of a group is summed up instead. A
+    contract's or a bundle's problems each name a field of their own and are all listed.
     """
     shown: dict[tuple[str, str | None], int] = {}
     said: set[str] = set()
+    fixed: set[str] = set()
     for code, where, message in lines:
         if message in said:  # the same problem found by two checks (an unwritable folder)
             continue
@@ -210,7 +216,9 @@ def emit_lines(lines: list[tuple[str, str | None, str]], prefix: str = "refused:
         key = (code, where.split(" line ")[0] if where else None)
         shown[key] = shown.get(key, 0) + 1
         if shown[key] <= PER_GROUP:
-            tell(prefix + message)
+            told = f" Fix: {CODES[code].fix}" if fix and code not in fixed else ""
+            fixed.add(code)
+            tell(prefix + message + told)
     for (code, where), count in shown.items():
         if count > PER_GROUP:
             place = f" [{where}]" if where else ""
@@ -236,5 +244,6 @@ def emit_problems(
                 path = problem.local_path
             elif account is not None and problem.file is not None and problem.file >= 0:
                 path = account.tree.layout.files[problem.file].rel
-        lines.append((problem.code, where, describe(problem.code, where, problem.line, path)))
+        shown = describe(problem.code, where, problem.line, path, fix=False)
+        lines.append((problem.code, where, shown))
     emit_lines(lines)

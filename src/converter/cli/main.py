@@ -174,9 +174,9 @@ def _emit_refused(
             path = problem.local_path or (
                 refused.paths.get(problem.file) if problem.file is not None else None
             )
-        shown = describe(problem.code, where, problem.line, path, fix=fix)
+        shown = describe(problem.code, where, problem.line, path, fix=False)
         lines.append((problem.code, where, shown))
-    emit_lines(lines, prefix)
+    emit_lines(lines, prefix, fix)
 
 
 def _output_failed(written_before: int) -> NoReturn:
