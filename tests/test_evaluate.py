@@ -439,6 +439,17 @@ def test_repeated_tool_shape_finding_never_routes() -> None:
     assert ev.decision == "SCALE"
 
 
+def test_labelled_tasks_without_calls_are_said_and_never_route() -> None:
+    """A new user labelled a session's zero-call prompts like its other tasks: cost per
+    acceptable outcome halved and the sample doubled, with no word. They are counted now."""
+    tasks = [*(make_task(i) for i in range(4)), make_task(4, low=0, model_calls=0, tool_calls=0)]
+    ev = evaluate(make_workload(tasks))
+    [finding] = [f for f in ev.findings if f.code == "EVAL-TASKS-WITHOUT-CALLS"]
+    assert finding.count == 1
+    assert ev.decision == evaluate(make_workload(tasks[:4])).decision == "SCALE"
+    assert not [f for f in evaluate(make_workload(tasks[:4])).findings if f.code == finding.code]
+
+
 def test_run_at_the_threshold_is_not_a_finding() -> None:
     key = shape_key(shape_of([]))
     tasks = [make_task(0, tool_shapes=(("Grep", key),) * 3), make_task(1), make_task(2)]
@@ -478,6 +489,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-REPEATED-TOOL-SHAPE",
         "EVAL-DEPENDENCY-CYCLE",
         "EVAL-USAGE-INCOMPLETE",
+        "EVAL-TASKS-WITHOUT-CALLS",
         "EVAL-AUXILIARY-NOT-OBSERVED",
         "EVAL-COSTS-UNCHECKED",
         # raised by the bundle → workload adapter (converter.run.workload)

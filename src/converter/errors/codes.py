@@ -1149,6 +1149,15 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do unless a gate is indeterminate (see EVAL-GATE-INDETERMINATE).",
         blocking=False,
     ),
+    "EVAL-TASKS-WITHOUT-CALLS": _c(
+        "Labelled tasks that made no model call (a local command, an interruption, an "
+        "unanswered prompt: CC-TASK-NO-CALLS) were evaluated as attempts that cost nothing: "
+        "they lower the cost per acceptable outcome and the tail cost, and count in the sample "
+        "size.",
+        "Nothing to do if they were attempts. If not, move them to the contract's "
+        "excluded_tasks (not-an-attempt, aborted or duplicate) and convert again.",
+        blocking=False,
+    ),
     "EVAL-COSTS-UNCHECKED": _c(
         "Bundles written by 0.1 (schema v1) carry no prices, so their costs could not be priced "
         "again from them: only a signature vouches for those costs.",

@@ -43,7 +43,7 @@ REQUIRED_COVERAGE: tuple[Coverage, ...] = get_args(Coverage)  # every kind, in t
 DIAGNOSTICS = (
     DiagnosticInfo(id="repeated-tool-shapes", version="1.0"),
     DiagnosticInfo(id="dependency-cycles", version="1.0"),
-    DiagnosticInfo(id="evidence-completeness", version="1.0"),
+    DiagnosticInfo(id="evidence-completeness", version="1.1"),  # 1.1: EVAL-TASKS-WITHOUT-CALLS
 )
 
 # A gate's measures, or None when they cannot be computed (a workload with no tasks).
@@ -365,6 +365,9 @@ def diagnose(workload: Workload) -> tuple[Finding, ...]:
     incomplete = sum(t.usage_incomplete_calls for t in workload.tasks)
     if incomplete:
         findings.append(Finding(code="EVAL-USAGE-INCOMPLETE", count=incomplete))
+    free = sum(t.model_calls == 0 for t in workload.tasks)
+    if free:  # labelled, so counted as attempts: the contract may have meant to exclude them
+        findings.append(Finding(code="EVAL-TASKS-WITHOUT-CALLS", count=free))
     if workload.auxiliary_calls == "not-observed":
         findings.append(Finding(code="EVAL-AUXILIARY-NOT-OBSERVED", count=1))
     if workload.costs_unchecked:
