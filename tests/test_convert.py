@@ -185,6 +185,37 @@ def test_a_grown_session_is_not_another_session(cli: Any, tmp_path: Path) -> Non
     assert "CONTRACT-OTHER-SESSION" not in result.err
 
 
+def test_a_session_that_went_on_is_told_one_fix_not_what_its_new_task_lacks(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A new user: a session that went on after its template was refused with 23 lines, among
+    them 'add the task's outcome' and the new model's prices, which adding by hand does not
+    mend. The changes are said, each with the one fix (--from-contract), and it works."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    contract = _contract(cli, parent, tmp_path)
+    lines = parent.read_bytes().splitlines(keepends=True)
+    prompt, call = json.loads(lines[2]), json.loads(lines[8])
+    prompt.update(uuid="0e5b2c1a-7d43-4c9e-9a61-2f8e0b6d5c11", parentUuid=call["uuid"])
+    prompt.update(promptId="5d1e7f0a-3b2c-4d8e-9f60-1a2b3c4d5e6f")
+    prompt["message"]["content"] = "a later prompt"
+    call.update(uuid="7a9c3e21-5b4d-4f6a-8e0c-9d1b2a3c4e5f", parentUuid=prompt["uuid"])
+    call["message"].update(id="msg_011LaterCallOfAnotherModel", model="claude-sonnet-4-6")
+    call["requestId"] = "req_011LaterCallOfAnotherModel"
+    grown = [json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in (prompt, call)]
+    parent.write_bytes(b"".join([*lines, *grown]))
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    codes = set(_codes(result.err))
+    assert "CONTRACT-FILE-CHANGED" in codes
+    assert not codes & {"CONTRACT-OUTCOME-MISSING", "PRICE-MODEL-MISSING"}, codes
+    carried = tmp_path / "carried.json"
+    again = cli(
+        "convert", "--in", str(parent), "--template", str(carried), "--from-contract", str(contract)
+    )
+    assert again.code == 0, again.err
+    assert len(read_json(carried)["tasks"]) == 2
+
+
 def test_a_changed_file_that_no_longer_reads_is_said_to_have_changed(
     cli: Any, tmp_path: Path
 ) -> None:

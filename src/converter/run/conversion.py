@@ -365,6 +365,15 @@ def _problems(
         # digest mismatch. A file changed, added or removed since is a cause of its own.
         files = [p for p in against if p.code.startswith("CONTRACT-FILE-")]
         against = [Problem("CONTRACT-TASK-UNIT-EDITED", where="source/task_unit"), *files]
+    if any(p.code in _FILE_CHANGES for p in against) and not any(
+        p.code in _UNRELATED for p in against
+    ):
+        # The session changed since the template (it grew, a file came or went): the outcomes
+        # and prices its new tasks and models lack follow from that one cause, and a new
+        # template made --from-contract mends them with the rest, where adding by hand what
+        # each names does not (a new user: 23 refusals for a session that went on). The
+        # mismatches `against` names each say so.
+        return [*parts.problems, *against, *own_problems(parts)], shown
     # Under another key, or for another session, nothing of the sources can be compared: the
     # task, outcome and pricing mismatches would all follow from the one cause. The contract's
     # shape and own problems (null claims, bad prices) stand whichever session it is given.
@@ -513,6 +522,10 @@ _SOURCES_DIFFER = frozenset(
         "CONTRACT-OTHER-SESSION",
     }
 )
+
+
+# A bound file that changed, came or went since the template: a cause of its own.
+_FILE_CHANGES = frozenset({"CONTRACT-FILE-CHANGED", "CONTRACT-FILE-ADDED", "CONTRACT-FILE-REMOVED"})
 
 
 # Refusals after which the files cannot be compared with the contract's: read another way than
