@@ -123,6 +123,7 @@ def test_action_shape() -> None:
         "adapter",
         "session",
         "contract",
+        "provider-bodies",
         "public-key",
         "public-key-pem",
         "require-signature",
@@ -538,6 +539,30 @@ def test_convert_then_evaluate(cli: Any, runner: Runner, workspace: Path, tmp_pa
     assert "wrote bundle" in run.log
 
 
+def test_convert_with_provider_bodies(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """A new user: a contract made with provider bodies could not be converted by the Action
+    (CONTRACT-BODIES-MISSING, whose fix no input could follow). Without the input it still
+    refuses so; with it, the bundle is the one convert writes."""
+    from tests.test_provider_bodies import convert_chain
+    from tests.test_provider_bodies import setup as with_bodies
+
+    tree, bodies = with_bodies(workspace / "pb")
+    folder = bodies.write()
+    contract, _, local = convert_chain(cli, tree, tmp_path / "local", folder)
+    inputs = {"adapter": "claude-code-tree", "session": str(tree.parent), "contract": str(contract)}
+    key = {"AGENT_EVIDENCE_KEY": DEMO_KEY}  # the workspace fixture's, which convert_chain used
+    refused = run_action(runner, tmp_path / "without", workspace, inputs, caller_env=key)
+    assert_gate(refused, "REFUSED", 2)
+    assert "CONTRACT-BODIES-MISSING" in refused.summary
+    run = run_action(
+        runner, tmp_path / "with", workspace, {**inputs, "provider-bodies": str(folder)}, key
+    )
+    assert run.code in (0, 3, 4), run.log[-2000:]
+    assert json.loads(Path(run.outputs["bundle"]).read_bytes()) == local
+
+
 def test_convert_refused_by_the_sources(
     cli: Any, runner: Runner, workspace: Path, tmp_path: Path
 ) -> None:
@@ -681,8 +706,9 @@ def test_bundle_paths_one_per_line(
             {"bundle": "b.json", "adapter": "claude-code-tree", "session": "s", "contract": "c"},
             {"AGENT_EVIDENCE_KEY": DEMO_KEY},
         ),
+        ({"bundle": "b.json", "provider-bodies": "bodies"}, {}),  # read only when converting
     ],
-    ids=["no-input", "partial", "no-key", "both"],
+    ids=["no-input", "partial", "no-key", "both", "bodies-without-convert"],
 )
 def test_usage_errors_fail_the_gate(
     inputs: dict[str, str],
