@@ -165,13 +165,18 @@ def test_websearch_without_a_count_is_a_finding(cli: Any, tmp_path: Path) -> Non
     assert {"code": "CC-REC-WEBSEARCH-COUNT-UNKNOWN", "count": 1} in report["findings"]
 
 
-def test_a_subagent_file_given_as_parent_says_so(cli: Any) -> None:
+@pytest.mark.parametrize("fixture", ["synthetic_tree", "rich_tree"])
+def test_a_subagent_file_given_as_parent_says_so(cli: Any, fixture: str) -> None:
+    """Said alone: a new user also got CC-TREE-ORPHAN-CHILD, CC-TREE-UNEXPANDED-DELEGATION and
+    a 1.0.x finding (CC-REC-SIDECHAIN-IN-FILE) that follow only from reading it as a parent."""
     from tests.conftest import FIXTURES
 
-    child = next((FIXTURES / "synthetic_tree").rglob("agent-*.jsonl"))
-    result = cli("inspect", "--json", "--in", str(child))
-    assert result.code == 2
-    assert result.json()["refusals"][0]["code"] == "CC-TREE-PARENT-IS-SUBAGENT"
+    for child in sorted((FIXTURES / fixture).rglob("agent-*.jsonl")):
+        result = cli("inspect", "--json", "--in", str(child))
+        assert result.code == 2
+        report = result.json()
+        assert [r["code"] for r in report["refusals"]] == ["CC-TREE-PARENT-IS-SUBAGENT"], child
+        assert "CC-REC-SIDECHAIN-IN-FILE" not in {f["code"] for f in report["findings"]}
 
 
 def test_usage_errors_do_not_echo_a_path_the_user_typed(cli: Any) -> None:

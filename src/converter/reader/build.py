@@ -207,7 +207,25 @@ def build_account(
     link_edges(acc)
     _summaries(acc)
     _release_records(acc)
+    _subagent_given_as_parent(acc)
     return acc
+
+
+# What a subagent transcript read as a session's main transcript shows of itself: its own
+# records are all `isSidechain` (read as a 1.0.x parent's sidechain, no delegation of it in the
+# file), and its delegations' children lie in the session's folder, not beside it.
+_OF_A_SUBAGENT_AS_PARENT = frozenset({"CC-TREE-ORPHAN-CHILD", "CC-TREE-UNEXPANDED-DELEGATION"})
+
+
+def _subagent_given_as_parent(acc: Account) -> None:
+    """A subagent transcript given as the parent is refused as such (CC-TREE-PARENT-IS-SUBAGENT)
+    and still accounted, so inspect shows its usage; the join refusals and the 1.0.x finding
+    that only follow from reading it as a parent are not said beside it (a new user: three
+    refusals and a finding of another Claude Code version, for one wrong argument)."""
+    if not any(p.code == "CC-TREE-PARENT-IS-SUBAGENT" for p in acc.problems):
+        return
+    acc.problems = [p for p in acc.problems if p.code not in _OF_A_SUBAGENT_AS_PARENT]
+    acc.findings.pop("CC-REC-SIDECHAIN-IN-FILE", None)
 
 
 def _release_records(acc: Account) -> None:
