@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -276,3 +277,30 @@ def test_fuzz_a_duplicate_in_claude_codes_own_spelling_is_found(
     text = b'{"outer":' + body + b"}" if data.draw(st.booleans(), label="nested") else body
     assert getattr(parse_object(text), "code", None) == "CC-LINE-DUPLICATE-KEY"
     assert parse_object(orjson.dumps(value)) == _as_read(value)
+
+
+def _string_slots(root: Any) -> list[tuple[Any, Any]]:
+    return [(node, key) for node, key in _nodes(root) if isinstance(node[key], str)]
+
+
+@pytest.mark.parametrize("odd", [[], {}], ids=["list", "object"])
+def test_no_text_field_of_a_record_crashes_as_a_list_or_an_object(
+    odd: Any, cli: Any, tmp_path: Path
+) -> None:
+    """A fuzz hunt: a tool_use block's name, a prompt's turnOrigin or a prompt block's type
+    holding a list or an object was exit 70 (an unhashable value tested against a set). Every
+    text field of the synthetic tree's transcripts, turned into each in turn, is read or
+    refused with a code."""
+    tree = copy_tree("synthetic_tree", tmp_path / "src")
+    for rel in ("", "subagents/agent-a3088bfe7965a5c04.jsonl"):
+        lines = tree.lines(rel)
+        for number, raw in enumerate(lines, 1):
+            count = len(_string_slots(json.loads(raw)))
+            for slot in range(count):
+                obj = json.loads(raw)
+                node, key = _string_slots(obj)[slot]
+                node[key] = odd
+                tree.set_line(rel, number, dump(obj))
+                outcome = run_command(cli, COMMANDS[0], tree, tmp_path)
+                assert outcome.code in (0, 2), (rel, number, key, outcome.err[-400:])
+            tree.set_line(rel, number, raw)

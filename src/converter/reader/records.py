@@ -593,6 +593,12 @@ def lacks_counts(usage: Any) -> bool:
     )
 
 
+def _text_in(value: Any, names: frozenset[str]) -> bool:
+    """Whether a value read from a record is one of `names`: a list or an object there is
+    unhashable, and `in` on a set would raise (a fuzz hunt: exit 70)."""
+    return isinstance(value, str) and value in names
+
+
 def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
     uses = []
     for block in blocks:
@@ -602,10 +608,13 @@ def _tool_uses(blocks: list[Any]) -> list[ToolUse]:
             agent_type = args.get("subagent_type") if isinstance(args, dict) else None
             # a named spawn of an Agent or Task call, for joins; no other tool's input name
             named = args.get("name") if isinstance(args, dict) else None
-            spawn_name = named if block.get("name") in SUBAGENT_TOOLS else None
+            # a name that is not text (a list is unhashable) is no spawn; the record is refused
+            # for it where the tool call is read (CC-REC-BAD-FIELD), never a crash here
+            spawns = _text_in(block.get("name"), SUBAGENT_TOOLS)
+            spawn_name = named if spawns else None
             send_to, sent = _message_sent(block.get("name"), args)
             resume = args.get("resume") if isinstance(args, dict) else None
-            resume_of = resume if block.get("name") in SUBAGENT_TOOLS else None
+            resume_of = resume if spawns else None
             uses.append(
                 ToolUse(
                     id=_req_str(block, "id"),
@@ -694,7 +703,7 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
         return "meta"
     if kind not in (None, "human"):
         return "other"
-    if obj.get("turnOrigin") in _NOT_A_PERSON:
+    if _text_in(obj.get("turnOrigin"), _NOT_A_PERSON):
         return "notification"
     if isinstance(obj.get("interruptedMessageId"), str):
         return "interruption"  # the marker Esc writes (2.1.288 on): Claude Code's, not typed
@@ -715,7 +724,7 @@ def _is_blocks(content: Any) -> bool:
     return (
         isinstance(content, list)
         and bool(content)
-        and all(isinstance(b, dict) and b.get("type") in _PROMPT_BLOCKS for b in content)
+        and all(isinstance(b, dict) and _text_in(b.get("type"), _PROMPT_BLOCKS) for b in content)
     )
 
 
