@@ -284,23 +284,31 @@ def _string_slots(root: Any) -> list[tuple[Any, Any]]:
 
 
 @pytest.mark.parametrize("odd", [[], {}], ids=["list", "object"])
+@pytest.mark.parametrize("name", TREES)
 def test_no_text_field_of_a_record_crashes_as_a_list_or_an_object(
-    odd: Any, cli: Any, tmp_path: Path
+    name: str, odd: Any, cli: Any, tmp_path: Path
 ) -> None:
     """A fuzz hunt: a tool_use block's name, a prompt's turnOrigin or a prompt block's type
     holding a list or an object was exit 70 (an unhashable value tested against a set). Every
-    text field of the synthetic tree's transcripts, turned into each in turn, is read or
+    text field of every file of the fixture trees, turned into each in turn, is read or
     refused with a code."""
-    tree = copy_tree("synthetic_tree", tmp_path / "src")
-    for rel in ("", "subagents/agent-a3088bfe7965a5c04.jsonl"):
-        lines = tree.lines(rel)
+    tree = copy_tree(name, tmp_path / "src")
+    parent_name = tree.parent.name
+    for listed in FILES[name]:
+        rel = "" if listed == parent_name else listed.split("/", 1)[1]
+        path = tree.path(rel)
+        original = path.read_bytes()
+        whole = path.suffix == ".json"  # a metadata file or manifest: one document
+        lines = [original] if whole else tree.lines(rel)
         for number, raw in enumerate(lines, 1):
-            count = len(_string_slots(json.loads(raw)))
-            for slot in range(count):
+            for slot in range(len(_string_slots(json.loads(raw)))):
                 obj = json.loads(raw)
                 node, key = _string_slots(obj)[slot]
                 node[key] = odd
-                tree.set_line(rel, number, dump(obj))
+                if whole:
+                    path.write_bytes(dump(obj))
+                else:
+                    tree.set_line(rel, number, dump(obj))
                 outcome = run_command(cli, COMMANDS[0], tree, tmp_path)
                 assert outcome.code in (0, 2), (rel, number, key, outcome.err[-400:])
-            tree.set_line(rel, number, raw)
+            path.write_bytes(original)
