@@ -115,7 +115,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-EMPTY-FILE": _c(
         "A transcript, metadata file or provider response is empty where content is required.",
-        "Restore the file from a backup. An empty agent .meta.json, run journal or run manifest "
+        "Restore an intact copy as Claude Code left it (a copy made before the session ended "
+        "lacks what came after). An empty agent .meta.json, run journal or run manifest "
         "states nothing: removing it converts where the tree joins without it and refuses "
         "where it cannot. An empty main transcript holds no session to convert; an empty "
         "provider response: convert without --provider-bodies.",
@@ -233,8 +234,9 @@ CODES: dict[str, CodeInfo] = {
         "kind its cut head does not say).",
         "Wait until the session is idle, then convert again. If Claude Code is no longer "
         "writing it, nothing on disk holds what was lost (resuming the session does not help: "
-        "the cut record stays, CC-LINE-CUT-LOST): restore the file from a backup, or leave this "
-        "session out of what you convert and evaluate.",
+        "the cut record stays, CC-LINE-CUT-LOST): leave this session out of what you convert "
+        "and evaluate. Do not put an older copy of the file in its place: it lacks the cut "
+        "record, and would convert with that spend missing unremarked.",
     ),
     "CC-LINE-CUT-PASSED": _c(
         "A line holds a record cut short, followed by the next record or line: a write "
@@ -258,17 +260,22 @@ CODES: dict[str, CodeInfo] = {
         "resumed), and what it held could be spend no other record states: a model call's only "
         "record, a record whose kind its cut head does not say, or one a later record descends "
         "from (two programs writing the file at once).",
-        "Nothing on disk holds what was lost, so the session cannot be priced exactly: restore "
-        "the file from a backup taken before the crash, or leave this session out of what you "
-        "convert and evaluate (scan lists it as refused).",
+        "Nothing on disk holds what was lost, so the session cannot be priced exactly: leave it "
+        "out of what you convert and evaluate (scan lists it as refused). Do not put an older "
+        "copy of the file in its place: it lacks the cut record and all written after it, and "
+        "would convert with that spend missing unremarked.",
     ),
     "CC-LINE-INVALID-UTF8": _c(
         "A line is not valid UTF-8.",
-        "The file is damaged; restore it from a backup.",
+        "The file is damaged; restore an intact copy of it as Claude Code left it (from the "
+        "machine that ran the session). A copy made before the session ended lacks what came "
+        "after: convert it only knowing that spend is missing.",
     ),
     "CC-LINE-INVALID-JSON": _c(
         "A line is not valid JSON.",
-        "The file is damaged; restore it from a backup.",
+        "The file is damaged; restore an intact copy of it as Claude Code left it (from the "
+        "machine that ran the session). A copy made before the session ended lacks what came "
+        "after: convert it only knowing that spend is missing.",
     ),
     "CC-LINE-NOT-OBJECT": _c(
         "A line is valid JSON but not an object.",
@@ -502,7 +509,9 @@ CODES: dict[str, CodeInfo] = {
         "the tree records: the copy is never counted, so that call's spend would be lost (a "
         "child transcript missing, or cut short of it).",
         "Restore the subagent transcripts of the session (its subagents/ folder) from the "
-        "machine that ran it, and convert again.",
+        "machine that ran it, and convert again. If no complete copy exists, that call's spend "
+        "is recorded nowhere else: leave this session out of what you convert and evaluate "
+        "(scan lists it as refused).",
     ),
     "CC-REC-FORK-BOOTSTRAP": _c(
         "A forked child repeats its parent's delegation call; the copy is counted once.",
@@ -577,8 +586,9 @@ CODES: dict[str, CodeInfo] = {
         "Messages sent into the session through a channel (a chat bridge such as Telegram or "
         "Slack; `origin.kind` channel) start tasks as typed prompts do: each is a request from "
         "outside the session, and the calls after it answer it. A channel can also be a bot.",
-        "Nothing to do; label each such task as the work it holds (acceptable: false, with no "
-        "value, if it is not work you evaluate: a task with calls cannot be excluded). With "
+        "Nothing to do; label each such task as the work it holds (if it is not work you "
+        "evaluate: acceptable false, and business_value_usd, human_minutes, incident_loss_usd "
+        'and remediation_cost_usd "0"; a task with calls cannot be excluded). With '
         "--task-unit session the question does not arise.",
         blocking=False,
     ),
@@ -629,15 +639,21 @@ CODES: dict[str, CodeInfo] = {
     "CC-BODY-NOT-REGULAR": _c(
         "A provider body this tree selects (or the folder's index.jsonl) is a symbolic link, a "
         "folder or a special file: bodies are read only from regular files.",
-        "Copy the real file into place; symlinks are refused so the folder cannot point outside "
-        "itself.",
+        "A symlink: replace it with a copy of the file it points to (links are refused so the "
+        "folder cannot point outside itself). A folder or special file: remove it and restore "
+        "Claude Code's file, or "
+        "do without them: make the template again without --provider-bodies (--from-contract "
+        "carries your claims) and convert that contract; calls a body completed are then "
+        "priced as intervals.",
     ),
     "CC-BODY-INDEX-FIELD": _c(
         "A line of the bodies folder's index.jsonl has no string session_id, or a line of this "
         "session names no response file of the form <request-id>.response.json or no string "
         "message_id.",
-        "The index was edited or damaged; restore Claude Code's original, or convert without "
-        "--provider-bodies.",
+        "The index was edited or damaged; restore Claude Code's original, or "
+        "do without them: make the template again without --provider-bodies (--from-contract "
+        "carries your claims) and convert that contract; calls a body completed are then "
+        "priced as intervals.",
     ),
     "CC-BODY-HIDDEN-NOT-COUNTED": _c(
         "Provider responses of this session (by its index) that no transcript of this tree "
@@ -674,32 +690,45 @@ CODES: dict[str, CodeInfo] = {
     "CC-BODY-FILE-MISSING": _c(
         "A line of index.jsonl for this session names a response file that is not in the "
         "bodies folder.",
-        "Restore the response file (Claude Code never deletes bodies), or convert without "
-        "--provider-bodies.",
+        "Restore the response file (Claude Code never deletes bodies), or "
+        "do without them: make the template again without --provider-bodies (--from-contract "
+        "carries your claims) and convert that contract; calls a body completed are then "
+        "priced as intervals.",
     ),
     "CC-BODY-RESPONSE-SHAPE": _c(
         "A provider response file of this tree is not a response as Claude Code writes one: an "
         "object with a string id, a string model, a stop_reason that is a string or null, and a "
         "usage object.",
-        "The file was edited or damaged; restore Claude Code's original, or convert without "
-        "--provider-bodies.",
+        "The file was edited or damaged; restore Claude Code's original, or "
+        "do without them: make the template again without --provider-bodies (--from-contract "
+        "carries your claims) and convert that contract; calls a body completed are then "
+        "priced as intervals.",
     ),
     "CC-BODY-ID-DISAGREES": _c(
         "A provider response is not the call it is named for: its id is not the message id its "
         "index line gives; or, without an index, its id is no transcript call's whose records "
         "name the request id its file is named by.",
         "The file or the index was edited, or belongs to another folder; restore Claude Code's "
-        "originals, or convert without --provider-bodies.",
+        "originals, or "
+        "do without them: make the template again without --provider-bodies (--from-contract "
+        "carries your claims) and convert that contract; calls a body completed are then "
+        "priced as intervals.",
     ),
     "CC-BODY-DUPLICATE": _c(
         "Two provider responses (or two index lines) are for one model call, or two index lines "
         "name one response file: which one is the call's cannot be told.",
-        "Remove the copy that is not Claude Code's own, or convert without --provider-bodies.",
+        "If you know which file or index line is a copy you added, remove it; otherwise "
+        "do without them: make the template again without --provider-bodies (--from-contract "
+        "carries your claims) and convert that contract; calls a body completed are then "
+        "priced as intervals.",
     ),
     "CC-BODY-MODEL-DISAGREES": _c(
         "A provider response names another model than the transcript call it joins.",
         "The response or the transcript was edited, or they are not of one session; restore "
-        "Claude Code's originals, or convert without --provider-bodies.",
+        "Claude Code's originals, or "
+        "do without them: make the template again without --provider-bodies (--from-contract "
+        "carries your claims) and convert that contract; calls a body completed are then "
+        "priced as intervals.",
     ),
     "CC-BODY-USAGE-DISAGREES": _c(
         "A provider response's usage cannot be the usage of the transcript call it joins: for a "
@@ -794,7 +823,9 @@ CODES: dict[str, CodeInfo] = {
         "--provider-bodies folder was given, or the one given holds none of this session's. "
         "Every body it binds, and what they changed, would differ. Those differences are not "
         "listed; the contract's own problems are.",
-        "Pass the --provider-bodies folder the template was made with.",
+        "Pass the --provider-bodies folder the template was made with. To do without the "
+        "bodies, make the template again without --provider-bodies (--from-contract carries "
+        "your claims) and convert that contract.",
     ),
     "CONTRACT-BODIES-UNEXPECTED": _c(
         "This conversion was given provider bodies (--provider-bodies) that the contract does "
