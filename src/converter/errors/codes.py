@@ -1046,7 +1046,10 @@ CODES: dict[str, CodeInfo] = {
     "PRICE-CONTEXT-MISSING": _c(
         "A billing context (service tier, speed, inference region) observed for a model has no "
         "multiplier in the contract.",
-        "Add the context key under the model's contexts with its multiplier (1 for standard).",
+        "Add the named key (service tier|speed|region) under the model's contexts with the "
+        "multiplier you were billed: 1 only when every part is standard (the region global or "
+        "not_available). Fast mode and a US-only region bill above 1, and absent or empty is "
+        "not standard (see PRICE-NULL).",
     ),
     "PRICE-MAX-OUTPUT-MISSING": _c(
         "A model has usage-incomplete calls but no max_output_tokens to bound their cost.",
@@ -1083,7 +1086,8 @@ CODES: dict[str, CodeInfo] = {
         "signature and every report would name the card as the source of prices it does not hold.",
         "Restore the card's values for what it prices (a template made with --price-card holds "
         "them, unless --from-contract carried other prices), or set claims.pricing.price_card to "
-        "null (or leave out --price-card): the bundle then says the prices are your own.",
+        "null in the contract: the bundle then says the prices are your own. Leaving out "
+        "--price-card changes nothing in a contract that already names a card.",
     ),
     # --- evaluation (EVAL-*) ---
     "EVAL-WORKLOAD-MISMATCH": _c(
@@ -1131,8 +1135,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "EVAL-GATE-DISABLED": _c(
         "The policy disables a gate; its coverage is still required, so the decision is INCOMPLETE.",
-        "Remove the gate from the policy's disabled_checks; loosen its limit instead if it is too "
-        "strict.",
+        "In the contract, remove the gate from claims.policy.disabled_checks (loosen its limit "
+        "instead if it is too strict) and convert --contract again: a bundle cannot be edited. "
+        "If you did not make the bundle, ask its producer.",
     ),
     "EVAL-GATE-UNAVAILABLE": _c(
         "A gate could not be computed because the workload holds no tasks; the decision is "
@@ -1215,8 +1220,10 @@ CODES: dict[str, CodeInfo] = {
     "ATTEST-REDERIVE-OTHER-VERSION": _c(
         "The bundle was written by another version of agent-evidence (its generator.version); "
         "re-derivation is byte for byte, and another version writes other bytes.",
-        "Re-derive with the version that wrote it (pip install agent-evidence==<that version>); "
-        "its digest and signature can still be checked with this one.",
+        "Re-derive with the agent-evidence that wrote it (the bundle's generator.version): in a "
+        "clone of this project, check out the commit whose pyproject.toml has that version (git "
+        "log -p -- pyproject.toml), run make demo, and verify with its .venv/bin/agent-evidence. "
+        "Its digest and signature can still be checked with this one.",
     ),
     "ATTEST-REDERIVE-MISMATCH": _c(
         "The bundle re-derived from the given sources, contract and pseudonym key is not byte for "
@@ -1351,7 +1358,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "KEY-FILE-MISSING": _c(
         "The pseudonym key file given with --key-file does not exist.",
-        "Check the --key-file path; `agent-evidence key init --key-file PATH` creates one there.",
+        "Check the --key-file path. A contract, a carried contract or a bundle to verify needs the "
+        "key it was made with (its key_id names it): a new key cannot give its pseudonyms. For "
+        "a first template only, `agent-evidence key init --key-file PATH` creates one there.",
     ),
     "KEY-INVALID": _c(
         "The pseudonym key is not 64 hexadecimal characters (32 bytes), or its key file is "
