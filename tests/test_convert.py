@@ -2030,6 +2030,15 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
     carried = read_json(again)["claims"]
     assert carried["policy"]["min_tasks"] == 7
     assert carried["outcomes"] == read_json(old)["claims"]["outcomes"]
+    # A file that states one limit changes that one: the carried others stay (a fix audit:
+    # they became null, and the template said only "fill its 9 null claims").
+    write_json(policy, {"policy": {"min_tasks": 3}})
+    partial = tmp_path / "partial.json"
+    args[4] = str(partial)
+    assert cli(*args, "--policy", str(policy)).code == 0
+    kept = read_json(partial)["claims"]
+    assert kept["policy"] == {**read_json(old)["claims"]["policy"], "min_tasks": 3}
+    assert kept["baseline"] == read_json(old)["claims"]["baseline"]
 
 
 @pytest.mark.parametrize(

@@ -205,7 +205,8 @@ class Claims(Closed):
 
 class Preset(Closed):
     """Claims a team fixes once for every session (`convert --template --policy FILE`): the
-    policy, the baseline and the outcome contract, each whole or left out."""
+    policy, the baseline and the outcome contract, each left out or given with the fields it
+    fixes (the rest of a carried section is kept)."""
 
     policy: PolicyClaim | None = None
     baseline: BaselineClaim | None = None

@@ -175,7 +175,8 @@ def make_template(
 
     `old` is `read_old_contract`'s: made under this key. `timestamps`, when given, overrides the
     precision an old contract carried; otherwise the old contract's privacy (or "exact")
-    stands. `preset`'s sections (a --policy file) replace the template's, carried or not.
+    stands. `preset`'s sections (a --policy file) fill the template's, carried or not, field by
+    field: what the file states wins, the rest is kept.
     """
     pricing = prefill if prefill is not None else observed_keys(reading.canonical)
     template = build_template(
@@ -209,8 +210,16 @@ def make_template(
         # (or, for a card file, signed as a lie): say so now, before the user labels anything.
         raise Refused(mismatched)
     if preset is not None:
-        given = {name: getattr(preset, name) for name in type(preset).model_fields}
-        sections = {name: value for name, value in given.items() if value is not None}
+        sections = {}
+        for name in type(preset).model_fields:
+            given = getattr(preset, name)
+            if given is None:
+                continue
+            # Field by field: what the file states wins, the rest stays as carried (a fix
+            # audit: a file stating one limit nulled every other carried one, unremarked).
+            kept = getattr(template.claims, name)
+            stated = {field: getattr(given, field) for field in given.model_fields_set}
+            sections[name] = kept.model_copy(update=stated) if kept is not None else given
         template = template.model_copy(
             update={"claims": template.claims.model_copy(update=sections)}
         )
