@@ -31,6 +31,15 @@ NOT_BOUND = {
 }
 
 # Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
+# The way out of a body refusal when the contract binds the bodies: converting the same
+# contract without them is CONTRACT-BODIES-MISSING (a fix audit: the two fixes looped).
+_WITHOUT_BODIES = (
+    "do without them: make the template again without --provider-bodies (--from-contract "
+    "carries your claims) and convert that contract; calls a body completed are then priced as "
+    "intervals."
+)
+
+
 CODES: dict[str, CodeInfo] = {
     # --- files and layout (sources) ---
     "CC-TREE-PARENT-MISSING": _c(
@@ -641,19 +650,13 @@ CODES: dict[str, CodeInfo] = {
         "folder or a special file: bodies are read only from regular files.",
         "A symlink: replace it with a copy of the file it points to (links are refused so the "
         "folder cannot point outside itself). A folder or special file: remove it and restore "
-        "Claude Code's file, or "
-        "do without them: make the template again without --provider-bodies (--from-contract "
-        "carries your claims) and convert that contract; calls a body completed are then "
-        "priced as intervals.",
+        "Claude Code's file, or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-INDEX-FIELD": _c(
         "A line of the bodies folder's index.jsonl has no string session_id, or a line of this "
         "session names no response file of the form <request-id>.response.json or no string "
         "message_id.",
-        "The index was edited or damaged; restore Claude Code's original, or "
-        "do without them: make the template again without --provider-bodies (--from-contract "
-        "carries your claims) and convert that contract; calls a body completed are then "
-        "priced as intervals.",
+        "The index was edited or damaged; restore Claude Code's original, or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-HIDDEN-NOT-COUNTED": _c(
         "Provider responses of this session (by its index) that no transcript of this tree "
@@ -690,45 +693,31 @@ CODES: dict[str, CodeInfo] = {
     "CC-BODY-FILE-MISSING": _c(
         "A line of index.jsonl for this session names a response file that is not in the "
         "bodies folder.",
-        "Restore the response file (Claude Code never deletes bodies), or "
-        "do without them: make the template again without --provider-bodies (--from-contract "
-        "carries your claims) and convert that contract; calls a body completed are then "
-        "priced as intervals.",
+        "Restore the response file (Claude Code never deletes bodies), or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-RESPONSE-SHAPE": _c(
         "A provider response file of this tree is not a response as Claude Code writes one: an "
         "object with a string id, a string model, a stop_reason that is a string or null, and a "
         "usage object.",
-        "The file was edited or damaged; restore Claude Code's original, or "
-        "do without them: make the template again without --provider-bodies (--from-contract "
-        "carries your claims) and convert that contract; calls a body completed are then "
-        "priced as intervals.",
+        "The file was edited or damaged; restore Claude Code's original, or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-ID-DISAGREES": _c(
         "A provider response is not the call it is named for: its id is not the message id its "
         "index line gives; or, without an index, its id is no transcript call's whose records "
         "name the request id its file is named by.",
         "The file or the index was edited, or belongs to another folder; restore Claude Code's "
-        "originals, or "
-        "do without them: make the template again without --provider-bodies (--from-contract "
-        "carries your claims) and convert that contract; calls a body completed are then "
-        "priced as intervals.",
+        "originals, or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-DUPLICATE": _c(
         "Two provider responses (or two index lines) are for one model call, or two index lines "
         "name one response file: which one is the call's cannot be told.",
         "If you know which file or index line is a copy you added, remove it; otherwise "
-        "do without them: make the template again without --provider-bodies (--from-contract "
-        "carries your claims) and convert that contract; calls a body completed are then "
-        "priced as intervals.",
+        + _WITHOUT_BODIES,
     ),
     "CC-BODY-MODEL-DISAGREES": _c(
         "A provider response names another model than the transcript call it joins.",
         "The response or the transcript was edited, or they are not of one session; restore "
-        "Claude Code's originals, or "
-        "do without them: make the template again without --provider-bodies (--from-contract "
-        "carries your claims) and convert that contract; calls a body completed are then "
-        "priced as intervals.",
+        "Claude Code's originals, or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-USAGE-DISAGREES": _c(
         "A provider response's usage cannot be the usage of the transcript call it joins: for a "

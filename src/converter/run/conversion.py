@@ -372,21 +372,16 @@ def _problems(
     if against and _tasks_of_other_unit(parts, reading):
         # The task unit was edited after the template: the one cause of every task, count and
         # digest mismatch. A file changed, added or removed since is a cause of its own.
-        files = [p for p in against if p.code.startswith("CONTRACT-FILE-")]
+        files = [p for p in against if p.code in _FILE_CHANGES]
         against = [Problem("CONTRACT-TASK-UNIT-EDITED", where="source/task_unit"), *files]
-    if any(p.code in _FILE_CHANGES for p in against) and not any(
-        p.code in _UNRELATED for p in against
-    ):
-        # The session changed since the template (it grew, a file came or went): the outcomes
-        # and prices its new tasks and models lack follow from that one cause, and a new
-        # template made --from-contract mends them with the rest, where adding by hand what
-        # each names does not (a new user: 23 refusals for a session that went on). The
-        # mismatches `against` names each say so.
-        return [*parts.problems, *against, *own_problems(parts)], shown
     # Under another key, or for another session, nothing of the sources can be compared: the
-    # task, outcome and pricing mismatches would all follow from the one cause. The contract's
-    # shape and own problems (null claims, bad prices) stand whichever session it is given.
-    if any(p.code in _UNRELATED for p in against):  # `against` holds only what is said then
+    # task, outcome and pricing mismatches would all follow from the one cause. So when the
+    # session changed since the template (it grew, a file came or went): the outcomes and
+    # prices its new tasks and models lack follow from it, and a new template made
+    # --from-contract mends them with the rest, where adding by hand what each names does not
+    # (a new user: 23 refusals for a session that went on). The contract's shape and own
+    # problems (null claims, bad prices) stand whichever session it is given.
+    if any(p.code in _UNRELATED or p.code in _FILE_CHANGES for p in against):
         return [*parts.problems, *against, *own_problems(parts)], shown
     problems = [*parts.problems, *against, *task_claims(parts, fresh.tasks), *own_problems(parts)]
     if parts.pricing is not None:
