@@ -168,15 +168,27 @@ def test_websearch_without_a_count_is_a_finding(cli: Any, tmp_path: Path) -> Non
 @pytest.mark.parametrize("fixture", ["synthetic_tree", "rich_tree"])
 def test_a_subagent_file_given_as_parent_says_so(cli: Any, fixture: str) -> None:
     """Said alone: a new user also got CC-TREE-ORPHAN-CHILD, CC-TREE-UNEXPANDED-DELEGATION and
-    a 1.0.x finding (CC-REC-SIDECHAIN-IN-FILE) that follow only from reading it as a parent."""
+    a 1.0.x finding (CC-REC-SIDECHAIN-IN-FILE) that follow only from reading it as a parent.
+    And accounted as what it is, one agent's one task: read as a 1.0.x parent's sidechains, a
+    fork's records were orphans and its calls went uncounted (0 model calls)."""
     from tests.conftest import FIXTURES
 
-    for child in sorted((FIXTURES / fixture).rglob("agent-*.jsonl")):
+    children = sorted((FIXTURES / fixture).rglob("agent-*.jsonl"))
+    assert children
+    for child in children:
         result = cli("inspect", "--json", "--in", str(child))
         assert result.code == 2
         report = result.json()
         assert [r["code"] for r in report["refusals"]] == ["CC-TREE-PARENT-IS-SUBAGENT"], child
         assert "CC-REC-SIDECHAIN-IN-FILE" not in {f["code"] for f in report["findings"]}
+        records = [json.loads(line) for line in child.read_text().splitlines() if line.strip()]
+        messages = {
+            r["message"]["id"]
+            for r in records
+            if r.get("type") == "assistant" and r["message"].get("model") != "<synthetic>"
+        }
+        assert report["counts"]["model_calls"] == len(messages), child
+        assert report["counts"]["tasks"] == 1, child
 
 
 def test_usage_errors_do_not_echo_a_path_the_user_typed(cli: Any) -> None:

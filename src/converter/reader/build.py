@@ -70,6 +70,10 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
     # A call that resumed an agent of the tree (`resume`) ran no new transcript: the agent's
     # own holds the resumed run (streams.py joins it to its spawn).
     agents = {s.agent_id for s in acc.streams[1:] if s.delegation is not None}
+    if acc.tree.layout.parent_is_subagent:
+        # A subagent given as the parent (refused as such): the children of its delegations
+        # lie in the session's folder, not beside it; the one fix is to pass the session.
+        return
     for tool in acc.tools.values():
         is_delegation = tool.name in DELEGATION_TOOLS or tool.result_status == "forked"
         if single_file and is_delegation:
@@ -178,6 +182,11 @@ def build_account(
 ) -> Account:
     if tree.consumed:  # a second build would find no records: a tree of no calls, unrefused
         raise ValueError("build_account has already taken this tree's records")  # a bug
+    if tree.layout.parent_is_subagent:
+        # A subagent transcript given as the parent (refused as such, still accounted): all of
+        # it is the one task it was delegated; a fork's first call, the parent's copy, comes
+        # before any prompt of its own.
+        task_unit = "session"
     acc = Account(tree=tree, task_unit=task_unit, problems=list(tree.problems))
     if not tree.records:
         return acc
@@ -210,25 +219,7 @@ def build_account(
     # list does not share the peak with them (convert --contract on the 200 MB bench tree: the
     # main process peaked at 148.9 MiB, now 145.7).
     link_edges(acc)
-    _subagent_given_as_parent(acc)
     return acc
-
-
-# What a subagent transcript read as a session's main transcript shows of itself: its own
-# records are all `isSidechain` (read as a 1.0.x parent's sidechain, no delegation of it in the
-# file), and its delegations' children lie in the session's folder, not beside it.
-_OF_A_SUBAGENT_AS_PARENT = frozenset({"CC-TREE-ORPHAN-CHILD", "CC-TREE-UNEXPANDED-DELEGATION"})
-
-
-def _subagent_given_as_parent(acc: Account) -> None:
-    """A subagent transcript given as the parent is refused as such (CC-TREE-PARENT-IS-SUBAGENT)
-    and still accounted, so inspect shows its usage; the join refusals and the 1.0.x finding
-    that only follow from reading it as a parent are not said beside it (a new user: three
-    refusals and a finding of another Claude Code version, for one wrong argument)."""
-    if not any(p.code == "CC-TREE-PARENT-IS-SUBAGENT" for p in acc.problems):
-        return
-    acc.problems = [p for p in acc.problems if p.code not in _OF_A_SUBAGENT_AS_PARENT]
-    acc.findings.pop("CC-REC-SIDECHAIN-IN-FILE", None)
 
 
 def _release_records(acc: Account) -> None:

@@ -139,9 +139,12 @@ def split_streams(acc: Account) -> None:
             continue
         root = Stream(0, entry.index, None)
         acc.streams.insert(0, root)
+        # A subagent transcript given as the parent: every record of it is `isSidechain`, and
+        # all are its own, one stream (it is refused as such and still accounted).
+        own = tree.layout.parent_is_subagent
         by_uuid: dict[str, Stream] = {}
         for rec in records:
-            if not rec.sidechain:
+            if own or not rec.sidechain:
                 root.records.append(rec)
                 continue
             stream = by_uuid.get(rec.parent_uuid) if rec.parent_uuid else None

@@ -103,6 +103,9 @@ class TreeLayout:
     # Another project folder holds a transcript of this session too (`session_folders_elsewhere`):
     # a call this tree does not record may be the other part's.
     split: bool = False
+    # The file given as the parent is a subagent transcript (CC-TREE-PARENT-IS-SUBAGENT): its
+    # records are read as one stream, its own, not as a 1.0.x parent's in-file sidechains.
+    parent_is_subagent: bool = False
 
     def rel(self, path: Path) -> str:
         """`path` relative to the parent's folder (`../<project>/…` for another project's)."""
@@ -414,6 +417,7 @@ def discover(
     if _CHILD.fullmatch(parent.name):
         # Read and account it (inspect shows its usage), but say what it is.
         layout.problems.append(Problem("CC-TREE-PARENT-IS-SUBAGENT", 0))
+        layout.parent_is_subagent = True
         return layout
     if single_file:
         # The one file is the source: its records name the session (the reader takes it from
