@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -821,7 +822,7 @@ def test_a_key_the_user_typed_is_never_quoted(
     result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
     assert "ZQC" not in result.err
-    assert "<key>" in result.err
+    assert re.search(r"<key #[0-9]+>", result.err)
     if code:
         assert code in result.err
 
@@ -948,7 +949,7 @@ def test_words_ending_in_hex_are_not_taken_for_a_pseudonym(cli: Any, tmp_path: P
     result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
     assert "zqc" not in result.err
-    assert "<key>" in result.err
+    assert re.search(r"<key #[0-9]+>", result.err)
 
 
 def test_convert_contract_takes_the_task_unit_its_contract_names(cli: Any, tmp_path: Path) -> None:
@@ -1260,8 +1261,14 @@ def test_a_mistyped_key_gets_the_schema_field_it_is_near(cli: Any, tmp_path: Pat
     result = _convert_edited(cli, tmp_path, typo)
     assert result.code == 2
     assert "acceptible" not in result.err
-    assert "claims/policy/<key> (expected: no such field; did you mean min_acceptable_rate?)" in (
-        result.err
+    # its place among the policy's keys as the file holds them
+    place = list(read_json(tmp_path / "contract.json")["claims"]["policy"]).index(
+        "min_acceptible_rate"
+    )
+    place += 1
+    assert (
+        f"claims/policy/<key #{place}> (expected: no such field; did you mean min_acceptable_rate?)"
+        in result.err
     )
 
 
@@ -1787,13 +1794,15 @@ def test_a_shape_error_does_not_hide_the_null_claims_beside_it(cli: Any, tmp_pat
 
     result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
+    policy = list(read_json(tmp_path / "contract.json")["claims"]["policy"])
+    policy_keys = policy.index("typo_field") + 1  # its place as the file holds it
     found = [line.split(" (expected")[0].split("]")[0] for line in result.err.splitlines()]
     task = next(line for line in found if "/human_minutes" in line).split("/")[2]
     assert sorted(found) == sorted(
         [
             f"refused: CONTRACT-SHAPE [claims/outcomes/{task}/human_minutes",
             "refused: CONTRACT-SHAPE [claims/policy/max_calls_per_task",
-            "refused: CONTRACT-SHAPE [claims/policy/<key>",
+            f"refused: CONTRACT-SHAPE [claims/policy/<key #{policy_keys}>",
             f"refused: CONTRACT-CLAIM-NULL [claims/outcomes/{task}/acceptable",
             "refused: CONTRACT-CLAIM-NULL [claims/policy/min_tasks",
         ]
@@ -2049,8 +2058,16 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
             "CONTRACT-POLICY-FILE-SHAPE",
             "claims/policy/min_tasks",
         ),
-        (b'{"policy": {"min_taks": 1}}', "CONTRACT-POLICY-FILE-SHAPE", "claims/policy/<key>"),
-        (b'{"pricing": {}}', "CONTRACT-POLICY-FILE-SHAPE", "<key> (expected: no such field"),
+        (
+            b'{"policy": {"min_tasks": 1, "min_taks": 1}}',
+            "CONTRACT-POLICY-FILE-SHAPE",
+            "claims/policy/<key #2>",
+        ),
+        (
+            b'{"policy": {}, "pricing": {}}',
+            "CONTRACT-POLICY-FILE-SHAPE",
+            "<key #2> (expected: no such field",
+        ),
         (b"{}", "CONTRACT-POLICY-FILE-SHAPE", "(policy file) (expected: at least one of"),
         (
             b'{"policy": {"disabled_checks": ["sample-sizes"]}}',  # a gate id no release has
@@ -2259,7 +2276,9 @@ def test_a_mistyped_task_key_is_said_as_the_key_not_as_a_second_key(
 
     result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
-    assert "CONTRACT-SHAPE [claims/outcomes/<key> (the key) (expected: text matching" in result.err
+    assert "CONTRACT-SHAPE [claims/outcomes/<key #1> (the key) (expected: text matching" in (
+        result.err
+    )
     assert "<key>/<key>" not in result.err
 
 
@@ -2352,3 +2371,30 @@ def test_a_task_unit_edit_hides_no_file_changed_since(cli: Any, syn: Any, tmp_pa
         line.split(" [")[0] for line in result.err.splitlines() if line.startswith("refused")
     )
     assert refused == ["refused: CONTRACT-FILE-CHANGED", "refused: CONTRACT-TASK-UNIT-EDITED"]
+
+
+def test_a_masked_task_key_is_named_by_its_place_as_written(cli: Any, tmp_path: Path) -> None:
+    """A key the firewall does not let a message quote was `<key>` alone: with six tasks, a
+    user could not tell which one was mistyped. Its place in its object, as the file holds it,
+    names it and quotes nothing."""
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    outcomes = data["claims"]["outcomes"]
+    assert len(outcomes) >= 4
+    third = list(outcomes)[2]
+    # the third key renamed in place (a dict keeps its order; written without sorting)
+    data["claims"]["outcomes"] = {
+        ("CANARY my note" if key == third else key): value for key, value in outcomes.items()
+    }
+    data["claims"]["excluded_tasks"] = {"CANARY other": "duplicate"}
+    contract.write_text(json.dumps(data, indent=2))
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CANARY" not in result.err
+    err = result.err
+    assert "CONTRACT-SHAPE [claims/outcomes/<key #3> (the key)" in err
+    assert "CONTRACT-OUTCOME-UNKNOWN-TASK [claims/outcomes/<key #3>]" in err
+    assert "CONTRACT-SHAPE [claims/excluded_tasks/<key #1> (the key)" in err
+    assert "CONTRACT-OUTCOME-UNKNOWN-TASK [claims/excluded_tasks/<key #1>]" in err
+    assert f"CONTRACT-OUTCOME-MISSING [claims/outcomes/{third}]" in err

@@ -67,11 +67,21 @@ class ContractParts:
     raw_nulls: tuple[tuple[Any, ...], ...] = ()
     # The task ids `outcomes` and `excluded_tasks` name as written (None: not an object): a
     # missing or unknown task is named even when a value beside it does not validate.
-    outcome_ids: frozenset[str] | None = None
-    excluded_ids: frozenset[str] | None = None
+    # In the order written (a masked id is named by its place: `<key #N>`).
+    outcome_ids: tuple[str, ...] | None = None
+    excluded_ids: tuple[str, ...] | None = None
     # The pricing section as written, when it did not validate as a whole (its parts' null and
     # negative prices are still named: `pricing.model.partial_problems`).
     raw_pricing: Any = None
+
+    def where(self, *loc: Any) -> str:
+        """`safe_path` of a path into `outcomes` or `excluded_tasks`: a task id the firewall
+        does not let a message quote is named by its place as written, `<key #N>`."""
+        written = {
+            name: dict.fromkeys(ids or ())
+            for name, ids in (("outcomes", self.outcome_ids), ("excluded_tasks", self.excluded_ids))
+        }
+        return safe_path(loc, doc={"claims": written})
 
 
 _OWNED = ("source", "key_id", "inventory", "tasks", "observed")
@@ -110,7 +120,7 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         contract = Contract.model_validate(raw, strict=True)
     except ValidationError as invalid:
         errors = [err for err in invalid.errors() if not _unknown_check(err)]
-        return _parts(raw, tuple(_shape(err) for err in errors))
+        return _parts(raw, tuple(_shape(err, raw) for err in errors))
     claims = {name: getattr(contract.claims, name) for name in _CLAIMS}
     owned = {name: getattr(contract, name) for name in _OWNED}
     outcome_ids, excluded_ids = _task_ids(raw)
@@ -141,9 +151,10 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
         for err in invalid.errors():
             if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:  # not a section
                 wants = "expected: no such field; the file holds " + ", ".join(sections)
-                problems.append(Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"<key> ({wants})"))
+                key = safe_path(err["loc"], last_is_key=True, doc=raw)
+                problems.append(Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"{key} ({wants})"))
                 continue
-            shape = _shape({**err, "loc": ("claims", *err["loc"])})
+            shape = _shape({**err, "loc": ("claims", *err["loc"])}, {"claims": raw})
             problems.append(replace(shape, code="CONTRACT-POLICY-FILE-SHAPE"))
         return problems
     if all(getattr(preset, name) is None for name in sections):  # `{}`: fills nothing
@@ -195,11 +206,11 @@ def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
     )
 
 
-def _task_ids(raw: Any) -> tuple[frozenset[str] | None, frozenset[str] | None]:
-    """The task ids `outcomes` and `excluded_tasks` name, as written."""
+def _task_ids(raw: Any) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    """The task ids `outcomes` and `excluded_tasks` name, as written, in their order."""
     claims = raw.get("claims") if isinstance(raw, dict) else None
     named = [claims.get(s) if isinstance(claims, dict) else None for s in _TASK_SECTIONS]
-    outcomes, excluded = (frozenset(n) if isinstance(n, dict) else None for n in named)
+    outcomes, excluded = (tuple(n) if isinstance(n, dict) else None for n in named)
     return outcomes, excluded
 
 
@@ -253,10 +264,10 @@ def _unknown_check(err: Any) -> bool:
     )
 
 
-def _shape(err: Any) -> Problem:
+def _shape(err: Any, raw: Any) -> Problem:
     # An empty path is the document itself (an array, say, where the contract's object goes).
     extra = err.get("type") == "extra_forbidden"
-    where = safe_path(err["loc"], last_is_key=extra) or "(contract)"
+    where = safe_path(err["loc"], last_is_key=extra, doc=raw) or "(contract)"
     wants = expected(err)
     if extra and err["loc"] and isinstance(err["loc"][-1], str):
         wants += _did_you_mean(err["loc"][-1], _fields_at(err["loc"][:-1]))
@@ -389,6 +400,9 @@ def expected(err: Any) -> str:
 _FIELDS = schema_field_names(Contract.model_json_schema())
 
 
-def safe_path(loc: tuple[Any, ...] | list[Any], *, last_is_key: bool = False) -> str:
-    """A contract path a diagnostic may show (`names.masked_path` over the contract's fields)."""
-    return masked_path(loc, _FIELDS, last_is_key=last_is_key)
+def safe_path(
+    loc: tuple[Any, ...] | list[Any], *, last_is_key: bool = False, doc: Any = None
+) -> str:
+    """A contract path a diagnostic may show (`names.masked_path` over the contract's fields;
+    `doc`, the contract as written, places a masked key: `<key #N>`)."""
+    return masked_path(loc, _FIELDS, last_is_key=last_is_key, doc=doc)

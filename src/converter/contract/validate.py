@@ -77,7 +77,7 @@ def null_claims(parts: ContractParts) -> list[Problem]:
             ]
     excluded = parts.excluded_tasks or {}
     found += [
-        Problem("CONTRACT-CLAIM-NULL", where=safe_path(p))
+        Problem("CONTRACT-CLAIM-NULL", where=parts.where(*p))
         for p in parts.raw_nulls
         if not (p[1] == "outcomes" and p[2] in excluded)
     ]
@@ -85,7 +85,7 @@ def null_claims(parts: ContractParts) -> list[Problem]:
         if task_id in excluded:
             continue
         found += [
-            Problem("CONTRACT-CLAIM-NULL", where=safe_path(p))
+            Problem("CONTRACT-CLAIM-NULL", where=parts.where(*p))
             for p in sorted(_nulls(outcome, ("claims", "outcomes", task_id)), key=str)
         ]
     return found
@@ -99,19 +99,19 @@ def task_claims(parts: ContractParts, tasks: tuple[Task, ...]) -> list[Problem]:
     problems = []
     if outcomes is not None and excluded is not None:
         problems += [
-            Problem("CONTRACT-OUTCOME-MISSING", where=safe_path(("claims", "outcomes", task_id)))
+            Problem("CONTRACT-OUTCOME-MISSING", where=parts.where("claims", "outcomes", task_id))
             for task_id in sorted(ids)
             if task_id not in outcomes and task_id not in excluded
         ]
     for field, named in (("outcomes", outcomes), ("excluded_tasks", excluded)):
-        for task_id in sorted(set(named or ()) - ids):
-            where = safe_path(("claims", field, task_id))
+        for task_id in (task_id for task_id in named or () if task_id not in ids):  # as written
+            where = parts.where("claims", field, task_id)
             problems.append(Problem("CONTRACT-OUTCOME-UNKNOWN-TASK", where=where))
     calls = {t.id: t.model_calls for t in tasks}
     # SPEC §5.1: only a prompt no model call followed may be excluded; excluding one that spent
     # would drop its spend from the evaluation without a word.
     problems += [
-        Problem("CONTRACT-EXCLUDED-HAS-CALLS", where=safe_path(("claims", "excluded_tasks", tid)))
+        Problem("CONTRACT-EXCLUDED-HAS-CALLS", where=parts.where("claims", "excluded_tasks", tid))
         for tid in sorted(excluded or ())
         if calls.get(tid, 0) > 0
     ]
@@ -123,11 +123,11 @@ def exclusion_problems(parts: ContractParts) -> list[Problem]:
     problems = []
     for task_id, reason in sorted((parts.excluded_tasks or {}).items()):
         if reason is None:
-            where = safe_path(("claims", "excluded_tasks", task_id))
+            where = parts.where("claims", "excluded_tasks", task_id)
             problems.append(Problem("CONTRACT-EXCLUSION-REASON", where=where))
         outcome = (parts.outcomes or {}).get(task_id)
         if outcome is not None and any(v is not None for v in outcome.model_dump().values()):
-            where = safe_path(("claims", "outcomes", task_id))
+            where = parts.where("claims", "outcomes", task_id)
             problems.append(Problem("CONTRACT-EXCLUDED-AND-LABELLED", where=where))
     return problems
 

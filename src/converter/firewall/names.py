@@ -219,22 +219,47 @@ def schema_field_names(schema: Any) -> frozenset[str]:
 
 
 def masked_path(
-    loc: tuple[Any, ...] | list[Any], fields: frozenset[str], *, last_is_key: bool = False
+    loc: tuple[Any, ...] | list[Any],
+    fields: frozenset[str],
+    *,
+    last_is_key: bool = False,
+    doc: Any = None,
 ) -> str:
     """A document path a diagnostic may show: indices, the document's own `fields` and names
-    `may_name` allows as written; anything else (a key the user typed) is `<key>`.
-    `last_is_key`: the last part is a key the schema does not have: always masked.
-    pydantic's `[key]` after a mapping's key (the key itself is what is wrong, not its value)
-    is said as `(the key)`: `claims/outcomes/<key> (the key)`, not a second `<key>`."""
+    `may_name` allows as written; anything else (a key the user typed) is `<key>`, or, given
+    `doc`, the document as written (objects as dicts), `<key #N>`: the key's place in its
+    object, counting from 1, so that one mistyped id among many can be found without the
+    message quoting it. `last_is_key`: the last part is a key the schema does not have: always
+    masked. pydantic's `[key]` after a mapping's key (the key itself is what is wrong, not its
+    value) is said as `(the key)`: `claims/outcomes/<key> (the key)`, not a second `<key>`."""
     parts = []
+    node = doc
     for index, part in enumerate(loc):
         text = str(part)
         if isinstance(part, int):
             parts.append(text)
         elif text == "[key]" and parts and index == len(loc) - 1:
             parts[-1] += " (the key)"
-        elif last_is_key and index == len(loc) - 1:
-            parts.append("<key>")
+        elif (last_is_key and index == len(loc) - 1) or not (text in fields or may_name(text)):
+            place = _place(node, part)
+            parts.append("<key>" if place is None else f"<key #{place}>")
         else:
-            parts.append(text if text in fields or may_name(text) else "<key>")
+            parts.append(text)
+        node = _child(node, part)
     return "/".join(parts)
+
+
+def _place(node: Any, key: Any) -> int | None:
+    """The 1-based place of `key` among its object's keys as written; None if not there."""
+    if isinstance(node, dict) and key in node:
+        return list(node).index(key) + 1
+    return None
+
+
+def _child(node: Any, part: Any) -> Any:
+    """The value at `part` of a document's object or array, or None (no document, no such)."""
+    if isinstance(node, dict) and isinstance(part, str):
+        return node.get(part)
+    if isinstance(node, list | tuple) and isinstance(part, int) and 0 <= part < len(node):
+        return node[part]
+    return None

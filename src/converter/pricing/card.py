@@ -107,13 +107,15 @@ def parse_price_card(data: bytes) -> PriceCard:
         return PriceCard.model_validate(document)
     except ValidationError as bad:
         problems = [
-            Problem("PRICE-CARD-INVALID", where=_card_path(err["loc"])) for err in bad.errors()
+            Problem("PRICE-CARD-INVALID", where=_card_path(err["loc"], document))
+            for err in bad.errors()
         ]
         raise Refused(sorted(set(problems), key=lambda p: p.where or "")) from None
 
 
-def _card_path(loc: tuple[Any, ...]) -> str:
-    return masked_path(loc, _card_fields())
+def _card_path(loc: tuple[Any, ...], document: Any) -> str:
+    """Where in a card: a key it may not quote is named by its place, `<key #N>`."""
+    return masked_path(loc, _card_fields(), doc=document)
 
 
 @cache
