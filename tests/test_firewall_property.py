@@ -271,3 +271,30 @@ def test_show_paths_names_reach_stderr_only_property(cli: Any) -> None:
             assert_no_leak(tree, "inspect-json", stdout_only)
 
     check()
+
+
+def test_a_masked_key_is_named_by_its_place_only_property() -> None:
+    """`masked_path` with the document as written: every part is a schema field, an allowed
+    name, an index, or `<key #N>` where N is the key's 1-based place in its object; the text of
+    a masked key never appears."""
+    from converter.contract.read import _FIELDS, safe_path
+    from converter.firewall.names import may_name
+
+    keys = st.text(min_size=1, max_size=12).filter(lambda k: k not in _FIELDS and not may_name(k))
+
+    @given(
+        outer=st.lists(keys, min_size=1, max_size=6, unique=True),
+        inner=st.lists(keys, min_size=1, max_size=6, unique=True),
+        pick=st.tuples(st.integers(0, 5), st.integers(0, 5)),
+    )
+    def check(outer: list[str], inner: list[str], pick: tuple[int, int]) -> None:
+        first, second = outer[pick[0] % len(outer)], inner[pick[1] % len(inner)]
+        doc = {"claims": {"outcomes": {key: dict.fromkeys(inner) for key in outer}}}
+        shown = safe_path(("claims", "outcomes", first, second), doc=doc)
+        places = (outer.index(first) + 1, inner.index(second) + 1)
+        assert shown == f"claims/outcomes/<key #{places[0]}>/<key #{places[1]}>"
+        # without the document (or a key it does not hold) the place is not guessed
+        assert safe_path(("claims", "outcomes", first)) == "claims/outcomes/<key>"
+        assert safe_path(("claims", "x", first), doc=doc) == "claims/<key>/<key>"
+
+    check()
