@@ -721,11 +721,30 @@ def test_an_empty_argument_is_not_the_working_directory(cli: Any) -> None:
     assert "PROJECTS_DIR is empty" in result.err
 
 
-def test_the_config_folder_given_says_to_scan_its_projects(tmp_path: Path, cli: Any) -> None:
+def test_the_config_folder_given_is_scanned_by_its_projects(tmp_path: Path, cli: Any) -> None:
+    """Was: 0 sessions, exit 0, and a hint to scan projects/: `scan ~/.claude` is what a user
+    types. The config folder's projects/ folder is scanned, and said so; the same rows, the
+    same --show-paths places, as scanning projects/ itself."""
     generate(tmp_path / "config" / "projects" / "p", _tiny(903))
     (tmp_path / "config" / "todos").mkdir()
+    config = cli("scan", str(tmp_path / "config"), "--jobs", "1", "--json", "--show-paths")
+    direct = cli("scan", str(tmp_path / "config" / "projects"), "--jobs", "1", "--json")
+    shown, right = config.json(), direct.json()
+    assert shown["config_folder"] is True
+    assert right["config_folder"] is False
+    assert shown["totals"]["sessions"] >= 1
+    assert shown["sessions"] == right["sessions"]
+    assert shown["totals"] == right["totals"]
+    assert config.err.count(".jsonl") == shown["totals"]["parent_files"]
+    assert "p/" in config.err  # relative to the projects folder scanned
     text = cli("scan", str(tmp_path / "config"), "--jobs", "1").out
-    assert "looks like Claude Code's config folder; scan its projects/ folder" in text
+    assert "Claude Code's config folder (no session in it, a projects/ folder)" in text
+    # a config folder whose projects/ is a symlink: not followed (SPEC §3)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "projects").symlink_to(tmp_path / "config" / "projects")
+    linked = cli("scan", str(tmp_path / "other"), "--jobs", "1", "--json").json()
+    assert linked["totals"]["sessions"] == 0
+    assert linked["config_folder"] is False
 
 
 def test_an_unreadable_projects_folder_is_refused(

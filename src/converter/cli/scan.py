@@ -86,7 +86,7 @@ def scan(
     else:
         say(render_text(result))
     if show_paths:  # local paths name people and projects: the terminal only, never stdout
-        for label, places in local_paths(found, folder, key.secret):
+        for label, places in local_paths(found, key.secret):
             tell(f"{label}  {'  '.join(printable(p) for p in places)}")
         for place in found.skipped_paths:
             tell(f"skipped  {printable(place)}")

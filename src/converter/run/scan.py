@@ -99,7 +99,8 @@ class Found:
     # Project folders that could not be listed (permissions, a name past the OS's length
     # limit): the sessions in them were not checked.
     unreadable: int = 0
-    # The folder given holds a `projects/` folder: most likely Claude Code's config folder.
+    # The folder given holds no session but a `projects/` folder: Claude Code's config folder,
+    # and `projects/` is what was scanned (`root`).
     config_folder: bool = False
     # The folder given is itself one project folder (session transcripts in it, none in its
     # subfolders): scanned as that one project folder.
@@ -113,10 +114,14 @@ class Found:
     # those whose records name it, and those whose session could not be read (every tree of
     # the folder reads them, as `inspect` would).
     siblings: dict[Path, tuple[str, ...]] = field(default_factory=dict)
+    # The folder scanned, which the paths above are relative to: the folder given, or its
+    # `projects/` folder (`config_folder`).
+    root: Path = Path()
 
 
-def find_sessions(projects_dir: Path) -> Found:
-    """Sessions grouped by id across project folders; what else was there is counted."""
+def find_sessions(projects_dir: Path, *, in_config: bool = False) -> Found:
+    """Sessions grouped by id across project folders; what else was there is counted. Given
+    Claude Code's config folder (no session in it, a `projects/` folder), its `projects/`."""
     walk = _Walk(projects_dir)
     session_folders = 0
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
@@ -139,7 +144,10 @@ def find_sessions(projects_dir: Path) -> Found:
         walk.found.one_project = True
     found = walk.found
     found.sessions = [walk.sessions[k] for k in sorted(walk.sessions)]
-    found.config_folder = not found.sessions and (projects_dir / "projects").is_dir()
+    projects = projects_dir / "projects"
+    if not found.sessions and not in_config and entry_kind(projects) == "dir":
+        found = find_sessions(projects, in_config=True)  # (a symlink is not followed, §3)
+        found.config_folder = True
     return found
 
 
@@ -149,7 +157,7 @@ class _Walk:
     def __init__(self, projects_dir: Path) -> None:
         self.root = projects_dir
         self.sessions: dict[str, Session] = {}
-        self.found = Found([], 0, 0)
+        self.found = Found([], 0, 0, root=projects_dir)
 
     def skip(self, entry: Path, kind: str) -> None:
         found = self.found
@@ -230,14 +238,14 @@ def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
     return pseudo.name("file", f"{session_id}.jsonl")
 
 
-def local_paths(found: Found, projects_dir: Path, secret: bytes) -> list[tuple[str, list[str]]]:
+def local_paths(found: Found, secret: bytes) -> list[tuple[str, list[str]]]:
     """For `scan --show-paths` (stderr only): each session's label and where it lies, relative to
-    the projects folder: its parent transcripts, and each of its folders with no parent beside
+    the projects folder scanned: its parent transcripts, and each of its folders with no parent beside
     it (a pruned session's, or the stray half of a split one: `CC-TREE-PARENT-MISSING`)."""
     pseudo = Pseudonymizer(PseudonymKey(secret))
     out = []
     for session in found.sessions:
-        places = [str(p.relative_to(projects_dir)) for p in session.parents]
+        places = [str(p.relative_to(found.root)) for p in session.parents]
         places += sorted(session.orphan_dirs)
         out.append((session_label(pseudo, session.session_id), places))
     return sorted(out)
@@ -562,7 +570,7 @@ def scan(
             identities=len(s.parents) > 1,
             # a session's folders elsewhere are its tree's only when it has one transcript
             # (`sources.tree.session_folders_elsewhere`)
-            elsewhere=tuple(str(projects_dir / d) for d in s.orphan_dirs)
+            elsewhere=tuple(str(found.root / d) for d in s.orphan_dirs)
             if len(s.parents) == 1
             else (),
             siblings=found.siblings.get(parent, ()),
@@ -705,8 +713,8 @@ def _notes(result: dict[str, Any]) -> list[str]:
         )
     if result.get("config_folder"):
         lines.append(
-            "this folder holds a projects/ folder: it looks like Claude Code's config folder; "
-            "scan its projects/ folder"
+            "the folder given is Claude Code's config folder (no session in it, a projects/ "
+            "folder): its projects/ folder was scanned"
         )
     if t["skipped_entries"]:
         lines.append(
