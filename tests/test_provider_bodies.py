@@ -1088,3 +1088,48 @@ def test_an_index_created_later_leaves_an_older_sessions_contract_as_it_was(
     verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
     done = cli(*verify, "--in", str(tree.parent), "--provider-bodies", str(folder))
     assert done.code == 0, done.err
+
+
+def _two_passes(first: dict[str, int], second: dict[str, int]) -> dict[str, Any]:
+    """A response's usage answered in two passes of the call's own: the top level is the sum."""
+    keys = ("input_tokens", "output_tokens", "cache_read_input_tokens")
+    top = usage(*(first[k] + second[k] for k in (*keys[:2], *keys[2:], "cw")))
+    cw = {"cache_creation_input_tokens": first["cw"] + second["cw"]}
+    top |= cw
+    top["iterations"] = [
+        {"type": "message", **{k: p[k] for k in keys}, "cache_creation_input_tokens": p["cw"]}
+        for p in (first, second)
+    ]
+    return top
+
+
+@pytest.mark.parametrize("stub_of", ["first", "second"])
+def test_a_stub_of_a_call_answered_in_several_passes_is_completed_by_its_first(
+    cli: Any, tmp_path: Path, stub_of: str
+) -> None:
+    """Was: refused (CC-BODY-USAGE-DISAGREES), its fix to convert without the bodies. A stub is
+    written as the stream starts, with the first pass's input; the response states the sums of
+    its passes. Held to the first pass: the second's input is no stub's."""
+    tree, bodies = setup(tmp_path)
+    # C1's stub (input 5, cache read 8000, cache write 1500, output 2)
+    first = {"input_tokens": 5, "output_tokens": 20, "cache_read_input_tokens": 8000, "cw": 1500}
+    second = {"input_tokens": 300, "output_tokens": 40, "cache_read_input_tokens": 9500, "cw": 200}
+    if stub_of == "second":
+        first, second = second, first
+    bodies.response(C1)["usage"] = _two_passes(first, second)
+    shown = inspect(cli, tree, tmp_path, bodies.write(), "--json")
+    if stub_of == "second":
+        expect(shown, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(C1)))
+        return
+    assert shown.code == 0, shown.err
+    report = shown.report
+    assert report is not None
+    assert finding(report, "CC-BODY-USAGE-COMPLETED") == 1
+    assert report["counts"]["usage_incomplete_calls"] == 0
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.folder)
+    event = event_of(bundle, C1[0])
+    assert event["usage_complete"] is True
+    assert event["usage"]["input_tokens"] == 305
+    assert event["usage"]["output_tokens"] == 60
+    assert event["usage"]["cache_read_input_tokens"] == 17500
+    assert event["cost"]["low"] == event["cost"]["high"]

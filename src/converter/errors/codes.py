@@ -722,13 +722,11 @@ CODES: dict[str, CodeInfo] = {
     "CC-BODY-USAGE-DISAGREES": _c(
         "A provider response's usage cannot be the usage of the transcript call it joins: for a "
         "call the transcript completes, a counter differs; for a usage-incomplete call, its "
-        "input, cache read or cache write total differs (fixed when a response starts), or its "
-        "output is less than the transcript's (a stub that recorded no input states none).",
-        "A usage-incomplete call answered in several passes (an advisor, a server tool) "
-        "disagrees so: its stub holds the first pass's input, the response the sum; convert "
-        "without --provider-bodies (the call is then priced as an interval). Otherwise the "
-        "response or the transcript was edited, or they are not of one session: restore Claude "
-        "Code's originals.",
+        "input, cache read or cache write total differs (fixed when a response starts; for a "
+        "response of several passes, from its first pass's), or its output is less than the "
+        "transcript's (a stub that recorded no input states none).",
+        "The response or the transcript was edited, or they are not of one session; restore "
+        "Claude Code's originals, or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-USAGE-COMPLETED": _c(
         "Model calls the transcript left usage-incomplete took their final usage from their "

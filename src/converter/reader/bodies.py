@@ -13,7 +13,8 @@ it must be one that call's records name. Then:
   - its model must be the call's;
   - a call the transcript left usage-incomplete, answered by a response with a stop reason whose
     input side (input, cache read, cache write total) is the call's and whose output is no less,
-    takes the response's usage (advisor passes included) and is complete; so does one whose
+    takes the response's usage (advisor passes included) and is complete (a response of several
+    passes of its own: the first pass's input side, which the stub was written with); so does one whose
     stub recorded no input at all (written before its input was counted: it states none to
     compare), answered with no less output in the same billing context;
   - a call already complete must have exactly the response's counters (and advisor passes);
@@ -38,6 +39,7 @@ from converter.reader.records import (
     Usage,
     lacks_counts,
     parse_usage,
+    first_pass_input,
     with_passes,
 )
 from converter.sources.bodies import RESPONSE_SUFFIX, Selected, select
@@ -57,6 +59,9 @@ class Response:
     final: bool  # a stop reason: the final usage, not a stub
     usage: Usage
     advisor: tuple[tuple[str, Usage], ...] = ()
+    # Answered in several passes of its own (`usage.iterations`): the first pass's input totals,
+    # which a transcript's streaming stub of the call holds (`_agrees`).
+    first_pass: tuple[int, int, int] | None = None
 
 
 def session_of(tree: LoadedTree) -> str:
@@ -140,6 +145,7 @@ def _response(
         final=stop is not None,
         usage=usage,
         advisor=advisor,
+        first_pass=first_pass_input(raw_usage),
     )
 
 
@@ -224,6 +230,16 @@ def _agrees(call: Call, r: Response) -> bool:
         # zero input and cache split are not yet counted, not stated; what it states is its
         # billing context and its output so far.
         return _stated_alike(seen, said, split=False) and said.output_tokens >= seen.output_tokens
+    if not call.final and r.first_pass is not None and seen.input_totals() == r.first_pass:
+        # A stub of a call answered in several passes (an advisor, a server tool): written as
+        # the stream started, it holds the first pass's input and cache split; the response
+        # states the passes' sums, which hold the first's.
+        return (
+            _stated_alike(seen, said, split=False)
+            and seen.cache_5m <= said.cache_5m
+            and seen.cache_1h <= said.cache_1h
+            and said.output_tokens >= seen.output_tokens
+        )
     if not _stated_alike(seen, said):
         return False
     if call.final and r.final:  # both final: the same usage, counter for counter

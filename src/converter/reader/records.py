@@ -512,6 +512,23 @@ def _is_advisor(item: Any) -> bool:
     return isinstance(item, dict) and item.get("type") == _ADVISOR
 
 
+def first_pass_input(raw_usage: dict[str, Any]) -> tuple[int, int, int] | None:
+    """The input totals (input, cache read, cache write) of the first of a call's own passes,
+    when `usage.iterations` lists more than one (read after `with_passes` checked that they add
+    up): a streaming stub of such a call was written at its start and holds these, not the
+    sums the top level states."""
+    iterations = raw_usage.get("iterations")
+    passes = _own_passes(iterations) if isinstance(iterations, list) else []
+    if len(passes) < 2:
+        return None
+    first = passes[0]
+    return (
+        _count(first, "input_tokens"),
+        _count(first, "cache_read_input_tokens"),
+        _count(first, "cache_creation_input_tokens"),
+    )
+
+
 def _own_passes(iterations: list[Any]) -> list[Any]:
     """The passes of the call's own model that count anything (an advisor's stand beside)."""
     return [i for i in iterations if _holds_count(i) and not _is_advisor(i)]
