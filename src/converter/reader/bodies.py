@@ -37,9 +37,9 @@ from converter.reader.model import Account, Call
 from converter.reader.records import (
     BadField,
     Usage,
+    first_pass_input,
     lacks_counts,
     parse_usage,
-    first_pass_input,
     with_passes,
 )
 from converter.sources.bodies import RESPONSE_SUFFIX, Selected, select
