@@ -1251,10 +1251,11 @@ CODES: dict[str, CodeInfo] = {
         "Give the <bundle>.intoto.json that `convert --attest-key` wrote beside the bundle.",
     ),
     "ATTEST-MISSING": _c(
-        "A public key was given but the bundle has no attestation beside it (<bundle>.intoto.json), "
-        "or that file is empty.",
-        "Ask the producer to convert with --attest-key, and keep the attestation beside the "
-        "bundle as <bundle>.intoto.json (verify also takes --attestation FILE).",
+        "A public key was given but the attestation is not there, or is empty: the file "
+        "--attestation names, else <bundle>.intoto.json beside the bundle.",
+        "Check the --attestation path you gave; without it, keep the attestation beside the "
+        "bundle as <bundle>.intoto.json (verify also takes --attestation FILE). A bundle "
+        "converted without --attest-key has none: ask its producer for a signed one.",
     ),
     "ATTEST-NOT-AN-ENVELOPE": _c(
         "The attestation file is not a DSSE envelope: not JSON with a payload or payloadType "
