@@ -488,42 +488,90 @@ def _call_1x(
     return _line_1x(parentUuid=parent, type="assistant", uuid=uuid, message=message, **more)
 
 
-def test_sidechain_in_parent_file(cli: Any, command: Command, tmp_path: Path) -> None:
-    """1.0.x subagent records kept in the parent file (isSidechain, joined by the Task prompt)
-    are counted, one per sidechain."""
+def _sidechain_tree(tmp_path: Path, prompts: list[str]) -> Tree:
+    """A 1.0.x parent file that delegates one Task per prompt, each child's records kept in
+    the file as a sidechain (isSidechain, linked to its call by the prompt alone)."""
     root = tmp_path / "src"
     root.mkdir()
     tree = Tree(root, root / f"{SESSION_1X}.jsonl")
-    task = canary("task prompt")
-    use = {
-        "type": "tool_use",
-        "id": "toolu_01Task",
-        "name": "Task",
-        "input": {"subagent_type": "general-purpose", "description": "d", "prompt": task},
-    }
-    result = {"type": "tool_result", "tool_use_id": "toolu_01Task", "content": canary("done")}
     text = [{"type": "text", "text": canary("text")}]
     records = [
         _line_1x(
             parentUuid=None, type="user", uuid="u1", message={"role": "user", "content": "hi"}
         ),
-        _call_1x("a1", "u1", "msg_01A", [use]),
-        _line_1x(
-            parentUuid=None,
-            type="user",
-            uuid="s1",
-            message={"role": "user", "content": task},
-            isSidechain=True,
-        ),
-        _call_1x("s2", "s1", "msg_01S", text, isSidechain=True),
-        _line_1x(
-            parentUuid="a1", type="user", uuid="u2", message={"role": "user", "content": [result]}
-        ),
-        _call_1x("a2", "u2", "msg_01B", text),
     ]
+    last = "u1"
+    for n, task in enumerate(prompts):
+        use = {
+            "type": "tool_use",
+            "id": f"toolu_01Task{n}",
+            "name": "Task",
+            "input": {"subagent_type": "general-purpose", "description": "d", "prompt": task},
+        }
+        result = {"type": "tool_result", "tool_use_id": use["id"], "content": canary("done")}
+        records += [
+            _call_1x(f"a{n}", last, f"msg_01A{n}", [use]),
+            _line_1x(
+                parentUuid=None,
+                type="user",
+                uuid=f"s{n}",
+                message={"role": "user", "content": task},
+                isSidechain=True,
+            ),
+            _call_1x(f"c{n}", f"s{n}", f"msg_01S{n}", text, isSidechain=True),
+            _line_1x(
+                parentUuid=f"a{n}",
+                type="user",
+                uuid=f"r{n}",
+                message={"role": "user", "content": [result]},
+            ),
+        ]
+        last = f"r{n}"
+    records.append(_call_1x("z", last, "msg_01B", text))
     tree.write_lines("", map(dump, records))
+    return tree
+
+
+def test_sidechain_in_parent_file(cli: Any, command: Command, tmp_path: Path) -> None:
+    """1.0.x subagent records kept in the parent file (isSidechain, joined by the Task prompt)
+    are counted, one per sidechain."""
+    tree = _sidechain_tree(tmp_path, [canary("task prompt"), canary("other prompt")])
     outcome = run_command(cli, command, tree, tmp_path)
-    expect_finding(outcome, command, "CC-REC-SIDECHAIN-IN-FILE", 1)
+    expect_finding(outcome, command, "CC-REC-SIDECHAIN-IN-FILE", 2)
+
+
+def test_two_sidechains_of_one_prompt_are_an_ambiguous_join(
+    cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """An audit: two Task calls with one prompt, each child linked by the prompt alone, were
+    CC-TREE-JOIN-CONFLICT (evidence that disagrees: restore a consistent copy, wrong for
+    Claude Code's own files), with both calls also unexpanded and the sidechains said to be
+    joined. Which child is whose is written nowhere: each child is an ambiguous join, alone."""
+    task = canary("same prompt")
+    tree = _sidechain_tree(tmp_path, [task, task])
+    outcome = run_command(cli, command, tree, tmp_path)
+    assert outcome.code == 2
+    assert outcome.codes == {"CC-TREE-AMBIGUOUS-JOIN"}, outcome.refusals
+    assert len(outcome.refusals) == 2  # one per child, at its first record
+    if outcome.report is not None and command.json_report:
+        codes = {f["code"] for f in outcome.report["findings"]}
+        assert "CC-REC-SIDECHAIN-IN-FILE" not in codes
+
+
+def test_one_prompt_twice_with_one_child_says_a_transcript_is_missing(
+    cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Two calls of one prompt and one sidechain: the child's join is ambiguous, and one of
+    the calls has no transcript at all, which is said too (one is a separate fault)."""
+    task = canary("same prompt")
+    tree = _sidechain_tree(tmp_path, [task, task])
+    lines = tree.lines("")
+    kept = [line for line in lines if b'"s1"' not in line and b'"c1"' not in line]
+    assert len(kept) == len(lines) - 2
+    tree.write_lines("", kept)
+    outcome = run_command(cli, command, tree, tmp_path)
+    assert outcome.code == 2
+    assert outcome.codes == {"CC-TREE-AMBIGUOUS-JOIN", "CC-TREE-UNEXPANDED-DELEGATION"}
 
 
 def test_prompt_with_no_call(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:

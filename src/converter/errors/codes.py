@@ -155,7 +155,11 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-AMBIGUOUS-JOIN": _c(
         "A subagent transcript matches more than one delegation call, or two children claim one.",
-        "The tree is inconsistent; restore the files from one consistent copy of the session.",
+        "Where the only link is the prompt (Claude Code 1.0.x sidechains, or children with no "
+        "metadata and no agent id), two delegation calls gave the same prompt: which child is "
+        "whose is written nowhere, and this version does not guess, so the session cannot be "
+        "converted; its other sessions can. Otherwise the tree is inconsistent: restore the "
+        "files from one consistent copy of the session.",
     ),
     "CC-TREE-JOIN-CONFLICT": _c(
         "The join evidence for a subagent disagrees (metadata, tool result and progress lines name "

@@ -81,6 +81,8 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
             continue
         if not is_delegation or tool.id in expanded or tool.status == "error":
             continue
+        if tool.id in acc.join_candidates:  # refused by the child whose join named it
+            continue
         if tool.name == "Workflow" and tool.result_run_id in resumed:
             continue
         if tool.resume_of is not None and tool.resume_of in agents:

@@ -118,6 +118,10 @@ class Account:
     # Per stream, where the agent took up a message sent from a later task and which task that
     # is, in stream order (reader/tasks.py `_resumes`): its first run ends at the first one.
     resume_splits: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    # Delegation calls that gave one prompt, each with a child that the prompt alone links to
+    # all of them (CC-TREE-AMBIGUOUS-JOIN, by each child's file): not also refused as
+    # unexpanded, the same fault said again.
+    join_candidates: set[str] = field(default_factory=set)
 
     @property
     def refusals(self) -> list[Problem]:

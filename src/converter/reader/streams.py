@@ -8,7 +8,7 @@ ancestor's calls (fork bootstrap, replay), which are copies, not events. Pure, i
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime
 from typing import Literal, TypeVar
 
@@ -159,8 +159,6 @@ def split_streams(acc: Account) -> None:
                 by_uuid[rec.uuid] = stream
     for index, stream in enumerate(acc.streams):
         stream.index = index
-    if any(s.kind == "sidechain" for s in acc.streams):
-        acc.findings["CC-REC-SIDECHAIN-IN-FILE"] += sum(s.kind == "sidechain" for s in acc.streams)
 
 
 def _own_agent_id(acc: Account, file: int, agent_id: str | None, records: list[Rec]) -> None:
@@ -334,9 +332,11 @@ def _first_prompt_digest(stream: Stream) -> str | None:
     return None
 
 
-def _evidence(acc: Account, index: Index, stream: Stream) -> set[str] | None:
-    """Tool-use ids that name this child's delegation call, from every kind of evidence; None
-    when the child is refused already (which launch of a resumed run started it)."""
+def _evidence(acc: Account, index: Index, stream: Stream) -> tuple[set[str], bool] | None:
+    """Tool-use ids that name this child's delegation call, from every kind of evidence, and
+    whether they come from prompt equality alone (two calls of one prompt: which one is not
+    written, an ambiguous join, not conflicting evidence); None when the child is refused
+    already (which launch of a resumed run started it)."""
     tree = acc.tree
     found: set[str] = set()
     meta = tree.metas.get(stream.file)
@@ -374,11 +374,12 @@ def _evidence(acc: Account, index: Index, stream: Stream) -> set[str] | None:
             line = stream.records[0].line if stream.records else None
             acc.problems.append(Problem("CC-TREE-AGENT-RESUMED-BY-TASK", stream.file, line))
         found -= resumes
-    if not found:
-        digest = _first_prompt_digest(stream)
-        if digest is not None:
-            found = {tid for s, tid in index.by_prompt.get(digest, ()) if s != stream.index}
-    return found
+    if found:
+        return found, False
+    digest = _first_prompt_digest(stream)
+    if digest is not None:
+        found = {tid for s, tid in index.by_prompt.get(digest, ()) if s != stream.index}
+    return found, True
 
 
 def _instant(timestamp: str | None) -> datetime | None:
@@ -423,13 +424,18 @@ def _delegation_kind(
 
 def join(acc: Account, index: Index) -> None:
     claimed: dict[str, list[int]] = defaultdict(list)
+    same_prompt: Counter[frozenset[str]] = Counter()  # candidate calls -> children naming them
     for stream in acc.streams[1:]:
-        evidence = _evidence(acc, index, stream)
+        found = _evidence(acc, index, stream)
         line = stream.records[0].line if stream.records else None
-        if evidence is None:
+        if found is None:
             continue
+        evidence, by_prompt = found
         if len(evidence) > 1:
-            acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file, line))
+            code = "CC-TREE-AMBIGUOUS-JOIN" if by_prompt else "CC-TREE-JOIN-CONFLICT"
+            acc.problems.append(Problem(code, stream.file, line))
+            if by_prompt:
+                same_prompt[frozenset(evidence)] += 1
             continue
         if evidence:
             tool_id = next(iter(evidence))
@@ -475,6 +481,14 @@ def join(acc: Account, index: Index) -> None:
             for child in children:
                 acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", acc.streams[child].file))
     acc.delegations_expanded = len(claimed)
+    for calls, children in same_prompt.items():
+        if children == len(calls):  # a child for each call: none of them lacks its transcript
+            acc.join_candidates |= calls
+    # 1.0.x in-file sidechains joined to their delegation (one that is not is refused by its
+    # own code, and is not said to have been joined)
+    joined = sum(s.kind == "sidechain" and s.delegation is not None for s in acc.streams)
+    if joined:
+        acc.findings["CC-REC-SIDECHAIN-IN-FILE"] += joined
 
 
 # The agent type of each fork label Claude Code is known to write (`sources/tree.fork_label`).
