@@ -476,13 +476,24 @@ def join(acc: Account, index: Index) -> None:
         # An unlabelled fork is a side question as 2.0-2.1.3x named it; another label is
         # shown as written, a pseudonym at the firewall unless it is a known kind.
         stream.agent_type = _FORK_TYPES.get(label or "side_question", label)
+    _joined(acc, index, claimed, same_prompt)
+
+
+def _joined(
+    acc: Account,
+    index: Index,
+    claimed: dict[str, list[int]],
+    same_prompt: Counter[frozenset[str]],
+) -> None:
+    """What the joins add up to: two children of one call refused, the delegations expanded,
+    the calls an ambiguous prompt join names, the in-file sidechains joined."""
     for tool_id, children in claimed.items():
         if len(children) > 1 and index.tool_name.get(tool_id) != "Workflow":
             for child in children:
                 acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", acc.streams[child].file))
     acc.delegations_expanded = len(claimed)
-    for calls, children in same_prompt.items():
-        if children == len(calls):  # a child for each call: none of them lacks its transcript
+    for calls, naming in same_prompt.items():
+        if naming == len(calls):  # a child for each call: none of them lacks its transcript
             acc.join_candidates |= calls
     # 1.0.x in-file sidechains joined to their delegation (one that is not is refused by its
     # own code, and is not said to have been joined)
