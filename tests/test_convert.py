@@ -388,6 +388,23 @@ def test_task_set_mismatch_and_bad_exclusion(cli: Any, tmp_path: Path) -> None:
     assert "CONTRACT-OUTCOME-UNKNOWN-TASK [claims/excluded_tasks/task-000000000000]" in result.err
 
 
+@pytest.mark.parametrize("reason", ["boring", 3, ["duplicate"]])
+def test_an_exclusion_reason_not_of_the_three_is_said_so(
+    cli: Any, tmp_path: Path, reason: Any
+) -> None:
+    """An audit: a reason outside the fixed set (SPEC §5.1) was a CONTRACT-SHAPE error, while
+    CONTRACT-EXCLUSION-REASON, "no valid reason", was said of a null reason only."""
+
+    def edit(data: Any) -> None:
+        task = next(iter(data["claims"]["outcomes"]))
+        data["claims"]["excluded_tasks"] = {task: reason}
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert "CONTRACT-EXCLUSION-REASON [claims/excluded_tasks/task-" in result.err
+    assert "CONTRACT-SHAPE" not in result.err
+
+
 @pytest.mark.parametrize("bad", ['"-1"', "-1", "NaN", "Infinity", '"ten"', "true"])
 def test_negative_nonfinite_or_mistyped_numbers_refuse(bad: str, cli: Any, tmp_path: Path) -> None:
     parent = fixture_parent("synthetic_tree")

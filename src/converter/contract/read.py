@@ -265,6 +265,17 @@ def _unknown_check(err: Any) -> bool:
 
 
 def _shape(err: Any, raw: Any) -> Problem:
+    loc = tuple(err["loc"])
+    if (
+        len(loc) == 3
+        and loc[:2] == ("claims", "excluded_tasks")
+        and err.get("type")
+        in (
+            "literal_error",
+            "string_type",
+        )
+    ):  # a reason not of the three (SPEC §5.1): its own code, as a null one has
+        return Problem("CONTRACT-EXCLUSION-REASON", where=safe_path(loc, doc=raw))
     # An empty path is the document itself (an array, say, where the contract's object goes).
     extra = err.get("type") == "extra_forbidden"
     where = safe_path(err["loc"], last_is_key=extra, doc=raw) or "(contract)"
