@@ -725,20 +725,29 @@ def test_the_config_folder_given_is_scanned_by_its_projects(tmp_path: Path, cli:
     """Was: 0 sessions, exit 0, and a hint to scan projects/: `scan ~/.claude` is what a user
     types. The config folder's projects/ folder is scanned, and said so; the same rows, the
     same --show-paths places, as scanning projects/ itself."""
-    generate(tmp_path / "config" / "projects" / "p", _tiny(903))
+    tree = generate(tmp_path / "config" / "projects" / "p", _tiny(903))
+    # as a real ~/.claude of 2.x holds: checkpoints and environments in folders named by the
+    # session id (which, walked as project folders, read as sessions with no transcript)
+    sid = tree.parent.stem
+    for kept in ("file-history", "session-env"):
+        (tmp_path / "config" / kept / sid).mkdir(parents=True)
+        (tmp_path / "config" / kept / sid / "abc@v1").write_text("x")
     (tmp_path / "config" / "todos").mkdir()
+    (tmp_path / "config" / "history.jsonl").write_text("{}\n")
     config = cli("scan", str(tmp_path / "config"), "--jobs", "1", "--json", "--show-paths")
     direct = cli("scan", str(tmp_path / "config" / "projects"), "--jobs", "1", "--json")
     shown, right = config.json(), direct.json()
     assert shown["config_folder"] is True
     assert right["config_folder"] is False
     assert shown["totals"]["sessions"] >= 1
+    assert shown["totals"]["orphan"] == 0
+    assert shown["project_folders"] == right["project_folders"] == 1
     assert shown["sessions"] == right["sessions"]
     assert shown["totals"] == right["totals"]
     assert config.err.count(".jsonl") == shown["totals"]["parent_files"]
     assert "p/" in config.err  # relative to the projects folder scanned
     text = cli("scan", str(tmp_path / "config"), "--jobs", "1").out
-    assert "Claude Code's config folder (no session in it, a projects/ folder)" in text
+    assert "Claude Code's config folder (a projects/ folder in it, no session transcript)" in text
     # a config folder whose projects/ is a symlink: not followed (SPEC §3)
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "projects").symlink_to(tmp_path / "config" / "projects")

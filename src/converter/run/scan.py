@@ -99,8 +99,8 @@ class Found:
     # Project folders that could not be listed (permissions, a name past the OS's length
     # limit): the sessions in them were not checked.
     unreadable: int = 0
-    # The folder given holds no session but a `projects/` folder: Claude Code's config folder,
-    # and `projects/` is what was scanned (`root`).
+    # The folder given is Claude Code's config folder (`_is_config_folder`), and its
+    # `projects/` is what was scanned (`root`).
     config_folder: bool = False
     # The folder given is itself one project folder (session transcripts in it, none in its
     # subfolders): scanned as that one project folder.
@@ -119,9 +119,35 @@ class Found:
     root: Path = Path()
 
 
-def find_sessions(projects_dir: Path, *, in_config: bool = False) -> Found:
+def find_sessions(projects_dir: Path) -> Found:
     """Sessions grouped by id across project folders; what else was there is counted. Given
-    Claude Code's config folder (no session in it, a `projects/` folder), its `projects/`."""
+    Claude Code's config folder, its `projects/` folder (`_is_config_folder`)."""
+    if _is_config_folder(projects_dir):
+        found = _find_sessions(projects_dir / "projects")
+        found.config_folder = True
+        return found
+    return _find_sessions(projects_dir)
+
+
+def _is_config_folder(folder: Path) -> bool:
+    """Whether `folder` is Claude Code's config folder (`~/.claude`): it holds a `projects/`
+    folder (no project folder is so named: each is its working directory's path, `-` for
+    each separator) and no session transcript of its own. Told before walking it: its
+    `file-history/<session-id>/` and `session-env/<session-id>/` would read as sessions' folders
+    with no transcript."""
+    if entry_kind(folder / "projects") != "dir":  # a symlink is not followed (SPEC §3)
+        return False
+    try:
+        names = [entry.name for entry in os.scandir(folder)]
+    except OSError:
+        return False
+    return not any(
+        name.endswith(".jsonl") and SESSION_ID.fullmatch(name.removesuffix(".jsonl"))
+        for name in names
+    )
+
+
+def _find_sessions(projects_dir: Path) -> Found:
     walk = _Walk(projects_dir)
     session_folders = 0
     for project in sorted(projects_dir.iterdir(), key=lambda p: p.name):
@@ -144,10 +170,6 @@ def find_sessions(projects_dir: Path, *, in_config: bool = False) -> Found:
         walk.found.one_project = True
     found = walk.found
     found.sessions = [walk.sessions[k] for k in sorted(walk.sessions)]
-    projects = projects_dir / "projects"
-    if not found.sessions and not in_config and entry_kind(projects) == "dir":
-        found = find_sessions(projects, in_config=True)  # (a symlink is not followed, §3)
-        found.config_folder = True
     return found
 
 
@@ -713,8 +735,8 @@ def _notes(result: dict[str, Any]) -> list[str]:
         )
     if result.get("config_folder"):
         lines.append(
-            "the folder given is Claude Code's config folder (no session in it, a projects/ "
-            "folder): its projects/ folder was scanned"
+            "the folder given is Claude Code's config folder (a projects/ folder in it, no "
+            "session transcript): its projects/ folder was scanned"
         )
     if t["skipped_entries"]:
         lines.append(
