@@ -278,7 +278,7 @@ def test_a_masked_key_is_named_by_its_place_only_property() -> None:
     name, an index, or `<key #N>` where N is the key's 1-based place in its object; the text of
     a masked key never appears."""
     from converter.contract.read import _FIELDS, safe_path
-    from converter.firewall.names import may_name
+    from converter.firewall.names import key_places, may_name
 
     keys = st.text(min_size=1, max_size=12).filter(lambda k: k not in _FIELDS and not may_name(k))
 
@@ -290,11 +290,16 @@ def test_a_masked_key_is_named_by_its_place_only_property() -> None:
     def check(outer: list[str], inner: list[str], pick: tuple[int, int]) -> None:
         first, second = outer[pick[0] % len(outer)], inner[pick[1] % len(inner)]
         doc = {"claims": {"outcomes": {key: dict.fromkeys(inner) for key in outer}}}
-        shown = safe_path(("claims", "outcomes", first, second), doc=doc)
-        places = (outer.index(first) + 1, inner.index(second) + 1)
-        assert shown == f"claims/outcomes/<key #{places[0]}>/<key #{places[1]}>"
+        places = key_places(doc)
+        shown = safe_path(("claims", "outcomes", first, second), places=places)
+        where = (outer.index(first) + 1, inner.index(second) + 1)
+        assert shown == f"claims/outcomes/<key #{where[0]}>/<key #{where[1]}>"
         # without the document (or a key it does not hold) the place is not guessed
         assert safe_path(("claims", "outcomes", first)) == "claims/outcomes/<key>"
-        assert safe_path(("claims", "x", first), doc=doc) == "claims/<key>/<key>"
+        assert safe_path(("claims", "x", first), places=places) == "claims/<key>/<key>"
+        # a key inside an array's object: placed in that object
+        listed = key_places({"claims": {"tasks": [{}, dict.fromkeys(inner, 1)]}})
+        shown = safe_path(("claims", "tasks", 1, second), places=listed)
+        assert shown == f"claims/tasks/1/<key #{where[1]}>"
 
     check()

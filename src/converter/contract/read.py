@@ -11,7 +11,8 @@ import codecs
 import difflib
 import types
 import typing
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -34,7 +35,7 @@ from converter.contract.model import (
     SourceOwned,
 )
 from converter.errors import Problem
-from converter.firewall.names import masked_path, schema_field_names
+from converter.firewall.names import key_places, masked_path, schema_field_names
 from converter.firewall.view import Task
 from converter.pricing.model import PricingTemplate
 
@@ -74,14 +75,13 @@ class ContractParts:
     # negative prices are still named: `pricing.model.partial_problems`).
     raw_pricing: Any = None
 
+    # Each key of the contract as written, by its path: its place in its object (`key_places`).
+    places: Mapping[tuple[Any, ...], int] = field(default_factory=dict)
+
     def where(self, *loc: Any) -> str:
-        """`safe_path` of a path into `outcomes` or `excluded_tasks`: a task id the firewall
-        does not let a message quote is named by its place as written, `<key #N>`."""
-        written = {
-            name: dict.fromkeys(ids or ())
-            for name, ids in (("outcomes", self.outcome_ids), ("excluded_tasks", self.excluded_ids))
-        }
-        return safe_path(loc, doc={"claims": written})
+        """`safe_path` of a path into the contract: a key the firewall does not let a message
+        quote (a mistyped task id) is named by its place as written, `<key #N>`."""
+        return safe_path(loc, places=self.places)
 
 
 _OWNED = ("source", "key_id", "inventory", "tasks", "observed")
@@ -120,12 +120,19 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         contract = Contract.model_validate(raw, strict=True)
     except ValidationError as invalid:
         errors = [err for err in invalid.errors() if not _unknown_check(err)]
-        return _parts(raw, tuple(_shape(err, raw) for err in errors))
+        places = key_places(raw)
+        return _parts(raw, tuple(_shape(err, places) for err in errors), places)
     claims = {name: getattr(contract.claims, name) for name in _CLAIMS}
     owned = {name: getattr(contract, name) for name in _OWNED}
     outcome_ids, excluded_ids = _task_ids(raw)
     return ContractParts(
-        (), contract, **owned, **claims, outcome_ids=outcome_ids, excluded_ids=excluded_ids
+        (),
+        contract,
+        **owned,
+        **claims,
+        outcome_ids=outcome_ids,
+        excluded_ids=excluded_ids,
+        places=key_places(raw),
     )
 
 
@@ -148,13 +155,15 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
         preset = Preset.model_validate(raw, strict=True)
     except ValidationError as invalid:
         problems = []
+        places = key_places({"claims": raw})  # named as the contract's own paths
         for err in invalid.errors():
             if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:  # not a section
                 wants = "expected: no such field; the file holds " + ", ".join(sections)
-                key = safe_path(err["loc"], last_is_key=True, doc=raw)
+                key = safe_path(("claims", *err["loc"]), last_is_key=True, places=places)
+                key = key.removeprefix("claims/")
                 problems.append(Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"{key} ({wants})"))
                 continue
-            shape = _shape({**err, "loc": ("claims", *err["loc"])}, {"claims": raw})
+            shape = _shape({**err, "loc": ("claims", *err["loc"])}, places)
             problems.append(replace(shape, code="CONTRACT-POLICY-FILE-SHAPE"))
         return problems
     if all(getattr(preset, name) is None for name in sections):  # `{}`: fills nothing
@@ -181,7 +190,9 @@ def parse_contract(data: bytes) -> Contract | list[Problem]:
     return parts.contract if parts.contract is not None else list(parts.problems)
 
 
-def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
+def _parts(
+    raw: Any, problems: tuple[Problem, ...], places: Mapping[tuple[Any, ...], int]
+) -> ContractParts:
     top = raw if isinstance(raw, dict) else {}
     claims = top.get("claims")
     found = {name: _part(name, top) for name in _OWNED}
@@ -203,6 +214,7 @@ def _parts(raw: Any, problems: tuple[Problem, ...]) -> ContractParts:
         raw_pricing=claims.get("pricing") if isinstance(claims, dict) else None,
         outcome_ids=outcome_ids,
         excluded_ids=excluded_ids,
+        places=places,
     )
 
 
@@ -264,7 +276,7 @@ def _unknown_check(err: Any) -> bool:
     )
 
 
-def _shape(err: Any, raw: Any) -> Problem:
+def _shape(err: Any, places: Mapping[tuple[Any, ...], int]) -> Problem:
     loc = tuple(err["loc"])
     if (
         len(loc) == 3
@@ -275,10 +287,10 @@ def _shape(err: Any, raw: Any) -> Problem:
             "string_type",
         )
     ):  # a reason not of the three (SPEC §5.1): its own code, as a null one has
-        return Problem("CONTRACT-EXCLUSION-REASON", where=safe_path(loc, doc=raw))
+        return Problem("CONTRACT-EXCLUSION-REASON", where=safe_path(loc, places=places))
     # An empty path is the document itself (an array, say, where the contract's object goes).
     extra = err.get("type") == "extra_forbidden"
-    where = safe_path(err["loc"], last_is_key=extra, doc=raw) or "(contract)"
+    where = safe_path(err["loc"], last_is_key=extra, places=places) or "(contract)"
     wants = expected(err)
     if extra and err["loc"] and isinstance(err["loc"][-1], str):
         wants += _did_you_mean(err["loc"][-1], _fields_at(err["loc"][:-1]))
@@ -407,13 +419,16 @@ def expected(err: Any) -> str:
 
 # What a diagnostic may name (SPEC §6.4 quotes no key): the contract's own field names, keyed
 # pseudonyms (task-, tool-, model-, x-<hex>), built-in tool names, billing-context keys and model
-# ids. Any other key a user wrote into the contract is `<key>`.
+# ids. Any other key a user wrote into the contract is `<key #N>` (its place), or `<key>`.
 _FIELDS = schema_field_names(Contract.model_json_schema())
 
 
 def safe_path(
-    loc: tuple[Any, ...] | list[Any], *, last_is_key: bool = False, doc: Any = None
+    loc: tuple[Any, ...] | list[Any],
+    *,
+    last_is_key: bool = False,
+    places: Mapping[tuple[Any, ...], int] | None = None,
 ) -> str:
     """A contract path a diagnostic may show (`names.masked_path` over the contract's fields;
-    `doc`, the contract as written, places a masked key: `<key #N>`)."""
-    return masked_path(loc, _FIELDS, last_is_key=last_is_key, doc=doc)
+    `places`, of the contract as written, place a masked key: `<key #N>`)."""
+    return masked_path(loc, _FIELDS, last_is_key=last_is_key, places=places)

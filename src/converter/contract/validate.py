@@ -81,7 +81,7 @@ def null_claims(parts: ContractParts) -> list[Problem]:
         for p in parts.raw_nulls
         if not (p[1] == "outcomes" and p[2] in excluded)
     ]
-    for task_id, outcome in sorted((parts.outcomes or {}).items()):
+    for task_id, outcome in (parts.outcomes or {}).items():  # in the order written
         if task_id in excluded:
             continue
         found += [
@@ -112,7 +112,7 @@ def task_claims(parts: ContractParts, tasks: tuple[Task, ...]) -> list[Problem]:
     # would drop its spend from the evaluation without a word.
     problems += [
         Problem("CONTRACT-EXCLUDED-HAS-CALLS", where=parts.where("claims", "excluded_tasks", tid))
-        for tid in sorted(excluded or ())
+        for tid in excluded or ()  # in the order written
         if calls.get(tid, 0) > 0
     ]
     return problems
@@ -121,7 +121,7 @@ def task_claims(parts: ContractParts, tasks: tuple[Task, ...]) -> list[Problem]:
 def exclusion_problems(parts: ContractParts) -> list[Problem]:
     """Each exclusion without a reason, and each excluded task that also carries a label."""
     problems = []
-    for task_id, reason in sorted((parts.excluded_tasks or {}).items()):
+    for task_id, reason in (parts.excluded_tasks or {}).items():  # in the order written
         if reason is None:
             where = parts.where("claims", "excluded_tasks", task_id)
             problems.append(Problem("CONTRACT-EXCLUSION-REASON", where=where))

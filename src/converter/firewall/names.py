@@ -7,6 +7,7 @@ reader nor the sources."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -223,17 +224,16 @@ def masked_path(
     fields: frozenset[str],
     *,
     last_is_key: bool = False,
-    doc: Any = None,
+    places: Mapping[tuple[Any, ...], int] | None = None,
 ) -> str:
     """A document path a diagnostic may show: indices, the document's own `fields` and names
     `may_name` allows as written; anything else (a key the user typed) is `<key>`, or, given
-    `doc`, the document as written (objects as dicts), `<key #N>`: the key's place in its
-    object, counting from 1, so that one mistyped id among many can be found without the
-    message quoting it. `last_is_key`: the last part is a key the schema does not have: always
-    masked. pydantic's `[key]` after a mapping's key (the key itself is what is wrong, not its
-    value) is said as `(the key)`: `claims/outcomes/<key> (the key)`, not a second `<key>`."""
+    the document's `places` (`key_places`), `<key #N>`: the key's place in its object, counting
+    from 1, so that one mistyped id among many can be found without the message quoting it.
+    `last_is_key`: the last part is a key the schema does not have: always masked. pydantic's
+    `[key]` after a mapping's key (the key itself is what is wrong, not its value) is said as
+    `(the key)`: `claims/outcomes/<key> (the key)`, not a second `<key>`."""
     parts = []
-    node = doc
     for index, part in enumerate(loc):
         text = str(part)
         if isinstance(part, int):
@@ -241,25 +241,29 @@ def masked_path(
         elif text == "[key]" and parts and index == len(loc) - 1:
             parts[-1] += " (the key)"
         elif (last_is_key and index == len(loc) - 1) or not (text in fields or may_name(text)):
-            place = _place(node, part)
+            place = places.get(tuple(loc[: index + 1])) if places else None
             parts.append("<key>" if place is None else f"<key #{place}>")
         else:
             parts.append(text)
-        node = _child(node, part)
     return "/".join(parts)
 
 
-def _place(node: Any, key: Any) -> int | None:
-    """The 1-based place of `key` among its object's keys as written; None if not there."""
-    if isinstance(node, dict) and key in node:
-        return list(node).index(key) + 1
-    return None
-
-
-def _child(node: Any, part: Any) -> Any:
-    """The value at `part` of a document's object or array, or None (no document, no such)."""
-    if isinstance(node, dict) and isinstance(part, str):
-        return node.get(part)
-    if isinstance(node, list | tuple) and isinstance(part, int) and 0 <= part < len(node):
-        return node[part]
-    return None
+def key_places(doc: Any) -> dict[tuple[Any, ...], int]:
+    """Each key of a JSON document as written (objects as dicts, arrays as lists or tuples),
+    by its path: its 1-based place in its object. One walk, no recursion on input depth."""
+    places: dict[tuple[Any, ...], int] = {}
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), doc)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, dict):
+            for place, (key, value) in enumerate(node.items(), 1):
+                places[(*path, key)] = place
+                if isinstance(value, dict | list | tuple):
+                    stack.append(((*path, key), value))
+        elif isinstance(node, list | tuple):
+            stack.extend(
+                ((*path, i), item)
+                for i, item in enumerate(node)
+                if isinstance(item, dict | list | tuple)
+            )
+    return places

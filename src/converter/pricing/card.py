@@ -30,7 +30,7 @@ from pydantic import Field, StringConstraints, ValidationError
 from converter.codec.jsontext import NotStrictJSON, loads_exact
 from converter.errors import Problem, Refused
 from converter.files import read_input
-from converter.firewall.names import masked_path, schema_field_names
+from converter.firewall.names import key_places, masked_path, schema_field_names
 from converter.firewall.types import Closed, Count, ModelName
 from converter.pricing.model import (
     PRICE_FIELDS,
@@ -96,7 +96,8 @@ class PriceCard(Closed):
 def parse_price_card(data: bytes) -> PriceCard:
     """A card from its JSON bytes, numbers read as exact decimals (never through float). A card
     that is not one is refused at the line (JSON) or by the field path of each problem (the
-    card's own field names, model ids and context keys; any other key is `<key>`). A UTF-8 byte
+    card's own field names, model ids and context keys; any other key is `<key #N>`, its place
+    in its object), in the order pydantic finds them (the card's). A UTF-8 byte
     order mark (an editor's, re-saving a card) is no part of the JSON, as for a contract."""
     data = data.removeprefix(codecs.BOM_UTF8)
     try:
@@ -106,16 +107,17 @@ def parse_price_card(data: bytes) -> PriceCard:
     try:
         return PriceCard.model_validate(document)
     except ValidationError as bad:
+        places = key_places(document)
         problems = [
-            Problem("PRICE-CARD-INVALID", where=_card_path(err["loc"], document))
+            Problem("PRICE-CARD-INVALID", where=_card_path(err["loc"], places))
             for err in bad.errors()
         ]
-        raise Refused(sorted(set(problems), key=lambda p: p.where or "")) from None
+        raise Refused(list(dict.fromkeys(problems))) from None
 
 
-def _card_path(loc: tuple[Any, ...], document: Any) -> str:
+def _card_path(loc: tuple[Any, ...], places: Mapping[tuple[Any, ...], int]) -> str:
     """Where in a card: a key it may not quote is named by its place, `<key #N>`."""
-    return masked_path(loc, _card_fields(), doc=document)
+    return masked_path(loc, _card_fields(), places=places)
 
 
 @cache
