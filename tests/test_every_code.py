@@ -558,6 +558,23 @@ def test_two_sidechains_of_one_prompt_are_an_ambiguous_join(
         assert "CC-REC-SIDECHAIN-IN-FILE" not in codes
 
 
+def test_one_prompt_twice_with_three_children_is_each_child_ambiguous(
+    cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A review: with more children than calls of one prompt, the calls were still refused as
+    unexpanded beside each child's ambiguous join."""
+    task = canary("same prompt")
+    tree = _sidechain_tree(tmp_path, [task, task, task])
+    lines = tree.lines("")
+    # the third Task call and its result removed: three sidechains, two calls of the prompt
+    kept = [line for line in lines if b"toolu_01Task2" not in line and b'"a2"' not in line]
+    tree.write_lines("", kept)
+    outcome = run_command(cli, command, tree, tmp_path)
+    assert outcome.code == 2
+    assert outcome.codes == {"CC-TREE-AMBIGUOUS-JOIN"}, outcome.refusals
+    assert len(outcome.refusals) == 3
+
+
 def test_one_prompt_twice_with_one_child_says_a_transcript_is_missing(
     cli: Any, command: Command, tmp_path: Path
 ) -> None:

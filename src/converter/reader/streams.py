@@ -493,7 +493,7 @@ def _joined(
                 acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", acc.streams[child].file))
     acc.delegations_expanded = len(claimed)
     for calls, naming in same_prompt.items():
-        if naming == len(calls):  # a child for each call: none of them lacks its transcript
+        if naming >= len(calls):  # a child for each call: none of them lacks its transcript
             acc.join_candidates |= calls
     # 1.0.x in-file sidechains joined to their delegation (one that is not is refused by its
     # own code, and is not said to have been joined)
