@@ -191,6 +191,29 @@ def test_a_subagent_file_given_as_parent_says_so(cli: Any, fixture: str) -> None
         assert report["counts"]["tasks"] == 1, child
 
 
+@pytest.mark.parametrize("fixture", ["synthetic_tree", "rich_tree"])
+def test_a_subagent_transcript_under_a_session_name_says_so(
+    cli: Any, fixture: str, tmp_path: Path
+) -> None:
+    """A review: only the name `agent-<id>.jsonl` told a subagent transcript; a copy under
+    another name was read as a 1.0.x parent whose sidechains are orphans
+    (CC-TREE-ORPHAN-CHILD). Every prompt and call of it is a sidechain's: that tells it."""
+    from tests.conftest import FIXTURES
+
+    for n, child in enumerate(sorted((FIXTURES / fixture).rglob("agent-*.jsonl"))):
+        records = [json.loads(line) for line in child.read_text().splitlines() if line.strip()]
+        session = next(r["sessionId"] for r in records if "sessionId" in r)
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        renamed = folder / f"{session}.jsonl"
+        renamed.write_bytes(child.read_bytes())
+        result = cli("inspect", "--json", "--in", str(renamed))
+        assert result.code == 2
+        report = result.json()
+        assert [r["code"] for r in report["refusals"]] == ["CC-TREE-PARENT-IS-SUBAGENT"], child
+        assert report["counts"]["tasks"] == 1
+
+
 def test_usage_errors_do_not_echo_a_path_the_user_typed(cli: Any) -> None:
     result = cli("inspect", "--task-unit", "/home/someone/secret-project", "--in", "x.jsonl")
     assert result.code == 64

@@ -69,7 +69,8 @@ CODES: dict[str, CodeInfo] = {
         "--from claude-code.",
     ),
     "CC-TREE-PARENT-IS-SUBAGENT": _c(
-        "The file given as the parent is a subagent transcript (agent-<id>.jsonl).",
+        "The file given as the parent is a subagent transcript: agent-<id>.jsonl, or a copy of "
+        "one under another name (every prompt and call in it is a sidechain's).",
         "Pass the session's main transcript, <session-id>.jsonl, the folder above subagents/.",
     ),
     "CC-TREE-SYMLINK": _c(

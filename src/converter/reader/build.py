@@ -35,6 +35,7 @@ from converter.reader.calls import (
 )
 from converter.reader.load import LoadedTree
 from converter.reader.model import Account
+from converter.reader.records import Rec
 from converter.reader.streams import (
     Index,
     copies,
@@ -184,6 +185,11 @@ def build_account(
 ) -> Account:
     if tree.consumed:  # a second build would find no records: a tree of no calls, unrefused
         raise ValueError("build_account has already taken this tree's records")  # a bug
+    if not tree.layout.parent_is_subagent and _all_sidechain(tree.records.get(0, [])):
+        # A subagent transcript under another name: a parent's own conversation is never a
+        # sidechain (a 1.0.x parent keeps its subagents' records beside its own).
+        tree.layout.parent_is_subagent = True
+        tree.problems.append(Problem("CC-TREE-PARENT-IS-SUBAGENT", 0))
     if tree.layout.parent_is_subagent:
         # A subagent transcript given as the parent (refused as such, still accounted): all of
         # it is the one task it was delegated; a fork's first call, the parent's copy, comes
@@ -222,6 +228,12 @@ def build_account(
     # main process peaked at 148.9 MiB, now 145.7).
     link_edges(acc)
     return acc
+
+
+def _all_sidechain(records: list[Rec]) -> bool:
+    """Whether every prompt and call of a file is a sidechain's (and it has one)."""
+    turns = [r.sidechain for r in records if r.type in ("user", "assistant")]
+    return bool(turns) and all(turns)
 
 
 def _release_records(acc: Account) -> None:
