@@ -558,6 +558,25 @@ def test_two_sidechains_of_one_prompt_are_an_ambiguous_join(
         assert "CC-REC-SIDECHAIN-IN-FILE" not in codes
 
 
+def test_two_sidechains_of_one_call_are_not_said_to_be_joined(
+    cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A fuzz run: one Task call and two sidechains of its prompt were refused as an ambiguous
+    join, yet counted as two sidechains joined (CC-REC-SIDECHAIN-IN-FILE 2)."""
+    task = canary("same prompt")
+    tree = _sidechain_tree(tmp_path, [task, task])
+    lines = tree.lines("")
+    # the second Task call and its result removed: two sidechains, one call of the prompt
+    kept = [line for line in lines if b"toolu_01Task1" not in line and b'"a1"' not in line]
+    tree.write_lines("", kept)
+    outcome = run_command(cli, command, tree, tmp_path)
+    assert outcome.code == 2
+    assert outcome.codes == {"CC-TREE-AMBIGUOUS-JOIN"}, outcome.refusals
+    if outcome.report is not None and command.json_report:
+        codes = {f["code"] for f in outcome.report["findings"]}
+        assert "CC-REC-SIDECHAIN-IN-FILE" not in codes
+
+
 def test_one_prompt_twice_with_three_children_is_each_child_ambiguous(
     cli: Any, command: Command, tmp_path: Path
 ) -> None:

@@ -1099,6 +1099,27 @@ def test_an_advisor_pass_that_does_not_read_as_spend_refuses(
     assert "CC-REC-USAGE-ITERATIONS" in {r["code"] for r in report["refusals"]}
 
 
+@pytest.mark.parametrize(
+    "iterations",
+    [
+        {"a": _ADVISOR_PASS},  # passes keyed, not listed: the advisor's went uncounted, exit 0
+        [_MAIN_PASS, "CANARY-pass", _ADVISOR_PASS],
+        "CANARY-iterations",
+    ],
+    ids=["object", "a-list-item-not-an-object", "text"],
+)
+def test_iterations_in_a_shape_passes_are_not_read_in_refuse(
+    cli: Any, tmp_path: Path, iterations: Any
+) -> None:
+    """A fuzz run: a `usage.iterations` that is not a list of objects was read as no passes,
+    and an advisor pass inside it was spend left out with exit 0."""
+    parent = _second_call(tmp_path, {**_usage(), "iterations": iterations})
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 2
+    assert "CC-REC-USAGE-ITERATIONS" in {r["code"] for r in result.json()["refusals"]}
+    assert "CANARY" not in result.out + result.err
+
+
 def test_a_later_fragment_that_drops_the_advisor_refuses(cli: Any, tmp_path: Path) -> None:
     """The call's last fragment gives its usage; one that drops an advisor pass written before
     would lose that spend silently (a diff review)."""

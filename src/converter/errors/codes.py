@@ -360,7 +360,8 @@ CODES: dict[str, CodeInfo] = {
         "A call's usage.iterations lists sampling passes whose counts do not add up to its "
         "top-level usage (with server-side compaction the API lists the compaction pass there, "
         "billed but left out of the top-level counts), hold a count under another name, or "
-        "name another model than the call's. This version does not price such calls.",
+        "name another model than the call's; or it is not a list of objects, the shape passes "
+        "are read in. This version does not price such calls.",
         "Nothing in the file to change: update agent-evidence, or report the Claude Code "
         "version (the pass types and counts, no content).",
     ),

@@ -471,17 +471,18 @@ def with_passes(
     that do not add up to the top level (`_iterations_add_up`). A provider response's usage is
     read with this too (reader/bodies.py)."""
     iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
-    if not isinstance(iterations, list):
+    if iterations is None:
         return usage, ()
-    if any(isinstance(i, dict) and i.get("type") == _FALLBACK for i in iterations):
-        if any(isinstance(i, dict) and i.get("type") == _OWN for i in iterations):
+    if not isinstance(iterations, list) or not all(isinstance(i, dict) for i in iterations):
+        # passes in a shape this version does not read: an advisor's among them would go
+        # uncounted, its spend left out
+        raise BadField("CC-REC-USAGE-ITERATIONS")
+    if any(i.get("type") == _FALLBACK for i in iterations):
+        if any(i.get("type") == _OWN for i in iterations):
             raise BadField("CC-REC-USAGE-FALLBACK")  # a declined pass beside the serving one
         # Served by the fallback model with no declined pass (the hour after a fallback, the
         # API serves a request so directly): its pass is the call's own, checked as one.
-        iterations = [
-            {**i, "type": _OWN} if isinstance(i, dict) and i.get("type") == _FALLBACK else i
-            for i in iterations
-        ]
+        iterations = [{**i, "type": _OWN} if i.get("type") == _FALLBACK else i for i in iterations]
     advisor = _advisor_passes(iterations)
     if advisor is None or not _iterations_add_up(iterations, usage, model):
         raise BadField("CC-REC-USAGE-ITERATIONS")

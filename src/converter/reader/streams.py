@@ -487,17 +487,24 @@ def _joined(
 ) -> None:
     """What the joins add up to: two children of one call refused, the delegations expanded,
     the calls an ambiguous prompt join names, the in-file sidechains joined."""
+    shared = set()  # children that claim one call: refused, none of them joined
     for tool_id, children in claimed.items():
         if len(children) > 1 and index.tool_name.get(tool_id) != "Workflow":
+            shared.update(children)
             for child in children:
-                acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", acc.streams[child].file))
+                stream = acc.streams[child]
+                line = stream.records[0].line if stream.records else None  # 1.0.x: one file
+                acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", stream.file, line))
     acc.delegations_expanded = len(claimed)
     for calls, naming in same_prompt.items():
         if naming >= len(calls):  # a child for each call: none of them lacks its transcript
             acc.join_candidates |= calls
     # 1.0.x in-file sidechains joined to their delegation (one that is not is refused by its
     # own code, and is not said to have been joined)
-    joined = sum(s.kind == "sidechain" and s.delegation is not None for s in acc.streams)
+    joined = sum(
+        s.kind == "sidechain" and s.delegation is not None and s.index not in shared
+        for s in acc.streams
+    )
     if joined:
         acc.findings["CC-REC-SIDECHAIN-IN-FILE"] += joined
 
