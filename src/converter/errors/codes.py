@@ -1259,8 +1259,8 @@ CODES: dict[str, CodeInfo] = {
     "ATTEST-MISSING": _c(
         "A public key was given but the attestation is not there, or is empty: the file "
         "--attestation names, else <bundle>.intoto.json beside the bundle.",
-        "Check the --attestation path you gave; without it, keep the attestation beside the "
-        "bundle as <bundle>.intoto.json (verify also takes --attestation FILE). A bundle "
+        "Keep the attestation beside the bundle as <bundle>.intoto.json (verify also takes its "
+        "path as --attestation FILE: check that file exists and is not empty). A bundle "
         "converted without --attest-key has none: ask its producer for a signed one.",
     ),
     "ATTEST-NOT-AN-ENVELOPE": _c(
