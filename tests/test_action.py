@@ -747,3 +747,43 @@ def test_a_converter_package_in_the_workspace_cannot_decide_the_gate(
     assert run.outputs["decision"] == "REFUSED", run.log
     assert run.code == 2
     assert "SCALE" not in run.summary
+
+
+@pytest.mark.parametrize(
+    ("event", "inside", "warned"),
+    [
+        ("pull_request", True, True),
+        ("pull_request_review", True, True),
+        ("pull_request", False, False),
+        ("push", True, False),
+        ("pull_request_target", True, False),  # its checkout is the base branch's
+    ],
+)
+def test_a_key_file_in_a_pull_requests_own_checkout_is_warned_of(
+    event: str,
+    inside: bool,
+    warned: bool,
+    cli: Any,
+    runner: Runner,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    """A new lead's walkthrough: on a pull request, a public-key file in the workspace is one the
+    pull request can replace with the bundles it signs; the gate passed, its summary saying
+    every attestation verified, with no word of it."""
+    key = (workspace if inside else tmp_path) / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    given = os.path.relpath(f"{key}.pub", workspace) if inside else f"{key}.pub"
+    run = run_action(
+        runner,
+        tmp_path / "run",
+        workspace,
+        {"bundle": bundle, "public-key": given},
+        caller_env={"GITHUB_EVENT_NAME": event},
+    )
+    assert_gate(run, "SCALE", 0)
+    note = "public key is a file of the pull request's own checkout"
+    assert (note in run.summary) is warned
+    warnings = [line for line in run.log.splitlines() if line.startswith("::warning")]
+    assert any(note in line for line in warnings) is warned
