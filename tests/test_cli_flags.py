@@ -789,3 +789,35 @@ def test_when_even_the_put_back_fails_the_old_file_is_kept_not_deleted(
     assert left.pop("b.json.intoto.json") == b"old attestation"
     assert "b.json" not in left  # never the new bundle beside the old attestation
     assert list(left.values()) == [b"old bundle"]  # kept under its second name
+
+
+@pytest.mark.parametrize(
+    ("typed", "shown"),
+    [
+        ("--attestation", "No such option '--attestation'"),  # spelled as an option: named
+        ("--bundl", "No such option '--bundl'. Did you mean '--bundle'?"),
+        ("--/home/someone/secret", "No such option '<value>'"),  # a path: masked
+        ("--someone@example.com", "No such option '<value>'"),
+        ("--" + "x" * 60, "No such option '<value>'"),
+    ],
+)
+def test_an_unknown_option_is_named_when_spelled_as_one(cli: Any, typed: str, shown: str) -> None:
+    """A new lead's walkthrough: `evaluate --attestation x` said `No such option '<value>'`,
+    which hid the one word to correct; an option's spelling is no content, a path is."""
+    result = cli("evaluate", typed, "--bundle", "b.json")
+    assert result.code == 64
+    assert shown in result.err
+    if "<value>" in shown:
+        assert typed.removeprefix("--")[:12] not in result.err
+
+
+def test_a_folder_given_as_a_bundle_is_named_by_its_place(cli: Any, tmp_path: Path) -> None:
+    """Was a usage error, `File '<value>' is a directory`, naming no bundle: with many bundles
+    (the Action's bundle input) the one to fix could not be told."""
+    (tmp_path / "folder").mkdir()
+    result = cli(
+        "evaluate", "--bundle", str(tmp_path / "a.json"), "--bundle", str(tmp_path / "folder")
+    )
+    assert result.code == 2
+    assert "BUNDLE-UNREADABLE [bundle 2 of 2]" in result.err
+    assert "folder" not in result.err

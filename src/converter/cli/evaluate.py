@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from converter.cli.diagnostics import say
-from converter.cli.options import FILE
+from converter.cli.options import FILE, PATH
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
 from converter.files import check_outputs, write_atomic
@@ -21,7 +21,9 @@ RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_js
 @click.option(
     "--bundle",
     "bundles",
-    type=FILE,
+    # PATH, not FILE: a folder given is refused like a missing file, by its place in the
+    # list (`bundle 2 of 3`), not as a usage error naming no bundle
+    type=PATH,
     multiple=True,
     required=True,
     help="A bundle; repeat to evaluate one workload.",

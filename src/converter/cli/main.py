@@ -58,7 +58,7 @@ _INVALID = re.compile(r"(Invalid value for '[^']*'(?: / '[^']*')*: )(.*)", re.S)
 _NO_COMMAND = re.compile(r"No such command (?:'[^']*'|\"[^\"]*\")")
 # An option name typed is echoed by click ("No such option '--x'"); one not ours is masked, the
 # suggestion click adds ("Did you mean --json?") names ours and stays.
-_NO_OPTION = re.compile(r"No such option:? (?:'[^']*'|\"[^\"]*\"|\S+)")
+_NO_OPTION = re.compile(r"No such option:? ('[^']*'|\"[^\"]*\"|\S+)")
 _LEADING_NUMBER = re.compile(r"^[-+]?[0-9][0-9_.,]*(?=\s)")
 _EXTRA = re.compile(r"(unexpected extra arguments? )\(.*\)", re.S)
 
@@ -106,7 +106,7 @@ def mask_values(message: str, args: list[str]) -> str:
     if invalid:
         return head + _QUOTED.sub("'<value>'", rest, count=1)
     rest = _NO_COMMAND.sub("No such command '<value>'", rest)
-    rest = _NO_OPTION.sub("No such option '<value>'", rest)
+    rest = _NO_OPTION.sub(_no_option, rest)
     rest = _EXTRA.sub(r"\1(<value>)", rest)
 
     def mask(match: re.Match[str]) -> str:
@@ -115,6 +115,15 @@ def mask_values(message: str, args: list[str]) -> str:
         return "'<value>'" if risky and not value.startswith("-") else match.group(0)
 
     return _QUOTED.sub(mask, rest)
+
+
+def _no_option(match: re.Match[str]) -> str:
+    """An unknown option is named when it is spelled as one (`--attestation`: letters, digits
+    and dashes, no path, no address); anything else typed there is masked."""
+    name = match.group(1).strip("'\"")
+    if _OPTION.fullmatch(name) and len(name) <= 40:
+        return f"No such option '{name}'"
+    return "No such option '<value>'"
 
 
 def _attached(arg: str) -> str:
