@@ -660,3 +660,57 @@ def test_a_card_id_any_card_may_have_is_evaluated(cli: Any, tmp_path: Path) -> N
     report = json.loads(result.out)
     assert report["decision"] in ("SCALE", "ASSIST", "STOP", "INCOMPLETE")
     assert report["digests"]["price_card_id"] == "2026-11.own"
+
+
+def test_prices_a_contract_chose_are_not_passed_off_as_the_cards(cli: Any, tmp_path: Path) -> None:
+    """A new lead's walkthrough: a contract naming a shipped card priced a model the card does
+    not list and a billing context it states no multiplier for, and the report said only
+    "price card: anthropic-2026-12", its cost per model unmarked: made-up prices read as list
+    prices. Those prices are now named as the contract's, in every format."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", tmp_path / "src")
+    child = next(tree.folder.rglob("agent-*.jsonl"))
+    child.write_bytes(child.read_bytes().replace(b"claude-opus-4-8", b"claude-sonnet-9"))
+    # the parent's last call in fast mode: a context the card states no multiplier for
+    parent = tree.parent.read_bytes().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(parent) if b'"type":"assistant"' in line)
+    parent[last] = parent[last].replace(b'"speed":"standard"', b'"speed":"fast"')
+    tree.parent.write_bytes(b"".join(parent))
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert", "--in", str(tree.parent), "--template", str(template),
+        "--price-card", "anthropic-2026-12",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    data = read_json(template)
+    card_model = data["claims"]["pricing"]["models"]["claude-opus-4-8"]
+    card_tiers = card_model["tiers"]  # prefilled from the card: kept as the card states them
+    fill(data)
+    card_model["tiers"] = card_tiers
+    write_json(template, data)
+    bundle = tmp_path / "b.json"
+    converted = cli(
+        "convert", "--in", str(tree.parent), "--contract", str(template), "--out", str(bundle)
+    )
+    assert converted.code == 0, converted.err
+    report = json.loads(cli("evaluate", "--bundle", str(bundle), "--format", "json").out)
+    own = report["digests"]["own_prices"]
+    assert {"model": "claude-sonnet-9", "context": None} in own
+    assert {"model": "claude-opus-4-8", "context": "standard|fast|not_available"} in own
+    assert all(p["model"] != "claude-opus-4-8" or p["context"] is not None for p in own)
+    markdown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
+    assert "`claude-sonnet-9` (the contract's own prices, not a card's)" in markdown
+    assert "`claude-opus-4-8` (the contract's own multiplier for standard|fast|not_available)" in (
+        markdown
+    )
+    text = cli("evaluate", "--bundle", str(bundle)).out
+    assert (
+        "price card: anthropic-2026-12; priced by the contract, not the card: 1 model and "
+        "1 billing context"
+    ) in text
+    # A bundle that names no card: every price is its own, and the report says no card.
+    golden = FIXTURES / "synthetic_bundle.golden.json"
+    alone = json.loads(cli("evaluate", "--bundle", str(golden), "--format", "json").out)
+    assert alone["digests"]["price_card_id"] == "none"
+    assert alone["digests"]["own_prices"] == [{"model": "claude-opus-4-8", "context": None}]

@@ -27,7 +27,7 @@ from converter.firewall.types import (
     Timestamp,
 )
 from converter.limits import money_sum
-from converter.pricing.model import CardId
+from converter.pricing.model import CardId, ContextKey
 
 NonNegative = Annotated[Decimal, Field(ge=0, allow_inf_nan=False)]
 Signed = Annotated[Decimal, Field(allow_inf_nan=False)]
@@ -138,6 +138,15 @@ class TaskFacts(Closed):
         return self
 
 
+class OwnPrice(Closed):
+    """A price a bundle's contract chose, which the price card it names does not state: a
+    model the card does not list (`context` None), or a billing context's multiplier. A report
+    must not pass it off as the card's."""
+
+    model: ModelName
+    context: ContextKey | None = None
+
+
 class Digests(Closed):
     """What the report shows so a reader can tie it to its evidence."""
 
@@ -147,6 +156,9 @@ class Digests(Closed):
     # "mixed" when bundles differ (then `price_card_ids` differ too).
     price_card_id: CardId
     price_card_ids: tuple[CardId, ...] = ()  # one per bundle, in the order given
+    # The prices the contracts chose that no card named states (every bundle's, once each):
+    # every model of a bundle with no card; none known for a card file, which is not shipped.
+    own_prices: tuple[OwnPrice, ...] = ()
     rubric_version: Label
     label_source: Label
     # The id of the key every bundle's attestation verified with (--public-key), or None when

@@ -159,11 +159,21 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
         lines += [
             f"conversion contract, bundle {n}: {c}" for n, c in enumerate(d.contract_sha256, 1)
         ]
+    own = ""
+    if d.own_prices and d.price_card_id != "none":
+        models = len({p.model for p in d.own_prices if p.context is None})
+        contexts = sum(p.context is not None for p in d.own_prices)
+        parts = [counted(models, "model")] if models else []
+        parts += [counted(contexts, "billing context")] if contexts else []
+        own = f"; priced by the contract, not the card: {' and '.join(parts)}"
     lines += [
-        f"price card: {quote(d.price_card_id)}"
-        if len(set(d.price_card_ids)) < 2
-        else "price cards, one per bundle: "
-        f"{', '.join(quote(i) for i in d.price_card_ids)} (every price two of them use agrees)",
+        (
+            f"price card: {quote(d.price_card_id)}"
+            if len(set(d.price_card_ids)) < 2
+            else "price cards, one per bundle: "
+            f"{', '.join(quote(i) for i in d.price_card_ids)} (every price two of them use agrees)"
+        )
+        + own,
         f"rubric: {quote(d.rubric_version)} (labels: {quote(d.label_source)})",
         f"signatures: every attestation verified with key {d.signed_by}"
         if d.signed_by
@@ -265,7 +275,11 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     """Each model's spend, then the tool calls' (priced per call, no model's), then the sum of
     both: the same total as the cost-per-task table's agent columns."""
     m = ev.metrics
-    rows = [[f"`{name}`", _cell(span)] for name, span in m.cost_by_model.items()]
+    own = _own_by_model(ev)
+    rows = [
+        [f"`{name}`" + (f" ({own[name]})" if name in own else ""), _cell(span)]
+        for name, span in m.cost_by_model.items()
+    ]
     parts = m.cost_by_agent_type.values()
     low, high = _sum([p.low for p in parts]), _sum([p.high for p in parts])
     models = m.cost_by_model.values()
@@ -274,6 +288,19 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     rows.append(["tool calls", usd_span(tools_low, tools_high)])
     rows.append(["**all**", usd_span(low, high)])
     return rows
+
+
+def _own_by_model(ev: Evaluation) -> dict[str, str]:
+    """Per model, what of its prices the contracts chose, not the card they name."""
+    whole = {p.model for p in ev.digests.own_prices if p.context is None}
+    contexts: dict[str, list[str]] = {}
+    for p in ev.digests.own_prices:
+        if p.context is not None and p.model not in whole:
+            contexts.setdefault(p.model, []).append(p.context)
+    said = dict.fromkeys(sorted(whole), "the contract's own prices, not a card's")
+    for model, keys in contexts.items():
+        said[model] = "the contract's own multiplier for " + ", ".join(keys)
+    return said
 
 
 def render_markdown(ev: Evaluation) -> str:

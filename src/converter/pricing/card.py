@@ -303,6 +303,28 @@ def prices_unlike(pricing: PricingTemplate | PricingClaims, card: PriceCard) -> 
     return found
 
 
+def own_prices(pricing: PricingClaims, ref: PriceCardRef | None) -> list[tuple[str, str | None]]:
+    """The prices `pricing` holds that the card it names does not state, which its contract
+    chose: (model, None) for a model the card does not list, (model, context) for a billing
+    context whose multiplier the card does not state; every model with no card. [] for a card
+    file (not shipped: its prices cannot be looked up again, and are taken as written)."""
+    if ref is None:
+        return [(model, None) for model in sorted(pricing.models)]
+    card = shipped_card_named(ref)
+    if card is None:
+        return []
+    found: list[tuple[str, str | None]] = []
+    for model, entry in sorted(pricing.models.items()):
+        known = card.models.get(model)
+        if known is None:
+            found.append((model, None))
+            continue
+        found += [
+            (model, key) for key in sorted(entry.contexts) if context_multiplier(known, key) is None
+        ]
+    return found
+
+
 def shipped_card_named(ref: PriceCardRef | None) -> PriceCard | None:
     """The shipped card `ref` names, exactly (its id, and the date, source and retrieval date
     as shipped); None for no card, a card file's name, or a reference that was edited."""

@@ -28,6 +28,7 @@ from converter.evaluate import (
     Claims,
     Digests,
     Interval,
+    OwnPrice,
     Policy,
     TaskFacts,
     Workload,
@@ -37,6 +38,7 @@ from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
 from converter.limits import MONEY_SUMS
+from converter.pricing.card import own_prices
 from converter.pricing.model import PricingClaims
 
 if TYPE_CHECKING:
@@ -143,6 +145,15 @@ def _card_id(ids: tuple[str, ...]) -> str:
     same card: every price two of them used must agree (`_mismatches`), whatever card or none
     each names."""
     return ids[0] if len(set(ids)) == 1 else "mixed"
+
+
+def _own_prices(bundles: Sequence[BundleHead]) -> tuple[OwnPrice, ...]:
+    """Every bundle's prices its card does not state, once each, in the order found."""
+    found: dict[tuple[str, str | None], None] = {}
+    for bundle in bundles:
+        if bundle.pricing is not None:  # a v1 bundle carries no prices
+            found.update(dict.fromkeys(own_prices(bundle.pricing, bundle.receipt.price_card)))
+    return tuple(OwnPrice(model=model, context=context) for model, context in found)
 
 
 def bundle_label(position: int, total: int) -> str | None:
@@ -457,6 +468,7 @@ def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
         contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
         price_card_id=_card_id(cards),
         price_card_ids=cards,
+        own_prices=_own_prices(bundles),
         signed_by=signed_by,
         rubric_version=receipt.rubric_version,
         label_source=receipt.label_source,
