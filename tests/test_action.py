@@ -404,6 +404,10 @@ def assert_gate(run: Run, decision: str, code: int) -> None:
     report = run.report
     assert report.strip(), "the report file is written"
     assert report in run.summary, "the report is appended to the step summary"
+    # one heading opens the action's part of the summary, before its warnings and report (a
+    # walkthrough: two uses in one job ran together, a decision report having none)
+    assert run.summary.startswith("## agent-evidence\n\n"), run.summary[:200]
+    assert report.startswith(f"**Decision: {decision}"), report[:200]
     if code != 0:
         assert f"::error title=agent-evidence::{decision}" in run.log
 
