@@ -634,10 +634,18 @@ def test_an_incomplete_headline_names_the_gates_that_already_fail() -> None:
     headline = render_text(ev).splitlines()[0]
     assert headline.endswith(
         "1 reason it is incomplete; already failing: expected-net-value, incremental-net-value"
+        " (at best STOP)"
     )
+    assert ev.at_best == "STOP"
+    assert json.loads(render_json(ev), parse_float=_no_float)["at_best"] == "STOP"
     # An INCOMPLETE-routed gate that fails (too few tasks) is a reason, not "already failing".
-    few = render_text(evaluate(make_workload([make_task(0)], min_tasks=2))).splitlines()[0]
+    few_ev = evaluate(make_workload([make_task(0)], min_tasks=2))
+    few = render_text(few_ev).splitlines()[0]
     assert "already failing" not in few
+    assert few_ev.decision == "INCOMPLETE"
+    assert few_ev.at_best == "SCALE"  # more tasks could still give SCALE
+    done = evaluate(make_workload([make_task(i) for i in range(3)]))
+    assert done.at_best == done.decision  # decided: at best what it is
 
 
 def test_human_cost_is_money_so_totals_are_sums_of_the_tasks_shown() -> None:

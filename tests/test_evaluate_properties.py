@@ -93,3 +93,21 @@ def _no_constant(text: str) -> Any:
 def test_property_json_report_has_no_float(specs: list[dict[str, Any]], widen: Decimal) -> None:
     text = render_json(evaluate(build(specs, widen)))
     json.loads(text, parse_float=_no_float, parse_constant=_no_constant)
+
+
+@given(task_specs(), st.sampled_from([Decimal(0), Decimal(3)]))
+def test_property_at_best_is_a_decision_the_unknowns_can_still_reach(
+    specs: list[dict[str, Any]], widen: Decimal
+) -> None:
+    """`at_best` is the decision itself when decided; for INCOMPLETE, no better than what its
+    gates that fail at both ends route to, and every task priced at its low end (the unknowns
+    resolved in the workload's favour) decides no better than it."""
+    ev = evaluate(build(specs, widen))
+    if ev.decision != "INCOMPLETE":
+        assert ev.at_best == ev.decision
+        return
+    failing = {g.check.route for g in ev.gates if g.status == "fail"}
+    assert RANK[ev.at_best] <= min((RANK[r] for r in failing if r in RANK), default=RANK["SCALE"])
+    best = evaluate(build(specs, Decimal(0)))  # every interval closed at its low end
+    if best.decision != "INCOMPLETE":
+        assert RANK[best.decision] <= RANK[ev.at_best]

@@ -253,6 +253,7 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
     return Evaluation(
         decision=decision,
         exit_code=int(EXIT_OF[decision]),
+        at_best=_decide(gates, ()),  # what the gates that fail at both ends route to
         reasons=reasons,
         gates=gates,
         required_coverage=REQUIRED_COVERAGE,

@@ -69,7 +69,9 @@ def _headline(ev: Evaluation) -> str:
         deciding = [
             g.check.id for g in ev.gates if g.status == "fail" and g.check.route != "INCOMPLETE"
         ]
-        also = f"; already failing: {', '.join(deciding)}" if deciding else ""
+        also = (
+            f"; already failing: {', '.join(deciding)} (at best {ev.at_best})" if deciding else ""
+        )
         return f"{base}; {counted(len(ev.reasons), 'reason')} it is incomplete{also}"
     return f"{base}; failed: {', '.join(failed)}" if failed else f"{base}; every gate passes"
 

@@ -260,6 +260,9 @@ class Evaluation(Closed):
     report_version: Literal["1"] = "1"
     decision: Decision
     exit_code: int
+    # The best decision the workload can still reach: the decision itself, or for INCOMPLETE
+    # the one its gates that fail whatever the unknowns are route to (SCALE when none does).
+    at_best: Decision
     reasons: tuple[Reason, ...]
     gates: tuple[GateResult, ...]
     required_coverage: tuple[Coverage, ...]
