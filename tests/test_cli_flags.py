@@ -794,21 +794,27 @@ def test_when_even_the_put_back_fails_the_old_file_is_kept_not_deleted(
 @pytest.mark.parametrize(
     ("typed", "shown"),
     [
-        ("--attestation", "No such option '--attestation'"),  # spelled as an option: named
-        ("--bundl", "No such option '--bundl'. Did you mean '--bundle'?"),
+        ("--attestation", "No such option '--attestation' (another command's)"),  # verify's
+        ("--bundl", "No such option '<value>'. Did you mean '--bundle'?"),
+        ("--alice-secret-project", "No such option '<value>'"),  # the user's own words
         ("--/home/someone/secret", "No such option '<value>'"),  # a path: masked
         ("--someone@example.com", "No such option '<value>'"),
         ("--" + "x" * 60, "No such option '<value>'"),
     ],
 )
-def test_an_unknown_option_is_named_when_spelled_as_one(cli: Any, typed: str, shown: str) -> None:
+def test_an_unknown_option_is_named_when_it_is_another_commands(
+    cli: Any, typed: str, shown: str
+) -> None:
     """A new lead's walkthrough: `evaluate --attestation x` said `No such option '<value>'`,
-    which hid the one word to correct; an option's spelling is no content, a path is."""
+    which hid the one word to correct. An option of another command is this program's word,
+    and named; anything else typed there may be the user's (a project's name), and masked."""
     result = cli("evaluate", typed, "--bundle", "b.json")
     assert result.code == 64
     assert shown in result.err
     if "<value>" in shown:
-        assert typed.removeprefix("--")[:12] not in result.err
+        assert f"'{typed}'" not in result.err
+        assert "alice" not in result.err
+        assert "someone" not in result.err
 
 
 def test_a_folder_given_as_a_bundle_is_named_by_its_place(cli: Any, tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ import re
 import signal
 import sys
 import traceback
+from collections.abc import Iterator
+from functools import cache
 from typing import Any, NoReturn
 
 import click
@@ -70,6 +72,14 @@ def _vocabulary() -> frozenset[str]:
     """Words the CLI itself knows: command names and every choice of every option. A typed
     argument equal to one is not a secret, and masking it would blank the list of choices."""
     words = set(COMMANDS)
+    for param in _params():
+        if isinstance(param.type, click.Choice):
+            words.update(str(choice) for choice in param.type.choices)
+    return frozenset(words)
+
+
+def _params() -> Iterator[click.Parameter]:
+    """Every parameter of every command, subcommands' included."""
     for name in COMMANDS:
         command = cli.get_command(click.Context(cli), name)
         stack = [command] if command is not None else []
@@ -77,10 +87,7 @@ def _vocabulary() -> frozenset[str]:
             current = stack.pop()
             if isinstance(current, click.Group):
                 stack.extend(current.commands.values())
-            for param in current.params:
-                if isinstance(param.type, click.Choice):
-                    words.update(str(choice) for choice in param.type.choices)
-    return frozenset(words)
+            yield from current.params
 
 
 def mask_values(message: str, args: list[str]) -> str:
@@ -118,12 +125,20 @@ def mask_values(message: str, args: list[str]) -> str:
 
 
 def _no_option(match: re.Match[str]) -> str:
-    """An unknown option is named when it is spelled as one (`--attestation`: letters, digits
-    and dashes, no path, no address); anything else typed there is masked."""
+    """An unknown option is named when it is an option of another command of this CLI
+    (`evaluate --attestation`, verify's): the name is then this program's own word, not the
+    user's. Anything else typed there may be the user's text, and is masked."""
     name = match.group(1).strip("'\"")
-    if _OPTION.fullmatch(name) and len(name) <= 40:
-        return f"No such option '{name}'"
+    if name in _option_names():
+        return f"No such option '{name}' (another command's)"
     return "No such option '<value>'"
+
+
+@cache
+def _option_names() -> frozenset[str]:
+    """Every option name of every command (`--bundle`, `-j`)."""
+    options = [p for p in _params() if isinstance(p, click.Option)]
+    return frozenset(name for p in options for name in (*p.opts, *p.secondary_opts))
 
 
 def _attached(arg: str) -> str:
