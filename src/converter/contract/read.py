@@ -132,7 +132,7 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         **claims,
         outcome_ids=outcome_ids,
         excluded_ids=excluded_ids,
-        places=key_places(raw),
+        places=_task_places(raw),
     )
 
 
@@ -227,6 +227,18 @@ def _task_ids(raw: Any) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]
 
 
 _TASK_SECTIONS = ("outcomes", "excluded_tasks")
+
+
+def _task_places(raw: Any) -> dict[tuple[Any, ...], int]:
+    """The places of the task ids `outcomes` and `excluded_tasks` name, as written: all a
+    contract that validated is asked to place (kept while the contract is, so not every key)."""
+    claims = raw.get("claims") if isinstance(raw, dict) else None
+    places: dict[tuple[Any, ...], int] = {}
+    for section in _TASK_SECTIONS:
+        named = claims.get(section) if isinstance(claims, dict) else None
+        if isinstance(named, dict):
+            places.update({("claims", section, key): n for n, key in enumerate(named, 1)})
+    return places
 
 
 # The claim sections whose nulls are claims left to fill (CONTRACT-CLAIM-NULL).
