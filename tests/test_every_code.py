@@ -540,74 +540,62 @@ def test_sidechain_in_parent_file(cli: Any, command: Command, tmp_path: Path) ->
     expect_finding(outcome, command, "CC-REC-SIDECHAIN-IN-FILE", 2)
 
 
-def test_two_sidechains_of_one_prompt_are_an_ambiguous_join(
-    cli: Any, command: Command, tmp_path: Path
-) -> None:
-    """An audit: two Task calls with one prompt, each child linked by the prompt alone, were
-    CC-TREE-JOIN-CONFLICT (evidence that disagrees: restore a consistent copy, wrong for
-    Claude Code's own files), with both calls also unexpanded and the sidechains said to be
-    joined. Which child is whose is written nowhere: each child is an ambiguous join, alone."""
-    task = canary("same prompt")
-    tree = _sidechain_tree(tmp_path, [task, task])
-    outcome = run_command(cli, command, tree, tmp_path)
-    assert outcome.code == 2
-    assert outcome.codes == {"CC-TREE-AMBIGUOUS-JOIN"}, outcome.refusals
-    assert len(outcome.refusals) == 2  # one per child, at its first record
-    if outcome.report is not None and command.json_report:
-        codes = {f["code"] for f in outcome.report["findings"]}
-        assert "CC-REC-SIDECHAIN-IN-FILE" not in codes
-
-
-def test_two_sidechains_of_one_call_are_not_said_to_be_joined(
-    cli: Any, command: Command, tmp_path: Path
-) -> None:
-    """A fuzz run: one Task call and two sidechains of its prompt were refused as an ambiguous
-    join, yet counted as two sidechains joined (CC-REC-SIDECHAIN-IN-FILE 2)."""
-    task = canary("same prompt")
-    tree = _sidechain_tree(tmp_path, [task, task])
+def _without(tree: Tree, call: int | None = None, child: int | None = None) -> None:
+    """`_sidechain_tree`'s file less its `call`-th Task call and result, or `child`-th
+    sidechain."""
+    marks = (
+        (f"toolu_01Task{call}".encode(), f'"a{call}"'.encode())
+        if call is not None
+        else (f'"s{child}"'.encode(), f'"c{child}"'.encode())
+    )
     lines = tree.lines("")
-    # the second Task call and its result removed: two sidechains, one call of the prompt
-    kept = [line for line in lines if b"toolu_01Task1" not in line and b'"a1"' not in line]
-    tree.write_lines("", kept)
-    outcome = run_command(cli, command, tree, tmp_path)
-    assert outcome.code == 2
-    assert outcome.codes == {"CC-TREE-AMBIGUOUS-JOIN"}, outcome.refusals
-    if outcome.report is not None and command.json_report:
-        codes = {f["code"] for f in outcome.report["findings"]}
-        assert "CC-REC-SIDECHAIN-IN-FILE" not in codes
-
-
-def test_one_prompt_twice_with_three_children_is_each_child_ambiguous(
-    cli: Any, command: Command, tmp_path: Path
-) -> None:
-    """A review: with more children than calls of one prompt, the calls were still refused as
-    unexpanded beside each child's ambiguous join."""
-    task = canary("same prompt")
-    tree = _sidechain_tree(tmp_path, [task, task, task])
-    lines = tree.lines("")
-    # the third Task call and its result removed: three sidechains, two calls of the prompt
-    kept = [line for line in lines if b"toolu_01Task2" not in line and b'"a2"' not in line]
-    tree.write_lines("", kept)
-    outcome = run_command(cli, command, tree, tmp_path)
-    assert outcome.code == 2
-    assert outcome.codes == {"CC-TREE-AMBIGUOUS-JOIN"}, outcome.refusals
-    assert len(outcome.refusals) == 3
-
-
-def test_one_prompt_twice_with_one_child_says_a_transcript_is_missing(
-    cli: Any, command: Command, tmp_path: Path
-) -> None:
-    """Two calls of one prompt and one sidechain: the child's join is ambiguous, and one of
-    the calls has no transcript at all, which is said too (one is a separate fault)."""
-    task = canary("same prompt")
-    tree = _sidechain_tree(tmp_path, [task, task])
-    lines = tree.lines("")
-    kept = [line for line in lines if b'"s1"' not in line and b'"c1"' not in line]
+    kept = [line for line in lines if not any(mark in line for mark in marks)]
     assert len(kept) == len(lines) - 2
     tree.write_lines("", kept)
+
+
+@pytest.mark.parametrize(
+    ("calls", "children", "codes", "refusals"),
+    [
+        # An audit: each child was CC-TREE-JOIN-CONFLICT (evidence that disagrees: restore a
+        # consistent copy, wrong for Claude Code's own files), both calls also unexpanded and
+        # the sidechains said to be joined.
+        (2, 2, {"CC-TREE-AMBIGUOUS-JOIN"}, 2),
+        # A fuzz run: two sidechains of one call were refused, yet counted as joined.
+        (1, 2, {"CC-TREE-AMBIGUOUS-JOIN"}, 2),
+        # A review: more children than calls left the calls refused as unexpanded too.
+        (2, 3, {"CC-TREE-AMBIGUOUS-JOIN"}, 3),
+        # Fewer: one call has no transcript at all, a separate fault, said.
+        (2, 1, {"CC-TREE-AMBIGUOUS-JOIN", "CC-TREE-UNEXPANDED-DELEGATION"}, None),
+    ],
+    ids=["2-calls-2-children", "1-call-2-children", "2-calls-3-children", "2-calls-1-child"],
+)
+def test_sidechains_of_one_prompt_are_an_ambiguous_join(
+    cli: Any,
+    command: Command,
+    tmp_path: Path,
+    calls: int,
+    children: int,
+    codes: set[str],
+    refusals: int | None,
+) -> None:
+    """Delegation calls that gave one prompt, their children linked by the prompt alone
+    (1.0.x sidechains): which child is whose is written nowhere. Each child is an ambiguous
+    join; none is said to be joined (CC-REC-SIDECHAIN-IN-FILE)."""
+    task = canary("same prompt")
+    tree = _sidechain_tree(tmp_path, [task] * max(calls, children))
+    for call in range(calls, children):
+        _without(tree, call=call)
+    for child in range(children, calls):
+        _without(tree, child=child)
     outcome = run_command(cli, command, tree, tmp_path)
     assert outcome.code == 2
-    assert outcome.codes == {"CC-TREE-AMBIGUOUS-JOIN", "CC-TREE-UNEXPANDED-DELEGATION"}
+    assert outcome.codes == codes, outcome.refusals
+    if refusals is not None:
+        assert len(outcome.refusals) == refusals  # one per child, at its first record
+    if outcome.report is not None and command.json_report:
+        found = {f["code"] for f in outcome.report["findings"]}
+        assert "CC-REC-SIDECHAIN-IN-FILE" not in found
 
 
 def test_prompt_with_no_call(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
