@@ -896,3 +896,23 @@ def test_a_transcript_beside_the_project_folders_is_not_called_one_project(
     text = cli("scan", str(root), "--jobs", "1").out
     assert "1 of them is a session transcript beside the project folders, where Claude" in text
     assert "looks like one project folder" not in text
+
+
+def test_a_pruned_sessions_row_shows_no_count_where_nothing_was_read(
+    projects: Any, cli: Any
+) -> None:
+    """A FORMAT-NOTES audit: a pruned session's row said 0 calls and 0 tokens, which reads as
+    no spend; its subagents' calls were never read. The table shows `-`, and the note says
+    they are in no count."""
+    root, _, _, pruned = projects
+    result = cli("scan", str(root), "--jobs", "1")
+    assert result.code == 0, result.err
+    label = next(
+        r["session"]
+        for r in cli("scan", str(root), "--jobs", "1", "--json").json()["sessions"]
+        if r["status"] == "orphan"
+    )
+    row = next(line for line in result.out.splitlines() if line.startswith(label))
+    assert row.split()[1:7] == ["orphan", "-", "-", "-", "-", "-"], row
+    assert "subagents' calls were not read, and are in no count" in result.out
+    assert pruned not in result.out

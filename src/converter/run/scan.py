@@ -664,11 +664,15 @@ def _table(result: dict[str, Any]) -> list[str]:
     lines = [header]
     for r in result["sessions"]:
         flags = " [split]" if r["split"] else ""
-        lines.append(
-            f"{r['session']:<19} {r['status']:<12} {r['model_calls']:>7,} "
-            f"{r['usage_incomplete_calls']:>8,} {r['tool_calls']:>7,} {r['subagents']:>6,} "
-            f"{r['tokens']:>14,}  {' '.join(r['refusals'] + r['errors']) or '-'}{flags}"
-        )
+        if r["status"] == "orphan":  # nothing read: no count, not a count of 0
+            counts = f"{'-':>7} {'-':>8} {'-':>7} {'-':>6} {'-':>14}"
+        else:
+            counts = (
+                f"{r['model_calls']:>7,} {r['usage_incomplete_calls']:>8,} {r['tool_calls']:>7,} "
+                f"{r['subagents']:>6,} {r['tokens']:>14,}"
+            )
+        refused = " ".join(r["refusals"] + r["errors"]) or "-"
+        lines.append(f"{r['session']:<19} {r['status']:<12} {counts}  {refused}{flags}")
     return lines
 
 
@@ -697,7 +701,9 @@ def _notes(result: dict[str, Any]) -> list[str]:
     if pruned:
         lines.append(
             f"{counted(pruned, 'session folder')} without {'its' if pruned == 1 else 'their'} "
-            f"main transcript in any project folder ({ORPHAN_CODE}): pruned, or moved away"
+            f"main transcript in any project folder ({ORPHAN_CODE}): pruned, or moved away; "
+            f"{'its' if pruned == 1 else 'their'} subagents' calls were not read, and are in no "
+            "count (`-` in the table; 0 in --json)"
         )
     if unread:
         lines.append(
