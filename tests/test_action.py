@@ -754,18 +754,20 @@ def test_a_converter_package_in_the_workspace_cannot_decide_the_gate(
 
 
 @pytest.mark.parametrize(
-    ("event", "inside", "warned"),
+    ("event", "where", "warned"),
     [
-        ("pull_request", True, True),
-        ("pull_request_review", True, True),
-        ("pull_request", False, False),
-        ("push", True, False),
-        ("pull_request_target", True, False),  # its checkout is the base branch's
+        ("pull_request", "inside", True),
+        ("pull_request_review", "inside", True),
+        ("merge_group", "inside", True),  # a merge queue's checkout holds the PR's changes
+        ("pull_request", "linked", True),  # a link in the checkout points outside it
+        ("pull_request", "outside", False),
+        ("push", "inside", False),
+        ("pull_request_target", "inside", False),  # its checkout is the base branch's
     ],
 )
 def test_a_key_file_in_a_pull_requests_own_checkout_is_warned_of(
     event: str,
-    inside: bool,
+    where: str,
     warned: bool,
     cli: Any,
     runner: Runner,
@@ -775,10 +777,16 @@ def test_a_key_file_in_a_pull_requests_own_checkout_is_warned_of(
     """A new lead's walkthrough: on a pull request, a public-key file in the workspace is one the
     pull request can replace with the bundles it signs; the gate passed, its summary saying
     every attestation verified, with no word of it."""
-    key = (workspace if inside else tmp_path) / "producer.pem"
+    key = (workspace if where == "inside" else tmp_path) / "producer.pem"
     assert cli("keygen", "--out", str(key)).code == 0
     bundle = make_bundle(cli, workspace, "scale", signing_key=key)
-    given = os.path.relpath(f"{key}.pub", workspace) if inside else f"{key}.pub"
+    given = f"{key}.pub"
+    if where == "inside":
+        given = os.path.relpath(given, workspace)
+    elif where == "linked":
+        (workspace / "keys").mkdir()
+        (workspace / "keys" / "producer.pem.pub").symlink_to(given)
+        given = "keys/producer.pem.pub"
     run = run_action(
         runner,
         tmp_path / "run",

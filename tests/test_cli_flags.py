@@ -794,7 +794,7 @@ def test_when_even_the_put_back_fails_the_old_file_is_kept_not_deleted(
 @pytest.mark.parametrize(
     ("typed", "shown"),
     [
-        ("--attestation", "No such option '--attestation' (another command's)"),  # verify's
+        ("--attestation", "No such option '--attestation'."),  # verify's
         ("--bundl", "No such option '<value>'. Did you mean '--bundle'?"),
         ("--alice-secret-project", "No such option '<value>'"),  # the user's own words
         ("--/home/someone/secret", "No such option '<value>'"),  # a path: masked
@@ -827,3 +827,6 @@ def test_a_folder_given_as_a_bundle_is_named_by_its_place(cli: Any, tmp_path: Pa
     assert result.code == 2
     assert "BUNDLE-UNREADABLE [bundle 2 of 2]" in result.err
     assert "folder" not in result.err
+    verified = cli("verify", "--bundle", str(tmp_path / "folder"))  # the same for verify
+    assert verified.code == 2
+    assert "BUNDLE-UNREADABLE" in verified.err

@@ -646,6 +646,14 @@ def test_an_incomplete_headline_names_the_gates_that_already_fail() -> None:
     assert few_ev.at_best == "SCALE"  # more tasks could still give SCALE
     done = evaluate(make_workload([make_task(i) for i in range(3)]))
     assert done.at_best == done.decision  # decided: at best what it is
+    # A review: a disabled gate that fails at both ends decides once enabled: "at best ASSIST"
+    # was said of a workload whose disabled STOP gates fail whatever the unknowns are.
+    losing = [make_task(i, 500, acceptable=False, value=0) for i in range(3)]
+    assert evaluate(make_workload(losing)).decision == "STOP"
+    off = ("expected-net-value", "incremental-net-value")
+    muted = evaluate(make_workload(losing, disabled_checks=off))
+    assert (muted.decision, muted.at_best) == ("INCOMPLETE", "STOP")
+    assert "expected-net-value (disabled)" in render_text(muted).splitlines()[0]
 
 
 def test_human_cost_is_money_so_totals_are_sums_of_the_tasks_shown() -> None:

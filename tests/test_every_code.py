@@ -596,6 +596,15 @@ def test_sidechains_of_one_prompt_are_an_ambiguous_join(
     if outcome.report is not None and command.json_report:
         found = {f["code"] for f in outcome.report["findings"]}
         assert "CC-REC-SIDECHAIN-IN-FILE" not in found
+        # a review: a call whose children were refused for sharing it was counted expanded
+        assert outcome.report["counts"]["delegations_expanded"] == 0
+    if refusals is not None:  # each child at its first record, the sidechain's root
+        records = [json.loads(line) for line in tree.lines("")]
+        roots = [
+            n for n, r in enumerate(records, 1) if r.get("isSidechain") and not r["parentUuid"]
+        ]
+        lines = sorted(r.line for r in outcome.refusals if r.line is not None)
+        assert lines == roots, outcome.refusals
 
 
 def test_prompt_with_no_call(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:

@@ -844,6 +844,10 @@ def test_a_bug_in_one_tree_is_its_row_and_exit_70(
         ("error", ("ZeroDivisionError",)),
     ]
     assert "internal error (a bug) inspecting 1 session(s)" in result.err
+    # the table: the failed tree's counts are none, not 0 (a review: 0 reads as no spend)
+    text = cli("scan", str(root), "--jobs", "1")
+    row = next(line for line in text.out.splitlines() if " error " in line)
+    assert row.split()[1:7] == ["error", "-", "-", "-", "-", "-"], row
     died = {"sessions": [{"errors": ["WorkerDied"]}, {"errors": ["MemoryError"]}, {"errors": []}]}
     assert scan_module.bug_rows(died) == 0
 

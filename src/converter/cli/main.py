@@ -125,12 +125,13 @@ def mask_values(message: str, args: list[str]) -> str:
 
 
 def _no_option(match: re.Match[str]) -> str:
-    """An unknown option is named when it is an option of another command of this CLI
-    (`evaluate --attestation`, verify's): the name is then this program's own word, not the
-    user's. Anything else typed there may be the user's text, and is masked."""
+    """An unknown option is named when it is an option of some command of this CLI
+    (`evaluate --attestation`, verify's; `--bundle` before its command): the name is then this
+    program's own word, not the user's. Anything else typed there may be the user's text, and
+    is masked."""
     name = match.group(1).strip("'\"")
     if name in _option_names():
-        return f"No such option '{name}' (another command's)"
+        return f"No such option '{name}'"
     return "No such option '<value>'"
 
 

@@ -45,7 +45,7 @@ from converter.text import counted
 @click.command()
 @click.option(
     "--bundle",
-    type=FILE,
+    type=PATH,  # a folder is refused as BUNDLE-UNREADABLE, as in evaluate
     required=True,
     help="The bundle to verify.",
 )

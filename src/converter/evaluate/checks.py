@@ -253,7 +253,7 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
     return Evaluation(
         decision=decision,
         exit_code=int(EXIT_OF[decision]),
-        at_best=_decide(gates, ()),  # what the gates that fail at both ends route to
+        at_best=decision if decision != "INCOMPLETE" else _at_best(gates),
         reasons=reasons,
         gates=gates,
         required_coverage=REQUIRED_COVERAGE,
@@ -343,6 +343,13 @@ def _indeterminate(info: CheckInfo, m: Measure, metrics: Metrics, unbounded: int
         high=high,
         limit=m.limit,
     )
+
+
+def _at_best(gates: tuple[GateResult, ...]) -> Decision:
+    """What an INCOMPLETE workload can still reach: the route of its gates that fail whatever
+    the unknowns are, disabled ones included; SCALE when none does."""
+    failed = {g.check.route for g in gates if g.fails_at_both_ends}
+    return "STOP" if "STOP" in failed else "ASSIST" if "ASSIST" in failed else "SCALE"
 
 
 def _decide(gates: tuple[GateResult, ...], reasons: tuple[Reason, ...]) -> Decision:

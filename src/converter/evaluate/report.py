@@ -67,7 +67,9 @@ def _headline(ev: Evaluation) -> str:
         # A gate that routes to ASSIST or STOP and fails whatever the unknowns are is said here:
         # more data would not give SCALE, and a reader of the headline alone should not think so.
         deciding = [
-            g.check.id for g in ev.gates if g.status == "fail" and g.check.route != "INCOMPLETE"
+            g.check.id + (" (disabled)" if g.status == "disabled" else "")
+            for g in ev.gates
+            if g.fails_at_both_ends and g.check.route != "INCOMPLETE"
         ]
         also = (
             f"; already failing: {', '.join(deciding)} (at best {ev.at_best})" if deciding else ""
@@ -163,8 +165,9 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
         ]
     own = ""
     if d.own_prices and d.price_card_id != "none":
-        models = len({p.model for p in d.own_prices if p.context is None})
-        contexts = sum(p.context is not None for p in d.own_prices)
+        whole = {p.model for p in d.own_prices if p.context is None}
+        models = len(whole)
+        contexts = sum(p.context is not None and p.model not in whole for p in d.own_prices)
         parts = [counted(models, "model")] if models else []
         parts += [counted(contexts, "billing context")] if contexts else []
         own = f"; priced by the contract, not the card: {' and '.join(parts)}"
@@ -225,7 +228,10 @@ def render_text(ev: Evaluation) -> str:
 def _table(header: list[str], rows: list[list[str]], right: int = 1) -> list[str]:
     align = ["---"] * min(right, len(header)) + ["---:"] * (len(header) - right)
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+    # a `|` in a cell (a billing context, standard|fast|absent) would end it
+    return lines + [
+        "| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows
+    ]
 
 
 def _within(lines: Iterable[tuple[int, str]], count: int, budget: int) -> list[str]:

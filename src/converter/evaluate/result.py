@@ -186,6 +186,17 @@ class GateResult(Closed):
     status: Status
     measures: tuple[Measure, ...]
 
+    @property
+    def fails_at_both_ends(self) -> bool:
+        """Its measures fail at the low cost and at the high one: a failed gate, or a disabled
+        one that would fail whatever the unknowns are (measured all the same)."""
+        measures = self.measures
+        return (
+            bool(measures)
+            and not all(m.passes_at_low_cost for m in measures)
+            and not all(m.passes_at_high_cost for m in measures)
+        )
+
 
 class Reason(Closed):
     """Why the decision is INCOMPLETE, as data; `text()` renders the one sentence."""
@@ -261,7 +272,8 @@ class Evaluation(Closed):
     decision: Decision
     exit_code: int
     # The best decision the workload can still reach: the decision itself, or for INCOMPLETE
-    # the one its gates that fail whatever the unknowns are route to (SCALE when none does).
+    # the one its gates that fail whatever the unknowns are route to, a disabled gate's
+    # included (it decides once enabled); SCALE when none does.
     at_best: Decision
     reasons: tuple[Reason, ...]
     gates: tuple[GateResult, ...]

@@ -325,6 +325,16 @@ def own_prices(pricing: PricingClaims, ref: PriceCardRef | None) -> list[tuple[s
     return found
 
 
+def card_states(ref: PriceCardRef | None, model: str, context: str | None) -> bool:
+    """Whether the shipped card `ref` names states the price of `model` (its tiers, `context`
+    None) or its multiplier for `context`."""
+    card = shipped_card_named(ref)
+    known = card.models.get(model) if card is not None else None
+    if known is None:
+        return False
+    return context is None or context_multiplier(known, context) is not None
+
+
 def shipped_card_named(ref: PriceCardRef | None) -> PriceCard | None:
     """The shipped card `ref` names, exactly (its id, and the date, source and retrieval date
     as shipped); None for no card, a card file's name, or a reference that was edited."""

@@ -495,7 +495,8 @@ def _joined(
                 stream = acc.streams[child]
                 line = stream.records[0].line if stream.records else None  # 1.0.x: one file
                 acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", stream.file, line))
-    acc.delegations_expanded = len(claimed)
+    # a call expanded by a child of its own: not one whose children were refused for sharing it
+    acc.delegations_expanded = sum(not shared.intersection(c) for c in claimed.values())
     for calls, naming in same_prompt.items():
         if naming >= len(calls):  # a child for each call: none of them lacks its transcript
             acc.join_candidates |= calls

@@ -664,7 +664,8 @@ def _table(result: dict[str, Any]) -> list[str]:
     lines = [header]
     for r in result["sessions"]:
         flags = " [split]" if r["split"] else ""
-        if r["status"] == "orphan":  # nothing read: no count, not a count of 0
+        unread = r["status"] == "orphan" or (r["status"] == "error" and r["parent_files"] == 1)
+        if unread:  # nothing read: no count, not a count of 0
             counts = f"{'-':>7} {'-':>8} {'-':>7} {'-':>6} {'-':>14}"
         else:
             counts = (

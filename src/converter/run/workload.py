@@ -38,7 +38,7 @@ from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
 from converter.limits import MONEY_SUMS
-from converter.pricing.card import own_prices
+from converter.pricing.card import card_states, own_prices
 from converter.pricing.model import PricingClaims
 
 if TYPE_CHECKING:
@@ -148,12 +148,19 @@ def _card_id(ids: tuple[str, ...]) -> str:
 
 
 def _own_prices(bundles: Sequence[BundleHead]) -> tuple[OwnPrice, ...]:
-    """Every bundle's prices its card does not state, once each, in the order found."""
+    """Every bundle's prices its card does not state, once each, in the order found; less
+    those another bundle's card states (the bundles' prices agree, `_mismatches`: a price one
+    card states is that card's, in every bundle of the workload)."""
     found: dict[tuple[str, str | None], None] = {}
     for bundle in bundles:
         if bundle.pricing is not None:  # a v1 bundle carries no prices
             found.update(dict.fromkeys(own_prices(bundle.pricing, bundle.receipt.price_card)))
-    return tuple(OwnPrice(model=model, context=context) for model, context in found)
+    cards = {b.receipt.price_card for b in bundles if b.receipt.price_card is not None}
+    return tuple(
+        OwnPrice(model=model, context=context)
+        for model, context in found
+        if not any(card_states(card, model, context) for card in cards)
+    )
 
 
 def bundle_label(position: int, total: int) -> str | None:
