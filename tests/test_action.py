@@ -423,9 +423,27 @@ def test_each_decision(
     bundle = make_bundle(cli, workspace, route, edit)
     run = run_action(runner, tmp_path, workspace, {"bundle": bundle})
     assert_gate(run, decision, code)
+    # INCOMPLETE for too few tasks only: more could still give SCALE
+    assert run.outputs["at-best"] == (decision if decision != "INCOMPLETE" else "SCALE")
     assert decision in run.report
     assert "|" in run.report
     assert Path(run.outputs["report"]).is_relative_to(runner.temp)
+
+
+def test_an_incomplete_gate_says_what_it_can_be_at_best(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """A new lead's walkthrough: INCOMPLETE alone could not tell a workflow that a STOP gate
+    already fails whatever the unknowns are; `at-best` says so (STOP here)."""
+
+    def edit(claims: dict[str, Any]) -> None:
+        _policy("min_tasks", 5)(claims)
+        _policy("min_expected_net_value_per_attempt_usd", "1000")(claims)
+
+    bundle = make_bundle(cli, workspace, "incomplete-stop", edit)
+    run = run_action(runner, tmp_path, workspace, {"bundle": bundle})
+    assert_gate(run, "INCOMPLETE", 2)
+    assert run.outputs["at-best"] == "STOP"
 
 
 def test_tampered_bundle(cli: Any, runner: Runner, workspace: Path, tmp_path: Path) -> None:

@@ -589,8 +589,9 @@ def test_counts_in_sentences_agree_with_their_nouns() -> None:
     [reason] = ev.reasons
     assert reason.text() == "sample-size: 1 task, policy minimum 2"
     headline = render_text(ev).splitlines()[0]
-    assert (
-        headline == "Decision: INCOMPLETE (exit 2) — 1 task, 1 excluded; 1 reason it is incomplete"
+    assert headline == (
+        "Decision: INCOMPLETE (exit 2) — 1 task, 1 excluded; 1 reason it is incomplete"
+        " (at best SCALE)"
     )
     two = evaluate(make_workload([make_task(0)], min_tasks=2, disabled_checks=("p95-task-cost",)))
     assert "— 1 task, 1 excluded; 2 reasons it is incomplete" in render_markdown(two)

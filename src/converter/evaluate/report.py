@@ -71,10 +71,9 @@ def _headline(ev: Evaluation) -> str:
             for g in ev.gates
             if g.fails_at_both_ends and g.check.route != "INCOMPLETE"
         ]
-        also = (
-            f"; already failing: {', '.join(deciding)} (at best {ev.at_best})" if deciding else ""
-        )
-        return f"{base}; {counted(len(ev.reasons), 'reason')} it is incomplete{also}"
+        also = f"; already failing: {', '.join(deciding)}" if deciding else ""
+        reasons = counted(len(ev.reasons), "reason")
+        return f"{base}; {reasons} it is incomplete{also} (at best {ev.at_best})"
     return f"{base}; failed: {', '.join(failed)}" if failed else f"{base}; every gate passes"
 
 
