@@ -132,7 +132,7 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         **claims,
         outcome_ids=outcome_ids,
         excluded_ids=excluded_ids,
-        places=_task_places(raw),
+        places=_task_places(outcome_ids, excluded_ids),
     )
 
 
@@ -229,16 +229,15 @@ def _task_ids(raw: Any) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]
 _TASK_SECTIONS = ("outcomes", "excluded_tasks")
 
 
-def _task_places(raw: Any) -> dict[tuple[Any, ...], int]:
-    """The places of the task ids `outcomes` and `excluded_tasks` name, as written: all a
-    contract that validated is asked to place (kept while the contract is, so not every key)."""
-    claims = raw.get("claims") if isinstance(raw, dict) else None
-    places: dict[tuple[Any, ...], int] = {}
-    for section in _TASK_SECTIONS:
-        named = claims.get(section) if isinstance(claims, dict) else None
-        if isinstance(named, dict):
-            places.update({("claims", section, key): n for n, key in enumerate(named, 1)})
-    return places
+def _task_places(*named: tuple[str, ...] | None) -> dict[tuple[Any, ...], int]:
+    """The places of the task ids `outcomes` and `excluded_tasks` name (`_task_ids`), as
+    written: all a contract that validated is asked to place (kept while the contract is, so
+    not every key)."""
+    return {
+        ("claims", section, key): place
+        for section, ids in zip(_TASK_SECTIONS, named, strict=True)
+        for place, key in enumerate(ids or (), 1)
+    }
 
 
 # The claim sections whose nulls are claims left to fill (CONTRACT-CLAIM-NULL).
@@ -288,17 +287,14 @@ def _unknown_check(err: Any) -> bool:
     )
 
 
+# pydantic's errors for an exclusion reason that is none of the three (a word, a number, a list)
+_NO_REASON = frozenset({"literal_error", "string_type"})
+
+
 def _shape(err: Any, places: Mapping[tuple[Any, ...], int]) -> Problem:
     loc = tuple(err["loc"])
-    if (
-        len(loc) == 3
-        and loc[:2] == ("claims", "excluded_tasks")
-        and err.get("type")
-        in (
-            "literal_error",
-            "string_type",
-        )
-    ):  # a reason not of the three (SPEC §5.1): its own code, as a null one has
+    if len(loc) == 3 and loc[:2] == ("claims", "excluded_tasks") and err["type"] in _NO_REASON:
+        # a reason not of the three (SPEC §5.1): its own code, as a null one has
         return Problem("CONTRACT-EXCLUSION-REASON", where=safe_path(loc, places=places))
     # An empty path is the document itself (an array, say, where the contract's object goes).
     extra = err.get("type") == "extra_forbidden"

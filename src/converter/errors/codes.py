@@ -38,6 +38,11 @@ _WITHOUT_BODIES = (
     "carries your claims) and convert that contract; calls a body completed are then priced as "
     "intervals."
 )
+# A response that cannot be its transcript call's (another model, other usage).
+_BODY_EDITED = (
+    "The response or the transcript was edited, or they are not of one session; restore "
+    "Claude Code's originals, or " + _WITHOUT_BODIES
+)
 
 
 CODES: dict[str, CodeInfo] = {
@@ -722,8 +727,7 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-BODY-MODEL-DISAGREES": _c(
         "A provider response names another model than the transcript call it joins.",
-        "The response or the transcript was edited, or they are not of one session; restore "
-        "Claude Code's originals, or " + _WITHOUT_BODIES,
+        _BODY_EDITED,
     ),
     "CC-BODY-USAGE-DISAGREES": _c(
         "A provider response's usage cannot be the usage of the transcript call it joins: for a "
@@ -731,8 +735,7 @@ CODES: dict[str, CodeInfo] = {
         "input, cache read or cache write total differs (fixed when a response starts; for a "
         "response of several passes, from its first pass's), or its output is less than the "
         "transcript's (a stub that recorded no input states none).",
-        "The response or the transcript was edited, or they are not of one session; restore "
-        "Claude Code's originals, or " + _WITHOUT_BODIES,
+        _BODY_EDITED,
     ),
     "CC-BODY-USAGE-COMPLETED": _c(
         "Model calls the transcript left usage-incomplete took their final usage from their "

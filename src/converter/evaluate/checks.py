@@ -36,6 +36,7 @@ from converter.evaluate.result import (
     Rule,
     Status,
     Unit,
+    passes_at_ends,
 )
 
 DECISION_CONTRACT = "agent-evidence/decision-contract/v1"
@@ -279,8 +280,7 @@ def _run(check: Check, metrics: Metrics, policy: Policy, unbounded: int) -> Gate
         return GateResult(check=check.info, status="disabled", measures=measures or ())
     if measures is None:
         return GateResult(check=check.info, status="unavailable", measures=())
-    at_low = all(m.passes_at_low_cost for m in measures)
-    at_high = all(m.passes_at_high_cost for m in measures)
+    at_low, at_high = passes_at_ends(measures)
     status: Status = "indeterminate" if at_low != at_high else "pass" if at_low else "fail"
     return GateResult(check=check.info, status=status, measures=measures)
 
@@ -348,19 +348,18 @@ def _indeterminate(info: CheckInfo, m: Measure, metrics: Metrics, unbounded: int
 def _at_best(gates: tuple[GateResult, ...]) -> Decision:
     """What an INCOMPLETE workload can still reach: the route of its gates that fail whatever
     the unknowns are, disabled ones included; SCALE when none does."""
-    failed = {g.check.route for g in gates if g.fails_at_both_ends}
-    return "STOP" if "STOP" in failed else "ASSIST" if "ASSIST" in failed else "SCALE"
+    return _routed({g.check.route for g in gates if g.fails_at_both_ends})
 
 
 def _decide(gates: tuple[GateResult, ...], reasons: tuple[Reason, ...]) -> Decision:
     if reasons:
         return "INCOMPLETE"
-    failed = {g.check.route for g in gates if g.status == "fail"}
-    if "STOP" in failed:
-        return "STOP"
-    if "ASSIST" in failed:
-        return "ASSIST"
-    return "SCALE"
+    return _routed({g.check.route for g in gates if g.status == "fail"})
+
+
+def _routed(failed: set[str]) -> Decision:
+    """The decision the failed gates' routes make: STOP over ASSIST over SCALE."""
+    return "STOP" if "STOP" in failed else "ASSIST" if "ASSIST" in failed else "SCALE"
 
 
 def diagnose(workload: Workload) -> tuple[Finding, ...]:

@@ -164,11 +164,10 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
         ]
     own = ""
     if d.own_prices and d.price_card_id != "none":
-        whole = {p.model for p in d.own_prices if p.context is None}
-        models = len(whole)
-        contexts = sum(p.context is not None and p.model not in whole for p in d.own_prices)
-        parts = [counted(models, "model")] if models else []
-        parts += [counted(contexts, "billing context")] if contexts else []
+        whole, contexts = _own_split(ev)
+        parts = [counted(len(whole), "model")] if whole else []
+        count = sum(map(len, contexts.values()))
+        parts += [counted(count, "billing context")] if count else []
         own = f"; priced by the contract, not the card: {' and '.join(parts)}"
     lines += [
         (
@@ -297,13 +296,20 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     return rows
 
 
-def _own_by_model(ev: Evaluation) -> dict[str, str]:
-    """Per model, what of its prices the contracts chose, not the card they name."""
+def _own_split(ev: Evaluation) -> tuple[set[str], dict[str, list[str]]]:
+    """The models the contracts priced whole, and per other model the billing contexts whose
+    multiplier they chose (`digests.own_prices`)."""
     whole = {p.model for p in ev.digests.own_prices if p.context is None}
     contexts: dict[str, list[str]] = {}
     for p in ev.digests.own_prices:
         if p.context is not None and p.model not in whole:
             contexts.setdefault(p.model, []).append(p.context)
+    return whole, contexts
+
+
+def _own_by_model(ev: Evaluation) -> dict[str, str]:
+    """Per model, what of its prices the contracts chose, not the card they name."""
+    whole, contexts = _own_split(ev)
     said = dict.fromkeys(sorted(whole), "the contract's own prices, not a card's")
     for model, keys in contexts.items():
         said[model] = "the contract's own multiplier for " + ", ".join(keys)

@@ -190,12 +190,15 @@ class GateResult(Closed):
     def fails_at_both_ends(self) -> bool:
         """Its measures fail at the low cost and at the high one: a failed gate, or a disabled
         one that would fail whatever the unknowns are (measured all the same)."""
-        measures = self.measures
-        return (
-            bool(measures)
-            and not all(m.passes_at_low_cost for m in measures)
-            and not all(m.passes_at_high_cost for m in measures)
-        )
+        return bool(self.measures) and passes_at_ends(self.measures) == (False, False)
+
+
+def passes_at_ends(measures: tuple[Measure, ...]) -> tuple[bool, bool]:
+    """Whether every measure passes at the low cost, and at the high one."""
+    return (
+        all(m.passes_at_low_cost for m in measures),
+        all(m.passes_at_high_cost for m in measures),
+    )
 
 
 class Reason(Closed):

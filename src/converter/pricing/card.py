@@ -315,21 +315,19 @@ def own_prices(pricing: PricingClaims, ref: PriceCardRef | None) -> list[tuple[s
         return []
     found: list[tuple[str, str | None]] = []
     for model, entry in sorted(pricing.models.items()):
-        known = card.models.get(model)
-        if known is None:
+        if not card_states(card, model, None):
             found.append((model, None))
             continue
         found += [
-            (model, key) for key in sorted(entry.contexts) if context_multiplier(known, key) is None
+            (model, key) for key in sorted(entry.contexts) if not card_states(card, model, key)
         ]
     return found
 
 
-def card_states(ref: PriceCardRef | None, model: str, context: str | None) -> bool:
-    """Whether the shipped card `ref` names states the price of `model` (its tiers, `context`
-    None) or its multiplier for `context`."""
-    card = shipped_card_named(ref)
-    known = card.models.get(model) if card is not None else None
+def card_states(card: PriceCard, model: str, context: str | None) -> bool:
+    """Whether `card` states the price of `model` (its tiers, `context` None) or its
+    multiplier for `context`."""
+    known = card.models.get(model)
     if known is None:
         return False
     return context is None or context_multiplier(known, context) is not None

@@ -51,6 +51,10 @@ from converter.recorded import DELEGATION_TOOLS
 
 
 def _unexpanded(acc: Account, single_file: bool) -> None:
+    if acc.tree.layout.parent_is_subagent:
+        # A subagent given as the parent (refused as such): the children of its delegations
+        # lie in the session's folder, not beside it; the one fix is to pass the session.
+        return
     expanded = {s.delegation for s in acc.streams if s.delegation is not None and s.depth >= 0}
     # A run launched more than once (resumed): a launch that dispatched no agent of its own
     # reused the results of agents another launch started (each agent the journal names has
@@ -71,10 +75,6 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
     # A call that resumed an agent of the tree (`resume`) ran no new transcript: the agent's
     # own holds the resumed run (streams.py joins it to its spawn).
     agents = {s.agent_id for s in acc.streams[1:] if s.delegation is not None}
-    if acc.tree.layout.parent_is_subagent:
-        # A subagent given as the parent (refused as such): the children of its delegations
-        # lie in the session's folder, not beside it; the one fix is to pass the session.
-        return
     for tool in acc.tools.values():
         is_delegation = tool.name in DELEGATION_TOOLS or tool.result_status == "forked"
         if single_file and is_delegation:
@@ -231,9 +231,10 @@ def build_account(
 
 
 def _all_sidechain(records: list[Rec]) -> bool:
-    """Whether every prompt and call of a file is a sidechain's (and it has one)."""
-    turns = [r.sidechain for r in records if r.type in ("user", "assistant")]
-    return bool(turns) and all(turns)
+    """Whether every prompt and call of a file is a sidechain's (and it has one). A parent's
+    first turn is its own: the check ends there, not after its thousands of records."""
+    turns = (r.sidechain for r in records if r.type in ("user", "assistant"))
+    return next(turns, False) and all(turns)
 
 
 def _release_records(acc: Account) -> None:

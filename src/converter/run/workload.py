@@ -38,7 +38,7 @@ from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
 from converter.limits import MONEY_SUMS
-from converter.pricing.card import card_states, own_prices
+from converter.pricing.card import card_states, own_prices, shipped_card_named
 from converter.pricing.model import PricingClaims
 
 if TYPE_CHECKING:
@@ -155,7 +155,8 @@ def _own_prices(bundles: Sequence[BundleHead]) -> tuple[OwnPrice, ...]:
     for bundle in bundles:
         if bundle.pricing is not None:  # a v1 bundle carries no prices
             found.update(dict.fromkeys(own_prices(bundle.pricing, bundle.receipt.price_card)))
-    cards = {b.receipt.price_card for b in bundles if b.receipt.price_card is not None}
+    named = {b.receipt.price_card for b in bundles}
+    cards = [card for card in map(shipped_card_named, named) if card is not None]
     return tuple(
         OwnPrice(model=model, context=context)
         for model, context in found
