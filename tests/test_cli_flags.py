@@ -370,6 +370,22 @@ def test_a_mistyped_command_gets_the_command_it_is_near(cli: Any) -> None:
     far = cli("frobnicate")
     assert far.code == 64
     assert "Did you mean" not in far.err
+    assert "frobnicate" not in far.err
+    # Was: no list either (a walkthrough typed `prices`): the commands are this tool's words.
+    assert "The commands: inspect, convert, evaluate, verify, scan, key, keygen." in far.err
+
+
+def test_extra_arguments_after_a_repeated_option_say_to_repeat_it(cli: Any, tmp_path: Path) -> None:
+    """Was: `evaluate --bundle bundles/*.json` (a shell's glob) said only "Got unexpected extra
+    arguments (<value>)", not that --bundle is given once per file."""
+    names = [str(tmp_path / f"secret-{n}.json") for n in range(3)]
+    result = cli("evaluate", "--bundle", *names)
+    assert result.code == 64
+    assert "(--bundle takes one value: repeat it for each, --bundle A --bundle B)" in result.err
+    assert "secret" not in result.err
+    single = cli("verify", "--bundle", *names[:2])  # verify's --bundle is one file
+    assert single.code == 64
+    assert "repeat" not in single.err
 
 
 def test_inspect_of_a_missing_parent_prints_the_refusal_alone(cli: Any, tmp_path: Path) -> None:
@@ -825,8 +841,13 @@ def test_a_folder_given_as_a_bundle_is_named_by_its_place(cli: Any, tmp_path: Pa
         "evaluate", "--bundle", str(tmp_path / "a.json"), "--bundle", str(tmp_path / "folder")
     )
     assert result.code == 2
-    assert "BUNDLE-UNREADABLE [bundle 2 of 2]" in result.err
-    assert "folder" not in result.err
+    assert "BUNDLE-UNREADABLE [bundle 1 of 2]" in result.err  # a.json does not exist
+    # Was BUNDLE-UNREADABLE, "check the path and permissions", for a folder too (a new user's
+    # first try at a week's bundles): said as what it is, with the way to give them.
+    assert "BUNDLE-IS-FOLDER [bundle 2 of 2]" in result.err
+    assert "--bundle a.json --bundle b.json" in result.err
+    assert "folder/" not in result.err
+    assert str(tmp_path) not in result.err
     verified = cli("verify", "--bundle", str(tmp_path / "folder"))  # the same for verify
     assert verified.code == 2
-    assert "BUNDLE-UNREADABLE" in verified.err
+    assert "BUNDLE-IS-FOLDER" in verified.err

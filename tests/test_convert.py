@@ -1971,7 +1971,7 @@ def test_a_label_of_the_wrong_form_is_told_the_form(cli: Any, tmp_path: Path) ->
     assert "my rubric" not in result.err
 
 
-def test_a_reveal_name_that_matches_nothing_is_said_by_count_not_by_name(
+def test_a_reveal_name_that_matches_nothing_is_said_by_place_not_by_name(
     cli: Any, tmp_path: Path
 ) -> None:
     """Was silent: a typo in reveal_names (`mcp__tavily__tavily_serch`) converted and revealed
@@ -1983,6 +1983,7 @@ def test_a_reveal_name_that_matches_nothing_is_said_by_count_not_by_name(
     result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 0, result.err
     assert "notice: 1 name in claims.privacy.reveal_names matched nothing" in result.err
+    assert "  claims/privacy/reveal_names/0\n" in result.err  # by its index, not its text
     assert "CANARY" not in result.err + result.out
 
 
@@ -2090,6 +2091,13 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
             b'{"policy": {"disabled_checks": ["sample-sizes"]}}',  # a gate id no release has
             "CONTRACT-UNKNOWN-CHECK",
             "claims/policy/disabled_checks/0",
+        ),
+        # an id in the wrong spelling (underscore): was the id pattern's regex, where the same
+        # in a contract named the gate ids known (a walkthrough)
+        (
+            b'{"policy": {"disabled_checks": ["p95-task-cost", 7, "sample_size"]}}',
+            "CONTRACT-UNKNOWN-CHECK",
+            "claims/policy/disabled_checks/2]: ",
         ),
         (b'{"policy": {"min_tasks": 1,}}', "CONTRACT-POLICY-FILE-UNREADABLE", "line 1"),
         # a whole contract given (a walk-through: it was one `<key>` line, never saying so)
@@ -2339,7 +2347,7 @@ def test_a_task_unit_edited_after_the_template_is_named_as_the_one_cause(
     assert _convert(cli, parent, template, tmp_path / "b.json").code == 0
 
 
-def test_price_entries_for_nothing_the_session_uses_are_said_by_count(
+def test_price_entries_for_nothing_the_session_uses_are_said_by_path(
     cli: Any, tmp_path: Path
 ) -> None:
     """Was silent: a price for a model, context or tool the session never uses (a typo, a stale
@@ -2352,11 +2360,24 @@ def test_price_entries_for_nothing_the_session_uses_are_said_by_count(
         pricing["models"][next(iter(pricing["models"]))]["contexts"]["priority|fast|us"] = "1"
         pricing["client_tools"]["mcp__CANARY__tool"] = "0.01"
         pricing["server_tools"]["web_search"] = "0.01"  # no call searched
+        places.append(len(pricing["client_tools"]))
+
+    places: list[int] = []
 
     result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 0, result.err
+    (place,) = places
     assert "notice: 4 entries of claims.pricing price nothing this session uses" in result.err
     assert "CANARY" not in result.err + result.out
+    # Was the count alone ("a typo?", and which was left to find): each by its path, the tool's
+    # name (not a public one) by its place among client_tools as written.
+    listed = result.err.split("use:\n", 1)[1].splitlines()[:4]
+    assert listed == [
+        "  claims/pricing/models/claude-opus-4-8/contexts/priority|fast|us",
+        "  claims/pricing/models/claude-opus-4-9",
+        f"  claims/pricing/client_tools/<key #{place}>",
+        "  claims/pricing/server_tools/web_search",
+    ]
     (tmp_path / "plain").mkdir()
     plain = _convert_edited(cli, tmp_path / "plain", lambda data: None)
     assert plain.code == 0, plain.err

@@ -45,19 +45,30 @@ def read_input(
     empty_is_missing: bool = False,
     at_most: int | None = None,
     too_large: str | None = None,
+    folder: str | None = None,
 ) -> bytes:
     """An input file's bytes, or a refusal with `code` (never the path) when it cannot be read
     (or, with `empty_is_missing`, holds nothing: a write or download that never happened).
-    With `at_most`, a larger file is refused with `too_large`, read no further than that."""
+    With `at_most`, a larger file is refused with `too_large`, read no further than that; with
+    `folder`, a folder given for the file is refused with that code."""
     try:
         data, _ = read_regular(path, at_most)
     except (NotRegular, OSError, ValueError):  # ValueError: a NUL in the path
+        if folder is not None and _is_folder(path):
+            raise Refused([Problem(folder)]) from None
         raise Refused([Problem(code)]) from None
     if empty_is_missing and not data:
         raise Refused([Problem(code)])
     if at_most is not None and len(data) > at_most:
         raise Refused([Problem(too_large or code)])
     return data
+
+
+def _is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _resolved(path: Path) -> Path:

@@ -32,6 +32,9 @@ from converter.firewall.view import PublicAccount, ToolEvent
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import ModelPricing, PricingClaims
 
+# A path into the contract as written (`ContractParts.where` says it as a message may).
+ContractPath = tuple[str | int, ...]
+
 # No call costs 10**20 USD. Below it, a cost and any sum of the costs of 10**9 calls fit the
 # 30 integer digits every artifact's decimals may have.
 MAX_COST = Decimal(10) ** 20
@@ -47,11 +50,12 @@ class BuiltBundle:
     receipt_at: int
     receipt_len: int
     # Entries of the contract's privacy.reveal_names the session has no name for (`_revealed`
-    # publishes only the others): a typo, or a list shared by sessions. Counted, not kept.
-    unrevealed: int = 0
+    # publishes only the others): a typo, or a list shared by sessions. Their paths in the
+    # contract; not kept in the bundle.
+    unrevealed: tuple[ContractPath, ...] = ()
     # Price entries of the contract for what the session does not use (a model, a billing
-    # context, a tool, web search): left out of the bundle, counted so a typo is noticed.
-    prices_unused: int = 0
+    # context, a tool, web search): left out of the bundle; their paths, so a typo is found.
+    prices_unused: tuple[ContractPath, ...] = ()
 
 
 class _Writer:
@@ -110,8 +114,12 @@ def build_bundle(
     writer.data += b"}"
     if problems:
         return sorted(set(problems), key=lambda p: (p.code, p.where or ""))
-    listed = set(contract.claims.privacy.reveal_names)
-    unrevealed = len(listed - set(head.receipt.privacy.reveal_names))
+    revealed = set(head.receipt.privacy.reveal_names)
+    unrevealed = tuple(
+        ("claims", "privacy", "reveal_names", i)
+        for i, name in enumerate(contract.claims.privacy.reveal_names)
+        if name not in revealed
+    )
     return BuiltBundle(head, writer.data, receipt_at, receipt_len, unrevealed, unused)
 
 
@@ -186,12 +194,13 @@ def _tool_cost(tool: ToolEvent, claims: PricingClaims) -> dict[str, str] | list[
 
 def _prices_used(
     canonical: PublicAccount, shown: PublicAccount, claims: PricingClaims
-) -> tuple[PricingClaims, int]:
+) -> tuple[PricingClaims, tuple[ContractPath, ...]]:
     """The contract's prices for what the events use (each priced model with its observed
     contexts, the tools called, web search if any call searched), keyed by the names the
-    events show; and how many of its price entries price nothing the events use (a model no
-    call names, a context of a priced model no call of it has, a client tool never called, a
-    server tool's price when no call searched). Those stay out of the bundle."""
+    events show; and the paths in the contract of its price entries that price nothing the
+    events use (a model no call names, a context of a priced model no call of it has, a client
+    tool never called, a server tool's price when no call searched). Those stay out of the
+    bundle."""
     names: dict[str, str] = {}
     contexts: dict[str, set[str]] = {}
     for priced_on, event in zip(canonical.model_events, shown.model_events, strict=True):
@@ -213,12 +222,18 @@ def _prices_used(
         if tool_on.name in claims.client_tools:
             tools[tool.name] = claims.client_tools[tool_on.name]
     searched = any(e.usage.web_search_requests for e in canonical.model_events)
-    unused = sum(
-        1 if model not in contexts else sum(k not in contexts[model] for k in price.contexts)
-        for model, price in claims.models.items()
-    )
-    unused += sum(name not in called for name in claims.client_tools)
-    unused += 0 if searched else len(claims.server_tools)
+    at = ("claims", "pricing")
+    unused: list[ContractPath] = []
+    for model, price in claims.models.items():
+        if model not in contexts:
+            unused.append((*at, "models", model))
+        else:
+            seen = contexts[model]
+            unused += [
+                (*at, "models", model, "contexts", k) for k in price.contexts if k not in seen
+            ]
+    unused += [(*at, "client_tools", name) for name in claims.client_tools if name not in called]
+    unused += [] if searched else [(*at, "server_tools", name) for name in claims.server_tools]
     used = PricingClaims(
         models=dict(sorted(models.items())),
         server_tools={k: v for k, v in claims.server_tools.items() if searched},
@@ -226,7 +241,7 @@ def _prices_used(
         unsplit_cache_write_rule=claims.unsplit_cache_write_rule,
         price_card=claims.price_card,
     )
-    return used, unused
+    return used, tuple(unused)
 
 
 def _head(

@@ -19,9 +19,8 @@ from converter.cli.options import (
     pseudonymizer,
 )
 from converter.contract.model import Contract, Preset
-from converter.contract.read import read_preset
+from converter.contract.read import read_preset, unknown_checks
 from converter.contract.template import Carried
-from converter.contract.validate import unknown_checks
 from converter.errors import Gathered, Problem, Refused
 from converter.files import (
     NotRegular,
@@ -312,6 +311,15 @@ def _say_carried(c: Carried, card: PriceCard | None) -> None:
         )
 
 
+def _say_places(places: tuple[str, ...], most: int = 20) -> None:
+    """Each place in the contract, one per line (a key the firewall keeps from a message is
+    named by its place as written, `<key #N>`); past `most`, how many more."""
+    for place in places[:most]:
+        tell(f"  {place}")
+    if len(places) > most:
+        tell(f"  and {len(places) - most} more")
+
+
 def _preset(path: Path) -> Preset:
     """The claims of a --policy file, or every problem with it."""
     preset = read_preset(read_input(path, "CONTRACT-POLICY-FILE-UNREADABLE"))
@@ -393,16 +401,18 @@ def _bundle(
         say("  sign this one with --attest-key")
     if unused:
         tell(
-            f"notice: {counted(unused, 'name')} in claims.privacy.reveal_names matched nothing "
-            "in this session and revealed nothing (a typo? `inspect --show-paths` lists the "
-            "session's local names)"
+            f"notice: {counted(len(unused), 'name')} in claims.privacy.reveal_names matched "
+            "nothing in this session and revealed nothing (a typo? `inspect --show-paths` lists "
+            "the session's local names):"
         )
+        _say_places(unused)
     if unpriced:
         tell(
-            f"notice: {counted(unpriced, 'entry', 'entries')} of claims.pricing price nothing "
-            "this session uses (a model, billing context or tool it does not call; a typo?): "
-            "left out of the bundle, which carries only the prices its events use"
+            f"notice: {counted(len(unpriced), 'entry', 'entries')} of claims.pricing price "
+            "nothing this session uses (a model, billing context or tool it does not call; a "
+            "typo?): left out of the bundle, which carries only the prices its events use:"
         )
+        _say_places(unpriced)
     c = bundle.receipt.counts
     say(
         f"wrote bundle: {counted(c.tasks, 'task')}, {counted(c.model_calls, 'model call')}, "

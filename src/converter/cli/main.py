@@ -124,6 +124,19 @@ def mask_values(message: str, args: list[str]) -> str:
     return _QUOTED.sub(mask, rest)
 
 
+def _repeat_hint(bad: click.UsageError) -> str:
+    """For extra arguments after a command whose option takes many values (`evaluate --bundle
+    a.json b.json`, as a shell's glob gives them): that the option is given once per value."""
+    command = bad.ctx.command if bad.ctx is not None else None
+    if command is None or not _EXTRA.search(bad.format_message()):
+        return ""
+    many = [p.opts[-1] for p in command.params if isinstance(p, click.Option) and p.multiple]
+    if not many:
+        return ""
+    name = many[0]
+    return f" ({name} takes one value: repeat it for each, {name} A {name} B)"
+
+
 def _no_option(match: re.Match[str]) -> str:
     """An unknown option is named when it is an option of some command of this CLI
     (`evaluate --attestation`, verify's; `--bundle` before its command): the name is then this
@@ -163,6 +176,7 @@ class LazyGroup(click.Group):
             near = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
             if near:
                 raise click.UsageError(f"No such command. Did you mean {near[0]}?", ctx)
+            raise click.UsageError(f"No such command. The commands: {', '.join(COMMANDS)}.", ctx)
         return super().resolve_command(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -323,7 +337,7 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         _interrupted(written_before)
     except click.UsageError as bad:
-        tell(f"usage error: {mask_values(bad.format_message(), args)}")
+        tell(f"usage error: {mask_values(bad.format_message(), args)}{_repeat_hint(bad)}")
         sys.exit(Exit.USAGE)
     except Refused as refused:
         if _by_interrupt(refused):

@@ -45,7 +45,7 @@ from converter.text import counted
 @click.command()
 @click.option(
     "--bundle",
-    type=PATH,  # a folder is refused as BUNDLE-UNREADABLE, as in evaluate
+    type=PATH,  # a folder is refused as BUNDLE-IS-FOLDER, as in evaluate
     required=True,
     help="The bundle to verify.",
 )
@@ -116,7 +116,7 @@ def verify(
             "with --contract/--in"
         )
 
-    data = read_input(bundle, "BUNDLE-UNREADABLE")
+    data = read_input(bundle, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER")
     envelope = attestation or Path(f"{bundle}.intoto.json")
     signed: tuple[str, dict[str, Any]] | None = None  # key id, signed receipt
     if public_key is None:

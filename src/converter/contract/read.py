@@ -11,9 +11,9 @@ import codecs
 import difflib
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
@@ -21,6 +21,7 @@ from pydantic.fields import FieldInfo
 from converter.codec.jsontext import NotStrictJSON, as_tuples, loads_exact
 from converter.contract.model import (
     BaselineClaim,
+    CheckId,
     Claims,
     Contract,
     ExclusionReason,
@@ -62,7 +63,7 @@ class ContractParts:
     privacy: Privacy | None = None
     # The policy's disabled gates as written, when the policy as a whole did not validate: an
     # unknown gate is still reported beside the shape error (SPEC §7: every problem).
-    disabled_checks: tuple[str, ...] = ()
+    disabled_checks: tuple[str | None, ...] = ()
     # The null claims of the claim sections that did not validate, found in the JSON as
     # written: a shape error beside them does not hide them until the next run.
     raw_nulls: tuple[tuple[Any, ...], ...] = ()
@@ -136,6 +137,15 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
     )
 
 
+def contract_paths(data: bytes, locs: Iterable[tuple[Any, ...]]) -> tuple[str, ...]:
+    """Each path into the contract `data` (one `read_contract` has read) as a message may say
+    it: a key the firewall keeps from messages named by its place as written, `<key #N>`."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    places = key_places(as_tuples(loads_exact(data)))
+    return tuple(safe_path(loc, places=places) for loc in locs)
+
+
 def read_preset(data: bytes) -> Preset | list[Problem]:
     """The claims of a `--policy` file, or every problem with it: not strict JSON
     (CONTRACT-POLICY-FILE-UNREADABLE, with its line), or a field missing, unknown or of the wrong type
@@ -156,7 +166,12 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
     except ValidationError as invalid:
         problems = []
         places = key_places({"claims": raw})  # named as the contract's own paths
-        for err in invalid.errors():
+        errors = [
+            e for e in invalid.errors() if not _unknown_check({**e, "loc": ("claims", *e["loc"])})
+        ]
+        if len(errors) < len(invalid.errors()):  # a gate id mistyped: named with the ids known,
+            problems += unknown_checks(_disabled_as_written(raw))  # as in a contract
+        for err in errors:
             if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:  # not a section
                 wants = "expected: no such field; the file holds " + ", ".join(sections)
                 key = safe_path(("claims", *err["loc"]), last_is_key=True, places=places)
@@ -190,6 +205,16 @@ def parse_contract(data: bytes) -> Contract | list[Problem]:
     return parts.contract if parts.contract is not None else list(parts.problems)
 
 
+def _disabled_as_written(claims: Any) -> tuple[str | None, ...]:
+    """The policy's disabled gate ids of the claims as written, each at its index (none when
+    not an array; an entry that is not text, as None)."""
+    policy = claims.get("policy") if isinstance(claims, dict) else None
+    written = policy.get("disabled_checks") if isinstance(policy, dict) else None
+    if not isinstance(written, list | tuple):  # the raw value holds arrays as tuples
+        return ()
+    return tuple(n if isinstance(n, str) else None for n in written)
+
+
 def _parts(
     raw: Any, problems: tuple[Problem, ...], places: Mapping[tuple[Any, ...], int]
 ) -> ContractParts:
@@ -197,11 +222,7 @@ def _parts(
     claims = top.get("claims")
     found = {name: _part(name, top) for name in _OWNED}
     found |= {name: _part(name, claims if isinstance(claims, dict) else None) for name in _CLAIMS}
-    policy = claims.get("policy") if isinstance(claims, dict) else None
-    written = policy.get("disabled_checks") if isinstance(policy, dict) else None
-    names: tuple[str, ...] = ()
-    if isinstance(written, list | tuple):  # the raw value holds arrays as tuples
-        names = tuple(n for n in written if isinstance(n, str))
+    names = _disabled_as_written(claims)
     failed = [n for n in _NULLABLE if found[n] is None and isinstance(claims, dict)]
     nulls = _raw_nulls(claims, failed) if isinstance(claims, dict) else ()
     outcome_ids, excluded_ids = _task_ids(raw)
@@ -274,6 +295,18 @@ def _part(name: str, raw: dict[str, Any] | None) -> Any:
         return adapter.validate_python(raw[name], strict=True)
     except ValidationError:
         return None
+
+
+def unknown_checks(disabled: tuple[str | None, ...]) -> list[Problem]:
+    """Each disabled gate that `evaluate` does not run: a typo would otherwise pass convert and
+    verify and only be refused by evaluate. (None: an entry that is not text, which its shape
+    error names.)"""
+    known = get_args(CheckId)
+    return [
+        Problem("CONTRACT-UNKNOWN-CHECK", where=f"claims/policy/disabled_checks/{index}")
+        for index, name in enumerate(disabled)
+        if name is not None and name not in known
+    ]
 
 
 def _unknown_check(err: Any) -> bool:

@@ -9,12 +9,12 @@ context keys) — never a value.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, get_args
+from typing import Any
 
 from pydantic import BaseModel
 
-from converter.contract.model import CheckId, Contract, Inventory
-from converter.contract.read import ContractParts, safe_path
+from converter.contract.model import Contract, Inventory
+from converter.contract.read import ContractParts, safe_path, unknown_checks
 from converter.errors import Problem
 from converter.firewall.view import BoundFile, Task
 from converter.pricing.card import card_problems, partial_card_problems
@@ -49,17 +49,6 @@ def own_problems(parts: ContractParts) -> list[Problem]:
         problems += [p.as_problem() for p in partial_problems(parts.raw_pricing)]
         problems += partial_card_problems(parts.raw_pricing)
     return problems
-
-
-def unknown_checks(disabled: tuple[str, ...]) -> list[Problem]:
-    """Each disabled gate that `evaluate` does not run: a typo would otherwise pass convert and
-    verify and only be refused by evaluate."""
-    known = get_args(CheckId)
-    return [
-        Problem("CONTRACT-UNKNOWN-CHECK", where=f"claims/policy/disabled_checks/{index}")
-        for index, name in enumerate(disabled)
-        if name not in known
-    ]
 
 
 def null_claims(parts: ContractParts) -> list[Problem]:

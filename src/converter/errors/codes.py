@@ -907,6 +907,11 @@ CODES: dict[str, CodeInfo] = {
         "The bundle file could not be read.",
         "Check the path and permissions.",
     ),
+    "BUNDLE-IS-FOLDER": _c(
+        "A folder was given where a bundle file goes; a folder's bundles are not looked for.",
+        "Give each bundle file with its own --bundle (--bundle a.json --bundle b.json; for a "
+        "folder, the README's loop builds the list); in the Action, one path per line.",
+    ),
     "BUNDLE-NOT-A-BUNDLE": _c(
         "The file is not a bundle: it is empty, cut short, not JSON, or has no "
         "receipt.evidence_sha256 to check.",

@@ -16,7 +16,7 @@ from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
 from converter.codec.canonical import pretty_bytes
 from converter.contract.model import Contract, Preset, Privacy, Source
-from converter.contract.read import ContractParts, parse_contract, read_contract
+from converter.contract.read import ContractParts, contract_paths, parse_contract, read_contract
 from converter.contract.template import Carried, build_template, carry_forward
 from converter.contract.validate import (
     check_against_sources,
@@ -247,8 +247,10 @@ def _nulls_left(data: bytes, canonical: PublicAccount) -> int:
 class MadeBundle(NamedTuple):
     head: BundleHead
     data: bytearray
-    unrevealed: int  # reveal_names entries with no name in the session (`BuiltBundle`)
-    prices_unused: int  # price entries for nothing the session uses (`BuiltBundle`)
+    # Where in the contract (`contract_paths`): reveal_names entries with no name in the
+    # session, price entries for nothing the session uses (`BuiltBundle`).
+    unrevealed: tuple[str, ...]
+    prices_unused: tuple[str, ...]
 
 
 def make_bundle(
@@ -260,8 +262,9 @@ def make_bundle(
     bodies: Path | None = None,
 ) -> MadeBundle:
     """Check the contract against the sources and its own claims; all problems, or the bundle's
-    sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied), how
-    many reveal_names entries revealed nothing and how many price entries price nothing.
+    sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied), and
+    where the contract's reveal_names entries that revealed nothing and price entries that
+    price nothing are.
     `source` and `task_unit` None: the ones the contract's `source` names (the defaults if it
     names none that validates).
 
@@ -270,7 +273,12 @@ def make_bundle(
     """
     built = _checked_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies)
     head, data = seal(built)
-    return MadeBundle(head, data, built.unrevealed, built.prices_unused)
+    unrevealed: tuple[str, ...] = ()
+    unused: tuple[str, ...] = ()
+    if built.unrevealed or built.prices_unused:  # named as a refusal names a contract's path
+        unrevealed = contract_paths(contract_bytes, built.unrevealed)
+        unused = contract_paths(contract_bytes, built.prices_unused)
+    return MadeBundle(head, data, unrevealed, unused)
 
 
 def _fresh_template(

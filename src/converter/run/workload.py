@@ -502,7 +502,7 @@ def load_workload(paths: tuple[Path, ...], public_key: Path | None) -> Workload:
 def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle:
     """Open a bundle (digest checked, exit 5 on mismatch) into its task facts; with a key,
     require its attestation."""
-    data = read_input(path, "BUNDLE-UNREADABLE")
+    data = read_input(path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER")
     facts = FactsBuilder()
     if public_key is None:
         return open_bundle(data, sink=facts), facts
@@ -575,7 +575,7 @@ def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
     unread: list[Problem] = []
     for position, path in enumerate(paths, 1):
         try:
-            data = read_input(path, "BUNDLE-UNREADABLE")
+            data = read_input(path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER")
         except Refused as refused:
             unread += labelled(refused.problems, position, len(paths))
             continue
