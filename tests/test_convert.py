@@ -571,8 +571,8 @@ def test_an_option_the_mode_would_ignore_is_a_usage_error(
 
 
 def test_schemas_are_current() -> None:
-    for name, model in SCHEMAS.items():
-        assert (ROOT / "contracts" / name).read_text() == render(model), "run `make schemas`"
+    for name, (model, mode) in SCHEMAS.items():
+        assert (ROOT / "contracts" / name).read_text() == render(model, mode), "run `make schemas`"
 
 
 SHARED = shared_dir()
@@ -2318,9 +2318,27 @@ def test_inspect_with_a_card_that_prices_no_call_says_nothing_priced(
         path.write_bytes(path.read_bytes().replace(b"claude-opus-4-8", b"claude-opus-9-9"))
     parent = tree / "65e893e5-a69d-4955-a5e1-5d5ee7bc592e.jsonl"
     text = cli("inspect", "--in", str(parent), "--price-card", "anthropic-2026-11").out
-    assert "cost by price card anthropic-2026-11: nothing priced" in text
+    assert "cost by price card anthropic-2026-11: nothing priced (none of the 4 model" in text
     assert "$0.0000" not in text
     assert "not priced: 4 model calls: a model the card does not know" in text
+
+
+def test_inspect_with_a_card_that_prices_some_calls_says_of_how_many(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was `$0.0520 for 4 model calls` where the session had 170 (a walkthrough read it as the
+    session's cost): the figure says it is of some calls only, and that the rest are not in it."""
+    tree = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "synthetic_tree", tree)
+    (child,) = tree.rglob("agent-*.jsonl")  # the subagent's 2 calls: a model no card knows
+    child.write_bytes(child.read_bytes().replace(b"claude-opus-4-8", b"claude-opus-9-9"))
+    parent = tree / "65e893e5-a69d-4955-a5e1-5d5ee7bc592e.jsonl"
+    text = cli("inspect", "--in", str(parent), "--price-card", "anthropic-2026-11").out
+    assert re.search(
+        r"cost by price card anthropic-2026-11: \$[0-9.]+ for 2 of the 4 model calls "
+        r"\(2 not priced, below, and not in this figure\)",
+        text,
+    ), text
 
 
 @pytest.mark.parametrize(("made", "edited"), [("prompt", "session"), ("session", "prompt")])

@@ -585,8 +585,18 @@ def test_a_folder_that_selects_nothing_changes_nothing(cli: Any, tmp_path: Path)
     assert said.pop("not_read") == [{"code": "CC-BODY-NONE-SELECTED", "count": 1}]
     assert {k: v for k, v in plain.json().items() if k != "not_read"} == said
     _, out_a, _ = convert_chain(cli, tree, tmp_path / "a", None)
-    _, out_b, _ = convert_chain(cli, tree, tmp_path / "b", folder)
+    contract, out_b, _ = convert_chain(cli, tree, tmp_path / "b", folder)
     assert out_a.read_bytes() == out_b.read_bytes()
+    # Was said by inspect alone: convert, given a wrong folder, made the same files in silence.
+    notice = "notice: CC-BODY-NONE-SELECTED: A --provider-bodies folder was given"
+    given = ["--in", str(tree.parent), "--provider-bodies", str(folder)]
+    template = cli("convert", *given, "--template", str(tmp_path / "t2.json"))
+    bundle = cli("convert", *given, "--contract", str(contract), "--out", str(tmp_path / "b2"))
+    assert (template.code, bundle.code) == (0, 0)
+    assert notice in template.err
+    assert notice in bundle.err
+    without = cli("convert", "--in", str(tree.parent), "--template", str(tmp_path / "t3.json"))
+    assert "CC-BODY-NONE-SELECTED" not in without.err
 
 
 def test_a_torn_last_index_line_is_left_for_the_next_run(cli: Any, tmp_path: Path) -> None:

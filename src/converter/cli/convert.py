@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal, cast
 
 import click
 
-from converter.cli.diagnostics import say, tell
+from converter.cli.diagnostics import describe, say, tell
 from converter.cli.options import (
     FILE,
     convert_source_options,
@@ -36,6 +36,7 @@ from converter.firewall.view import Counts
 from converter.pricing.card import PriceCard, load_price_card, shipped_cards
 from converter.run.conversion import (
     Reading,
+    bodies_unused,
     make_bundle,
     make_template,
     read_old_contract,
@@ -211,6 +212,8 @@ def _template(
     source, task_unit = chosen.adapter, chosen.task_unit
     reading = read_sources(parent, source, task_unit, pseudo, bodies)
     check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
+    if bodies_unused(reading):
+        _say_bodies_unused()
     priced = template_pricing(reading, card, old)
     if card is not None and priced.unpriced_by_card is not None:
         _say_card_prices_none(card, priced.unpriced_by_card, old)
@@ -311,6 +314,11 @@ def _say_carried(c: Carried, card: PriceCard | None) -> None:
         )
 
 
+def _say_bodies_unused() -> None:
+    """Was said by inspect alone: a wrong folder converted as if none had been given."""
+    tell(f"notice: {describe('CC-BODY-NONE-SELECTED')}")
+
+
 def _say_places(places: tuple[str, ...], most: int = 20) -> None:
     """Each place in the contract, one per line (a key the firewall keeps from a message is
     named by its place as written, `<key #N>`); past `most`, how many more."""
@@ -377,9 +385,11 @@ def _bundle(
     signing_key = first(lambda: _signing_key(attest_key)) if attest_key else None
     first.done()
     assert contract_bytes is not None
-    bundle, data, unused, unpriced = make_bundle(
+    bundle, data, unused, unpriced, no_bodies = make_bundle(
         parent, source, task_unit, pseudo, contract_bytes, bodies
     )
+    if no_bodies:
+        _say_bodies_unused()
     files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
     if signing_key is not None:
         from converter.attest.statement import SUBJECT_NAME, attest

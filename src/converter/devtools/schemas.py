@@ -10,18 +10,23 @@ import sys
 from pathlib import Path
 
 from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode
 
 from converter.bundle.model import Bundle
 from converter.contract.model import Contract
 
-SCHEMAS: dict[str, type[BaseModel]] = {
-    "conversion-contract.schema.json": Contract,
-    "bundle.schema.json": Bundle,
+# A contract is written by people and read by convert: its schema says what convert reads (a
+# price as a decimal string or a JSON number; an editor or a CI step validating a hand-filled
+# contract must not call a number wrong). A bundle is written only by convert: its schema says
+# what convert writes (decimal strings).
+SCHEMAS: dict[str, tuple[type[BaseModel], JsonSchemaMode]] = {
+    "conversion-contract.schema.json": (Contract, "validation"),
+    "bundle.schema.json": (Bundle, "serialization"),
 }
 
 
-def render(model: type[BaseModel]) -> str:
-    schema = model.model_json_schema(mode="serialization")
+def render(model: type[BaseModel], mode: JsonSchemaMode) -> str:
+    schema = model.model_json_schema(mode=mode)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
@@ -29,8 +34,8 @@ def render(model: type[BaseModel]) -> str:
 def main(argv: list[str]) -> int:
     folder = Path("contracts")
     stale = []
-    for name, model in SCHEMAS.items():
-        text = render(model)
+    for name, (model, mode) in SCHEMAS.items():
+        text = render(model, mode)
         path = folder / name
         if "--write" in argv:
             path.write_text(text)

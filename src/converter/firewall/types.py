@@ -22,6 +22,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     StringConstraints,
+    WithJsonSchema,
 )
 from pydantic_core import PydanticCustomError
 
@@ -141,8 +142,34 @@ def _unsigned(value: Decimal) -> Decimal:
 
 
 _UNSIGNED = AfterValidator(_unsigned)
+
+
+def decimal_schema(*, signed: bool = False, at_most_one: bool = False) -> tuple[Any, Any]:
+    """The JSON Schema of an exact decimal, as written (a decimal string, `"12.50"`) and as read
+    (that, or a JSON number, which the readers take exactly): pydantic's own would say a
+    string of any text, or use its own keywords (`ge`) that no JSON Schema validator knows.
+    A schema validator cannot see a sign on zero or the digit bounds; the readers refuse them."""
+    pattern = "^-?[0-9]+(\\.[0-9]+)?$" if signed else "^[0-9]+(\\.[0-9]+)?$"
+    text = {"type": "string", "pattern": pattern}
+    number: dict[str, Any] = {"type": "number"}
+    if not signed:
+        number["minimum"] = 0
+    if at_most_one:
+        number["maximum"] = 1
+        text["pattern"] = "^(0(\\.[0-9]+)?|1(\\.0+)?)$"
+    return (
+        WithJsonSchema(text, mode="serialization"),
+        WithJsonSchema({"anyOf": [text, number]}, mode="validation"),
+    )
+
+
 Money = Annotated[
-    Decimal, BeforeValidator(exact_decimal), Field(allow_inf_nan=False), _BOUNDED, AS_TEXT
+    Decimal,
+    BeforeValidator(exact_decimal),
+    Field(allow_inf_nan=False),
+    _BOUNDED,
+    AS_TEXT,
+    *decimal_schema(signed=True),
 ]
 NonNegativeMoney = Annotated[
     Decimal,
@@ -151,6 +178,7 @@ NonNegativeMoney = Annotated[
     _UNSIGNED,
     _BOUNDED,
     AS_TEXT,
+    *decimal_schema(),
 ]
 Rate = Annotated[
     Decimal,
@@ -159,6 +187,7 @@ Rate = Annotated[
     _UNSIGNED,
     _BOUNDED,
     AS_TEXT,
+    *decimal_schema(at_most_one=True),
 ]
 
 

@@ -39,6 +39,7 @@ from converter.firewall.types import (
     ModelName,
     PublicName,
     decimal_fits,
+    decimal_schema,
     exact_decimal,
 )
 
@@ -95,10 +96,14 @@ def _price(value: Any) -> Any:
 
 
 # A rate or multiplier in a completed claim: finite, >= 0 (and not "-0").
-Price = Annotated[Decimal, BeforeValidator(_price), AS_TEXT]
-# A value in a template: any exact decimal, checked (with a code per value) by `complete`.
+Price = Annotated[Decimal, BeforeValidator(_price), AS_TEXT, *decimal_schema()]
+# A value in a template: any exact decimal, checked (with a code per value) by `complete`. Its
+# schema is a completed claim's (what `complete` lets through).
 RawPrice = Annotated[
-    Decimal, Field(allow_inf_nan=True), BeforeValidator(lambda v: _exact(v, allow_nonfinite=True))
+    Decimal,
+    Field(allow_inf_nan=True),
+    BeforeValidator(lambda v: _exact(v, allow_nonfinite=True)),
+    *decimal_schema(),
 ]
 
 

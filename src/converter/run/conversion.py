@@ -251,6 +251,7 @@ class MadeBundle(NamedTuple):
     # session, price entries for nothing the session uses (`BuiltBundle`).
     unrevealed: tuple[str, ...]
     prices_unused: tuple[str, ...]
+    bodies_unused: bool  # a --provider-bodies folder of none of the session's bodies
 
 
 def make_bundle(
@@ -271,14 +272,22 @@ def make_bundle(
     The reading, its crossings and the fresh template die with `_checked_bundle`'s frame, before
     the bundle is serialized: they never share the peak with the bundle's bytes.
     """
-    built = _checked_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies)
+    built, bodies_unused = _checked_bundle(
+        parent, source, task_unit, pseudo, contract_bytes, bodies
+    )
     head, data = seal(built)
     unrevealed: tuple[str, ...] = ()
     unused: tuple[str, ...] = ()
     if built.unrevealed or built.prices_unused:  # named as a refusal names a contract's path
         unrevealed = contract_paths(contract_bytes, built.unrevealed)
         unused = contract_paths(contract_bytes, built.prices_unused)
-    return MadeBundle(head, data, unrevealed, unused)
+    return MadeBundle(head, data, unrevealed, unused, bodies_unused)
+
+
+def bodies_unused(reading: Reading) -> bool:
+    """Whether a --provider-bodies folder was given and held none of the session's bodies
+    (CC-BODY-NONE-SELECTED): it changed nothing, which the user would not otherwise know."""
+    return bool(reading.account.tree.layout.not_read.get("CC-BODY-NONE-SELECTED"))
 
 
 def _fresh_template(
@@ -298,9 +307,9 @@ def _checked_bundle(
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
     bodies: Path | None,
-) -> BuiltBundle:
+) -> tuple[BuiltBundle, bool]:
     """Every problem of the contract, each part checked on its own (SPEC §7 reports them all),
-    or the bundle built from it."""
+    or the bundle built from it (and `bodies_unused` of the reading)."""
     parts = read_contract(contract_bytes)
     if isinstance(parts, list):  # not JSON: nothing in it to compare with the sources
         raise Refused(parts)
@@ -332,13 +341,13 @@ def _checked_bundle(
     claims = complete(contract.claims.pricing)
     if isinstance(claims, list):  # own_problems has named each of these already
         raise Refused([p.as_problem() for p in claims])
-    canonical = reading.canonical
+    canonical, no_bodies = reading.canonical, bodies_unused(reading)
     del reading  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
     built = build_bundle(contract, contract_bytes, canonical, shown, claims)
     if isinstance(built, list):
         raise Refused(built)
-    return built
+    return built, no_bodies
 
 
 def _with_local_paths(problems: list[Problem], reading: Reading) -> list[Problem]:

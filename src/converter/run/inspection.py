@@ -91,11 +91,17 @@ def _money(low: str, high: str) -> str:
 
 
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
-    if cost["model_calls_priced"]:
-        total = f"{_money(cost['low_usd'], cost['high_usd'])} for "
-        total += counted(cost["model_calls_priced"], "model call")
+    priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
+    if priced and not unpriced:
+        total = f"{_money(cost['low_usd'], cost['high_usd'])} for {counted(priced, 'model call')}"
+    elif priced:  # a walkthrough read "$0.0520 for 4 model calls" as the cost of 170
+        total = (
+            f"{_money(cost['low_usd'], cost['high_usd'])} for {priced:,} of the "
+            f"{priced + unpriced:,} model calls ({unpriced:,} not priced, below, and not in this "
+            "figure)"
+        )
     else:  # not "$0.0000 for 0 model calls", which reads as free
-        total = "nothing priced (no model call is one the card can price)"
+        total = f"nothing priced (none of the {counted(unpriced, 'model call')}; why, below)"
     lines = [f"  cost by price card {cost['price_card']}: {total}"]
     for model, entry in cost["by_model"].items():
         lines.append(

@@ -1,0 +1,85 @@
+"""The published JSON Schemas, checked by an independent validator (jsonschema) against what
+the tool really reads and writes: a team validating a hand-filled contract in an editor or a CI
+step must get the tool's verdict, not its own (a SPEC audit: the contract schema called a price
+written as a JSON number wrong, which convert takes, and passed `"abc"`, which it refuses)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CONTRACT = json.loads((ROOT / "contracts" / "conversion-contract.schema.json").read_text())
+BUNDLE = json.loads((ROOT / "contracts" / "bundle.schema.json").read_text())
+FILLED = json.loads((ROOT / "fixtures" / "synthetic_contract.json").read_text())
+
+
+def errors(schema: dict[str, Any], doc: Any) -> list[str]:
+    validator = jsonschema.Draft202012Validator(schema)
+    return ["/".join(map(str, e.absolute_path)) for e in validator.iter_errors(doc)]
+
+
+def _first_model(doc: dict[str, Any]) -> dict[str, Any]:
+    model: dict[str, Any] = next(iter(doc["claims"]["pricing"]["models"].values()))
+    return model
+
+
+def test_the_schemas_are_valid_json_schemas() -> None:
+    jsonschema.Draft202012Validator.check_schema(CONTRACT)
+    jsonschema.Draft202012Validator.check_schema(BUNDLE)
+
+
+def test_the_completed_example_contract_and_the_golden_bundle_validate() -> None:
+    assert errors(CONTRACT, FILLED) == []
+    golden = json.loads((ROOT / "fixtures" / "synthetic_bundle.golden.json").read_text())
+    assert errors(BUNDLE, golden) == []
+
+
+def test_money_as_a_json_number_validates_in_a_contract_as_convert_reads_it() -> None:
+    doc = copy.deepcopy(FILLED)
+    task = next(iter(doc["claims"]["outcomes"]))
+    doc["claims"]["outcomes"][task]["business_value_usd"] = 40
+    doc["claims"]["policy"]["min_acceptable_rate"] = 0.8
+    _first_model(doc)["tiers"][0]["output"] = 25.5
+    assert errors(CONTRACT, doc) == []
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        ("price", "abc"),
+        ("price", "-1"),
+        ("price", -1),
+        ("price", " 5"),
+        ("rate", "1.5"),
+        ("rate", 2),
+        ("value", "$40"),
+    ],
+)
+def test_what_convert_refuses_as_a_decimal_the_contract_schema_refuses(
+    where: str, value: Any
+) -> None:
+    doc = copy.deepcopy(FILLED)
+    task = next(iter(doc["claims"]["outcomes"]))
+    if where == "price":
+        _first_model(doc)["tiers"][0]["output"] = value
+    elif where == "rate":
+        doc["claims"]["policy"]["min_acceptable_rate"] = value
+    else:
+        doc["claims"]["outcomes"][task]["business_value_usd"] = value
+    assert errors(CONTRACT, doc) != []
+
+
+def test_a_bundle_writes_decimals_as_strings_only() -> None:
+    """The bundle's schema is what convert writes: a number where a cost goes is not a bundle."""
+    golden = json.loads((ROOT / "fixtures" / "synthetic_bundle.golden.json").read_text())
+    event = next(e for e in golden["events"] if e["kind"] == "model")
+    event["cost"]["low"] = 0.5
+    assert errors(BUNDLE, golden) != []
+    event["cost"]["low"] = "0.5 USD"
+    assert errors(BUNDLE, golden) != []
