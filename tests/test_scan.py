@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +107,58 @@ def test_session_label_is_the_keyed_parent_file_label(projects: Any, cli: Any) -
     want = {pseudo.name("file", t.parent.name) for t in trees}
     assert want <= {r["session"] for r in scanned["sessions"]}
     assert scanned["key_id"] == pseudo.key_id
+
+
+def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any, cli: Any) -> None:
+    """`scan --price-card` (a walkthrough: a machine's cost could only be had by inspecting
+    each session): each convertible row's cost is `inspect --price-card`'s for its tree, the
+    totals are the rows' sums (exact decimals), and --jobs does not change it."""
+    root, trees, _, _ = projects
+    card = ("--price-card", "anthropic-2026-12")
+    one = cli("scan", str(root), "--jobs", "1", "--json", *card)
+    two = cli("scan", str(root), "--jobs", "2", "--json", *card)
+    assert (one.code, two.code) == (0, 0), one.err
+    assert one.out == two.out
+    result = one.json()
+    rows = {r["session"]: r for r in result["sessions"]}
+    pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+    checked = 0
+    for tree in trees[:6]:
+        row = rows[pseudo.name("file", tree.parent.name)]
+        alone = cli("inspect", "--in", str(tree.parent), "--json", *card).json()["card_cost"]
+        assert row["cost"] == {k: alone[k] for k in row["cost"]}
+        assert set(row["cost"]) == {
+            "low_usd",
+            "high_usd",
+            "model_calls_priced",
+            "model_calls_not_priced",
+        }
+        checked += alone["model_calls_priced"] > 0
+    assert checked  # the card prices the generator's models
+    not_priced = [r for r in result["sessions"] if r["cost"] is None]
+    assert {r["status"] for r in not_priced} == {"orphan", "convertible"}  # the split one
+    assert [r["split"] for r in not_priced if r["status"] == "convertible"] == [True]
+    total = result["totals"]["cost"]
+    priced = [r["cost"] for r in result["sessions"] if r["cost"] is not None]
+    assert Decimal(total["low_usd"]) == sum(Decimal(c["low_usd"]) for c in priced)
+    assert Decimal(total["high_usd"]) == sum(Decimal(c["high_usd"]) for c in priced)
+    assert total["model_calls_priced"] == sum(c["model_calls_priced"] for c in priced)
+    assert total["sessions_not_priced"] == 2
+    assert total["price_card"] == "anthropic-2026-12"
+    text = cli("scan", str(root), "--jobs", "1", *card).out
+    assert "cost (USD, by the card)" in text
+    assert "cost by price card anthropic-2026-12: $" in text
+    assert "2 sessions not priced (`-`)" in text
+    plain = cli("scan", str(root), "--jobs", "1", "--json").json()  # without: no cost at all
+    assert "cost" not in plain["totals"]
+    assert all("cost" not in r for r in plain["sessions"])
+
+
+def test_an_unknown_price_card_is_refused_before_the_scan(tmp_path: Path, cli: Any) -> None:
+    result = cli("scan", str(tmp_path), "--price-card", "anthropic-1999-01")
+    assert result.code == 2
+    assert result.err.startswith("refused: PRICE-CARD-")
+    assert result.out == ""
 
 
 def test_output_is_content_free(projects: Any, cli: Any) -> None:

@@ -160,6 +160,19 @@ COMMANDS: dict[str, Runner] = {
     "scan-text": lambda inv: run(
         inv, "scan", str(inv.parent.parent.parent), "--jobs", "1", *_key(inv)
     ),
+    "scan-priced-text": lambda inv: run(
+        inv,
+        "scan",
+        str(inv.parent.parent.parent),
+        "--jobs",
+        "1",
+        "--price-card",
+        "anthropic-2026-12",
+        *_key(inv),
+    ),
+    "inspect-priced-text": lambda inv: run(
+        inv, "inspect", "--in", str(inv.parent), "--price-card", "anthropic-2026-12", *_key(inv)
+    ),
     "convert-contract": _chain,
     "evaluate-text": _evaluate("text"),
     "evaluate-markdown": _evaluate("markdown"),

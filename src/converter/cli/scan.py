@@ -56,12 +56,19 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
     "session transcripts to inspect.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+@click.option(
+    "--price-card",
+    default=None,
+    help="Also say what each convertible session cost by this card (a shipped card's name, or "
+    "a card file), as inspect --price-card does: only what the card prices, as an interval.",
+)
 @show_paths_option("Also list each session's label and local paths (stderr only).")
 @key_option
 def scan(
     projects_dir: str | None,
     jobs: int | None,
     as_json: bool,
+    price_card: str | None,
     show_paths: bool,
     key_file: Path | None,
 ) -> None:
@@ -73,6 +80,11 @@ def scan(
     folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
     if not ask(folder.is_dir):  # (a link to a folder counts; one that cannot be told does not)
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")])
+    card = None
+    if price_card is not None:  # loaded before the work: a mistyped name is said at once
+        from converter.pricing.card import load_price_card
+
+        card = load_price_card(price_card)
     key = pseudonym_key(key_file)
     workers = jobs or available_cpus()
     try:
@@ -80,7 +92,7 @@ def scan(
     except OSError:  # the projects folder itself cannot be listed (its subfolders are counted)
         raise Refused([Problem("CC-TREE-PROJECTS-MISSING")]) from None
     with _progress(stderr_is_terminal()) as progress:
-        result = run_scan(folder, key.secret, workers, progress, found)
+        result = run_scan(folder, key.secret, workers, progress, found, card)
     if as_json:
         say(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     else:

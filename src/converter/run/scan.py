@@ -36,13 +36,16 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from converter.errors import Refused
-from converter.firewall.boundary import usage_totals
+from converter.firewall.boundary import cross, usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.firewall.types import decimal_text
+from converter.limits import MONEY_SUMS
 from converter.reader.model import Account, Call
 from converter.run.inspection import TOKEN_KEYS, inspect_report
 from converter.run.pipeline import summarize_tree
@@ -54,6 +57,10 @@ from converter.sources.tree import (
     sessions_named_inside,
 )
 from converter.text import counted
+
+if TYPE_CHECKING:  # pricing is loaded only for --price-card (tests/test_layering.py)
+    from converter.pricing.card import PriceCard
+    from converter.pricing.estimate import Estimate
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
 OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
@@ -276,12 +283,14 @@ def local_paths(found: Found, secret: bytes) -> list[tuple[str, list[str]]]:
 # ------------------------------------------------------------------ one parent (worker side)
 
 _WORKER: dict[str, Pseudonymizer] = {}
+_CARD: dict[str, PriceCard | None] = {}  # `scan --price-card`'s, in every worker
 _SECRET: dict[str, bytes] = {}  # keys the digests of a split session's ids (`_identities`)
 _READ_JOBS: dict[str, int | None] = {"jobs": None}
 
 
-def _init_worker(secret: bytes) -> None:
+def _init_worker(secret: bytes, card: PriceCard | None = None) -> None:
     _WORKER["pseudo"] = Pseudonymizer(PseudonymKey(secret))
+    _CARD["card"] = card
     _SECRET["key"] = secret
     _READ_JOBS["jobs"] = 1  # --jobs counts every process of the scan: one reader per tree
 
@@ -289,7 +298,7 @@ def _init_worker(secret: bytes) -> None:
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
-def _init_pool_worker(secret: bytes, scan_pid: int) -> None:
+def _init_pool_worker(secret: bytes, scan_pid: int, card: PriceCard | None) -> None:
     """A pool worker: Ctrl-C is the scan's to handle (it stops the workers), and on Linux the
     kernel kills the worker when the process that started it dies, even by SIGKILL or the OOM
     killer, so no worker is left behind as an orphan that holds a tree in memory."""
@@ -299,7 +308,7 @@ def _init_pool_worker(secret: bytes, scan_pid: int) -> None:
             ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if not _alive(scan_pid):  # the scan died before the line above took effect
         os._exit(1)
-    _init_worker(secret)
+    _init_worker(secret, card)
 
 
 def _alive(pid: int) -> bool:
@@ -344,9 +353,25 @@ def inspect_part(
         **{k: counts[k] for k in _NUMBERS},
         "usage": {k: report["usage"][k] for k in TOKEN_KEYS},
     }
+    card = _CARD.get("card")
+    if card is not None and not identities and not account.refusals:  # as inspect prices it
+        from converter.pricing.estimate import estimate
+
+        part["cost"] = _cost(estimate(cross(account, pseudo), card))
     if identities:
         part.update(_identities(parent, account))
     return part
+
+
+def _cost(found: Estimate) -> dict[str, Any]:
+    """A row's figure by the card (`inspect --price-card`'s, without its breakdown): exact
+    decimals as text."""
+    return {
+        "low_usd": decimal_text(found.low),
+        "high_usd": decimal_text(found.high),
+        "model_calls_priced": found.priced_calls,
+        "model_calls_not_priced": found.unpriced_calls,
+    }
 
 
 def _identities(parent: str, account: Account) -> dict[str, Any]:
@@ -407,21 +432,25 @@ class Part:
 
 
 def _run_parts(
-    parts: list[Part], secret: bytes, jobs: int, tick: Callable[[], None]
+    parts: list[Part],
+    secret: bytes,
+    jobs: int,
+    tick: Callable[[], None],
+    card: PriceCard | None = None,
 ) -> list[dict[str, Any]]:
     """Each part's `inspect_part`, in the order given."""
     parents = [part.parent for part in parts]
     results: list[dict[str, Any]] = [{} for _ in parts]
     workers = worker_count(jobs, len(parts), available_cpus())
     if workers <= 1:
-        _init_worker(secret)
+        _init_worker(secret, card)
         for i, part in enumerate(parts):
             results[i] = inspect_part(*part.args())
             tick()
         return results
     # Largest first, so one big tree does not start last and leave a worker idle at the end.
     order = sorted(range(len(parents)), key=lambda i: -_size(parents[i]))
-    pool = _pool(workers, secret)
+    pool = _pool(workers, secret, card)
     try:
         futures = {pool.submit(inspect_part, *parts[i].args()): i for i in order}
         for future in as_completed(futures):
@@ -432,7 +461,7 @@ def _run_parts(
         # tree it had not finished, not only the one that killed it.
         _stop(pool)
         left = [i for i in order if not results[i]]
-        _each_alone(parts, left, secret, workers, results, tick)
+        _each_alone(parts, left, secret, workers, results, tick, card)
         return results
     except BaseException:
         _stop(pool)
@@ -448,6 +477,7 @@ def _each_alone(
     workers: int,
     results: list[dict[str, Any]],
     tick: Callable[[], None],
+    card: PriceCard | None,
 ) -> None:
     """The trees a dead worker's pool left unfinished, each in a process of its own, `workers`
     at a time: a tree that kills its process again is the one row with an error
@@ -457,7 +487,7 @@ def _each_alone(
         while left or running:
             while left and len(running) < workers:
                 i = left.pop(0)
-                alone = _pool(1, secret)
+                alone = _pool(1, secret, card)
                 job = alone.submit(inspect_part, *parts[i].args())
                 running[job] = (i, alone)
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -475,10 +505,10 @@ def _each_alone(
         raise
 
 
-def _pool(workers: int, secret: bytes) -> ProcessPoolExecutor:
+def _pool(workers: int, secret: bytes, card: PriceCard | None) -> ProcessPoolExecutor:
     """Worker processes that ignore Ctrl-C and die with the scan (`_init_pool_worker`)."""
     return ProcessPoolExecutor(
-        max_workers=workers, initializer=_init_pool_worker, initargs=(secret, os.getpid())
+        max_workers=workers, initializer=_init_pool_worker, initargs=(secret, os.getpid(), card)
     )
 
 
@@ -501,7 +531,9 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -> dict[str, Any]:
+def _row(
+    session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer, priced: bool
+) -> dict[str, Any]:
     codes: set[str] = set()
     errors = sorted({p["error"] for p in parts if "error" in p})
     for part in parts:
@@ -526,7 +558,7 @@ def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -
         status = "refused"
     else:
         status = "convertible"
-    return {
+    row: dict[str, Any] = {
         "session": session_label(pseudo, session.session_id),
         "status": status,
         "refusals": sorted(codes),
@@ -540,6 +572,9 @@ def _row(session: Session, parts: list[dict[str, Any]], pseudo: Pseudonymizer) -
         "tokens": sum(usage.values()),
         "usage": usage,
     }
+    if priced:  # one tree that converts: a split session's trees are priced by inspecting each
+        row["cost"] = parts[0].get("cost") if len(parts) == 1 and status == "convertible" else None
+    return row
 
 
 def _merge(parts: list[dict[str, Any]]) -> tuple[dict[str, int], dict[str, int], bool]:
@@ -579,9 +614,11 @@ def scan(
     jobs: int = 1,
     progress: Callable[[int], Callable[[], None]] | None = None,
     found: Found | None = None,
+    card: PriceCard | None = None,
 ) -> dict[str, Any]:
     """Scan a projects folder (or the sessions already `found` in it); the JSON object
-    `scan --json` prints."""
+    `scan --json` prints. With a `card`, each convertible session's cost by it, as `inspect
+    --price-card` says it."""
     pseudo = Pseudonymizer(PseudonymKey(secret))
     found = found or find_sessions(projects_dir)
     sessions = found.sessions
@@ -601,13 +638,13 @@ def scan(
         for parent in s.parents
     ]
     tick = progress(len(parents)) if progress else (lambda: None)
-    results = _run_parts(parts, secret, jobs, tick)
+    results = _run_parts(parts, secret, jobs, tick, card)
     rows = []
     at = 0
     for session in sessions:
         done = results[at : at + len(session.parents)]
         at += len(session.parents)
-        rows.append(_row(session, done, pseudo))
+        rows.append(_row(session, done, pseudo, card is not None))
     rows.sort(key=lambda r: str(r["session"]))
     statuses = Counter(r["status"] for r in rows)
     refusal_sessions: Counter[str] = Counter(c for r in rows for c in r["refusals"])
@@ -631,6 +668,8 @@ def scan(
         "symlinked_folders": found.symlinks,
         "unreadable_folders": found.unreadable,
     }
+    if card is not None:
+        totals["cost"] = _total_cost(card.id, rows)
     return {
         "key_id": pseudo.key_id,
         "project_folders": found.project_folders,
@@ -638,6 +677,28 @@ def scan(
         "one_project_folder": found.one_project,
         "sessions": rows,
         "totals": totals,
+    }
+
+
+def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The priced sessions' figures summed (exactly), and how many sessions have none."""
+    low = high = Decimal(0)
+    priced = not_priced = 0
+    for row in rows:
+        cost = row["cost"]
+        if cost is None:
+            continue
+        low = MONEY_SUMS.add(low, Decimal(cost["low_usd"]))
+        high = MONEY_SUMS.add(high, Decimal(cost["high_usd"]))
+        priced += cost["model_calls_priced"]
+        not_priced += cost["model_calls_not_priced"]
+    return {
+        "price_card": card_id,
+        "low_usd": decimal_text(low),
+        "high_usd": decimal_text(high),
+        "model_calls_priced": priced,
+        "model_calls_not_priced": not_priced,
+        "sessions_not_priced": sum(row["cost"] is None for row in rows),
     }
 
 
@@ -657,10 +718,11 @@ def render_text(result: dict[str, Any]) -> str:
 
 
 def _table(result: dict[str, Any]) -> list[str]:
+    priced = "cost" in result["totals"]
     header = (
         f"{'session':<19} {'status':<12} {'calls':>7} {'incompl.':>8} {'tools':>7} "
-        f"{'subag.':>6} {'tokens':>14}  refusals"
-    )
+        f"{'subag.':>6} {'tokens':>14}  " + (f"{'cost (USD, by the card)':<27} " if priced else "")
+    ) + "refusals"
     lines = [header]
     for r in result["sessions"]:
         flags = " [split]" if r["split"] else ""
@@ -673,8 +735,25 @@ def _table(result: dict[str, Any]) -> list[str]:
                 f"{r['subagents']:>6,} {r['tokens']:>14,}"
             )
         refused = " ".join(r["refusals"] + r["errors"]) or "-"
-        lines.append(f"{r['session']:<19} {r['status']:<12} {counts}  {refused}{flags}")
+        cost = f"{_row_cost(r['cost']):<27} " if priced else ""
+        lines.append(f"{r['session']:<19} {r['status']:<12} {counts}  {cost}{refused}{flags}")
     return lines
+
+
+def _span(low: str, high: str) -> str:
+    from converter.evaluate.fmt import usd_span
+
+    return usd_span(Decimal(low), Decimal(high))
+
+
+def _row_cost(cost: dict[str, Any] | None) -> str:
+    """A session's figure, with `+` when some of its calls are not in it; `-` for none."""
+    if cost is None:
+        return "-"
+    if not cost["model_calls_priced"]:
+        return "none priced +" if cost["model_calls_not_priced"] else _span("0", "0")
+    more = " +" if cost["model_calls_not_priced"] else ""
+    return _span(cost["low_usd"], cost["high_usd"]) + more
 
 
 def _totals(result: dict[str, Any]) -> list[str]:
@@ -689,7 +768,32 @@ def _totals(result: dict[str, Any]) -> list[str]:
         f"({t['usage_incomplete_calls']:,} usage-incomplete), "
         f"{counted(t['tool_calls'], 'tool call')}, {counted(t['subagents'], 'subagent')}, "
         f"{counted(t['tokens'], 'token')}",
+        *_cost_totals(t.get("cost")),
     ]
+
+
+def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
+    if cost is None:
+        return []
+    priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
+    line = (
+        f"cost by price card {cost['price_card']}: {_span(cost['low_usd'], cost['high_usd'])} "
+        f"for {counted(priced, 'model call')} of the convertible sessions"
+    )
+    if unpriced:
+        line += (
+            f"; {counted(unpriced, 'model call')} of them not priced, and not in it (`+` in the "
+            "table: a model, context or max_output_tokens the card lacks; `inspect "
+            "--price-card` says which)"
+        )
+    lines = [line]
+    if cost["sessions_not_priced"]:
+        lines.append(
+            f"{counted(cost['sessions_not_priced'], 'session')} not priced (`-`): refused, "
+            "unread, or split across project folders (each of a split session's transcripts: "
+            "`inspect --price-card`)"
+        )
+    return lines
 
 
 def _notes(result: dict[str, Any]) -> list[str]:
