@@ -560,10 +560,17 @@ def _rename_model(name: str) -> Any:
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (_rename_tool("alice_private_tool"), [("BUNDLE-NAME-NOT-PUBLIC", "events/4/name")]),
+        (
+            _rename_tool("alice_private_tool"),
+            [  # and the price under its name (its key named by place, never quoted)
+                ("BUNDLE-NAME-NOT-PUBLIC", "pricing/client_tools/<key #2>"),
+                ("BUNDLE-NAME-NOT-PUBLIC", "events/4/name"),
+            ],
+        ),
         (
             _rename_model("claude-3-j0-o0-h0-n0"),
-            [("BUNDLE-NAME-NOT-PUBLIC", f"events/{n}/model") for n in range(4)],
+            [("BUNDLE-NAME-NOT-PUBLIC", "pricing/models/<key #1>")]
+            + [("BUNDLE-NAME-NOT-PUBLIC", f"events/{n}/model") for n in range(4)],
         ),
         (
             _set("agents/1/agent_type", "alice-team"),
@@ -585,6 +592,28 @@ def test_a_name_or_time_the_firewall_would_not_write_is_refused(
         assert _codes_at(edit) == expected
     else:
         open_bundle(_resealed(edit))
+
+
+def test_text_outside_the_events_a_firewall_would_not_write_is_refused() -> None:
+    """Was: a resealed bundle with a finding code of any text and an unused price keyed by an
+    e-mail passed verify, and evaluate printed both (a leak hunt). A code is the catalogue's
+    (or one an earlier version had); a pricing key is a name the firewall writes."""
+
+    def edit(body: dict[str, Any]) -> None:
+        body["receipt"]["findings"].append({"code": "ACME-PAYROLL-JANE-DOE", "count": 1})
+        models = body["pricing"]["models"]
+        models["jane.doe@acme-payroll.com"] = models["claude-opus-4-8"]
+
+    index = len(json.loads(GOLDEN.read_bytes())["receipt"]["findings"])
+    assert _codes_at(edit) == [
+        ("BUNDLE-NAME-NOT-PUBLIC", f"receipt/findings/{index}/code"),
+        ("BUNDLE-NAME-NOT-PUBLIC", "pricing/models/<key #2>"),
+    ]
+
+    def retired(body: dict[str, Any]) -> None:  # written by a version that had the code
+        body["receipt"]["findings"].append({"code": "CC-REC-FINALITY-UNKNOWN", "count": 1})
+
+    open_bundle(_resealed(retired))
 
 
 def test_a_revealed_name_or_a_pseudonym_is_one_the_firewall_writes() -> None:

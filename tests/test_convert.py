@@ -2454,3 +2454,23 @@ def test_a_masked_task_key_is_named_by_its_place_as_written(cli: Any, tmp_path: 
     assert "CONTRACT-SHAPE [claims/excluded_tasks/<key #1> (the key)" in err
     assert "CONTRACT-OUTCOME-UNKNOWN-TASK [claims/excluded_tasks/<key #1>]" in err
     assert f"CONTRACT-OUTCOME-MISSING [claims/outcomes/{third}]" in err
+
+
+def test_a_finding_code_typed_into_a_contract_is_named_by_its_place_not_quoted(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was `[inventory/findings/ACME-PAYROLL-MIGRATION-JANE-DOE]` (a leak hunt): the code was
+    only checked for its shape, so any code-shaped text, of any length, came back whole. A code
+    of the catalogue is named as it is; anything else by its place in the list."""
+    planted: list[int] = []
+
+    def edit(data: dict[str, Any]) -> None:
+        findings = data["inventory"]["findings"]
+        findings.append({"code": "ACME-PAYROLL-MIGRATION-JANE-DOE", "count": 1})
+        planted.append(len(findings) - 1)
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert f"CONTRACT-INVENTORY-MISMATCH [inventory/findings/{planted[0]}]" in result.err
+    assert "JANE" not in result.err
+    assert "PAYROLL" not in result.err

@@ -20,7 +20,7 @@ from decimal import Decimal
 
 from converter.bundle.model import BUNDLE_SCHEMA, BundleHead, ModelEventOut, ToolEventOut
 from converter.contract.model import BASELINE_NAME_PATTERN, LABEL_PATTERN
-from converter.errors import Problem
+from converter.errors import CODES, RETIRED_CODES, Problem
 from converter.firewall.names import crossed_as
 from converter.firewall.times import at_precision
 from converter.firewall.view import Edge
@@ -104,6 +104,7 @@ class Consistency:
             # v1 carries no prices, so its costs cannot be checked: a later bundle rewritten as
             # v1 (prices dropped, costs edited, resealed) would otherwise open as one.
             self._add("BUNDLE-SCHEMA-MISMATCH", "schema_version", "schema_version")
+        self._published_keys()
         if head.pricing is not None:  # prices edited under a shipped card's name, with costs
             if head.pricing.price_card != head.receipt.price_card:  # reports show the receipt's
                 self._add("BUNDLE-PRICE-CARD-MISMATCH", "pricing/*", "pricing/price_card")
@@ -136,6 +137,27 @@ class Consistency:
         for rule, index, label, pattern in labels:
             if label is not None and re.fullmatch(pattern, label) is None:
                 self._add("BUNDLE-NAME-NOT-PUBLIC", rule, rule.replace("*", index))
+
+    def _published_keys(self) -> None:
+        """Names a bundle holds outside its events, which evaluate and verify print: the
+        receipt's finding codes (a catalogue's, of this version or one before) and the keys of
+        its pricing (a leak hunt: a resealed bundle carried an e-mail as an unused model's
+        price and a sentence as a finding code, and evaluate printed both)."""
+        head = self.head
+        if not self.firewall:
+            return
+        for index, finding in enumerate(head.receipt.findings):
+            if finding.code not in CODES and finding.code not in RETIRED_CODES:
+                rule = "receipt/findings/*/code"
+                self._add("BUNDLE-NAME-NOT-PUBLIC", rule, rule.replace("*", str(index)))
+        if head.pricing is None:
+            return
+        for kind, names, part in (
+            ("model", head.pricing.models, "models"),
+            ("tool", head.pricing.client_tools, "client_tools"),
+        ):
+            for index, name in enumerate(names):  # a key by its place: never quoted
+                self._name(kind, name, f"pricing/{part}/<key #*>", index + 1)
 
     def _name(self, kind: str, name: str, rule: str, index: int) -> None:
         if not self.firewall:

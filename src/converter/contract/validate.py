@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from converter.contract.model import Contract, Inventory
 from converter.contract.read import ContractParts, safe_path, unknown_checks
-from converter.errors import Problem
+from converter.errors import CODES, Problem
 from converter.firewall.view import BoundFile, Task
 from converter.pricing.card import card_problems, partial_card_problems
 from converter.pricing.model import partial_problems, template_problems
@@ -214,8 +214,14 @@ def _finding_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
     changed = sorted(code for code in was.keys() | now.keys() if was.get(code) != now.get(code))
     if not changed:  # the same counts listed otherwise (order, a code twice)
         return [Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/findings")]
+    # A code this version does not have is the contract's text, typed there: named by its place
+    # in the list, never quoted (a leak hunt: any code-shaped text came back whole).
+    place = {f.code: i for i, f in reversed(list(enumerate(bound.findings)))}
     return [
-        Problem("CONTRACT-INVENTORY-MISMATCH", where=f"inventory/findings/{code}")
+        Problem(
+            "CONTRACT-INVENTORY-MISMATCH",
+            where=f"inventory/findings/{code if code in CODES else place[code]}",
+        )
         for code in changed
     ]
 

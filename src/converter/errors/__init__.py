@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import TypeVar
 
-from converter.errors.codes import CODES, CodeInfo
+from converter.errors.codes import CODES, RETIRED_CODES, CodeInfo
 
 __all__ = [
     "CODES",
+    "RETIRED_CODES",
     "CodeInfo",
     "ConverterError",
     "Exit",

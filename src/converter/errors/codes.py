@@ -30,6 +30,19 @@ NOT_BOUND = {
     "CC-BODY-NONE-SELECTED": "shown by inspect (not_read), not bound",
 }
 
+# Codes earlier versions had and this one does not: a bundle they wrote may hold one among
+# its receipt's findings, and still opens (`bundle.integrity`).
+RETIRED_CODES = frozenset(
+    {
+        "CC-LINE-BIG-INTEGER",
+        "CC-REC-FINALITY-UNKNOWN",
+        "CONTRACT-CARRIED-FORWARD",
+        "CONTRACT-NOT-CONVERTIBLE",
+        "POLICY-FILE-SHAPE",
+        "POLICY-FILE-UNREADABLE",
+    }
+)
+
 # Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
 # The way out of a body refusal when the contract binds the bodies: converting the same
 # contract without them is CONTRACT-BODIES-MISSING (a fix audit: the two fixes looped).
@@ -965,10 +978,11 @@ CODES: dict[str, CodeInfo] = {
         "as untrusted.",
     ),
     "BUNDLE-NAME-NOT-PUBLIC": _c(
-        "A model, tool or agent-type name in the bundle is none the firewall writes (a known "
-        "model id, a built-in tool or agent type, a name its receipt's reveal_names lists, or a "
-        "keyed pseudonym), or a label (rubric, label source, baseline) is not one word: the "
-        "bundle was edited after conversion, or written by something else.",
+        "A model, tool or agent-type name in the bundle (of an event, an agent, or its "
+        "pricing) is none the firewall writes (a known model id, a built-in tool or agent "
+        "type, a name its receipt's reveal_names lists, or a keyed pseudonym), a finding code "
+        "is none of the catalogue's, or a label (rubric, label source, baseline) is not one "
+        "word: the bundle was edited after conversion, or written by something else.",
         "Do not publish or evaluate it as it is: convert the session again with agent-evidence.",
     ),
     "BUNDLE-TIMESTAMP-PRECISION": _c(
@@ -1023,9 +1037,10 @@ CODES: dict[str, CodeInfo] = {
         "the high end of every usage-incomplete call's cost.",
     ),
     "PRICE-COST-TOO-LARGE": _c(
-        "A call of the named model would cost 10^20 USD or more at the contract's prices: a "
-        "price, multiplier or max_output_tokens is far off.",
-        "Check the named model's prices, context multipliers and max_output_tokens.",
+        "A call of the named model or tool would cost 10^20 USD or more at the contract's "
+        "prices: a price, multiplier or max_output_tokens is far off.",
+        "Check the named model's prices, context multipliers and max_output_tokens, or the "
+        "named tool's price per call.",
     ),
     "PRICE-TOO-PRECISE": _c(
         "A price or multiplier in the contract has more than 30 digits before or after the "
