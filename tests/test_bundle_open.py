@@ -610,6 +610,20 @@ def test_text_outside_the_events_a_firewall_would_not_write_is_refused() -> None
         ("BUNDLE-NAME-NOT-PUBLIC", "pricing/models/<key #2>"),
     ]
 
+    def context(body: dict[str, Any]) -> None:  # a billing value as a word, all agreeing
+        key = "standard|standard|not_available"
+        for event in body["events"]:
+            if event["kind"] == "model":
+                event["context"]["inference_geo"] = "janedoe"
+                event["pricing"]["context"] = key.replace("not_available", "janedoe")
+        contexts = body["pricing"]["models"]["claude-opus-4-8"]["contexts"]
+        contexts[key.replace("not_available", "janedoe")] = contexts.pop(key)
+
+    assert _codes_at(context) == [
+        ("BUNDLE-NAME-NOT-PUBLIC", "pricing/models/<key #1>/contexts/<key #1>"),
+        *(("BUNDLE-NAME-NOT-PUBLIC", f"events/{n}/context") for n in range(4)),
+    ]
+
     def retired(body: dict[str, Any]) -> None:  # written by a version that had the code
         body["receipt"]["findings"].append({"code": "CC-REC-FINALITY-UNKNOWN", "count": 1})
 

@@ -141,7 +141,7 @@ class Consistency:
     def _published_keys(self) -> None:
         """Names a bundle holds outside its events, which evaluate and verify print: the
         receipt's finding codes (a catalogue's, of this version or one before) and the keys of
-        its pricing (a leak hunt: a resealed bundle carried an e-mail as an unused model's
+        its pricing (models, tools, billing contexts) (a leak hunt: a resealed bundle carried an e-mail as an unused model's
         price and a sentence as a finding code, and evaluate printed both)."""
         head = self.head
         if not self.firewall:
@@ -158,6 +158,10 @@ class Consistency:
         ):
             for index, name in enumerate(names):  # a key by its place: never quoted
                 self._name(kind, name, f"pricing/{part}/<key #*>", index + 1)
+        for place, model in enumerate(head.pricing.models.values(), 1):
+            rule = f"pricing/models/<key #{place}>/contexts/<key #*>"
+            for index, key in enumerate(model.contexts):
+                self._name("context", key, rule, index + 1)
 
     def _name(self, kind: str, name: str, rule: str, index: int) -> None:
         if not self.firewall:
@@ -191,6 +195,7 @@ class Consistency:
             self._add("BUNDLE-DANGLING-REFERENCE", "events/*/agent", f"events/{index}/agent")
         if isinstance(event, ModelEventOut):
             self._name("model", event.model, "events/*/model", index)
+            self._name("context", event.context.key(), "events/*/context", index)
             self._time(event.timestamp, "events/*/timestamp", f"events/{index}/timestamp")
             # The reader never takes a token count of 2**32 or more (CC-REC-BAD-TOKEN-COUNT);
             # a bundle holding one was not written by it, and its sums would overflow.

@@ -978,9 +978,10 @@ CODES: dict[str, CodeInfo] = {
         "as untrusted.",
     ),
     "BUNDLE-NAME-NOT-PUBLIC": _c(
-        "A model, tool or agent-type name in the bundle (of an event, an agent, or its "
-        "pricing) is none the firewall writes (a known model id, a built-in tool or agent "
-        "type, a name its receipt's reveal_names lists, or a keyed pseudonym), a finding code "
+        "A model, tool, agent-type or billing-context name in the bundle (of an event, an "
+        "agent, or its pricing) is none the firewall writes (a known model id, a built-in tool "
+        "or agent type, a known billing value, a name its receipt's reveal_names lists, or a "
+        "keyed pseudonym), a finding code "
         "is none of the catalogue's, or a label (rubric, label source, baseline) is not one "
         "word: the bundle was edited after conversion, or written by something else.",
         "Do not publish or evaluate it as it is: convert the session again with agent-evidence.",
