@@ -386,6 +386,19 @@ def test_extra_arguments_after_a_repeated_option_say_to_repeat_it(cli: Any, tmp_
     single = cli("verify", "--bundle", *names[:2])  # verify's --bundle is one file
     assert single.code == 64
     assert "repeat" not in single.err
+    attached = cli("evaluate", f"--bundle={names[0]}", names[1])
+    assert "(--bundle takes one value" in attached.err
+    # a stray argument elsewhere is not a glob after --bundle (a review: it said so anyway)
+    stray = cli("evaluate", "--format", "json", "STRAY", "--bundle", names[0])
+    assert stray.code == 64
+    assert "repeat" not in stray.err
+
+
+def test_a_mistyped_subcommand_lists_its_groups_commands(cli: Any) -> None:
+    result = cli("key", "frob-secret")
+    assert result.code == 64
+    assert "Its commands: init, show-id." in result.err
+    assert "frob" not in result.err
 
 
 def test_inspect_of_a_missing_parent_prints_the_refusal_alone(cli: Any, tmp_path: Path) -> None:

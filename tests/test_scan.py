@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -132,6 +133,7 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
             "high_usd",
             "model_calls_priced",
             "model_calls_not_priced",
+            "tool_calls_not_priced",
         }
         checked += alone["model_calls_priced"] > 0
     assert checked  # the card prices the generator's models
@@ -154,8 +156,64 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
     assert all("cost" not in r for r in plain["sessions"])
 
 
-def test_an_unknown_price_card_is_refused_before_the_scan(tmp_path: Path, cli: Any) -> None:
-    result = cli("scan", str(tmp_path), "--price-card", "anthropic-1999-01")
+def _rewrite(tree: Expected, old: bytes, new: bytes) -> None:
+    for path in [tree.parent, *(tree.parent.parent / tree.parent.stem).rglob("*.jsonl")]:
+        path.write_bytes(path.read_bytes().replace(old, new))
+
+
+def test_price_card_marks_what_its_figures_leave_out(tmp_path: Path, cli: Any) -> None:
+    """A row's figure ends in `+` when some of its model or tool calls are not in it (a review:
+    a session's MCP calls were in inspect's caveats and not in the row), says `nothing priced`
+    when none is (not "$0.0000", which reads as free), and so does the total."""
+    root = tmp_path / "projects"
+    unknown = generate(root / PROJECTS[0], _tiny(700))
+    _rewrite(unknown, b'"model":"claude-sonnet-5"', b'"model":"claude-opus-9-9"')
+    _rewrite(unknown, b'"model":"claude-opus-4-8"', b'"model":"claude-opus-9-9"')
+    _rewrite(unknown, b'"model":"claude-haiku-4-5-20251001"', b'"model":"claude-opus-9-9"')
+    card = ("--price-card", "anthropic-2026-12")
+    alone = cli("scan", str(root), "--jobs", "1", *card)
+    assert alone.code == 0, alone.err
+    assert "nothing priced +" in alone.out
+    assert "cost by price card anthropic-2026-12: nothing priced of the convertible" in alone.out
+    assert "$0.0000" not in alone.out
+    mcp = generate(root / PROJECTS[1], _tiny(701))
+    _rewrite(mcp, b'"model":"claude-sonnet-5"', b'"model":"claude-opus-4-8"')
+    _rewrite(mcp, b'"name":"Read"', b'"name":"mcp__srv__lookup"')
+    plain = generate(root / PROJECTS[2], _tiny(702))
+    _rewrite(plain, b'"model":"claude-sonnet-5"', b'"model":"claude-opus-4-8"')
+    result = cli("scan", str(root), "--jobs", "1", "--json", *card).json()
+    pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+    by_label = {r["session"]: r for r in result["sessions"]}
+    row = {
+        name: by_label[pseudo.name("file", t.parent.name)]
+        for name, t in (("unknown", unknown), ("mcp", mcp), ("plain", plain))
+    }
+    assert row["mcp"]["cost"]["tool_calls_not_priced"] > 0
+    assert row["mcp"]["cost"]["model_calls_not_priced"] == 0
+    assert row["plain"]["cost"]["tool_calls_not_priced"] == 0
+    assert row["plain"]["cost"]["model_calls_not_priced"] == 0
+    assert row["unknown"]["cost"]["model_calls_priced"] == 0
+    total = result["totals"]["cost"]
+    assert total["model_calls_not_priced"] == unknown.model_calls
+    assert total["tool_calls_not_priced"] == row["mcp"]["cost"]["tool_calls_not_priced"]
+    text = cli("scan", str(root), "--jobs", "1", *card).out
+    lines = {t: next(x for x in text.splitlines() if x.startswith(row[t]["session"])) for t in row}
+    assert re.search(r"\$[0-9.,]+ \+ +-$", lines["mcp"]), lines["mcp"]
+    assert "+" not in lines["plain"], lines["plain"]
+    assert "nothing priced +" in lines["unknown"]
+    assert " of tools whose price is yours (MCP)" in text
+
+
+def test_an_unknown_price_card_is_refused_before_the_scan(
+    projects: Any, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _, _, _ = projects
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the scan ran before the card was read")
+
+    monkeypatch.setattr("converter.cli.scan.run_scan", never)
+    result = cli("scan", str(root), "--price-card", "anthropic-1999-01")
     assert result.code == 2
     assert result.err.startswith("refused: PRICE-CARD-")
     assert result.out == ""

@@ -13,6 +13,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from tests.conftest import fixture_parent
+from tests.contract_helpers import fill, read_json
+
 ROOT = Path(__file__).resolve().parent.parent
 CONTRACT = json.loads((ROOT / "contracts" / "conversion-contract.schema.json").read_text())
 BUNDLE = json.loads((ROOT / "contracts" / "bundle.schema.json").read_text())
@@ -83,3 +86,59 @@ def test_a_bundle_writes_decimals_as_strings_only() -> None:
     assert errors(BUNDLE, golden) != []
     event["cost"]["low"] = "0.5 USD"
     assert errors(BUNDLE, golden) != []
+
+
+# (where, JSON text as written): decimals in every form a person may type, and what convert
+# must refuse. The schema must agree with convert on each (a review: "00.5" read, the schema
+# refused it).
+_WRITTEN = [
+    ("rate", '"0.5"'),
+    ("rate", '"00.5"'),
+    ("rate", '"01"'),
+    ("rate", '"1.000"'),
+    ("rate", "0.75"),
+    ("rate", "1"),
+    ("rate", '"1.5"'),
+    ("rate", "2"),
+    ("rate", '"abc"'),
+    ("rate", '"-0.1"'),
+    ("price", '"25"'),
+    ("price", "25"),
+    ("price", "2.5E+1"),
+    ("price", '"0025.50"'),
+    ("price", '" 5"'),
+    ("price", '"5 "'),
+    ("price", "-1"),
+    ("price", '"-1"'),
+    ("price", '"1e3"'),
+    ("price", "true"),
+    ("value", '"40"'),
+    ("value", "40.25"),
+    ("value", '"$40"'),
+]
+
+
+@pytest.mark.parametrize(("where", "written"), _WRITTEN)
+def test_the_contract_schema_accepts_what_convert_reads_and_no_more(
+    cli: Any, tmp_path: Path, where: str, written: str
+) -> None:
+    parent = fixture_parent("synthetic_tree")
+    template = tmp_path / "t.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    doc = fill(read_json(template))
+    task = next(iter(doc["claims"]["outcomes"]))
+    marker = "@WRITTEN@"
+    if where == "rate":
+        doc["claims"]["policy"]["min_acceptable_rate"] = marker
+    elif where == "price":
+        _first_model(doc)["tiers"][0]["output"] = marker
+    else:
+        doc["claims"]["outcomes"][task]["business_value_usd"] = marker
+    text = json.dumps(doc).replace(f'"{marker}"', written)
+    contract = tmp_path / "c.json"
+    contract.write_text(text)
+    out = tmp_path / "b.json"
+    converted = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(out))
+    assert converted.code in (0, 2), converted.err
+    schema_ok = errors(CONTRACT, json.loads(text)) == []
+    assert schema_ok == (converted.code == 0), (written, converted.err)

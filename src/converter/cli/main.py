@@ -124,17 +124,33 @@ def mask_values(message: str, args: list[str]) -> str:
     return _QUOTED.sub(mask, rest)
 
 
-def _repeat_hint(bad: click.UsageError) -> str:
-    """For extra arguments after a command whose option takes many values (`evaluate --bundle
-    a.json b.json`, as a shell's glob gives them): that the option is given once per value."""
+def _repeat_hint(bad: click.UsageError, args: list[str]) -> str:
+    """For extra arguments right after the value of an option that takes many (`evaluate
+    --bundle a.json b.json`, as a shell's glob gives them): that it is given once per value."""
     command = bad.ctx.command if bad.ctx is not None else None
     if command is None or not _EXTRA.search(bad.format_message()):
         return ""
-    many = [p.opts[-1] for p in command.params if isinstance(p, click.Option) and p.multiple]
-    if not many:
+    for param in command.params:
+        if not (isinstance(param, click.Option) and param.multiple):
+            continue
+        for at, arg in enumerate(args):  # the option, its value, then another value
+            attached = any(arg.startswith(f"{opt}=") for opt in param.opts)
+            after = at + 1 if attached else at + 2 if arg in param.opts else len(args)
+            if after < len(args) and not args[after].startswith("-"):
+                name = param.opts[-1]
+                return f" ({name} takes one value: repeat it for each, {name} A {name} B)"
+    return ""
+
+
+def _commands_hint(bad: click.UsageError) -> str:
+    """A command group's commands, when what was typed is none of them (`key frob`): they are
+    this tool's words. (The top level says its own, `LazyGroup.resolve_command`.)"""
+    group = bad.ctx.command if bad.ctx is not None else None
+    if not isinstance(group, click.Group) or isinstance(group, LazyGroup):
         return ""
-    name = many[0]
-    return f" ({name} takes one value: repeat it for each, {name} A {name} B)"
+    if not _NO_COMMAND.search(bad.format_message()):
+        return ""
+    return f" Its commands: {', '.join(sorted(group.commands))}."
 
 
 def _no_option(match: re.Match[str]) -> str:
@@ -337,7 +353,8 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         _interrupted(written_before)
     except click.UsageError as bad:
-        tell(f"usage error: {mask_values(bad.format_message(), args)}{_repeat_hint(bad)}")
+        hint = _repeat_hint(bad, args) + _commands_hint(bad)
+        tell(f"usage error: {mask_values(bad.format_message(), args)}{hint}")
         sys.exit(Exit.USAGE)
     except Refused as refused:
         if _by_interrupt(refused):

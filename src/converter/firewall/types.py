@@ -156,7 +156,7 @@ def decimal_schema(*, signed: bool = False, at_most_one: bool = False) -> tuple[
         number["minimum"] = 0
     if at_most_one:
         number["maximum"] = 1
-        text["pattern"] = "^(0(\\.[0-9]+)?|1(\\.0+)?)$"
+        text["pattern"] = "^0*(1(\\.0+)?|0(\\.[0-9]+)?)$"  # "00.5" and "01" read too
     return (
         WithJsonSchema(text, mode="serialization"),
         WithJsonSchema({"anyOf": [text, number]}, mode="validation"),

@@ -332,6 +332,7 @@ def inspect_part(
     parents), also each model call, tool call and subagent under a keyed digest of its id, and
     each call's usage: what `_merge` needs to count them once."""
     pseudo = _WORKER["pseudo"]
+    card = _CARD.get("card")
     try:
         folders = [Path(f) for f in elsewhere]
         account, summary = summarize_tree(
@@ -341,6 +342,11 @@ def inspect_part(
             elsewhere=folders,
             siblings=[Path(f) for f in siblings],
         )
+        cost = None
+        if card is not None and not identities and not account.refusals:  # as inspect does
+            from converter.pricing.estimate import estimate
+
+            cost = _cost(estimate(cross(account, pseudo), card))
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
     except Exception as error:  # a bug: one tree's row says so, the scan goes on (exit 70)
@@ -353,11 +359,8 @@ def inspect_part(
         **{k: counts[k] for k in _NUMBERS},
         "usage": {k: report["usage"][k] for k in TOKEN_KEYS},
     }
-    card = _CARD.get("card")
-    if card is not None and not identities and not account.refusals:  # as inspect prices it
-        from converter.pricing.estimate import estimate
-
-        part["cost"] = _cost(estimate(cross(account, pseudo), card))
+    if cost is not None:
+        part["cost"] = cost
     if identities:
         part.update(_identities(parent, account))
     return part
@@ -371,6 +374,7 @@ def _cost(found: Estimate) -> dict[str, Any]:
         "high_usd": decimal_text(found.high),
         "model_calls_priced": found.priced_calls,
         "model_calls_not_priced": found.unpriced_calls,
+        "tool_calls_not_priced": found.tool_calls_not_priced,
     }
 
 
@@ -683,23 +687,25 @@ def scan(
 def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The priced sessions' figures summed (exactly), and how many sessions have none."""
     low = high = Decimal(0)
-    priced = not_priced = 0
+    counts = dict.fromkeys(_COST_COUNTS, 0)
     for row in rows:
         cost = row["cost"]
         if cost is None:
             continue
         low = MONEY_SUMS.add(low, Decimal(cost["low_usd"]))
         high = MONEY_SUMS.add(high, Decimal(cost["high_usd"]))
-        priced += cost["model_calls_priced"]
-        not_priced += cost["model_calls_not_priced"]
+        for name in counts:
+            counts[name] += cost[name]
     return {
         "price_card": card_id,
         "low_usd": decimal_text(low),
         "high_usd": decimal_text(high),
-        "model_calls_priced": priced,
-        "model_calls_not_priced": not_priced,
+        **counts,
         "sessions_not_priced": sum(row["cost"] is None for row in rows),
     }
+
+
+_COST_COUNTS = ("model_calls_priced", "model_calls_not_priced", "tool_calls_not_priced")
 
 
 WORKER_DIED = "WorkerDied"  # a process killed (the OOM killer, a signal)
@@ -719,12 +725,15 @@ def render_text(result: dict[str, Any]) -> str:
 
 def _table(result: dict[str, Any]) -> list[str]:
     priced = "cost" in result["totals"]
+    costs = [_row_cost(r["cost"]) for r in result["sessions"]] if priced else []
+    title = "cost (USD, by the card)"
+    wide = max([len(title), *map(len, costs)])  # $1,000 and up would push refusals out of line
     header = (
         f"{'session':<19} {'status':<12} {'calls':>7} {'incompl.':>8} {'tools':>7} "
-        f"{'subag.':>6} {'tokens':>14}  " + (f"{'cost (USD, by the card)':<27} " if priced else "")
+        f"{'subag.':>6} {'tokens':>14}  " + (f"{title:<{wide}} " if priced else "")
     ) + "refusals"
     lines = [header]
-    for r in result["sessions"]:
+    for n, r in enumerate(result["sessions"]):
         flags = " [split]" if r["split"] else ""
         unread = r["status"] == "orphan" or (r["status"] == "error" and r["parent_files"] == 1)
         if unread:  # nothing read: no count, not a count of 0
@@ -735,7 +744,7 @@ def _table(result: dict[str, Any]) -> list[str]:
                 f"{r['subagents']:>6,} {r['tokens']:>14,}"
             )
         refused = " ".join(r["refusals"] + r["errors"]) or "-"
-        cost = f"{_row_cost(r['cost']):<27} " if priced else ""
+        cost = f"{costs[n]:<{wide}} " if priced else ""
         lines.append(f"{r['session']:<19} {r['status']:<12} {counts}  {cost}{refused}{flags}")
     return lines
 
@@ -747,12 +756,13 @@ def _span(low: str, high: str) -> str:
 
 
 def _row_cost(cost: dict[str, Any] | None) -> str:
-    """A session's figure, with `+` when some of its calls are not in it; `-` for none."""
+    """A session's figure, with `+` when some of its model or tool calls are not in it (as
+    inspect says them); `-` for a session not priced at all."""
     if cost is None:
         return "-"
-    if not cost["model_calls_priced"]:
-        return "none priced +" if cost["model_calls_not_priced"] else _span("0", "0")
-    more = " +" if cost["model_calls_not_priced"] else ""
+    more = " +" if cost["model_calls_not_priced"] or cost.get("tool_calls_not_priced") else ""
+    if not cost["model_calls_priced"] and cost["model_calls_not_priced"]:
+        return "nothing priced +"  # not "$0.0000", which reads as free
     return _span(cost["low_usd"], cost["high_usd"]) + more
 
 
@@ -776,15 +786,19 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     if cost is None:
         return []
     priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
-    line = (
-        f"cost by price card {cost['price_card']}: {_span(cost['low_usd'], cost['high_usd'])} "
-        f"for {counted(priced, 'model call')} of the convertible sessions"
-    )
-    if unpriced:
+    tools = cost["tool_calls_not_priced"]
+    if priced:
+        figure = f"{_span(cost['low_usd'], cost['high_usd'])} for {counted(priced, 'model call')}"
+    else:  # not "$0.0000 for 0 model calls", which reads as free
+        figure = "nothing priced"
+    line = f"cost by price card {cost['price_card']}: {figure} of the convertible sessions"
+    left = [counted(unpriced, "model call")] if unpriced else []
+    left += [f"{counted(tools, 'tool call')} of tools whose price is yours (MCP)"] if tools else []
+    if left:
         line += (
-            f"; {counted(unpriced, 'model call')} of them not priced, and not in it (`+` in the "
-            "table: a model, context or max_output_tokens the card lacks; `inspect "
-            "--price-card` says which)"
+            f"; not priced, and not in it: {' and '.join(left)} (`+` in the table: a model, "
+            "billing context, max_output_tokens or web-search price the card lacks, or a "
+            "tool's price a contract states; `inspect --price-card` says which)"
         )
     lines = [line]
     if cost["sessions_not_priced"]:
