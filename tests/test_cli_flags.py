@@ -399,6 +399,10 @@ def test_a_mistyped_subcommand_lists_its_groups_commands(cli: Any) -> None:
     assert result.code == 64
     assert "Its commands: init, show-id." in result.err
     assert "frob" not in result.err
+    assert "'<value>'" not in result.err  # read as a command's name (a walkthrough)
+    bare = cli("key")  # no command: the group's help, not "usage error: Usage: ..."
+    assert bare.code == 64
+    assert bare.err.startswith("Usage: agent-evidence key")
 
 
 def test_inspect_of_a_missing_parent_prints_the_refusal_alone(cli: Any, tmp_path: Path) -> None:

@@ -1841,7 +1841,7 @@ def test_a_fifo_given_as_price_card_or_beside_the_bundle_does_not_block(tmp_path
         timeout=60,
     )
     assert card.returncode == 2
-    assert card.stderr.startswith("refused: PRICE-CARD-INVALID")
+    assert card.stderr.startswith("refused: PRICE-CARD-UNREADABLE")
     contract = str(FIXTURES / "synthetic_contract.json")
     env = dict(os.environ, AGENT_EVIDENCE_KEY="de" * 32)
     bundle = subprocess.run(
@@ -2474,3 +2474,19 @@ def test_a_finding_code_typed_into_a_contract_is_named_by_its_place_not_quoted(
     assert f"CONTRACT-INVENTORY-MISMATCH [inventory/findings/{planted[0]}]" in result.err
     assert "JANE" not in result.err
     assert "PAYROLL" not in result.err
+
+
+def test_a_price_written_with_an_exponent_in_a_string_says_what_a_decimal_is(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was `expected: a value of the documented type and range` for "5e0" (a walkthrough),
+    which converts as the JSON number 5e0."""
+
+    def edit(data: dict[str, Any]) -> None:
+        model = next(iter(data["claims"]["pricing"]["models"].values()))
+        model["tiers"][0]["input"] = "5e0"
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert 'an optional point ("40", "0.30"), or a number)]' in result.err
+    assert "/tiers/0/input (expected: a decimal string of digits" in result.err

@@ -726,7 +726,7 @@ def test_card_loader_refusals(tmp_path: Path) -> None:
     assert _refusal(unknown.value) == "PRICE-CARD-UNKNOWN"
     with pytest.raises(Refused) as missing:
         load_price_card(tmp_path / "nope.json")
-    assert _refusal(missing.value) == "PRICE-CARD-INVALID"
+    assert _refusal(missing.value) == "PRICE-CARD-UNREADABLE"  # was INVALID: "check the card"
     text = (ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json").read_text()
     for bad in (
         text.replace('"input": "5"', '"input": NaN', 1),

@@ -597,6 +597,8 @@ def test_a_folder_that_selects_nothing_changes_nothing(cli: Any, tmp_path: Path)
     assert notice in bundle.err
     without = cli("convert", "--in", str(tree.parent), "--template", str(tmp_path / "t3.json"))
     assert "CC-BODY-NONE-SELECTED" not in without.err
+    text = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(folder)).out
+    assert "CC-BODY-NONE-SELECTED: 1 folder." in text  # was "1 line", of an empty folder
 
 
 def test_a_torn_last_index_line_is_left_for_the_next_run(cli: Any, tmp_path: Path) -> None:

@@ -201,7 +201,7 @@ def test_price_card_marks_what_its_figures_leave_out(tmp_path: Path, cli: Any) -
     assert re.search(r"\$[0-9.,]+ \+ +-$", lines["mcp"]), lines["mcp"]
     assert "+" not in lines["plain"], lines["plain"]
     assert "nothing priced +" in lines["unknown"]
-    assert " of tools whose price is yours (MCP)" in text
+    assert "of tools not built in (MCP: a contract states their price)" in text
 
 
 def test_an_unknown_price_card_is_refused_before_the_scan(

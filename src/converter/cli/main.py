@@ -124,6 +124,19 @@ def mask_values(message: str, args: list[str]) -> str:
     return _QUOTED.sub(mask, rest)
 
 
+def _usage_error(bad: click.UsageError, args: list[str]) -> NoReturn:
+    """A usage error said with every typed value masked, and what would have been right."""
+    if bad.format_message().startswith("Usage: "):  # a group given no command: its help
+        tell(bad.format_message())  # (no typed value in it; a review: "usage error: Usage:")
+        sys.exit(Exit.USAGE)
+    hint = _repeat_hint(bad, args) + _commands_hint(bad)
+    message = mask_values(bad.format_message(), args)
+    if hint.startswith(" Its commands"):  # said without a quoted placeholder for the name
+        message = message.replace("No such command '<value>'", "No such command")
+    tell(f"usage error: {message}{hint}")
+    sys.exit(Exit.USAGE)
+
+
 def _repeat_hint(bad: click.UsageError, args: list[str]) -> str:
     """For extra arguments right after the value of an option that takes many (`evaluate
     --bundle a.json b.json`, as a shell's glob gives them): that it is given once per value."""
@@ -353,9 +366,7 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         _interrupted(written_before)
     except click.UsageError as bad:
-        hint = _repeat_hint(bad, args) + _commands_hint(bad)
-        tell(f"usage error: {mask_values(bad.format_message(), args)}{hint}")
-        sys.exit(Exit.USAGE)
+        _usage_error(bad, args)
     except Refused as refused:
         if _by_interrupt(refused):
             _interrupted(written_before)

@@ -449,6 +449,9 @@ def expected(err: Any) -> str:
         return f"one of {ctx['expected']}"
     if kind == "is_instance_of" and ctx.get("class") == "Decimal":  # money, a rate, a price
         return 'a decimal number, written as a string such as "40" or "0.30"'
+    if kind == "value_error" and "decimal" in str(err.get("msg", "")):  # a price's own check
+        # (the message is the validator's fixed text, never the input): "5e0", "40 USD"
+        return 'a decimal string of digits and an optional point ("40", "0.30"), or a number'
     if kind in _BOUNDS:
         key, sign = _BOUNDS[kind]
         if key in ctx:

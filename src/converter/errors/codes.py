@@ -1087,6 +1087,11 @@ CODES: dict[str, CodeInfo] = {
         "Use the name of a shipped card (`agent-evidence convert --help` lists them; the files "
         "are in contracts/price-cards/), or pass a card file path.",
     ),
+    "PRICE-CARD-UNREADABLE": _c(
+        "The price card file does not exist, is not a regular file, or cannot be read.",
+        "Check the path and its permissions (a shipped card is given by its name alone, no "
+        "path and no .json).",
+    ),
     "PRICE-CARD-ID-TAKEN": _c(
         "A price card file uses the id of a card shipped with agent-evidence but holds other "
         "values; bundles name a card by its id only, so the two could not be told apart.",

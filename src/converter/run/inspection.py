@@ -148,6 +148,10 @@ def _kinds(report: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+# What a provider-bodies count of `not_read` counts, where it is not index lines.
+_NOT_READ_UNIT = {"CC-BODY-NONE-SELECTED": "folder"}
+
+
 def render_text(report: dict[str, Any]) -> str:
     c = report["counts"]
     u = report["usage"]
@@ -189,7 +193,8 @@ def render_text(report: dict[str, Any]) -> str:
     if later:
         lines.append("Not read yet (not bound):")
         lines += [
-            f"  {f['code']}: {counted(f['count'], 'line')}. {CODES[f['code']].message}"
+            f"  {f['code']}: {counted(f['count'], _NOT_READ_UNIT.get(f['code'], 'line'))}. "
+            f"{CODES[f['code']].message}"
             for f in later
         ]
     return "\n".join(lines)

@@ -792,13 +792,22 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     else:  # not "$0.0000 for 0 model calls", which reads as free
         figure = "nothing priced"
     line = f"cost by price card {cost['price_card']}: {figure} of the convertible sessions"
-    left = [counted(unpriced, "model call")] if unpriced else []
-    left += [f"{counted(tools, 'tool call')} of tools whose price is yours (MCP)"] if tools else []
+    left = (
+        [
+            f"{counted(unpriced, 'model call')} (the card lacks their model, billing context, "
+            "max_output_tokens or web-search price)"
+        ]
+        if unpriced
+        else []
+    )
+    if tools:
+        left.append(
+            f"{counted(tools, 'tool call')} of tools not built in (MCP: a contract states their price)"
+        )
     if left:
         line += (
-            f"; not priced, and not in it: {' and '.join(left)} (`+` in the table: a model, "
-            "billing context, max_output_tokens or web-search price the card lacks, or a "
-            "tool's price a contract states; `inspect --price-card` says which)"
+            f"; not priced, and not in it: {' and '.join(left)}; `+` in the table, and "
+            "`inspect --price-card` says which"
         )
     lines = [line]
     if cost["sessions_not_priced"]:
