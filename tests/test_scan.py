@@ -19,9 +19,10 @@ import pytest
 
 import converter.run.scan as scan_module
 from converter.devtools.bench.generate import Expected, Params, generate
+from converter.errors.codes import SPEND_LEFT_OUT
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
-from tests.conftest import TEST_KEY
+from tests.conftest import FIXTURES, TEST_KEY
 
 PROJECTS = ("-home-dev-alpha", "-home-dev-beta", "-home-dev-gamma")
 
@@ -126,14 +127,20 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
     checked = 0
     for tree in trees[:6]:
         row = rows[pseudo.name("file", tree.parent.name)]
-        alone = cli("inspect", "--in", str(tree.parent), "--json", *card).json()["card_cost"]
-        assert row["cost"] == {k: alone[k] for k in row["cost"]}
+        inspected = cli("inspect", "--in", str(tree.parent), "--json", *card).json()
+        alone = inspected["card_cost"]
+        assert {k: v for k, v in row["cost"].items() if k != "spend_left_out"} == {
+            k: alone[k] for k in row["cost"] if k != "spend_left_out"
+        }
+        found = {f["code"] for f in inspected["findings"]}
+        assert row["cost"]["spend_left_out"] == sorted(found & SPEND_LEFT_OUT)
         assert set(row["cost"]) == {
             "low_usd",
             "high_usd",
             "model_calls_priced",
             "model_calls_not_priced",
             "tool_calls_not_priced",
+            "spend_left_out",
         }
         checked += alone["model_calls_priced"] > 0
     assert checked  # the card prices the generator's models
@@ -202,6 +209,34 @@ def test_price_card_marks_what_its_figures_leave_out(tmp_path: Path, cli: Any) -
     assert "+" not in lines["plain"], lines["plain"]
     assert "nothing priced +" in lines["unknown"]
     assert "of tools not built in (MCP: a contract states their price)" in text
+
+
+def test_price_card_marks_a_figure_a_finding_says_leaves_spend_out(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A subagent transcript cut to its first line (a leak hunt's tree): every call the tree
+    records is priced, but the parent's Agent result states usage no call of the child has
+    (CC-REC-AGENT-USAGE-DISAGREE), so the figure is a lower bound and says so with `+`."""
+    project = tmp_path / "projects" / PROJECTS[0]
+    shutil.copytree(FIXTURES / "synthetic_tree", project)
+    (child,) = project.rglob("agent-*.jsonl")
+    child.write_bytes(child.read_bytes().splitlines(keepends=True)[0])
+    card = ("--price-card", "anthropic-2026-12")
+    result = cli("scan", str(project.parent), "--jobs", "1", "--json", *card)
+    assert result.code == 0, result.err
+    (row,) = result.json()["sessions"]
+    assert row["cost"]["model_calls_not_priced"] == 0
+    assert row["cost"]["tool_calls_not_priced"] == 0
+    assert row["cost"]["spend_left_out"] == ["CC-REC-AGENT-USAGE-DISAGREE"]
+    assert result.json()["totals"]["cost"]["sessions_with_spend_left_out"] == 1
+    text = cli("scan", str(project.parent), "--jobs", "1", *card).out
+    (line,) = [x for x in text.splitlines() if x.startswith(row["session"])]
+    assert re.search(r"\$[0-9.,]+ \+ +-$", line), line
+    assert "1 session with spend a finding says is in no figure" in text
+    whole = tmp_path / "whole" / PROJECTS[0]  # the same tree uncut: no mark
+    shutil.copytree(FIXTURES / "synthetic_tree", whole)
+    (plain,) = cli("scan", str(whole.parent), "--jobs", "1", "--json", *card).json()["sessions"]
+    assert plain["cost"]["spend_left_out"] == []
 
 
 def test_an_unknown_price_card_is_refused_before_the_scan(

@@ -43,6 +43,19 @@ RETIRED_CODES = frozenset(
     }
 )
 
+# Findings that say some spend is in no figure (a search count unknown, a server tool not
+# priced, a child cut short, hidden calls, agents that ran elsewhere): a cost is then a lower
+# bound, and `scan --price-card` marks it `+` as it does calls the card cannot price.
+SPEND_LEFT_OUT = frozenset(
+    {
+        "CC-REC-WEBSEARCH-COUNT-UNKNOWN",
+        "CC-REC-SERVER-TOOL-UNPRICED",
+        "CC-REC-AGENT-USAGE-DISAGREE",
+        "CC-BODY-HIDDEN-CALL",
+        "CC-TREE-REMOTE-AGENT",
+    }
+)
+
 # Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
 # The way out of a body refusal when the contract binds the bodies: converting the same
 # contract without them is CONTRACT-BODIES-MISSING (a fix audit: the two fixes looped).

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from converter.errors import Refused
+from converter.errors.codes import SPEND_LEFT_OUT
 from converter.firewall.boundary import cross, usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -347,6 +348,7 @@ def inspect_part(
             from converter.pricing.estimate import estimate
 
             cost = _cost(estimate(cross(account, pseudo), card))
+            cost["spend_left_out"] = sorted(SPEND_LEFT_OUT & set(account.findings))
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
     except Exception as error:  # a bug: one tree's row says so, the scan goes on (exit 70)
@@ -702,6 +704,9 @@ def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "high_usd": decimal_text(high),
         **counts,
         "sessions_not_priced": sum(row["cost"] is None for row in rows),
+        "sessions_with_spend_left_out": sum(
+            bool(row["cost"] and row["cost"]["spend_left_out"]) for row in rows
+        ),
     }
 
 
@@ -757,10 +762,12 @@ def _span(low: str, high: str) -> str:
 
 def _row_cost(cost: dict[str, Any] | None) -> str:
     """A session's figure, with `+` when some of its model or tool calls are not in it (as
-    inspect says them); `-` for a session not priced at all."""
+    inspect says them) or a finding says some spend is in no figure (`SPEND_LEFT_OUT`); `-` for
+    a session not priced at all."""
     if cost is None:
         return "-"
-    more = " +" if cost["model_calls_not_priced"] or cost.get("tool_calls_not_priced") else ""
+    left_out = cost["model_calls_not_priced"] or cost["tool_calls_not_priced"]
+    more = " +" if left_out or cost["spend_left_out"] else ""
     if not cost["model_calls_priced"] and cost["model_calls_not_priced"]:
         return "nothing priced +"  # not "$0.0000", which reads as free
     return _span(cost["low_usd"], cost["high_usd"]) + more
@@ -810,6 +817,13 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             "`inspect --price-card` says which"
         )
     lines = [line]
+    if cost["sessions_with_spend_left_out"]:
+        lines.append(
+            f"{counted(cost['sessions_with_spend_left_out'], 'session')} with spend a finding "
+            "says is in no figure (`+`; a web search of unknown count, an unpriced server tool, "
+            "a subagent cut short, hidden or remote calls): their cost may be more; `inspect` names "
+            "the finding"
+        )
     if cost["sessions_not_priced"]:
         lines.append(
             f"{counted(cost['sessions_not_priced'], 'session')} not priced (`-`): refused, "
