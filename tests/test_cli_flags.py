@@ -397,7 +397,7 @@ def test_extra_arguments_after_a_repeated_option_say_to_repeat_it(cli: Any, tmp_
 def test_a_mistyped_subcommand_lists_its_groups_commands(cli: Any) -> None:
     result = cli("key", "frob-secret")
     assert result.code == 64
-    assert "Its commands: init, show-id." in result.err
+    assert "The commands: init, show-id." in result.err
     assert "frob" not in result.err
     assert "'<value>'" not in result.err  # read as a command's name (a walkthrough)
     bare = cli("key")  # no command: the group's help, not "usage error: Usage: ..."

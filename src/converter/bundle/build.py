@@ -32,7 +32,7 @@ from converter.firewall.view import PublicAccount, ToolEvent
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import ModelPricing, PricingClaims
 
-# A path into the contract as written (`ContractParts.where` says it as a message may).
+# A path into the contract as written (`contract.read.contract_paths` says it as a message may).
 ContractPath = tuple[str | int, ...]
 
 # No call costs 10**20 USD. Below it, a cost and any sum of the costs of 10**9 calls fit the

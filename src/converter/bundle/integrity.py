@@ -141,8 +141,9 @@ class Consistency:
     def _published_keys(self) -> None:
         """Names a bundle holds outside its events, which evaluate and verify print: the
         receipt's finding codes (a catalogue's, of this version or one before) and the keys of
-        its pricing (models, tools, billing contexts) (a leak hunt: a resealed bundle carried an e-mail as an unused model's
-        price and a sentence as a finding code, and evaluate printed both)."""
+        its pricing: models, tools, billing contexts (a leak hunt: a resealed bundle carried an
+        e-mail as an unused model's price and a sentence as a finding code, and evaluate
+        printed both)."""
         head = self.head
         if not self.firewall:
             return

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from converter.cli.diagnostics import say, tell
-from converter.cli.options import key_option, pseudonym_key
+from converter.cli.options import NamedGroup, key_option, pseudonym_key
 from converter.errors import Refused
 from converter.firewall.keys import (
     ENV_VAR,
@@ -19,7 +19,7 @@ from converter.firewall.keys import (
 )
 
 
-@click.group()
+@click.group(cls=NamedGroup)
 def key() -> None:
     """Manage the pseudonym key (it never leaves this machine)."""
 

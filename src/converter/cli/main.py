@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import errno
 import importlib
 import re
@@ -27,6 +26,7 @@ from converter.cli.diagnostics import (
     tell,
     to_null,
 )
+from converter.cli.options import NamedGroup
 from converter.errors import (
     ConverterError,
     Exit,
@@ -129,11 +129,8 @@ def _usage_error(bad: click.UsageError, args: list[str]) -> NoReturn:
     if bad.format_message().startswith("Usage: "):  # a group given no command: its help
         tell(bad.format_message())  # (no typed value in it; a review: "usage error: Usage:")
         sys.exit(Exit.USAGE)
-    hint = _repeat_hint(bad, args) + _commands_hint(bad)
-    message = mask_values(bad.format_message(), args)
-    if hint.startswith(" Its commands"):  # said without a quoted placeholder for the name
-        message = message.replace("No such command '<value>'", "No such command")
-    tell(f"usage error: {message}{hint}")
+    hint = _repeat_hint(bad, args)
+    tell(f"usage error: {mask_values(bad.format_message(), args)}{hint}")
     sys.exit(Exit.USAGE)
 
 
@@ -153,17 +150,6 @@ def _repeat_hint(bad: click.UsageError, args: list[str]) -> str:
                 name = param.opts[-1]
                 return f" ({name} takes one value: repeat it for each, {name} A {name} B)"
     return ""
-
-
-def _commands_hint(bad: click.UsageError) -> str:
-    """A command group's commands, when what was typed is none of them (`key frob`): they are
-    this tool's words. (The top level says its own, `LazyGroup.resolve_command`.)"""
-    group = bad.ctx.command if bad.ctx is not None else None
-    if not isinstance(group, click.Group) or isinstance(group, LazyGroup):
-        return ""
-    if not _NO_COMMAND.search(bad.format_message()):
-        return ""
-    return f" Its commands: {', '.join(sorted(group.commands))}."
 
 
 def _no_option(match: re.Match[str]) -> str:
@@ -194,19 +180,8 @@ def _attached(arg: str) -> str:
     return ""
 
 
-class LazyGroup(click.Group):
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        """A mistyped command gets the command it is near (`inpsect`: did you mean inspect?),
-        as a mistyped option does; what was typed is not echoed."""
-        name = args[0] if args else None
-        if name is not None and name not in COMMANDS and not name.startswith("-"):
-            near = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.6)
-            if near:
-                raise click.UsageError(f"No such command. Did you mean {near[0]}?", ctx)
-            raise click.UsageError(f"No such command. The commands: {', '.join(COMMANDS)}.", ctx)
-        return super().resolve_command(ctx, args)
+class LazyGroup(NamedGroup):
+    """The top level: each command's module is imported only when it runs."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)  # the pipeline's order, not alphabetical

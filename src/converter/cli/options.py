@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -133,3 +134,21 @@ def pseudonym_key(key_file: Path | None, *, create: bool = True) -> PseudonymKey
 
 def pseudonymizer(key_file: Path | None, *, create: bool = True) -> Pseudonymizer:
     return Pseudonymizer(pseudonym_key(key_file, create=create))
+
+
+class NamedGroup(click.Group):
+    """A command group that answers a command it does not have with the one it is near
+    (`inpsect`: did you mean inspect?), or else with its commands, which are this tool's words;
+    what was typed is never echoed."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else None
+        known = self.list_commands(ctx)
+        if name is not None and name not in known and not name.startswith("-"):
+            near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            if near:
+                raise click.UsageError(f"No such command. Did you mean {near[0]}?", ctx)
+            raise click.UsageError(f"No such command. The commands: {', '.join(known)}.", ctx)
+        return super().resolve_command(ctx, args)

@@ -216,7 +216,9 @@ def _finding_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
         return [Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/findings")]
     # A code this version does not have is the contract's text, typed there: named by its place
     # in the list, never quoted (a leak hunt: any code-shaped text came back whole).
-    place = {f.code: i for i, f in reversed(list(enumerate(bound.findings)))}
+    place: dict[str, int] = {}
+    for index, finding in enumerate(bound.findings):
+        place.setdefault(finding.code, index)  # its first place, where a code is listed twice
     return [
         Problem(
             "CONTRACT-INVENTORY-MISMATCH",

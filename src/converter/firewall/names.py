@@ -184,9 +184,9 @@ def _context_key(text: str) -> bool:
 
 def crossed_as(kind: str, name: str, reveal: frozenset[str]) -> bool:
     """Whether `name` is one the firewall writes for a model, tool, agent type or billing
-    context (its key, `context`): as written
-    (a known model id, a built-in tool or agent type, a revealed name) or as its keyed
-    pseudonym. A bundle holding any other name was not written by this firewall (or edited)."""
+    context (`context`: its key): as written (a known model id, a built-in tool or agent type,
+    a known billing value, a revealed name) or as its keyed pseudonym. A bundle holding any
+    other name was not written by this firewall (or edited)."""
     if kind == "context":  # a billing context's key: known values, or keyed `x-<8 hex>`
         return _context_key(name)
     pseudonym = re.fullmatch(re.escape(kind) + r"-[0-9a-f]{12}", name) is not None

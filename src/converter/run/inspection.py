@@ -82,7 +82,8 @@ def card_cost(found: Estimate) -> dict[str, Any]:
     }
 
 
-def _money(low: str, high: str) -> str:
+def money_span(low: str, high: str) -> str:
+    """`$low – $high` (one amount when they agree) of two decimal texts."""
     from decimal import Decimal
 
     from converter.evaluate.fmt import usd_span
@@ -93,10 +94,12 @@ def _money(low: str, high: str) -> str:
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
     priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
     if priced and not unpriced:
-        total = f"{_money(cost['low_usd'], cost['high_usd'])} for {counted(priced, 'model call')}"
+        total = (
+            f"{money_span(cost['low_usd'], cost['high_usd'])} for {counted(priced, 'model call')}"
+        )
     elif priced:  # a walkthrough read "$0.0520 for 4 model calls" as the cost of 170
         total = (
-            f"{_money(cost['low_usd'], cost['high_usd'])} for {priced:,} of the "
+            f"{money_span(cost['low_usd'], cost['high_usd'])} for {priced:,} of the "
             f"{priced + unpriced:,} model calls ({unpriced:,} not priced, below, and not in this "
             "figure)"
         )
@@ -105,7 +108,7 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
     lines = [f"  cost by price card {cost['price_card']}: {total}"]
     for model, entry in cost["by_model"].items():
         lines.append(
-            f"    {model}: {_money(entry['low_usd'], entry['high_usd'])} "
+            f"    {model}: {money_span(entry['low_usd'], entry['high_usd'])} "
             f"({counted(entry['model_calls'], 'call')})"
         )
     if cost["model_calls_assumed_standard"]:

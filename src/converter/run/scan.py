@@ -48,7 +48,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.types import decimal_text
 from converter.limits import MONEY_SUMS
 from converter.reader.model import Account, Call
-from converter.run.inspection import TOKEN_KEYS, inspect_report
+from converter.run.inspection import TOKEN_KEYS, card_cost, inspect_report, money_span
 from converter.run.pipeline import summarize_tree
 from converter.sources.tree import (
     OS_FILES,
@@ -368,16 +368,14 @@ def inspect_part(
     return part
 
 
+# What a row's and the totals' cost count, as inspect --price-card's figure names them.
+_COST_COUNTS = ("model_calls_priced", "model_calls_not_priced", "tool_calls_not_priced")
+
+
 def _cost(found: Estimate) -> dict[str, Any]:
-    """A row's figure by the card (`inspect --price-card`'s, without its breakdown): exact
-    decimals as text."""
-    return {
-        "low_usd": decimal_text(found.low),
-        "high_usd": decimal_text(found.high),
-        "model_calls_priced": found.priced_calls,
-        "model_calls_not_priced": found.unpriced_calls,
-        "tool_calls_not_priced": found.tool_calls_not_priced,
-    }
+    """A row's figure by the card: `inspect --price-card`'s, without its breakdown."""
+    whole = card_cost(found)
+    return {k: whole[k] for k in ("low_usd", "high_usd", *_COST_COUNTS)}
 
 
 def _identities(parent: str, account: Account) -> dict[str, Any]:
@@ -710,9 +708,6 @@ def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-_COST_COUNTS = ("model_calls_priced", "model_calls_not_priced", "tool_calls_not_priced")
-
-
 WORKER_DIED = "WorkerDied"  # a process killed (the OOM killer, a signal)
 # Error rows that are the machine's, not a bug: a killed worker, memory run out.
 _NOT_BUGS = frozenset({WORKER_DIED, "MemoryError"})
@@ -754,12 +749,6 @@ def _table(result: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _span(low: str, high: str) -> str:
-    from converter.evaluate.fmt import usd_span
-
-    return usd_span(Decimal(low), Decimal(high))
-
-
 def _row_cost(cost: dict[str, Any] | None) -> str:
     """A session's figure, with `+` when some of its model or tool calls are not in it (as
     inspect says them) or a finding says some spend is in no figure (`SPEND_LEFT_OUT`); `-` for
@@ -770,7 +759,7 @@ def _row_cost(cost: dict[str, Any] | None) -> str:
     more = " +" if left_out or cost["spend_left_out"] else ""
     if not cost["model_calls_priced"] and cost["model_calls_not_priced"]:
         return "nothing priced +"  # not "$0.0000", which reads as free
-    return _span(cost["low_usd"], cost["high_usd"]) + more
+    return money_span(cost["low_usd"], cost["high_usd"]) + more
 
 
 def _totals(result: dict[str, Any]) -> list[str]:
@@ -795,21 +784,22 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
     tools = cost["tool_calls_not_priced"]
     if priced:
-        figure = f"{_span(cost['low_usd'], cost['high_usd'])} for {counted(priced, 'model call')}"
+        figure = (
+            f"{money_span(cost['low_usd'], cost['high_usd'])} for {counted(priced, 'model call')}"
+        )
     else:  # not "$0.0000 for 0 model calls", which reads as free
         figure = "nothing priced"
     line = f"cost by price card {cost['price_card']}: {figure} of the convertible sessions"
-    left = (
-        [
+    left = []
+    if unpriced:
+        left.append(
             f"{counted(unpriced, 'model call')} (the card lacks their model, billing context, "
             "max_output_tokens or web-search price)"
-        ]
-        if unpriced
-        else []
-    )
+        )
     if tools:
         left.append(
-            f"{counted(tools, 'tool call')} of tools not built in (MCP: a contract states their price)"
+            f"{counted(tools, 'tool call')} of tools not built in (MCP: a contract states "
+            "their price)"
         )
     if left:
         line += (
@@ -820,9 +810,9 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     if cost["sessions_with_spend_left_out"]:
         lines.append(
             f"{counted(cost['sessions_with_spend_left_out'], 'session')} with spend a finding "
-            "says is in no figure (`+`; a web search of unknown count, an unpriced server tool, "
-            "a subagent cut short, hidden or remote calls): their cost may be more; `inspect` names "
-            "the finding"
+            "says is in no figure (`+`; a web search of unknown count, an unpriced server "
+            "tool, a subagent cut short, hidden or remote calls): their cost may be more; "
+            "`inspect` names the finding"
         )
     if cost["sessions_not_priced"]:
         lines.append(
