@@ -34,6 +34,23 @@ _REFUSED = re.compile(
 )
 
 
+def rename_own_model(child: Path, parent: Path, old: str, new: str) -> None:
+    """Give a child transcript's own calls another model. Its copies of the parent's calls (a
+    fork's bootstrap) stay as Claude Code wrote them: a copy naming another model than the call
+    it repeats is refused (CC-REC-COPY-DISAGREE)."""
+    copied = {
+        record["message"]["id"]
+        for record in map(json.loads, parent.read_text().splitlines())
+        if record.get("type") == "assistant"
+    }
+    lines = child.read_text().splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        record = json.loads(line)
+        if record.get("type") == "assistant" and record["message"]["id"] not in copied:
+            lines[n] = line.replace(old, new)
+    child.write_text("".join(lines))
+
+
 def canary(tag: str) -> str:
     """A planted marker for one damaged spot (not model-, version- or tool-name-shaped)."""
     return f"{MARKER}-{tag} planted"

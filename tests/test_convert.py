@@ -21,6 +21,7 @@ from converter.errors import CODES
 from converter.pricing.card import unrecorded_else_standard
 from tests.conftest import FIXTURES, ROOT, fixture_parent, shared_dir
 from tests.contract_helpers import PRICES, fill, read_json, write_json
+from tests.damage import rename_own_model
 
 
 def _copy_tree(name: str, tmp: Path) -> Path:
@@ -2005,7 +2006,7 @@ def test_a_card_priced_model_first_used_after_labelling_is_priced_from_the_carri
     contract = tmp_path / "contract.json"
     write_json(contract, data)
     child = next(parent.parent.glob("*/subagents/*.jsonl"))
-    child.write_text(child.read_text().replace("claude-opus-4-8", "claude-sonnet-4-5-20250929"))
+    rename_own_model(child, parent, "claude-opus-4-8", "claude-sonnet-4-5-20250929")
     again = tmp_path / "again.json"
     result = cli(*args, str(again), "--from-contract", str(contract))
     assert result.code == 0, result.err
@@ -2331,8 +2332,8 @@ def test_inspect_with_a_card_that_prices_some_calls_says_of_how_many(
     tree = tmp_path / "tree"
     shutil.copytree(FIXTURES / "synthetic_tree", tree)
     (child,) = tree.rglob("agent-*.jsonl")  # the subagent's 2 calls: a model no card knows
-    child.write_bytes(child.read_bytes().replace(b"claude-opus-4-8", b"claude-opus-9-9"))
     parent = tree / "65e893e5-a69d-4955-a5e1-5d5ee7bc592e.jsonl"
+    rename_own_model(child, parent, "claude-opus-4-8", "claude-opus-9-9")
     text = cli("inspect", "--in", str(parent), "--price-card", "anthropic-2026-11").out
     assert re.search(
         r"cost by price card anthropic-2026-11: \$[0-9.]+ for 2 of the 4 model calls "

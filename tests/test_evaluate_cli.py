@@ -668,11 +668,11 @@ def test_prices_a_contract_chose_are_not_passed_off_as_the_cards(cli: Any, tmp_p
     not list and a billing context it states no multiplier for, and the report said only
     "price card: anthropic-2026-12", its cost per model unmarked: made-up prices read as list
     prices. Those prices are now named as the contract's, in every format."""
-    from tests.damage import copy_tree
+    from tests.damage import copy_tree, rename_own_model
 
     tree = copy_tree("synthetic_tree", tmp_path / "src")
     child = next(tree.folder.rglob("agent-*.jsonl"))
-    child.write_bytes(child.read_bytes().replace(b"claude-opus-4-8", b"claude-sonnet-9"))
+    rename_own_model(child, tree.parent, "claude-opus-4-8", "claude-sonnet-9")
     # the parent's last call in fast mode: a context the card states no multiplier for
     parent = tree.parent.read_bytes().splitlines(keepends=True)
     last = max(i for i, line in enumerate(parent) if b'"type":"assistant"' in line)

@@ -274,28 +274,36 @@ def test_a_flag_of_another_type_is_a_bad_field(
     assert [(r["code"], r["line"]) for r in report["refusals"]] == [("CC-REC-BAD-FIELD", line)]
 
 
-def test_a_copy_that_is_not_the_call_it_repeats_is_a_finding(cli: Any, tmp_path: Path) -> None:
-    """Was: a fork's bootstrap copy naming another model, or other input counters, than the
-    call it repeats passed unseen (it is not counted, so only a finding can say so)."""
+@pytest.mark.parametrize(
+    "usage",
+    [{"input_tokens": 999_999}, {"output_tokens": 10**6}],
+    ids=["other-input", "more-output"],
+)
+def test_a_copy_that_is_not_the_call_it_repeats_refuses(
+    cli: Any, tmp_path: Path, usage: dict[str, int]
+) -> None:
+    """Was: a fork's bootstrap copy naming other input counters than the call it repeats was
+    a finding only, and one stating more output than the call's final usage passed unseen: it
+    is not counted, so its spend was left out with exit 0, where the same message id over two
+    calls in one file refuses (SPEC §4.6; a SPEC audit)."""
     from tests.damage import copy_tree
 
     syn = copy_tree("synthetic_tree", tmp_path)
     child = next(p for p in syn.folder.rglob("agent-*.jsonl"))
     rel = child.relative_to(syn.folder).as_posix()
     line = syn.find_line(rel, "msg_011C4SjQDgtfTaGWwDkm1sfW")
-    syn.edit_record(rel, line, lambda r: r["message"]["usage"].update(input_tokens=999_999))
+    syn.edit_record(rel, line, lambda r: r["message"]["usage"].update(usage))
     report = cli("inspect", "--json", "--in", str(syn.parent)).json()
-    assert report["convertible"] is True
-    assert {"code": "CC-REC-COPY-DISAGREE", "count": 1} in report["findings"]
+    assert report["convertible"] is False
+    assert [(r["code"], r["line"]) for r in report["refusals"]] == [("CC-REC-COPY-DISAGREE", line)]
     assert report["usage"]["input_tokens"] == EXPECTED["synthetic_tree"]["input_tokens"]
 
     # A copy of a streaming stub (every input counter 0, as a gateway writes before the final
-    # fragment) repeats that stub, not the final usage: no finding.
+    # fragment) repeats that stub, not the final usage: it converts.
     stub = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0}
     syn.edit_record(rel, line, lambda r: r["message"].update(usage=stub))
     again = cli("inspect", "--json", "--in", str(syn.parent)).json()
     assert again["convertible"] is True, again["refusals"]
-    assert not [f for f in again["findings"] if f["code"] == "CC-REC-COPY-DISAGREE"]
 
 
 def test_a_call_copied_into_another_file_unexplained_is_refused(cli: Any, tmp_path: Path) -> None:

@@ -1145,19 +1145,17 @@ def test_a_message_id_of_an_advisor_calls_form_refuses(cli: Any, tmp_path: Path)
     assert "CC-REC-MESSAGE-ID-REUSED" in {r["code"] for r in report["refusals"]}
 
 
-@pytest.mark.parametrize("copied_session", [OTHER, SID], ids=["rewritten", "kept"])
-def test_a_branched_session_counts_only_its_own_calls(
-    cli: Any, tmp_path: Path, copied_session: str
-) -> None:
-    """/branch (2.1.2xx) writes a new session whose first records copy the original's, each
-    marked `forkedFrom`: they were counted as the branch's own too, and `scan` summed them
-    twice with exit 0 (a fourth hunt: qlan-ro/mainframe#515 checked against 2.1.219)."""
-    records = _two_prompt_parent(tmp_path)
+def _branch(
+    folder: Path, copied_session: str = OTHER, origin: str = SID
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A branch (session OTHER) of the two-prompt session SID: its copies of SID's records,
+    each marked `forkedFrom` naming `origin`, and its own prompt and call, in line order."""
+    records = _two_prompt_parent(folder)
     branch = []
     for record in records:
         copy = json.loads(json.dumps(record))
         copy["sessionId"] = copied_session
-        copy["forkedFrom"] = {"sessionId": SID, "messageUuid": record["uuid"]}
+        copy["forkedFrom"] = {"sessionId": origin, "messageUuid": record["uuid"]}
         branch.append(copy)
     own = [
         {"type": "user", "uuid": "b1", "parentUuid": "a2", "message": {"content": "CANARY b"}},
@@ -1166,14 +1164,73 @@ def test_a_branched_session_counts_only_its_own_calls(
     own[0]["message"]["role"] = "user"
     for record in own:
         record.update(sessionId=OTHER, version="2.1.219", timestamp="2026-06-01T10:00:00.000Z")
-    (tmp_path / f"{OTHER}.jsonl").write_text("".join(_line(**r) for r in [*branch, *own]))
-    report = cli("inspect", "--json", "--in", str(tmp_path / f"{OTHER}.jsonl")).json()
+    return branch, own
+
+
+def _write_branch(folder: Path, records: list[dict[str, Any]]) -> Path:
+    path = folder / f"{OTHER}.jsonl"
+    path.write_text("".join(_line(**r) for r in records))
+    return path
+
+
+@pytest.mark.parametrize("copied_session", [OTHER, SID], ids=["rewritten", "kept"])
+def test_a_branched_session_counts_only_its_own_calls(
+    cli: Any, tmp_path: Path, copied_session: str
+) -> None:
+    """/branch (2.1.2xx) writes a new session whose first records copy the original's, each
+    marked `forkedFrom`: they were counted as the branch's own too, and `scan` summed them
+    twice with exit 0 (a fourth hunt: qlan-ro/mainframe#515 checked against 2.1.219)."""
+    branch, own = _branch(tmp_path, copied_session)
+    path = _write_branch(tmp_path, [*branch, *own])
+    report = cli("inspect", "--json", "--in", str(path)).json()
     assert report["convertible"] is True, report["refusals"]
     assert report["counts"]["model_calls"] == 1
     assert report["counts"]["tasks"] == 1
     assert {"code": "CC-REC-BRANCH-COPY", "count": 4} in report["findings"]
     scanned = cli("scan", str(tmp_path), "--json").json()
     assert scanned["totals"]["model_calls"] == 3  # 2 in the original, 1 in the branch
+
+
+def test_a_branch_copy_written_twice_is_one_copy(cli: Any, tmp_path: Path) -> None:
+    """Some versions write each copy a second time without its mark, under the same uuid
+    (anthropics/claude-code#40363): the unmarked twins were counted as the branch's own calls
+    and tasks. A twin that differs from its marked copy in what is read is no copy."""
+    branch, own = _branch(tmp_path)
+    twins = []
+    for copy in branch:
+        twin = json.loads(json.dumps(copy))
+        del twin["forkedFrom"]
+        twins += [copy, twin]
+    path = _write_branch(tmp_path, [*twins, *own])
+    report = cli("inspect", "--json", "--in", str(path)).json()
+    assert report["convertible"] is True, report["refusals"]
+    assert (report["counts"]["model_calls"], report["counts"]["tasks"]) == (1, 1)
+    assert {"code": "CC-REC-BRANCH-COPY", "count": 8} in report["findings"]
+
+    twins[3]["message"]["usage"]["output_tokens"] = 50  # the unmarked twin of msg_1's copy
+    path = _write_branch(tmp_path, [*twins, *own])
+    report = cli("inspect", "--json", "--in", str(path)).json()
+    assert [(r["code"], r["line"]) for r in report["refusals"]] == [("CC-REC-UUID-CONFLICT", 4)]
+
+
+@pytest.mark.parametrize("case", ["after-own-work", "names-this-session", "names-none"])
+def test_a_branch_mark_no_branch_explains_refuses(cli: Any, tmp_path: Path, case: str) -> None:
+    """Was: every main-transcript record marked `forkedFrom` was dropped as another session's,
+    wherever it sat and whatever session it named: a call of the session's own carrying the
+    mark left the bundle with exit 0 (a SPEC audit). Only the copies a branch starts with,
+    naming another session, are copies."""
+    branch, own = _branch(tmp_path, origin=OTHER if case == "names-this-session" else SID)
+    if case == "names-none":
+        for copy in branch:
+            del copy["forkedFrom"]["sessionId"]
+    records = [*branch, *own]
+    if case == "after-own-work":
+        records = [*own, *branch]
+    path = _write_branch(tmp_path, records)
+    report = cli("inspect", "--json", "--in", str(path)).json()
+    codes = [(r["code"], r["line"]) for r in report["refusals"]]
+    first = 3 if case == "after-own-work" else 1
+    assert codes == [("CC-REC-BRANCH-COPY-UNEXPLAINED", n) for n in range(first, first + 4)]
 
 
 @pytest.mark.parametrize("tied", [False, True])

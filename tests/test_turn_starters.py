@@ -64,6 +64,14 @@ def _text(text: str) -> dict[str, Any]:
         _text("<bash-stderr>CANARY err</bash-stderr>"),
         # the Esc marker of 2.1.288 names the message it interrupted; a typed prompt has none
         {"interruptedMessageId": "msg_1", **_text("[Request interrupted by user]")},
+        # before it, the marker is one text block of Claude Code's fixed text (11 in the
+        # corpus; 258c7280's at line 495 took 124 of its 156 calls as a task of its own)
+        {"message": {"content": [{"type": "text", "text": "[Request interrupted by user]"}]}},
+        {
+            "message": {
+                "content": [{"type": "text", "text": "[Request interrupted by user for tool use]"}]
+            }
+        },
         # a teammate's report to the lead, a sentence before the tag
         _text('Another Claude session sent a message:\n<teammate-message teammate_id="r">x'),
         # turns no person started, named by `turnOrigin` alone
@@ -75,6 +83,8 @@ def _text(text: str) -> dict[str, Any]:
         "bash-stdout",
         "bash-stderr",
         "interruption",
+        "interruption-old-form",
+        "interruption-old-form-tool-use",
         "teammate-report",
         "turn-task-notification",
         "turn-peer",
@@ -108,8 +118,27 @@ def test_records_no_person_typed_start_no_task(tmp_path: Path, record: dict[str,
             "origin": {"kind": "channel", "server": "plugin:telegram:telegram"},
             **_text('<channel source="plugin:telegram:telegram" chat_id="1">CANARY</channel>'),
         },
+        # the marker's text typed by a person (a string), or with more beside it: a prompt
+        _text("[Request interrupted by user]"),
+        {
+            "message": {
+                "content": [
+                    {"type": "text", "text": "[Request interrupted by user]"},
+                    {"type": "text", "text": "CANARY and then"},
+                ]
+            }
+        },
     ],
-    ids=["bash-input", "typed", "sdk", "document-and-text", "document-alone", "channel"],
+    ids=[
+        "bash-input",
+        "typed",
+        "sdk",
+        "document-and-text",
+        "document-alone",
+        "channel",
+        "marker-text-typed",
+        "marker-text-and-more",
+    ],
 )
 def test_prompts_start_a_task(tmp_path: Path, record: dict[str, Any]) -> None:
     """A prompt with an attached PDF was no prompt: its calls went to the previous task (or,

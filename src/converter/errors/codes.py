@@ -474,12 +474,12 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-COPY-DISAGREE": _c(
         "A copy of a call in another transcript (a fork's bootstrap, a /btw replay) names another "
-        "model, or other input or cache counters, than the call it repeats (a copy of a streaming "
-        "stub, all counters 0, is not compared); the call is counted once, as its own transcript "
-        "records it.",
-        "Nothing to do unless the transcripts were edited; a copy Claude Code wrote repeats the "
-        "call as it was.",
-        blocking=False,
+        "model, other input or cache counters, or more output than the call it repeats states "
+        "as final (a copy of a streaming stub, all counters 0, is compared by output only): it "
+        "is not that call, and counting it once would leave its spend out.",
+        "Convert the transcripts as Claude Code wrote them: a copy Claude Code writes repeats "
+        "the call as it was. If they were not edited, report the Claude Code version (a gateway "
+        "may reuse message ids).",
     ),
     "CC-REC-AGENT-USAGE-DISAGREE": _c(
         "A parent's Agent result states the usage of its subagent's last call (toolUseResult."
@@ -571,6 +571,16 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do. Convert the session it was branched from for the calls before the "
         "branch; scan counts each call once, in the session that made it.",
         blocking=False,
+    ),
+    "CC-REC-BRANCH-COPY-UNEXPLAINED": _c(
+        "A prompt or call of the main transcript is marked forkedFrom (a copy from the session "
+        "this one was branched from), but it is not one of the copies a branch starts with: it "
+        "comes after the session's own prompts or calls, or names this session, or no session, "
+        "as the one copied. Dropped as a copy it could be spend left out; counted, another "
+        "session's spend counted twice.",
+        "Convert the transcript as Claude Code wrote it: a tool that merged or edited sessions "
+        "may have left the mark. If Claude Code wrote it so, report the Claude Code version "
+        "(its branches take another shape).",
     ),
     "CC-REC-REPLAY": _c(
         "A fork Claude Code started itself (a /btw side question, a prompt suggestion, a "

@@ -13,9 +13,10 @@ from converter.recorded import SUBAGENT_TOOLS
 
 def copies_agree(acc: Account) -> None:
     """A copy (a fork's bootstrap, a `/btw` replay) is not counted: the call it repeats is. It
-    must still be that call: a copy naming another model, or other input and cache counters
-    (which, unlike output, never climb between fragments), is the finding
-    CC-REC-COPY-DISAGREE rather than passing unseen."""
+    must still be that call (SPEC §4.6: a duplicate no rule explains is refused): a copy naming
+    another model, other input and cache counters (which, unlike output, never climb between
+    fragments), or more output than the call's final usage states, is CC-REC-COPY-DISAGREE,
+    as the same message id over two calls in one file is CC-REC-MESSAGE-ID-REUSED."""
     for stream in acc.streams[1:]:
         for rec in stream.records[: stream.head]:
             if rec.type != "assistant" or rec.synthetic:
@@ -23,12 +24,19 @@ def copies_agree(acc: Account) -> None:
             call = acc.calls.get(rec.msg_id or "")
             if call is None or call.stream == stream.index:
                 continue
-            # A copy of a streaming stub (every input counter 0 before the final fragment, as
-            # gateway calls write them) repeats that fragment, not the final usage: only a copy
-            # that carries counters is compared with them.
-            seen = (rec.usage or _ZERO).input_side()
-            if rec.model != call.model or (any(seen) and seen != call.usage.input_side()):
-                acc.findings["CC-REC-COPY-DISAGREE"] += 1
+            usage = rec.usage or _ZERO
+            # A copy repeats one fragment of the call: a streaming stub's (every input counter
+            # 0 before the final fragment, as gateway calls write them) is compared by output
+            # only, and another's with the input counters of any fragment (they differ only
+            # where CC-REC-FRAGMENT-DISAGREE says so). Output climbs over the fragments, to the
+            # final usage at most.
+            seen = usage.input_side()
+            other_input = (
+                any(seen) and seen != call.usage.input_side() and seen not in call.earlier_inputs
+            )
+            more_output = call.final and usage.output_tokens > call.usage.output_tokens
+            if rec.model != call.model or other_input or more_output:
+                acc.problems.append(Problem("CC-REC-COPY-DISAGREE", rec.file, rec.line))
 
 
 def _own_records(stream: Stream) -> list[tuple[int, Rec]]:
@@ -128,6 +136,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             return
         if new.input_side() != call.usage.input_side():
             acc.findings["CC-REC-FRAGMENT-DISAGREE"] += 1
+            call.earlier_inputs += (call.usage.input_side(),)
         if rec.model != call.model:
             acc.problems.append(Problem("CC-REC-MODEL-DISAGREE", rec.file, rec.line))
         if _drops_advisor(call.advisor, rec.advisor):

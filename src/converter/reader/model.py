@@ -52,6 +52,9 @@ class Call:
     task: int | None = None
     advisor: tuple[tuple[str, Usage], ...] = ()  # its last fragment's advisor passes
     advisor_of: str | None = None  # an advisor pass's call: the message id it was part of
+    # The input sides of earlier fragments that differ from the last's (CC-REC-FRAGMENT-DISAGREE,
+    # rare): a copy in another transcript may repeat any fragment (`calls.copies_agree`).
+    earlier_inputs: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclass(slots=True)

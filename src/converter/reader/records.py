@@ -38,6 +38,12 @@ _NOTIFICATION_MARKERS = (
     "<teammate-message",
     "Another Claude session sent a message:",
 )
+# What Claude Code writes, before `interruptedMessageId` (2.1.288), when Esc stops a turn: a
+# user record of exactly one text block saying so (11 of 11 in the corpus, 1.0.x to 2.1.212).
+# The interrupted task goes on after it (a task notification, a queued prompt): not a task.
+_INTERRUPTED = frozenset(
+    {"[Request interrupted by user]", "[Request interrupted by user for tool use]"}
+)
 # `turnOrigin` values that name no person (a background task, another session, a schedule);
 # `human` and `sdk` are prompts, and a value not known here is judged by the content as before.
 _NOT_A_PERSON = frozenset({"task_notification", "peer", "scheduled"})
@@ -182,6 +188,7 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     progress_copies_call: bool = False  # ... a call with spend (not an API-error placeholder)
     fork_parent_uuid: str | None = None
     branched: bool = False  # `forkedFrom`: a copy from the session this one was branched from
+    branch_origin: str | None = None  # the session `forkedFrom` names (its `sessionId`, if text)
     unknown_with_usage: bool = False  # an unknown record type that carries usage
 
 
@@ -725,6 +732,8 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
         return "notification"
     if isinstance(obj.get("interruptedMessageId"), str):
         return "interruption"  # the marker Esc writes (2.1.288 on): Claude Code's, not typed
+    if _is_interruption(content):
+        return "interruption"  # the same marker before 2.1.288, told by its fixed text
     text = content if isinstance(content, str) else _first_text(content)
     if text is None:
         return "prompt" if _is_blocks(content) else "unknown"
@@ -736,6 +745,20 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
     if stripped.startswith(_NOTIFICATION_MARKERS):
         return "notification"
     return "prompt"
+
+
+def _is_interruption(content: Any) -> bool:
+    """Exactly one text block whose text is an interruption marker, as Claude Code writes it (a
+    person typing it would write a string, or other text beside it)."""
+    if not isinstance(content, list) or len(content) != 1:
+        return False
+    block = content[0]
+    return (
+        isinstance(block, dict)
+        and block.get("type") == "text"
+        and _text_in(block.get("text"), _INTERRUPTED)
+        and block.keys() <= {"type", "text"}
+    )
 
 
 def _is_blocks(content: Any) -> bool:
@@ -955,7 +978,11 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     rec.agent_id = agent if isinstance(agent, str) else None
     # `/branch` and a resume as a fork (2.1.2xx) copy the session's records into a new session,
     # each marked `forkedFrom: {sessionId, messageUuid}`: that session's record, not this one's
-    rec.branched = isinstance(obj.get("forkedFrom"), dict)
+    forked = obj.get("forkedFrom")
+    if isinstance(forked, dict):
+        rec.branched = True
+        origin = forked.get("sessionId")
+        rec.branch_origin = origin if isinstance(origin, str) else None
     subtype = obj.get("subtype")
     rec.subtype = subtype if isinstance(subtype, str) else None
     if kind == "assistant":

@@ -55,7 +55,8 @@ def session_check(acc: Account) -> None:
 # What a re-emitted copy may change: where it is, when it was written, by which version.
 # Claude Code's copies before a compaction differ in a rewritten promptId and blanked stdout,
 # neither of which a record keeps.
-_COPY_MAY_CHANGE = frozenset({"file", "line", "timestamp", "version"})
+# A branch's copy written twice (with and without its `forkedFrom` mark) differs in the mark.
+_COPY_MAY_CHANGE = frozenset({"file", "line", "timestamp", "version", "branched", "branch_origin"})
 
 
 # What a tool result's `toolUseResult` gives: a copy with it blanked loses these (empty, None,
@@ -93,14 +94,45 @@ def _is_copy(earlier: Rec, read_as: dict[str, object], later: Rec) -> bool:
 def drop_branch_copies(acc: Account) -> None:
     """A branched session's copies of the session it was branched from are that session's
     calls, prompts and results, counted where they were made: not this tree's spend or tasks
-    (counted as CC-REC-BRANCH-COPY). Accounting them here too would count them twice."""
+    (counted as CC-REC-BRANCH-COPY). Accounting them here too would count them twice.
+
+    The copies are the records a branch starts with, each marked `forkedFrom` naming the session
+    copied (docs/claude-code-shapes.md §7); some versions write each copy a second time without
+    the mark, under the same uuid (anthropics/claude-code#40363): a copy too. A marked prompt or
+    call that is not one of them (after the branch's own prompts or calls, or naming no other
+    session) is unexplained, and refused: dropping it could drop spend, keeping it could count
+    another session's (CC-REC-BRANCH-COPY-UNEXPLAINED)."""
+    session = acc.tree.layout.session_id
     for file, records in acc.tree.records.items():
         if acc.tree.layout.files[file].role != "parent":
             continue  # /branch writes a new main transcript; a child's records are read as ever
-        kept = [rec for rec in records if not rec.branched]
-        if len(kept) != len(records):
-            acc.findings["CC-REC-BRANCH-COPY"] += len(records) - len(kept)
-            acc.tree.records[file] = kept
+        if not any(rec.branched for rec in records):
+            continue
+        marked: dict[str, Rec] = {}
+        for rec in records:
+            if rec.branched and rec.uuid is not None:
+                marked.setdefault(rec.uuid, rec)
+        kept: list[Rec] = []
+        own_work = False  # a prompt or call of the branch's own seen
+        for rec in records:
+            if rec.branched:
+                spend = rec.type in ("user", "assistant")
+                if spend and (own_work or rec.branch_origin in (None, session)):
+                    acc.problems.append(Problem("CC-REC-BRANCH-COPY-UNEXPLAINED", file, rec.line))
+                acc.findings["CC-REC-BRANCH-COPY"] += 1
+                continue
+            twin = marked.get(rec.uuid) if rec.uuid is not None else None
+            if twin is not None:
+                # the same record, whichever session id each copy names
+                same = msgspec.structs.replace(rec, session_id=twin.session_id)
+                if not _is_copy(twin, _read_as(twin), same):
+                    acc.problems.append(Problem("CC-REC-UUID-CONFLICT", file, rec.line))
+                acc.findings["CC-REC-BRANCH-COPY"] += 1
+                continue
+            if starts_task(rec) or (rec.type == "assistant" and rec.msg_id and not rec.synthetic):
+                own_work = True
+            kept.append(rec)
+        acc.tree.records[file] = kept
 
 
 def dedup_uuids(acc: Account) -> None:
