@@ -29,7 +29,7 @@ MARKER = "CANARY"
 _PSEUDO = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
 _REFUSED = re.compile(
     r"^refused: (?P<code>[A-Z0-9-]+)"
-    r"(?: \[(?P<where>[a-z-]+/[a-z]+-[0-9a-f]{12})?(?: ?line (?P<line>[0-9]+))?\])?"
+    r"(?: \[(?P<where>[^\]]*?)?(?: ?line (?P<line>[0-9]+))?\])?"
     r"(?: \((?P<path>[^)]*)\))?: "
 )
 

@@ -474,6 +474,31 @@ def test_a_key_file_longer_than_a_key_is_refused(cli: Any, tmp_path: Path) -> No
     assert result.err.startswith("refused: KEY-INVALID")
 
 
+def test_a_key_refusal_names_where_the_key_came_from(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: KEY-PERMISSIONS said "the key file" and KEY-INVALID listed every source, whichever
+    was read (a walkthrough). The place is said, never the key or a home folder's path."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("AGENT_EVIDENCE_KEY", raising=False)
+    key = tmp_path / ".config" / "agent-evidence" / "pseudonym.key"
+    key.parent.mkdir(parents=True)
+    key.write_text("de" * 32 + "\n")
+    key.chmod(0o644)
+    result = cli("key", "show-id")
+    assert result.err.startswith(
+        "refused: KEY-PERMISSIONS [~/.config/agent-evidence/pseudonym.key]"
+    )
+    result = cli("key", "show-id", "--key-file", str(key))
+    assert result.err.startswith("refused: KEY-PERMISSIONS [--key-file]")
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "CANARY-not-a-key")
+    result = cli("key", "show-id")
+    assert result.err.startswith("refused: KEY-INVALID [$AGENT_EVIDENCE_KEY]")
+    assert "CANARY" not in result.err
+    assert str(tmp_path) not in result.err
+
+
 def test_a_ctrl_c_while_the_program_loads_is_the_interrupt_not_a_traceback() -> None:
     """Was Python's traceback: the console entry point imported the whole command line (0.1 s)
     before any handler of ours existed. The entry module now imports it inside its own guard.

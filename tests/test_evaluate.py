@@ -267,6 +267,11 @@ def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
         "the trace cost per task at high cost ($3.0000) is no bound, and the limit ($10.0000) is "
         "shown to be met only at low cost ($2.0000)"
     )
+    # The gate table shows no span inside the limit beside "indeterminate" (a walkthrough read
+    # "$2.0000 – $3.0000, limit ≤ $10.0000 [indeterminate]" as a mistake).
+    shown = render_text(ev)
+    assert "trace cost per task: $2.0000 at low cost, no bound at high cost, limit" in shown
+    assert "$2.0000 – $3.0000" not in shown
     bounded = [make_task(0, 2, 3, incomplete=1), *(make_task(i) for i in range(1, 4))]
     assert evaluate(make_workload(bounded)).decision == "SCALE"  # the same interval, bounded
     failing = [make_task(0, 11, 12, incomplete=1, unbounded=1), *(make_task(i) for i in (1, 2, 3))]

@@ -921,6 +921,27 @@ def test_an_unreadable_projects_folder_is_refused(
     assert "CC-TREE-PROJECTS-MISSING" in result.err
 
 
+def test_a_missing_projects_folder_is_named_by_where_it_came_from(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: the same words whichever folder was looked in, even with --show-paths: a
+    CLAUDE_CONFIG_DIR set to the projects folder itself (an easy slip) was left to be guessed
+    while ~/.claude/projects was there (a walkthrough)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    result = cli("scan")
+    assert "CC-TREE-PROJECTS-MISSING [~/.claude/projects]:" in result.err
+    config = tmp_path / "config" / "projects"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    result = cli("scan")
+    assert "CC-TREE-PROJECTS-MISSING [$CLAUDE_CONFIG_DIR/projects]:" in result.err
+    assert str(tmp_path) not in result.err
+    shown = cli("scan", "--show-paths")
+    assert f"[$CLAUDE_CONFIG_DIR/projects] ({config / 'projects'}):" in shown.err
+    given = cli("scan", str(tmp_path / "nowhere"))
+    assert "CC-TREE-PROJECTS-MISSING [PROJECTS_DIR]:" in given.err
+
+
 def test_an_orphaned_agent_transcript_is_not_called_a_renamed_session(
     tmp_path: Path, cli: Any
 ) -> None:

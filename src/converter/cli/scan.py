@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -43,6 +44,14 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
         yield start
 
 
+def _folder_source(projects_dir: str | None) -> str:
+    if projects_dir is not None:
+        return "PROJECTS_DIR"
+    if os.environ.get("CLAUDE_CONFIG_DIR"):
+        return "$CLAUDE_CONFIG_DIR/projects"
+    return "~/.claude/projects"
+
+
 @click.command()
 # Any path: one that is missing or not a folder is refused (2, CC-TREE-PROJECTS-MISSING) by the
 # command itself, not turned into a usage error by click.
@@ -78,8 +87,14 @@ def scan(
         # `scan "$DIR"` with DIR unset: not the working directory, which Path("") would be.
         raise click.UsageError("PROJECTS_DIR is empty; leave it out for the default folder")
     folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
+    # Which folder was looked in, said by where it came from (the path itself is the user's,
+    # shown with --show-paths): a CLAUDE_CONFIG_DIR set to the projects folder itself is a
+    # likely slip, and a refusal that did not say it was used left it to be guessed.
+    missing = Problem(
+        "CC-TREE-PROJECTS-MISSING", where=_folder_source(projects_dir), local_path=str(folder)
+    )
     if not ask(folder.is_dir):  # (a link to a folder counts; one that cannot be told does not)
-        raise Refused([Problem("CC-TREE-PROJECTS-MISSING")])
+        raise Refused([missing])
     card = None
     if price_card is not None:  # loaded before the work: a mistyped name is said at once
         from converter.pricing.card import load_price_card
@@ -90,7 +105,7 @@ def scan(
     try:
         found = find_sessions(folder)  # one walk: the rows and --show-paths name the same sessions
     except OSError:  # the projects folder itself cannot be listed (its subfolders are counted)
-        raise Refused([Problem("CC-TREE-PROJECTS-MISSING")]) from None
+        raise Refused([missing]) from None
     with _progress(stderr_is_terminal()) as progress:
         result = run_scan(folder, key.secret, workers, progress, found, card)
     if as_json:

@@ -80,9 +80,12 @@ CODES: dict[str, CodeInfo] = {
         "names the folder: put it beside its main transcript, or remove it if it is a stray copy.",
     ),
     "CC-TREE-PROJECTS-MISSING": _c(
-        "The projects folder to scan does not exist, is not a folder, or cannot be read.",
+        "The projects folder to scan does not exist, is not a folder, or cannot be read. The "
+        "location says which folder was looked in: PROJECTS_DIR as given, "
+        "$CLAUDE_CONFIG_DIR/projects, or ~/.claude/projects (--show-paths prints it).",
         "Pass Claude Code's projects folder (for example ~/.claude/projects), or set "
-        "CLAUDE_CONFIG_DIR to the config folder that holds it; check its permissions.",
+        "CLAUDE_CONFIG_DIR to the config folder that holds it (the folder above projects, not "
+        "projects itself); check its permissions.",
     ),
     "CC-TREE-SPLIT-OVERLAP": _c(
         "A scanned session's main transcript is in more than one project folder, and the trees "
@@ -1390,7 +1393,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "ATTEST-KEY-PERMISSIONS": _c(
         "The signing key file can be read by other users.",
-        "Run `chmod 600` on the key file.",
+        "Run `chmod 600` on the key file the location names (the --key-file given, or the "
+        "default key file).",
     ),
     # --- usage (USAGE-*) ---
     # --- keys ---
@@ -1411,8 +1415,9 @@ CODES: dict[str, CodeInfo] = {
     "KEY-INVALID": _c(
         "The pseudonym key is not 64 hexadecimal characters (32 bytes), or its key file is "
         "not a regular file.",
-        "Check where the key came from: --key-file, else $AGENT_EVIDENCE_KEY (it wins over the "
-        "key file), else the key file `agent-evidence key init` creates. A key file must be a "
+        "Check where the key came from, which the location names: --key-file, else "
+        "$AGENT_EVIDENCE_KEY (it wins over the key file), else the key file `agent-evidence key "
+        "init` creates. A key file must be a "
         "regular file (not a pipe such as <(...), a device or a socket): give a key from a "
         "secret store as $AGENT_EVIDENCE_KEY.",
     ),
@@ -1422,7 +1427,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "KEY-PERMISSIONS": _c(
         "The pseudonym key file can be read by other users.",
-        "Run `chmod 600` on the key file.",
+        "Run `chmod 600` on the key file the location names (the --key-file given, or the "
+        "default key file).",
     ),
     "KEY-UNWRITABLE": _c(
         "The pseudonym key could not be created there (the folder is missing, is a file, or is "

@@ -53,9 +53,22 @@ def _observed_and_limit(measure: Measure) -> tuple[str, str]:
     span = measure.observed.ordered()
     places = places_against(measure.limit, list(span or ()), measure.unit)
     limit = number(measure.limit, measure.unit, places)
-    return _value(measure.observed, measure.unit, places), (
-        f"limit {_SYMBOL[measure.comparison]} {limit}"
-    )
+    observed = _value(measure.observed, measure.unit, places)
+    if _no_bound(measure):
+        # Its value at high cost meets the limit but bounds nothing (EVAL-COST-UNBOUNDED): a
+        # span inside the limit beside "indeterminate" read as a mistake (a walkthrough).
+        low = number(measure.observed.at_low_cost, measure.unit, places)
+        observed = f"{low} at low cost, no bound at high cost"
+    return observed, f"limit {_SYMBOL[measure.comparison]} {limit}"
+
+
+def _no_bound(measure: Measure) -> bool:
+    """Whether the measure fails at high cost only because that cost has no high end (calls
+    that recorded no input), its value there meeting the limit (`checks._unbounded`)."""
+    high = measure.observed.at_high_cost
+    if measure.passes_at_high_cost or high is None or not measure.passes_at_low_cost:
+        return False
+    return high <= measure.limit if measure.comparison == "<=" else high >= measure.limit
 
 
 def _headline(ev: Evaluation) -> str:

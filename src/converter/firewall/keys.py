@@ -45,30 +45,36 @@ def default_key_shown() -> str:
     return f"{base}/agent-evidence/pseudonym.key"
 
 
-def _decode(text: str) -> PseudonymKey:
+# Where a key came from, as a refusal names it (the place, never the key): a key file given,
+# the variable, or the default file by `default_key_shown`.
+GIVEN_FILE = "--key-file"
+FROM_ENV = "$AGENT_EVIDENCE_KEY"
+
+
+def _decode(text: str, source: str) -> PseudonymKey:
     body = text.strip()
     if len(body) != 64:
-        raise Refused([Problem("KEY-INVALID")])
+        raise Refused([Problem("KEY-INVALID", where=source)])
     try:
         return PseudonymKey(bytes.fromhex(body))
     except ValueError:
-        raise Refused([Problem("KEY-INVALID")]) from None
+        raise Refused([Problem("KEY-INVALID", where=source)]) from None
 
 
-def _read_private(path: Path) -> PseudonymKey:
+def _read_private(path: Path, source: str) -> PseudonymKey:
     """A key file is read through a symbolic link, as the signing key is (a secret mounted as
     one), but what it names must be a regular file only its owner can read."""
     try:
         data, info = read_regular(path, _KEY_FILE_MAX)
     except NotRegular:
-        raise Refused([Problem("KEY-INVALID")]) from None
+        raise Refused([Problem("KEY-INVALID", where=source)]) from None
     except OSError:  # a read error (a failing disk, /proc/self/mem), never exit 70
-        raise Refused([Problem("KEY-UNREADABLE")]) from None
+        raise Refused([Problem("KEY-UNREADABLE", where=source)]) from None
     if info.st_mode & 0o077:
-        raise Refused([Problem("KEY-PERMISSIONS")])
+        raise Refused([Problem("KEY-PERMISSIONS", where=source)])
     if len(data) > _KEY_FILE_MAX:
-        raise Refused([Problem("KEY-INVALID")])
-    return _decode(data.decode("ascii", errors="replace"))
+        raise Refused([Problem("KEY-INVALID", where=source)])
+    return _decode(data.decode("ascii", errors="replace"), source)
 
 
 _KEY_FILE_MAX = 4096  # a key file is 65 bytes: more is not a key, and is never read whole
@@ -109,13 +115,13 @@ def load_key(key_file: Path | None, *, create: bool = True) -> LoadedKey:
     if key_file is not None:
         if not _exists(key_file):
             raise Refused([Problem("KEY-FILE-MISSING")])
-        return LoadedKey(_read_private(key_file), None)
+        return LoadedKey(_read_private(key_file, GIVEN_FILE), None)
     env = os.environ.get(ENV_VAR)
     if env:
-        return LoadedKey(_decode(env), None)
+        return LoadedKey(_decode(env, FROM_ENV), None)
     path = default_key_path()
     if _exists(path):
-        return LoadedKey(_read_private(path), None)
+        return LoadedKey(_read_private(path, default_key_shown()), None)
     if not create:
         raise Refused([Problem("KEY-MISSING")])
     return LoadedKey(create_key(path), path)
