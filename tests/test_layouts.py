@@ -1191,15 +1191,21 @@ def test_a_branched_session_counts_only_its_own_calls(
     assert scanned["totals"]["model_calls"] == 3  # 2 in the original, 1 in the branch
 
 
-def test_a_branch_copy_written_twice_is_one_copy(cli: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("parent_link", ["kept", "null"])
+def test_a_branch_copy_written_twice_is_one_copy(
+    cli: Any, tmp_path: Path, parent_link: str
+) -> None:
     """Some versions write each copy a second time without its mark, under the same uuid
-    (anthropics/claude-code#40363): the unmarked twins were counted as the branch's own calls
-    and tasks. A twin that differs from its marked copy in what is read is no copy."""
+    (anthropics/claude-code#40363; #48936: with `parentUuid` null): the unmarked twins were
+    counted as the branch's own calls and tasks. A twin that differs from its marked copy in
+    what is read is no copy."""
     branch, own = _branch(tmp_path)
     twins = []
     for copy in branch:
         twin = json.loads(json.dumps(copy))
         del twin["forkedFrom"]
+        if parent_link == "null":
+            twin["parentUuid"] = None
         twins += [copy, twin]
     path = _write_branch(tmp_path, [*twins, *own])
     report = cli("inspect", "--json", "--in", str(path)).json()
@@ -1211,6 +1217,27 @@ def test_a_branch_copy_written_twice_is_one_copy(cli: Any, tmp_path: Path) -> No
     path = _write_branch(tmp_path, [*twins, *own])
     report = cli("inspect", "--json", "--in", str(path)).json()
     assert [(r["code"], r["line"]) for r in report["refusals"]] == [("CC-REC-UUID-CONFLICT", 4)]
+
+
+def test_a_leading_copy_written_again_after_the_branchs_own_work_is_a_copy(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A diff review: a leading copy re-emitted later with its mark (as a compacted session's
+    records are written again on resume) was refused as unexplained; it is the same copy. One
+    that differs from it is not."""
+    branch, own = _branch(tmp_path)
+    again = json.loads(json.dumps(branch[1]))
+    path = _write_branch(tmp_path, [*branch, *own, again])
+    report = cli("inspect", "--json", "--in", str(path)).json()
+    assert report["convertible"] is True, report["refusals"]
+    assert report["counts"]["model_calls"] == 1
+    assert {"code": "CC-REC-BRANCH-COPY", "count": 5} in report["findings"]
+    again["message"]["usage"]["output_tokens"] = 500
+    path = _write_branch(tmp_path, [*branch, *own, again])
+    report = cli("inspect", "--json", "--in", str(path)).json()
+    assert [(r["code"], r["line"]) for r in report["refusals"]] == [
+        ("CC-REC-BRANCH-COPY-UNEXPLAINED", 7)
+    ]
 
 
 @pytest.mark.parametrize("case", ["after-own-work", "names-this-session", "names-none"])

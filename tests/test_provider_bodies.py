@@ -275,6 +275,31 @@ def test_a_response_completes_a_usage_incomplete_call(
     assert {"code": "CC-BODY-USAGE-COMPLETED", "count": 1} in bundle["receipt"]["findings"]
 
 
+def test_a_fork_copy_of_a_stub_a_response_completes_converts(cli: Any, tmp_path: Path) -> None:
+    """A diff review: the fork's bootstrap copies A1, which its transcript holds as a stub of no
+    cache-write split (as 2.1.167 writes them); the response completing A1 states the split.
+    The copy repeats the stub, not the response: it refused CC-REC-COPY-DISAGREE with the
+    bodies given, and converted without them."""
+    tree, bodies = setup(tmp_path, other=False)
+
+    def split_less_stub(record: dict[str, Any]) -> None:
+        make_stub(record)
+        del record["message"]["usage"]["cache_creation"]
+
+    for rel in ("", CHILD):  # every fragment of A1, and the copy
+        for n, raw in enumerate(tree.lines(rel), 1):
+            record = json.loads(raw)
+            if record.get("type") == "assistant" and record["message"]["id"] == A1[0]:
+                tree.edit_record(rel, n, split_less_stub)
+    folder = bodies.write()
+    without = inspect(cli, tree, tmp_path, None)
+    assert without.code == 0, without.err
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert finding(shown.report, "CC-BODY-USAGE-COMPLETED") == 2  # A1, and C1 as ever
+
+
 def blind_stub(record: dict[str, Any]) -> None:
     """C1's stub (`setup` made it one) as if written before its input was counted (seen on
     gateway traffic): no input at all."""

@@ -568,7 +568,7 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-REC-BRANCH-COPY": _c(
-        "The session was branched from another (/branch, or resumed as a fork): records "
+        "The session was branched from another (/branch): records "
         "marked forkedFrom are copies of that session's, whose calls are counted where they "
         "were made. They are not this session's spend or tasks.",
         "Nothing to do. Convert the session it was branched from for the calls before the "
@@ -1393,8 +1393,7 @@ CODES: dict[str, CodeInfo] = {
     ),
     "ATTEST-KEY-PERMISSIONS": _c(
         "The signing key file can be read by other users.",
-        "Run `chmod 600` on the key file the location names (the --key-file given, or the "
-        "default key file).",
+        "Run `chmod 600` on the --attest-key file.",
     ),
     # --- usage (USAGE-*) ---
     # --- keys ---

@@ -195,6 +195,9 @@ def join_bodies(acc: Account) -> None:
             acc.problems.append(Problem("CC-BODY-USAGE-DISAGREES", r.file))
             continue
         if not call.final and r.final:
+            if r.usage.input_side() != call.usage.input_side():
+                # a copy in another transcript may repeat the stub (`calls.copies_agree`)
+                call.earlier_inputs += (call.usage.input_side(),)
             call.usage, call.advisor, call.final = r.usage, r.advisor, True
             completed += 1
     if completed:

@@ -38,8 +38,9 @@ _NOTIFICATION_MARKERS = (
     "<teammate-message",
     "Another Claude session sent a message:",
 )
-# What Claude Code writes, before `interruptedMessageId` (2.1.288), when Esc stops a turn: a
-# user record of exactly one text block saying so (11 of 11 in the corpus, 1.0.x to 2.1.212).
+# What Claude Code writes when Esc stops a turn, before it names the message interrupted
+# (`interruptedMessageId`, seen from 2.1.212): a user record of exactly one text block saying
+# so (10 of 10 such records in the corpus, 1.0.17 to 2.1.167).
 # The interrupted task goes on after it (a task notification, a queued prompt): not a task.
 _INTERRUPTED = frozenset(
     {"[Request interrupted by user]", "[Request interrupted by user for tool use]"}
@@ -731,9 +732,9 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
     if _text_in(obj.get("turnOrigin"), _NOT_A_PERSON):
         return "notification"
     if isinstance(obj.get("interruptedMessageId"), str):
-        return "interruption"  # the marker Esc writes (2.1.288 on): Claude Code's, not typed
+        return "interruption"  # the marker Esc writes (2.1.212 on): Claude Code's, not typed
     if _is_interruption(content):
-        return "interruption"  # the same marker before 2.1.288, told by its fixed text
+        return "interruption"  # the same marker before it named the message, by its fixed text
     text = content if isinstance(content, str) else _first_text(content)
     if text is None:
         return "prompt" if _is_blocks(content) else "unknown"
@@ -976,7 +977,7 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
         rec.timestamp = utc_timestamp(timestamp)  # None: no instant (CC-REC-BAD-TIMESTAMP)
     agent = obj.get("agentId")
     rec.agent_id = agent if isinstance(agent, str) else None
-    # `/branch` and a resume as a fork (2.1.2xx) copy the session's records into a new session,
+    # `/branch` (2.1.2xx) copies the session's records into a new session,
     # each marked `forkedFrom: {sessionId, messageUuid}`: that session's record, not this one's
     forked = obj.get("forkedFrom")
     if isinstance(forked, dict):

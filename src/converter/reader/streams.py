@@ -97,11 +97,12 @@ def drop_branch_copies(acc: Account) -> None:
     (counted as CC-REC-BRANCH-COPY). Accounting them here too would count them twice.
 
     The copies are the records a branch starts with, each marked `forkedFrom` naming the session
-    copied (docs/claude-code-shapes.md §7); some versions write each copy a second time without
-    the mark, under the same uuid (anthropics/claude-code#40363): a copy too. A marked prompt or
-    call that is not one of them (after the branch's own prompts or calls, or naming no other
-    session) is unexplained, and refused: dropping it could drop spend, keeping it could count
-    another session's (CC-REC-BRANCH-COPY-UNEXPLAINED)."""
+    copied (docs/claude-code-shapes.md §7). Some versions write each copy a second time without
+    the mark under the same uuid (anthropics/claude-code#40363, #48936: with `parentUuid`
+    null), and a leading copy may be written again later with its mark: copies too. A marked
+    prompt or call that is none of them (after the branch's own prompts or calls, or naming no
+    other session) is unexplained, and refused: dropping it could drop spend, keeping it could
+    count another session's (CC-REC-BRANCH-COPY-UNEXPLAINED)."""
     session = acc.tree.layout.session_id
     for file, records in acc.tree.records.items():
         if acc.tree.layout.files[file].role != "parent":
@@ -114,18 +115,25 @@ def drop_branch_copies(acc: Account) -> None:
                 marked.setdefault(rec.uuid, rec)
         kept: list[Rec] = []
         own_work = False  # a prompt or call of the branch's own seen
+        leading: dict[str, Rec] = {}  # the copies the branch starts with, by uuid
         for rec in records:
             if rec.branched:
-                spend = rec.type in ("user", "assistant")
-                if spend and (own_work or rec.branch_origin in (None, session)):
-                    acc.problems.append(Problem("CC-REC-BRANCH-COPY-UNEXPLAINED", file, rec.line))
+                spend = rec.type in ("user", "assistant") or rec.progress_has_usage
+                first = leading.get(rec.uuid) if rec.uuid is not None else None
+                if first is not None and _is_twin(first, rec):
+                    pass  # a leading copy written again later (a re-emit keeping its mark)
+                elif own_work or rec.branch_origin in (None, session):
+                    if spend:
+                        acc.problems.append(
+                            Problem("CC-REC-BRANCH-COPY-UNEXPLAINED", file, rec.line)
+                        )
+                elif rec.uuid is not None:
+                    leading.setdefault(rec.uuid, rec)
                 acc.findings["CC-REC-BRANCH-COPY"] += 1
                 continue
             twin = marked.get(rec.uuid) if rec.uuid is not None else None
             if twin is not None:
-                # the same record, whichever session id each copy names
-                same = msgspec.structs.replace(rec, session_id=twin.session_id)
-                if not _is_copy(twin, _read_as(twin), same):
+                if not _is_twin(twin, rec):
                     acc.problems.append(Problem("CC-REC-UUID-CONFLICT", file, rec.line))
                 acc.findings["CC-REC-BRANCH-COPY"] += 1
                 continue
@@ -133,6 +141,14 @@ def drop_branch_copies(acc: Account) -> None:
                 own_work = True
             kept.append(rec)
         acc.tree.records[file] = kept
+
+
+def _is_twin(copy: Rec, other: Rec) -> bool:
+    """Whether `other` is `copy` written again in a branch: the same record whichever session id
+    each names and wherever its parent link points (a twin written without its mark has
+    `parentUuid: null`, anthropics/claude-code#48936; a dropped copy's link leads nowhere)."""
+    same = msgspec.structs.replace(other, session_id=copy.session_id, parent_uuid=copy.parent_uuid)
+    return _is_copy(copy, _read_as(copy), same)
 
 
 def dedup_uuids(acc: Account) -> None:
