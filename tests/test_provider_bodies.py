@@ -417,6 +417,69 @@ def test_a_response_never_replaces_a_split_or_context_the_transcript_states(
     expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(call)))
 
 
+def test_what_a_response_leaves_out_the_stub_keeps(cli: Any, tmp_path: Path) -> None:
+    """An audit: a response naming no `speed` or cache-write split completed a fast-mode stub as
+    one of no context and an unsplit write (its cost a sixth, exit 0). What the stub states
+    and the response does not say stays; fewer server-tool requests than the stub made refuse."""
+    tree, bodies = setup(tmp_path)
+
+    def fast(record: dict[str, Any]) -> None:
+        record["message"]["usage"]["speed"] = "fast"
+
+    tree.edit_record(CHILD, C1_FINAL_LINE, fast)
+    response = bodies.response(C1)
+    response["usage"] = {
+        k: v for k, v in response["usage"].items() if k not in ("speed", "cache_creation")
+    }
+    folder = bodies.write()
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
+    event = event_of(bundle, C1[0])
+    assert event["usage_complete"] is True
+    assert event["context"]["speed"] == "fast"
+    assert event["usage"]["cache_creation_1h_input_tokens"] == 1500
+    assert event["usage"]["cache_creation_unsplit_input_tokens"] == 0
+
+    def searched(record: dict[str, Any]) -> None:
+        record["message"]["usage"]["server_tool_use"] = {"web_search_requests": 3}
+
+    tree.edit_record(CHILD, C1_FINAL_LINE, searched)
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(C1)))
+
+
+def test_a_response_of_no_input_completes_no_stub(cli: Any, tmp_path: Path) -> None:
+    """An audit: a response stating no input at all "completed" a stub that recorded none,
+    priced as if the call had read nothing, and its verdict went from INCOMPLETE to SCALE.
+    Every call reads input: the call stays usage-incomplete."""
+    tree, bodies = setup(tmp_path)
+    tree.edit_record(CHILD, C1_FINAL_LINE, blind_stub)
+    response = bodies.response(C1)
+    response["usage"] = {
+        **response["usage"],
+        "input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    }
+    shown = inspect(cli, tree, tmp_path, bodies.write(), "--json")
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert shown.report["counts"]["usage_incomplete_calls"] == 1
+    assert finding(shown.report, "CC-REC-USAGE-INCOMPLETE-NO-INPUT") == 1
+    assert finding(shown.report, "CC-BODY-USAGE-COMPLETED") == 0
+
+
+@pytest.mark.parametrize("place", ["context_management", "advisor"])
+def test_usage_elsewhere_in_a_response_is_refused(cli: Any, tmp_path: Path, place: str) -> None:
+    """An audit: usage under another field of a response was never looked for, where the same
+    in a transcript record is CC-REC-USAGE-UNREAD: spend moved there would be left out."""
+    tree, bodies = setup(tmp_path)
+    response = bodies.response(C1)
+    response[place] = {"usage": {"input_tokens": 9000, "output_tokens": 5}}
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-REC-USAGE-UNREAD", label("provider-response", response_name(C1)), 1)
+
+
 def test_a_blank_index_line_changes_no_contract(cli: Any, tmp_path: Path) -> None:
     """A review: a blank line anywhere in the shared index was the finding CC-LINE-BLANK, bound
     in this session's contract, so a contract made before it refused (verify: exit 5)."""
@@ -826,11 +889,22 @@ def test_a_response_is_read_strictly(cli: Any, tmp_path: Path, edit: Any, code: 
     ("data", "code", "line"),
     [
         (b'{"id": "a", "id": "b"}', "CC-LINE-DUPLICATE-KEY", 1),
-        (b'{"id": "msg_011CjPz4Y7hqiU5EUunvWiB1", "model": "claude-op', "CC-LINE-INVALID-JSON", 1),
+        # written in one write, no rename: one being written is said to be so (an audit: it
+        # was "damaged; restore an intact copy")
+        (
+            b'{"id": "msg_011CjPz4Y7hqiU5EUunvWiB1", "model": "claude-op',
+            "CC-BODY-RESPONSE-UNFINISHED",
+            1,
+        ),
+        (
+            b'{"id": "msg_011CjPz4Y7hqiU5EUunvWiB1", "model": "claude-\xe2\x82',
+            "CC-BODY-RESPONSE-UNFINISHED",
+            1,
+        ),
         (b'{"id": NaN}', "CC-LINE-NONFINITE", 1),
         (b"", "CC-TREE-EMPTY-FILE", None),
     ],
-    ids=["duplicate-key", "half-written", "nan", "empty"],
+    ids=["duplicate-key", "half-written", "cut-in-a-character", "nan", "empty"],
 )
 def test_a_response_that_is_not_strict_json_is_refused(
     cli: Any, tmp_path: Path, data: bytes, code: str, line: int | None

@@ -745,6 +745,13 @@ CODES: dict[str, CodeInfo] = {
         "bodies folder.",
         "Restore the response file (Claude Code never deletes bodies), or " + _WITHOUT_BODIES,
     ),
+    "CC-BODY-RESPONSE-UNFINISHED": _c(
+        "A provider response file of this tree is not whole JSON (cut short, or invalid UTF-8 "
+        "at its end). Claude Code writes each response in one write, with no rename: a response "
+        "of a session still running can be read before it is all there.",
+        "If the session is still running, run again when it has finished; otherwise the file "
+        "was damaged: restore Claude Code's original, or " + _WITHOUT_BODIES,
+    ),
     "CC-BODY-RESPONSE-SHAPE": _c(
         "A provider response file of this tree is not a response as Claude Code writes one: an "
         "object with a string id, a string model, a stop_reason that is a string or null, and a "

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from converter.errors import Problem
 from converter.reader.load import LoadedTree, read_bytes
 from converter.reader.model import Account, Call
@@ -40,6 +42,7 @@ from converter.reader.records import (
     first_pass_input,
     lacks_counts,
     parse_usage,
+    usage_elsewhere,
     with_passes,
 )
 from converter.sources.bodies import RESPONSE_SUFFIX, Selected, select
@@ -108,7 +111,10 @@ def _read_response(tree: LoadedTree, selected: Selected, index: int | None) -> R
         return None
     doc = read_document(data)
     if isinstance(doc, BadLine):
-        tree.problems.append(Problem(doc.code, entry.index, 1))
+        # Written in one write with no rename (FORMAT-NOTES §5): one being written reads cut.
+        unfinished = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
+        code = "CC-BODY-RESPONSE-UNFINISHED" if unfinished else doc.code
+        tree.problems.append(Problem(code, entry.index, 1))
         return None
     try:
         return _response(doc, entry.index, entry.path.name, index, selected)
@@ -133,6 +139,10 @@ def _response(
         raise BadField("CC-BODY-RESPONSE-SHAPE")
     if lacks_counts(raw_usage):
         raise BadField("CC-REC-NO-USAGE")
+    if usage_elsewhere(doc, "usage"):
+        # usage under another field of the response (`context_management.usage`): a call or a
+        # pass written in a new place, its spend left out if unread, as in a transcript
+        raise BadField("CC-REC-USAGE-UNREAD")
     usage, advisor = with_passes(raw_usage, parse_usage(raw_usage), model)
     return Response(
         file=file,
@@ -195,15 +205,36 @@ def join_bodies(acc: Account) -> None:
             acc.problems.append(Problem("CC-BODY-USAGE-DISAGREES", r.file))
             continue
         if not call.final and r.final:
+            if not any(r.usage.input_side()):
+                # Every call reads input: a response stating none gives no input a stub that
+                # recorded none lacks, and would price it as if it had read nothing. The call
+                # stays usage-incomplete (an audit: a gateway stub's verdict flipped to SCALE).
+                continue
             if r.usage.input_side() != call.usage.input_side():
                 # a copy in another transcript may repeat the stub (`calls.copies_agree`)
                 call.earlier_inputs += (call.usage.input_side(),)
-            call.usage, call.advisor, call.final = r.usage, r.advisor, True
+            call.usage, call.advisor, call.final = _kept(call.usage, r.usage), r.advisor, True
             completed += 1
     if completed:
         acc.findings["CC-BODY-USAGE-COMPLETED"] += completed
     if hidden:
         acc.findings["CC-BODY-HIDDEN-CALL"] += hidden  # the inventory's hidden_calls
+
+
+def _kept(seen: Usage, said: Usage) -> Usage:
+    """The response's usage completing a stub, with what the stub states and the response
+    leaves out: its billing context, and its cache-write split where the stub recorded its
+    input (an audit: a response that named no `speed` or split turned a stub's fast mode into
+    no context and its 1h write into an unsplit one, its cost a sixth, exit 0). A stub that
+    recorded no input states no split: its zeros were not yet counted."""
+    kept: dict[str, Any] = {
+        name: getattr(seen, name)
+        for name in ("service_tier", "speed", "inference_geo")
+        if getattr(said, name) is None and getattr(seen, name) is not None
+    }
+    if seen.split_present and not said.split_present and any(seen.input_side()):
+        kept.update(cache_5m=seen.cache_5m, cache_1h=seen.cache_1h, split_present=True)
+    return msgspec.structs.replace(said, **kept) if kept else said
 
 
 def _stated_alike(seen: Usage, said: Usage, *, split: bool = True) -> bool:
@@ -228,6 +259,11 @@ def _stated_alike(seen: Usage, said: Usage, *, split: bool = True) -> bool:
 def _agrees(call: Call, r: Response) -> bool:
     """Whether the response can be this call's answer as the transcript records the call."""
     seen, said = call.usage, r.usage
+    if not call.final and (
+        said.web_search_requests < seen.web_search_requests
+        or said.web_fetch_requests < seen.web_fetch_requests
+    ):
+        return False  # a stub's server-tool requests are made already: its answer has them all
     if not call.final and not any(seen.input_side()):
         # A stub written before its input was counted (CC-REC-USAGE-INCOMPLETE-NO-INPUT): its
         # zero input and cache split are not yet counted, not stated; what it states is its

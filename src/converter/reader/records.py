@@ -950,6 +950,12 @@ def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
     return False
 
 
+def usage_elsewhere(obj: dict[str, Any], read: str) -> bool:
+    """Usage written in an object beside the field `read` (where a reader takes it): under
+    another field, or that field's `message` (a provider response's, `reader/bodies.py`)."""
+    return _unread_usage({k: v for k, v in obj.items() if k != read}, "")
+
+
 def starts_task(rec: Rec) -> bool:
     """A root prompt (typed, or sent through a channel) or slash command: a task when a task is
     a prompt (SPEC §5.1)."""
