@@ -447,6 +447,29 @@ def test_what_a_response_leaves_out_the_stub_keeps(cli: Any, tmp_path: Path) -> 
     expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(C1)))
 
 
+@pytest.mark.parametrize(("output", "refused"), [(220, False), (5000, True)])
+def test_a_response_is_held_to_the_agent_results_statement_of_its_call(
+    cli: Any, tmp_path: Path, output: int, refused: bool
+) -> None:
+    """An audit: the parent's Agent result states the child's last call's final usage (output
+    220); a response completing that call's stub with output 5,000 was taken, exit 0, beside
+    a finding that blamed a child cut short. Two records of one call that disagree refuse."""
+    tree, bodies = setup(tmp_path, other=False)
+    for n, raw in enumerate(tree.lines(CHILD), 1):
+        record = json.loads(raw)
+        if record.get("type") == "assistant" and record["message"]["id"] == C2[0]:
+            tree.edit_record(CHILD, n, make_stub)
+    response = bodies.response(C2)
+    response["usage"] = {**response["usage"], "output_tokens": output}
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    if refused:
+        expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(C2)))
+        return
+    assert outcome.code == 0, outcome.err
+    assert outcome.report is not None
+    assert finding(outcome.report, "CC-REC-AGENT-USAGE-DISAGREE") == 0
+
+
 def test_a_response_of_no_input_completes_no_stub(cli: Any, tmp_path: Path) -> None:
     """An audit: a response stating no input at all "completed" a stub that recorded none,
     priced as if the call had read nothing, and its verdict went from INCOMPLETE to SCALE.

@@ -780,7 +780,9 @@ CODES: dict[str, CodeInfo] = {
         "call the transcript completes, a counter differs; for a usage-incomplete call, its "
         "input, cache read or cache write total differs (fixed when a response starts; for a "
         "response of several passes, from its first pass's), or its output is less than the "
-        "transcript's (a stub that recorded no input states none).",
+        "transcript's (a stub that recorded no input states none), or its server-tool requests "
+        "fewer; or it completes a subagent's last call with other output than the parent's "
+        "Agent result states for that call.",
         _BODY_EDITED,
     ),
     "CC-BODY-USAGE-COMPLETED": _c(

@@ -4,7 +4,8 @@
 `read_bodies` (I/O, after `load`): selects this tree's bodies (`sources/bodies.py`), binds each
 selected response by the SHA-256 of its exact bytes, read once, and reads it strictly: an object
 with a string `id`, a string `model`, a `stop_reason` string or null, and a `usage` read as a
-transcript's is (`records.parse_usage`, advisor passes with `records.with_passes`).
+transcript's is (`records.parse_usage`, advisor passes with `records.with_passes`; usage under
+another field is refused). One that is not whole JSON may still be being written.
 
 `join_bodies` (pure, inside `build_account` once calls are grouped): unique joins only, never by
 position or time. A response joins the one call whose message id is its `id`; with an index,
@@ -16,7 +17,9 @@ it must be one that call's records name. Then:
     takes the response's usage (advisor passes included) and is complete (a response of several
     passes of its own: the first pass's input side, which the stub was written with); so does one whose
     stub recorded no input at all (written before its input was counted: it states none to
-    compare), answered with no less output in the same billing context;
+    compare), answered with no less output in the same billing context, by a response that
+    states some input; a response never has fewer server-tool requests than its stub, and
+    what the stub states and the response leaves out (context, split) is kept;
   - a call already complete must have exactly the response's counters (and advisor passes);
   - a response with no stop reason is a stub too: checked like a fragment, completes nothing.
 A response whose id no transcript call has is a hidden call (SPEC §5.4): counted, not priced in
@@ -214,6 +217,7 @@ def join_bodies(acc: Account) -> None:
                 # a copy in another transcript may repeat the stub (`calls.copies_agree`)
                 call.earlier_inputs += (call.usage.input_side(),)
             call.usage, call.advisor, call.final = _kept(call.usage, r.usage), r.advisor, True
+            call.body = r.file
             completed += 1
     if completed:
         acc.findings["CC-BODY-USAGE-COMPLETED"] += completed

@@ -246,6 +246,18 @@ def stated_usage_agrees(acc: Account) -> None:
         if not any(_could_be(stated, call, call is calls[-1]) for call in calls) and (
             calls or any(_counters(stated))
         ):
+            last = calls[-1] if calls else None
+            if (
+                last is not None
+                and last.body is not None
+                and last.usage.input_totals() == stated.input_totals()
+            ):
+                # The child's last call, completed by its response, and the parent's statement
+                # of that same call's final usage (its input side) disagree on its output: two
+                # records of the one call, neither explained (an audit: the response's 5,000
+                # taken where the transcript said 997, with a finding that blamed a cut child).
+                acc.problems.append(Problem("CC-BODY-USAGE-DISAGREES", last.body))
+                continue
             acc.findings["CC-REC-AGENT-USAGE-DISAGREE"] += 1
 
 

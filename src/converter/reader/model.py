@@ -55,6 +55,7 @@ class Call:
     # The input sides of earlier fragments that differ from the last's (CC-REC-FRAGMENT-DISAGREE,
     # rare): a copy in another transcript may repeat any fragment (`calls.copies_agree`).
     earlier_inputs: tuple[tuple[int, ...], ...] = ()
+    body: int | None = None  # the provider response that completed it (its file index)
 
 
 @dataclass(slots=True)
