@@ -454,6 +454,8 @@ def test_a_response_is_held_to_the_agent_results_statement_of_its_call(
     """An audit: the parent's Agent result states the child's last call's final usage (output
     220); a response completing that call's stub with output 5,000 was taken, exit 0, beside
     a finding that blamed a child cut short. Two records of one call that disagree refuse."""
+    from tests.test_refusals import _resume_syn_agent
+
     tree, bodies = setup(tmp_path, other=False)
     for n, raw in enumerate(tree.lines(CHILD), 1):
         record = json.loads(raw)
@@ -461,13 +463,45 @@ def test_a_response_is_held_to_the_agent_results_statement_of_its_call(
             tree.edit_record(CHILD, n, make_stub)
     response = bodies.response(C2)
     response["usage"] = {**response["usage"], "output_tokens": output}
-    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    folder = bodies.write()
+    for sub in ("plain", "resumed"):
+        (tmp_path / sub).mkdir()
+    outcome = inspect(cli, tree, tmp_path / "plain", folder)
+    # Resumed later, the agent's transcript goes on: the result speaks of a call in its
+    # middle now (a second diff review: only the last call was held to it).
+    _resume_syn_agent(tree)
+    resumed = inspect(cli, tree, tmp_path / "resumed", folder, "--task-unit", "session")
     if refused:
-        expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(C2)))
+        for shown in (outcome, resumed):
+            expect(shown, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(C2)))
         return
-    assert outcome.code == 0, outcome.err
-    assert outcome.report is not None
-    assert finding(outcome.report, "CC-REC-AGENT-USAGE-DISAGREE") == 0
+    for shown in (outcome, resumed):
+        assert shown.code == 0, shown.err
+        assert shown.report is not None
+        assert finding(shown.report, "CC-REC-AGENT-USAGE-DISAGREE") == 0
+
+
+@pytest.mark.parametrize(
+    ("stated", "code"),
+    [
+        ({"server_tool_use": {"code_execution_requests": 2}}, "CC-REC-SERVER-TOOL-UNPRICED"),
+        ({"fallback_credit": {"status": {"type": "redeemed"}}}, "CC-REC-FALLBACK-CREDIT"),
+    ],
+    ids=["unpriced-server-tool", "fallback-credit"],
+)
+def test_what_a_stub_says_of_its_spend_a_response_does_not_erase(
+    cli: Any, tmp_path: Path, stated: dict[str, Any], code: str
+) -> None:
+    """A second diff review: a stub's unpriced server tool or redeemed fallback credit (each a
+    finding that marks its figure a bound) vanished when a response that named neither
+    completed it: the cost then read exact, exit 0."""
+    tree, bodies = setup(tmp_path)
+    tree.edit_record(CHILD, C1_FINAL_LINE, lambda r: r["message"]["usage"].update(stated))
+    shown = inspect(cli, tree, tmp_path, bodies.write(), "--json")
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert finding(shown.report, "CC-BODY-USAGE-COMPLETED") == 1
+    assert finding(shown.report, code) == 1
 
 
 def test_a_response_of_no_input_completes_no_stub(cli: Any, tmp_path: Path) -> None:
@@ -925,9 +959,22 @@ def test_a_response_is_read_strictly(cli: Any, tmp_path: Path, edit: Any, code: 
             1,
         ),
         (b'{"id": NaN}', "CC-LINE-NONFINITE", 1),
-        (b"", "CC-TREE-EMPTY-FILE", None),
+        (b"", "CC-BODY-RESPONSE-UNFINISHED", None),  # the first state of the one write
+        # wrong before their end: no write cut these (a diff review)
+        (b'{"id": "msg_1", "model": "x"} {"id": "msg_2"}', "CC-LINE-INVALID-JSON", 1),
+        (b'{"id": "msg_1",, "model": "x"}', "CC-LINE-INVALID-JSON", 1),
+        (b'{"id": "msg_\xff1", "model": "x"}', "CC-LINE-INVALID-UTF8", 1),
     ],
-    ids=["duplicate-key", "half-written", "cut-in-a-character", "nan", "empty"],
+    ids=[
+        "duplicate-key",
+        "half-written",
+        "cut-in-a-character",
+        "nan",
+        "empty",
+        "two-documents",
+        "double-comma",
+        "bad-byte-inside",
+    ],
 )
 def test_a_response_that_is_not_strict_json_is_refused(
     cli: Any, tmp_path: Path, data: bytes, code: str, line: int | None

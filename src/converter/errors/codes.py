@@ -530,7 +530,8 @@ CODES: dict[str, CodeInfo] = {
         "was written before the input was counted: max_output_tokens bounds such a call's "
         "output, and neither end of its cost interval holds its input.",
         "Convert again once the sessions are idle, if they may still be running, or with "
-        "--provider-bodies if Claude Code wrote them (a call's response completes it). "
+        "--provider-bodies if Claude Code wrote them (a call's response completes it, unless "
+        "it states no input either). "
         "Otherwise read the high cost as short by these calls' input (the report counts them; evaluate takes "
         "no cost gate as met at the high cost, EVAL-COST-UNBOUNDED); the contract cannot "
         "change it.",
@@ -746,9 +747,10 @@ CODES: dict[str, CodeInfo] = {
         "Restore the response file (Claude Code never deletes bodies), or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-RESPONSE-UNFINISHED": _c(
-        "A provider response file of this tree is not whole JSON (cut short, or invalid UTF-8 "
-        "at its end). Claude Code writes each response in one write, with no rename: a response "
-        "of a session still running can be read before it is all there.",
+        "A provider response file of this tree is empty, or JSON cut short (it stops inside "
+        "its object, a string or a character). Claude Code writes each response in one write, "
+        "with no rename: a response of a session still running can be read before it is all "
+        "there.",
         "If the session is still running, run again when it has finished; otherwise the file "
         "was damaged: restore Claude Code's original, or " + _WITHOUT_BODIES,
     ),
@@ -780,9 +782,9 @@ CODES: dict[str, CodeInfo] = {
         "call the transcript completes, a counter differs; for a usage-incomplete call, its "
         "input, cache read or cache write total differs (fixed when a response starts; for a "
         "response of several passes, from its first pass's), or its output is less than the "
-        "transcript's (a stub that recorded no input states none), or its server-tool requests "
-        "fewer; or it completes a subagent's last call with other output than the parent's "
-        "Agent result states for that call.",
+        "transcript's (a stub that recorded no input states none), or its web-search or "
+        "web-fetch requests fewer; or it completes a subagent's call with other output than the "
+        "parent's Agent result states for that call.",
         _BODY_EDITED,
     ),
     "CC-BODY-USAGE-COMPLETED": _c(
@@ -1216,8 +1218,9 @@ CODES: dict[str, CodeInfo] = {
         "their output only, while every call reads input. The limit is not shown to be met, "
         "so the decision is INCOMPLETE.",
         "Convert again once the sessions are idle, or with --provider-bodies if Claude Code "
-        "wrote them (a call's response gives its final usage). A finished session whose "
-        "gateway wrote such stubs, with no bodies, has no bound on these calls' cost: no cost "
+        "wrote them (a call's response gives its final usage, unless it states no input "
+        "either). A finished session whose gateway wrote such stubs, with no bodies (or "
+        "bodies of no input), has no bound on these calls' cost: no cost "
         "gate can decide for it, and the decision stays INCOMPLETE.",
     ),
     "EVAL-SAMPLE-TOO-SMALL": _c(

@@ -49,7 +49,7 @@ from converter.reader.records import (
     with_passes,
 )
 from converter.sources.bodies import RESPONSE_SUFFIX, Selected, select
-from converter.sources.jsonl import BadLine, read_document
+from converter.sources.jsonl import BadLine, cut_short, read_document
 from converter.sources.tree import entry_kind
 
 
@@ -107,16 +107,20 @@ def read_bodies(tree: LoadedTree, folder: Path) -> None:
             tree.responses.append(found)
 
 
+_UNFINISHED = "CC-BODY-RESPONSE-UNFINISHED"
+
+
 def _read_response(tree: LoadedTree, selected: Selected, index: int | None) -> Response | None:
     entry = selected.entry
-    data = read_bytes(tree, entry)  # bound: size and SHA-256 of the bytes parsed
+    # Written in one write with no rename (FORMAT-NOTES §5): one being written reads empty, or
+    # cut short; said so, not "damaged".
+    data = read_bytes(tree, entry, empty=_UNFINISHED)  # bound: size and SHA-256 of the bytes
     if data is None:
         return None
     doc = read_document(data)
     if isinstance(doc, BadLine):
-        # Written in one write with no rename (FORMAT-NOTES §5): one being written reads cut.
-        unfinished = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
-        code = "CC-BODY-RESPONSE-UNFINISHED" if unfinished else doc.code
+        parse = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
+        code = _UNFINISHED if parse and cut_short(data) else doc.code
         tree.problems.append(Problem(code, entry.index, 1))
         return None
     try:
@@ -227,8 +231,8 @@ def join_bodies(acc: Account) -> None:
 
 def _kept(seen: Usage, said: Usage) -> Usage:
     """The response's usage completing a stub, with what the stub states and the response
-    leaves out: its billing context, and its cache-write split where the stub recorded its
-    input (an audit: a response that named no `speed` or split turned a stub's fast mode into
+    leaves out: its billing context, its unpriced server tools and fallback credit, and its
+    cache-write split where the stub recorded its input (an audit: a response that named no `speed` or split turned a stub's fast mode into
     no context and its 1h write into an unsplit one, its cost a sixth, exit 0). A stub that
     recorded no input states no split: its zeros were not yet counted."""
     kept: dict[str, Any] = {
@@ -238,6 +242,12 @@ def _kept(seen: Usage, said: Usage) -> Usage:
     }
     if seen.split_present and not said.split_present and any(seen.input_side()):
         kept.update(cache_5m=seen.cache_5m, cache_1h=seen.cache_1h, split_present=True)
+    # what the stub says of its spend beyond the counts: an unpriced server tool used, a
+    # fallback credit redeemed (each a finding that marks the figure a bound)
+    if seen.unpriced_server_tools and not said.unpriced_server_tools:
+        kept["unpriced_server_tools"] = True
+    if seen.credit_redeemed and not said.credit_redeemed:
+        kept["credit_redeemed"] = True
     return msgspec.structs.replace(said, **kept) if kept else said
 
 

@@ -246,17 +246,18 @@ def stated_usage_agrees(acc: Account) -> None:
         if not any(_could_be(stated, call, call is calls[-1]) for call in calls) and (
             calls or any(_counters(stated))
         ):
-            last = calls[-1] if calls else None
-            if (
-                last is not None
-                and last.body is not None
-                and last.usage.input_totals() == stated.input_totals()
-            ):
-                # The child's last call, completed by its response, and the parent's statement
-                # of that same call's final usage (its input side) disagree on its output: two
-                # records of the one call, neither explained (an audit: the response's 5,000
-                # taken where the transcript said 997, with a finding that blamed a cut child).
-                acc.problems.append(Problem("CC-BODY-USAGE-DISAGREES", last.body))
+            completed = [
+                c.body
+                for c in calls
+                if c.body is not None and c.usage.input_totals() == stated.input_totals()
+            ]
+            if completed:
+                # A call its response completed, and the parent's statement of that same call's
+                # final usage (its input side; the last of a run, wherever a resumed agent's
+                # later runs put it) disagree on its output: two records of one call, neither
+                # explained (an audit: the response's 5,000 taken where the transcript said
+                # 997, with a finding that blamed a child cut short).
+                acc.problems.extend(Problem("CC-BODY-USAGE-DISAGREES", b) for b in completed)
                 continue
             acc.findings["CC-REC-AGENT-USAGE-DISAGREE"] += 1
 

@@ -92,7 +92,9 @@ def _absorb(
         tree.problems.append(Problem(code, entry.index))
 
 
-def read_bytes(tree: LoadedTree, entry: SourceFile) -> bytes | None:
+def read_bytes(
+    tree: LoadedTree, entry: SourceFile, empty: str = "CC-TREE-EMPTY-FILE"
+) -> bytes | None:
     try:
         with entry.path.open("rb") as stream:
             data = stream.read()
@@ -102,7 +104,7 @@ def read_bytes(tree: LoadedTree, entry: SourceFile) -> bytes | None:
 
     tree.digests[entry.index] = Digest(hashlib.sha256(data).hexdigest(), len(data))
     if not data:
-        tree.problems.append(Problem("CC-TREE-EMPTY-FILE", entry.index))
+        tree.problems.append(Problem(empty, entry.index))
         return None
     return data
 

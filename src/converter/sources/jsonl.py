@@ -266,6 +266,24 @@ def iter_lines(
     digest.sha256 = hasher.hexdigest()
 
 
+def cut_short(data: bytes) -> bool:
+    """Whether a whole-file document that does not parse is a valid one's beginning, cut: it
+    ends inside a UTF-8 character, or the parser runs out of text (inside the object, or in a
+    string it opened). Anything wrong before its end (a bad byte, `,,`, a second document) is
+    not. Only called on a failed parse: the standard parser says where it stopped."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return bad.end == len(data) and bad.reason == "unexpected end of data"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as bad:
+        return bad.pos >= len(text.rstrip()) or bad.msg.startswith("Unterminated string")
+    except RecursionError:
+        return False
+    return False
+
+
 def read_document(data: bytes) -> JSONObject | BadLine:
     """Parse a whole-file JSON object (meta files, manifests, contracts)."""
     body = data[len(_BOM) :] if data.startswith(_BOM) else data
