@@ -1722,6 +1722,28 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     assert "0 labelled tasks changed since" in result.out
 
 
+def test_a_dropped_labelled_task_with_calls_is_said_with_them(cli: Any, tmp_path: Path) -> None:
+    """An upgrade walkthrough: a task 0.4.7 started at an old-form interruption marker, with
+    124 calls and a label, was "dropped" like a task of none, and the template said "every
+    claim is filled: convert --contract" while its calls had moved under another label."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    gone = dict(data["tasks"][0], id="task-0123456789ab", model_calls=7)
+    gone["input_digest"] = "hmac-sha256:" + "0" * 64
+    data["tasks"].append(gone)
+    data["claims"]["outcomes"][gone["id"]] = data["claims"]["outcomes"][data["tasks"][0]["id"]]
+    data["tasks"][0]["model_calls"] -= 1  # the task that took its calls: changed since
+    write_json(contract, data)
+    result = _carry(cli, parent, contract, tmp_path)
+    assert result.code == 0, result.err
+    assert "every claim is filled; check the changed tasks' outcomes (below), then" in result.out
+    assert (
+        f"  dropped {gone['id']}: it had 7 model calls and a label, not carried; its calls are "
+        "in other tasks now, under their labels"
+    ) in result.out
+
+
 def test_an_excluded_task_that_now_has_calls_is_to_label_again(cli: Any, tmp_path: Path) -> None:
     """Was: the exclusion (an unanswered last prompt, `aborted`) was carried onto the task after
     it was answered, '0 labelled tasks changed' was said, and only convert --contract refused

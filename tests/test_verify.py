@@ -205,7 +205,7 @@ def test_a_bundle_of_another_version_is_not_re_derived(cli: Any, tmp_path: Path)
     result = cli("verify", "--bundle", str(old), "--contract", str(CONTRACT), "--in", str(PARENT))
     assert result.code == 2
     assert [line.split(":")[1].strip() for line in result.err.splitlines()] == [
-        "ATTEST-REDERIVE-OTHER-VERSION"
+        "ATTEST-REDERIVE-OTHER-VERSION [generator/version 0.1.0]"  # which one to check out
     ]
     assert "ok: evidence digest recomputed" in result.out  # what this version can check, it did
 

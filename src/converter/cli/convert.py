@@ -228,7 +228,9 @@ def _template(
         preset=preset,
     )
     write_atomic(out, made.data)
-    _say_template(reading.canonical.counts, made.to_fill)
+    carried = made.carried
+    review = carried is not None and bool(carried.changed or carried.dropped_labelled)
+    _say_template(reading.canonical.counts, made.to_fill, review)
     if made.carried is not None:
         _say_carried(made.carried, card)
 
@@ -277,11 +279,14 @@ def _say_card_prices_none(card: PriceCard, models: tuple[str, ...], old: Contrac
     tell(f"notice: price card {card.id} prices none of this session's models ({unpriced}); {then}")
 
 
-def _say_template(counts: Counts, to_fill: int) -> None:
+def _say_template(counts: Counts, to_fill: int, review: bool = False) -> None:
+    """`review`: carried labels to check first (a labelled task changed, or one dropped whose
+    calls are in other tasks now): "every claim is filled" would say there is nothing to do."""
+    check = "check the changed tasks' outcomes (below), then " if review else ""
     then = (
-        f"fill its {counted(to_fill, 'null claim')}, then convert --contract"
+        f"fill its {counted(to_fill, 'null claim')}, {check or 'then '}convert --contract"
         if to_fill
-        else "every claim is filled: convert --contract"
+        else f"every claim is filled; {check}convert --contract"
     )
     say(
         f"wrote contract template: {counted(counts.tasks, 'task')}, "
@@ -298,7 +303,16 @@ def _say_carried(c: Carried, card: PriceCard | None) -> None:
         + (f", {counted(len(c.unexcluded), 'excluded task')} to label" if c.unexcluded else "")
     )
     for task_id in c.dropped:
-        say(f"  dropped {task_id}")
+        calls = c.dropped_labelled.get(task_id)
+        if calls:
+            # Its calls did not vanish: the session or the task rule changed (an upgrade that
+            # starts tasks otherwise), and another task holds them now, under its own label.
+            say(
+                f"  dropped {task_id}: it had {counted(calls, 'model call')} and a label, "
+                "not carried; its calls are in other tasks now, under their labels"
+            )
+        else:
+            say(f"  dropped {task_id}")
     for task_id in c.new:
         say(f"  new {task_id}")
     for task_id in c.changed:

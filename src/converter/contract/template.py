@@ -156,6 +156,9 @@ class Carried:
     (excluded, and now with model calls: their exclusion is not carried, they are to label)."""
 
     dropped: list[str] = field(default_factory=list)
+    # Of the dropped tasks, those that had model calls and a label (acceptable true or false),
+    # with their model calls: their calls are in other tasks now, the label goes nowhere.
+    dropped_labelled: dict[str, int] = field(default_factory=dict)
     new: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     unexcluded: list[str] = field(default_factory=list)
@@ -192,6 +195,15 @@ def carry_forward(template: Contract, old: Contract) -> tuple[Contract, Carried]
         outcomes.pop(tid, None)
     known = set(old.claims.outcomes) | set(old.claims.excluded_tasks)
     dropped = sorted(known - set(ids))
+    had = {t.id: t.model_calls for t in old.tasks}
+    renamed_back = {new: before for before, new in renamed.items()}
+    dropped_labelled = {
+        tid: had.get(renamed_back.get(tid, tid), 0)
+        for tid in dropped
+        if tid in old.claims.outcomes
+        and old.claims.outcomes[tid].acceptable is not None
+        and had.get(renamed_back.get(tid, tid), 0)
+    }
     new = [tid for tid in ids if tid not in known]
     pricing = _merge_pricing(template.claims.pricing, old.claims.pricing)
     claims = old.claims.model_copy(
@@ -199,7 +211,12 @@ def carry_forward(template: Contract, old: Contract) -> tuple[Contract, Carried]
     )
     contract = template.model_copy(update={"claims": claims})
     return contract, Carried(
-        dropped, new, changed, unexcluded, _repriced(old.claims.pricing, pricing)
+        dropped,
+        dropped_labelled,
+        new,
+        changed,
+        unexcluded,
+        _repriced(old.claims.pricing, pricing),
     )
 
 

@@ -919,8 +919,9 @@ CODES: dict[str, CodeInfo] = {
         "new template with --from-contract (it lists dropped and new tasks). A started_at that "
         "differs after privacy.timestamps was made finer than the template's: make the "
         "template again with --timestamps and --from-contract. A contract made "
-        "by version 0.1 names tasks by ids that 0.2 keys per session: --from-contract carries "
-        "its labels over. When a file was added or changed since (CONTRACT-FILE-ADDED, "
+        "by version 0.1 names tasks by ids that 0.2 keys per session, and one made before "
+        "0.4.8 made an old-form interruption marker a task: --from-contract carries the labels "
+        "over (and names a dropped task that had calls). When a file was added or changed since (CONTRACT-FILE-ADDED, "
         "-CHANGED), the tasks differ because the session went on: --from-contract is the fix.",
     ),
     "CONTRACT-OUTCOME-MISSING": _c(

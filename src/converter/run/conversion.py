@@ -527,7 +527,10 @@ def require_this_version(bundle: BundleHead) -> None:
     other bytes (and would list every task as a mismatch, with fixes for a contract that is
     not wrong)."""
     if bundle.generator.version != __version__:
-        raise Refused([Problem("ATTEST-REDERIVE-OTHER-VERSION")])
+        # the version is digits and points (its type's pattern): named, so the one to check
+        # out is not left to be read from the bundle (an upgrade walkthrough)
+        where = f"generator/version {bundle.generator.version}"
+        raise Refused([Problem("ATTEST-REDERIVE-OTHER-VERSION", where=where)])
 
 
 # What a contract says when the sources are not the files it binds (CONTRACT-KEY-MISMATCH is not
