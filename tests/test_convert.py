@@ -1739,9 +1739,17 @@ def test_a_dropped_labelled_task_with_calls_is_said_with_them(cli: Any, tmp_path
     assert result.code == 0, result.err
     assert "every claim is filled; check the changed tasks' outcomes (below), then" in result.out
     assert (
-        f"  dropped {gone['id']}: it had 7 model calls and a label, not carried; its calls are "
-        "in other tasks now, under their labels"
+        f"  dropped {gone['id']}: it had 7 model calls and a label, not carried; in the same "
+        "session its calls are in other tasks now (a changed or new task above), whose "
+        "outcomes to check"
     ) in result.out
+    # No task changed: the dropped one is what to check (a third review: "the changed tasks'
+    # outcomes (below)" listed none).
+    data["tasks"][0]["model_calls"] += 1
+    write_json(contract, data)
+    (tmp_path / "again.json").unlink()
+    result = _carry(cli, parent, contract, tmp_path)
+    assert "every claim is filled; check the dropped tasks (below), then" in result.out
 
 
 def test_an_excluded_task_that_now_has_calls_is_to_label_again(cli: Any, tmp_path: Path) -> None:

@@ -229,7 +229,11 @@ def _template(
     )
     write_atomic(out, made.data)
     carried = made.carried
-    review = carried is not None and bool(carried.changed or carried.dropped_labelled)
+    review = None
+    if carried is not None and carried.changed:
+        review = "check the changed tasks' outcomes (below)"
+    elif carried is not None and carried.dropped_labelled:
+        review = "check the dropped tasks (below)"
     _say_template(reading.canonical.counts, made.to_fill, review)
     if made.carried is not None:
         _say_carried(made.carried, card)
@@ -279,10 +283,10 @@ def _say_card_prices_none(card: PriceCard, models: tuple[str, ...], old: Contrac
     tell(f"notice: price card {card.id} prices none of this session's models ({unpriced}); {then}")
 
 
-def _say_template(counts: Counts, to_fill: int, review: bool = False) -> None:
-    """`review`: carried labels to check first (a labelled task changed, or one dropped whose
-    calls are in other tasks now): "every claim is filled" would say there is nothing to do."""
-    check = "check the changed tasks' outcomes (below), then " if review else ""
+def _say_template(counts: Counts, to_fill: int, review: str | None = None) -> None:
+    """`review`: what to check first among the carried labels (a labelled task changed, or
+    one with calls dropped): "every claim is filled" would say there is nothing to do."""
+    check = f"{review}, then " if review else ""
     then = (
         f"fill its {counted(to_fill, 'null claim')}, {check or 'then '}convert --contract"
         if to_fill
@@ -305,11 +309,12 @@ def _say_carried(c: Carried, card: PriceCard | None) -> None:
     for task_id in c.dropped:
         calls = c.dropped_labelled.get(task_id)
         if calls:
-            # Its calls did not vanish: the session or the task rule changed (an upgrade that
-            # starts tasks otherwise), and another task holds them now, under its own label.
+            # Where its calls went is not known here: into another task (the task rule
+            # changed, as 0.4.8's did), or nowhere (the contract was another session's).
             say(
-                f"  dropped {task_id}: it had {counted(calls, 'model call')} and a label, "
-                "not carried; its calls are in other tasks now, under their labels"
+                f"  dropped {task_id}: it had {counted(calls, 'model call')} and a label, not "
+                "carried; in the same session its calls are in other tasks now (a changed or "
+                "new task above), whose outcomes to check"
             )
         else:
             say(f"  dropped {task_id}")

@@ -195,14 +195,13 @@ def carry_forward(template: Contract, old: Contract) -> tuple[Contract, Carried]
         outcomes.pop(tid, None)
     known = set(old.claims.outcomes) | set(old.claims.excluded_tasks)
     dropped = sorted(known - set(ids))
+    # A dropped id is never a rename's target (those are the template's): its old entry is
+    # under its own id.
     had = {t.id: t.model_calls for t in old.tasks}
-    renamed_back = {new: before for before, new in renamed.items()}
     dropped_labelled = {
-        tid: had.get(renamed_back.get(tid, tid), 0)
+        tid: had[tid]
         for tid in dropped
-        if tid in old.claims.outcomes
-        and old.claims.outcomes[tid].acceptable is not None
-        and had.get(renamed_back.get(tid, tid), 0)
+        if had.get(tid) and tid in old.claims.outcomes and _labelled(old.claims.outcomes[tid])
     }
     new = [tid for tid in ids if tid not in known]
     pricing = _merge_pricing(template.claims.pricing, old.claims.pricing)
@@ -241,15 +240,16 @@ def _repriced(old: PricingTemplate, merged: PricingTemplate) -> list[str]:
     return found
 
 
+def _labelled(outcome: OutcomeClaim) -> bool:
+    """An outcome with a value in it: a template's all-null ones are not labels."""
+    return any(value is not None for value in outcome.model_dump().values())
+
+
 def _changed(template: Contract, old: Contract, renamed: dict[str, str]) -> list[str]:
     """Tasks whose outcome is carried over but which grew since it was labelled (more or fewer
     model calls or subagents: a resumed session): their label may no longer be what happened."""
     before = {renamed.get(t.id, t.id): t for t in old.tasks}
-    labelled = {  # an outcome with a value in it: a template's all-null ones are not labels
-        renamed.get(k, k)
-        for k, outcome in old.claims.outcomes.items()
-        if any(value is not None for value in outcome.model_dump().values())
-    }
+    labelled = {renamed.get(k, k) for k, o in old.claims.outcomes.items() if _labelled(o)}
     return [
         t.id
         for t in template.tasks
