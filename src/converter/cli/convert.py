@@ -235,8 +235,8 @@ def _template(
     elif carried is not None and carried.dropped_labelled:
         review = "check the dropped tasks (below)"
     _say_template(reading.canonical.counts, made.to_fill, review)
-    if made.carried is not None:
-        _say_carried(made.carried, card)
+    if carried is not None:
+        _say_carried(carried, card)
 
 
 def _template_inputs(

@@ -217,10 +217,9 @@ def join_bodies(acc: Account) -> None:
                 # recorded none lacks, and would price it as if it had read nothing. The call
                 # stays usage-incomplete (an audit: a gateway stub's verdict flipped to SCALE).
                 continue
-            if r.usage.input_side() != call.usage.input_side():
-                # a copy in another transcript may repeat the stub (`calls.copies_agree`)
-                call.earlier_inputs += (call.usage.input_side(),)
-            call.usage, call.advisor, call.final = _kept(call.usage, r.usage), r.advisor, True
+            # the stub's input side is kept: a copy in another transcript may repeat it
+            call.take_usage(_kept(call.usage, r.usage))
+            call.advisor, call.final = r.advisor, True
             call.body = r.file
             completed += 1
     if completed:

@@ -136,7 +136,6 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             return
         if new.input_side() != call.usage.input_side():
             acc.findings["CC-REC-FRAGMENT-DISAGREE"] += 1
-            call.earlier_inputs += (call.usage.input_side(),)
         if rec.model != call.model:
             acc.problems.append(Problem("CC-REC-MODEL-DISAGREE", rec.file, rec.line))
         if _drops_advisor(call.advisor, rec.advisor):
@@ -144,7 +143,8 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             # its counts may grow as the usage does (the last fragment's are taken), not vanish
             acc.problems.append(Problem("CC-REC-USAGE-ITERATIONS", rec.file, rec.line))
             return
-        call.usage, call.final, call.fragments = new, rec.final, call.fragments + 1
+        call.take_usage(new)
+        call.final, call.fragments = rec.final, call.fragments + 1
         call.ended = call.ended or rec.final
         call.named_request = call.named_request and rec.request_named
         call.advisor = rec.advisor

@@ -57,6 +57,13 @@ class Call:
     earlier_inputs: tuple[tuple[int, ...], ...] = ()
     body: int | None = None  # the provider response that completed it (its file index)
 
+    def take_usage(self, usage: Usage) -> None:
+        """A later fragment's usage, or the response's that completes the call, becomes the
+        call's; the input side it replaces is kept when it differs (`earlier_inputs`)."""
+        if usage.input_side() != self.usage.input_side():
+            self.earlier_inputs += (self.usage.input_side(),)
+        self.usage = usage
+
 
 @dataclass(slots=True)
 class ToolCall:

@@ -939,21 +939,19 @@ def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
     """Usage written where no reader takes it: at the record's top, or under one of its fields
     (`<field>.usage`, `<field>.message.usage`: a title or compaction call Claude Code might one
     day record in a `system`, `attachment` or new record). Its spend would be left out."""
-    if _has_usage(obj):
-        return True
-    read = _READ_HERE.get(kind)
+    return _has_usage(obj) or usage_elsewhere(obj, _READ_HERE.get(kind))
+
+
+def usage_elsewhere(obj: dict[str, Any], read: str | None) -> bool:
+    """Usage under a field of `obj` other than `read` (where a reader takes it): its
+    `<field>.usage` or `<field>.message.usage` (a record's, or a provider response's,
+    `reader/bodies.py`, whose `read` is its top-level `usage`)."""
     for key, value in obj.items():
         if key == read or not isinstance(value, dict):
             continue
         if _has_usage(value) or _has_usage(value.get("message")):
             return True
     return False
-
-
-def usage_elsewhere(obj: dict[str, Any], read: str) -> bool:
-    """Usage written in an object beside the field `read` (where a reader takes it): under
-    another field, or that field's `message` (a provider response's, `reader/bodies.py`)."""
-    return _unread_usage({k: v for k, v in obj.items() if k != read}, "")
 
 
 def starts_task(rec: Rec) -> bool:
