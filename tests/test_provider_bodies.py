@@ -403,8 +403,11 @@ def test_a_response_whose_usage_disagrees_is_refused(
 def test_a_response_never_replaces_a_split_or_context_the_transcript_states(
     cli: Any, tmp_path: Path, call: tuple[str, str], changed: dict[str, Any]
 ) -> None:
-    """A review: a stub's 1h cache write became 5m, its context fast mode or US-only, from the
-    response, with exit 0 (and a complete call's response contradicting its context passed)."""
+    """A review: a stub's 1h cache write became 5m, its context fast mode, from the response,
+    with exit 0 (and a complete call's response contradicting its context passed). A stub's
+    region states nothing (the test below)."""
+    if call == C1 and "inference_geo" in changed:
+        pytest.skip("a stub's inference_geo is no statement")
     tree, bodies = setup(tmp_path)
     response = bodies.response(call)
     stated = response["usage"]
@@ -1314,3 +1317,40 @@ def test_a_stub_of_a_call_answered_in_several_passes_is_completed_by_its_first(
     assert event["usage"]["output_tokens"] == 60
     assert event["usage"]["cache_read_input_tokens"] == 17500
     assert event["cost"]["low"] == event["cost"]["high"]
+
+
+@pytest.mark.parametrize(("stub_geo", "geo"), [("not_available", ""), ("global", ""), ("", "us")])
+def test_a_stubs_region_is_no_statement(cli: Any, tmp_path: Path, stub_geo: str, geo: str) -> None:
+    """2.1.38-2.1.39 write `inference_geo` `not_available` or `global` on a call's stubs and
+    `""` on its final record (FORMAT-NOTES 6): the response completes the stub, priced in the
+    region it names, where it was refused as a disagreement."""
+    tree, bodies = setup(tmp_path)
+
+    def not_yet(record: dict[str, Any]) -> None:
+        record["message"]["usage"]["inference_geo"] = stub_geo
+
+    tree.edit_record(CHILD, C1_FINAL_LINE, not_yet)
+    response = bodies.response(C1)
+    response["usage"] = {**response["usage"], "inference_geo": geo}
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    event = event_of(bundle, C1[0])
+    assert event["usage_complete"] is True
+    assert event["context"]["inference_geo"] == geo
+
+
+def test_a_complete_calls_region_not_available_is_a_statement(cli: Any, tmp_path: Path) -> None:
+    """Only a stub's "not_available" says nothing: a complete call's stands against its
+    response's."""
+    tree, bodies = setup(tmp_path)
+
+    def not_available(record: dict[str, Any]) -> None:
+        record["message"]["usage"]["inference_geo"] = "not_available"
+
+    parent = "parent"
+    for number, raw in enumerate(tree.lines(parent), 1):
+        if A2[0].encode() in raw:
+            tree.edit_record(parent, number, not_available)
+    response = bodies.response(A2)
+    response["usage"] = {**response["usage"], "inference_geo": "us"}
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(A2)))
