@@ -904,7 +904,8 @@ def test_a_price_under_a_name_no_model_has_is_refused_without_the_name(
 
 def test_a_context_key_the_user_typed_is_not_quoted(cli: Any, tmp_path: Path) -> None:
     """Was: three words of up to 32 characters joined by `|` passed for a context key and were
-    shown (`PRICE-NULL [model claude-opus-4-8 / context acme-payroll|customer-bigbank|...]`)."""
+    shown (`PRICE-NULL [model claude-opus-4-8 / context acme-payroll|customer-bigbank|...]`,
+    now `claims/pricing/models/claude-opus-4-8/contexts/...`)."""
 
     def edit(data: Any) -> None:
         contexts = data["claims"]["pricing"]["models"]["claude-opus-4-8"]["contexts"]
@@ -914,7 +915,7 @@ def test_a_context_key_the_user_typed_is_not_quoted(cli: Any, tmp_path: Path) ->
     result = _convert_edited(cli, tmp_path, edit)
     assert result.code == 2
     assert "zqc" not in result.err
-    assert "context standard|x-0123abcd|absent" in result.err  # the shape a key crosses in
+    assert "contexts/standard|x-0123abcd|absent" in result.err  # the shape a key crosses in
 
 
 @pytest.mark.parametrize("precision", ["minute", "hour", "day"])
@@ -1166,12 +1167,18 @@ def test_a_shape_error_hides_no_other_problem(cli: Any, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "code"),
     [
-        (lambda p: p["models"].clear(), "PRICE-MODEL-MISSING [model claude-opus-4-8]"),
+        (
+            lambda p: p["models"].clear(),
+            "PRICE-MODEL-MISSING [claims/pricing/models/claude-opus-4-8]",
+        ),
         (
             lambda p: next(iter(p["models"].values()))["contexts"].clear(),
-            "PRICE-CONTEXT-MISSING [model claude-opus-4-8 / context standard|standard|",
+            "PRICE-CONTEXT-MISSING [claims/pricing/models/claude-opus-4-8/contexts/standard|standard|",
         ),
-        (lambda p: p["client_tools"].pop("Read"), "PRICE-CLIENT-TOOL-MISSING [tool Read]"),
+        (
+            lambda p: p["client_tools"].pop("Read"),
+            "PRICE-CLIENT-TOOL-MISSING [claims/pricing/client_tools/Read]",
+        ),
     ],
     ids=["model", "context", "client-tool"],
 )
@@ -1948,8 +1955,8 @@ def test_a_shape_error_in_pricing_does_not_hide_a_null_or_negative_price(
     assert result.code == 2
     codes = sorted(line.split()[1] for line in result.err.splitlines())
     assert codes == ["CONTRACT-SHAPE", "PRICE-NEGATIVE", "PRICE-NULL"]
-    assert "tier 0 / output" in result.err
-    assert "tool Read" in result.err
+    assert "claims/pricing/models/claude-opus-4-8/tiers/0/output" in result.err
+    assert "claims/pricing/client_tools/Read" in result.err
 
 
 def test_a_revealed_name_the_session_lacks_is_not_published(cli: Any, tmp_path: Path) -> None:

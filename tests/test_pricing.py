@@ -416,17 +416,18 @@ def test_complete_reports_every_bad_value_with_safe_locations() -> None:
     problems = complete(template)
     assert isinstance(problems, list)
     found = {(p.code, p.where()) for p in problems}
-    model = "model claude-sonnet-9"  # a name that crosses, so a diagnostic may show it
-    assert (("PRICE-NEGATIVE", f"{model} / tier 0 / input")) in found
-    assert ("PRICE-NONFINITE", f"{model} / tier 0 / output") in found
-    assert ("PRICE-NULL", f"{model} / tier 0 / cache_read") in found
-    assert ("PRICE-NULL", f"{model} / tier 1 / input") in found
-    assert ("PRICE-TIERS-INVALID", f"{model} / tiers") in found
-    assert ("PRICE-NULL", f"{model} / context standard|standard|absent") in found
-    assert ("PRICE-NONFINITE", f"{model} / context batch|absent|absent") in found
-    assert ("PRICE-NULL", "tool web_search") in found
-    assert ("PRICE-NULL", "tool tool-abcdefabcdef") in found
-    assert ("PRICE-NULL", "unsplit_cache_write_rule") in found
+    # a path into the contract, as other refusals give; the name crosses, so it may be shown
+    model = "claims/pricing/models/claude-sonnet-9"
+    assert (("PRICE-NEGATIVE", f"{model}/tiers/0/input")) in found
+    assert ("PRICE-NONFINITE", f"{model}/tiers/0/output") in found
+    assert ("PRICE-NULL", f"{model}/tiers/0/cache_read") in found
+    assert ("PRICE-NULL", f"{model}/tiers/1/input") in found
+    assert ("PRICE-TIERS-INVALID", f"{model}/tiers") in found
+    assert ("PRICE-NULL", f"{model}/contexts/standard|standard|absent") in found
+    assert ("PRICE-NONFINITE", f"{model}/contexts/batch|absent|absent") in found
+    assert ("PRICE-NULL", "claims/pricing/server_tools/web_search") in found
+    assert ("PRICE-NULL", "claims/pricing/client_tools/tool-abcdefabcdef") in found
+    assert ("PRICE-NULL", "claims/pricing/unsplit_cache_write_rule") in found
     # 5 + 5 tier price fields, 1 tier order, 2 contexts, 2 tools, 1 rule; Bash (0) is fine.
     assert len(problems) == 5 + 5 + 1 + 2 + 2 + 1
     assert all(p.code in CODES for p in problems)

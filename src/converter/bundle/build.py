@@ -147,7 +147,9 @@ def _events(
             problems += [p.as_problem() for p in priced]
             continue
         if priced.high >= MAX_COST:  # prices within bounds can still multiply past them
-            problems.append(Problem("PRICE-COST-TOO-LARGE", where=f"model {priced_on.model}"))
+            problems.append(
+                Problem("PRICE-COST-TOO-LARGE", where=f"claims/pricing/models/{priced_on.model}")
+            )
             continue
         tier = claims.models[priced_on.model].tiers[priced.tier]
         del out["fragments"]  # the reader's count, not a bundle field
@@ -187,7 +189,7 @@ def _tool_cost(tool: ToolEvent, claims: PricingClaims) -> dict[str, str] | list[
     if isinstance(priced, list):
         return [p.as_problem() for p in priced]
     if priced.cost >= MAX_COST:
-        return [Problem("PRICE-COST-TOO-LARGE", where=f"tool {tool.name}")]
+        return [Problem("PRICE-COST-TOO-LARGE", where=f"claims/pricing/client_tools/{tool.name}")]
     text = decimal_text(priced.cost)
     return {"low": text, "high": text}
 

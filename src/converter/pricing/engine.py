@@ -165,7 +165,11 @@ def _problems(event: ModelCall, claims: PricingClaims | PricingTemplate) -> list
             )
         )
     if event.usage.web_search_requests and "web_search" not in claims.server_tools:
-        out.append(PricingProblem(code="PRICE-SERVER-TOOL-MISSING", tool="web_search"))
+        out.append(
+            PricingProblem(
+                code="PRICE-SERVER-TOOL-MISSING", tool="web_search", section="server_tools"
+            )
+        )
     return out
 
 

@@ -193,20 +193,27 @@ class PricingProblem(Closed):
     model: ModelName | None = None
     context: ContextKey | None = None
     tool: PublicName | None = None
+    section: Literal["server_tools", "client_tools"] | None = None  # the tool's
     tier: Count | None = None
     field: PublicName | None = None
 
     def where(self) -> str:
-        """Where, in words a diagnostic may show: a model, context or tool name a contract's
-        author typed is shown only if it is one that could cross the firewall (SPEC §6.4)."""
-        parts = [
-            f"model {_shown(self.model)}" if self.model else "",
-            f"context {_shown(self.context)}" if self.context else "",
-            f"tool {_shown(self.tool)}" if self.tool else "",
-            f"tier {self.tier}" if self.tier is not None else "",
-            self.field or "",
-        ]
-        return " / ".join(p for p in parts if p)
+        """Its path in the contract, as the other contract refusals name theirs
+        (`claims/pricing/models/<model>/tiers/0/input`): a model, context or tool name a
+        contract's author typed is shown only if it is one that could cross the firewall
+        (SPEC §6.4), else as `<name>`."""
+        parts = ["claims", "pricing"]
+        if self.model:
+            parts += ["models", _shown(self.model)]
+            if self.context:
+                parts += ["contexts", _shown(self.context)]
+            if self.tier is not None:
+                parts += ["tiers", str(self.tier)]
+        elif self.tool:
+            parts += [self.section or "client_tools", _shown(self.tool)]
+        if self.field:
+            parts.append(self.field)
+        return "/".join(parts)
 
     def as_problem(self) -> Problem:
         """The refusal it is, located by `where`."""
@@ -262,9 +269,9 @@ def template_problems(template: PricingTemplate) -> list[PricingProblem]:
     for model, entry in sorted(template.models.items()):
         out += _model_problems(model, entry)
     for server, value in sorted(template.server_tools.items()):
-        out += _value_problems(value, tool=server)
+        out += _value_problems(value, tool=server, section="server_tools")
     for client, value in sorted(template.client_tools.items()):
-        out += _value_problems(value, tool=client)
+        out += _value_problems(value, tool=client, section="client_tools")
     if template.unsplit_cache_write_rule is None:
         out.append(PricingProblem(code="PRICE-NULL", field="unsplit_cache_write_rule"))
     return out
@@ -290,7 +297,7 @@ def partial_problems(raw: Any) -> list[PricingProblem]:
     for section in ("server_tools", "client_tools"):
         prices = raw.get(section)
         for name, value in sorted(prices.items()) if isinstance(prices, dict) else ():
-            out += _checked(value, tool=name)
+            out += _checked(value, tool=name, section=section)
     if "unsplit_cache_write_rule" in raw and raw["unsplit_cache_write_rule"] is None:
         out.append(PricingProblem(code="PRICE-NULL", field="unsplit_cache_write_rule"))
     return out
