@@ -721,3 +721,45 @@ def test_prices_a_contract_chose_are_not_passed_off_as_the_cards(cli: Any, tmp_p
     alone = json.loads(cli("evaluate", "--bundle", str(golden), "--format", "json").out)
     assert alone["digests"]["price_card_id"] == "none"
     assert alone["digests"]["own_prices"] == [{"model": "claude-opus-4-8", "context": None}]
+
+
+def test_a_card_this_version_does_not_ship_is_not_read_as_a_list_price(
+    cli: Any, tmp_path: Path
+) -> None:
+    """An audit: a contract naming a card id no version ships ("anthropic-2027-01", typed by
+    hand) was converted, verified as "ok" and evaluated with no word that its prices were
+    nobody's but the contract's: the id read as a published card. Its prices are now all own
+    prices, and every output says the card was not checked."""
+    parent = fixture_parent("synthetic_tree")
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert", "--in", str(parent), "--template", str(template),
+        "--price-card", "anthropic-2026-12",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    data = read_json(template)
+    fill(data)
+    data["claims"]["pricing"]["price_card"]["id"] = "anthropic-2027-01"
+    write_json(template, data)
+    bundle = tmp_path / "b.json"
+    converted = cli(
+        "convert", "--in", str(parent), "--contract", str(template), "--out", str(bundle)
+    )
+    assert converted.code == 0, converted.err
+    report = json.loads(cli("evaluate", "--bundle", str(bundle), "--format", "json").out)
+    assert report["digests"]["unshipped_price_cards"] == ["anthropic-2027-01"]
+    models = sorted(data["claims"]["pricing"]["models"])
+    assert report["digests"]["own_prices"] == [{"model": m, "context": None} for m in models]
+    text = cli("evaluate", "--bundle", str(bundle)).out
+    assert (
+        "price card: anthropic-2027-01 (not shipped with this version: unchecked); priced by "
+        f"the contract, not the card: {len(models)} model"
+    ) in text
+    verified = cli("verify", "--bundle", str(bundle))
+    assert verified.code == 0, verified.err
+    assert "not checked: its prices against card anthropic-2027-01" in verified.out
+    # A shipped card is checked, and named as such.
+    assert (
+        "unchecked"
+        not in cli("evaluate", "--bundle", str(FIXTURES / "synthetic_bundle.golden.json")).out
+    )

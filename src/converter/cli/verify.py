@@ -142,6 +142,11 @@ def verify(
         card = opened.receipt.price_card
         if card is not None and card.id in shipped_cards():
             say(f"ok: the prices it carries for what the card prices are the card's ({card.id})")
+        elif card is not None:  # a card file's, or an id typed into the contract
+            say(
+                f"not checked: its prices against card {card.id}, which this version does not "
+                "ship (they are the contract's own)"
+            )
     else:
         say(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
     if signed is not None:

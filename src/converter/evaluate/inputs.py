@@ -157,8 +157,11 @@ class Digests(Closed):
     price_card_id: CardId
     price_card_ids: tuple[CardId, ...] = ()  # one per bundle, in the order given
     # The prices the contracts chose that no card named states (every bundle's, once each):
-    # every model of a bundle with no card; none known for a card file, which is not shipped.
+    # every model of a bundle with no card, or with a card this version does not ship.
     own_prices: tuple[OwnPrice, ...] = ()
+    # The cards named that this version does not ship (a card file's id, one typed into the
+    # contract, or a newer version's card): nothing here checked their prices.
+    unshipped_price_cards: tuple[CardId, ...] = ()
     rubric_version: Label
     label_source: Label
     # The id of the key every bundle's attestation verified with (--public-key), or None when

@@ -182,12 +182,17 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
         count = sum(map(len, contexts.values()))
         parts += [counted(count, "billing context")] if count else []
         own = f"; priced by the contract, not the card: {' and '.join(parts)}"
+
+    def card(card_id: str) -> str:  # a card not shipped is not a list price: its prices are own
+        unshipped = card_id in d.unshipped_price_cards
+        return quote(card_id) + (" (not shipped with this version: unchecked)" if unshipped else "")
+
     lines += [
         (
-            f"price card: {quote(d.price_card_id)}"
+            f"price card: {card(d.price_card_id)}"
             if len(set(d.price_card_ids)) < 2
             else "price cards, one per bundle: "
-            f"{', '.join(quote(i) for i in d.price_card_ids)} (every price two of them use agrees)"
+            f"{', '.join(card(i) for i in d.price_card_ids)} (every price two of them use agrees)"
         )
         + own,
         f"rubric: {quote(d.rubric_version)} (labels: {quote(d.label_source)})",

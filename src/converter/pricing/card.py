@@ -306,13 +306,13 @@ def prices_unlike(pricing: PricingTemplate | PricingClaims, card: PriceCard) -> 
 def own_prices(pricing: PricingClaims, ref: PriceCardRef | None) -> list[tuple[str, str | None]]:
     """The prices `pricing` holds that the card it names does not state, which its contract
     chose: (model, None) for a model the card does not list, (model, context) for a billing
-    context whose multiplier the card does not state; every model with no card. [] for a card
-    file (not shipped: its prices cannot be looked up again, and are taken as written)."""
-    if ref is None:
-        return [(model, None) for model in sorted(pricing.models)]
+    context whose multiplier the card does not state. Every model with no card, and every
+    model with a card this version does not ship (a card file, or a hand-typed or newer id):
+    such a card cannot be looked up, so nothing here checked its prices against it, and a
+    report must not present them as a published card's."""
     card = shipped_card_named(ref)
     if card is None:
-        return []
+        return [(model, None) for model in sorted(pricing.models)]
     found: list[tuple[str, str | None]] = []
     for model, entry in sorted(pricing.models.items()):
         if not card_states(card, model, None):

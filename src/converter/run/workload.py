@@ -38,7 +38,7 @@ from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge
 from converter.limits import MONEY_SUMS
-from converter.pricing.card import card_states, own_prices, shipped_card_named
+from converter.pricing.card import card_states, own_prices, shipped_card_named, shipped_cards
 from converter.pricing.model import PricingClaims
 
 if TYPE_CHECKING:
@@ -477,6 +477,9 @@ def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
         price_card_id=_card_id(cards),
         price_card_ids=cards,
         own_prices=_own_prices(bundles),
+        unshipped_price_cards=tuple(
+            sorted({i for i in cards if i != "none" and i not in shipped_cards()})
+        ),
         signed_by=signed_by,
         rubric_version=receipt.rubric_version,
         label_source=receipt.label_source,
