@@ -1169,7 +1169,8 @@ CODES: dict[str, CodeInfo] = {
     "EVAL-BUNDLE-OVERLAP": _c(
         "Two bundles bind the same transcript file (the same SHA-256) or hold the same model or "
         "tool call (the same event id): one session converted twice, under two keys, with two "
-        "task units, or before and after it grew. Its calls would be counted twice.",
+        "task units, by two versions of agent-evidence, or before and after it grew. Its calls "
+        "would be counted twice.",
         "Give each session's bundle once: keep the latest conversion and drop the other.",
     ),
     "EVAL-NO-BUNDLE": _c(
