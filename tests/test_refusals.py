@@ -1084,6 +1084,20 @@ def test_a_parent_that_is_no_regular_file_is_labelled_like_a_symlinked_one(
     assert f"({syn.parent.name})" in shown.err
 
 
+def test_a_folder_named_like_the_parent_transcript(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A scan review: a folder named `<session>.jsonl` was CC-TREE-PARENT-MISSING, whose fix
+    (pass the main transcript's path) did not say what was wrong there."""
+    syn.parent.unlink()
+    syn.parent.mkdir()
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-PARENT-IS-FOLDER", syn.label("unbound", "parent"))
+    assert outcome.codes == {"CC-TREE-PARENT-IS-FOLDER"}
+    shown = run_command(cli, command, syn, tmp_path, "--show-paths")
+    assert f"({syn.parent.name})" in shown.err
+
+
 def test_special_file_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
     os.mkfifo(syn.folder / "subagents" / "agent-a3088bfe7965a5c05.jsonl")
     outcome = run_command(cli, command, syn, tmp_path)

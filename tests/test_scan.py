@@ -19,7 +19,7 @@ import pytest
 
 import converter.run.scan as scan_module
 from converter.devtools.bench.generate import Expected, Params, generate
-from converter.errors.codes import SPEND_LEFT_OUT
+from converter.errors.codes import CODES, SPEND_LEFT_OUT
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from tests.conftest import FIXTURES, TEST_KEY
@@ -366,6 +366,70 @@ def test_one_project_folder_of_session_folders_only_is_scanned_as_one(
     assert report["one_project_folder"] is True
     [row] = report["sessions"]
     assert (row["status"], row["refusals"]) == ("orphan", ["CC-TREE-PARENT-MISSING"])
+    assert row["split"] is (kind == "worktree")  # its main transcript is beside the folder given
+    text = cli("scan", str(folder), "--jobs", "1").out
+    beside = "1 session folder with its main transcript in a project folder beside the one given"
+    assert (beside in text) is (kind == "worktree")
+    assert ("in any project folder" in text) is (kind == "pruned")
+
+
+@pytest.mark.parametrize("case", ["worktree", "copy", "split"])
+def test_one_project_folder_given_reads_its_sessions_files_beside_it(
+    tmp_path: Path, cli: Any, case: str
+) -> None:
+    """A scan review: `scan <one project folder>` read none of a session's files in the
+    project folders beside it, where `inspect` and a scan of the projects folder read them.
+    A session whose children are in a worktree's project folder was refused (they went
+    unread), and one whose folder was copied into another project folder was convertible
+    (inspect refuses it). Now each tree gets inspect's verdict, and each row is the one the
+    scan of the whole projects folder gives, but for a split session's: the transcript beside
+    the folder given was not given, and is not read (as inspect reads none of it)."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(907, agent_rate=0.9))
+    sid = exp.parent.stem
+    if case == "worktree":
+        shutil.move(str(root / "a" / sid), str(root / "a--claude-worktrees-x" / sid))
+    elif case == "copy":
+        shutil.copytree(root / "a" / sid, root / "b" / sid)
+    else:  # resumed under another project folder: a transcript of the session there too
+        generate(root / "b", _tiny(908, agent_rate=0.5, session_id=sid))
+    generate(root / "c", _tiny(909))  # another session, in no folder given
+    report = cli("inspect", "--json", "--in", str(exp.parent)).json()
+    verdict = ("convertible" if report["convertible"] else "refused", report["refusals"])
+    one = cli("scan", str(root / "a"), "--json", "--jobs", "1").json()
+    assert one["one_project_folder"] is True
+    [row] = one["sessions"]
+    if case == "split":  # each transcript converts on its own; the row counts this one's
+        assert (report["convertible"], row["status"], row["split"]) == (True, "convertible", True)
+        assert (row["parent_files"], row["model_calls"]) == (1, exp.model_calls)
+        text = cli("scan", str(root / "a"), "--jobs", "1").out
+        assert "1 session of it has a main transcript in a project folder beside it too" in text
+        return
+    whole = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"]
+    assert row in whole  # the same row either way
+    codes = sorted({r["code"] for r in verdict[1]})
+    assert (row["status"], row["refusals"]) == (verdict[0], codes)
+    assert (row["status"] == "convertible") is (case == "worktree")
+    shown = cli("scan", str(root / "a"), "--jobs", "1", "--show-paths").err
+    where = "a--claude-worktrees-x" if case == "worktree" else "b"
+    assert shown.split("  ")[1:] == [f"{sid}.jsonl", f"../{where}/{sid}/\n"]
+
+
+def test_the_fix_of_a_copied_session_folder_names_the_copy(tmp_path: Path, cli: Any) -> None:
+    """A scan review: a copy of a session's folder in another project folder refused the tree
+    (each child in two places) with a fix that said only to restore a consistent copy."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(910, agent_rate=0.9))
+    shutil.copytree(root / "a" / exp.parent.stem, root / "b" / exp.parent.stem)
+    refused = cli("inspect", "--in", str(exp.parent))
+    assert refused.code == 2
+    codes = set(re.findall(r"refused: ([A-Z0-9-]+)", refused.err))
+    assert {"CC-TREE-AMBIGUOUS-JOIN", "CC-REC-UNEXPLAINED-DUPLICATE"} <= codes
+    for code in ("CC-TREE-AMBIGUOUS-JOIN", "CC-REC-UNEXPLAINED-DUPLICATE", "CC-TREE-CYCLE"):
+        assert "copy of this session's folder in another project folder" in CODES[code].fix
+    for code in ("CC-TREE-AMBIGUOUS-JOIN", "CC-REC-UNEXPLAINED-DUPLICATE"):
+        [said] = [line for line in refused.err.splitlines() if code in line and "Fix:" in line]
+        assert "move the copy out of the projects folder" in said  # each code's fix, once
 
 
 def test_a_split_sessions_folder_elsewhere_is_read_by_no_tree(tmp_path: Path, cli: Any) -> None:
@@ -515,6 +579,75 @@ def test_symlinked_folders_are_counted_as_not_followed(tmp_path: Path, cli: Any)
     assert report["totals"]["symlinked_folders"] == 2
     assert report["totals"]["skipped_entries"] == 0
     assert "2 symlinked folders not followed (CC-TREE-SYMLINK)" in result.out
+    (root / "linked-project").unlink()  # one: said of it, not of them
+    alone = cli("scan", str(root), "--jobs", "1").out
+    assert (
+        "1 symlinked folder not followed (CC-TREE-SYMLINK): the sessions behind it were not "
+        "checked; scan the folder it points to (--show-paths lists it)"
+    ) in alone
+
+
+def test_show_paths_names_the_symlinked_and_unreadable_folders(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan review: the notes said to fix symlinked and unreadable folders, and --show-paths
+    named neither (--json only counted them). --show-paths names each, on stderr only; without
+    it, no path is said anywhere, and --json keeps the counts."""
+    root = tmp_path / "projects"
+    elsewhere = tmp_path / "elsewhere"
+    exp = generate(elsewhere / "proj", _tiny(911))
+    generate(root / "ok", _tiny(912))
+    (root / "linked-project").symlink_to(elsewhere / "proj")
+    (elsewhere / "proj" / exp.parent.stem).mkdir(exist_ok=True)
+    (root / "ok" / exp.parent.stem).symlink_to(elsewhere / "proj" / exp.parent.stem)
+    (root / "locked-project").mkdir()
+    real = Path.iterdir
+
+    def iterdir(self: Path) -> Any:
+        if self.name == "locked-project":
+            raise PermissionError(13, "denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    names = ("linked-project", "locked-project", exp.parent.stem)
+    for json_flag in ([], ["--json"]):
+        plain = cli("scan", str(root), "--jobs", "1", *json_flag)
+        assert plain.code == 0, plain.err
+        assert not any(name in plain.out + plain.err for name in names)
+        shown = cli("scan", str(root), "--jobs", "1", "--show-paths", *json_flag)
+        assert shown.out == plain.out  # stdout is the same, content-free
+        lines = shown.err.splitlines()
+        assert "symlinked  linked-project" in lines
+        assert f"symlinked  ok/{exp.parent.stem}" in lines
+        assert "unreadable  locked-project" in lines
+    totals = cli("scan", str(root), "--jobs", "1", "--json").json()["totals"]
+    assert (totals["symlinked_folders"], totals["unreadable_folders"]) == (2, 1)
+    text = cli("scan", str(root), "--jobs", "1").out
+    assert "scan the folder they point to (--show-paths lists them)" in text
+    assert "fix the permissions and scan again (--show-paths lists it)" in text
+
+
+@pytest.mark.parametrize(
+    ("done", "first", "since", "said"),
+    [
+        (1, 1, 60.0, None),  # one tree done: no rate yet
+        (4, 1, 60.0, None),  # too few trees
+        (10, 1, 4.9, None),  # too few seconds (the first estimate was after one)
+        (10, 1, 9.0, "eta 00:01:30"),  # 9 trees in 9 s since the first: 90 left
+        (100, 1, 5.0, None),  # done: nothing left to estimate
+        (5, 5, 10.0, None),  # no tree done since the first ones
+        (11, 1, 3600.0, "eta 08:54:00"),  # 360 s a tree, 89 left
+        (99, 1, 98.0, "eta 00:00:01"),
+    ],
+)
+def test_the_progress_bars_eta_waits_until_it_means_something(
+    done: int, first: int, since: float, said: str | None
+) -> None:
+    """A scan review: the bar's ETA came after one second, from the trees done so far with the
+    workers' start-up counted, and swung wildly on a short scan. It is now the rate since the
+    first tree was done, said from a few trees and seconds on (a terminal only: output to a
+    file or pipe has no bar)."""
+    assert scan_module.eta_text(100, done, first, since) == said
 
 
 # --- worker processes: never more than the CPUs or the transcripts to inspect ------------------
@@ -853,12 +986,16 @@ def test_an_unreadable_project_folder_is_counted_not_fatal(
 
 
 def test_a_folder_named_like_a_transcript_is_a_refused_row(tmp_path: Path, cli: Any) -> None:
-    """Was: 'skipped: not a session transcript', where inspect refuses the same path."""
-    (tmp_path / "projects" / "p" / "11111111-2222-3333-4444-555555555555.jsonl").mkdir(parents=True)
+    """Was: 'skipped: not a session transcript', where inspect refuses the same path; then
+    CC-TREE-PARENT-MISSING, whose fix (pass the main transcript) did not say what was wrong."""
+    name = "11111111-2222-3333-4444-555555555555.jsonl"
+    (tmp_path / "projects" / "p" / name).mkdir(parents=True)
     report = cli("scan", str(tmp_path / "projects"), "--json", "--jobs", "1").json()
     (row,) = report["sessions"]
-    assert row["status"] == "refused"
+    assert (row["status"], row["refusals"]) == ("refused", ["CC-TREE-PARENT-IS-FOLDER"])
     assert report["totals"]["skipped_entries"] == 0
+    shown = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--show-paths").err
+    assert shown.split("  ")[1:] == [f"p/{name}\n"]
 
 
 def test_an_empty_argument_is_not_the_working_directory(cli: Any) -> None:

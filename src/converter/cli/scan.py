@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ from converter.run.scan import (
     available_cpus,
     bug_rows,
     default_projects_dir,
+    eta_text,
     find_sessions,
     local_paths,
     render_text,
@@ -36,10 +38,30 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
     with ExitStack() as stack:
 
         def start(total: int) -> Callable[[], None]:
+            first: list[tuple[int, float]] = []  # (trees done, when) at the first tree done
+
+            def eta(_: object) -> str | None:
+                if not first:
+                    return None
+                done, when = first[0]
+                return eta_text(total, bar.pos, done, time.monotonic() - when)
+
             bar = stack.enter_context(
-                click.progressbar(length=total, label="scanning", file=sys.stderr)
+                click.progressbar(
+                    length=total,
+                    label="scanning",
+                    file=sys.stderr,
+                    show_eta=False,
+                    item_show_func=eta,
+                )
             )
-            return lambda: bar.update(1)
+
+            def tick() -> None:
+                if not first:
+                    first.append((bar.pos + 1, time.monotonic()))
+                bar.update(1)
+
+            return tick
 
         yield start
 
@@ -71,7 +93,10 @@ def _folder_source(projects_dir: str | None) -> str:
     help="Also say what each convertible session cost by this card (a shipped card's name, or "
     "a card file), as inspect --price-card does: only what the card prices, as an interval.",
 )
-@show_paths_option("Also list each session's label and local paths (stderr only).")
+@show_paths_option(
+    "Also list each session's label and local paths, and the skipped entries, symlinked "
+    "folders and unreadable project folders the totals count (stderr only)."
+)
 @key_option
 def scan(
     projects_dir: str | None,
@@ -117,6 +142,10 @@ def scan(
             tell(f"{label}  {'  '.join(printable(p) for p in places)}")
         for place in found.skipped_paths:
             tell(f"skipped  {printable(place)}")
+        for place in found.symlink_paths:  # the folders the notes say to fix
+            tell(f"symlinked  {printable(place)}")
+        for place in found.unreadable_paths:
+            tell(f"unreadable  {printable(place)}")
     bugs = bug_rows(result)
     if bugs:  # every row is printed first: the other sessions' results stand
         tell(

@@ -70,6 +70,14 @@ _BODY_EDITED = (
     "Claude Code's originals, or " + _WITHOUT_BODIES
 )
 
+# The likely cause of a tree whose children are each in two files (a scan review): the session's
+# folder copied into another project folder, which the tree reads as a worktree's (sources.tree).
+_COPY_ELSEWHERE = (
+    " A copy of this session's folder in another project folder is read with it (as a git "
+    "worktree's children are): move the copy out of the projects folder (--show-paths names "
+    "its files)."
+)
+
 
 CODES: dict[str, CodeInfo] = {
     # --- files and layout (sources) ---
@@ -78,6 +86,13 @@ CODES: dict[str, CodeInfo] = {
         "scan: a session folder has no <session>.jsonl beside it).",
         "Pass the path of the session's main <session>.jsonl file. In a scan, `--show-paths` "
         "names the folder: put it beside its main transcript, or remove it if it is a stray copy.",
+    ),
+    "CC-TREE-PARENT-IS-FOLDER": _c(
+        "The session's main transcript, <session>.jsonl, is a folder: a folder is named like a "
+        "transcript, and there is no transcript to read.",
+        "Rename the folder or move it out of the project folder (--show-paths names it); "
+        "Claude Code writes the transcript as a file, and the session's children in "
+        "<session>/, without .jsonl.",
     ),
     "CC-TREE-PROJECTS-MISSING": _c(
         "The projects folder to scan does not exist, is not a folder, or cannot be read. The "
@@ -194,7 +209,7 @@ CODES: dict[str, CodeInfo] = {
         "metadata and no agent id), two delegation calls gave the same prompt: which child is "
         "whose is written nowhere, and this version does not guess, so the session cannot be "
         "converted; its other sessions can. Otherwise the tree is inconsistent: restore the "
-        "files from one consistent copy of the session.",
+        "files from one consistent copy of the session." + _COPY_ELSEWHERE,
     ),
     "CC-TREE-JOIN-CONFLICT": _c(
         "The join evidence for a subagent disagrees (metadata, tool result and progress lines name "
@@ -206,7 +221,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-CYCLE": _c(
         "Subagent delegations form a cycle.",
-        "The tree is inconsistent; restore the files from one consistent copy of the session.",
+        "The tree is inconsistent; restore the files from one consistent copy of the session."
+        + _COPY_ELSEWHERE,
     ),
     "CC-TREE-DEPTH-MISMATCH": _c(
         "A subagent's declared spawn depth does not match its place in the tree.",
@@ -461,7 +477,7 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-UNEXPLAINED-DUPLICATE": _c(
         "A model call appears in two files and no documented rule explains the copy.",
-        "Restore the files from one consistent copy of the session.",
+        "Restore the files from one consistent copy of the session." + _COPY_ELSEWHERE,
     ),
     "CC-REC-FRAGMENT-DISAGREE": _c(
         "Fragments of one model call disagree on input or cache counters; the last fragment is used.",

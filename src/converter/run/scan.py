@@ -7,6 +7,9 @@ folders: a session found under several project folders is one row, inspected onc
 and flagged `split`; a session folder with no parent transcript in any project folder (pruned) is
 reported as an orphan (`CC-TREE-PARENT-MISSING`), never dropped. One with its parent in another
 project folder (a git worktree's children) is read by that parent's tree (`sources.tree`).
+Given one project folder instead of the projects folder, what the project folders beside it hold
+of its sessions is found as `inspect` finds it (`_Walk.beside`), so each tree gets `inspect`'s
+verdict: a session's folder there is its tree's; a transcript there makes the session split.
 
 A split session's parents are each their own tree (`convert` reads one parent and the folder
 beside it), so its row counts every model call, tool call and subagent of its trees once: calls
@@ -85,6 +88,9 @@ class Session:
     # `<project>/<sid>/` folders with no <sid>.jsonl in the same project folder (local only)
     orphan_dirs: list[str] = field(default_factory=list)
     projects: set[str] = field(default_factory=set)
+    # One project folder given (`Found.one_project`): a main transcript of the session is in a
+    # project folder beside it, not read (`_Walk.beside`); the session is split.
+    beside: bool = False
 
     @property
     def orphan_folders(self) -> int:
@@ -118,6 +124,10 @@ class Found:
     stray_transcripts: int = 0
     # Where each skipped entry is, relative to the projects folder: for --show-paths only.
     skipped_paths: list[str] = field(default_factory=list)
+    # Where each symlinked and each unreadable folder counted above is (relative to the projects
+    # folder): the folders the notes say to fix, for --show-paths only.
+    symlink_paths: list[str] = field(default_factory=list)
+    unreadable_paths: list[str] = field(default_factory=list)
     # Per parent transcript, the 2.0.x agent transcripts beside it that may be its session's:
     # those whose records name it, and those whose session could not be read (every tree of
     # the folder reads them, as `inspect` would).
@@ -169,12 +179,13 @@ def _find_sessions(projects_dir: Path) -> Found:
             session_folders += SESSION_ID.fullmatch(project.name) is not None
             walk.project(project)
         elif project.is_symlink() and project.is_dir():
-            walk.found.symlinks += 1
+            walk.symlink(project)
         else:
             walk.skip(project, kind)
     if not walk.sessions and (walk.found.top_level_sessions or session_folders):
         walk = _Walk(projects_dir)  # one project folder given: scan it as one
         walk.project(projects_dir)
+        walk.beside(projects_dir)
         walk.found.one_project = True
     found = walk.found
     found.sessions = [walk.sessions[k] for k in sorted(walk.sessions)]
@@ -192,7 +203,7 @@ class _Walk:
     def skip(self, entry: Path, kind: str) -> None:
         found = self.found
         found.skipped += 1
-        found.skipped_paths.append(str(entry.relative_to(self.root)))
+        found.skipped_paths.append(_relative(entry, self.root))
         jsonl = entry.name.endswith(".jsonl")
         named = jsonl and SESSION_ID.fullmatch(entry.name.removesuffix(".jsonl")) is not None
         if entry.parent == self.root:  # beside the project folders: one was given, it seems
@@ -213,6 +224,7 @@ class _Walk:
             entries = [(project, "unreadable")]
         if any(kind == "unreadable" for _, kind in entries):
             self.found.unreadable += 1  # not listed, or listed but not searchable: nothing told
+            self.found.unreadable_paths.append(_relative(project, self.root))
             return
         for entry, kind in entries:
             name = entry.name
@@ -220,7 +232,7 @@ class _Walk:
                 continue  # notes; a file browser's file
             stem = name.removesuffix(".jsonl")
             # A symlink, special file or folder named like a session transcript is a session
-            # the tree refuses (CC-TREE-SYMLINK, -SPECIAL-FILE, -PARENT-MISSING): a row says
+            # the tree refuses (CC-TREE-SYMLINK, -SPECIAL-FILE, -PARENT-IS-FOLDER): a row says
             # so, it is not skipped.
             if name.endswith(".jsonl") and SESSION_ID.fullmatch(stem):
                 session = self.sessions.setdefault(stem, Session(stem))
@@ -231,7 +243,7 @@ class _Walk:
             elif kind == "dir" and SESSION_ID.fullmatch(name):
                 session_dirs.append(name)
             elif entry.is_symlink() and entry.is_dir():
-                self.found.symlinks += 1
+                self.symlink(entry)
             elif kind == "file" and legacy_agent_id(name) is not None:
                 legacy.append(entry)
             else:
@@ -245,6 +257,52 @@ class _Walk:
                 folder = "" if project == self.root else f"{project.name}/"
                 session.orphan_dirs.append(f"{folder}{sid}/")
                 session.projects.add(project.name)
+
+    def symlink(self, entry: Path) -> None:
+        """A symlinked folder: not followed (SPEC §3), counted, and named by --show-paths."""
+        self.found.symlinks += 1
+        self.found.symlink_paths.append(_relative(entry, self.root))
+
+    def beside(self, project: Path) -> None:
+        """What the project folders beside the one given hold of its sessions, found as
+        `inspect` finds a tree's (`sources.tree.session_folders_elsewhere`), so that each tree
+        gets the verdict `inspect` gives it: the session's folder with no transcript beside it (a
+        git worktree's children, or a stray copy) is read with the session's transcript here, as
+        a scan of the whole projects folder reads it; a transcript of the session there (the
+        session is split) means no such folder is this tree's, and the row says the session is
+        split (its transcripts there are not read: they were not given). Nothing else of those
+        folders is looked at or counted. A symlinked project folder is not followed."""
+        here = Path(os.path.abspath(project))
+        mine = set(self.sessions)
+        if not mine or here.parent == here:
+            return
+        try:
+            others = sorted(here.parent.iterdir(), key=lambda p: p.name)
+        except OSError:
+            return
+        folders: dict[str, list[Path]] = defaultdict(list)
+        for other in others:
+            if other.name == here.name or entry_kind(other) != "dir":
+                continue
+            try:
+                names = {entry.name for entry in os.scandir(other)}
+            except OSError:
+                continue
+            for sid in mine:
+                if f"{sid}.jsonl" in names:
+                    self.sessions[sid].beside = True
+                elif sid in names:
+                    folders[sid].append(other / sid)
+        for sid, found in folders.items():
+            session = self.sessions[sid]
+            if session.beside or not session.parents:
+                continue  # split, or no transcript here: no tree here reads them (as inspect)
+            for folder in found:
+                if entry_kind(folder) == "dir":
+                    session.orphan_dirs.append(f"{_relative(folder, self.root)}/")
+                    session.projects.add(folder.parent.name)
+                elif folder.is_symlink() and folder.is_dir():
+                    self.symlink(folder)  # not followed, as anywhere in a scan
 
     def _siblings(self, project: Path, parents: set[str], named: list[Path]) -> None:
         """Which of a project folder's 2.0.x agent transcripts each of its sessions reads: one
@@ -263,6 +321,12 @@ class _Walk:
             self.found.siblings[project / f"{stem}.jsonl"] = tuple(mine)
 
 
+def _relative(path: Path, root: Path) -> str:
+    """`path` relative to the folder scanned (`../<project>/…` beside the one project folder
+    given): for --show-paths only."""
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
 def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
     """The parent's own keyed label: the same as its `files[].label` in `inspect --json`."""
     return pseudo.name("file", f"{session_id}.jsonl")
@@ -275,7 +339,7 @@ def local_paths(found: Found, secret: bytes) -> list[tuple[str, list[str]]]:
     pseudo = Pseudonymizer(PseudonymKey(secret))
     out = []
     for session in found.sessions:
-        places = [str(p.relative_to(found.root)) for p in session.parents]
+        places = [_relative(p, found.root) for p in session.parents]
         places += sorted(session.orphan_dirs)
         out.append((session_label(pseudo, session.session_id), places))
     return sorted(out)
@@ -571,7 +635,7 @@ def _row(
         "orphan_folders": session.orphan_folders,
         # main transcripts in several project folders (a worktree's folder of children alone
         # is read with its transcript: not split)
-        "split": len({p.parent for p in session.parents}) > 1,
+        "split": len({p.parent for p in session.parents}) > 1 or session.beside,
         **numbers,
         "tokens": sum(usage.values()),
         "usage": usage,
@@ -708,6 +772,25 @@ def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+# The bar's time left is said only once it means something: click's own estimate comes after
+# one second, from the trees finished so far with the workers' start-up counted in, and on a
+# short scan it swung wildly. Ours starts when the first tree is done (start-up behind it) and
+# is said from a few trees and seconds later.
+ETA_AFTER_TREES = 5
+ETA_AFTER_SECONDS = 5.0
+
+
+def eta_text(total: int, done: int, first_done: int, since_first: float) -> str | None:
+    """The bar's time left, `eta HH:MM:SS`, from the rate since the first tree was done
+    (`first_done` trees then, `since_first` seconds ago); None while it would be a guess: fewer
+    than ETA_AFTER_TREES trees done, or fewer than ETA_AFTER_SECONDS seconds since."""
+    if done < ETA_AFTER_TREES or since_first < ETA_AFTER_SECONDS or not first_done < done < total:
+        return None
+    left = int(since_first / (done - first_done) * (total - done))
+    hours, rest = divmod(left, 3600)
+    return f"eta {hours:02}:{rest // 60:02}:{rest % 60:02}"
+
+
 WORKER_DIED = "WorkerDied"  # a process killed (the OOM killer, a signal)
 # Error rows that are the machine's, not a bug: a killed worker, memory run out.
 _NOT_BUGS = frozenset({WORKER_DIED, "MemoryError"})
@@ -827,15 +910,24 @@ def _notes(result: dict[str, Any]) -> list[str]:
     t = result["totals"]
     lines = []
     rows = result["sessions"]
-    pruned = sum(r["orphan_folders"] for r in rows if not r["parent_files"])
+    # A row with no transcript is split only in a scan of one project folder: its transcript
+    # is in a project folder beside it (`_Walk.beside`).
+    pruned = sum(r["orphan_folders"] for r in rows if not r["parent_files"] and not r["split"])
+    beside = sum(r["orphan_folders"] for r in rows if not r["parent_files"] and r["split"])
     unread = sum(r["orphan_folders"] for r in rows if r["parent_files"] > 1)
-    elsewhere = t["orphan_folders"] - pruned - unread
+    elsewhere = t["orphan_folders"] - pruned - beside - unread
     if pruned:
         lines.append(
             f"{counted(pruned, 'session folder')} without {'its' if pruned == 1 else 'their'} "
             f"main transcript in any project folder ({ORPHAN_CODE}): pruned, or moved away; "
             f"{'its' if pruned == 1 else 'their'} subagents' calls were not read, and are in no "
             "count (`-` in the table; 0 in --json)"
+        )
+    if beside:
+        lines.append(
+            f"{counted(beside, 'session folder')} with {'its' if beside == 1 else 'their'} main "
+            f"transcript in a project folder beside the one given ({ORPHAN_CODE} here): "
+            "`inspect` of that transcript reads it, as a scan of the projects folder does"
         )
     if unread:
         lines.append(
@@ -857,20 +949,31 @@ def _notes(result: dict[str, Any]) -> list[str]:
     if t["symlinked_folders"]:
         lines.append(
             f"{counted(t['symlinked_folders'], 'symlinked folder')} not followed "
-            "(CC-TREE-SYMLINK): the sessions behind them were not checked; scan the folder they "
-            "point to"
+            f"(CC-TREE-SYMLINK): the sessions behind {'it' if t['symlinked_folders'] == 1 else 'them'} "
+            f"were not checked; scan the folder {'it points' if t['symlinked_folders'] == 1 else 'they point'} "
+            f"to (--show-paths lists {'it' if t['symlinked_folders'] == 1 else 'them'})"
         )
     if t["unreadable_folders"]:
         lines.append(
             f"{counted(t['unreadable_folders'], 'project folder')} could not be read "
             f"(CC-TREE-UNREADABLE): the sessions in {'it' if t['unreadable_folders'] == 1 else 'them'}"
-            " were not checked; fix the permissions and scan again"
+            " were not checked; fix the permissions and scan again (--show-paths lists "
+            f"{'it' if t['unreadable_folders'] == 1 else 'them'})"
         )
     if result.get("one_project_folder"):
         lines.append(
             "the folder given is one project folder (its session transcripts are in it, not in "
-            "project folders below it): scanned as one"
+            "project folders below it): scanned as one, with its sessions' folders in the "
+            "project folders beside it, as inspect reads them"
         )
+        parts = sum(r["split"] and r["parent_files"] > 0 for r in rows)
+        if parts:
+            lines.append(
+                f"{counted(parts, 'session')} of it {'has' if parts == 1 else 'have'} a main "
+                "transcript in a project folder beside it too: "
+                f"{'its row counts' if parts == 1 else 'their rows count'} this folder's only; "
+                "scan the projects folder for the whole session"
+            )
     if result.get("config_folder"):
         lines.append(
             "the folder given is Claude Code's config folder (a projects/ folder in it, no "

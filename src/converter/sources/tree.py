@@ -408,6 +408,8 @@ def discover(
         code = {"special": "CC-TREE-SPECIAL-FILE", "unreadable": "CC-TREE-UNREADABLE"}.get(
             kind, "CC-TREE-PARENT-MISSING"
         )
+        if kind == "dir" and parent.name.endswith(".jsonl"):
+            code = "CC-TREE-PARENT-IS-FOLDER"  # a folder named like a transcript
         # Labelled like a symlinked parent (`--show-paths` names it), unless there is nothing
         # at that path to name.
         layout.problems.append(Problem(code, local_path=None if kind == "missing" else parent.name))
