@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from pydantic import ValidationError
 from converter.bundle.io import evidence_digest, open_bundle
 from converter.bundle.model import BUNDLE_SCHEMA, Bundle, BundleHead, ModelEventOut, ToolEventOut
 from converter.codec.canonical import encode
-from converter.errors import Refused
+from converter.errors import IntegrityFailure, Refused
 from converter.firewall.view import Edge
 from tests.conftest import ROOT
 
@@ -739,3 +740,24 @@ def test_a_pricing_context_is_a_context_key_not_words() -> None:
     a context on every event (and a v1 bundle, never re-priced, kept it)."""
     edit = _set("events/0/pricing/context", "payroll_migration_for_acme_corp")
     assert ("BUNDLE-SHAPE", "events/0/pricing/context") in _codes_at(edit)
+
+
+def test_a_fraction_resealed_is_refused_not_called_changed() -> None:
+    """An audit: a price written as a JSON number (0.5) and the digest resealed over it with
+    canonicaljson was "changed after it was written" (5), though its digest holds; like any
+    resealed edit whose digest matches, it is refused (2). Unsealed, it is still 5."""
+    import canonicaljson
+
+    body = json.loads(GOLDEN.read_bytes())
+    body["policy"]["max_trace_cost_per_task_usd"] = 5.5
+    body["receipt"].pop("evidence_sha256")
+    body["receipt"]["evidence_sha256"] = hashlib.sha256(
+        canonicaljson.encode_canonical_json(body)
+    ).hexdigest()
+    data = canonicaljson.encode_canonical_json(body)
+    with pytest.raises(Refused) as refused:
+        open_bundle(data)
+    assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
+    body["receipt"]["evidence_sha256"] = "0" * 64  # the edit, not resealed
+    with pytest.raises(IntegrityFailure):
+        open_bundle(canonicaljson.encode_canonical_json(body))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from converter.bundle.model import (
 from converter.codec.canonical import (
     canonical_bytes,
     encode,
+    foreign_bytes,
     reference_bytes,
     sha256_hex,
     value_sha256,
@@ -104,6 +106,10 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
         # A contract writes money as JSON numbers: a fraction in one is not an edit.
         if bad.parsed and _is_contract(data):
             raise Refused([Problem("BUNDLE-IS-A-CONTRACT")]) from None
+        # A number with a fraction, resealed over it: edited like any resealed bundle whose
+        # digest holds, and refused as such (2), not called changed since it was sealed.
+        if bad.parsed and _resealed_with_fractions(data):
+            raise Refused([Problem("BUNDLE-SHAPE")]) from None
         # JSON the writer never writes (a repeated key makes two readers disagree): edited.
         if bad.parsed:
             raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
@@ -121,6 +127,27 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     if claimed != evidence_digest(raw, float_free=True, reference=reference):
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH")
     return raw
+
+
+def _resealed_with_fractions(data: bytes) -> bool:
+    """Whether strict JSON `data`, whose one fault is numbers with a fraction (this program
+    writes money as text, and no float), holds the evidence digest canonicaljson computes over
+    those numbers: it was resealed after an edit (an audit), as a bundle that fails its shape
+    with a matching digest was. Only on that refusal's path: the document is parsed again."""
+    try:
+        loads_exact(data)  # no repeated key, no NaN: its fractions are its only fault
+        raw = json.loads(data)
+    except ValueError:
+        return False
+    receipt = raw.get("receipt") if isinstance(raw, dict) else None
+    claimed = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
+    if not isinstance(claimed, str):
+        return False
+    unsealed = {**raw, "receipt": {k: v for k, v in receipt.items() if k != "evidence_sha256"}}
+    try:
+        return sha256_hex(foreign_bytes(unsealed)) == claimed
+    except ValueError:
+        return False
 
 
 def _is_contract(data: bytes) -> bool:

@@ -69,6 +69,16 @@ def reference_bytes(value: dict[str, Any]) -> bytes:
     return encoded
 
 
+def foreign_bytes(value: dict[str, Any]) -> bytes:
+    """canonicaljson's bytes of a value another writer made, floats and all: only to tell
+    whether such a value was sealed over (`bundle.io`), never written. ValueError if it
+    cannot be encoded."""
+    import canonicaljson
+
+    encoded: bytes = canonicaljson.encode_canonical_json(value)
+    return encoded
+
+
 # Streaming: the same canonical bytes, written one member at a time. A field holding a tuple of
 # models (30k events) is encoded item by item, so the model's whole JSON dump never exists (44 MB
 # for the inventory of the 200 MB bench tree, more for a bundle). tests/test_canonical.py checks
