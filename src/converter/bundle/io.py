@@ -140,9 +140,9 @@ def _resealed_with_fractions(data: bytes) -> bool:
     except ValueError:
         return False
     receipt = raw.get("receipt") if isinstance(raw, dict) else None
-    claimed = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
-    if not isinstance(claimed, str):
+    if not isinstance(receipt, dict) or not isinstance(receipt.get("evidence_sha256"), str):
         return False
+    claimed = receipt["evidence_sha256"]
     unsealed = {**raw, "receipt": {k: v for k, v in receipt.items() if k != "evidence_sha256"}}
     try:
         return sha256_hex(foreign_bytes(unsealed)) == claimed
