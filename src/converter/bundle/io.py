@@ -142,7 +142,7 @@ def _resealed_with_fractions(data: bytes) -> bool:
     receipt = raw.get("receipt") if isinstance(raw, dict) else None
     if not isinstance(receipt, dict) or not isinstance(receipt.get("evidence_sha256"), str):
         return False
-    claimed = receipt["evidence_sha256"]
+    claimed: str = receipt["evidence_sha256"]
     unsealed = {**raw, "receipt": {k: v for k, v in receipt.items() if k != "evidence_sha256"}}
     try:
         return sha256_hex(foreign_bytes(unsealed)) == claimed
