@@ -139,6 +139,18 @@ _PART = (
 _AFTER_FAMILY = re.compile(rf"(?:-?{_PART})?(?:-{_PART}){{0,7}}", re.IGNORECASE)
 _SUFFIXES = re.compile(r"(?:@[0-9]{8})?(?::[a-z0-9]+){0,2}$", re.IGNORECASE)
 _DIGIT = re.compile(r"[0-9]")
+# Digits are a channel of their own: each part may be a version, but `claude-4111-1111-1111-1111`
+# (a card number), `claude-192-168-10-20` (an address) or `claude-12345678` is no model (a
+# firewall hunt). Past one snapshot date (`20241022`, `2024-08-06`), real ids have at most 3
+# parts that are only a number (`gemini-2.5-pro-preview-05-06`) and 10 digits
+# (`qwen3-235b-a22b-instruct-2507`).
+_DATE = re.compile(
+    r"(?<![0-9])20[0-9]{2}(?:(?:0[1-9]|1[0-2])[0-3][0-9]|-(?:0[1-9]|1[0-2])-[0-3][0-9])(?![0-9])"
+)
+_EIGHT = re.compile(r"(?<![0-9])[0-9]{8}(?![0-9])")  # a snapshot's place: only a date fits
+_NUMBER_PART = re.compile(r"(?<![^-])[0-9]+(?:\.[0-9]+)?(?![^-])")
+MAX_NUMBER_PARTS = 3
+MAX_DIGITS = 10
 
 
 def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
@@ -156,7 +168,14 @@ def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
     rest = name[family.end() :]
     suffix = _SUFFIXES.search(rest)  # always matches, possibly empty: `@date`, `:0`, `:thinking`
     body = rest[: suffix.start()] if suffix is not None else rest
-    return _AFTER_FAMILY.fullmatch(body) is not None
+    if _AFTER_FAMILY.fullmatch(body) is None:
+        return False
+    undated = _DATE.sub("", body, count=1)
+    return (
+        len(_NUMBER_PART.findall(undated)) <= MAX_NUMBER_PARTS
+        and len(_DIGIT.findall(undated)) <= MAX_DIGITS
+        and _EIGHT.search(undated) is None
+    )
 
 
 # Names a diagnostic may show (SPEC §6.4): what could cross the firewall as written, a keyed
