@@ -303,3 +303,120 @@ def test_a_masked_key_is_named_by_its_place_only_property() -> None:
         assert shown == f"claims/tasks/1/<key #{where[1]}>"
 
     check()
+
+
+# --- names the firewall lets cross, written by a hostile gateway -------------------------------
+# The trees above draw models, versions, billing values, stop reasons, tool names and agent types
+# from Claude Code's own vocabulary, so they never test the checks that let such a name cross (a
+# firewall hunt). Here each of those fields holds a secret in a shape meant to pass a check: a
+# model id's, a version's, an address's, with terminal controls and at length.
+
+# A chain's output holds every step's stdout and stderr and every file it wrote: evaluate's
+# covers the template, the contract and the bundle; verify's the attestation.
+_NAMED_COMMANDS = ("inspect-text", "inspect-json", "evaluate-markdown", "verify", "scan-text")
+_DELEGATION_TOOLS = frozenset({"Agent", "Task", "Workflow"})
+
+
+@st.composite
+def _hostile(draw: st.DrawFn) -> tuple[str, str]:
+    """A secret marker (`Zq` and 8 letters: no word a model id is made of) and a value that
+    carries it in a shape some check could take for a name."""
+    marker = "Zq" + draw(st.text("bcdfghjklnpqrstvwxz", min_size=8, max_size=8))
+    shape = draw(
+        st.sampled_from(
+            (
+                "{m}",
+                "claude-3-{m}",
+                "claude-opus-4-8-{m}",
+                "gpt-4o-{m}",
+                "anthropic/claude-3.7-sonnet:{m}",
+                "claude-sonnet-4@{m}",
+                "2.1.{m}",
+                "{m}@example.com",
+                "/home/{m}/secret.txt",
+                "sk-ant-api03-{m}",
+                "mcp__{m}__tool",
+                "\x1b[31m{m}\x1b[0m",
+                "{m}\u202e\u200b",
+                "{m}\nrefused: CC-TREE-CYCLE",
+                "standard {m}",
+                "{m}" * 40,
+            )
+        )
+    )
+    return marker, shape.format(m=marker)
+
+
+def _rewrite(tree: Tree, value: Any) -> list[str]:
+    """Every model, version, billing value, stop reason, tool name (but the delegation tools',
+    which would only make the tree refuse) and agent type of the tree set to a hostile value
+    drawn by `value(field)`, one per value it replaces (so a call's fragments still agree on
+    it); the markers planted."""
+    drawn: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def take(field_name: str, was: str) -> str:
+        if (field_name, was) not in drawn:
+            drawn[field_name, was] = value(field_name)
+        return drawn[field_name, was][1]
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, item in node.items():
+            if key == "model" and isinstance(item, str) and item != "<synthetic>":
+                out[key] = take("model", item)
+            elif key in ("version", "stop_reason", "service_tier", "speed", "inference_geo"):
+                out[key] = take(key, item) if isinstance(item, str) else item
+            elif key in ("agentType", "subagent_type") and isinstance(item, str):
+                out[key] = take("agent type", item)
+            elif key == "name" and node.get("type") == "tool_use" and item not in _DELEGATION_TOOLS:
+                out[key] = take("tool", item)
+            else:
+                out[key] = walk(item)
+        return out
+
+    folder = tree.parent.parent
+    for path in sorted(folder.rglob("*.json*")):
+        if path.suffix == ".jsonl":  # split on newlines only: text may hold U+2028
+            lines = [x for x in path.read_text().split("\n") if x]
+            path.write_text("".join(json.dumps(walk(json.loads(x))) + "\n" for x in lines))
+        else:
+            path.write_text(json.dumps(walk(json.loads(path.read_text()))))
+    return [marker for marker, _ in drawn.values()]
+
+
+@pytest.mark.parametrize("command", _NAMED_COMMANDS)
+def test_no_leak_through_named_fields_property(command: str, cli: Any) -> None:
+    """Whatever a gateway writes where a name goes, no secret and no terminal control reaches
+    an output: the name crosses only if a check takes it for a name, and none takes these.
+    Each run converts: a name no check takes is pseudonymized or left out, never refused."""
+
+    @given(plan=trees(), data=st.data())
+    def check(plan: TreePlan, data: st.DataObject) -> None:
+        with planted(plan) as (tree, scratch):
+            markers = _rewrite(tree, lambda field: data.draw(_hostile(), label=field))
+            assert markers
+            key = write_key(scratch / "k.key")
+            output = invoke(command, tree, scratch, key, cli)
+            # Each hostile name stands for one name throughout, so the tree still converts:
+            # the names went all the way to the bundle, the attestation and the reports.
+            if command.startswith("evaluate"):
+                assert any(name.endswith("/b.json") for name in output.files), output.stderr
+            else:
+                assert output.code == 0, output.stderr
+            assert "Traceback" not in output.stderr
+            assert "internal error" not in output.stderr
+            texts = output.texts(command)
+            for label, text in texts.items():
+                body = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+                lowered = body.lower()
+                found = [m for m in markers if m.lower() in lowered]
+                assert not found, f"{label} holds {found[:3]}"
+                if label.endswith((":stdout", ":stderr")):
+                    assert "\x1b" not in body, label
+                    assert "\u202e" not in body, label
+
+    check()
