@@ -120,7 +120,12 @@ class _Crossing:
 
     def context_value(self, value: str | None) -> str | None:
         """A billing-context value crosses only if it is a documented one; any other string (a
-        gateway can write anything there) becomes a keyed `x-<8 hex>`, still priceable."""
+        gateway can write anything there) becomes a keyed `x-<8 hex>`, still priceable.
+
+        Keyed in the model domain behind a prefix, not a domain of its own (a firewall hunt):
+        a model named `billing-context:<v>` gets a pseudonym ending in `<v>`'s 8 hex. Both are
+        pseudonyms, so that links two names of the key's own making and reveals neither; a
+        domain of its own would change every `x-` value, and the contracts that price one."""
         if value is None:
             return None
         if value in KNOWN_CONTEXT_VALUES:
