@@ -272,8 +272,23 @@ def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
     shown = render_text(ev)
     assert "trace cost per task: $2.0000 at low cost, no bound at high cost, limit" in shown
     assert "$2.0000 – $3.0000" not in shown
+    # Nor do the costs: a walkthrough read the totals' high ends as bounds (the gates said so).
+    assert (ev.metrics.unbounded_calls, ev.tasks[0].unbounded_calls) == (1, 1)
+    total = ev.metrics.total_effective_cost
+    assert (
+        f"Total effective cost: {usd(total.low)} – no bound ({usd(total.high)} without the "
+        "input of the 1 call that recorded none)"
+    ) in shown
+    assert "usage-incomplete calls: 1, 1 of which recorded no input" in shown
+    markdown = render_markdown(ev)
+    assert "| **all** | $8.0000 – no bound |" in markdown  # cost per model: the spend
+    assert f"| {usd(total.low)} – no bound |" in markdown  # cost per task's all row
+    task_row = next(line for line in markdown.splitlines() if f"`{ev.tasks[0].id}`" in line)
+    assert task_row.endswith(" – no bound |")
+    assert json.loads(render_json(ev))["metrics"]["unbounded_calls"] == 1
     bounded = [make_task(0, 2, 3, incomplete=1), *(make_task(i) for i in range(1, 4))]
     assert evaluate(make_workload(bounded)).decision == "SCALE"  # the same interval, bounded
+    assert "no bound" not in render_markdown(evaluate(make_workload(bounded)))
     failing = [make_task(0, 11, 12, incomplete=1, unbounded=1), *(make_task(i) for i in (1, 2, 3))]
     assert gate(evaluate(make_workload(failing)), "runtime-caps").status == "fail"
 

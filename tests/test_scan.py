@@ -22,7 +22,7 @@ from converter.devtools.bench.generate import Expected, Params, generate
 from converter.errors.codes import CODES, SPEND_LEFT_OUT
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
-from tests.conftest import FIXTURES, TEST_KEY
+from tests.conftest import FIXTURES, TEST_KEY, fixture_parent
 
 PROJECTS = ("-home-dev-alpha", "-home-dev-beta", "-home-dev-gamma")
 
@@ -140,6 +140,7 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
             "model_calls_priced",
             "model_calls_not_priced",
             "tool_calls_not_priced",
+            "model_calls_unbounded",
             "spend_left_out",
         }
         checked += alone["model_calls_priced"] > 0
@@ -1224,3 +1225,33 @@ def test_a_pruned_sessions_row_shows_no_count_where_nothing_was_read(
     assert row.split()[1:7] == ["orphan", "-", "-", "-", "-", "-"], row
     assert "subagents' calls were not read, and are in no count" in result.out
     assert pruned not in result.out
+
+
+def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli: Any) -> None:
+    """A walkthrough: a gateway's stub that recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT)
+    has its input in neither end, yet `inspect --price-card` and `scan --price-card` showed
+    "$low – $high" as if the high end bounded it. It says "no bound" now, and why."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", tmp_path / "projects")  # a project folder of one
+    lines = tree.parent.read_bytes().splitlines(keepends=True)
+    last = json.loads(lines[8])  # the parent's last call: now a stub the session never finished
+    last["message"]["stop_reason"] = None
+    last["message"]["usage"] = {"input_tokens": 0, "output_tokens": 3}
+    lines[8] = json.dumps(last).encode() + b"\n"
+    tree.parent.write_bytes(b"".join(lines))
+    card = ("--price-card", "anthropic-2026-12")
+    shown = cli("inspect", "--in", str(tree.parent), *card)
+    assert shown.code == 0, shown.err
+    figure = re.search(r"cost by price card anthropic-2026-12: (\$[0-9.,]+) – no bound", shown.out)
+    assert figure is not None, shown.out
+    assert "no bound: 1 call recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT)" in shown.out
+    cost = cli("inspect", "--json", "--in", str(tree.parent), *card).json()["card_cost"]
+    assert cost["model_calls_unbounded"] == 1
+    assert sum(m["model_calls_unbounded"] for m in cost["by_model"].values()) == 1
+    scanned = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card)
+    assert scanned.code == 0, scanned.err
+    assert f"{figure.group(1)} – no bound" in scanned.out
+    assert "1 model call recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT)" in scanned.out
+    complete = cli("inspect", "--in", str(fixture_parent("synthetic_tree")), *card).out
+    assert "no bound" not in complete

@@ -64,6 +64,7 @@ def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
         model_calls=task.model_calls,
         tool_calls=task.tool_calls,
         usage_incomplete_calls=task.usage_incomplete_calls,
+        unbounded_calls=task.unbounded_calls,
         cost_by_agent_type=task.cost_by_agent_type,
         cost_by_model=task.cost_by_model,
         cache_read_tokens=task.cache_read_tokens,
@@ -132,6 +133,7 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
             else _none()
         ),
         usage_incomplete_calls=sum(c.usage_incomplete_calls for c in costs),
+        unbounded_calls=sum(c.unbounded_calls for c in costs),
         cache_read_tokens=sum(c.cache_read_tokens for c in costs),
         input_tokens_total=sum(c.input_tokens_total for c in costs),
         cost_by_agent_type=_split(c.cost_by_agent_type for c in costs),

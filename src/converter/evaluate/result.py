@@ -109,6 +109,8 @@ class TaskCost(Closed):
     model_calls: Count
     tool_calls: Count
     usage_incomplete_calls: Count
+    # Of those, the calls that recorded no input: its high end bounds their output only.
+    unbounded_calls: Count = 0
     cost_by_agent_type: dict[AgentTypeKey, Interval]
     cost_by_model: dict[ModelName, Interval]
     cache_read_tokens: Count
@@ -137,6 +139,8 @@ class Metrics(Closed):
     max_calls_per_task: Count | None
     max_trace_cost_per_task: Bounds
     usage_incomplete_calls: Count
+    # Of those, the calls that recorded no input: no high end above bounds their cost.
+    unbounded_calls: Count = 0
     cache_read_tokens: Count
     input_tokens_total: Count
     cost_by_agent_type: dict[AgentTypeKey, Span]

@@ -44,6 +44,17 @@ class UsageTotals(Closed):
     web_search_requests: Count = 0
     web_fetch_requests: Count = 0
 
+    def read(self) -> int:
+        """Every input token the call read: uncached, from the cache and written to it. A call
+        always reads some: a stub with none recorded its input before it was counted."""
+        return (
+            self.input_tokens
+            + self.cache_read_input_tokens
+            + self.cache_creation_5m_input_tokens
+            + self.cache_creation_1h_input_tokens
+            + self.cache_creation_unsplit_input_tokens
+        )
+
 
 class BillingContext(Closed):
     service_tier: ContextValue | None = None

@@ -46,6 +46,7 @@ class ModelCost:
     calls: int = 0
     low: Decimal = _ZERO
     high: Decimal = _ZERO
+    unbounded: int = 0  # calls that recorded no input: `high` bounds their output only
 
 
 @dataclass(slots=True)
@@ -62,6 +63,9 @@ class Estimate:
     by_model: dict[str, ModelCost] = field(default_factory=dict)
     tool_calls_not_priced: int = 0  # client tools: a contract prices them, the card does not
     assumed_standard_calls: int = 0  # priced calls whose billing fields were not all recorded
+    # Priced calls that recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT): their input is in
+    # neither end, so `high` is no bound (a walkthrough read it as one).
+    unbounded_calls: int = 0
 
 
 def _stated(entry: ModelTemplate, known: CardModel | None, high: bool) -> ModelPricing | None:
@@ -127,5 +131,8 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
         out.low, out.high = add(out.low, low), add(out.high, high)
         model = out.by_model.setdefault(event.model, ModelCost())
         model.calls += 1
+        if not event.usage_complete and not event.usage.read():
+            out.unbounded_calls += 1
+            model.unbounded += 1
         model.low, model.high = add(model.low, low), add(model.high, high)
     return out

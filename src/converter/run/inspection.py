@@ -71,35 +71,43 @@ def card_cost(found: Estimate) -> dict[str, Any]:
         "not_priced_for_lack_of": dict(sorted(found.unpriced_by_reason.items())),
         "tool_calls_not_priced": found.tool_calls_not_priced,
         "model_calls_assumed_standard": found.assumed_standard_calls,
+        "model_calls_unbounded": found.unbounded_calls,
         "by_model": {
             name: {
                 "model_calls": m.calls,
                 "low_usd": decimal_text(m.low),
                 "high_usd": decimal_text(m.high),
+                "model_calls_unbounded": m.unbounded,
             }
             for name, m in sorted(found.by_model.items())
         },
     }
 
 
-def money_span(low: str, high: str) -> str:
-    """`$low – $high` (one amount when they agree) of two decimal texts."""
+def money_span(low: str, high: str, unbounded: int = 0) -> str:
+    """`$low – $high` (one amount when they agree) of two decimal texts; `$low – no bound`
+    when `unbounded` calls recorded no input (their input is in neither end)."""
     from decimal import Decimal
 
-    from converter.evaluate.fmt import usd_span
+    from converter.evaluate.fmt import usd, usd_span
 
+    if unbounded:
+        return f"{usd(Decimal(low))} – no bound"
     return usd_span(Decimal(low), Decimal(high))
+
+
+def cost_span(cost: dict[str, Any]) -> str:
+    """A `card_cost` figure (or a part of one) as `money_span` says it."""
+    return money_span(cost["low_usd"], cost["high_usd"], cost.get("model_calls_unbounded", 0))
 
 
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
     priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
     if priced and not unpriced:
-        total = (
-            f"{money_span(cost['low_usd'], cost['high_usd'])} for {counted(priced, 'model call')}"
-        )
+        total = f"{cost_span(cost)} for {counted(priced, 'model call')}"
     elif priced:  # a walkthrough read "$0.0520 for 4 model calls" as the cost of 170
         total = (
-            f"{money_span(cost['low_usd'], cost['high_usd'])} for {priced:,} of the "
+            f"{cost_span(cost)} for {priced:,} of the "
             f"{priced + unpriced:,} model calls ({unpriced:,} not priced, below, and not in this "
             "figure)"
         )
@@ -107,9 +115,12 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
         total = f"nothing priced (none of the {counted(unpriced, 'model call')}; why, below)"
     lines = [f"  cost by price card {cost['price_card']}: {total}"]
     for model, entry in cost["by_model"].items():
+        lines.append(f"    {model}: {cost_span(entry)} ({counted(entry['model_calls'], 'call')})")
+    if cost["model_calls_unbounded"]:
         lines.append(
-            f"    {model}: {money_span(entry['low_usd'], entry['high_usd'])} "
-            f"({counted(entry['model_calls'], 'call')})"
+            f"    no bound: {counted(cost['model_calls_unbounded'], 'call')} recorded no input "
+            f"(CC-REC-USAGE-INCOMPLETE-NO-INPUT), which is in neither end: "
+            f"{money_span(cost['low_usd'], cost['high_usd'])} without it"
         )
     if cost["model_calls_assumed_standard"]:
         lines.append(

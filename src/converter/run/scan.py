@@ -51,7 +51,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.types import decimal_text
 from converter.limits import MONEY_SUMS
 from converter.reader.model import Account, Call
-from converter.run.inspection import TOKEN_KEYS, card_cost, inspect_report, money_span
+from converter.run.inspection import TOKEN_KEYS, card_cost, cost_span, inspect_report
 from converter.run.pipeline import summarize_tree
 from converter.sources.tree import (
     OS_FILES,
@@ -433,7 +433,12 @@ def inspect_part(
 
 
 # What a row's and the totals' cost count, as inspect --price-card's figure names them.
-_COST_COUNTS = ("model_calls_priced", "model_calls_not_priced", "tool_calls_not_priced")
+_COST_COUNTS = (
+    "model_calls_priced",
+    "model_calls_not_priced",
+    "tool_calls_not_priced",
+    "model_calls_unbounded",
+)
 
 
 def _cost(found: Estimate) -> dict[str, Any]:
@@ -842,7 +847,7 @@ def _row_cost(cost: dict[str, Any] | None) -> str:
     more = " +" if left_out or cost["spend_left_out"] else ""
     if not cost["model_calls_priced"] and cost["model_calls_not_priced"]:
         return "nothing priced +"  # not "$0.0000", which reads as free
-    return money_span(cost["low_usd"], cost["high_usd"]) + more
+    return cost_span(cost) + more
 
 
 def _totals(result: dict[str, Any]) -> list[str]:
@@ -867,9 +872,7 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
     tools = cost["tool_calls_not_priced"]
     if priced:
-        figure = (
-            f"{money_span(cost['low_usd'], cost['high_usd'])} for {counted(priced, 'model call')}"
-        )
+        figure = f"{cost_span(cost)} for {counted(priced, 'model call')}"
     else:  # not "$0.0000 for 0 model calls", which reads as free
         figure = "nothing priced"
     line = f"cost by price card {cost['price_card']}: {figure} of the convertible sessions"
@@ -890,6 +893,12 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             "`inspect --price-card` says which"
         )
     lines = [line]
+    if cost["model_calls_unbounded"]:
+        lines.append(
+            f"{counted(cost['model_calls_unbounded'], 'model call')} recorded no input "
+            "(CC-REC-USAGE-INCOMPLETE-NO-INPUT): their input is in neither end, so the high end "
+            "is no bound (`no bound` in the table)"
+        )
     if cost["sessions_with_spend_left_out"]:
         lines.append(
             f"{counted(cost['sessions_with_spend_left_out'], 'session')} with spend a finding "

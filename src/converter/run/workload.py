@@ -264,13 +264,7 @@ class _Task:
         u = event.usage
         self.model_calls += 1
         self.incomplete += not event.usage_complete
-        read = (
-            u.input_tokens
-            + u.cache_read_input_tokens
-            + u.cache_creation_5m_input_tokens
-            + u.cache_creation_1h_input_tokens
-            + u.cache_creation_unsplit_input_tokens
-        )
+        read = u.read()
         # A stub that recorded no input: every call reads some, so its high end bounds only
         # its output, not its cost (CC-REC-USAGE-INCOMPLETE-NO-INPUT).
         self.unbounded += not event.usage_complete and read == 0
