@@ -325,6 +325,9 @@ def test_a_contract_can_reveal_a_plain_model_name() -> None:
         "claude-3-5-sonnet-v2@20241022",
         "gemini-2.0-flash-001",
         "gpt-4-32k-0613",
+        "gpt-3.5-turbo-0125",
+        "claude-opus-4-1-20250805-v1:0",
+        "qwen3-30b-a3b-instruct-2507",
     ],
 )
 def test_real_model_ids_of_known_families_cross(name: str) -> None:
@@ -352,6 +355,17 @@ def test_real_model_ids_of_known_families_cross(name: str) -> None:
         "claude-12345678",
         "claude-3-20241022-20241023",
         "claude-4111-1111-1111",
+        # ... and a review of it: digits hidden in the suffixes, a second date of the other
+        # form, a phone number after a date, a day no month has.
+        "claude-1111-1111@41111111",
+        "claude-411-111-1111-20241022@41111111:999:9999k",
+        "claude-3-5-sonnet-20241022@41111111",
+        "claude-1111-1111@20241022",
+        "gpt-2024-08-06-2024-09-06",
+        "claude-20240806-2024-08-07",
+        "claude-2024-08-06-20240807",
+        "claude-20241022-555-867-5309",
+        "claude-3-20241239",
     ],
 )
 def test_free_text_after_a_family_name_does_not_cross(name: str) -> None:

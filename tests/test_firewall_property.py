@@ -317,10 +317,42 @@ _NAMED_COMMANDS = ("inspect-text", "inspect-json", "evaluate-markdown", "verify"
 _DELEGATION_TOOLS = frozenset({"Agent", "Task", "Workflow"})
 
 
+def _digits(n: int) -> st.SearchStrategy[str]:
+    return st.text("0123456789", min_size=n, max_size=n)
+
+
 @st.composite
-def _hostile(draw: st.DrawFn) -> tuple[str, str]:
-    """A secret marker (`Zq` and 8 letters: no word a model id is made of) and a value that
-    carries it in a shape some check could take for a name."""
+def _numbers(draw: st.DrawFn) -> str:
+    """A model field made of numbers in places a model id has them (parts, a date, `@`, `:`):
+    the value itself is the secret, so the digit budget is tested, not only the grammar (a
+    review: with letters alone, removing the budget left the property passing)."""
+    date = draw(st.sampled_from(("20241022", "2024-08-06", "20250929")))
+    four = [draw(_digits(4)) for _ in range(4)]
+    shape = draw(
+        st.sampled_from(
+            (
+                "claude-{0}-{1}-{2}-{3}",
+                "claude-3-{0}-{1}-{2}",
+                "claude-{0}-{1}@{date}",
+                "claude-3-5-sonnet-{date}@{0}{1}",
+                "claude-{date}-{a}-{b}-{0}",
+                "gpt-4o-{date}-{0}{1}",
+                "claude-3-{date}:{0}:{1}k",
+            )
+        )
+    )
+    a, b = draw(_digits(3)), draw(_digits(3))
+    return shape.format(*four, date=date, a=a, b=b)
+
+
+@st.composite
+def _hostile(draw: st.DrawFn, field: str = "") -> tuple[str, str]:
+    """A secret marker and a value that carries it in a shape some check could take for a
+    name: `Zq` and 8 letters (no word a model id is made of) in a name's shape, or, for a
+    model, numbers alone (`_numbers`, the value its own marker)."""
+    if field == "model" and draw(st.booleans()):
+        value = draw(_numbers())
+        return value, value
     marker = "Zq" + draw(st.text("bcdfghjklnpqrstvwxz", min_size=8, max_size=8))
     shape = draw(
         st.sampled_from(
@@ -397,7 +429,7 @@ def test_no_leak_through_named_fields_property(command: str, cli: Any) -> None:
     @given(plan=trees(), data=st.data())
     def check(plan: TreePlan, data: st.DataObject) -> None:
         with planted(plan) as (tree, scratch):
-            markers = _rewrite(tree, lambda field: data.draw(_hostile(), label=field))
+            markers = _rewrite(tree, lambda field: data.draw(_hostile(field), label=field))
             assert markers
             key = write_key(scratch / "k.key")
             output = invoke(command, tree, scratch, key, cli)

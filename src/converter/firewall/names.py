@@ -140,17 +140,22 @@ _AFTER_FAMILY = re.compile(rf"(?:-?{_PART})?(?:-{_PART}){{0,7}}", re.IGNORECASE)
 _SUFFIXES = re.compile(r"(?:@[0-9]{8})?(?::[a-z0-9]+){0,2}$", re.IGNORECASE)
 _DIGIT = re.compile(r"[0-9]")
 # Digits are a channel of their own: each part may be a version, but `claude-4111-1111-1111-1111`
-# (a card number), `claude-192-168-10-20` (an address) or `claude-12345678` is no model (a
-# firewall hunt). Past one snapshot date (`20241022`, `2024-08-06`), real ids have at most 3
-# parts that are only a number (`gemini-2.5-pro-preview-05-06`) and 10 digits
-# (`qwen3-235b-a22b-instruct-2507`).
+# (a card number), `claude-192-168-10-20` (an address), `claude-20241022-555-867-5309` or
+# `claude-12345678` is no model (a firewall hunt, then a review of it). One snapshot date may
+# stand (`20241022`, `2024-08-06`, or Vertex's `@20241022`), a real date. Past it, real ids
+# have at most 3 parts that are only a number, 6 digits among them
+# (`gemini-2.5-pro-preview-05-06`, `gpt-3.5-turbo-0125`), and 12 digits in all, suffixes
+# included (`qwen3-235b-a22b-instruct-2507`, Bedrock's `:0`).
+_DAY = r"20[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])"
 _DATE = re.compile(
-    r"(?<![0-9])20[0-9]{2}(?:(?:0[1-9]|1[0-2])[0-3][0-9]|-(?:0[1-9]|1[0-2])-[0-3][0-9])(?![0-9])"
+    rf"(?<![0-9])(?:{_DAY}|20[0-9]{{2}}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01]))(?![0-9])"
 )
+_AT_DATE = re.compile(rf"@{_DAY}")
 _EIGHT = re.compile(r"(?<![0-9])[0-9]{8}(?![0-9])")  # a snapshot's place: only a date fits
 _NUMBER_PART = re.compile(r"(?<![^-])[0-9]+(?:\.[0-9]+)?(?![^-])")
 MAX_NUMBER_PARTS = 3
-MAX_DIGITS = 10
+MAX_NUMBER_DIGITS = 6
+MAX_DIGITS = 12
 
 
 def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
@@ -168,13 +173,30 @@ def model_crosses(name: str, reveal: frozenset[str] = frozenset()) -> bool:
     rest = name[family.end() :]
     suffix = _SUFFIXES.search(rest)  # always matches, possibly empty: `@date`, `:0`, `:thinking`
     body = rest[: suffix.start()] if suffix is not None else rest
+    tail = rest[len(body) :]
     if _AFTER_FAMILY.fullmatch(body) is None:
         return False
-    undated = _DATE.sub("", body, count=1)
+    return _digits_fit(body, tail)
+
+
+def _digits_fit(body: str, tail: str) -> bool:
+    """Whether the digits after a family are those of a model id: one real snapshot date (the
+    `@` one if any), then few numbers (`MAX_NUMBER_PARTS`, `MAX_NUMBER_DIGITS`, `MAX_DIGITS`,
+    counted over the suffixes too) and no second date or other 8-digit number."""
+    if tail.startswith("@"):
+        at = _AT_DATE.match(tail)
+        if at is None:
+            return False  # `@41111111`: no date
+        tail = tail[at.end() :]
+    else:
+        body = _DATE.sub("", body, count=1)
+    numbers = _NUMBER_PART.findall(body)
     return (
-        len(_NUMBER_PART.findall(undated)) <= MAX_NUMBER_PARTS
-        and len(_DIGIT.findall(undated)) <= MAX_DIGITS
-        and _EIGHT.search(undated) is None
+        _DATE.search(body) is None
+        and _EIGHT.search(body + tail) is None
+        and len(numbers) <= MAX_NUMBER_PARTS
+        and sum(map(len, _DIGIT.findall("".join(numbers)))) <= MAX_NUMBER_DIGITS
+        and len(_DIGIT.findall(body + tail)) <= MAX_DIGITS
     )
 
 
