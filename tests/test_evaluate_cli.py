@@ -763,3 +763,49 @@ def test_a_card_this_version_does_not_ship_is_not_read_as_a_list_price(
         "unchecked"
         not in cli("evaluate", "--bundle", str(FIXTURES / "synthetic_bundle.golden.json")).out
     )
+
+
+@pytest.mark.parametrize("reserved", ["none", "mixed"])
+def test_a_card_may_not_take_the_name_reports_give_no_card_or_several(
+    cli: Any, tmp_path: Path, reserved: str
+) -> None:
+    """A review: a contract naming card "none" evaluated as "price card: none", which is what a
+    report says of no card, with no own-price marker; "mixed" read as several cards."""
+    parent = fixture_parent("synthetic_tree")
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert", "--in", str(parent), "--template", str(template),
+        "--price-card", "anthropic-2026-12",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    data = read_json(template)
+    fill(data)
+    data["claims"]["pricing"]["price_card"]["id"] = reserved
+    write_json(template, data)
+    converted = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--contract",
+        str(template),
+        "--out",
+        str(tmp_path / "b.json"),
+    )
+    assert converted.code == 2
+    assert "CONTRACT-SHAPE [claims/pricing/price_card/id" in converted.err
+    card = tmp_path / "card.json"
+    from tests.conftest import ROOT
+
+    shipped = read_json(ROOT / "contracts" / "price-cards" / "anthropic-2026-12.json")
+    write_json(card, {**shipped, "id": reserved})
+    again = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(tmp_path / "t2.json"),
+        "--price-card",
+        str(card),
+    )
+    assert again.code == 2
+    assert "PRICE-CARD-INVALID" in again.err

@@ -1255,3 +1255,29 @@ def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli:
     assert "1 model call recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT)" in scanned.out
     complete = cli("inspect", "--in", str(fixture_parent("synthetic_tree")), *card).out
     assert "no bound" not in complete
+
+
+@pytest.mark.parametrize("kind", ["symlink", "file", "broken-symlink"])
+def test_an_entry_by_the_sessions_id_in_another_project_folder_refuses_as_inspect_does(
+    tmp_path: Path, cli: Any, kind: str
+) -> None:
+    """A review: a symlink or a file named by a session's id in another project folder made
+    `inspect` refuse the tree (CC-TREE-SYMLINK, CC-TREE-STRAY-FILE), while both scans called it
+    convertible: the scan counted the entry and did not give it to the tree."""
+    root = tmp_path / "projects"
+    exp = generate(root / "a", _tiny(907, agent_rate=0.9))
+    sid = exp.parent.stem
+    (root / "b").mkdir()
+    if kind == "symlink":
+        (tmp_path / "target").mkdir()
+        (root / "b" / sid).symlink_to(tmp_path / "target")
+    elif kind == "file":
+        (root / "b" / sid).write_text("x")
+    else:
+        (root / "b" / sid).symlink_to(tmp_path / "nowhere")
+    inspected = cli("inspect", "--json", "--in", str(exp.parent)).json()
+    codes = sorted({r["code"] for r in inspected["refusals"]})
+    assert codes in (["CC-TREE-SYMLINK"], ["CC-TREE-STRAY-FILE"])
+    for given in (root, root / "a"):
+        (row,) = cli("scan", str(given), "--json", "--jobs", "1").json()["sessions"]
+        assert (row["status"], row["refusals"]) == ("refused", codes), given

@@ -94,7 +94,8 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     A file with no evidence digest to compare is not a bundle, refused (2) rather than called
     changed after it was written: empty, cut short, not JSON, another document (a contract, a
     report). Parsed JSON that this program never writes (a repeated key, a fraction, NaN) was
-    edited: a mismatch (5).
+    edited: a mismatch (5), unless its one fault is fractions and canonicaljson's digest over
+    them holds (resealed after the edit: refused as such, 2, `_resealed_with_fractions`).
     """
     not_a_bundle = Refused([Problem("BUNDLE-NOT-A-BUNDLE")])
     # A UTF-8 byte order mark (an editor re-saving the file) is no part of the JSON: the values

@@ -35,10 +35,10 @@ from converter.firewall.types import Closed, Count, ModelName
 from converter.pricing.model import (
     PRICE_FIELDS,
     CardDate,
-    CardId,
     ContextKey,
     ModelPricing,
     ModelTemplate,
+    NamedCardId,
     Price,
     PriceCardRef,
     PricingClaims,
@@ -76,7 +76,7 @@ class CardModel(Closed):
 
 
 class PriceCard(Closed):
-    id: CardId
+    id: NamedCardId
     effective_date: CardDate
     source: SourceUrl
     retrieved: CardDate

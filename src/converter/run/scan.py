@@ -91,6 +91,9 @@ class Session:
     # One project folder given (`Found.one_project`): a main transcript of the session is in a
     # project folder beside it, not read (`_Walk.beside`); the session is split.
     beside: bool = False
+    # Symlinks and files by the session's id in project folders (not folders): a tree refuses
+    # them where it reads the session's folders, as `inspect` does (`sources.tree`).
+    odd: list[Path] = field(default_factory=list)
 
     @property
     def orphan_folders(self) -> int:
@@ -188,6 +191,9 @@ def _find_sessions(projects_dir: Path) -> Found:
         walk.beside(projects_dir)
         walk.found.one_project = True
     found = walk.found
+    for sid, entries in walk.odd.items():
+        if sid in walk.sessions:  # a session of no transcript or folder has no tree to refuse
+            walk.sessions[sid].odd += entries
     found.sessions = [walk.sessions[k] for k in sorted(walk.sessions)]
     return found
 
@@ -199,6 +205,7 @@ class _Walk:
         self.root = projects_dir
         self.sessions: dict[str, Session] = {}
         self.found = Found([], 0, 0, root=projects_dir)
+        self.odd: dict[str, list[Path]] = {}  # `Session.odd`, by session id
 
     def skip(self, entry: Path, kind: str) -> None:
         found = self.found
@@ -231,6 +238,8 @@ class _Walk:
             if name == "memory" or (kind == "file" and name.lower() in OS_FILES):
                 continue  # notes; a file browser's file
             stem = name.removesuffix(".jsonl")
+            if kind != "dir" and SESSION_ID.fullmatch(name):  # counted below as well
+                self.odd.setdefault(name, []).append(entry)
             # A symlink, special file or folder named like a session transcript is a session
             # the tree refuses (CC-TREE-SYMLINK, -SPECIAL-FILE, -PARENT-IS-FOLDER): a row says
             # so, it is not skipped.
@@ -301,7 +310,9 @@ class _Walk:
                 if entry_kind(folder) == "dir":
                     session.orphan_dirs.append(f"{_relative(folder, self.root)}/")
                     session.projects.add(folder.parent.name)
-                elif folder.is_symlink() and folder.is_dir():
+                    continue
+                self.odd.setdefault(sid, []).append(folder)  # its tree refuses it
+                if folder.is_symlink() and folder.is_dir():
                     self.symlink(folder)  # not followed, as anywhere in a scan
 
     def _siblings(self, project: Path, parents: set[str], named: list[Path]) -> None:
@@ -702,7 +713,10 @@ def scan(
             identities=len(s.parents) > 1,
             # a session's folders elsewhere are its tree's only when it has one transcript
             # (`sources.tree.session_folders_elsewhere`)
-            elsewhere=tuple(str(found.root / d) for d in s.orphan_dirs)
+            elsewhere=(
+                tuple(str(found.root / d) for d in s.orphan_dirs)
+                + tuple(str(e) for e in s.odd if e.parent != parent.parent)
+            )
             if len(s.parents) == 1
             else (),
             siblings=found.siblings.get(parent, ()),
