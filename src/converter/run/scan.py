@@ -651,7 +651,12 @@ def _row(
         "orphan_folders": session.orphan_folders,
         # main transcripts in several project folders (a worktree's folder of children alone
         # is read with its transcript: not split)
-        "split": len({p.parent for p in session.parents}) > 1 or session.beside,
+        "split": len({p.parent for p in session.parents}) > 1
+        or (session.beside and bool(session.parents)),
+        # One project folder given: a main transcript of the session is in a project folder
+        # beside it, not read (with one here too, the session is split; with none, the row's
+        # folder is a worktree's children, or a copy: not an orphan of any project folder).
+        "transcript_beside": session.beside,
         **numbers,
         "tokens": sum(usage.values()),
         "usage": usage,
@@ -933,10 +938,14 @@ def _notes(result: dict[str, Any]) -> list[str]:
     t = result["totals"]
     lines = []
     rows = result["sessions"]
-    # A row with no transcript is split only in a scan of one project folder: its transcript
-    # is in a project folder beside it (`_Walk.beside`).
-    pruned = sum(r["orphan_folders"] for r in rows if not r["parent_files"] and not r["split"])
-    beside = sum(r["orphan_folders"] for r in rows if not r["parent_files"] and r["split"])
+    # A row with no transcript here may have one in a project folder beside the one given
+    # (`_Walk.beside`): not pruned.
+    pruned = sum(
+        r["orphan_folders"] for r in rows if not r["parent_files"] and not r["transcript_beside"]
+    )
+    beside = sum(
+        r["orphan_folders"] for r in rows if not r["parent_files"] and r["transcript_beside"]
+    )
     unread = sum(r["orphan_folders"] for r in rows if r["parent_files"] > 1)
     elsewhere = t["orphan_folders"] - pruned - beside - unread
     if pruned:
