@@ -1284,3 +1284,22 @@ def test_an_entry_by_the_sessions_id_in_another_project_folder_refuses_as_inspec
     for given in (root, root / "a"):
         (row,) = cli("scan", str(given), "--json", "--jobs", "1").json()["sessions"]
         assert (row["status"], row["refusals"]) == ("refused", codes), given
+
+
+def test_a_project_folder_given_by_another_name_is_not_its_own_sibling(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A review: a project folder given through a symlink beside it (a shortcut; on macOS, a
+    name in another case or Unicode form) read itself as a project folder beside the one given,
+    so every session was split and its worktree children unread; inspect alike."""
+    root = tmp_path / "projects"
+    exp = generate(root / "-home-me-proj", _tiny(907, agent_rate=0.9))
+    (root / "current").symlink_to(root / "-home-me-proj")
+    rows = []
+    for given in ("-home-me-proj", "current"):
+        (row,) = cli("scan", str(root / given), "--json", "--jobs", "1").json()["sessions"]
+        rows.append((row["status"], row["split"], row["model_calls"]))
+    assert rows[0] == rows[1] == ("convertible", False, exp.model_calls)
+    through = root / "current" / exp.parent.name
+    inspected = cli("inspect", "--json", "--in", str(through)).json()
+    assert inspected["convertible"], inspected["refusals"]

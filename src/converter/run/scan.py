@@ -58,6 +58,7 @@ from converter.sources.tree import (
     SESSION_ID,
     entry_kind,
     legacy_agent_id,
+    same_folder,
     sessions_named_inside,
 )
 from converter.text import counted
@@ -291,7 +292,7 @@ class _Walk:
             return
         folders: dict[str, list[Path]] = defaultdict(list)
         for other in others:
-            if other.name == here.name or entry_kind(other) != "dir":
+            if entry_kind(other) != "dir" or same_folder(other, here):
                 continue
             try:
                 names = {entry.name for entry in os.scandir(other)}

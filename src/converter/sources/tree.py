@@ -321,13 +321,25 @@ def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path
     symlinked project folder is not followed."""
     found: list[Path] = []
     for other in _entries(project.parent) or []:
-        if other == project or entry_kind(other) != "dir":
+        if entry_kind(other) != "dir" or same_folder(other, project):
             continue
         if entry_kind(other / f"{session_id}.jsonl") != "missing":
             return [], True  # another transcript of the session: no folder is this tree's
         if entry_kind(other / session_id) != "missing":
             found.append(other / session_id)
     return found, False
+
+
+def same_folder(one: Path, other: Path) -> bool:
+    """Whether two paths name one folder: by name, or by device and inode (a folder given by a
+    symlink beside it, or in another case or Unicode form than it is stored in, is not a
+    project folder of its own: a review found it read as its own sibling)."""
+    if one == other:
+        return True
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
 
 def _holds_children(folder: Path) -> bool:
