@@ -90,7 +90,7 @@ class Session:
     orphan_dirs: list[str] = field(default_factory=list)
     projects: set[str] = field(default_factory=set)
     # One project folder given (`Found.one_project`): a main transcript of the session is in a
-    # project folder beside it, not read (`_Walk.beside`); the session is split.
+    # project folder beside it, not read (`_Walk.beside`); split if one is here too.
     beside: bool = False
     # Symlinks and files by the session's id in project folders (not folders): a tree refuses
     # them where it reads the session's folders, as `inspect` does (`sources.tree`).
