@@ -723,6 +723,20 @@ def test_prices_a_contract_chose_are_not_passed_off_as_the_cards(cli: Any, tmp_p
     assert alone["digests"]["own_prices"] == [{"model": "claude-opus-4-8", "context": None}]
 
 
+def _contract_naming_card(cli: Any, parent: Path, path: Path, card_id: str) -> dict[str, Any]:
+    """A template made with the shipped card, filled, its card renamed `card_id` by hand."""
+    made = cli(
+        "convert", "--in", str(parent), "--template", str(path),
+        "--price-card", "anthropic-2026-12",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    data = read_json(path)
+    fill(data)
+    data["claims"]["pricing"]["price_card"]["id"] = card_id
+    write_json(path, data)
+    return data
+
+
 def test_a_card_this_version_does_not_ship_is_not_read_as_a_list_price(
     cli: Any, tmp_path: Path
 ) -> None:
@@ -732,15 +746,7 @@ def test_a_card_this_version_does_not_ship_is_not_read_as_a_list_price(
     prices, and every output says the card was not checked."""
     parent = fixture_parent("synthetic_tree")
     template = tmp_path / "t.json"
-    made = cli(
-        "convert", "--in", str(parent), "--template", str(template),
-        "--price-card", "anthropic-2026-12",
-    )  # fmt: skip
-    assert made.code == 0, made.err
-    data = read_json(template)
-    fill(data)
-    data["claims"]["pricing"]["price_card"]["id"] = "anthropic-2027-01"
-    write_json(template, data)
+    data = _contract_naming_card(cli, parent, template, "anthropic-2027-01")
     bundle = tmp_path / "b.json"
     converted = cli(
         "convert", "--in", str(parent), "--contract", str(template), "--out", str(bundle)
@@ -773,15 +779,7 @@ def test_a_card_may_not_take_the_name_reports_give_no_card_or_several(
     report says of no card, with no own-price marker; "mixed" read as several cards."""
     parent = fixture_parent("synthetic_tree")
     template = tmp_path / "t.json"
-    made = cli(
-        "convert", "--in", str(parent), "--template", str(template),
-        "--price-card", "anthropic-2026-12",
-    )  # fmt: skip
-    assert made.code == 0, made.err
-    data = read_json(template)
-    fill(data)
-    data["claims"]["pricing"]["price_card"]["id"] = reserved
-    write_json(template, data)
+    _contract_naming_card(cli, parent, template, reserved)
     converted = cli(
         "convert",
         "--in",

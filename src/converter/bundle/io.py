@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -30,7 +29,7 @@ from converter.codec.canonical import (
     sha256_hex,
     value_sha256,
 )
-from converter.codec.jsontext import NotStrictJSON, loads_exact, loads_integral
+from converter.codec.jsontext import NotStrictJSON, loads_exact, loads_integral, loads_with_floats
 from converter.contract.model import CONTRACT_SCHEMA
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.names import masked_path, schema_field_names
@@ -136,9 +135,8 @@ def _resealed_with_fractions(data: bytes) -> bool:
     those numbers: it was resealed after an edit (an audit), as a bundle that fails its shape
     with a matching digest was. Only on that refusal's path: the document is parsed again."""
     try:
-        loads_exact(data)  # no repeated key, no NaN: its fractions are its only fault
-        raw = json.loads(data)
-    except ValueError:
+        raw = loads_with_floats(data)  # no repeated key, no NaN: its fractions are its only fault
+    except NotStrictJSON:
         return False
     receipt = raw.get("receipt") if isinstance(raw, dict) else None
     if not isinstance(receipt, dict) or not isinstance(receipt.get("evidence_sha256"), str):

@@ -37,8 +37,12 @@ def usd(value: Decimal, places: int = MONEY_PLACES) -> str:
     return "-" + text if quantized < 0 else text
 
 
-def usd_span(low: Decimal, high: Decimal) -> str:
-    """One amount when the bounds agree, else `$low – $high`."""
+def usd_span(low: Decimal, high: Decimal, unbounded: int = 0) -> str:
+    """One amount when the bounds agree, else `$low – $high`; `$low – no bound` when
+    `unbounded` of its calls recorded no input (their input is in neither end, so `high` bounds
+    nothing and is not shown as a bound)."""
+    if unbounded:
+        return f"{usd(low)} – no bound"
     return usd(low) if low == high else f"{usd(low)} – {usd(high)}"
 
 

@@ -62,12 +62,6 @@ def _observed_and_limit(measure: Measure) -> tuple[str, str]:
     return observed, f"limit {_SYMBOL[measure.comparison]} {limit}"
 
 
-def _cost(low: Decimal, high: Decimal, unbounded: int) -> str:
-    """A cost interval; with calls that recorded no input among its calls, its high end is no
-    bound (their input is in neither end), and it is not shown as one (a walkthrough)."""
-    return f"{usd(low)} – no bound" if unbounded else usd_span(low, high)
-
-
 def _no_bound(measure: Measure) -> bool:
     """Whether the measure fails at high cost only because that cost has no high end (calls
     that recorded no input), its value there meeting the limit (`checks._unbounded`)."""
@@ -243,7 +237,7 @@ def render_text(ev: Evaluation) -> str:
     out += [
         "",
         "Total effective cost: "
-        + _cost(m.total_effective_cost.low, m.total_effective_cost.high, m.unbounded_calls)
+        + usd_span(m.total_effective_cost.low, m.total_effective_cost.high, m.unbounded_calls)
         + (
             f" ({usd(m.total_effective_cost.high)} without the input of the "
             f"{counted(m.unbounded_calls, 'call')} that recorded none)"
@@ -293,7 +287,7 @@ def _task_row(ev: Evaluation, columns: list[str], t: TaskCost) -> str:
         usd(t.human_usd),
         usd(t.remediation_usd),
         usd(t.incident_loss_usd),
-        _cost(t.effective.low, t.effective.high, t.unbounded_calls),
+        usd_span(t.effective.low, t.effective.high, t.unbounded_calls),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -329,7 +323,7 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     tools_low = MONEY_SUMS.subtract(low, _sum([p.low for p in models]))
     tools_high = MONEY_SUMS.subtract(high, _sum([p.high for p in models]))
     rows.append(["tool calls", usd_span(tools_low, tools_high)])
-    rows.append(["**all**", _cost(low, high, m.unbounded_calls)])
+    rows.append(["**all**", usd_span(low, high, m.unbounded_calls)])
     return rows
 
 
@@ -381,7 +375,7 @@ def render_markdown(ev: Evaluation) -> str:
         usd(_sum([t.human_usd for t in ev.tasks])),
         usd(_sum([t.remediation_usd for t in ev.tasks])),
         usd(_sum([t.incident_loss_usd for t in ev.tasks])),
-        _cost(m.total_effective_cost.low, m.total_effective_cost.high, m.unbounded_calls),
+        usd_span(m.total_effective_cost.low, m.total_effective_cost.high, m.unbounded_calls),
     ]
     table = _table(header, [total], right=3)
     out += [*table[:2], *shown, *table[2:]]

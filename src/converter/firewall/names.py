@@ -137,7 +137,6 @@ _PART = (
     r"[kmrvz][0-9]{1,2}(?:\.[0-9]{1,2})?|a[0-9]{1,2}b|[0-9]{1,2}x[0-9]{1,2}b|" + _WORDS + ")"
 )
 _AFTER_FAMILY = re.compile(rf"(?:-?{_PART})?(?:-{_PART}){{0,7}}", re.IGNORECASE)
-_SUFFIXES = re.compile(r"(?:@[0-9]{8})?(?::[a-z0-9]+){0,2}$", re.IGNORECASE)
 _DIGIT = re.compile(r"[0-9]")
 # Digits are a channel of their own: each part may be a version, but `claude-4111-1111-1111-1111`
 # (a card number), `claude-192-168-10-20` (an address), `claude-20241022-555-867-5309` or
@@ -150,7 +149,9 @@ _DAY = r"20[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])"
 _DATE = re.compile(
     rf"(?<![0-9])(?:{_DAY}|20[0-9]{{2}}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01]))(?![0-9])"
 )
-_AT_DATE = re.compile(rf"@{_DAY}")
+# After the body: Vertex's `@date` (a real one: `@41111111` is left in the body, where no part
+# takes `@`) and up to two `:` revisions (Bedrock's `:0`, OpenRouter's `:thinking`).
+_SUFFIXES = re.compile(rf"(?:@{_DAY})?(?::[a-z0-9]+){{0,2}}$", re.IGNORECASE)
 _EIGHT = re.compile(r"(?<![0-9])[0-9]{8}(?![0-9])")  # a snapshot's place: only a date fits
 _NUMBER_PART = re.compile(r"(?<![^-])[0-9]+(?:\.[0-9]+)?(?![^-])")
 MAX_NUMBER_PARTS = 3
@@ -184,10 +185,7 @@ def _digits_fit(body: str, tail: str) -> bool:
     `@` one if any), then few numbers (`MAX_NUMBER_PARTS`, `MAX_NUMBER_DIGITS`, `MAX_DIGITS`,
     counted over the suffixes too) and no second date or other 8-digit number."""
     if tail.startswith("@"):
-        at = _AT_DATE.match(tail)
-        if at is None:
-            return False  # `@41111111`: no date
-        tail = tail[at.end() :]
+        tail = tail[len("@20241022") :]  # its date is the one (`_SUFFIXES` took a real one)
     else:
         body = _DATE.sub("", body, count=1)
     numbers = _NUMBER_PART.findall(body)

@@ -56,6 +56,12 @@ class UsageTotals(Closed):
         )
 
 
+def no_input_recorded(usage_complete: bool, usage: UsageTotals) -> bool:
+    """A usage-incomplete call that recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT): its
+    input is in neither end of its cost, so its high end bounds its output only."""
+    return not usage_complete and not usage.read()
+
+
 class BillingContext(Closed):
     service_tier: ContextValue | None = None
     speed: ContextValue | None = None

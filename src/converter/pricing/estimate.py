@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from converter.firewall.view import PublicAccount
+from converter.firewall.view import PublicAccount, no_input_recorded
 from converter.limits import MONEY_SUMS
 from converter.pricing.card import (
     CardModel,
@@ -131,7 +131,7 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
         out.low, out.high = add(out.low, low), add(out.high, high)
         model = out.by_model.setdefault(event.model, ModelCost())
         model.calls += 1
-        if not event.usage_complete and not event.usage.read():
+        if no_input_recorded(event.usage_complete, event.usage):
             out.unbounded_calls += 1
             model.unbounded += 1
         model.low, model.high = add(model.low, low), add(model.high, high)

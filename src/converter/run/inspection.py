@@ -89,16 +89,14 @@ def money_span(low: str, high: str, unbounded: int = 0) -> str:
     when `unbounded` calls recorded no input (their input is in neither end)."""
     from decimal import Decimal
 
-    from converter.evaluate.fmt import usd, usd_span
+    from converter.evaluate.fmt import usd_span
 
-    if unbounded:
-        return f"{usd(Decimal(low))} – no bound"
-    return usd_span(Decimal(low), Decimal(high))
+    return usd_span(Decimal(low), Decimal(high), unbounded)
 
 
 def cost_span(cost: dict[str, Any]) -> str:
     """A `card_cost` figure (or a part of one) as `money_span` says it."""
-    return money_span(cost["low_usd"], cost["high_usd"], cost.get("model_calls_unbounded", 0))
+    return money_span(cost["low_usd"], cost["high_usd"], cost["model_calls_unbounded"])
 
 
 def _cost_lines(cost: dict[str, Any]) -> list[str]:

@@ -36,7 +36,7 @@ from converter.evaluate import (
 )
 from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
-from converter.firewall.view import Edge
+from converter.firewall.view import Edge, no_input_recorded
 from converter.limits import MONEY_SUMS
 from converter.pricing.card import card_states, own_prices, shipped_card_named, shipped_cards
 from converter.pricing.model import PricingClaims
@@ -145,6 +145,12 @@ def _card_id(ids: tuple[str, ...]) -> str:
     same card: every price two of them used must agree (`_mismatches`), whatever card or none
     each names."""
     return ids[0] if len(set(ids)) == 1 else "mixed"
+
+
+def _unshipped(ids: tuple[str, ...]) -> tuple[str, ...]:
+    """The cards named (not "none") that this version does not ship: nothing checked them."""
+    shipped = set(shipped_cards())
+    return tuple(sorted({i for i in ids if i != "none" and i not in shipped}))
 
 
 def _own_prices(bundles: Sequence[BundleHead]) -> tuple[OwnPrice, ...]:
@@ -265,9 +271,7 @@ class _Task:
         self.model_calls += 1
         self.incomplete += not event.usage_complete
         read = u.read()
-        # A stub that recorded no input: every call reads some, so its high end bounds only
-        # its output, not its cost (CC-REC-USAGE-INCOMPLETE-NO-INPUT).
-        self.unbounded += not event.usage_complete and read == 0
+        self.unbounded += no_input_recorded(event.usage_complete, u)
         by_model = self.by_model[event.model]
         by_model[0], by_model[1] = add(by_model[0], low), add(by_model[1], high)
         self.cache_read += u.cache_read_input_tokens
@@ -471,9 +475,7 @@ def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
         price_card_id=_card_id(cards),
         price_card_ids=cards,
         own_prices=_own_prices(bundles),
-        unshipped_price_cards=tuple(
-            sorted({i for i in cards if i != "none" and i not in shipped_cards()})
-        ),
+        unshipped_price_cards=_unshipped(cards),
         signed_by=signed_by,
         rubric_version=receipt.rubric_version,
         label_source=receipt.label_source,
