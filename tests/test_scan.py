@@ -1303,3 +1303,48 @@ def test_a_project_folder_given_by_another_name_is_not_its_own_sibling(
     through = root / "current" / exp.parent.name
     inspected = cli("inspect", "--json", "--in", str(through)).json()
     assert inspected["convertible"], inspected["refusals"]
+
+
+def test_a_session_with_no_model_call_is_empty_not_refused(tmp_path: Path, cli: Any) -> None:
+    """A session that recorded no model call (a `/clear`, a prompt left unanswered) is `empty`:
+    nothing to convert, and nothing to fix. On a real machine such sessions were most of the
+    rows a scan called refused (6 of 11 in one published projects folder). One with no call
+    and another refusal is still refused, and a price card does not count it as not priced."""
+    root = tmp_path / "projects"
+    plain = generate(root / PROJECTS[0], _tiny(900))
+    folder = root / PROJECTS[1]
+    folder.mkdir(parents=True)
+    sid = "0b5c0a4e-1d2e-4f6a-8b9c-0d1e2f3a4b5c"
+    prompt = {
+        "type": "user",
+        "uuid": "u-1",
+        "parentUuid": None,
+        "sessionId": sid,
+        "isSidechain": False,
+        "timestamp": "2026-11-01T10:00:00.000Z",
+        "message": {"role": "user", "content": "hello"},
+    }
+    (folder / f"{sid}.jsonl").write_text(json.dumps(prompt) + "\n")
+    # a session with no call and a line that is not a record: refused for the line
+    other = "1c6d1b5f-2e3f-4a7b-9cad-1e2f3a4b5c6d"
+    (folder / f"{other}.jsonl").write_text(json.dumps({**prompt, "sessionId": other}) + "\n[]\n")
+    card = ("--price-card", "anthropic-2026-12")
+    result = cli("scan", str(root), "--jobs", "1", "--json", *card)
+    text = cli("scan", str(root), "--jobs", "1").out
+    assert result.code == 0, result.err
+    out = result.json()
+    pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+    rows = {r["session"]: r for r in out["sessions"]}
+    empty = rows[pseudo.name("file", f"{sid}.jsonl")]
+    assert empty["status"] == "empty"
+    assert empty["refusals"] == ["CC-TREE-NO-CALLS"]
+    assert empty["model_calls"] == 0
+    broken = rows[pseudo.name("file", f"{other}.jsonl")]
+    assert broken["status"] == "refused"
+    assert broken["refusals"] and "CC-TREE-NO-CALLS" not in broken["refusals"]
+    assert rows[pseudo.name("file", plain.parent.name)]["status"] == "convertible"
+    totals = out["totals"]
+    assert (totals["convertible"], totals["empty"], totals["refused"]) == (1, 1, 1)
+    assert "CC-TREE-NO-CALLS" not in totals["refusal_codes"]
+    assert totals["cost"]["sessions_not_priced"] == 1  # the broken one, not the empty one
+    assert "1 convertible, 1 empty (no model call: CC-TREE-NO-CALLS), 1 refused" in text

@@ -68,6 +68,10 @@ if TYPE_CHECKING:  # pricing is loaded only for --price-card (tests/test_layerin
     from converter.pricing.estimate import Estimate
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
+# A tree refused for this code alone recorded no model call: nothing to convert, and no spend in
+# it to miss. Its row says `empty`, not `refused` (on a real machine most such sessions are a
+# `/clear`, a resumed-and-left session or a hook's side session: not something to fix).
+EMPTY_CODE = "CC-TREE-NO-CALLS"
 OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
 # `--jobs` above this is a usage error: each worker holds a whole tree's account, and a pool is
 # started at its full size at once (a mistyped `--jobs 100000` once forked until memory ran out).
@@ -639,6 +643,8 @@ def _row(
         status = "error"
     elif not session.parents:
         status = "orphan"
+    elif codes == {EMPTY_CODE} and not numbers["model_calls"]:
+        status = "empty"
     elif codes or not all(p.get("convertible") for p in parts):
         status = "refused"
     else:
@@ -740,10 +746,13 @@ def scan(
         rows.append(_row(session, done, pseudo, card is not None))
     rows.sort(key=lambda r: str(r["session"]))
     statuses = Counter(r["status"] for r in rows)
-    refusal_sessions: Counter[str] = Counter(c for r in rows for c in r["refusals"])
+    refusal_sessions: Counter[str] = Counter(
+        c for r in rows if r["status"] != "empty" for c in r["refusals"]
+    )
     totals = {
         "sessions": len(rows),
         "convertible": statuses["convertible"],
+        "empty": statuses["empty"],  # refused for no model call alone: nothing to convert
         "refused": statuses["refused"] + statuses["orphan"],
         "orphan": statuses["orphan"],  # sessions with no main transcript in any project folder
         # session folders with no main transcript beside them: the sum of the rows' own
@@ -790,7 +799,10 @@ def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "low_usd": decimal_text(low),
         "high_usd": decimal_text(high),
         **counts,
-        "sessions_not_priced": sum(row["cost"] is None for row in rows),
+        # an empty session has nothing to price: not one of these
+        "sessions_not_priced": sum(
+            row["cost"] is None and row["status"] != "empty" for row in rows
+        ),
         "sessions_with_spend_left_out": sum(
             bool(row["cost"] and row["cost"]["spend_left_out"]) for row in rows
         ),
@@ -875,7 +887,9 @@ def _totals(result: dict[str, Any]) -> list[str]:
     return [
         f"{counted(t['sessions'], 'session')} in "
         f"{counted(result['project_folders'], 'project folder')}: "
-        f"{t['convertible']:,} convertible, {t['refused']:,} refused ({t['orphan']:,} orphan: no "
+        f"{t['convertible']:,} convertible, "
+        + (f"{t['empty']:,} empty (no model call: {EMPTY_CODE}), " if t["empty"] else "")
+        + f"{t['refused']:,} refused ({t['orphan']:,} orphan: no "
         f"main transcript), {counted(t['errors'], 'error')}; {t['split']:,} split across project "
         "folders",
         f"{counted(t['model_calls'], 'model call')} "
