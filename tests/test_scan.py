@@ -1341,7 +1341,8 @@ def test_a_session_with_no_model_call_is_empty_not_refused(tmp_path: Path, cli: 
     assert empty["model_calls"] == 0
     broken = rows[pseudo.name("file", f"{other}.jsonl")]
     assert broken["status"] == "refused"
-    assert broken["refusals"] and "CC-TREE-NO-CALLS" not in broken["refusals"]
+    assert broken["refusals"]
+    assert "CC-TREE-NO-CALLS" not in broken["refusals"]
     assert rows[pseudo.name("file", plain.parent.name)]["status"] == "convertible"
     totals = out["totals"]
     assert (totals["convertible"], totals["empty"], totals["refused"]) == (1, 1, 1)
