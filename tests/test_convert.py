@@ -265,6 +265,26 @@ def test_a_bundle_with_a_call_of_no_input_evaluates_incomplete(cli: Any, tmp_pat
     report = json.loads(result.out)
     assert (report["decision"], result.code) == ("INCOMPLETE", 2)
     assert {r["code"] for r in report["reasons"]} == {"EVAL-COST-UNBOUNDED"}
+    # The splits say which model's and agent type's cost holds it (an audit: the JSON's rows
+    # and the report's per-model and per-agent-type cells read as bounded).
+    metrics = report["metrics"]
+    assert metrics["unbounded_by_model"] == {last["message"]["model"]: 1}
+    assert sum(metrics["unbounded_by_agent_type"].values()) == 1
+    (task,) = [t for t in report["tasks"] if t["unbounded_calls"]]
+    assert task["unbounded_by_model"] == metrics["unbounded_by_model"]
+    assert task["unbounded_by_agent_type"] == metrics["unbounded_by_agent_type"]
+    markdown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
+    model_row = next(
+        x for x in markdown.splitlines() if x.startswith(f"| `{last['message']['model']}`")
+    )
+    assert model_row.endswith("– no bound |"), model_row
+    (agent,) = metrics["unbounded_by_agent_type"]
+    header = next(x for x in markdown.splitlines() if x.startswith("| Task |"))
+    columns = [c.strip().strip("`") for c in header.strip("|").split("|")]
+    row = next(x for x in markdown.splitlines() if x.startswith(f"| `{task['id']}`"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    unbounded = {c for c, cell in zip(columns, cells, strict=True) if "no bound" in cell}
+    assert unbounded == {agent, "Effective"}, (header, row)
 
 
 def test_a_task_spend_of_29_digits_reaches_the_gates_whole(cli: Any, tmp_path: Path) -> None:

@@ -104,6 +104,8 @@ def make_task(
         ),
         cost_by_agent_type=split if split is not None else {"main": spend},
         cost_by_model={"claude-sonnet-4-5": spend},
+        unbounded_by_agent_type={next(iter(split or {"main": 0})): unbounded} if unbounded else {},
+        unbounded_by_model={"claude-sonnet-4-5": unbounded} if unbounded else {},
         cache_read_tokens=300,
         input_tokens_total=1000,
         tool_shapes=tool_shapes,

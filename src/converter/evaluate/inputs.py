@@ -107,6 +107,10 @@ class TaskFacts(Closed):
     claims: Claims
     cost_by_agent_type: dict[AgentTypeKey, Interval]
     cost_by_model: dict[ModelName, Interval]
+    # the unbounded calls by the agent type and the model whose cost holds them (keys with
+    # none left out): a row of either split holding one has no high end either
+    unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
     cache_read_tokens: Count
     input_tokens_total: Count  # input + cache read + cache write, over every model call
     tool_shapes: tuple[tuple[PublicName, ShapeKey], ...] = ()  # in call order
@@ -131,6 +135,12 @@ class TaskFacts(Closed):
             raise ValueError("cost_by_model exceeds the task's spend")
         if self.cache_read_tokens > self.input_tokens_total:
             raise ValueError("cache read tokens exceed total input tokens")
+        for counts, costs in (
+            (self.unbounded_by_agent_type, self.cost_by_agent_type),
+            (self.unbounded_by_model, self.cost_by_model),
+        ):
+            if sum(counts.values()) != self.unbounded_calls or not counts.keys() <= costs.keys():
+                raise ValueError("calls without input split other than the task's")
         if self.unbounded_calls > self.usage_incomplete_calls:
             raise ValueError("more calls without input than usage-incomplete calls")
         if self.usage_incomplete_calls > self.model_calls:

@@ -11,6 +11,7 @@ digits apart: a gate 1e-30 from its limit could pass.)
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from decimal import (
     ROUND_HALF_EVEN,
@@ -67,6 +68,8 @@ def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
         unbounded_calls=task.unbounded_calls,
         cost_by_agent_type=task.cost_by_agent_type,
         cost_by_model=task.cost_by_model,
+        unbounded_by_agent_type=task.unbounded_by_agent_type,
+        unbounded_by_model=task.unbounded_by_model,
         cache_read_tokens=task.cache_read_tokens,
         input_tokens_total=task.input_tokens_total,
         bundle=task.bundle,
@@ -138,6 +141,8 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
         input_tokens_total=sum(c.input_tokens_total for c in costs),
         cost_by_agent_type=_split(c.cost_by_agent_type for c in costs),
         cost_by_model=_split(c.cost_by_model for c in costs),
+        unbounded_by_agent_type=_counts(c.unbounded_by_agent_type for c in costs),
+        unbounded_by_model=_counts(c.unbounded_by_model for c in costs),
     )
 
 
@@ -153,6 +158,13 @@ def _bounds(
     low: list[Decimal], high: list[Decimal], measure: Callable[[list[Decimal]], Decimal]
 ) -> Bounds:
     return Bounds(at_low_cost=measure(low), at_high_cost=measure(high))
+
+
+def _counts(parts: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for part in parts:
+        total.update(part)
+    return dict(sorted(total.items()))
 
 
 def _split(parts: Iterable[dict[str, Interval]]) -> dict[str, Span]:

@@ -140,8 +140,10 @@ def _agent_columns(ev: Evaluation) -> list[str]:
     return [ROOT_AGENT, *middle, HIDDEN_CALLS]
 
 
-def _cell(part: Interval | Span | None) -> str:
-    return usd(_ZERO) if part is None else usd_span(part.low, part.high)
+def _cell(part: Interval | Span | None, unbounded: int = 0) -> str:
+    """A cost in a split (by agent type, by model): `no bound` at its high end when `unbounded`
+    of its calls recorded no input."""
+    return usd(_ZERO) if part is None else usd_span(part.low, part.high, unbounded)
 
 
 NOT_OBSERVED = "n/o"
@@ -153,11 +155,13 @@ _NOT_OBSERVED_LEGEND = (
 )
 
 
-def _agent_cell(ev: Evaluation, column: str, part: Interval | Span | None) -> str:
+def _agent_cell(
+    ev: Evaluation, column: str, part: Interval | Span | None, unbounded: dict[str, int]
+) -> str:
     """A cost per agent type; hidden calls that were never looked for are `n/o`, not `$0`."""
     if part is None and column == HIDDEN_CALLS and ev.auxiliary_calls == "not-observed":
         return NOT_OBSERVED
-    return _cell(part)
+    return _cell(part, unbounded.get(column, 0))
 
 
 def _sum(values: list[Decimal]) -> Decimal:
@@ -283,7 +287,10 @@ def _task_row(ev: Evaluation, columns: list[str], t: TaskCost) -> str:
         f"`{t.id}`" + (f" (bundle {t.bundle})" if several else ""),
         t.started_at or "—",
         "yes" if t.acceptable else "no",
-        *(_agent_cell(ev, c, t.cost_by_agent_type.get(c)) for c in columns),
+        *(
+            _agent_cell(ev, c, t.cost_by_agent_type.get(c), t.unbounded_by_agent_type)
+            for c in columns
+        ),
         usd(t.human_usd),
         usd(t.remediation_usd),
         usd(t.incident_loss_usd),
@@ -314,7 +321,10 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     m = ev.metrics
     own = _own_by_model(ev)
     rows = [
-        [f"`{name}`" + (f" ({own[name]})" if name in own else ""), _cell(span)]
+        [
+            f"`{name}`" + (f" ({own[name]})" if name in own else ""),
+            _cell(span, m.unbounded_by_model.get(name, 0)),
+        ]
         for name, span in m.cost_by_model.items()
     ]
     parts = m.cost_by_agent_type.values()
@@ -370,7 +380,9 @@ def render_markdown(ev: Evaluation) -> str:
     shown = _costliest_rows(ev, columns)
     m = ev.metrics
     total = ["**all**", "", f"{m.acceptable_tasks}/{m.tasks}"]
-    total += [_agent_cell(ev, c, m.cost_by_agent_type.get(c)) for c in columns]
+    total += [
+        _agent_cell(ev, c, m.cost_by_agent_type.get(c), m.unbounded_by_agent_type) for c in columns
+    ]
     total += [
         usd(_sum([t.human_usd for t in ev.tasks])),
         usd(_sum([t.remediation_usd for t in ev.tasks])),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import PlainSerializer, field_serializer
+from pydantic import Field, PlainSerializer, field_serializer
 
 from converter.contract.model import CheckId
 from converter.errors import Exit
@@ -113,6 +113,9 @@ class TaskCost(Closed):
     unbounded_calls: Count = 0
     cost_by_agent_type: dict[AgentTypeKey, Interval]
     cost_by_model: dict[ModelName, Interval]
+    # the unbounded calls in each agent type's and model's cost (none: not listed)
+    unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
     cache_read_tokens: Count
     input_tokens_total: Count
     bundle: Count = 1  # its bundle's place among those given (the report's evidence digests)
@@ -145,6 +148,9 @@ class Metrics(Closed):
     input_tokens_total: Count
     cost_by_agent_type: dict[AgentTypeKey, Span]
     cost_by_model: dict[ModelName, Span]
+    # the unbounded calls in each agent type's and model's cost (none: not listed)
+    unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
 
 
 class Measure(Closed):

@@ -9,7 +9,7 @@ anything else is refused rather than averaged, naming the bundles by position.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
@@ -253,6 +253,8 @@ class _Task:
         self.tool_calls = 0
         self.incomplete = 0
         self.unbounded = 0
+        self.unbounded_by_type: Counter[str] = Counter()
+        self.unbounded_by_model: Counter[str] = Counter()
         self.cache_read = 0
         self.input_total = 0
         self.shapes: list[tuple[str, str]] = []
@@ -271,7 +273,10 @@ class _Task:
         self.model_calls += 1
         self.incomplete += not event.usage_complete
         read = u.read()
-        self.unbounded += no_input_recorded(event.usage_complete, u)
+        if no_input_recorded(event.usage_complete, u):
+            self.unbounded += 1
+            self.unbounded_by_type[agent_type] += 1
+            self.unbounded_by_model[event.model] += 1
         by_model = self.by_model[event.model]
         by_model[0], by_model[1] = add(by_model[0], low), add(by_model[1], high)
         self.cache_read += u.cache_read_input_tokens
@@ -351,6 +356,8 @@ class FactsBuilder:
                     claims=claims,
                     cost_by_agent_type={k: _interval(v) for k, v in sorted(acc.by_type.items())},
                     cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
+                    unbounded_by_agent_type=dict(sorted(acc.unbounded_by_type.items())),
+                    unbounded_by_model=dict(sorted(acc.unbounded_by_model.items())),
                     cache_read_tokens=acc.cache_read,
                     input_tokens_total=acc.input_total,
                     tool_shapes=tuple(acc.shapes),
