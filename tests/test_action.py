@@ -455,6 +455,7 @@ def test_tampered_bundle(cli: Any, runner: Runner, workspace: Path, tmp_path: Pa
     run = run_action(runner, tmp_path, workspace, {"bundle": bundle.name})
     assert_gate(run, "INTEGRITY-FAILURE", 5)
     assert "BUNDLE-DIGEST-MISMATCH" in run.summary
+    assert "agent-evidence exited 5 without a decision report" in run.summary
 
 
 def test_unsigned_bundle_with_public_key(
@@ -492,7 +493,12 @@ def test_public_key_and_public_key_pem_together_is_a_usage_error(
 ) -> None:
     bundle = make_bundle(cli, workspace, "scale")
     both = {"bundle": bundle, "public-key-pem": "x", "public-key": "k.pem.pub"}
-    assert_gate(run_action(runner, tmp_path, workspace, both), "USAGE-ERROR", 64)
+    run = run_action(runner, tmp_path, workspace, both)
+    assert_gate(run, "USAGE-ERROR", 64)
+    # the action's own refusal of its inputs, not agent-evidence's (a walkthrough: the summary
+    # said agent-evidence exited 64 when it never ran)
+    assert "The action refused its inputs before running agent-evidence" in run.summary
+    assert "agent-evidence exited" not in run.summary
 
 
 @pytest.mark.parametrize(

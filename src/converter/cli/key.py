@@ -21,7 +21,7 @@ from converter.firewall.keys import (
 
 @click.group(cls=NamedGroup)
 def key() -> None:
-    """Manage the pseudonym key (it never leaves this machine)."""
+    """Manage the pseudonym key (it is in no artifact; keep it private)."""
 
 
 @key.command("init")
