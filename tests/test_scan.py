@@ -1349,3 +1349,7 @@ def test_a_session_with_no_model_call_is_empty_not_refused(tmp_path: Path, cli: 
     assert "CC-TREE-NO-CALLS" not in totals["refusal_codes"]
     assert totals["cost"]["sessions_not_priced"] == 1  # the broken one, not the empty one
     assert "1 convertible, 1 empty (no model call: CC-TREE-NO-CALLS), 1 refused" in text
+    priced = cli("scan", str(root), "--jobs", "1", *card).out
+    line = next(x for x in priced.splitlines() if x.startswith(empty["session"]))
+    assert re.search(r" empty .* no calls +CC-TREE-NO-CALLS$", line), line
+    assert "1 session not priced" in priced  # the broken one

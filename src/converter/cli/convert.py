@@ -33,7 +33,8 @@ from converter.files import (
 )
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import Counts
-from converter.pricing.card import PriceCard, load_price_card, shipped_cards
+from converter.pricing import shipped_cards
+from converter.pricing.card import PriceCard, load_price_card
 from converter.run.conversion import (
     Reading,
     bodies_unused,

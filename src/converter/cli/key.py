@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from converter.cli.diagnostics import say, tell
-from converter.cli.options import NamedGroup, key_option, pseudonym_key
+from converter.cli.options import FILE, NamedGroup, key_option, pseudonym_key
 from converter.errors import Refused
 from converter.firewall.keys import (
     ENV_VAR,
@@ -25,7 +25,13 @@ def key() -> None:
 
 
 @key.command("init")
-@key_option
+@click.option(
+    "--key-file",
+    type=FILE,
+    default=None,
+    help="Where to create the key (default: $XDG_CONFIG_HOME/agent-evidence/pseudonym.key, "
+    "~/.config when XDG_CONFIG_HOME is unset; never $AGENT_EVIDENCE_KEY, which holds a key).",
+)
 def key_init(key_file: Path | None) -> None:
     """Create a new pseudonym key (mode 0600); refuses to replace one."""
     created = create_key(key_file or default_key_path())

@@ -37,7 +37,7 @@ from converter.cli.options import (
 )
 from converter.files import ask, read_input
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.pricing.card import shipped_cards
+from converter.pricing import shipped_cards
 from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
 

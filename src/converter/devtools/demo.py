@@ -21,14 +21,25 @@ from converter.cli.main import main as cli_main
 DEMO_KEY = "de" * 32
 
 
+_NOTICES_SHOWN: set[str] = set()
+
+
 def _run(args: list[str]) -> int:
     """Run a real command; its own messages are dropped so stdout holds only the proof (its
-    refusals, if any, still reach stderr)."""
-    with contextlib.redirect_stdout(io.StringIO()):
-        try:
+    refusals, if any, still reach stderr, and a notice once: the demo key's, that it is public,
+    is said by every command that uses it, and read twice it alarmed a first-time user)."""
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
             cli_main(args)
-        except SystemExit as done:
-            return int(done.code or 0)
+    except SystemExit as done:
+        return int(done.code or 0)
+    finally:
+        for line in err.getvalue().splitlines(keepends=True):
+            if line.startswith("notice:") and line in _NOTICES_SHOWN:
+                continue
+            _NOTICES_SHOWN.add(line)
+            sys.stderr.write(line)
     return 0
 
 

@@ -1138,7 +1138,7 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PRICE-CARD-UNKNOWN": _c(
         "No shipped price card has that name.",
-        "Use the name of a shipped card (`agent-evidence convert --help` lists them; the files "
+        "Use the name of a shipped card (the `--help` of the command lists them; the files "
         "are in contracts/price-cards/), or pass a card file path.",
     ),
     "PRICE-CARD-UNREADABLE": _c(

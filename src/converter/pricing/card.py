@@ -32,6 +32,7 @@ from converter.errors import Problem, Refused
 from converter.files import read_input
 from converter.firewall.names import key_places, masked_path, schema_field_names
 from converter.firewall.types import Closed, Count, ModelName
+from converter.pricing import shipped_cards
 from converter.pricing.model import (
     PRICE_FIELDS,
     CardDate,
@@ -123,11 +124,6 @@ def _card_path(loc: tuple[Any, ...], places: Mapping[tuple[Any, ...], int]) -> s
 @cache
 def _card_fields() -> frozenset[str]:
     return schema_field_names(PriceCard.model_json_schema())
-
-
-def shipped_cards() -> list[str]:
-    folder = resources.files("converter.pricing").joinpath("cards")
-    return sorted(p.name[: -len(".json")] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
 def _read(name_or_path: str | Path) -> bytes:

@@ -845,7 +845,12 @@ def render_text(result: dict[str, Any]) -> str:
 
 def _table(result: dict[str, Any]) -> list[str]:
     priced = "cost" in result["totals"]
-    costs = [_row_cost(r["cost"]) for r in result["sessions"]] if priced else []
+    costs = (
+        # an empty session spent nothing the transcript records: not `-`, which is "not priced"
+        [_row_cost(r["cost"]) if r["status"] != "empty" else "no calls" for r in result["sessions"]]
+        if priced
+        else []
+    )
     title = "cost (USD, by the card)"
     wide = max([len(title), *map(len, costs)])  # $1,000 and up would push refusals out of line
     header = (

@@ -38,7 +38,8 @@ from converter.files import read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge, no_input_recorded
 from converter.limits import MONEY_SUMS
-from converter.pricing.card import card_states, own_prices, shipped_card_named, shipped_cards
+from converter.pricing import shipped_cards
+from converter.pricing.card import card_states, own_prices, shipped_card_named
 from converter.pricing.model import PricingClaims
 
 if TYPE_CHECKING:
