@@ -285,6 +285,8 @@ def test_a_bundle_with_a_call_of_no_input_evaluates_incomplete(cli: Any, tmp_pat
     cells = [c.strip() for c in row.strip("|").split("|")]
     unbounded = {c for c, cell in zip(columns, cells, strict=True) if "no bound" in cell}
     assert unbounded == {agent, "Effective"}, (header, row)
+    # an audit: rows shown at 4 places did not add up to the **all** row shown; the report says so
+    assert "the **all** row is the exact sum, rounded once" in markdown
 
 
 def test_a_task_spend_of_29_digits_reaches_the_gates_whole(cli: Any, tmp_path: Path) -> None:

@@ -391,6 +391,11 @@ def render_markdown(ev: Evaluation) -> str:
     ]
     table = _table(header, [total], right=3)
     out += [*table[:2], *shown, *table[2:]]
+    out += [
+        "",
+        "Each amount is rounded to $0.0001 on its own; the **all** row is the exact sum, "
+        "rounded once, so it can differ from the rows shown in the last place.",
+    ]
     if len(shown) < len(ev.tasks):
         out += [
             "",
