@@ -428,3 +428,38 @@ def test_a_loaded_tree_is_built_once() -> None:
     assert build_account(tree).calls
     with pytest.raises(ValueError, match="already taken"):
         build_account(tree)
+
+
+def test_the_price_card_figure_says_how_much_of_its_width_is_incomplete_calls(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough met `$6 – $141` and could not tell why it was so wide: the width the
+    usage-incomplete calls make is said (their output up to the card's max_output_tokens),
+    with the limit taken, and it is what the card's prices give by hand."""
+    import shutil
+    from decimal import Decimal
+
+    shutil.copytree(FIXTURES / "synthetic_tree", tmp_path / "t")
+    parent = next((tmp_path / "t").glob("*.jsonl"))
+    lines = parent.read_bytes().splitlines(keepends=True)
+    last = json.loads(lines[8])  # the last call, complete: now a stub the session never finished
+    last["message"]["stop_reason"] = None
+    del last["message"]["usage"]["iterations"]
+    lines[8] = json.dumps(last).encode() + b"\n"
+    parent.write_bytes(b"".join(lines))
+    card_file = FIXTURES.parent / "contracts" / "price-cards" / "anthropic-2026-12.json"
+    model = last["message"]["model"]
+    entry = json.loads(card_file.read_text())["models"][model]
+    limit = entry["max_output_tokens"]
+    recorded = last["message"]["usage"]["output_tokens"]
+    expected = Decimal(limit - recorded) * Decimal(entry["tiers"][0]["output"]) / 1_000_000
+    card = ("--price-card", "anthropic-2026-12")
+    cost = cli("inspect", "--in", str(parent), "--json", *card).json()["card_cost"]
+    assert cost["model_calls_usage_incomplete"] == 1
+    assert Decimal(cost["usage_incomplete_width_usd"]) == expected
+    assert Decimal(cost["high_usd"]) - Decimal(cost["low_usd"]) == expected  # nothing assumed
+    assert cost["by_model"][model]["max_output_tokens"] == limit
+    text = cli("inspect", "--in", str(parent), *card).out
+    width = f"${expected.quantize(Decimal('0.0001')):,}"
+    assert f"width: {width} of it is the output of 1 usage-incomplete call," in text, text
+    assert f"({model} {limit:,})" in text

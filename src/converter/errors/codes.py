@@ -1224,11 +1224,14 @@ CODES: dict[str, CodeInfo] = {
     "EVAL-GATE-INDETERMINATE": _c(
         "A gate passes at the low cost and fails at the high cost: usage-incomplete calls leave "
         "the cost on both sides of the limit, so the decision is INCOMPLETE.",
-        "Convert again once the sessions are idle, so calls still streaming have their final "
-        "usage written. For calls that never got one, max_output_tokens in the contract bounds "
-        "their output: set it to the output limit your Claude Code requests "
-        "(CLAUDE_CODE_MAX_OUTPUT_TOKENS), if lower than the model's. Or convert with "
-        "--provider-bodies, if Claude Code wrote them: a call's response gives its final usage.",
+        "If a session may still be running, convert it again once it is idle, so calls still "
+        "streaming have their final usage written. A finished session keeps the calls that "
+        "never got one (most are subagents' last calls): max_output_tokens in the contract "
+        "bounds their output, so set it to the output limit your Claude Code requested "
+        "(CLAUDE_CODE_MAX_OUTPUT_TOKENS, when it was set), if lower than the model's; "
+        "`inspect --price-card` says how much of the interval those calls make. Or convert "
+        "with --provider-bodies, if Claude Code wrote them: a call's response gives its final "
+        "usage.",
     ),
     "EVAL-COST-UNBOUNDED": _c(
         "A cost gate meets its limit at the high cost, but usage-incomplete calls that recorded "

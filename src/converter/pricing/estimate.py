@@ -47,6 +47,8 @@ class ModelCost:
     low: Decimal = _ZERO
     high: Decimal = _ZERO
     unbounded: int = 0  # calls that recorded no input: `high` bounds their output only
+    incomplete: int = 0  # usage-incomplete calls priced: output up to max_output_tokens
+    max_output_tokens: int | None = None  # the card's: the high end of those calls' output
 
 
 @dataclass(slots=True)
@@ -66,6 +68,10 @@ class Estimate:
     # Priced calls that recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT): their input is in
     # neither end, so `high` is no bound (a walkthrough read it as one).
     unbounded_calls: int = 0
+    # The usage-incomplete calls priced, and how much of high - low is theirs: their output up
+    # to max_output_tokens (a walkthrough met $6 – $141 and could not tell why it was so wide).
+    incomplete_calls: int = 0
+    incomplete_width: Decimal = _ZERO
 
 
 def _stated(entry: ModelTemplate, known: CardModel | None, high: bool) -> ModelPricing | None:
@@ -129,8 +135,14 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
         out.assumed_standard_calls += unrecorded_else_standard(event.context.key())
         add = MONEY_SUMS.add  # exact: the default context keeps 28 digits
         out.low, out.high = add(out.low, low), add(out.high, high)
-        model = out.by_model.setdefault(event.model, ModelCost())
+        model = out.by_model.setdefault(
+            event.model, ModelCost(max_output_tokens=card.models[event.model].max_output_tokens)
+        )
         model.calls += 1
+        if not event.usage_complete:
+            out.incomplete_calls += 1
+            out.incomplete_width = add(out.incomplete_width, high - low)
+            model.incomplete += 1
         if no_input_recorded(event.usage_complete, event.usage):
             out.unbounded_calls += 1
             model.unbounded += 1

@@ -72,12 +72,16 @@ def card_cost(found: Estimate) -> dict[str, Any]:
         "tool_calls_not_priced": found.tool_calls_not_priced,
         "model_calls_assumed_standard": found.assumed_standard_calls,
         "model_calls_unbounded": found.unbounded_calls,
+        "model_calls_usage_incomplete": found.incomplete_calls,
+        "usage_incomplete_width_usd": decimal_text(found.incomplete_width),
         "by_model": {
             name: {
                 "model_calls": m.calls,
                 "low_usd": decimal_text(m.low),
                 "high_usd": decimal_text(m.high),
                 "model_calls_unbounded": m.unbounded,
+                "model_calls_usage_incomplete": m.incomplete,
+                "max_output_tokens": m.max_output_tokens,
             }
             for name, m in sorted(found.by_model.items())
         },
@@ -119,6 +123,19 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
             f"    no bound: {counted(cost['model_calls_unbounded'], 'call')} recorded no input "
             f"(CC-REC-USAGE-INCOMPLETE-NO-INPUT), which is in neither end: "
             f"{money_span(cost['low_usd'], cost['high_usd'])} without it"
+        )
+    if cost["model_calls_usage_incomplete"]:
+        width = cost["usage_incomplete_width_usd"]
+        limits = "; ".join(
+            f"{model} {entry['max_output_tokens']:,}"
+            for model, entry in cost["by_model"].items()
+            if entry["model_calls_usage_incomplete"]
+        )
+        lines.append(
+            f"    width: {money_span(width, width)} of it is the output of "
+            f"{counted(cost['model_calls_usage_incomplete'], 'usage-incomplete call')}, "
+            f"priced up to the card's max_output_tokens ({limits}); a contract's "
+            "max_output_tokens, set to the output limit Claude Code requested, narrows it"
         )
     if cost["model_calls_assumed_standard"]:
         lines.append(
