@@ -893,3 +893,30 @@ def test_a_folder_given_as_a_bundle_is_named_by_its_place(cli: Any, tmp_path: Pa
     verified = cli("verify", "--bundle", str(tmp_path / "folder"))  # the same for verify
     assert verified.code == 2
     assert "BUNDLE-IS-FOLDER" in verified.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "where"),
+    [
+        (["scan", "--jobs", "0"], "agent-evidence scan -h"),
+        (["inspect", "--no-such-flag"], "agent-evidence inspect -h"),
+        (["evaluate"], "agent-evidence evaluate -h"),
+        (["key", "init", "--no-such-flag"], "agent-evidence key init -h"),
+        (["--no-such-flag"], "agent-evidence -h"),
+    ],
+)
+def test_a_usage_error_says_where_the_options_are_listed(
+    cli: Any, argv: list[str], where: str
+) -> None:
+    """A walkthrough: `scan --jobs 0` said the range and nothing more; the value typed stays
+    masked, and the command's own `-h` is named by the program's words."""
+    result = cli(*argv)
+    assert result.code == 64
+    assert result.err.rstrip().endswith(f"(`{where}` lists the options)"), result.err
+
+
+def test_an_unknown_command_lists_the_commands_without_a_help_hint(cli: Any) -> None:
+    result = cli("no-such-command")
+    assert result.code == 64
+    assert "The commands: inspect" in result.err
+    assert "lists the options" not in result.err

@@ -129,9 +129,22 @@ def _usage_error(bad: click.UsageError, args: list[str]) -> NoReturn:
     if bad.format_message().startswith("Usage: "):  # a group given no command: its help
         tell(bad.format_message())  # (no typed value in it; a review: "usage error: Usage:")
         sys.exit(Exit.USAGE)
-    hint = _repeat_hint(bad, args)
+    hint = _repeat_hint(bad, args) or _help_hint(bad)
     tell(f"usage error: {mask_values(bad.format_message(), args)}{hint}")
     sys.exit(Exit.USAGE)
+
+
+def _help_hint(bad: click.UsageError) -> str:
+    """Where the options are listed: the command's own `-h`, named by this program's words
+    (its command names), never by how it was invoked (`argv[0]` may be a path)."""
+    if "No such command" in bad.format_message():  # it lists the commands already
+        return ""
+    names = []
+    ctx = bad.ctx
+    while ctx is not None and ctx.parent is not None:
+        names.append(ctx.command.name or "")
+        ctx = ctx.parent
+    return f" (`{' '.join(['agent-evidence', *reversed(names)])} -h` lists the options)"
 
 
 def _repeat_hint(bad: click.UsageError, args: list[str]) -> str:
