@@ -195,11 +195,12 @@ def render_text(report: dict[str, Any]) -> str:
         f"({c['usage_incomplete_calls']:,} usage-incomplete), "
         f"{counted(c['tool_calls'], 'tool call')}, {counted(c['edges'], 'edge')}, "
         f"{counted(c['synthetic_records'], 'synthetic record')}",
-        f"  tokens: input {u['input_tokens']:,}, output {u['output_tokens']:,}, "
-        f"cache read {u['cache_read_input_tokens']:,}, cache write 5m "
+        # `;` between the items: `,` groups the thousands (a walkthrough read one as the other)
+        f"  tokens: input {u['input_tokens']:,}; output {u['output_tokens']:,}; "
+        f"cache read {u['cache_read_input_tokens']:,}; cache write 5m "
         f"{u['cache_creation_5m_input_tokens']:,} / 1h {u['cache_creation_1h_input_tokens']:,}"
-        f" / unsplit {u['cache_creation_unsplit_input_tokens']:,}, web searches "
-        f"{u['web_search_requests']}",
+        f" / unsplit {u['cache_creation_unsplit_input_tokens']:,}; web searches "
+        f"{u['web_search_requests']:,}",
     ]
     for model, entry in report["by_model"].items():
         lines.append(f"  model {model}: {counted(entry['model_calls'], 'call')}")

@@ -840,7 +840,15 @@ def bug_rows(result: dict[str, Any]) -> int:
 
 def render_text(result: dict[str, Any]) -> str:
     """The table of sessions, the totals, then a note for each thing the scan left out."""
-    return "\n".join([*_table(result), "", *_totals(result), *_notes(result)])
+    return "\n".join([*_table(result), _LEGEND, "", *_totals(result), *_notes(result)])
+
+
+# The table's abbreviated headings, and what `tokens` adds up (cache reads are most of it, and
+# cost a tenth of input: it is no proxy for spend; a walkthrough took it for one).
+_LEGEND = (
+    "(calls: model calls; incompl.: of them, usage-incomplete; tools: tool calls; subag.: "
+    "subagents; tokens: input + output + cache read + cache write, unpriced)"
+)
 
 
 def _table(result: dict[str, Any]) -> list[str]:
