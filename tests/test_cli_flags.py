@@ -920,3 +920,12 @@ def test_an_unknown_command_lists_the_commands_without_a_help_hint(cli: Any) -> 
     assert result.code == 64
     assert "The commands: inspect" in result.err
     assert "lists the options" not in result.err
+
+
+@pytest.mark.parametrize("argv", [["-h"], ["key", "-h"]])
+def test_the_command_lists_cut_no_summary_short(cli: Any, argv: list[str]) -> None:
+    """A walkthrough: the top-level help cut every command's summary with `...` at 80 columns."""
+    result = cli(*argv)
+    assert result.code == 0
+    listed = result.out.split("Commands:", 1)[1]
+    assert "..." not in listed, listed

@@ -11,7 +11,7 @@ from converter.cli.diagnostics import say
 from converter.cli.options import FILE
 
 
-@click.command()
+@click.command(short_help="Create an Ed25519 signing key pair for --attest-key.")
 @click.option(
     "--out",
     "out",

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 Timestamps = Literal["exact", "minute", "hour", "day"]
 
 
-@click.command()
+@click.command(short_help="Write a contract template, or a bundle from a contract.")
 @convert_source_options
 @click.option(
     "--template",

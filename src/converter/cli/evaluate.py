@@ -17,7 +17,7 @@ from converter.run.workload import load_workload
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
 
 
-@click.command()
+@click.command(short_help="Decide SCALE / ASSIST / STOP / INCOMPLETE for bundles.")
 @click.option(
     "--bundle",
     "bundles",

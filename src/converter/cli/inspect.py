@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from converter.pricing.card import PriceCard
 
 
-@click.command()
+@click.command(short_help="Account a session tree's calls; exit 2 if it cannot convert.")
 @source_options
 @click.option("--json", "as_json", is_flag=True, help="Print the account as JSON.")
 @click.option(

@@ -19,7 +19,7 @@ from converter.firewall.keys import (
 )
 
 
-@click.group(cls=NamedGroup)
+@click.group(cls=NamedGroup, short_help="Manage the pseudonym key (keep it private).")
 def key() -> None:
     """Manage the pseudonym key (it is in no artifact; keep it private)."""
 
@@ -50,7 +50,7 @@ def key_init(key_file: Path | None) -> None:
         )
 
 
-@key.command("show-id")
+@key.command("show-id", short_help="Print the key's public fingerprint (key_id).")
 @key_option
 def key_show_id(key_file: Path | None) -> None:
     """Print the key's public fingerprint (key_id), which artifacts carry."""

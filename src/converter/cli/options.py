@@ -67,11 +67,8 @@ def show_paths_option(text: str) -> Callable[[F], F]:
     return click.option("--show-paths", is_flag=True, callback=remember_show_paths, help=text)
 
 
-def _source_options(func: F, carried: str) -> F:
-    func = show_paths_option(
-        "Add local relative paths to diagnostics; inspect also lists the local name behind "
-        "each pseudonymous tool, agent type, model and billing value (stderr only)."
-    )(func)
+def _source_options(func: F, carried: str, show_paths: str) -> F:
+    func = show_paths_option(show_paths)(func)
     func = click.option(
         "--task-unit",
         type=click.Choice(["prompt", "session"]),
@@ -98,13 +95,22 @@ def _source_options(func: F, carried: str) -> F:
 
 def source_options(func: F) -> F:
     """The options that say which tree to read, and how (inspect)."""
-    return _source_options(func, "")
+    return _source_options(
+        func,
+        "",
+        "Also print on stderr: local relative paths in diagnostics, the local name behind "
+        "each pseudonymous tool, agent type, model and billing value, and each task's prompt "
+        "as a parent line (`task: <id> = parent line N`), to label outcomes by.",
+    )
 
 
 def convert_source_options(func: F) -> F:
     """`source_options` for convert, where a contract read may name them instead."""
     return _source_options(
-        func, " (with --contract or --from-contract: the contract's, unless given)"
+        func,
+        " (with --contract or --from-contract: the contract's, unless given)",
+        "Add local relative paths to diagnostics (stderr only; inspect --show-paths also "
+        "names each pseudonym's local name and each task's prompt line).",
     )
 
 

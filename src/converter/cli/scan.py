@@ -75,7 +75,7 @@ def _folder_source(projects_dir: str | None) -> str:
     return "~/.claude/projects"
 
 
-@click.command()
+@click.command(short_help="Inspect every session tree of a projects folder.")
 # Any path: one that is missing or not a folder is refused (2, CC-TREE-PROJECTS-MISSING) by the
 # command itself, not turned into a usage error by click.
 @click.argument("projects_dir", required=False, type=click.Path(readable=False))

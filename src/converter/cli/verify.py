@@ -42,7 +42,7 @@ from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
 
 
-@click.command()
+@click.command(short_help="Check a bundle's digest, signature and re-derivation.")
 @click.option(
     "--bundle",
     type=PATH,  # a folder is refused as BUNDLE-IS-FOLDER, as in evaluate
