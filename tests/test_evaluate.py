@@ -562,6 +562,35 @@ def split_workload() -> Workload:
     return make_workload(tasks)
 
 
+def test_many_subagent_types_share_a_column_past_the_costliest() -> None:
+    """A walkthrough: six bundles' agent types made 17 columns, unreadable in a step summary.
+    Past MARKDOWN_AGENT_COLUMNS, the costliest keep theirs and the rest share one, whose cells
+    are the exact sums of theirs; JSON lists each."""
+    from converter.evaluate.report import MARKDOWN_AGENT_COLUMNS
+
+    types = [f"agent-type-{n:012x}" for n in range(MARKDOWN_AGENT_COLUMNS + 3)]
+    split = {"main": Interval(low=D(1), high=D(1))}
+    # the costliest are the last ones: a column is kept by cost, not by name
+    split |= {t: Interval(low=D(n + 1), high=D(n + 1)) for n, t in enumerate(types)}
+    total = sum((i.low for i in split.values()), D(0))
+    task = make_task(0, total, split=split)
+    ev = evaluate(make_workload([task, make_task(1), make_task(2)]))
+    text = render_markdown(ev)
+    header = next(x for x in text.splitlines() if x.startswith("| Task |"))
+    kept = types[-(MARKDOWN_AGENT_COLUMNS - 1) :]
+    rest = types[: -(MARKDOWN_AGENT_COLUMNS - 1)]
+    for t in kept:
+        assert f"`{t}`" in header
+    for t in rest:
+        assert f"`{t}`" not in header
+    assert f"| {len(rest)} other subagent types |" in header
+    assert f"the other {len(rest)} share one" in text
+    row = next(x for x in text.splitlines() if x.startswith(f"| `{task.id}`"))
+    shared = sum(range(1, len(rest) + 1))  # $1 + $2 + … of the types folded
+    assert f"| ${shared:,}.0000 |" in row, row
+    assert set(json.loads(render_json(ev))["metrics"]["cost_by_agent_type"]) == {"main", *types}
+
+
 def test_markdown_report_carries_every_fact() -> None:
     ev = evaluate(split_workload())
     text = render_markdown(ev)

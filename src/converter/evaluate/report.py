@@ -34,6 +34,9 @@ _ZERO = Decimal(0)
 MARKDOWN_TASK_ROWS = 200
 MARKDOWN_TASK_BYTES = 30_000
 MARKDOWN_FINDINGS = 100
+# Subagent types given a column of their own in the Markdown cost table, the costliest; the
+# others share one (a walkthrough's 6 bundles made 17 columns, unreadable in a step summary).
+MARKDOWN_AGENT_COLUMNS = 5
 MARKDOWN_FINDING_BYTES = 12_000
 
 
@@ -133,11 +136,25 @@ def _finding_text(f: Finding, quote: Callable[[str], str] | None = None) -> str:
     return " ".join(parts) + (f" — {message}" if message else "")
 
 
-def _agent_columns(ev: Evaluation) -> list[str]:
-    """Root agent first, subagent types sorted, hidden calls last."""
+# A column of the cost table: its heading, and the agent types whose costs it sums.
+Column = tuple[str, tuple[str, ...]]
+
+
+def _agent_columns(ev: Evaluation) -> list[Column]:
+    """Root agent first, subagent types sorted, hidden calls last. Past MARKDOWN_AGENT_COLUMNS
+    subagent types, the costliest (high end, then name) keep a column and the rest share one."""
     keys = {k for t in ev.tasks for k in t.cost_by_agent_type}
     middle = sorted(keys - {ROOT_AGENT, HIDDEN_CALLS})
-    return [ROOT_AGENT, *middle, HIDDEN_CALLS]
+    if len(middle) > MARKDOWN_AGENT_COLUMNS:
+        spend = ev.metrics.cost_by_agent_type
+        ranked = sorted(middle, key=lambda k: (-spend[k].high, k))
+        kept = sorted(ranked[: MARKDOWN_AGENT_COLUMNS - 1])
+        rest = tuple(sorted(ranked[MARKDOWN_AGENT_COLUMNS - 1 :]))
+        columns: list[Column] = [(_code(k), (k,)) for k in kept]
+        columns.append((f"{len(rest)} other subagent types", rest))
+    else:
+        columns = [(_code(k), (k,)) for k in middle]
+    return [(_code(ROOT_AGENT), (ROOT_AGENT,)), *columns, (_code(HIDDEN_CALLS), (HIDDEN_CALLS,))]
 
 
 def _cell(part: Interval | Span | None, unbounded: int = 0) -> str:
@@ -156,12 +173,21 @@ _NOT_OBSERVED_LEGEND = (
 
 
 def _agent_cell(
-    ev: Evaluation, column: str, part: Interval | Span | None, unbounded: dict[str, int]
+    ev: Evaluation,
+    column: Column,
+    costs: dict[str, Interval] | dict[str, Span],
+    unbounded: dict[str, int],
 ) -> str:
-    """A cost per agent type; hidden calls that were never looked for are `n/o`, not `$0`."""
-    if part is None and column == HIDDEN_CALLS and ev.auxiliary_calls == "not-observed":
+    """The cost of a column's agent types; hidden calls that were never looked for are `n/o`,
+    not `$0`."""
+    keys = column[1]
+    parts = [costs[k] for k in keys if k in costs]
+    if not parts and keys == (HIDDEN_CALLS,) and ev.auxiliary_calls == "not-observed":
         return NOT_OBSERVED
-    return _cell(part, unbounded.get(column, 0))
+    if not parts:
+        return _cell(None)
+    low, high = _sum([p.low for p in parts]), _sum([p.high for p in parts])
+    return usd_span(low, high, sum(unbounded.get(k, 0) for k in keys))
 
 
 def _sum(values: list[Decimal]) -> Decimal:
@@ -281,16 +307,13 @@ def _within(lines: Iterable[tuple[int, str]], count: int, budget: int) -> list[s
     return [line for _, line in sorted(kept)]
 
 
-def _task_row(ev: Evaluation, columns: list[str], t: TaskCost) -> str:
+def _task_row(ev: Evaluation, columns: list[Column], t: TaskCost) -> str:
     several = len(ev.digests.evidence_sha256) > 1  # which bundle holds it: its evidence digest
     cells = [
         f"`{t.id}`" + (f" (bundle {t.bundle})" if several else ""),
         t.started_at or "—",
         "yes" if t.acceptable else "no",
-        *(
-            _agent_cell(ev, c, t.cost_by_agent_type.get(c), t.unbounded_by_agent_type)
-            for c in columns
-        ),
+        *(_agent_cell(ev, c, t.cost_by_agent_type, t.unbounded_by_agent_type) for c in columns),
         usd(t.human_usd),
         usd(t.remediation_usd),
         usd(t.incident_loss_usd),
@@ -306,7 +329,7 @@ def _in_start_order(tasks: Sequence[TaskCost]) -> list[TaskCost]:
     return sorted(tasks, key=lambda t: (t.bundle, t.position, t.id))
 
 
-def _costliest_rows(ev: Evaluation, columns: list[str]) -> list[str]:
+def _costliest_rows(ev: Evaluation, columns: list[Column]) -> list[str]:
     """Every task's row when they fit; else the costliest (effective cost, high bound; earlier
     first on a tie) that fit; in start order either way."""
     tasks = _in_start_order(ev.tasks)
@@ -371,7 +394,7 @@ def render_markdown(ev: Evaluation) -> str:
         "Task",
         "Started",
         "Acceptable",
-        *(_code(c) for c in columns),
+        *(title for title, _ in columns),
         "Human",
         "Remediation",
         "Incident",
@@ -380,9 +403,7 @@ def render_markdown(ev: Evaluation) -> str:
     shown = _costliest_rows(ev, columns)
     m = ev.metrics
     total = ["**all**", "", f"{m.acceptable_tasks}/{m.tasks}"]
-    total += [
-        _agent_cell(ev, c, m.cost_by_agent_type.get(c), m.unbounded_by_agent_type) for c in columns
-    ]
+    total += [_agent_cell(ev, c, m.cost_by_agent_type, m.unbounded_by_agent_type) for c in columns]
     total += [
         usd(_sum([t.human_usd for t in ev.tasks])),
         usd(_sum([t.remediation_usd for t in ev.tasks])),
@@ -396,6 +417,14 @@ def render_markdown(ev: Evaluation) -> str:
         "Each amount is rounded to $0.0001 on its own; the **all** row is the exact sum, "
         "rounded once, so it can differ from the rows shown in the last place.",
     ]
+    folded = [keys for _, keys in columns if len(keys) > 1]
+    if folded:
+        out += [
+            "",
+            f"Only the {MARKDOWN_AGENT_COLUMNS - 1} costliest subagent types have a column of "
+            f"their own; the other {len(folded[0]):,} share one (`--format json` lists each: "
+            "`cost_by_agent_type`).",
+        ]
     if len(shown) < len(ev.tasks):
         out += [
             "",
