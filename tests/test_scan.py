@@ -129,8 +129,13 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
         row = rows[pseudo.name("file", tree.parent.name)]
         inspected = cli("inspect", "--in", str(tree.parent), "--json", *card).json()
         alone = inspected["card_cost"]
-        assert {k: v for k, v in row["cost"].items() if k != "spend_left_out"} == {
-            k: alone[k] for k in row["cost"] if k != "spend_left_out"
+        own = ("spend_left_out", "by_model")
+        assert {k: v for k, v in row["cost"].items() if k not in own} == {
+            k: alone[k] for k in row["cost"] if k not in own
+        }
+        assert row["cost"]["by_model"] == {
+            model: {k: entry[k] for k in scan_module._MODEL_COST}
+            for model, entry in alone["by_model"].items()
         }
         found = {f["code"] for f in inspected["findings"]}
         assert row["cost"]["spend_left_out"] == sorted(found & SPEND_LEFT_OUT)
@@ -142,6 +147,7 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
             "tool_calls_not_priced",
             "model_calls_unbounded",
             "spend_left_out",
+            "by_model",
         }
         checked += alone["model_calls_priced"] > 0
     assert checked  # the card prices the generator's models
@@ -153,11 +159,26 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
     assert Decimal(total["low_usd"]) == sum(Decimal(c["low_usd"]) for c in priced)
     assert Decimal(total["high_usd"]) == sum(Decimal(c["high_usd"]) for c in priced)
     assert total["model_calls_priced"] == sum(c["model_calls_priced"] for c in priced)
+    # by model: each model's figure is its rows' sum, and the models' add up to the total
+    models = total["by_model"]
+    assert len(models) > 1
+    for model, entry in models.items():
+        parts = [c["by_model"][model] for c in priced if model in c["by_model"]]
+        assert Decimal(entry["low_usd"]) == sum(Decimal(p["low_usd"]) for p in parts)
+        assert Decimal(entry["high_usd"]) == sum(Decimal(p["high_usd"]) for p in parts)
+        assert entry["model_calls"] == sum(p["model_calls"] for p in parts)
+    assert sum(Decimal(m["low_usd"]) for m in models.values()) == Decimal(total["low_usd"])
+    assert sum(m["model_calls"] for m in models.values()) == total["model_calls_priced"]
     assert total["sessions_not_priced"] == 2
     assert total["price_card"] == "anthropic-2026-12"
     text = cli("scan", str(root), "--jobs", "1", *card).out
     assert "cost (USD, by the card)" in text
     assert "cost by price card anthropic-2026-12: $" in text
+    for model, entry in models.items():
+        calls = entry["model_calls"]
+        assert re.search(
+            rf"^  {re.escape(model)}: \$[0-9.,]+( – \$[0-9.,]+)? \({calls:,} calls?\)$", text, re.M
+        )
     assert "2 sessions not priced (`-`)" in text
     plain = cli("scan", str(root), "--jobs", "1", "--json").json()  # without: no cost at all
     assert "cost" not in plain["totals"]

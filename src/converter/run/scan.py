@@ -457,10 +457,16 @@ _COST_COUNTS = (
 )
 
 
+_MODEL_COST = ("model_calls", "low_usd", "high_usd", "model_calls_unbounded")
+
+
 def _cost(found: Estimate) -> dict[str, Any]:
-    """A row's figure by the card: `inspect --price-card`'s, without its breakdown."""
+    """A row's figure by the card: `inspect --price-card`'s, and its split by model."""
     whole = card_cost(found)
-    return {k: whole[k] for k in ("low_usd", "high_usd", *_COST_COUNTS)}
+    by_model = {
+        name: {k: entry[k] for k in _MODEL_COST} for name, entry in whole["by_model"].items()
+    }
+    return {**{k: whole[k] for k in ("low_usd", "high_usd", *_COST_COUNTS)}, "by_model": by_model}
 
 
 def _identities(parent: str, account: Account) -> dict[str, Any]:
@@ -786,19 +792,37 @@ def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The priced sessions' figures summed (exactly), and how many sessions have none."""
     low = high = Decimal(0)
     counts = dict.fromkeys(_COST_COUNTS, 0)
+    models: dict[str, list[Any]] = {}  # model -> [calls, low, high, unbounded]
+    add = MONEY_SUMS.add
     for row in rows:
         cost = row["cost"]
         if cost is None:
             continue
-        low = MONEY_SUMS.add(low, Decimal(cost["low_usd"]))
-        high = MONEY_SUMS.add(high, Decimal(cost["high_usd"]))
+        low = add(low, Decimal(cost["low_usd"]))
+        high = add(high, Decimal(cost["high_usd"]))
         for name in counts:
             counts[name] += cost[name]
+        for model, part in cost["by_model"].items():
+            into = models.setdefault(model, [0, Decimal(0), Decimal(0), 0])
+            into[0] += part["model_calls"]
+            into[1] = add(into[1], Decimal(part["low_usd"]))
+            into[2] = add(into[2], Decimal(part["high_usd"]))
+            into[3] += part["model_calls_unbounded"]
     return {
         "price_card": card_id,
         "low_usd": decimal_text(low),
         "high_usd": decimal_text(high),
         **counts,
+        # the priced sessions' spend by model, costliest (high end) first in the text
+        "by_model": {
+            model: {
+                "model_calls": calls,
+                "low_usd": decimal_text(model_low),
+                "high_usd": decimal_text(model_high),
+                "model_calls_unbounded": unbounded,
+            }
+            for model, (calls, model_low, model_high, unbounded) in sorted(models.items())
+        },
         # an empty session has nothing to price: not one of these
         "sessions_not_priced": sum(
             row["cost"] is None and row["status"] != "empty" for row in rows
@@ -923,6 +947,13 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     else:  # not "$0.0000 for 0 model calls", which reads as free
         figure = "nothing priced"
     line = f"cost by price card {cost['price_card']}: {figure} of the convertible sessions"
+    ranked = sorted(
+        cost["by_model"].items(), key=lambda item: (-Decimal(item[1]["high_usd"]), item[0])
+    )
+    by_model = [
+        f"  {model}: {cost_span(part)} ({counted(part['model_calls'], 'call')})"
+        for model, part in ranked
+    ]
     left = []
     if unpriced:
         left.append(
@@ -939,7 +970,7 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             f"; not priced, and not in it: {' and '.join(left)}; `+` in the table, and "
             "`inspect --price-card` says which"
         )
-    lines = [line]
+    lines = [line, *by_model]
     if cost["model_calls_unbounded"]:
         lines.append(
             f"{counted(cost['model_calls_unbounded'], 'model call')} recorded no input "
