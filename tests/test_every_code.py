@@ -153,6 +153,21 @@ def test_meta_without_child(syn: Tree, cli: Any, command: Command, tmp_path: Pat
     assert outcome.codes == {"CC-TREE-META-WITHOUT-CHILD", "CC-TREE-UNEXPANDED-DELEGATION"}
 
 
+def test_agent_id_twice(rich: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A fuzz: a workflow agent's transcript and meta copied into subagents/ converted, the copy
+    read as a side question of its own (5 subagents for 4). One agent id, two transcripts:
+    both are named, and nothing is written."""
+    import shutil
+
+    copy = "subagents/" + RICH_W2.rsplit("/", 1)[1]
+    shutil.copy(rich.path(RICH_W2), rich.path(copy))
+    meta = RICH_W2.removesuffix(".jsonl") + ".meta.json"
+    shutil.copy(rich.path(meta), rich.path(copy.removesuffix(".jsonl") + ".meta.json"))
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_blocked(outcome, "CC-TREE-AGENT-ID-TWICE", rich.label("subagent", copy))
+    expect_blocked(outcome, "CC-TREE-AGENT-ID-TWICE", rich.label("subagent", RICH_W2))
+
+
 def _delegating_child(tree: Tree, agent: str, tool_id: str, calls: str) -> str:
     """A child transcript whose one call delegates (tool `tool_id`), and its meta naming the
     call `calls` as its own delegation; the child's path."""
@@ -411,6 +426,19 @@ def test_model_name_not_a_known_family(
     syn.edit_record("", A2_LINE, lambda o: o["message"].__setitem__("model", model))
     outcome = run_command(cli, command, syn, tmp_path, markers=["CANARY", model])
     expect_finding(outcome, command, "CC-REC-MODEL-NAME-SHAPE", 1)
+
+
+def test_version_not_a_version(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A fuzz: every parent record's `version` made `CANARY…` converted with the parent's
+    version gone from claude_code_versions and nothing said. It is left out, and counted once
+    per distinct value; the value itself reaches no output."""
+    planted = "CANARY-version"
+    lines = syn.lines()
+    for n in range(1, len(lines) + 1):
+        if b'"version"' in lines[n - 1]:
+            syn.edit_record("", n, lambda o: o.__setitem__("version", planted))
+    outcome = run_command(cli, command, syn, tmp_path, markers=["CANARY", planted])
+    expect_finding(outcome, command, "CC-REC-VERSION-SHAPE", 1)
 
 
 def test_websearch_count_from_result(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:

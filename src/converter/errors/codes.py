@@ -195,6 +195,14 @@ CODES: dict[str, CodeInfo] = {
         "A subagent metadata file has no transcript beside it.",
         "Restore the missing agent-<id>.jsonl or remove the stray .meta.json.",
     ),
+    "CC-TREE-AGENT-ID-TWICE": _c(
+        "Two subagent transcripts of the tree carry one agent id (agent-<id>.jsonl in "
+        "subagents/ and in a workflow run's folder, in two runs' folders, or in the session's "
+        "folders of two project folders): Claude Code writes each agent once, so one is a "
+        "copy, and which one its delegation ran is written nowhere.",
+        "Restore the session's folder from one consistent copy, or remove the copy "
+        "(--show-paths names both files)." + _COPY_ELSEWHERE,
+    ),
     "CC-TREE-ORPHAN-CHILD": _c(
         "A subagent transcript could not be joined to any delegation call in the tree.",
         "Restore the parent or ancestor transcript that spawned it. Do not delete the child to "
@@ -563,6 +571,13 @@ CODES: dict[str, CodeInfo] = {
         "pseudonym (model-<hex>) unless the contract reveals it.",
         "Price the pseudonymous model in the contract; if the name may be published, list it in "
         "privacy.reveal_names.",
+        blocking=False,
+    ),
+    "CC-REC-VERSION-SHAPE": _c(
+        "Distinct values of the records' `version` that are not a Claude Code version (digits "
+        "and dots, as 2.1.216) are not published: claude_code_versions leaves them out.",
+        "Nothing to do; Claude Code writes its version there, so another value means the "
+        "transcript was written or edited by something else.",
         blocking=False,
     ),
     "CC-REC-PROGRESS-COPY": _c(

@@ -210,6 +210,9 @@ def _findings(c: _Crossing) -> tuple[view.Finding, ...]:
     findings = dict(c.acc.findings)
     if c.model_pseudonymized:
         findings["CC-REC-MODEL-NAME-SHAPE"] = c.model_pseudonymized
+    unpublished = sum(not _VERSION.fullmatch(v) for v in c.acc.versions)
+    if unpublished:  # dropped, and said (a fuzz: `"version": "SECRET"` went unremarked)
+        findings["CC-REC-VERSION-SHAPE"] = unpublished
     return tuple(view.Finding(code=k, count=v) for k, v in sorted(findings.items()) if v)
 
 

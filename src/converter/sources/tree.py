@@ -455,4 +455,19 @@ def discover(
     if elsewhere is None:
         elsewhere, layout.split = session_folders_elsewhere(parent.parent, stem)
     walker.other_folders(elsewhere)
+    _one_file_per_agent(layout)
     return layout
+
+
+def _one_file_per_agent(layout: TreeLayout) -> None:
+    """Each agent id names one transcript of the tree (a fuzz: a workflow agent's file copied
+    into subagents/ converted, read as a side question of its own). A 2.0.x agent transcript
+    beside the parents is not counted here: it may be another session's, and the reader binds
+    it only by the session its records name."""
+    by_id: dict[str, list[int]] = {}
+    for entry in layout.files:
+        if entry.role == "subagent" and not entry.legacy and entry.agent_id is not None:
+            by_id.setdefault(entry.agent_id, []).append(entry.index)
+    for files in by_id.values():
+        if len(files) > 1:
+            layout.problems += [Problem("CC-TREE-AGENT-ID-TWICE", index) for index in files]
