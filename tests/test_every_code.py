@@ -428,6 +428,22 @@ def test_model_name_not_a_known_family(
     expect_finding(outcome, command, "CC-REC-MODEL-NAME-SHAPE", 1)
 
 
+def test_final_call_with_no_input(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """An audit: a call recorded as final whose usage counts no input was priced at $0 for it,
+    unremarked. Every call reads input: it is counted, as spend left out of every figure."""
+    from converter.errors.codes import SPEND_LEFT_OUT
+
+    def blank(o: dict[str, Any]) -> None:
+        usage = o["message"]["usage"]
+        usage.update(input_tokens=0, cache_read_input_tokens=0, cache_creation_input_tokens=0)
+        usage["cache_creation"] = {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}
+
+    syn.edit_record("", A2_LINE, blank)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_finding(outcome, command, "CC-REC-FINAL-NO-INPUT", 1)
+    assert "CC-REC-FINAL-NO-INPUT" in SPEND_LEFT_OUT
+
+
 def test_version_not_a_version(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
     """A fuzz: every parent record's `version` made `CANARY…` converted with the parent's
     version gone from claude_code_versions and nothing said. It is left out, and counted once

@@ -53,6 +53,7 @@ SPEND_LEFT_OUT = frozenset(
         "CC-REC-AGENT-USAGE-DISAGREE",
         "CC-BODY-HIDDEN-CALL",
         "CC-TREE-REMOTE-AGENT",
+        "CC-REC-FINAL-NO-INPUT",
     }
 )
 
@@ -559,6 +560,16 @@ CODES: dict[str, CodeInfo] = {
         "Otherwise read the high cost as short by these calls' input (the report counts them; evaluate takes "
         "no cost gate as met at the high cost, EVAL-COST-UNBOUNDED); the contract cannot "
         "change it.",
+        blocking=False,
+    ),
+    "CC-REC-FINAL-NO-INPUT": _c(
+        "Model calls whose usage is recorded as final but counts no input at all (input, "
+        "cache read and cache write all 0). Every call reads input, so that usage is damaged "
+        "or was written by a gateway that does not count it: the calls are priced as written, "
+        "and their input is in no figure.",
+        "Read the cost as short by these calls' input. If the session ran through a gateway, "
+        "its own bill has the input; otherwise restore the transcript from a copy Claude Code "
+        "wrote.",
         blocking=False,
     ),
     "CC-REC-SYNTHETIC": _c(

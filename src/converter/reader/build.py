@@ -135,6 +135,11 @@ def _summaries(acc: Account) -> None:
     blind = sum(not c.final and not any(c.usage.input_side()) for c in acc.calls.values())
     if blind:
         acc.findings["CC-REC-USAGE-INCOMPLETE-NO-INPUT"] += blind
+    # A call recorded as final with no input at all: damaged, or a gateway's; priced as written,
+    # its input is in no figure (an audit: such a call was priced at $0 unremarked).
+    final_blind = sum(c.final and not any(c.usage.input_side()) for c in acc.calls.values())
+    if final_blind:
+        acc.findings["CC-REC-FINAL-NO-INPUT"] += final_blind
     if acc.synthetic_records:
         acc.findings["CC-REC-SYNTHETIC"] += acc.synthetic_records
     searches = sum(t.web_searches for t in acc.tools.values())

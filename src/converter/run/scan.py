@@ -981,7 +981,7 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
         lines.append(
             f"{counted(cost['sessions_with_spend_left_out'], 'session')} with spend a finding "
             "says is in no figure (`+`; a web search of unknown count, an unpriced server "
-            "tool, a subagent cut short, hidden or remote calls): their cost may be more; "
+            "tool, a subagent cut short, hidden or remote calls, a call recorded with no input): their cost may be more; "
             "`inspect` names the finding"
         )
     if cost["sessions_not_priced"]:
