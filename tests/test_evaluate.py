@@ -353,6 +353,9 @@ def test_no_acceptable_outcome_fails_cost_per_acceptable_outcome() -> None:
     assert result.status == "fail"
     assert result.measures[0].observed.at_low_cost is None
     assert ev.decision == "STOP"  # no value, so net value is negative too
+    # the report says why it has no value (an audit: a bare `n/a … fail` said nothing)
+    assert "cost per acceptable outcome: n/a (no acceptable task)" in render_markdown(ev)
+    assert "cost per acceptable outcome: n/a (no acceptable task)" in render_text(ev)
 
 
 def test_empty_workload_is_incomplete() -> None:
