@@ -1009,6 +1009,24 @@ def test_a_response_that_is_not_the_call_its_index_line_names_is_refused(
     expect(outcome, "CC-BODY-ID-DISAGREES", INDEX, bodies.line_of(C1))
 
 
+def test_an_index_line_pointing_a_call_at_another_requests_file_is_refused(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A fuzz: C1's response moved into the file named by C2's request id, C2's line dropped
+    and C1's line pointed at that file, completed C1 (exit 0). A response's file is named by
+    its request id: one the call's records do not name is not its response."""
+    tree, bodies = setup(tmp_path)
+    assert bodies.lines is not None
+    response = bodies.responses.pop(response_name(C1))
+    bodies.responses[response_name(C2)] = response
+    bodies.lines = [line for line in bodies.lines if line["message_id"] != C2[0]]
+    for line in bodies.lines:
+        if line["message_id"] == C1[0]:
+            line["response_file"] = response_name(C2)
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    expect(outcome, "CC-BODY-ID-DISAGREES", INDEX, bodies.line_of(C2))
+
+
 @pytest.mark.parametrize("other_id", [A2[0], "msg_01NoCallHasThisId"], ids=["other-call", "none"])
 def test_without_an_index_a_response_must_be_the_call_its_name_is_for(
     cli: Any, tmp_path: Path, other_id: str

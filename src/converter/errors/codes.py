@@ -804,8 +804,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-BODY-ID-DISAGREES": _c(
         "A provider response is not the call it is named for: its id is not the message id its "
-        "index line gives; or, without an index, its id is no transcript call's whose records "
-        "name the request id its file is named by.",
+        "index line gives; or the call its id names records other request ids than the one its "
+        "file is named by (with an index, the line naming it is pointed at); or, without an "
+        "index, its id is no transcript call's whose records name that request id.",
         "The file or the index was edited, or belongs to another folder; restore Claude Code's "
         "originals, or " + _WITHOUT_BODIES,
     ),

@@ -195,6 +195,16 @@ def join_bodies(acc: Account) -> None:
             # selected by a call's request id, yet its id is not that call's: not its response
             acc.problems.append(Problem("CC-BODY-ID-DISAGREES", r.file))
             continue
+        if (
+            r.index_line is not None
+            and call is not None
+            and named.get(r.id)
+            and r.stem not in named[r.id]
+        ):
+            # an index line pairing a call with a response file named by another request id
+            # than the call's records name: the file name is the request id, by construction
+            acc.problems.append(Problem("CC-BODY-ID-DISAGREES", r.index, r.index_line))
+            continue
         if r.id in joined:  # two responses for one call
             acc.problems.append(Problem("CC-BODY-DUPLICATE", r.file))
             continue
