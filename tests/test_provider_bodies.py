@@ -749,16 +749,21 @@ def test_a_folder_that_selects_nothing_changes_nothing(cli: Any, tmp_path: Path)
     assert "CC-BODY-NONE-SELECTED: 1 folder." in text  # was "1 line", of an empty folder
 
 
-def test_a_torn_last_index_line_is_left_for_the_next_run(cli: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("written", [60, None], ids=["cut-short", "whole-without-newline"])
+def test_a_torn_last_index_line_is_left_for_the_next_run(
+    cli: Any, tmp_path: Path, written: int | None
+) -> None:
     """Claude Code appends to the index as it works: a last line cut short is counted (not
     bound); the response it would name is still the call's by the request id the transcript
-    names (C1 is completed), as a response written before the index existed is."""
+    names (C1 is completed), as a response written before the index existed is. A line whole
+    but for its newline is still being written too (a fuzz: this session's was bound, and
+    `verify` said 5 once the newline came)."""
     tree, bodies = setup(tmp_path)
     assert bodies.lines is not None
     torn = bodies.lines.pop(bodies.line_of(C1) - 1)
     folder = bodies.write()
     with (folder / "index.jsonl").open("ab") as out:
-        out.write(json.dumps(torn).encode()[:60])
+        out.write(json.dumps(torn).encode()[:written])
     shown = inspect(cli, tree, tmp_path, folder)
     assert shown.code == 0, shown.err
     assert shown.report is not None
