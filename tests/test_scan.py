@@ -1056,12 +1056,22 @@ def test_the_config_folder_given_is_scanned_by_its_projects(tmp_path: Path, cli:
     assert "p/" in config.err  # relative to the projects folder scanned
     text = cli("scan", str(tmp_path / "config"), "--jobs", "1").out
     assert "Claude Code's config folder (a projects/ folder in it, no session transcript)" in text
-    # a config folder whose projects/ is a symlink: not followed (SPEC §3)
+    # a config folder whose projects/ is a symlink (kept on another disk) is scanned as the
+    # default path scans it (a fuzz: `scan ~/.claude` found 0 sessions where `scan` found
+    # them all); SPEC §3's symlinks are those inside a session's tree
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "projects").symlink_to(tmp_path / "config" / "projects")
     linked = cli("scan", str(tmp_path / "other"), "--jobs", "1", "--json").json()
-    assert linked["totals"]["sessions"] == 0
-    assert linked["config_folder"] is False
+    assert linked["config_folder"] is True
+    assert linked["sessions"] == right["sessions"]
+    assert linked["totals"] == right["totals"]
+    # a dangling one is no config folder
+    (tmp_path / "third").mkdir()
+    (tmp_path / "third" / "projects").symlink_to(tmp_path / "nowhere")
+    assert (
+        cli("scan", str(tmp_path / "third"), "--jobs", "1", "--json").json()["config_folder"]
+        is False
+    )
 
 
 def test_an_unreadable_projects_folder_is_refused(

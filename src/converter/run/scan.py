@@ -161,7 +161,12 @@ def _is_config_folder(folder: Path) -> bool:
     each separator) and no session transcript of its own. Told before walking it: its
     `file-history/<session-id>/` and `session-env/<session-id>/` would read as sessions' folders
     with no transcript."""
-    if entry_kind(folder / "projects") != "dir":  # a symlink is not followed (SPEC §3)
+    projects = folder / "projects"
+    kind = entry_kind(projects)
+    # A `projects` that is a symlink to a folder (kept on another disk) is followed, as it is
+    # when the scan finds it by $CLAUDE_CONFIG_DIR or ~/.claude: the folder was named by the
+    # user, and it is the root of the scan (SPEC §3's symlinks are those inside a tree).
+    if kind != "dir" and not (kind == "link" and projects.is_dir()):
         return False
     try:
         names = [entry.name for entry in os.scandir(folder)]
