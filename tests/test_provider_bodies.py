@@ -948,6 +948,9 @@ def test_a_response_is_read_strictly(cli: Any, tmp_path: Path, edit: Any, code: 
     bodies.raw[name] = json.dumps(edit(bodies.responses[name])).encode()
     outcome = inspect(cli, tree, tmp_path, bodies.write())
     expect(outcome, code, label("provider-response", name), 1)
+    if code.startswith("CC-LINE-"):  # a fuzz: its fix spoke of a transcript
+        assert "Fix: This file is a provider body, not a transcript" in outcome.err
+        assert "not a Claude Code transcript" not in outcome.err
 
 
 @pytest.mark.parametrize(

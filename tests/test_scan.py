@@ -1359,6 +1359,9 @@ def test_a_session_with_no_model_call_is_empty_not_refused(tmp_path: Path, cli: 
     # a session with no call and a line that is not a record: refused for the line
     other = "1c6d1b5f-2e3f-4a7b-9cad-1e2f3a4b5c6d"
     (folder / f"{other}.jsonl").write_text(json.dumps({**prompt, "sessionId": other}) + "\n[]\n")
+    # a zero-byte transcript: a session that never wrote a line (a fuzz met 3,000 as refused)
+    zero = "2d7e2c60-3f40-4b8c-8dbe-2f3a4b5c6d7e"
+    (folder / f"{zero}.jsonl").write_bytes(b"")
     card = ("--price-card", "anthropic-2026-12")
     result = cli("scan", str(root), "--jobs", "1", "--json", *card)
     text = cli("scan", str(root), "--jobs", "1").out
@@ -1375,11 +1378,13 @@ def test_a_session_with_no_model_call_is_empty_not_refused(tmp_path: Path, cli: 
     assert broken["refusals"]
     assert "CC-TREE-NO-CALLS" not in broken["refusals"]
     assert rows[pseudo.name("file", plain.parent.name)]["status"] == "convertible"
+    nothing = rows[pseudo.name("file", f"{zero}.jsonl")]
+    assert (nothing["status"], nothing["refusals"]) == ("empty", ["CC-TREE-EMPTY-FILE"])
     totals = out["totals"]
-    assert (totals["convertible"], totals["empty"], totals["refused"]) == (1, 1, 1)
-    assert "CC-TREE-NO-CALLS" not in totals["refusal_codes"]
-    assert totals["cost"]["sessions_not_priced"] == 1  # the broken one, not the empty one
-    assert "1 convertible, 1 empty (no model call: CC-TREE-NO-CALLS), 1 refused" in text
+    assert (totals["convertible"], totals["empty"], totals["refused"]) == (1, 2, 1)
+    assert not {"CC-TREE-NO-CALLS", "CC-TREE-EMPTY-FILE"} & set(totals["refusal_codes"])
+    assert totals["cost"]["sessions_not_priced"] == 1  # the broken one, not the empty ones
+    assert "1 convertible, 2 empty (no model call), 1 refused" in text
     priced = cli("scan", str(root), "--jobs", "1", *card).out
     line = next(x for x in priced.splitlines() if x.startswith(empty["session"]))
     assert re.search(r" empty .* no calls +CC-TREE-NO-CALLS$", line), line

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from converter.errors import CODES, Problem
+from converter.errors.codes import BODY_LINE_FIX
 
 if TYPE_CHECKING:  # every command imports this module; only inspect passes an account
     from converter.firewall.pseudonyms import Pseudonymizer
@@ -195,6 +196,9 @@ def forget_show_paths() -> None:
 PER_GROUP = 5  # lines shown per code in one file on stderr; --json lists every one
 
 
+_BODY_ROLES = ("provider-response/", "provider-index/")
+
+
 def emit_lines(
     lines: list[tuple[str, str | None, str]], prefix: str = "refused: ", fix: bool = True
 ) -> None:
@@ -208,7 +212,7 @@ def emit_lines(
     """
     shown: dict[tuple[str, str | None], int] = {}
     said: set[str] = set()
-    fixed: set[str] = set()
+    fixed: set[tuple[str, bool]] = set()
     for code, where, message in lines:
         if message in said:  # the same problem found by two checks (an unwritable folder)
             continue
@@ -216,8 +220,10 @@ def emit_lines(
         key = (code, where.split(" line ")[0] if where else None)
         shown[key] = shown.get(key, 0) + 1
         if shown[key] <= PER_GROUP:
-            told = f" Fix: {CODES[code].fix}" if fix and code not in fixed else ""
-            fixed.add(code)
+            body = code.startswith("CC-LINE-") and (where or "").startswith(_BODY_ROLES)
+            text = BODY_LINE_FIX if body else CODES[code].fix
+            told = f" Fix: {text}" if fix and (code, body) not in fixed else ""
+            fixed.add((code, body))
             tell(prefix + message + told)
     for (code, where), count in shown.items():
         if count > PER_GROUP:

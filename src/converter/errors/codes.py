@@ -65,6 +65,12 @@ _WITHOUT_BODIES = (
     "carries your claims) and convert that contract; calls a body completed are then priced as "
     "intervals."
 )
+# The fix of a line's refusal (CC-LINE-*) in a provider body: those codes' own fixes speak of
+# transcripts (a fuzz: "The file is not a Claude Code transcript" for an HTML response).
+BODY_LINE_FIX = (
+    "This file is a provider body, not a transcript: restore Claude Code's original, or "
+    + _WITHOUT_BODIES
+)
 # A response that cannot be its transcript call's (another model, other usage).
 _BODY_EDITED = (
     "The response or the transcript was edited, or they are not of one session; restore "
@@ -174,12 +180,12 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-TREE-EMPTY-FILE": _c(
-        "A transcript, metadata file or provider response is empty where content is required.",
+        "A main transcript, metadata file, run journal or run manifest is empty where content "
+        "is required (an empty provider response is CC-BODY-RESPONSE-UNFINISHED).",
         "Restore an intact copy as Claude Code left it (a copy made before the session ended "
         "lacks what came after). An empty agent .meta.json, run journal or run manifest "
         "states nothing: removing it converts where the tree joins without it and refuses "
-        "where it cannot. An empty main transcript holds no session to convert; an empty "
-        "provider response: convert without --provider-bodies.",
+        "where it cannot. An empty main transcript holds no session to convert.",
     ),
     "CC-TREE-EMPTY-CHILD": _c(
         "A subagent transcript is empty; it holds no calls and is bound as empty.",

@@ -68,10 +68,11 @@ if TYPE_CHECKING:  # pricing is loaded only for --price-card (tests/test_layerin
     from converter.pricing.estimate import Estimate
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
-# A tree refused for this code alone recorded no model call: nothing to convert, and no spend in
-# it to miss. Its row says `empty`, not `refused` (on a real machine most such sessions are a
-# `/clear`, a resumed-and-left session or a hook's side session: not something to fix).
-EMPTY_CODE = "CC-TREE-NO-CALLS"
+# A tree refused for these codes alone recorded no model call: nothing to convert, and no spend
+# in it to miss. Its row says `empty`, not `refused` (on a real machine most such sessions are a
+# `/clear`, a resumed-and-left session or a hook's side session, and a zero-byte transcript is
+# a session that never wrote a line: not something to fix).
+EMPTY_CODES = frozenset({"CC-TREE-NO-CALLS", "CC-TREE-EMPTY-FILE"})
 OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
 # `--jobs` above this is a usage error: each worker holds a whole tree's account, and a pool is
 # started at its full size at once (a mistyped `--jobs 100000` once forked until memory ran out).
@@ -654,7 +655,7 @@ def _row(
         status = "error"
     elif not session.parents:
         status = "orphan"
-    elif codes == {EMPTY_CODE} and not numbers["model_calls"]:
+    elif codes and codes <= EMPTY_CODES and not numbers["model_calls"]:
         status = "empty"
     elif codes or not all(p.get("convertible") for p in parts):
         status = "refused"
@@ -930,7 +931,7 @@ def _totals(result: dict[str, Any]) -> list[str]:
         f"{counted(t['sessions'], 'session')} in "
         f"{counted(result['project_folders'], 'project folder')}: "
         f"{t['convertible']:,} convertible, "
-        + (f"{t['empty']:,} empty (no model call: {EMPTY_CODE}), " if t["empty"] else "")
+        + (f"{t['empty']:,} empty (no model call), " if t["empty"] else "")
         + f"{t['refused']:,} refused ({t['orphan']:,} orphan: no "
         f"main transcript), {counted(t['errors'], 'error')}; {t['split']:,} split across project "
         "folders",
