@@ -119,6 +119,12 @@ EC = ec.generate_private_key(ec.SECP256R1())
             EC.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()),
             "ATTEST-KEY-WRONG-TYPE",
         ),
+        # both halves in one file: not the wrong key (an attest audit), one file of two keys
+        (
+            ED.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+            + public_pem(ED.public_key()),
+            "ATTEST-KEY-INVALID",
+        ),
     ],
 )
 def test_bad_private_keys(tmp_path: Path, data: bytes, code: str) -> None:

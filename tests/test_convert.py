@@ -687,6 +687,11 @@ def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_pa
     assert envelope.exists()
     signed_again = _convert(cli, parent, contract, out, "--attest-key", str(key))
     assert "signed: the attestation is beside the bundle" in signed_again.out
+    # the subject it signs, to publish (an attest audit: only the evidence digest was printed)
+    import hashlib
+
+    subject = hashlib.sha256(out.read_bytes()).hexdigest()
+    assert f"  its subject: bundle.json, sha256 {subject}" in signed_again.out
     again = _convert(cli, parent, contract, out)
     assert again.code == 0
     assert envelope.exists()

@@ -640,6 +640,29 @@ def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
     assert result.out.count("ok: ") == 2  # the digest and parts checks still ran and passed
 
 
+def test_rederive_names_the_file_of_each_line_it_found(cli: Any, tmp_path: Path) -> None:
+    """An attest audit: after a token count was edited, the `found:` lines said `[line 4]`, of
+    no file, where convert says `[subagent/file-… line 4]`; and `--show-paths` added nothing."""
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    tree = tmp_path / "tree"
+    shutil.copytree(PARENT.parent, tree)
+    parent = tree / PARENT.name
+    text = parent.read_bytes()
+    old = re.search(rb'"output_tokens": ?150', text)
+    assert old is not None
+    parent.write_bytes(text.replace(old.group(0), b'"output_tokens": 151', 1))
+    result = _rederive(cli, bundle, contract, str(parent))
+    assert result.code == 5
+    found = [line for line in result.err.splitlines() if line.startswith("  found: ")]
+    with_line = [line for line in found if " line " in line]
+    assert with_line, found
+    for line in with_line:
+        assert re.search(r"\[(parent|subagent)/file-[0-9a-f]{12} line [0-9]+\]", line), line
+    shown = _rederive(cli, bundle, contract, str(parent), "--show-paths")
+    assert PARENT.name in shown.err  # the local path, with --show-paths only
+    assert PARENT.name not in result.err
+
+
 def test_rederive_after_the_session_went_on_with_a_delegation_running(
     cli: Any, tmp_path: Path
 ) -> None:

@@ -135,8 +135,11 @@ def _read_key_file(path: Path, *, private: bool) -> bytes:
         raise SigningKeyRefused("ATTEST-KEY-UNREADABLE") from None
     if len(data) > _MAX_KEY_FILE:
         raise SigningKeyRefused(invalid)
-    if private and b"-----BEGIN PUBLIC KEY-----" in data:  # the .pub beside it, by mistake
-        raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
+    if private and b"-----BEGIN PUBLIC KEY-----" in data:
+        # the .pub given by mistake; or both halves in one file, which is not the wrong key
+        # (an attest audit): which one signs would be unsaid
+        both = b"PRIVATE KEY-----" in data
+        raise SigningKeyRefused("ATTEST-KEY-INVALID" if both else "ATTEST-KEY-WRONG-TYPE")
     if private and info.st_mode & 0o077:
         raise SigningKeyRefused("ATTEST-KEY-PERMISSIONS")
     return data

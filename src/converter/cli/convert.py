@@ -450,4 +450,9 @@ def _bundle(
         f"evidence sha256 {bundle.receipt.evidence_sha256}"
     )
     if attest_key is not None:
+        import hashlib
+
         say("signed: the attestation is beside the bundle, named as it is plus .intoto.json")
+        # what it signs, to publish beside the public key (an attest audit: only the evidence
+        # digest was printed, which is not the subject's)
+        say(f"  its subject: bundle.json, sha256 {hashlib.sha256(data).hexdigest()}")

@@ -124,6 +124,8 @@ class IntegrityFailure(ConverterError):
         self.problems = [Problem(code)]
         self.refusals: list[Problem] = []
         self.details: list[Problem] = []
+        self.detail_labels: dict[int, str] = {}  # file index -> "role/label", as Refused's
+        self.detail_paths: dict[int, str] = {}  # file index -> local path: --show-paths only
 
     @classmethod
     def several(cls, problems: list[Problem], refusals: list[Problem]) -> IntegrityFailure:

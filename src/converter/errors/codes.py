@@ -1378,8 +1378,9 @@ CODES: dict[str, CodeInfo] = {
         "Give the <bundle>.intoto.json that `convert --attest-key` wrote beside the bundle.",
     ),
     "ATTEST-MISSING": _c(
-        "A public key was given but the attestation is not there, or is empty: the file "
-        "--attestation names, else <bundle>.intoto.json beside the bundle.",
+        "A public key was given but the attestation is not there, or is empty: "
+        "<bundle>.intoto.json beside the bundle (or, for verify, the file --attestation "
+        "names).",
         "Keep the attestation beside the bundle as <bundle>.intoto.json (verify also takes its "
         "path as --attestation FILE: check that file exists and is not empty). A bundle "
         "converted without --attest-key has none: ask its producer for a signed one.",
@@ -1440,9 +1441,12 @@ CODES: dict[str, CodeInfo] = {
         "Check the path and the file's permissions.",
     ),
     "ATTEST-KEY-INVALID": _c(
-        "The key file is not an unencrypted PEM key (damaged, encrypted, not PEM, or not a "
-        "regular file).",
-        "Create a key pair with `agent-evidence keygen --out KEY.pem`.",
+        "The key file is not one unencrypted PEM private key (damaged, encrypted with a "
+        "passphrase, not PEM (an OpenSSH key), two keys in one file, or not a regular file).",
+        "An encrypted key: decrypt a copy, `openssl pkey -in KEY.pem -out PLAIN.pem` (it asks "
+        "the passphrase), `chmod 600 PLAIN.pem`, and sign with it. A file that holds the "
+        "public key too: keep only the private one. Otherwise create a key pair with "
+        "`agent-evidence keygen --out KEY.pem` (its .pub is the new key verifiers check).",
     ),
     "ATTEST-PUBLIC-KEY-INVALID": _c(
         "The public key given to check a signature (--public-key, or the Action's public-key "
@@ -1458,7 +1462,8 @@ CODES: dict[str, CodeInfo] = {
         "Pass the .pem file to --attest-key and the .pem.pub file to --public-key.",
     ),
     "ATTEST-KEY-PERMISSIONS": _c(
-        "The signing key file can be read by other users.",
+        "The signing key file can be read or written by other users (its group or others "
+        "have some permission on it).",
         "Run `chmod 600` on the --attest-key file.",
     ),
     # --- usage (USAGE-*) ---

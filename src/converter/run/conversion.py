@@ -610,6 +610,7 @@ def rederive(
         if changed:
             failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
             failure.details = [*changed, *(p for p in refused.problems if p not in changed)]
+            failure.detail_labels, failure.detail_paths = refused.labels, refused.paths
             raise failure from None
         raise
     if rederived != data:
