@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -923,9 +924,34 @@ def test_an_unknown_command_lists_the_commands_without_a_help_hint(cli: Any) -> 
 
 
 @pytest.mark.parametrize("argv", [["-h"], ["key", "-h"]])
-def test_the_command_lists_cut_no_summary_short(cli: Any, argv: list[str]) -> None:
-    """A walkthrough: the top-level help cut every command's summary with `...` at 80 columns."""
+def test_the_command_lists_cut_no_summary_short(
+    cli: Any, argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walkthrough: the top-level help cut every command's summary with `...` at 80 columns.
+    click never cuts a `short_help` it is given: one too long wraps onto a second line instead,
+    so each command must take exactly one line of at most 80 columns."""
+    monkeypatch.setenv("COLUMNS", "80")
     result = cli(*argv)
     assert result.code == 0
-    listed = result.out.split("Commands:", 1)[1]
-    assert "..." not in listed, listed
+    listed = result.out.split("Commands:", 1)[1].strip("\n").splitlines()
+    assert "..." not in "\n".join(listed), listed
+    for line in listed:
+        assert len(line) <= 80, line
+        assert re.match(r"^  [a-z][a-z-]* +\S", line), f"a summary wrapped: {line!r}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "where"),
+    [
+        (["inspect", "--in"], "agent-evidence inspect -h"),
+        (["key", "show-id", "--key-file"], "agent-evidence key show-id -h"),
+        (["scan", "--json=1"], "agent-evidence scan -h"),
+        (["--debug", "convert", "--price-card"], "agent-evidence convert -h"),
+    ],
+)
+def test_a_parser_error_names_the_command_it_was_in(cli: Any, argv: list[str], where: str) -> None:
+    """click raises `requires an argument` / `does not take a value` with no context: the hint
+    named the top level's `-h`, which lists no option of the command."""
+    result = cli(*argv)
+    assert result.code == 64
+    assert result.err.rstrip().endswith(f"(`{where}` lists the options)"), result.err

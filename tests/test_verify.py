@@ -640,6 +640,26 @@ def test_rederive_after_a_source_file_changed(cli: Any, tmp_path: Path) -> None:
     assert result.out.count("ok: ") == 2  # the digest and parts checks still ran and passed
 
 
+def test_rederive_after_an_agent_transcript_was_copied_into_the_tree(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A copy of an agent transcript added to the tree is a file added (5, the copy named), as
+    it was before CC-TREE-AGENT-ID-TWICE made the layout refuse it: a layout that lists every
+    file still compares by the files' bytes."""
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    tree = tmp_path / "tree"
+    shutil.copytree(PARENT.parent, tree)
+    child = next((tree / PARENT.stem / "subagents").glob("agent-*.jsonl"))
+    run = tree / PARENT.stem / "subagents" / "workflows" / "wf_copy"
+    run.mkdir(parents=True)
+    shutil.copy(child, run / child.name)
+    result = _rederive(cli, bundle, contract, str(tree / PARENT.name))
+    assert result.code == 5, result.err
+    found = [line.split()[1] for line in result.err.splitlines() if line.startswith("  found: ")]
+    assert "CONTRACT-FILE-ADDED" in found
+    assert "CC-TREE-AGENT-ID-TWICE" in found
+
+
 def test_rederive_names_the_file_of_each_line_it_found(cli: Any, tmp_path: Path) -> None:
     """An attest audit: after a token count was edited, the `found:` lines said `[line 4]`, of
     no file, where convert says `[subagent/file-… line 4]`; and `--show-paths` added nothing."""

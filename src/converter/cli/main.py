@@ -129,22 +129,43 @@ def _usage_error(bad: click.UsageError, args: list[str]) -> NoReturn:
     if bad.format_message().startswith("Usage: "):  # a group given no command: its help
         tell(bad.format_message())  # (no typed value in it; a review: "usage error: Usage:")
         sys.exit(Exit.USAGE)
-    hint = _repeat_hint(bad, args) or _help_hint(bad)
+    hint = _repeat_hint(bad, args) or _help_hint(bad, args)
     tell(f"usage error: {mask_values(bad.format_message(), args)}{hint}")
     sys.exit(Exit.USAGE)
 
 
-def _help_hint(bad: click.UsageError) -> str:
+def _help_hint(bad: click.UsageError, args: list[str]) -> str:
     """Where the options are listed: the command's own `-h`, named by this program's words
     (its command names), never by how it was invoked (`argv[0]` may be a path)."""
     if "No such command" in bad.format_message():  # it lists the commands already
         return ""
-    names = []
+    names: list[str] = []
     ctx = bad.ctx
     while ctx is not None and ctx.parent is not None:
-        names.append(ctx.command.name or "")
+        names.insert(0, ctx.command.name or "")
         ctx = ctx.parent
-    return f" (`{' '.join(['agent-evidence', *reversed(names)])} -h` lists the options)"
+    if bad.ctx is None:  # a parser error (`--in` with no value, `--json=1`) carries no context
+        names = _command_path(args)
+    return f" (`{' '.join(['agent-evidence', *names])} -h` lists the options)"
+
+
+def _command_path(args: list[str]) -> list[str]:
+    """The command names at the head of `args` (options skipped), as this program spells them:
+    only a name one of its groups has is taken, so nothing typed otherwise is echoed."""
+    path: list[str] = []
+    command: click.Command = cli
+    for arg in args:
+        if arg.startswith("-"):
+            continue
+        if not isinstance(command, click.Group):
+            break
+        with click.Context(command) as ctx:
+            found = command.get_command(ctx, arg) if arg in command.list_commands(ctx) else None
+        if found is None:
+            break
+        path.append(arg)
+        command = found
+    return path
 
 
 def _repeat_hint(bad: click.UsageError, args: list[str]) -> str:

@@ -49,7 +49,7 @@ from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
 from converter.run.pipeline import SourceName, TaskUnit, read_tree
 from converter.sources import bodies as body_files
-from converter.sources.tree import SourceFile, discover, entry_kind
+from converter.sources.tree import LISTS_EVERY_FILE, SourceFile, discover, entry_kind
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
@@ -439,8 +439,10 @@ def source_changes(
     bound = {f.label: f for f in parts.inventory.files}
     single = parts.source is not None and parts.source.adapter == "claude-code"
     layout = discover(parent, single_file=single)
-    if layout.problems:  # not laid out as a whole (no parent, a folder unread, a symlink)
-        return []  # a file not listed is not gone: say nothing rather than "removed"
+    if any(p.code not in LISTS_EVERY_FILE for p in layout.problems):
+        # not laid out as a whole (no parent, a folder unread, a symlink): a file not listed
+        # is not gone, so say nothing rather than "removed"
+        return []
     now: dict[str, BoundFile] = {}
     unread: set[str] = set()  # cannot tell: not said
     for entry in layout.files:

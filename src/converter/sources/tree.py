@@ -459,6 +459,11 @@ def discover(
     return layout
 
 
+# Layout refusals that still list every file of the tree: its files can be compared with a
+# contract's by their bytes (verify: a copied agent transcript is a file added, exit 5).
+LISTS_EVERY_FILE = frozenset({"CC-TREE-AGENT-ID-TWICE"})
+
+
 def _one_file_per_agent(layout: TreeLayout) -> None:
     """Each agent id names one transcript of the tree (a fuzz: a workflow agent's file copied
     into subagents/ converted, read as a side question of its own). A 2.0.x agent transcript
