@@ -353,7 +353,8 @@ def test_no_acceptable_outcome_fails_cost_per_acceptable_outcome() -> None:
     assert result.status == "fail"
     assert result.measures[0].observed.at_low_cost is None
     assert ev.decision == "STOP"  # no value, so net value is negative too
-    # the report says why it has no value (an audit: a bare `n/a … fail` said nothing)
+    # the report says why it has no value (an audit: a bare `n/a … fail` said nothing); with
+    # no task at all, no gate has a measure to show
     assert "cost per acceptable outcome: n/a (no acceptable task)" in render_markdown(ev)
     assert "cost per acceptable outcome: n/a (no acceptable task)" in render_text(ev)
 

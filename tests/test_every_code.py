@@ -444,16 +444,20 @@ def test_final_call_with_no_input(syn: Tree, cli: Any, command: Command, tmp_pat
     assert "CC-REC-FINAL-NO-INPUT" in SPEND_LEFT_OUT
 
 
-def test_version_not_a_version(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+@pytest.mark.parametrize("planted", ["CANARY-version", "", 216], ids=["text", "empty", "number"])
+def test_version_not_a_version(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path, planted: object
+) -> None:
     """A fuzz: every parent record's `version` made `CANARY…` converted with the parent's
     version gone from claude_code_versions and nothing said. It is left out, and counted once
-    per distinct value; the value itself reaches no output."""
-    planted = "CANARY-version"
+    per distinct value (an empty one and one that is no string too, a review found); the value
+    itself reaches no output."""
     lines = syn.lines()
     for n in range(1, len(lines) + 1):
         if b'"version"' in lines[n - 1]:
             syn.edit_record("", n, lambda o: o.__setitem__("version", planted))
-    outcome = run_command(cli, command, syn, tmp_path, markers=["CANARY", planted])
+    markers = ["CANARY", planted] if isinstance(planted, str) and planted else []
+    outcome = run_command(cli, command, syn, tmp_path, markers=markers)
     expect_finding(outcome, command, "CC-REC-VERSION-SHAPE", 1)
 
 

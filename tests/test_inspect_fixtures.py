@@ -461,5 +461,5 @@ def test_the_price_card_figure_says_how_much_of_its_width_is_incomplete_calls(
     assert cost["by_model"][model]["max_output_tokens"] == limit
     text = cli("inspect", "--in", str(parent), *card).out
     width = f"${expected.quantize(Decimal('0.0001')):,}"
-    assert f"width: {width} of it is the output of 1 usage-incomplete call," in text, text
+    assert f"width: {width} of it is in 1 usage-incomplete call, whose output" in text, text
     assert f"({model} {limit:,})" in text

@@ -3,6 +3,7 @@ bundle. Both refuse with every problem found and write nothing on refusal."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,6 +13,7 @@ import click
 
 from converter.cli.diagnostics import describe, say, tell
 from converter.cli.options import (
+    CARD_CHOICE,
     FILE,
     convert_source_options,
     key_option,
@@ -33,7 +35,6 @@ from converter.files import (
 )
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import Counts
-from converter.pricing import shipped_cards
 from converter.pricing.card import PriceCard, load_price_card
 from converter.run.conversion import (
     Reading,
@@ -72,8 +73,7 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 @click.option(
     "--price-card",
     default=None,
-    help="Pre-fill known models from a shipped card (" + ", ".join(shipped_cards()) + ") or a "
-    "card file's path.",
+    help=f"Pre-fill known models from a card ({CARD_CHOICE}).",
 )
 @click.option(
     "--policy",
@@ -450,9 +450,9 @@ def _bundle(
         f"evidence sha256 {bundle.receipt.evidence_sha256}"
     )
     if attest_key is not None:
-        import hashlib
+        from converter.attest.statement import SUBJECT_NAME
 
         say("signed: the attestation is beside the bundle, named as it is plus .intoto.json")
         # what it signs, to publish beside the public key (an attest audit: only the evidence
         # digest was printed, which is not the subject's)
-        say(f"  its subject: bundle.json, sha256 {hashlib.sha256(data).hexdigest()}")
+        say(f"  its subject: {SUBJECT_NAME}, sha256 {hashlib.sha256(data).hexdigest()}")

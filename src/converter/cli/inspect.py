@@ -11,6 +11,7 @@ import orjson
 
 from converter.cli.diagnostics import emit_names, emit_problems, emit_tasks, say
 from converter.cli.options import (
+    CARD_CHOICE,
     key_option,
     provider_bodies_option,
     pseudonymizer,
@@ -18,7 +19,6 @@ from converter.cli.options import (
 )
 from converter.errors import Exit
 from converter.firewall.boundary import local_names, local_tasks
-from converter.pricing import shipped_cards
 from converter.run.inspection import card_cost, inspect_report, render_text
 from converter.run.pipeline import SourceName, TaskUnit, summarize_tree
 
@@ -32,9 +32,8 @@ if TYPE_CHECKING:
 @click.option(
     "--price-card",
     default=None,
-    help="Also say what the calls cost by this card (a shipped card's name: "
-    + ", ".join(shipped_cards())
-    + "; or a card file): only what the card prices, as an interval; no contract needed.",
+    help=f"Also say what the calls cost by this card ({CARD_CHOICE}): only what the card "
+    "prices, as an interval; no contract needed.",
 )
 @provider_bodies_option
 @key_option

@@ -12,6 +12,7 @@ import click
 from converter.cli.diagnostics import remember_show_paths, tell
 from converter.firewall.keys import PseudonymKey, default_key_shown, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.pricing import shipped_cards
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -59,6 +60,10 @@ def provider_bodies_option(func: F) -> F:
         "(OTEL_LOG_RAW_API_BODIES=file:<dir>): this session's responses are bound and joined "
         "to its calls (final usage for usage-incomplete calls; hidden calls counted).",
     )(func)
+
+
+# What --price-card takes, for its help: the names this version ships, or a card file.
+CARD_CHOICE = f"a shipped card's name: {', '.join(shipped_cards())}; or a card file's path"
 
 
 def show_paths_option(text: str) -> Callable[[F], F]:

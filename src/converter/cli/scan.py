@@ -13,10 +13,9 @@ import click
 import orjson
 
 from converter.cli.diagnostics import printable, say, stderr_is_terminal, tell
-from converter.cli.options import key_option, pseudonym_key, show_paths_option
+from converter.cli.options import CARD_CHOICE, key_option, pseudonym_key, show_paths_option
 from converter.errors import Exit, Problem, Refused
 from converter.files import ask
-from converter.pricing import shipped_cards
 from converter.run.scan import (
     MAX_JOBS,
     available_cpus,
@@ -91,10 +90,8 @@ def _folder_source(projects_dir: str | None) -> str:
 @click.option(
     "--price-card",
     default=None,
-    help="Also say what each convertible session cost by this card (a shipped card's name: "
-    + ", ".join(shipped_cards())
-    + "; or a card file), as inspect --price-card does: only what the card prices, as an "
-    "interval.",
+    help=f"Also say what each convertible session cost by this card ({CARD_CHOICE}), as "
+    "inspect --price-card does: only what the card prices, as an interval.",
 )
 @show_paths_option(
     "Also list each session's label and local paths, and the skipped entries, symlinked "

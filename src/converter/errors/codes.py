@@ -207,8 +207,10 @@ CODES: dict[str, CodeInfo] = {
         "subagents/ and in a workflow run's folder, in two runs' folders, or in the session's "
         "folders of two project folders): Claude Code writes each agent once, so one is a "
         "copy, and which one its delegation ran is written nowhere.",
-        "Restore the session's folder from one consistent copy, or remove the copy "
-        "(--show-paths names both files)." + _COPY_ELSEWHERE,
+        "Restore the session's folder from one consistent copy, or remove the copy: "
+        "--show-paths names both files. A copy of the session's folder in another project "
+        "folder is read with it (as a git worktree's children are): move that out of the "
+        "projects folder.",
     ),
     "CC-TREE-ORPHAN-CHILD": _c(
         "A subagent transcript could not be joined to any delegation call in the tree.",

@@ -57,9 +57,8 @@ def _observed_and_limit(measure: Measure) -> tuple[str, str]:
     places = places_against(measure.limit, list(span or ()), measure.unit)
     limit = number(measure.limit, measure.unit, places)
     observed = _value(measure.observed, measure.unit, places)
-    if span is None:  # nothing to divide by, or no task at all: why it fails, not a bare n/a
-        why = "no acceptable task" if measure.name == "cost per acceptable outcome" else "no task"
-        observed = f"n/a ({why})"
+    if span is None and measure.name == "cost per acceptable outcome":  # why it fails
+        observed = "n/a (no acceptable task)"  # (every other measure has a value, or none is)
     if _no_bound(measure):
         # Its value at high cost meets the limit but bounds nothing (EVAL-COST-UNBOUNDED): a
         # span inside the limit beside "indeterminate" read as a mistake (a walkthrough).

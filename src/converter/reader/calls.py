@@ -47,7 +47,7 @@ def group_calls(acc: Account) -> None:
     owner: dict[str, int] = {}
     for stream in acc.streams:  # orphans too: their usage is shown even though the tree refuses
         for pos, rec in _own_records(stream):
-            if rec.version:
+            if rec.version is not None:
                 acc.versions.add(rec.version)
             if rec.type == "progress" and rec.progress_has_usage:
                 acc.findings["CC-REC-PROGRESS-COPY"] += 1

@@ -975,7 +975,11 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     rec.session_id = sys.intern(session) if session is not None else None
     rec.sidechain = obj.get("isSidechain") is True
     version = obj.get("version")
-    rec.version = sys.intern(version) if isinstance(version, str) else None
+    # Not a string (a number, a list) is still a version given: kept as one that is no version
+    # (CC-REC-VERSION-SHAPE counts it), never dropped unsaid; absent or null is none given.
+    rec.version = (
+        sys.intern(version) if isinstance(version, str) else None if version is None else "?"
+    )
     timestamp = obj.get("timestamp")
     if kind in ("user", "assistant") and timestamp is not None:  # only calls and prompts
         rec.timestamp = utc_timestamp(timestamp)  # None: no instant (CC-REC-BAD-TIMESTAMP)

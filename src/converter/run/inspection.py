@@ -132,9 +132,9 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
             if entry["model_calls_usage_incomplete"]
         )
         lines.append(
-            f"    width: {money_span(width, width)} of it is the output of "
+            f"    width: {money_span(width, width)} of it is in "
             f"{counted(cost['model_calls_usage_incomplete'], 'usage-incomplete call')}, "
-            f"priced up to the card's max_output_tokens ({limits}); a contract's "
+            f"whose output is priced up to the card's max_output_tokens ({limits}); a contract's "
             "max_output_tokens, set to the output limit Claude Code requested, narrows it"
         )
     if cost["model_calls_assumed_standard"]:

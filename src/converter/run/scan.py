@@ -167,7 +167,7 @@ def _is_config_folder(folder: Path) -> bool:
     # A `projects` that is a symlink to a folder (kept on another disk) is followed, as it is
     # when the scan finds it by $CLAUDE_CONFIG_DIR or ~/.claude: the folder was named by the
     # user, and it is the root of the scan (SPEC §3's symlinks are those inside a tree).
-    if kind != "dir" and not (kind == "link" and projects.is_dir()):
+    if kind != "dir" and not (kind == "link" and os.path.isdir(projects)):  # never raises
         return False
     try:
         names = [entry.name for entry in os.scandir(folder)]
