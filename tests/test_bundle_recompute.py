@@ -1,9 +1,11 @@
 """SPEC §8.6: a reviewer holding only the bundle recomputes every cost by hand. This test is
-that reviewer: plain `decimal` arithmetic over the bundle's JSON, no code of the package."""
+that reviewer: exact `decimal` arithmetic over the bundle's JSON, no code of the package. Exact:
+a contract price may hold 30 digits each side of the point, and the default 28-digit context
+rounds such a product (an audit's by-hand recompute missed one event by 1E-10 so)."""
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,15 @@ BUCKETS = [
 
 
 def _line(units: int, rate: str, multiplier: Decimal, per: int) -> Decimal:
-    return (units * Decimal(rate) * multiplier / per).quantize(QUANTUM, ROUND_HALF_EVEN)
+    with localcontext(prec=200):  # exact for any price a contract holds
+        return (units * Decimal(rate) * multiplier / per).quantize(QUANTUM, ROUND_HALF_EVEN)
+
+
+def _context_key(context: dict[str, Any]) -> str:
+    """The event's billing context as `pricing` keys it: each field, `absent` when not
+    recorded, `empty` when recorded as ""."""
+    fields = (context["service_tier"], context["speed"], context["inference_geo"])
+    return "|".join("absent" if v is None else v or "empty" for v in fields)
 
 
 def _by_hand(event: dict[str, Any], pricing: dict[str, Any]) -> tuple[Decimal, Decimal]:
@@ -30,6 +40,7 @@ def _by_hand(event: dict[str, Any], pricing: dict[str, Any]) -> tuple[Decimal, D
     model = pricing["models"][event["model"]]
     tier = model["tiers"][applied["tier"]]
     assert Decimal(tier["above_input_tokens"]) == Decimal(applied["tier_above_input_tokens"])
+    assert applied["context"] == _context_key(event["context"])
     multiplier = Decimal(model["contexts"][applied["context"]])
     assert multiplier == Decimal(applied["context_multiplier"])
     usage = event["usage"]
@@ -41,8 +52,9 @@ def _by_hand(event: dict[str, Any], pricing: dict[str, Any]) -> tuple[Decimal, D
     if usage["web_search_requests"]:
         search = pricing["server_tools"]["web_search"]
         rest.append(_line(usage["web_search_requests"], search, Decimal(1), 1))
-    low = sum(rest, _line(usage["output_tokens"], tier["output"], multiplier, 10**6))
-    high = sum(rest, _line(applied["output_tokens_high"], tier["output"], multiplier, 10**6))
+    with localcontext(prec=200):
+        low = sum(rest, _line(usage["output_tokens"], tier["output"], multiplier, 10**6))
+        high = sum(rest, _line(applied["output_tokens_high"], tier["output"], multiplier, 10**6))
     return low, high
 
 
@@ -60,7 +72,8 @@ def test_every_cost_recomputes_from_the_bundle_alone(
     for n, entry in enumerate(pricing["models"].values()):
         # Two tiers and a multiplier that is not 1: a reviewer must pick the right ones.
         entry["tiers"].append({**entry["tiers"][0], "above_input_tokens": 10_000 * (n + 1)})
-        entry["tiers"][1]["input"] = "6.5"
+        # a price of 31 digits: the default 28-digit context would round its products
+        entry["tiers"][1]["input"] = "1.000000320000000000000000000001"
         entry["contexts"] = dict.fromkeys(entry["contexts"], "1.1")
     write_json(tmp_path / "contract.json", contract)
     out = tmp_path / "bundle.json"

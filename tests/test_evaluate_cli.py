@@ -703,9 +703,9 @@ def test_prices_a_contract_chose_are_not_passed_off_as_the_cards(cli: Any, tmp_p
     markdown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
     assert "`claude-sonnet-9` (the contract's own prices, not a card's)" in markdown
     assert (
-        "`claude-opus-4-8` (the contract's own multiplier for standard\\|fast\\|not_available)"
-        in (markdown)
-    )
+        "`claude-opus-4-8` (the contract's own multiplier for standard\\|fast\\|not_available; "
+        "the contract's own max_output_tokens, 64,000)" in (markdown)
+    )  # (the filled contract's 64,000 for the card's 128,000)
     # A review: the context's `|` ended the cell, and the model's spend fell off the table.
     for line in markdown.splitlines():
         if line.startswith("| `claude-"):
@@ -713,14 +713,60 @@ def test_prices_a_contract_chose_are_not_passed_off_as_the_cards(cli: Any, tmp_p
             assert len(cells) == 2, line
     text = cli("evaluate", "--bundle", str(bundle)).out
     assert (
-        "price card: anthropic-2026-12; priced by the contract, not the card: 1 model and "
-        "1 billing context"
+        "price card: anthropic-2026-12; priced by the contract, not the card: 1 model, "
+        "1 billing context and 1 max_output_tokens"
     ) in text
     # A bundle that names no card: every price is its own, and the report says no card.
     golden = FIXTURES / "synthetic_bundle.golden.json"
     alone = json.loads(cli("evaluate", "--bundle", str(golden), "--format", "json").out)
     assert alone["digests"]["price_card_id"] == "none"
     assert alone["digests"]["own_prices"] == [{"model": "claude-opus-4-8", "context": None}]
+
+
+def test_a_max_output_tokens_the_contract_chose_is_named_as_its_own(
+    cli: Any, tmp_path: Path
+) -> None:
+    """An audit: a contract naming the shipped card set a model's max_output_tokens to 5,000
+    for the card's 128,000, which cut the model's high end from $119.86 to $9.16, and neither
+    verify nor the report said so (verify: "the prices it carries ... are the card's"). It is
+    a bound the user may set, and now it is named as the contract's, with the contract's own
+    multipliers, in verify and in every report."""
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert", "--in", str(PARENT), "--template", str(template),
+        "--price-card", "anthropic-2026-12",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    data = read_json(template)
+    entry = data["claims"]["pricing"]["models"]["claude-opus-4-8"]
+    card, card_tiers = entry["max_output_tokens"], entry["tiers"]
+    fill(data)
+    entry = data["claims"]["pricing"]["models"]["claude-opus-4-8"]
+    entry["tiers"] = card_tiers  # the card's prices, as the template gave them
+    entry["max_output_tokens"] = 5000
+    assert card != 5000
+    write_json(template, data)
+    bundle = tmp_path / "b.json"
+    converted = cli(
+        "convert", "--in", str(PARENT), "--contract", str(template), "--out", str(bundle)
+    )
+    assert converted.code == 0, converted.err
+    report = json.loads(cli("evaluate", "--bundle", str(bundle), "--format", "json").out)
+    assert report["digests"]["own_max_output_tokens"] == [
+        {"model": "claude-opus-4-8", "max_output_tokens": 5000}
+    ]
+    markdown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
+    assert "the contract's own max_output_tokens, 5,000" in markdown
+    assert "1 max_output_tokens" in markdown
+    verified = cli("verify", "--bundle", str(bundle))
+    assert verified.code == 0, verified.err
+    assert "claude-opus-4-8 max_output_tokens 5,000" in verified.out
+    assert "are the contract's own, not the card's" in verified.out
+    # a bundle that names no card: said so, under the line that checked its costs
+    golden = FIXTURES / "synthetic_bundle.golden.json"
+    alone = cli("verify", "--bundle", str(golden))
+    assert alone.code == 0, alone.err
+    assert "note: it names no price card: every price it carries is the contract's own" in alone.out
 
 
 def _contract_naming_card(cli: Any, parent: Path, path: Path, card_id: str) -> dict[str, Any]:

@@ -141,11 +141,14 @@ def test_signed_bundle_verifies(cli: Any, signed: tuple[Path, Path, Path]) -> No
     bundle, _, public = signed
     result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
     assert result.code == 0, result.err
-    lines = result.out.splitlines()
+    notes = [line for line in result.out.splitlines() if line.startswith("note: ")]
+    lines = [line for line in result.out.splitlines() if not line.startswith("note: ")]
     assert len(lines) == 4
     assert all(line.startswith("ok: ") for line in lines)
     assert "signature verifies" in lines[2]
     assert "receipt" in lines[3]
+    # its contract names no card (an audit: nothing said whose its prices were)
+    assert notes == ["note: it names no price card: every price it carries is the contract's own"]
 
 
 def test_explicit_attestation_path(cli: Any, signed: tuple[Path, Path, Path]) -> None:

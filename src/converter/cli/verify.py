@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -40,6 +40,24 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing import shipped_cards
 from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
+
+if TYPE_CHECKING:
+    from converter.pricing.model import PriceCardRef, PricingClaims
+
+
+def _say_own(pricing: PricingClaims, card: PriceCardRef) -> None:
+    """What the contract chose that the card does not state: prices (a model, a context's
+    multiplier) and max_output_tokens, the high end of usage-incomplete calls. An audit: every
+    multiplier at 0.5 halved every cost under a line saying the prices were the card's."""
+    from converter.pricing.card import own_bounds, own_prices
+
+    own = [m if c is None else f"{m} {c}" for m, c in own_prices(pricing, card)]
+    own += [f"{m} max_output_tokens {n:,}" for m, n in own_bounds(pricing, card)]
+    if own:
+        say(
+            f"note: {counted(len(own), 'price')} it carries are the contract's own, not the "
+            f"card's: {', '.join(own)}"
+        )
 
 
 @click.command(short_help="Check a bundle's digest, signature and re-derivation.")
@@ -142,6 +160,9 @@ def verify(
         card = opened.receipt.price_card
         if card is not None and card.id in shipped_cards():
             say(f"ok: the prices it carries for what the card prices are the card's ({card.id})")
+            _say_own(opened.pricing, card)
+        elif card is None:  # an auditor read the line above as "its prices are a card's"
+            say("note: it names no price card: every price it carries is the contract's own")
         elif card is not None:  # a card file's, or an id typed into the contract
             say(
                 f"not checked: its prices against card {card.id}, which this version does not "

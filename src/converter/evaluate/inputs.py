@@ -157,6 +157,14 @@ class OwnPrice(Closed):
     context: ContextKey | None = None
 
 
+class OwnBound(Closed):
+    """A model's max_output_tokens that a bundle's contract chose, which the shipped card it
+    names states otherwise or not at all: the high end of the model's usage-incomplete calls."""
+
+    model: ModelName
+    max_output_tokens: Count
+
+
 class Digests(Closed):
     """What the report shows so a reader can tie it to its evidence."""
 
@@ -169,6 +177,8 @@ class Digests(Closed):
     # The prices the contracts chose that no card named states (every bundle's, once each):
     # every model of a bundle with no card, or with a card this version does not ship.
     own_prices: tuple[OwnPrice, ...] = ()
+    # The max_output_tokens the contracts chose that the card they name does not state.
+    own_max_output_tokens: tuple[OwnBound, ...] = ()
     # The cards named that this version does not ship (a card file's id, one typed into the
     # contract, or a newer version's card): nothing here checked their prices.
     unshipped_price_cards: tuple[CardId, ...] = ()

@@ -208,12 +208,15 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
             f"conversion contract, bundle {n}: {c}" for n, c in enumerate(d.contract_sha256, 1)
         ]
     own = ""
-    if d.own_prices and d.price_card_id != "none":
+    if (d.own_prices or d.own_max_output_tokens) and d.price_card_id != "none":
         whole, contexts = _own_split(ev)
         parts = [counted(len(whole), "model")] if whole else []
         count = sum(map(len, contexts.values()))
         parts += [counted(count, "billing context")] if count else []
-        own = f"; priced by the contract, not the card: {' and '.join(parts)}"
+        bounds = len(d.own_max_output_tokens)
+        parts += [f"{bounds:,} max_output_tokens"] if bounds else []
+        listed = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+        own = f"; priced by the contract, not the card: {listed}"
 
     def card(card_id: str) -> str:  # a card not shipped is not a list price: its prices are own
         unshipped = card_id in d.unshipped_price_cards
@@ -379,6 +382,9 @@ def _own_by_model(ev: Evaluation) -> dict[str, str]:
     said = dict.fromkeys(sorted(whole), "the contract's own prices, not a card's")
     for model, keys in contexts.items():
         said[model] = "the contract's own multiplier for " + ", ".join(keys)
+    for bound in ev.digests.own_max_output_tokens:  # the high end of its unfinished calls
+        mine = f"the contract's own max_output_tokens, {bound.max_output_tokens:,}"
+        said[bound.model] = f"{said[bound.model]}; {mine}" if bound.model in said else mine
     return said
 
 

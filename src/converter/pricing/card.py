@@ -320,6 +320,25 @@ def own_prices(pricing: PricingClaims, ref: PriceCardRef | None) -> list[tuple[s
     return found
 
 
+def own_bounds(pricing: PricingClaims, ref: PriceCardRef | None) -> list[tuple[str, int]]:
+    """The models whose `max_output_tokens` in `pricing` is not the one the shipped card it
+    names states (another, or one where the card gives none), with the contract's: a bound,
+    not a price (it is the user's to set), but the high end of every usage-incomplete call
+    of the model, so a report says whose it is (an audit: 5,000 for the card's 128,000 cut a
+    model's high end from $119.86 to $9.16, and nothing said so). A model the card does not
+    list, or a bundle with no shipped card, is own whole (`own_prices`)."""
+    card = shipped_card_named(ref)
+    if card is None:
+        return []
+    found = []
+    for model, entry in sorted(pricing.models.items()):
+        known = card.models.get(model)
+        bound = entry.max_output_tokens
+        if known is not None and bound is not None and bound != known.max_output_tokens:
+            found.append((model, bound))
+    return found
+
+
 def card_states(card: PriceCard, model: str, context: str | None) -> bool:
     """Whether `card` states the price of `model` (its tiers, `context` None) or its
     multiplier for `context`."""

@@ -28,6 +28,7 @@ from converter.evaluate import (
     Claims,
     Digests,
     Interval,
+    OwnBound,
     OwnPrice,
     Policy,
     TaskFacts,
@@ -39,7 +40,7 @@ from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge, no_input_recorded
 from converter.limits import MONEY_SUMS
 from converter.pricing import shipped_cards
-from converter.pricing.card import card_states, own_prices, shipped_card_named
+from converter.pricing.card import card_states, own_bounds, own_prices, shipped_card_named
 from converter.pricing.model import PricingClaims
 
 if TYPE_CHECKING:
@@ -169,6 +170,16 @@ def _own_prices(bundles: Sequence[BundleHead]) -> tuple[OwnPrice, ...]:
         for model, context in found
         if not any(card_states(card, model, context) for card in cards)
     )
+
+
+def _own_bounds(bundles: Sequence[BundleHead]) -> tuple[OwnBound, ...]:
+    """Every bundle's max_output_tokens its card states otherwise, once each by model (the
+    bundles of a workload agree on it, `_mismatches`)."""
+    found: dict[str, int] = {}
+    for bundle in bundles:
+        if bundle.pricing is not None:  # a v1 bundle carries no prices
+            found.update(own_bounds(bundle.pricing, bundle.receipt.price_card))
+    return tuple(OwnBound(model=m, max_output_tokens=n) for m, n in sorted(found.items()))
 
 
 def bundle_label(position: int, total: int) -> str | None:
@@ -483,6 +494,7 @@ def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
         price_card_id=_card_id(cards),
         price_card_ids=cards,
         own_prices=_own_prices(bundles),
+        own_max_output_tokens=_own_bounds(bundles),
         unshipped_price_cards=_unshipped(cards),
         signed_by=signed_by,
         rubric_version=receipt.rubric_version,
