@@ -567,6 +567,30 @@ def test_convert_then_evaluate(cli: Any, runner: Runner, workspace: Path, tmp_pa
     assert "wrote bundle" in run.log
 
 
+@pytest.mark.parametrize(
+    "signed", [{"require-signature": "true"}, {"public-key-pem": "x"}], ids=["require", "pem"]
+)
+def test_convert_mode_with_a_signature_input_says_it_needs_signed_bundles(
+    runner: Runner, workspace: Path, tmp_path: Path, signed: dict[str, str]
+) -> None:
+    """A CI walkthrough: require-signature in convert mode asked for a key, and the key then
+    gave "public-key needs signed bundles" (public-key-pem's blamed public-key): one message
+    that names them all, since a bundle converted on the runner is unsigned."""
+    shutil.copytree(PARENT.parent, workspace / "sessions")
+    shutil.copy2(CONTRACT, workspace / "contract.json")
+    inputs = {
+        "adapter": "claude-code-tree",
+        "session": f"sessions/{PARENT.name}",
+        "contract": "contract.json",
+        **signed,
+    }
+    run = run_action(
+        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
+    )
+    assert_gate(run, "USAGE-ERROR", 64)
+    assert "public-key, public-key-pem and require-signature need signed bundles" in run.summary
+
+
 def test_convert_with_provider_bodies(
     cli: Any, runner: Runner, workspace: Path, tmp_path: Path
 ) -> None:
