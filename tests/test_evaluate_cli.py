@@ -732,12 +732,7 @@ def test_a_max_output_tokens_the_contract_chose_is_named_as_its_own(
     a bound the user may set, and now it is named as the contract's, with the contract's own
     multipliers, in verify and in every report."""
     template = tmp_path / "t.json"
-    made = cli(
-        "convert", "--in", str(PARENT), "--template", str(template),
-        "--price-card", "anthropic-2026-12",
-    )  # fmt: skip
-    assert made.code == 0, made.err
-    data = read_json(template)
+    data = _card_template(cli, PARENT, template)
     entry = data["claims"]["pricing"]["models"]["claude-opus-4-8"]
     card, card_tiers = entry["max_output_tokens"], entry["tiers"]
     fill(data)
@@ -769,14 +764,19 @@ def test_a_max_output_tokens_the_contract_chose_is_named_as_its_own(
     assert "note: it names no price card: every price it carries is the contract's own" in alone.out
 
 
-def _contract_naming_card(cli: Any, parent: Path, path: Path, card_id: str) -> dict[str, Any]:
-    """A template made with the shipped card, filled, its card renamed `card_id` by hand."""
+def _card_template(cli: Any, parent: Path, path: Path) -> dict[str, Any]:
+    """A template made with the shipped card, as written."""
     made = cli(
         "convert", "--in", str(parent), "--template", str(path),
         "--price-card", "anthropic-2026-12",
     )  # fmt: skip
     assert made.code == 0, made.err
-    data = read_json(path)
+    return read_json(path)
+
+
+def _contract_naming_card(cli: Any, parent: Path, path: Path, card_id: str) -> dict[str, Any]:
+    """A template made with the shipped card, filled, its card renamed `card_id` by hand."""
+    data = _card_template(cli, parent, path)
     fill(data)
     data["claims"]["pricing"]["price_card"]["id"] = card_id
     write_json(path, data)

@@ -387,8 +387,7 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         for problem in failure.problems:
             tell("integrity: " + describe(problem.code, problem.where))
         if failure.details:  # what differs: findings for whoever checks, not fixes for them
-            details = Refused(failure.details, failure.detail_labels, failure.detail_paths)
-            _emit_refused(details, showing_paths(), "  found: ", False)
+            _emit_refused(failure.details, showing_paths(), "  found: ", False)
         if failure.refusals:  # other bundles' refusals, found in the same run
             _emit_refused(Refused(failure.refusals), showing_paths())
         sys.exit(failure.exit_code)

@@ -163,7 +163,7 @@ def verify(
             _say_own(opened.pricing, card)
         elif card is None:  # an auditor read the line above as "its prices are a card's"
             say("note: it names no price card: every price it carries is the contract's own")
-        elif card is not None:  # a card file's, or an id typed into the contract
+        else:  # a card file's, or an id typed into the contract
             say(
                 f"not checked: its prices against card {card.id}, which this version does not "
                 "ship (they are the contract's own)"

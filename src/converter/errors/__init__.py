@@ -113,8 +113,8 @@ class Gathered:
 class IntegrityFailure(ConverterError):
     """A digest or signature does not match (exit 5). `problems`: every mismatch found (several
     bundles can each have one); `refusals`: other inputs' refusals, printed with them;
-    `details`: what differs, as the check found it, said without a producer's fixes (the one
-    reading them checks a bundle someone else made)."""
+    `details`: what differs, as the check found it (with its files' labels and paths), said
+    without a producer's fixes (the one reading them checks a bundle someone else made)."""
 
     exit_code = Exit.INTEGRITY
 
@@ -123,9 +123,7 @@ class IntegrityFailure(ConverterError):
         self.code = code
         self.problems = [Problem(code)]
         self.refusals: list[Problem] = []
-        self.details: list[Problem] = []
-        self.detail_labels: dict[int, str] = {}  # file index -> "role/label", as Refused's
-        self.detail_paths: dict[int, str] = {}  # file index -> local path: --show-paths only
+        self.details: Refused | None = None
 
     @classmethod
     def several(cls, problems: list[Problem], refusals: list[Problem]) -> IntegrityFailure:

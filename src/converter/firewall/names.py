@@ -185,7 +185,7 @@ def _digits_fit(body: str, tail: str) -> bool:
     `@` one if any), then few numbers (`MAX_NUMBER_PARTS`, `MAX_NUMBER_DIGITS`, `MAX_DIGITS`,
     counted over the suffixes too) and no second date or other 8-digit number."""
     if tail.startswith("@"):
-        tail = tail[len("@20241022") :]  # its date is the one (`_SUFFIXES` took a real one)
+        tail = tail[len("@") + 8 :]  # its date is the one (`_SUFFIXES` took a real one)
     else:
         body = _DATE.sub("", body, count=1)
     numbers = _NUMBER_PART.findall(body)
@@ -193,7 +193,7 @@ def _digits_fit(body: str, tail: str) -> bool:
         _DATE.search(body) is None
         and _EIGHT.search(body + tail) is None
         and len(numbers) <= MAX_NUMBER_PARTS
-        and sum(map(len, _DIGIT.findall("".join(numbers)))) <= MAX_NUMBER_DIGITS
+        and len(_DIGIT.findall("".join(numbers))) <= MAX_NUMBER_DIGITS
         and len(_DIGIT.findall(body + tail)) <= MAX_DIGITS
     )
 

@@ -132,14 +132,13 @@ def _summaries(acc: Account) -> None:
         acc.findings["CC-REC-USAGE-INCOMPLETE"] += incomplete
     # Every call reads input: a stub recording none was written before it was counted, and
     # max_output_tokens bounds only the output of such a call (its input is in neither end).
-    blind = sum(not c.final and not any(c.usage.input_side()) for c in acc.calls.values())
-    if blind:
-        acc.findings["CC-REC-USAGE-INCOMPLETE-NO-INPUT"] += blind
     # A call recorded as final with no input at all: damaged, or a gateway's; priced as written,
     # its input is in no figure (an audit: such a call was priced at $0 unremarked).
-    final_blind = sum(c.final and not any(c.usage.input_side()) for c in acc.calls.values())
-    if final_blind:
-        acc.findings["CC-REC-FINAL-NO-INPUT"] += final_blind
+    blind = Counter(c.final for c in acc.calls.values() if not any(c.usage.input_side()))
+    if blind[False]:
+        acc.findings["CC-REC-USAGE-INCOMPLETE-NO-INPUT"] += blind[False]
+    if blind[True]:
+        acc.findings["CC-REC-FINAL-NO-INPUT"] += blind[True]
     if acc.synthetic_records:
         acc.findings["CC-REC-SYNTHETIC"] += acc.synthetic_records
     searches = sum(t.web_searches for t in acc.tools.values())

@@ -611,8 +611,8 @@ def rederive(
             changed = source_changes(parent, pseudo, contract_bytes, bodies)
         if changed:
             failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
-            failure.details = [*changed, *(p for p in refused.problems if p not in changed)]
-            failure.detail_labels, failure.detail_paths = refused.labels, refused.paths
+            found = [*changed, *(p for p in refused.problems if p not in changed)]
+            failure.details = Refused(found, refused.labels, refused.paths)
             raise failure from None
         raise
     if rederived != data:

@@ -10,7 +10,7 @@ from converter.firewall.view import PublicSummary, UsageTotals
 from converter.text import counted
 
 if TYPE_CHECKING:
-    from converter.pricing.estimate import Estimate
+    from converter.pricing.estimate import Estimate, ModelCost
 
 TOKEN_KEYS = (
     "input_tokens",
@@ -74,17 +74,19 @@ def card_cost(found: Estimate) -> dict[str, Any]:
         "model_calls_unbounded": found.unbounded_calls,
         "model_calls_usage_incomplete": found.incomplete_calls,
         "usage_incomplete_width_usd": decimal_text(found.incomplete_width),
-        "by_model": {
-            name: {
-                "model_calls": m.calls,
-                "low_usd": decimal_text(m.low),
-                "high_usd": decimal_text(m.high),
-                "model_calls_unbounded": m.unbounded,
-                "model_calls_usage_incomplete": m.incomplete,
-                "max_output_tokens": m.max_output_tokens,
-            }
-            for name, m in sorted(found.by_model.items())
-        },
+        "by_model": {name: model_figure(m) for name, m in sorted(found.by_model.items())},
+    }
+
+
+def model_figure(m: ModelCost) -> dict[str, Any]:
+    """One model's part of a `card_cost` figure (`scan` sums them over sessions)."""
+    return {
+        "model_calls": m.calls,
+        "low_usd": decimal_text(m.low),
+        "high_usd": decimal_text(m.high),
+        "model_calls_unbounded": m.unbounded,
+        "model_calls_usage_incomplete": m.incomplete,
+        "max_output_tokens": m.max_output_tokens,
     }
 
 

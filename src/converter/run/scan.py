@@ -51,7 +51,13 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.types import decimal_text
 from converter.limits import MONEY_SUMS
 from converter.reader.model import Account, Call
-from converter.run.inspection import TOKEN_KEYS, card_cost, cost_span, inspect_report
+from converter.run.inspection import (
+    TOKEN_KEYS,
+    card_cost,
+    cost_span,
+    inspect_report,
+    model_figure,
+)
 from converter.run.pipeline import summarize_tree
 from converter.sources.tree import (
     OS_FILES,
@@ -65,7 +71,7 @@ from converter.text import counted
 
 if TYPE_CHECKING:  # pricing is loaded only for --price-card (tests/test_layering.py)
     from converter.pricing.card import PriceCard
-    from converter.pricing.estimate import Estimate
+    from converter.pricing.estimate import Estimate, ModelCost
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
 # A tree refused for these codes alone recorded no model call: nothing to convert, and no spend
@@ -466,12 +472,16 @@ _COST_COUNTS = (
 _MODEL_COST = ("model_calls", "low_usd", "high_usd", "model_calls_unbounded")
 
 
+def _model_part(m: ModelCost) -> dict[str, Any]:
+    """A model's part of a row's or the totals' figure: `inspect`'s, without its breakdown."""
+    whole = model_figure(m)
+    return {k: whole[k] for k in _MODEL_COST}
+
+
 def _cost(found: Estimate) -> dict[str, Any]:
     """A row's figure by the card: `inspect --price-card`'s, and its split by model."""
     whole = card_cost(found)
-    by_model = {
-        name: {k: entry[k] for k in _MODEL_COST} for name, entry in whole["by_model"].items()
-    }
+    by_model = {name: _model_part(m) for name, m in sorted(found.by_model.items())}
     return {**{k: whole[k] for k in ("low_usd", "high_usd", *_COST_COUNTS)}, "by_model": by_model}
 
 
@@ -796,9 +806,11 @@ def scan(
 
 def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The priced sessions' figures summed (exactly), and how many sessions have none."""
+    from converter.pricing.estimate import ModelCost  # a card was given: pricing is loaded
+
     low = high = Decimal(0)
     counts = dict.fromkeys(_COST_COUNTS, 0)
-    models: dict[str, list[Any]] = {}  # model -> [calls, low, high, unbounded]
+    models: dict[str, ModelCost] = {}
     add = MONEY_SUMS.add
     for row in rows:
         cost = row["cost"]
@@ -809,26 +821,18 @@ def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         for name in counts:
             counts[name] += cost[name]
         for model, part in cost["by_model"].items():
-            into = models.setdefault(model, [0, Decimal(0), Decimal(0), 0])
-            into[0] += part["model_calls"]
-            into[1] = add(into[1], Decimal(part["low_usd"]))
-            into[2] = add(into[2], Decimal(part["high_usd"]))
-            into[3] += part["model_calls_unbounded"]
+            into = models.setdefault(model, ModelCost())
+            into.calls += part["model_calls"]
+            into.low = add(into.low, Decimal(part["low_usd"]))
+            into.high = add(into.high, Decimal(part["high_usd"]))
+            into.unbounded += part["model_calls_unbounded"]
     return {
         "price_card": card_id,
         "low_usd": decimal_text(low),
         "high_usd": decimal_text(high),
         **counts,
         # the priced sessions' spend by model, costliest (high end) first in the text
-        "by_model": {
-            model: {
-                "model_calls": calls,
-                "low_usd": decimal_text(model_low),
-                "high_usd": decimal_text(model_high),
-                "model_calls_unbounded": unbounded,
-            }
-            for model, (calls, model_low, model_high, unbounded) in sorted(models.items())
-        },
+        "by_model": {name: _model_part(m) for name, m in sorted(models.items())},
         # an empty session has nothing to price: not one of these
         "sessions_not_priced": sum(
             row["cost"] is None and row["status"] != "empty" for row in rows
@@ -987,8 +991,8 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
         lines.append(
             f"{counted(cost['sessions_with_spend_left_out'], 'session')} with spend a finding "
             "says is in no figure (`+`; a web search of unknown count, an unpriced server "
-            "tool, a subagent cut short, hidden or remote calls, a call recorded with no input): their cost may be more; "
-            "`inspect` names the finding"
+            "tool, a subagent cut short, hidden or remote calls, a call recorded with no "
+            "input): their cost may be more; `inspect` names the finding"
         )
     if cost["sessions_not_priced"]:
         lines.append(

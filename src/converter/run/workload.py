@@ -264,7 +264,6 @@ class _Task:
         self.model_calls = 0
         self.tool_calls = 0
         self.incomplete = 0
-        self.unbounded = 0
         self.unbounded_by_type: Counter[str] = Counter()
         self.unbounded_by_model: Counter[str] = Counter()
         self.cache_read = 0
@@ -286,7 +285,6 @@ class _Task:
         self.incomplete += not event.usage_complete
         read = u.read()
         if no_input_recorded(event.usage_complete, u):
-            self.unbounded += 1
             self.unbounded_by_type[agent_type] += 1
             self.unbounded_by_model[event.model] += 1
         by_model = self.by_model[event.model]
@@ -364,7 +362,7 @@ class FactsBuilder:
                     model_calls=acc.model_calls,
                     tool_calls=acc.tool_calls,
                     usage_incomplete_calls=acc.incomplete,
-                    unbounded_calls=acc.unbounded,
+                    unbounded_calls=acc.unbounded_by_model.total(),
                     claims=claims,
                     cost_by_agent_type={k: _interval(v) for k, v in sorted(acc.by_type.items())},
                     cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
