@@ -406,10 +406,16 @@ def assert_gate(run: Run, decision: str, code: int) -> None:
     assert report in run.summary, "the report is appended to the step summary"
     # one heading opens the action's part of the summary, before its warnings and report (a
     # walkthrough: two uses in one job ran together, a decision report having none)
-    assert run.summary.startswith("## agent-evidence\n\n"), run.summary[:200]
+    # (the tests' jobs share one RUNNER_TEMP, so a later use is numbered)
+    assert re.match(r"## agent-evidence( \(use \d+ in this job\))?\n\n", run.summary), run.summary[
+        :200
+    ]
     assert report.startswith(f"**Decision: {decision}"), report[:200]
     if code != 0:
-        assert f"::error title=agent-evidence::{decision}" in run.log
+        # one annotation per failed gate, naming the decision (was two for a usage error)
+        errors = [line for line in run.log.splitlines() if line.startswith("::error")]
+        assert len(errors) == 1, errors
+        assert errors[0].startswith(f"::error title=agent-evidence::{decision} (exit {code})")
 
 
 # --- decisions ----------------------------------------------------------------------------
@@ -651,6 +657,32 @@ def test_an_install_that_fails_still_sets_the_outputs(
     assert Path(run.outputs["report"]).read_text() in run.summary
 
 
+def test_an_interpreter_older_than_3_11_is_named(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """Was: python-version 3.9 failed the install as "pip failed", the cause only in pip's log."""
+    name = make_bundle(cli, workspace, "scale")
+    old = tmp_path / "old-python"
+    old.mkdir()
+    fake = old / "python"
+    # An interpreter that reports 3.9.18 and fails anything else, as 3.9 fails this package.
+    fake.write_text('#!/bin/sh\ncase "$*" in *platform*) echo 3.9.18 ;; *) exit 1 ;; esac\n')
+    fake.chmod(0o755)
+    run = run_action(
+        Runner(old, runner.action_path, runner.wheelhouse, runner.temp),
+        tmp_path / "run",
+        workspace,
+        {"bundle": name},
+        {"RUNNER_TEMP": str(_fresh_job(tmp_path))},
+    )
+    assert run.code != 0
+    assert run.outputs["decision"] == "ERROR"
+    assert run.outputs["exit-code"] == "70"
+    assert "needs Python 3.11 or later and python-version gave 3.9.18" in run.summary
+    assert "pip failed" not in run.summary
+    assert run.log.count("::error") == 1
+
+
 def _fresh_job(tmp_path: Path) -> Path:
     """A RUNNER_TEMP of its own: a job in which the gate has not installed itself yet."""
     temp = tmp_path / "job-temp"
@@ -693,6 +725,9 @@ def test_the_gate_installs_into_its_own_environment_and_a_second_use_reuses_it(
     )
     assert_gate(second, "SCALE", 0)
     assert "reusing the environment this job installed it in" in second.log
+    # Two gates' parts of the job summary are told apart (were both "## agent-evidence").
+    assert first.summary.startswith("## agent-evidence\n\n> "), first.summary
+    assert second.summary.startswith("## agent-evidence (use 2 in this job)\n\n"), second.summary
     assert second.step_outputs["install"]["python"] == str(gate_python)
 
     # Another interpreter (another python-version) in the same job: installed again, for it.
