@@ -1,4 +1,6 @@
 """agent-evidence: a privacy firewall from Claude Code session trees to content-free evidence."""
 
+from typing import Final, Literal
+
 __version__ = "0.4.10"
-GENERATOR = "agent-evidence"
+GENERATOR: Final[Literal["agent-evidence"]] = "agent-evidence"

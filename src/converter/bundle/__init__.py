@@ -1,1 +1,1 @@
-"""Stage 4b: the normalized, content-free bundle and its receipt (SPEC §9)."""
+"""Stage 4c: the normalized, content-free bundle and its receipt (SPEC §9)."""

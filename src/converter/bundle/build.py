@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from converter import __version__
+from converter import GENERATOR, __version__
 from converter.bundle.model import (
     BULK_FIELDS,
     BUNDLE_SCHEMA,
@@ -258,7 +258,7 @@ def _head(
     excluded = c.excluded_tasks
     return BundleHead(
         schema_version=BUNDLE_SCHEMA,
-        generator=Generator(name="agent-evidence", version=__version__),
+        generator=Generator(name=GENERATOR, version=__version__),
         tasks=tuple(
             TaskOut(
                 id=t.id,

@@ -33,7 +33,6 @@ from converter.errors import (
     IntegrityFailure,
     Problem,
     Refused,
-    UsageProblem,
 )
 from converter.files import written_count
 from converter.heap import cyclic_gc_paused, map_large_blocks
@@ -391,9 +390,6 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         if failure.refusals:  # other bundles' refusals, found in the same run
             _emit_refused(Refused(failure.refusals), showing_paths())
         sys.exit(failure.exit_code)
-    except UsageProblem as bad:  # our own fixed text, never a value from an input
-        tell(f"usage error: {bad}")
-        sys.exit(bad.exit_code)
     except ConverterError as error:
         tell(f"error: {type(error).__name__}")
         sys.exit(error.exit_code)

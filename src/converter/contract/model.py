@@ -27,8 +27,6 @@ from converter.pricing.model import ContextKey, PricingTemplate
 CONTRACT_SCHEMA: Literal["agent-evidence/conversion-contract/v1"] = (
     "agent-evidence/conversion-contract/v1"
 )
-ADAPTER_VERSION = "1"
-
 # The labels a contract's author types (rubric version, label source, the baseline's name) are
 # published as typed, in the bundle and every report: one identifier-like word, bounded, with no
 # space and no slash, so no phrase or path fits (a host name still would: the docs say not to).

@@ -24,7 +24,6 @@ __all__ = [
     "IntegrityFailure",
     "Problem",
     "Refused",
-    "UsageProblem",
 ]
 
 
@@ -131,7 +130,3 @@ class IntegrityFailure(ConverterError):
         failure.problems = list(problems)
         failure.refusals = list(refusals)
         return failure
-
-
-class UsageProblem(ConverterError):
-    exit_code = Exit.USAGE

@@ -1,4 +1,4 @@
-"""Stage 4: exact pricing (SPEC §8). The contract's `pricing` claim (`model`), the pure engine
+"""Stage 4a: exact pricing (SPEC §8). The contract's `pricing` claim (`model`), the pure engine
 that prices each model and tool event (`engine`), and dated public price cards (`card`)."""
 
 from importlib import resources

@@ -26,7 +26,6 @@ from converter.pricing.model import (
 )
 
 QUANTUM = MONEY_QUANTUM  # USD, 10 decimal places
-_PER = Decimal(1_000_000)
 _EXACT = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[Inexact, InvalidOperation])
 _ROUND = Context(prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation])
 

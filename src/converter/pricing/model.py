@@ -167,11 +167,6 @@ class PricingClaims(Closed):
     price_card: PriceCardRef | None = None
 
 
-Bucket = Literal[
-    "input", "output", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_unsplit"
-]
-
-
 class TierTemplate(Closed):
     above_input_tokens: Count | None = None
     input: RawPrice | None = None
