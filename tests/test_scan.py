@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 import converter.run.scan as scan_module
@@ -23,6 +24,8 @@ from converter.errors.codes import CODES, SPEND_LEFT_OUT
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from tests.conftest import FIXTURES, TEST_KEY, fixture_parent
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PROJECTS = ("-home-dev-alpha", "-home-dev-beta", "-home-dev-gamma")
 
@@ -54,6 +57,42 @@ def projects(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Expec
     (root / ".DS_Store").write_bytes(b"Bud1")  # a file browser's, like memory/ expected
     (root / PROJECTS[0] / ".DS_Store").write_bytes(b"Bud1")
     return root, trees, sid, pruned.parent.stem
+
+
+def test_scan_json_validates_against_its_schema(projects: Any, cli: Any) -> None:
+    """contracts/scan.schema.json, checked by an independent validator, with and without a
+    card (a row that does not convert has `cost: null`)."""
+    schema = json.loads((ROOT / "contracts" / "scan.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    root, _, _, _ = projects
+    for card in ((), ("--price-card", "anthropic-2026-12")):
+        result = cli("scan", str(root), "--json", *card)
+        assert result.code == 0, result.err
+        doc = result.json()
+        assert ("cost" in doc["totals"]) == bool(card)
+        assert [e.message for e in validator.iter_errors(doc)] == []
+    assert any(row["cost"] is None for row in doc["sessions"])  # the pruned session's
+
+
+def test_a_report_with_a_value_of_no_allowed_shape_is_a_bug_not_output(
+    projects: Any, cli: Any
+) -> None:
+    """The models behind `scan --json` are checked before anything is printed: a builder that
+    put a local name where a label goes, or a code of no catalogue, fails (exit 70); it does not
+    print it."""
+    from pydantic import ValidationError
+
+    from converter.run.outputs import ScanReport, checked
+
+    root, _, _, _ = projects
+    doc = cli("scan", str(root), "--json").json()
+    assert checked(ScanReport, doc) == doc
+    for field, value in [("session", "my-secret-project"), ("refusals", ["CC-MY-SECRET"])]:
+        bad = json.loads(json.dumps(doc))
+        bad["sessions"][0][field] = value
+        with pytest.raises(ValidationError) as raised:
+            checked(ScanReport, bad)
+        assert [e["loc"][:3] for e in raised.value.errors()] == [("sessions", 0, field)]
 
 
 def test_jobs_give_identical_json(projects: Any, cli: Any) -> None:

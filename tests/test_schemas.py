@@ -142,3 +142,67 @@ def test_the_contract_schema_accepts_what_convert_reads_and_no_more(
     assert converted.code in (0, 2), converted.err
     schema_ok = errors(CONTRACT, json.loads(text)) == []
     assert schema_ok == (converted.code == 0), (written, converted.err)
+
+
+# --- what the commands print -----------------------------------------------------------------
+
+INSPECT = json.loads((ROOT / "contracts" / "inspect.schema.json").read_text())
+SCAN = json.loads((ROOT / "contracts" / "scan.schema.json").read_text())
+
+
+def test_the_output_schemas_are_valid_json_schemas() -> None:
+    jsonschema.Draft202012Validator.check_schema(INSPECT)
+    jsonschema.Draft202012Validator.check_schema(SCAN)
+
+
+@pytest.mark.parametrize("tree", ["synthetic_tree", "rich_tree"])
+@pytest.mark.parametrize("card", [(), ("--price-card", "anthropic-2026-12")], ids=["", "card"])
+def test_inspect_json_validates(tree: str, card: tuple[str, ...], cli: Any) -> None:
+    result = cli("inspect", "--in", str(fixture_parent(tree)), "--json", *card)
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert ("card_cost" in doc) == bool(card)
+    assert errors(INSPECT, doc) == []
+
+
+def test_inspect_json_of_a_refused_tree_validates(syn: Any, cli: Any) -> None:
+    syn.set_line("", 2, b"not json at all")  # a line in the middle: CC-LINE-*, refused
+    result = cli("inspect", "--in", str(syn.parent), "--json")
+    assert result.code == 2
+    doc = result.json()
+    assert doc["refusals"][0]["line"] == 2
+    assert errors(INSPECT, doc) == []
+
+
+def test_the_output_schemas_refuse_free_text() -> None:
+    """What the models refuse, the schemas refuse too: a sentence where a label is, a float."""
+    report = {
+        "convertible": True,
+        "key_id": "key-0123456789abcdef",
+        "refusals": [],
+        "findings": [{"code": "CC-REC-PROGRESS-COPY", "count": 1}],
+        "not_read": [],
+        "counts": dict.fromkeys(INSPECT["$defs"]["InspectCounts"]["required"], 0),
+        "bound_files": 1,
+        "usage": dict.fromkeys(INSPECT["$defs"]["Usage"]["required"], 0),
+        "by_model": {},
+        "by_agent": [],
+        "claude_code_versions": ["2.1.39"],
+    }
+    assert errors(INSPECT, report) == []
+    for path, value in [
+        (("claude_code_versions", 0), "written by Alice"),
+        (("findings", 0, "code"), "secret words"),
+        (("key_id",), "alice@example.com"),
+        (("bound_files",), 1.5),
+    ]:
+        doc = copy.deepcopy(report)
+        *inner, last = path
+        place: Any = doc
+        for step in inner:
+            place = place[step]
+        place[last] = value
+        assert errors(INSPECT, doc), path
+    doc = copy.deepcopy(report)
+    doc["by_model"]["/home/alice/model"] = {"model_calls": 1, "usage": report["usage"]}
+    assert errors(INSPECT, doc)

@@ -19,7 +19,7 @@ from converter.cli.options import (
 )
 from converter.errors import Exit
 from converter.firewall.boundary import local_names, local_tasks
-from converter.run.inspection import card_cost, inspect_report, render_text
+from converter.run.inspection import inspect_output, render_text
 from converter.run.pipeline import SourceName, TaskUnit, summarize_tree
 
 if TYPE_CHECKING:
@@ -53,12 +53,7 @@ def inspect(
     account, summary = summarize_tree(
         parent, pseudo, cast(TaskUnit, task_unit), source=cast(SourceName, source), bodies=bodies
     )
-    report = inspect_report(summary)
-    if card is not None and not account.refusals:  # a tree that does not convert: no figure
-        from converter.firewall.boundary import cross
-        from converter.pricing.estimate import estimate
-
-        report["card_cost"] = card_cost(estimate(cross(account, pseudo), card))
+    report = inspect_output(account, summary, pseudo, card)
     if as_json:
         say(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     elif account.tree.bound_files or not account.refusals:

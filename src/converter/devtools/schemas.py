@@ -1,4 +1,5 @@
-"""JSON Schemas of the contract and the bundle, generated from the models (`make schemas`).
+"""JSON Schemas of the contract, the bundle and the JSON the commands print (inspect, scan,
+evaluate), generated from the models (`make schemas`).
 
 A test fails when the checked-in files in contracts/ are stale.
 """
@@ -8,12 +9,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode
 
 from converter.bundle.model import Bundle
 from converter.contract.model import Contract
+from converter.evaluate.result import Evaluation
+from converter.run.outputs import InspectReport, ScanReport
 
 # A contract is written by people and read by convert: its schema says what convert reads (a
 # price as a decimal string or a JSON number; an editor or a CI step validating a hand-filled
@@ -22,11 +26,29 @@ from converter.contract.model import Contract
 SCHEMAS: dict[str, tuple[type[BaseModel], JsonSchemaMode]] = {
     "conversion-contract.schema.json": (Contract, "validation"),
     "bundle.schema.json": (Bundle, "serialization"),
+    # what `inspect --json`, `scan --json` and `evaluate --format json` print
+    "inspect.schema.json": (InspectReport, "serialization"),
+    "scan.schema.json": (ScanReport, "serialization"),
+    "evaluation.schema.json": (Evaluation, "serialization"),
 }
+
+
+def _keys_closed(node: Any) -> None:
+    """A map whose keys have a pattern (`dict[ModelName, ...]`) is written as patternProperties,
+    which alone lets any other key through; the tool refuses such a key, so the schema must."""
+    if isinstance(node, dict):
+        if "patternProperties" in node and "additionalProperties" not in node:
+            node["additionalProperties"] = False
+        for value in node.values():
+            _keys_closed(value)
+    elif isinstance(node, list):
+        for value in node:
+            _keys_closed(value)
 
 
 def render(model: type[BaseModel], mode: JsonSchemaMode) -> str:
     schema = model.model_json_schema(mode=mode)
+    _keys_closed(schema)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 

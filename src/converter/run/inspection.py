@@ -7,10 +7,14 @@ from typing import TYPE_CHECKING, Any
 from converter.errors import CODES
 from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicSummary, UsageTotals
+from converter.run.outputs import InspectReport, checked
 from converter.text import counted
 
 if TYPE_CHECKING:
+    from converter.firewall.pseudonyms import Pseudonymizer
+    from converter.pricing.card import PriceCard
     from converter.pricing.estimate import Estimate, ModelCost
+    from converter.reader.model import Account
 
 TOKEN_KEYS = (
     "input_tokens",
@@ -58,6 +62,20 @@ def inspect_report(summary: PublicSummary) -> dict[str, Any]:
     if summary.provider_files:  # --provider-bodies: the bodies bound, among bound_files
         report["provider_files"] = summary.provider_files
     return report
+
+
+def inspect_output(
+    account: Account, summary: PublicSummary, pseudo: Pseudonymizer, card: PriceCard | None
+) -> dict[str, Any]:
+    """What `inspect` prints (as JSON, or as text by `render_text`): the report, with the cost
+    by `card` when the tree converts, checked against `InspectReport` (outputs.py)."""
+    report = inspect_report(summary)
+    if card is not None and not account.refusals:  # a tree that does not convert: no figure
+        from converter.firewall.boundary import cross
+        from converter.pricing.estimate import estimate
+
+        report["card_cost"] = card_cost(estimate(cross(account, pseudo), card))
+    return checked(InspectReport, report)
 
 
 def card_cost(found: Estimate) -> dict[str, Any]:

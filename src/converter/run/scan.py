@@ -58,6 +58,7 @@ from converter.run.inspection import (
     inspect_report,
     model_figure,
 )
+from converter.run.outputs import ScanReport, checked
 from converter.run.pipeline import summarize_tree
 from converter.sources.tree import (
     OS_FILES,
@@ -794,7 +795,7 @@ def scan(
     }
     if card is not None:
         totals["cost"] = _total_cost(card.id, rows)
-    return {
+    report = {
         "key_id": pseudo.key_id,
         "project_folders": found.project_folders,
         "config_folder": found.config_folder,
@@ -802,6 +803,7 @@ def scan(
         "sessions": rows,
         "totals": totals,
     }
+    return checked(ScanReport, report)
 
 
 def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,0 +1,240 @@
+"""The closed models of what `inspect --json` and `scan --json` print.
+
+Their reports are built as plain objects from the firewall's summary (`inspection`, `scan`) and
+checked against these models before anything is printed: every string is a code of the
+catalogue, a keyed pseudonym, a model name as it crosses, a Claude Code version, a key id or an
+exact decimal; every number a count. A builder that put anything else in (or misspelt a key)
+fails the run as a bug (exit 70) rather than print it. `make schemas` publishes the models as
+contracts/inspect.schema.json and contracts/scan.schema.json, for the scripts that read them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, StringConstraints
+
+from converter.errors import CODES
+from converter.firewall.types import (
+    MODEL_ID,
+    VERSION,
+    Closed,
+    Code,
+    Count,
+    KeyId,
+    Pseudonym,
+    PublicName,
+)
+from converter.firewall.view import AgentKind, Finding, Refusal
+
+
+def _known(code: str) -> str:
+    if code not in CODES:
+        raise ValueError("not a code of the catalogue")
+    return code
+
+
+# A code of docs/refusals.md (the schema says its shape; the tool checks the catalogue).
+KnownCode = Annotated[Code, AfterValidator(_known)]
+# A model name as it crosses (`names.model_crosses`): as written, or `model-<hex>`.
+CrossedModel = Annotated[str, StringConstraints(pattern=f"^(?:{MODEL_ID})$")]
+ClaudeCodeVersion = Annotated[str, StringConstraints(pattern=f"^{VERSION}$")]
+# An exact amount of USD as decimal text, never a JSON number (no float): `0.0123000000`.
+Usd = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,30}(\.[0-9]{1,30})?$")]
+# A shipped card's id or a card file's own (`pricing.model.NamedCardId`'s shape).
+CardId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")]
+# The class name of an exception a scan row met (a bug, or `WorkerDied`): the program's own
+# vocabulary, never a message.
+ErrorName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+LackOf = Literal["model", "billing-context", "max-output-tokens", "web-search"]
+
+
+class Tokens(Closed):
+    """The token counters summed, by class (cache writes by their time to live)."""
+
+    input_tokens: Count
+    output_tokens: Count
+    cache_read_input_tokens: Count
+    cache_creation_5m_input_tokens: Count
+    cache_creation_1h_input_tokens: Count
+    cache_creation_unsplit_input_tokens: Count
+
+
+class Usage(Tokens):
+    web_search_requests: Count
+
+
+# ------------------------------------------------------------------ inspect --json
+
+
+class InspectCounts(Closed):
+    transcript_files: Count
+    meta_files: Count
+    subagents: Count
+    delegations_expanded: Count
+    max_depth: Count
+    tasks: Count
+    model_calls: Count
+    usage_incomplete_calls: Count
+    tool_calls: Count
+    edges: Count
+    synthetic_records: Count
+
+
+class ModelUsage(Closed):
+    model_calls: Count
+    usage: Usage
+
+
+class AgentCalls(Closed):
+    agent: Pseudonym
+    agent_type: PublicName  # "main", a built-in or revealed type, or agent-type-<hex>
+    kind: AgentKind
+    depth: Count
+    model_calls: Count
+
+
+class ModelFigure(Closed):
+    """One model's part of a figure by a price card."""
+
+    model_calls: Count
+    low_usd: Usd
+    high_usd: Usd
+    model_calls_unbounded: Count
+    model_calls_usage_incomplete: Count
+    max_output_tokens: Count | None  # the card's, which prices the incomplete calls' high end
+
+
+class CardCost(Closed):
+    """`inspect --price-card`: the tree's cost by a card, before any contract."""
+
+    price_card: CardId
+    low_usd: Usd
+    high_usd: Usd
+    model_calls_priced: Count
+    model_calls_not_priced: Count
+    not_priced_for_lack_of: dict[LackOf, Count]
+    tool_calls_not_priced: Count
+    model_calls_assumed_standard: Count
+    model_calls_unbounded: Count
+    model_calls_usage_incomplete: Count
+    usage_incomplete_width_usd: Usd
+    by_model: dict[CrossedModel, ModelFigure]
+
+
+class InspectReport(Closed):
+    """`inspect --json`."""
+
+    convertible: bool
+    key_id: KeyId
+    refusals: list[Refusal]
+    findings: list[Finding]
+    not_read: list[Finding]
+    counts: InspectCounts
+    bound_files: Count
+    usage: Usage
+    by_model: dict[CrossedModel, ModelUsage]
+    by_agent: list[AgentCalls]
+    claude_code_versions: list[ClaudeCodeVersion]
+    provider_files: Count = Field(default=0, description="present with --provider-bodies")
+    card_cost: CardCost | None = Field(default=None, description="present with --price-card")
+
+
+# ------------------------------------------------------------------ scan --json
+
+
+class ScanModelCost(Closed):
+    model_calls: Count
+    low_usd: Usd
+    high_usd: Usd
+    model_calls_unbounded: Count
+
+
+class RowCost(Closed):
+    """A convertible session's cost by the card (`inspect --price-card`'s, in short)."""
+
+    low_usd: Usd
+    high_usd: Usd
+    model_calls_priced: Count
+    model_calls_not_priced: Count
+    tool_calls_not_priced: Count
+    model_calls_unbounded: Count
+    by_model: dict[CrossedModel, ScanModelCost]
+    spend_left_out: list[KnownCode]
+
+
+class ScanRow(Closed):
+    session: Pseudonym
+    status: Literal["convertible", "empty", "refused", "orphan", "error"]
+    refusals: list[KnownCode]
+    errors: list[ErrorName]
+    parent_files: Count
+    orphan_folders: Count
+    split: bool
+    transcript_beside: bool
+    model_calls: Count
+    usage_incomplete_calls: Count
+    tool_calls: Count
+    subagents: Count
+    tokens: Count
+    usage: Tokens
+    # with --price-card: null for a session that has no one tree that converts
+    cost: RowCost | None = Field(default=None, description="present with --price-card")
+
+
+class TotalCost(Closed):
+    price_card: CardId
+    low_usd: Usd
+    high_usd: Usd
+    model_calls_priced: Count
+    model_calls_not_priced: Count
+    tool_calls_not_priced: Count
+    model_calls_unbounded: Count
+    by_model: dict[CrossedModel, ScanModelCost]
+    sessions_not_priced: Count
+    sessions_with_spend_left_out: Count
+
+
+class ScanTotals(Closed):
+    sessions: Count
+    convertible: Count
+    empty: Count
+    refused: Count
+    orphan: Count
+    orphan_folders: Count
+    errors: Count
+    split: Count
+    parent_files: Count
+    model_calls: Count
+    usage_incomplete_calls: Count
+    tool_calls: Count
+    subagents: Count
+    tokens: Count
+    usage: Tokens
+    refusal_codes: dict[KnownCode, Count]
+    skipped_entries: Count
+    skipped_session_files: Count
+    skipped_jsonl_files: Count
+    symlinked_folders: Count
+    unreadable_folders: Count
+    cost: TotalCost | None = Field(default=None, description="present with --price-card")
+
+
+class ScanReport(Closed):
+    """`scan --json`."""
+
+    key_id: KeyId
+    project_folders: Count
+    config_folder: bool
+    one_project_folder: bool
+    sessions: list[ScanRow]
+    totals: ScanTotals
+
+
+def checked(model: type[Closed], report: dict[str, Any]) -> dict[str, Any]:
+    """`report` as `model` prints it: validated (a ValidationError is a bug: exit 70), with only
+    the keys the report has (an optional part absent stays absent; a null stays null)."""
+    dumped: dict[str, Any] = model.model_validate(report).model_dump(
+        mode="json", exclude_unset=True
+    )
+    return dumped
