@@ -39,6 +39,7 @@ from converter.firewall.view import (
     UsageTotals,
 )
 from converter.pricing.model import ContextKey, PriceCardRef, PricingClaims
+from converter.vocabulary import SourceName, TaskUnit
 
 # v2 (0.2) adds `pricing`; v1 bundles (0.1) still open, without it.
 BUNDLE_SCHEMA: Literal["agent-evidence/bundle/v2"] = "agent-evidence/bundle/v2"
@@ -119,9 +120,9 @@ class Excluded(Closed):
 
 
 class Receipt(Closed):
-    adapter: Literal["claude-code-tree", "claude-code"]
+    adapter: SourceName
     adapter_version: Literal["1"]
-    task_unit: Literal["prompt", "session"]
+    task_unit: TaskUnit
     key_id: KeyId
     inventory_sha256: Sha256
     files: tuple[BoundFile, ...]

@@ -46,9 +46,9 @@ from converter.run.conversion import (
     source_for,
     template_pricing,
 )
-from converter.run.pipeline import SourceName, TaskUnit
 from converter.sources.bodies import body_names
 from converter.text import counted
+from converter.vocabulary import SourceName, TaskUnit
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

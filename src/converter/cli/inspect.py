@@ -20,7 +20,8 @@ from converter.cli.options import (
 from converter.errors import Exit
 from converter.firewall.boundary import local_names, local_tasks
 from converter.run.inspection import inspect_output, render_text
-from converter.run.pipeline import SourceName, TaskUnit, summarize_tree
+from converter.run.pipeline import summarize_tree
+from converter.vocabulary import SourceName, TaskUnit
 
 if TYPE_CHECKING:
     from converter.pricing.card import PriceCard

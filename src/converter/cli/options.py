@@ -13,10 +13,12 @@ from converter.cli.diagnostics import remember_show_paths, tell
 from converter.firewall.keys import PseudonymKey, default_key_shown, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing import shipped_cards
+from converter.vocabulary import SOURCE_NAMES, TASK_UNITS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-SOURCES = click.Choice(["claude-code-tree", "claude-code"])
+SOURCES = click.Choice(SOURCE_NAMES)
+TASK_UNIT_CHOICE = click.Choice(TASK_UNITS)
 
 
 # Paths are judged by the code that opens them (a refusal with the input's code, exit 2), never
@@ -76,7 +78,7 @@ def _source_options(func: F, carried: str, show_paths: str) -> F:
     func = show_paths_option(show_paths)(func)
     func = click.option(
         "--task-unit",
-        type=click.Choice(["prompt", "session"]),
+        type=TASK_UNIT_CHOICE,
         default="prompt",
         show_default=True,
         help="A task is one root prompt, or the whole session" + carried + ".",

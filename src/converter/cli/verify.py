@@ -30,6 +30,7 @@ from converter.cli.options import (
     FILE,
     PATH,
     SOURCES,
+    TASK_UNIT_CHOICE,
     key_option,
     provider_bodies_option,
     pseudonym_key,
@@ -38,8 +39,8 @@ from converter.cli.options import (
 from converter.files import ask, read_input
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing import shipped_cards
-from converter.run.pipeline import SourceName, TaskUnit
 from converter.text import counted
+from converter.vocabulary import SourceName, TaskUnit
 
 if TYPE_CHECKING:
     from converter.pricing.model import PriceCardRef, PricingClaims
@@ -102,7 +103,7 @@ def _say_own(pricing: PricingClaims, card: PriceCardRef) -> None:
 )
 @click.option(
     "--task-unit",
-    type=click.Choice(["prompt", "session"]),
+    type=TASK_UNIT_CHOICE,
     default=None,
     help="Task unit (default: the one the contract names).",
 )

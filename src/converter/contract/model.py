@@ -23,6 +23,7 @@ from converter.firewall.types import (
 )
 from converter.firewall.view import BoundFile, Counts, Finding, Task
 from converter.pricing.model import ContextKey, PricingTemplate
+from converter.vocabulary import SourceName, TaskUnit
 
 CONTRACT_SCHEMA: Literal["agent-evidence/conversion-contract/v1"] = (
     "agent-evidence/conversion-contract/v1"
@@ -62,9 +63,9 @@ CacheBucket = Literal[
 
 
 class Source(Closed):
-    adapter: Literal["claude-code-tree", "claude-code"]
+    adapter: SourceName
     adapter_version: Literal["1"]
-    task_unit: Literal["prompt", "session"]
+    task_unit: TaskUnit
 
 
 class Inventory(Closed):

@@ -26,6 +26,7 @@ from converter.firewall.types import (
     Timestamp,
     Version,
 )
+from converter.vocabulary import TaskUnit
 
 AgentKind = Literal[
     "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"
@@ -155,7 +156,7 @@ class Counts(Closed):
 
 class PublicAccount(Closed):
     key_id: KeyId
-    task_unit: Literal["prompt", "session"]
+    task_unit: TaskUnit
     convertible: bool
     files: tuple[BoundFile, ...]
     agents: tuple[Agent, ...]
@@ -180,7 +181,7 @@ class PublicSummary(Closed):
     name and per public agent, without one public event per call (`boundary.summarize`)."""
 
     key_id: KeyId
-    task_unit: Literal["prompt", "session"]
+    task_unit: TaskUnit
     convertible: bool
     agents: tuple[Agent, ...]
     refusals: tuple[Refusal, ...]

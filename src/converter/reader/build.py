@@ -20,7 +20,6 @@ and `build_account`, which runs them in order, here:
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Literal
 
 from converter.errors import Problem
 from converter.errors.codes import NOT_BOUND
@@ -48,6 +47,7 @@ from converter.reader.streams import (
 )
 from converter.reader.tasks import assign, find_tasks, link_edges
 from converter.recorded import DELEGATION_TOOLS
+from converter.vocabulary import TaskUnit
 
 
 def _unexpanded(acc: Account, single_file: bool) -> None:
@@ -183,7 +183,7 @@ def _summaries(acc: Account) -> None:
 
 def build_account(
     tree: LoadedTree,
-    task_unit: Literal["prompt", "session"] = "prompt",
+    task_unit: TaskUnit = "prompt",
     *,
     single_file: bool = False,
 ) -> Account:

@@ -10,6 +10,7 @@ from converter.errors import Problem
 from converter.reader.load import LoadedTree
 from converter.reader.records import Rec, Usage
 from converter.recorded import ShapeTuple
+from converter.vocabulary import TaskUnit
 
 AgentKind = Literal[
     "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"
@@ -111,7 +112,7 @@ class Edge:
 @dataclass(slots=True)
 class Account:
     tree: LoadedTree
-    task_unit: Literal["prompt", "session"]
+    task_unit: TaskUnit
     streams: list[Stream] = field(default_factory=list)
     calls: dict[str, Call] = field(default_factory=dict)
     tools: dict[str, ToolCall] = field(default_factory=dict)

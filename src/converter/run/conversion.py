@@ -47,9 +47,10 @@ from converter.pricing.card import (
 from converter.pricing.engine import account_problems, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
-from converter.run.pipeline import SourceName, TaskUnit, read_tree
+from converter.run.pipeline import read_tree
 from converter.sources import bodies as body_files
 from converter.sources.tree import LISTS_EVERY_FILE, SourceFile, discover, entry_kind
+from converter.vocabulary import SourceName, TaskUnit
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind

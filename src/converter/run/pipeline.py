@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
 from converter.firewall.boundary import Policy, cross, summarize
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -15,9 +14,7 @@ from converter.reader.build import build_account
 from converter.reader.load import load
 from converter.reader.model import Account
 from converter.sources.tree import discover
-
-TaskUnit = Literal["prompt", "session"]
-SourceName = Literal["claude-code-tree", "claude-code"]
+from converter.vocabulary import SourceName, TaskUnit
 
 
 def read_tree(
