@@ -542,12 +542,18 @@ class _TreeBuilder:
             block = self.tool_use(plan.name, {"file_path": w.text(), "description": w.text()})
             if plan.error:
                 return block, w.text(), w.text(), True
-            result = w.text() if plan.string_result else {"stdout": w.text(), "stderr": ""}
+            result = (
+                w.text()
+                if plan.string_result
+                else {"stdout": w.text(), "stderr": "", w.secret(): 1}
+            )
             return block, w.text(), result, False
         if plan.kind == "mcp":
             name = f"mcp__{w.secret()}__{w.secret()}"
             w.reg(name)
-            block = self.tool_use(name, {"query": w.text(), "limit": 3})
+            # an MCP tool's argument names are its server's own: a secret key (was: only
+            # values held secrets, so a key reaching an output went unseen)
+            block = self.tool_use(name, {"query": w.text(), "limit": 3, w.secret(): w.text()})
             body = [_text(w.text())]
             return block, body, body, True if plan.error else None
         if plan.kind == "websearch":
