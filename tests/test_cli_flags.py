@@ -955,3 +955,104 @@ def test_a_parser_error_names_the_command_it_was_in(cli: Any, argv: list[str], w
     result = cli(*argv)
     assert result.code == 64
     assert result.err.rstrip().endswith(f"(`{where}` lists the options)"), result.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["verify", "--bundle", str(GOLDEN), "--bundle", str(GOLDEN)],
+        ["evaluate", "--bundle", str(GOLDEN), "--format", "json", "--format=text"],
+        ["inspect", "--in", str(PARENT), "--in", str(PARENT)],
+    ],
+    ids=["verify-bundle", "evaluate-format", "inspect-in"],
+)
+def test_an_option_of_one_value_given_twice_is_a_usage_error(args: list[str], cli: Any) -> None:
+    """Was: click kept the last and dropped the first unsaid: `verify --bundle A --bundle B`
+    checked only B, and a tampered A passed with exit 0 (an operations review)."""
+    result = cli(*args)
+    assert result.code == 64
+    option = args[-2].split("=")[0] if args[-2].startswith("--") else args[-1].split("=")[0]
+    assert f"usage error: {option} is given more than once" in result.err
+    assert f"(`agent-evidence {args[0]} -h` lists the options)" in result.err
+
+
+def test_options_meant_to_repeat_and_flags_twice_still_work(cli: Any) -> None:
+    assert cli("evaluate", "--bundle", str(GOLDEN), "--bundle", str(GOLDEN)).code == 2  # overlap
+    assert cli("inspect", "--in", str(PARENT), "--json", "--json").code == 0
+    # a value spelled like an option is a value: `--in --json` names a file called --json
+    result = cli("inspect", "--json", "--in", "--json")
+    assert result.code == 2  # no such file: refused, not a usage error
+    assert "given more than once" not in result.err
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_a_stop_from_a_runner_is_held_through_the_write_like_a_ctrl_c(
+    stop: str, tmp_path: Path
+) -> None:
+    """Was: only Ctrl-C was handled; the SIGTERM a CI runner, `timeout` or `docker stop` sends
+    (and the SIGHUP of a closed terminal) killed a run mid-write, silently, leaving a staged
+    file (an operations review). It now waits for the renames and is said, 128 + its number."""
+    number = int(getattr(signal, stop))
+    report = tmp_path / "report.md"
+    code = (
+        "import os, signal, sys\n"
+        "import converter.files as files\n"
+        "real = os.replace\n"
+        "def stopped(src, dst):\n"
+        f"    os.kill(os.getpid(), {number})\n"
+        "    real(src, dst)\n"
+        "files.os.replace = stopped\n"
+        "from converter.cli.main import main\n"
+        "sys.argv = ['agent-evidence', 'evaluate', '--bundle', sys.argv[1], '--format',"
+        " 'markdown', '--report', sys.argv[2]]\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(GOLDEN), str(report)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr.strip()) == (
+        128 + number,
+        "interrupted after the output was written in full",
+    )
+    assert report.read_text().startswith("**Decision:")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]  # no staged file
+
+
+def test_a_relative_xdg_config_home_is_ignored(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Was: XDG_CONFIG_HOME=relcfg made the secret key in whatever folder the command ran in
+    (a checkout: committed with it). The XDG spec says a relative value is ignored."""
+    monkeypatch.delenv("AGENT_EVIDENCE_KEY")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relcfg")
+    monkeypatch.chdir(tmp_path)
+    assert cli("key", "init").code == 0
+    assert not (tmp_path / "relcfg").exists()
+    assert (tmp_path / "home" / ".config" / "agent-evidence" / "pseudonym.key").exists()
+
+
+def test_no_home_folder_is_a_missing_key_not_a_bug(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Was exit 70: with no $HOME and no passwd entry (`docker run -u 12345`), `Path.home()`
+    raised inside the key lookup and the projects folder's."""
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.delenv("AGENT_EVIDENCE_KEY")
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    result = cli("inspect", "--in", str(PARENT))
+    assert result.code == 2
+    assert "KEY-MISSING" in result.err
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "ab" * 32)
+    result = cli("scan")
+    assert result.code == 2
+    assert "CC-TREE-PROJECTS-MISSING" in result.err

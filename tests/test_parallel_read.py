@@ -3,6 +3,7 @@ damaged ones included; a worker that fails in any way falls back to reading here
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -270,3 +271,29 @@ def test_the_worker_really_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     assert worker.intact
     assert worker.proc.returncode == 0
     assert len(worker.got) == len(worker.entries) > 0
+
+
+def test_what_a_live_session_appends_while_it_is_read_is_left_for_the_next_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code appends to a running session. Was: a line half written when the reader got
+    there was read as a torn line and then its rest as a line of invalid JSON (a refusal saying
+    the file was damaged), and the digest bound bytes the file never held at one moment. The
+    reader now reads the file as it was when opened (an operations review)."""
+    from converter.reader import transcript
+
+    whole = fixture_parent("synthetic_tree").read_bytes()
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(whole)
+    real = transcript.iter_lines
+
+    def written_meanwhile(stream: Any, digest: Any, cuts: Any) -> Any:
+        with path.open("ab") as writer:  # a writer half way through its next line
+            writer.write(b'{"type": "user", "message": {"role": "us')
+        yield from real(stream, digest, cuts)
+
+    monkeypatch.setattr(transcript, "iter_lines", written_meanwhile)
+    reading = transcript.read_transcript(path)
+    assert (reading.sha256, reading.size) == (hashlib.sha256(whole).hexdigest(), len(whole))
+    assert reading.problems == []
+    assert path.stat().st_size > len(whole)  # the appended bytes were there to be read

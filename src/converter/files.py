@@ -258,18 +258,26 @@ def count_written(outputs: int) -> None:
     _written[0] += outputs
 
 
+# Ctrl-C, and the stops a CI runner, `timeout`, `docker stop` or a closed terminal send.
+_STOPS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
 def _hold_interrupts() -> set[int | signal.Signals] | None:
     """From here a Ctrl-C waits (POSIX): the previous mask, for `_release_interrupts`."""
     if not hasattr(signal, "pthread_sigmask"):
         return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    return signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPS))
 
 
 def _release_interrupts(held: set[int | signal.Signals] | None) -> None:
     """Ctrl-C lands again; one that came meanwhile is raised now. (`held` is None also when the
     hold itself was interrupted: SIGINT is unblocked all the same, nothing here blocks it else.)"""
-    if hasattr(signal, "pthread_sigmask") and (held is None or signal.SIGINT not in held):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if hasattr(signal, "pthread_sigmask"):
+        again = {s for s in _STOPS if held is None or s not in held}
+        if again:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, again)
 
 
 def _keep_old(path: Path) -> str | None:

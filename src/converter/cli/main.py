@@ -228,6 +228,41 @@ class LazyGroup(NamedGroup):
         assert isinstance(command, click.Command)
         return command
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and not isinstance(command, click.Group):
+            # the command's own context, so the usage error names its `-h`
+            _refuse_repeated(command, rest, click.Context(command, info_name=name, parent=ctx))
+        return name, command, rest
+
+
+def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context) -> None:
+    """An option that takes one value, given twice (`verify --bundle A --bundle B`), is a usage
+    error: click would keep the last and drop the first without a word (an operations review:
+    a tampered first bundle passed verify). A flag given twice says the same thing twice."""
+    valued: dict[str, click.Option] = {}  # every option that takes a value, by its spellings
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.is_flag and not param.count:
+            valued.update(dict.fromkeys((*param.opts, *param.secondary_opts), param))
+    seen: set[str] = set()
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            break
+        opt = arg.split("=", 1)[0] if arg.startswith("--") else arg[:2]
+        option = valued.get(opt) if arg.startswith("-") else None
+        if option is not None:
+            if not option.multiple:
+                if option.name in seen:
+                    raise click.UsageError(f"{option.opts[0]} is given more than once", ctx)
+                seen.add(option.name or opt)
+            if arg == opt:
+                i += 1  # its value is the next argument, even one spelled like an option
+        i += 1
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="agent-evidence")
@@ -275,7 +310,7 @@ def _interrupted(written_before: int) -> NoReturn:
         tell("interrupted after the output was written in full")
     else:
         tell("interrupted: nothing was written")
-    sys.exit(Exit.INTERRUPTED)
+    sys.exit(128 + _SIGINTS[-1] if _SIGINTS else Exit.INTERRUPTED)
 
 
 # Ctrl-Cs the console entry point's SIGINT handler saw during this run.
@@ -328,6 +363,10 @@ def _main(argv: list[str] | None) -> None:
     # ignores (a shell's background job: `cmd &` in a script) stays ignored, as Python leaves it.
     if argv is None and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _note_interrupt)
+        for name in ("SIGTERM", "SIGHUP"):
+            stop = getattr(signal, name, None)
+            if stop is not None and signal.getsignal(stop) is signal.SIG_DFL:
+                signal.signal(stop, _note_interrupt)
         sys.unraisablehook = _quiet_unraisable
     args = sys.argv[1:] if argv is None else argv
     cut = args.index("--") if "--" in args else len(args)
@@ -353,6 +392,10 @@ def _ignore_interrupts() -> None:
     while True:
         try:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for name in ("SIGTERM", "SIGHUP"):
+                stop = getattr(signal, name, None)
+                if stop is not None and signal.getsignal(stop) is _note_interrupt:
+                    signal.signal(stop, signal.SIG_IGN)
             return
         except KeyboardInterrupt:
             continue

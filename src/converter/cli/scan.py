@@ -111,7 +111,12 @@ def scan(
     if projects_dir is not None and not str(projects_dir).strip():
         # `scan "$DIR"` with DIR unset: not the working directory, which Path("") would be.
         raise click.UsageError("PROJECTS_DIR is empty; leave it out for the default folder")
-    folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
+    try:
+        folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
+    except RuntimeError:  # no $HOME and no passwd entry: no ~ to look in
+        raise Refused(
+            [Problem("CC-TREE-PROJECTS-MISSING", where=_folder_source(projects_dir))]
+        ) from None
     # Which folder was looked in, said by where it came from (the path itself is the user's,
     # shown with --show-paths): a CLAUDE_CONFIG_DIR set to the projects folder itself is a
     # likely slip, and a refusal that did not say it was used left it to be guessed.

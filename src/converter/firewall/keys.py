@@ -33,15 +33,27 @@ class PseudonymKey:
         return f"key-{mac[:16]}"
 
 
+def _xdg_config_home() -> str | None:
+    """$XDG_CONFIG_HOME when it is an absolute path; a relative one is ignored, as the XDG Base
+    Directory spec says (else the key would be made in whatever folder the command ran in)."""
+    value = os.environ.get("XDG_CONFIG_HOME")
+    return value if value and os.path.isabs(value) else None
+
+
 def default_key_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    base = _xdg_config_home()
+    if base is None:
+        try:
+            base = str(Path.home() / ".config")
+        except RuntimeError:  # no $HOME and no passwd entry (`docker run -u 12345`)
+            raise Refused([Problem("KEY-MISSING")]) from None
     return Path(base) / "agent-evidence" / "pseudonym.key"
 
 
 def default_key_shown() -> str:
     """Where `default_key_path` is, as a message may say it: by the variable or `~`, never the
     expanded path (a home folder names its user)."""
-    base = "$XDG_CONFIG_HOME" if os.environ.get("XDG_CONFIG_HOME") else "~/.config"
+    base = "$XDG_CONFIG_HOME" if _xdg_config_home() else "~/.config"
     return f"{base}/agent-evidence/pseudonym.key"
 
 

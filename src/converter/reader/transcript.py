@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -36,6 +37,21 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     request_ids: dict[str, str] = msgspec.field(default_factory=dict)
 
 
+def _up_to(stream: Iterable[bytes], size: int) -> Iterator[bytes]:
+    """The file's lines as it was when opened: its first `size` bytes. Claude Code appends to a
+    live session; a line half written when the reader reached it would else be read in two
+    parts (a torn line, then its rest as a line of invalid JSON, every line after it numbered
+    one too many), and the digest would bind bytes that were never the file at one moment."""
+    left = size
+    for raw in stream:
+        if len(raw) >= left:
+            if left:
+                yield raw[:left]
+            return
+        left -= len(raw)
+        yield raw
+
+
 def read_transcript(
     path: Path, trimmer: Trimmer | None = None, request_ids: bool = False
 ) -> FileReading:
@@ -53,7 +69,8 @@ def read_transcript(
     cut: list[tuple[int, bool, str | None, str | None]] = []  # line, at end, type, message id
     try:
         with path.open("rb") as stream:
-            for number, item in iter_lines(stream, digest, torn.split):
+            size = os.fstat(stream.fileno()).st_size
+            for number, item in iter_lines(_up_to(stream, size), digest, torn.split):
                 if trimmer is not None:
                     trimmer.read(digest.size - counted)
                     counted = digest.size
