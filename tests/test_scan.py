@@ -868,6 +868,73 @@ def test_workers_do_not_outlive_a_killed_scan(tmp_path: Path) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+_TERMINATED_SCAN = """
+import os, sys, time
+from pathlib import Path
+import converter.run.scan as scan
+from converter.cli.main import main
+
+MARKS, FOLDER = sys.argv[1:3]
+
+def slow(parent, identities=False, elsewhere=(), siblings=()):
+    Path(MARKS, str(os.getpid())).touch()
+    time.sleep(60)
+    return {}
+
+if __name__ == "__main__":
+    scan.inspect_part = slow
+    scan.available_cpus = lambda: 2
+    folder = FOLDER
+    sys.argv = ["agent-evidence", "scan", folder, "--jobs", "2"]
+    main()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="process groups")
+def test_a_scan_stopped_by_sigterm_ends_with_its_workers(tmp_path: Path) -> None:
+    """What `timeout` and a CI runner do: SIGTERM to the whole process group. Was (with the
+    stops handled like Ctrl-C): a forked worker inherited the scan's handler, turned the stop
+    into an interrupt it survived, and the scan waited for it at exit, for ever."""
+    script = tmp_path / "terminated_scan.py"
+    script.write_text(_TERMINATED_SCAN)
+    marks = tmp_path / "workers"
+    marks.mkdir()
+    project = tmp_path / "projects" / "-p"
+    project.mkdir(parents=True)
+    for n in range(3):
+        (project / f"00000000-0000-4000-8000-00000000000{n}.jsonl").write_text("{}\n")
+    env = {**os.environ, "AGENT_EVIDENCE_KEY": TEST_KEY}
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(marks), str(tmp_path / "projects")],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    pids: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(pids) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            pids = [int(p.name) for p in marks.iterdir()]
+        assert len(pids) == 2, "the workers did not start"
+        os.killpg(proc.pid, signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert err.strip().endswith("interrupted: nothing was written"), err
+        assert "Traceback" not in err
+        deadline = time.monotonic() + 10
+        while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_running(pid) for pid in pids)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        for pid in pids:
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 # --- a session in several project folders: each call counted once, copies refused ------------
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import os
 import re
 import signal
 import sys
@@ -317,10 +318,21 @@ def _interrupted(written_before: int) -> NoReturn:
 _SIGINTS: list[int] = []
 
 
+# The process that installed the handler: a process forked from it (a scan worker, before its
+# own set-up has reset the handlers) inherits the handler, not the run.
+_HANDLER_PID: list[int] = []
+
+
 def _note_interrupt(signum: int, frame: object) -> None:
     """Python's own Ctrl-C (KeyboardInterrupt), remembered: a library that catches everything
     (pydantic building a validator on first use) can turn it into its own error, with no trace
-    of it left in that error."""
+    of it left in that error. In a forked worker, a Ctrl-C is the run's to handle (it stops its
+    workers) and any other stop ends the worker at once: an interrupt raised there could leave
+    it alive, and the run waiting for it."""
+    if _HANDLER_PID and os.getpid() != _HANDLER_PID[0]:
+        if signum != signal.SIGINT:
+            os._exit(128 + signum)
+        return
     _SIGINTS.append(signum)
     raise KeyboardInterrupt
 
@@ -362,6 +374,7 @@ def _main(argv: list[str] | None) -> None:
     # The console entry point (tests run commands in their own process). A SIGINT the caller
     # ignores (a shell's background job: `cmd &` in a script) stays ignored, as Python leaves it.
     if argv is None and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        _HANDLER_PID[:] = [os.getpid()]
         signal.signal(signal.SIGINT, _note_interrupt)
         for name in ("SIGTERM", "SIGHUP"):
             stop = getattr(signal, name, None)

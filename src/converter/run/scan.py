@@ -397,6 +397,12 @@ def _init_pool_worker(secret: bytes, scan_pid: int, card: PriceCard | None) -> N
     kernel kills the worker when the process that started it dies, even by SIGKILL or the OOM
     killer, so no worker is left behind as an orphan that holds a tree in memory."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A forked worker inherits the scan's handler of the stops a runner sends (an interrupt
+    # raised in the worker, a traceback on its way out); the scan stops its workers with
+    # SIGTERM, which must simply end them.
+    for stop in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, stop):
+            signal.signal(getattr(signal, stop), signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -634,6 +640,9 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         worker.terminate()
     for worker in workers:
         worker.join(timeout=5)
+        if worker.is_alive():  # it survived SIGTERM (caught before its set-up reset it)
+            worker.kill()
+            worker.join(timeout=5)
 
 
 def _size(path: Path) -> int:
