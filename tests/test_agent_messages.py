@@ -290,3 +290,38 @@ def test_a_broadcast_found_but_not_once_per_sending_is_refused(tmp_path: Path, c
     child.write_text("".join([*lines[:2], json.dumps(peer) + "\n", *lines[2:]]))
     result = cli("inspect", "--json", "--in", str(parent))
     assert [r["code"] for r in result.json()["refusals"]] == ["CC-TREE-AGENT-RESUME-UNPLACED"]
+
+
+def test_a_grandchild_spawned_after_a_resume_is_the_later_tasks(tmp_path: Path) -> None:
+    """A subagent resumed by a later prompt's message that then delegates: the grandchild's
+    spend is that later task's (a mutation review: taking every delegation at the start of
+    its stream survived; no fixture had a resumed subagent delegating)."""
+    parent = _tree(tmp_path)
+    subagents = tmp_path / SID / "subagents"
+    spawn = {
+        "type": "tool_use",
+        "id": "toolu_gc",
+        "name": "Agent",
+        "input": {"prompt": "CANARY dig", "subagent_type": "general-purpose"},
+    }
+    grand = "a1234567890abcdef"
+    child = [
+        _user("c1", None, "CANARY scan"),
+        assistant_call("c2", "c1", "msg_first_run", [{"type": "text", "text": "CANARY"}]),
+        _user("c3", "c2", MESSAGE),
+        assistant_call("c4", "c3", "msg_resumed_1", [spawn]),
+        _result("c4r", "c4", "toolu_gc", {"status": "completed", "agentId": grand}),
+        assistant_call("c5", "c4r", "msg_resumed_2", [{"type": "text", "text": "CANARY"}]),
+    ]
+    _write(subagents / f"agent-{AGENT}.jsonl", child, isSidechain=True, agentId=AGENT)
+    grandchild = [
+        _user("g1", None, "CANARY dig"),
+        assistant_call("g2", "g1", "msg_grandchild", [{"type": "text", "text": "CANARY"}]),
+    ]
+    _write(subagents / f"agent-{grand}.jsonl", grandchild, isSidechain=True, agentId=grand)
+    (subagents / f"agent-{grand}.meta.json").write_text(
+        json.dumps({"agentType": "general-purpose", "toolUseId": "toolu_gc"})
+    )
+    tasks = _tasks(parent)
+    assert tasks["msg_first_run"] == 0
+    assert tasks["msg_resumed_1"] == tasks["msg_grandchild"] == 1

@@ -761,3 +761,39 @@ def test_a_fraction_resealed_is_refused_not_called_changed() -> None:
     body["receipt"]["evidence_sha256"] = "0" * 64  # the edit, not resealed
     with pytest.raises(IntegrityFailure):
         open_bundle(canonicaljson.encode_canonical_json(body))
+
+
+# A mutation review: these edits, resealed, opened when only the low end of a cost or only some
+# of the receipt's counts were compared (the tests above change low and high together).
+
+
+def test_a_model_events_high_cost_edited_alone_is_refused() -> None:
+    """Lowering only `high` erases a usage-incomplete call's uncertainty: INCOMPLETE becomes
+    SCALE. An unsigned bundle has only this check."""
+    assert _codes_at(_set("events/0/cost/high", "0.0387650000")) == [
+        ("BUNDLE-COST-MISMATCH", "events/0/cost")
+    ]
+
+
+def test_a_tool_events_high_cost_edited_alone_is_refused() -> None:
+    assert _codes_at(_set("events/5/cost/high", "5.0000000000")) == [
+        ("BUNDLE-COST-MISMATCH", "events/5/cost")
+    ]
+
+
+def test_a_receipts_usage_incomplete_count_is_checked() -> None:
+    assert _codes_at(_set("receipt/counts/usage_incomplete_calls", 3)) == [
+        ("BUNDLE-COUNT-MISMATCH", "receipt/counts/usage_incomplete_calls")
+    ]
+
+
+def test_a_0_2_bundle_rewritten_as_v1_is_refused() -> None:
+    """The boundary of the downgrade check: 0.2.0 already wrote v2 bundles."""
+
+    def downgraded(body: dict[str, Any]) -> None:
+        body["schema_version"] = "agent-evidence/bundle/v1"
+        body["generator"]["version"] = "0.2.0"
+        del body["pricing"]
+        _zero_costs(body)
+
+    assert _codes_at(downgraded) == [("BUNDLE-SCHEMA-MISMATCH", "schema_version")]

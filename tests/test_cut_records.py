@@ -380,3 +380,14 @@ def test_a_cut_last_fragment_whose_call_no_other_record_states_the_input_of_is_l
     syn.edit_record("", 6, stub)
     _crash_at(syn, 7, glued=True)
     _refused(cli, syn, tmp_path, "CC-LINE-CUT-LOST", 7)
+
+
+def test_bad_utf8_inside_an_unterminated_last_line_is_damage_not_a_torn_write() -> None:
+    from converter.sources.jsonl import Digest, iter_lines
+
+    lines = [b'{"a":1}\n', b'{"a":"\xff","b":2}']
+    last = list(iter_lines(iter(lines), Digest()))[-1][1]
+    assert getattr(last, "code", None) == "CC-LINE-INVALID-UTF8"
+    cut = [b'{"a":1}\n', b'{"a":"\xe2\x82']  # a write cut inside a character: torn
+    last = list(iter_lines(iter(cut), Digest()))[-1][1]
+    assert getattr(last, "code", None) == "CC-LINE-TORN"

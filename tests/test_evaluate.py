@@ -916,3 +916,16 @@ def test_the_cost_per_model_table_adds_up_to_the_spend() -> None:
     assert "| `claude-sonnet-4-5` | $6.5000 – $8.5000 |" in section
     assert "| tool calls | $0.5000 |" in section
     assert "| **all** | $7.0000 – $9.0000 |" in section
+
+
+def test_cost_per_acceptable_outcome_divides_by_the_acceptable_tasks_only() -> None:
+    """A mutation review: dividing by every task survived the suite (every workload that checked
+    this value had all its tasks acceptable). 4 tasks of $4 effective cost each ($2 spend and
+    2 minutes at $60/h), 2 acceptable: $16 / 2 = $8, and a $6 limit fails."""
+    tasks = [make_task(i, acceptable=i < 2) for i in range(4)]
+    m = evaluate(make_workload(tasks)).metrics
+    assert m.cost_per_acceptable_outcome.at_low_cost == Decimal(8)
+    assert m.cost_per_acceptable_outcome.at_high_cost == Decimal(8)
+    ev = evaluate(make_workload(tasks, max_cost_per_acceptable_outcome_usd=Decimal(6)))
+    gate = next(g for g in ev.gates if g.check.id == "cost-per-acceptable-outcome")
+    assert gate.status == "fail"

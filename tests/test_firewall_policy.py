@@ -426,3 +426,14 @@ def test_a_context_key_with_an_empty_part_is_not_shown() -> None:
 
     assert may_name("standard|empty|us")
     assert not may_name("standard||us")
+
+
+def test_four_number_parts_after_a_family_do_not_cross() -> None:
+    """A name of many number parts (a year spelled out) is a pseudonym, not a model name (a
+    mutation review: dropping the three-part cap survived, every sample being caught by the
+    digit caps)."""
+    from converter.firewall.names import model_crosses
+
+    assert model_crosses("claude-3-5-haiku-20241022")
+    assert not model_crosses("claude-1-9-8-5")
+    assert not model_crosses("claude-3-1-2-3-4")

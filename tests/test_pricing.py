@@ -916,3 +916,22 @@ def test_an_unrecorded_field_spans_every_multiplier_the_card_states_for_it() -> 
     assert unrecorded_bounds(model, "absent|standard|global") == (Decimal("0.5"), Decimal(1))
     assert unrecorded_bounds(model, "standard|standard|absent") == (Decimal(1), Decimal("1.1"))
     assert unrecorded_bounds(model, "absent|standard|empty") == (Decimal("0.5"), Decimal("1.1"))
+
+
+def test_the_card_estimate_prices_unsplit_cache_writes_both_ways() -> None:
+    """`inspect --price-card` prices a cache write of unknown TTL between the 5m and the 1h
+    rate (a mutation review: pricing it at 1h alone survived the pricing tests)."""
+    from converter.pricing.estimate import estimate
+
+    call = event(
+        "claude-opus-4-6",
+        input_tokens=10,
+        output_tokens=10,
+        cache_creation_unsplit_input_tokens=1_000_000,
+    )
+    acc = account([call])
+    low = price_model_event(call, claims_for(acc, "5m"))
+    high = price_model_event(call, claims_for(acc, "1h"))
+    assert low.low < high.low  # the card's 1h write rate is above its 5m one
+    got = estimate(acc, CARD)
+    assert (got.low, got.high) == (low.low, high.high)
