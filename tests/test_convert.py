@@ -1247,6 +1247,18 @@ def test_a_contract_saved_with_a_byte_order_mark_converts(cli: Any, tmp_path: Pa
     assert result.code == 0, result.err
 
 
+def test_a_contract_saved_as_utf_16_names_its_first_line(cli: Any, tmp_path: Path) -> None:
+    """Was: no line, so the fix read "the file could not be read at all" (an operations
+    review); its fix names UTF-16."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    contract.write_bytes(contract.read_text().encode("utf-16"))
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    assert "CONTRACT-UNREADABLE [line 1]" in result.err
+    assert "UTF-16" in result.err
+
+
 def test_a_repeated_key_in_the_contract_names_its_line(cli: Any, tmp_path: Path) -> None:
     parent = fixture_parent("synthetic_tree")
     contract = _contract(cli, parent, tmp_path)

@@ -64,6 +64,28 @@ def test_a_folder_that_refuses_the_write_itself(
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("full", ["ENOSPC", "EDQUOT", "EFBIG"])
+def test_a_full_disk_is_said_as_such_and_leaves_nothing(
+    full: str, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was OUT-UNWRITABLE, whose fix sent the user to look for a missing or read-only folder
+    (an operations review, on a full tmpfs)."""
+    import errno
+
+    old = tmp_path / "t.json"
+    old.write_text("an earlier template\n")
+
+    def no_room(_: int) -> None:
+        raise OSError(getattr(errno, full), "No space left on device")
+
+    monkeypatch.setattr("converter.files.os.fsync", no_room)
+    result = cli("convert", "--in", str(PARENT), "--template", str(old), "--force")
+    assert result.code == 2
+    assert "OUT-NO-SPACE" in result.err
+    assert _leftovers(tmp_path) == ["t.json"]
+    assert old.read_text() == "an earlier template\n"
+
+
 @pytest.mark.parametrize(
     "text",
     ['{"schema_version": ', '{"a": 1, "a": 2}', '{"a": NaN}', "[1, 2]", "\xff\xfe", ""],

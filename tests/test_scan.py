@@ -714,6 +714,53 @@ def test_the_progress_bars_eta_waits_until_it_means_something(
     assert scan_module.eta_text(100, done, first, since) == said
 
 
+def _scan_on_a_terminal(root: Path, env: dict[str, str]) -> str:
+    """What `scan` draws on stderr when stderr is a terminal (a pseudo-terminal here)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "converter", "scan", str(root), "--jobs", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=follower,
+            env={**os.environ, "AGENT_EVIDENCE_KEY": TEST_KEY, **env},
+            check=False,
+            timeout=120,
+        )
+        assert done.returncode == 0
+        os.close(follower)
+        follower = -1
+        drawn = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the other end is closed and read out
+                break
+            if not chunk:
+                break
+            drawn += chunk
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    return drawn.decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pseudo-terminal")
+def test_the_progress_bar_fits_a_narrow_terminal_and_a_dumb_one_gets_none(projects: Any) -> None:
+    """An operations review: on a 20-column terminal the bar (about 57 columns) wrapped at every
+    redraw, and TERM=dumb still got the animated bar and cursor escapes."""
+    root, *_ = projects
+    drawn = _scan_on_a_terminal(root, {"COLUMNS": "50", "TERM": "xterm"})
+    frames = [f for f in re.split(r"[\r\n]", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn)) if f]
+    assert any("scanning" in f for f in frames), drawn
+    assert max(len(f) for f in frames if "scanning" in f) <= 50
+    dumb = _scan_on_a_terminal(root, {"COLUMNS": "50", "TERM": "dumb"})
+    assert "scanning" not in dumb
+    assert "\x1b[" not in dumb
+
+
 # --- worker processes: never more than the CPUs or the transcripts to inspect ------------------
 
 

@@ -258,6 +258,9 @@ def count_written(outputs: int) -> None:
     _written[0] += outputs
 
 
+# A write that failed for want of room: the disk, the user's quota, the largest file allowed.
+_NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
 # Ctrl-C, and the stops a CI runner, `timeout`, `docker stop` or a closed terminal send.
 _STOPS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
@@ -357,7 +360,8 @@ def write_all_atomic(
             _take_back(staged, kept)
             if not isinstance(stopped, OSError):
                 raise
-            raise Refused([Problem("OUT-UNWRITABLE")]) from None
+            full = stopped.errno in _NO_SPACE  # not the folder's fault (an operations review)
+            raise Refused([Problem("OUT-NO-SPACE" if full else "OUT-UNWRITABLE")]) from None
         _drop_kept(kept)
         for path in removing:
             with contextlib.suppress(FileNotFoundError):

@@ -101,7 +101,10 @@ def to_null(stream: TextIO | None, fd: int) -> None:
 
 def stderr_is_terminal() -> bool:
     """Whether stderr is a terminal a progress bar may draw on. Python sets `sys.stderr` to
-    None when descriptor 2 was closed (`2>&-`): that is no terminal, and never an error."""
+    None when descriptor 2 was closed (`2>&-`): that is no terminal, and never an error. A
+    terminal that says it is `dumb` cannot move its cursor: no bar there either."""
+    if os.environ.get("TERM") == "dumb":
+        return False
     try:
         return sys.stderr is not None and sys.stderr.isatty()
     except (OSError, ValueError):

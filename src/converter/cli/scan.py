@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -53,6 +54,9 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
                     file=sys.stderr,
                     show_eta=False,
                     item_show_func=eta,
+                    # the label, count and time left take about 40 columns: a narrow terminal
+                    # gets a shorter bar, not one that wraps at every redraw
+                    width=max(min(36, shutil.get_terminal_size().columns - 42), 4),
                 )
             )
 

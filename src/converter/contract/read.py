@@ -112,7 +112,11 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
     try:
         raw = as_tuples(loads_exact(data))
     except NotStrictJSON as bad:
-        return [Problem("CONTRACT-UNREADABLE", line=bad.line)]
+        # An editor's UTF-16 (its byte-order mark first) is wrong from the first line on: say
+        # so, or the fix would read as "the file could not be read at all" (an operations
+        # review).
+        utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        return [Problem("CONTRACT-UNREADABLE", line=1 if utf16 else bad.line)]
     if _is_bundle(raw):  # every field would be "no such field": name the mix-up instead
         return [Problem("CONTRACT-IS-A-BUNDLE")]
     try:

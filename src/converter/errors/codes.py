@@ -870,8 +870,9 @@ CODES: dict[str, CodeInfo] = {
         "The contract file could not be read, or is not valid strict JSON (a syntax error, a "
         "repeated key, NaN, a torn write, text that is not UTF-8).",
         "Check that the path names the contract (with no line named, the file could not be "
-        "read at all); with a line, fix the JSON there (an editor that saves UTF-16 must save UTF-8 "
-        "instead), or regenerate it with `convert --template`.",
+        "read at all, or its JSON is nested deeper than any contract's); with a line, fix the "
+        "JSON there (an editor that saves UTF-16 must save UTF-8 instead), or regenerate it with "
+        "`convert --template`.",
     ),
     "CONTRACT-SHAPE": _c(
         "A contract field is missing, unknown, or of the wrong type or range.",
@@ -1548,6 +1549,11 @@ CODES: dict[str, CodeInfo] = {
         "The template's output file already exists; it may be a contract you filled in.",
         "Write the template to a new file (use --from-contract to carry the old claims), or pass "
         "--force to replace it.",
+    ),
+    "OUT-NO-SPACE": _c(
+        "The output could not be written: the filesystem (or your quota there) is full. Nothing "
+        "was left behind, and a file it would have replaced is as it was.",
+        "Free space there, or write the output to another filesystem.",
     ),
     "OUT-UNWRITABLE": _c(
         "The output could not be written (folder missing or not writable).",
