@@ -887,6 +887,24 @@ def _running(pid: int) -> bool:
     return state != "Z"
 
 
+def _started_workers(marks: Path) -> list[int]:
+    """The two workers' process ids, once each has marked that it started a tree."""
+    pids: list[int] = []
+    deadline = time.monotonic() + 60
+    while len(pids) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        pids = [int(p.name) for p in marks.iterdir()]
+    assert len(pids) == 2, "the workers did not start"
+    return pids
+
+
+def _all_gone(pids: list[int]) -> bool:
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(_running(pid) for pid in pids)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_workers_do_not_outlive_a_killed_scan(tmp_path: Path) -> None:
     """Was: a scan killed by the OOM killer left its workers running as orphans."""
@@ -897,17 +915,10 @@ def test_workers_do_not_outlive_a_killed_scan(tmp_path: Path) -> None:
     scan_proc = subprocess.Popen([sys.executable, str(script), str(marks)])
     pids: list[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while len(pids) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            pids = [int(p.name) for p in marks.iterdir()]
-        assert len(pids) == 2, "the workers did not start"
+        pids = _started_workers(marks)
         scan_proc.kill()
         scan_proc.wait()
-        deadline = time.monotonic() + 10
-        while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(_running(pid) for pid in pids)
+        assert _all_gone(pids)
     finally:
         scan_proc.kill()
         for pid in pids:  # without the fix: the orphans this test made, and no others
@@ -960,20 +971,13 @@ def test_a_scan_stopped_by_sigterm_ends_with_its_workers(tmp_path: Path) -> None
     )
     pids: list[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while len(pids) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-            pids = [int(p.name) for p in marks.iterdir()]
-        assert len(pids) == 2, "the workers did not start"
+        pids = _started_workers(marks)
         os.killpg(proc.pid, signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 128 + signal.SIGTERM, err
         assert err.strip().endswith("interrupted: nothing was written"), err
         assert "Traceback" not in err
-        deadline = time.monotonic() + 10
-        while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not any(_running(pid) for pid in pids)
+        assert _all_gone(pids)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

@@ -182,7 +182,7 @@ def test_the_output_schemas_refuse_free_text() -> None:
         "refusals": [],
         "findings": [{"code": "CC-REC-PROGRESS-COPY", "count": 1}],
         "not_read": [],
-        "counts": dict.fromkeys(INSPECT["$defs"]["InspectCounts"]["required"], 0),
+        "counts": dict.fromkeys(INSPECT["$defs"]["TreeCounts"]["required"], 0),
         "bound_files": 1,
         "usage": dict.fromkeys(INSPECT["$defs"]["Usage"]["required"], 0),
         "by_model": {},

@@ -139,10 +139,11 @@ class Finding(Closed):
     count: Count
 
 
-class Counts(Closed):
+class TreeCounts(Closed):
+    """A tree's counts as `inspect` reports them (its bound files apart)."""
+
     transcript_files: Count
     meta_files: Count
-    bound_files: Count
     subagents: Count
     delegations_expanded: Count
     max_depth: Count
@@ -152,6 +153,12 @@ class Counts(Closed):
     tool_calls: Count
     edges: Count
     synthetic_records: Count
+
+
+class Counts(TreeCounts):
+    """The inventory's counts: a tree's, and the files bound."""
+
+    bound_files: Count
 
 
 class PublicAccount(Closed):

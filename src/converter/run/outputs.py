@@ -25,7 +25,7 @@ from converter.firewall.types import (
     Pseudonym,
     PublicName,
 )
-from converter.firewall.view import AgentKind, Finding, Refusal
+from converter.firewall.view import AgentKind, Finding, Refusal, TreeCounts
 
 
 def _known(code: str) -> str:
@@ -65,20 +65,6 @@ class Usage(Tokens):
 
 
 # ------------------------------------------------------------------ inspect --json
-
-
-class InspectCounts(Closed):
-    transcript_files: Count
-    meta_files: Count
-    subagents: Count
-    delegations_expanded: Count
-    max_depth: Count
-    tasks: Count
-    model_calls: Count
-    usage_incomplete_calls: Count
-    tool_calls: Count
-    edges: Count
-    synthetic_records: Count
 
 
 class ModelUsage(Closed):
@@ -130,7 +116,7 @@ class InspectReport(Closed):
     refusals: list[Refusal]
     findings: list[Finding]
     not_read: list[Finding]
-    counts: InspectCounts
+    counts: TreeCounts
     bound_files: Count
     usage: Usage
     by_model: dict[CrossedModel, ModelUsage]
@@ -150,8 +136,8 @@ class ScanModelCost(Closed):
     model_calls_unbounded: Count
 
 
-class RowCost(Closed):
-    """A convertible session's cost by the card (`inspect --price-card`'s, in short)."""
+class ScanCost(Closed):
+    """A figure by the card in `scan` (`inspect --price-card`'s, in short)."""
 
     low_usd: Usd
     high_usd: Usd
@@ -160,6 +146,11 @@ class RowCost(Closed):
     tool_calls_not_priced: Count
     model_calls_unbounded: Count
     by_model: dict[CrossedModel, ScanModelCost]
+
+
+class RowCost(ScanCost):
+    """A convertible session's figure."""
+
     spend_left_out: list[KnownCode]
 
 
@@ -182,15 +173,10 @@ class ScanRow(Closed):
     cost: RowCost | None = Field(default=None, description="present with --price-card")
 
 
-class TotalCost(Closed):
+class TotalCost(ScanCost):
+    """The priced sessions' figures summed."""
+
     price_card: CardId
-    low_usd: Usd
-    high_usd: Usd
-    model_calls_priced: Count
-    model_calls_not_priced: Count
-    tool_calls_not_priced: Count
-    model_calls_unbounded: Count
-    by_model: dict[CrossedModel, ScanModelCost]
     sessions_not_priced: Count
     sessions_with_spend_left_out: Count
 
