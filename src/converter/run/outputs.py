@@ -154,7 +154,18 @@ class RowCost(ScanCost):
     spend_left_out: list[KnownCode]
 
 
-class ScanRow(Closed):
+class ScanNumbers(Closed):
+    """What a session's row and the totals count alike."""
+
+    model_calls: Count
+    usage_incomplete_calls: Count
+    tool_calls: Count
+    subagents: Count
+    tokens: Count
+    usage: Tokens
+
+
+class ScanRow(ScanNumbers):
     session: Pseudonym
     status: Literal["convertible", "empty", "refused", "orphan", "error"]
     refusals: list[KnownCode]
@@ -163,12 +174,6 @@ class ScanRow(Closed):
     orphan_folders: Count
     split: bool
     transcript_beside: bool
-    model_calls: Count
-    usage_incomplete_calls: Count
-    tool_calls: Count
-    subagents: Count
-    tokens: Count
-    usage: Tokens
     # with --price-card: null for a session that has no one tree that converts
     cost: RowCost | None = Field(default=None, description="present with --price-card")
 
@@ -181,7 +186,7 @@ class TotalCost(ScanCost):
     sessions_with_spend_left_out: Count
 
 
-class ScanTotals(Closed):
+class ScanTotals(ScanNumbers):
     sessions: Count
     convertible: Count
     empty: Count
@@ -191,12 +196,6 @@ class ScanTotals(Closed):
     errors: Count
     split: Count
     parent_files: Count
-    model_calls: Count
-    usage_incomplete_calls: Count
-    tool_calls: Count
-    subagents: Count
-    tokens: Count
-    usage: Tokens
     refusal_codes: dict[KnownCode, Count]
     skipped_entries: Count
     skipped_session_files: Count
