@@ -206,3 +206,42 @@ def test_the_output_schemas_refuse_free_text() -> None:
     doc = copy.deepcopy(report)
     doc["by_model"]["/home/alice/model"] = {"model_calls": 1, "usage": report["usage"]}
     assert errors(INSPECT, doc)
+
+
+EVALUATION = json.loads((ROOT / "contracts" / "evaluation.schema.json").read_text())
+
+
+def test_evaluate_json_validates_decided_and_incomplete(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """contracts/evaluation.schema.json against what `evaluate --format json` prints: a
+    decision, and an INCOMPLETE one whose reasons carry their sentence and fix."""
+    jsonschema.Draft202012Validator.check_schema(EVALUATION)
+    golden = ROOT / "fixtures" / "synthetic_bundle.golden.json"
+    decided = cli("evaluate", "--bundle", str(golden), "--format", "json")
+    assert decided.code == 0, decided.err
+    assert errors(EVALUATION, decided.json()) == []
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)  # the fixture contract's key
+    contract = copy.deepcopy(FILLED)
+    contract["claims"]["policy"]["min_tasks"] = 5
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(contract))
+    bundle = tmp_path / "b.json"
+    made = cli(
+        "convert",
+        "--in",
+        str(fixture_parent("synthetic_tree")),
+        "--contract",
+        str(path),
+        "--out",
+        str(bundle),
+    )
+    assert made.code == 0, made.err
+    incomplete = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    assert incomplete.code == 2
+    doc = incomplete.json()
+    assert doc["reasons"][0]["text"]
+    assert doc["reasons"][0]["fix"]
+    assert errors(EVALUATION, doc) == []
+    doc["reasons"][0]["note"] = "anything"
+    assert errors(EVALUATION, doc)

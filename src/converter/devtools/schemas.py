@@ -16,7 +16,7 @@ from pydantic.json_schema import JsonSchemaMode
 
 from converter.bundle.model import Bundle
 from converter.contract.model import Contract
-from converter.evaluate.result import Evaluation
+from converter.evaluate.result import PrintedEvaluation
 from converter.run.outputs import InspectReport, ScanReport
 
 # A contract is written by people and read by convert: its schema says what convert reads (a
@@ -29,7 +29,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel], JsonSchemaMode]] = {
     # what `inspect --json`, `scan --json` and `evaluate --format json` print
     "inspect.schema.json": (InspectReport, "serialization"),
     "scan.schema.json": (ScanReport, "serialization"),
-    "evaluation.schema.json": (Evaluation, "serialization"),
+    "evaluation.schema.json": (PrintedEvaluation, "serialization"),
 }
 
 

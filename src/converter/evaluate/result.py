@@ -305,3 +305,18 @@ class Evaluation(Closed):
     @property
     def exit(self) -> Exit:
         return EXIT_OF[self.decision]
+
+
+class PrintedReason(Reason):
+    """A reason as `evaluate --format json` prints it: its data, its sentence and the fix the
+    catalogue gives its code (both fixed text of this program, never an input's)."""
+
+    text_: str = Field(alias="text")
+    fix: str
+
+
+class PrintedEvaluation(Evaluation):
+    """What `evaluate --format json` prints (`report.render_json`); contracts/
+    evaluation.schema.json is made from it."""
+
+    reasons: tuple[PrintedReason, ...]
