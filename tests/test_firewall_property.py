@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import re
 import secrets
 import tempfile
@@ -450,5 +451,99 @@ def test_no_leak_through_named_fields_property(command: str, cli: Any) -> None:
                 if label.endswith((":stdout", ":stderr")):
                     assert "\x1b" not in body, label
                     assert "\u202e" not in body, label
+
+    check()
+
+
+# --- provider bodies: their content is content too (SPEC §6.5 names body contents) -------------
+
+
+def _final_calls(tree: Tree) -> dict[str, tuple[str, str, dict[str, Any]]]:
+    """message id -> (request id, model, usage of its last fragment) over the tree's transcripts."""
+    calls: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    for path in sorted(tree.base.rglob("*.jsonl")):
+        for line in path.read_bytes().splitlines():
+            record = json.loads(line)
+            message = record.get("message")
+            if record.get("type") != "assistant" or not isinstance(message, dict):
+                continue
+            ident, request = message.get("id"), record.get("requestId")
+            if isinstance(ident, str) and isinstance(request, str) and message.get("usage"):
+                calls[ident] = (request, message["model"], message["usage"])
+                if message.get("stop_reason") is None:  # a stub: its response would complete it
+                    del calls[ident]  # (with the output an Agent result states, for a child's)
+    return calls
+
+
+def _bodies(tree: Tree, folder: Path, rng: random.Random) -> None:
+    """A bodies folder as Claude Code writes it for this session, a secret in every free place
+    (content, unknown keys, the index's free fields, a request file) and a hidden call too."""
+
+    def secret() -> str:
+        return tree.new_secret(rng)
+
+    folder.mkdir()
+    lines = []
+    calls = list(_final_calls(tree).items())
+    usage = {"input_tokens": 3, "output_tokens": 5}
+    hidden = (f"msg_{secret()}", (f"req_{secret()}", "claude-haiku-4-5-20251001", usage))
+    for message_id, (request_id, model, usage) in [*calls, hidden]:
+        response = {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": secret()}],
+            "stop_reason": "end_turn",
+            "usage": usage,
+            secret(): {"note": secret()},
+        }
+        name = f"{request_id}.response.json"
+        (folder / name).write_text(json.dumps(response))
+        request = f"{secret()}.request.json"
+        (folder / request).write_text(json.dumps({"system": secret(), "messages": [secret()]}))
+        lines.append(
+            {
+                "timestamp": "2026-07-21T09:14:05.463Z",
+                "session_id": tree.session_id,
+                "query_source": secret(),
+                "model": model,
+                "request_id": request_id,
+                "message_id": message_id,
+                "message_uuid": None,
+                "request_file": request,
+                "response_file": name,
+                secret(): secret(),
+            }
+        )
+    (folder / "index.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+@pytest.mark.parametrize("command", ["inspect-json", "inspect-text", "template"])
+def test_no_leak_through_provider_bodies_property(command: str, cli: Any) -> None:
+    @given(plan=trees(), seed=st.integers(0, 2**32 - 1))
+    def check(plan: TreePlan, seed: int) -> None:
+        with planted(plan) as (tree, scratch):
+            key = write_key(scratch / "k.key")
+            bodies = scratch / "bodies"
+            _bodies(tree, bodies, random.Random(seed))
+            workdir = Path(tempfile.mkdtemp(dir=scratch))
+            inv = Invocation(tree.parent, workdir, key, cli)
+            flags = ["--provider-bodies", str(bodies), "--key-file", str(key)]
+            if command == "template":
+                args = ["convert", "--in", str(tree.parent), "--template"]
+                output = run(inv, *args, str(workdir / "t.json"), *flags)
+            else:
+                json_flag = ["--json"] if command == "inspect-json" else []
+                output = run(inv, "inspect", "--in", str(tree.parent), *json_flag, *flags)
+            assert output.code == 0, output.stderr
+            said = output.stdout + "".join(
+                f.decode("utf-8", "replace") for f in output.files.values()
+            )
+            assert "CC-BODY-HIDDEN-CALL" in said or command == "inspect-text"
+            if command == "inspect-json":  # every response and the index were read and bound
+                bound = json.loads(output.stdout)["provider_files"]
+                assert bound == len(list(bodies.glob("*.response.json"))) + 1
+            assert_no_leak(tree, command, output)
 
     check()
