@@ -971,8 +971,9 @@ def test_a_parser_error_names_the_command_it_was_in(cli: Any, argv: list[str], w
         ["verify", "--bundle", str(GOLDEN), "--bundle", str(GOLDEN)],
         ["evaluate", "--bundle", str(GOLDEN), "--format", "json", "--format=text"],
         ["inspect", "--in", str(PARENT), "--in", str(PARENT)],
+        ["key", "init", "--key-file", "k1", "--key-file", "k2"],
     ],
-    ids=["verify-bundle", "evaluate-format", "inspect-in"],
+    ids=["verify-bundle", "evaluate-format", "inspect-in", "key-init"],
 )
 def test_an_option_of_one_value_given_twice_is_a_usage_error(args: list[str], cli: Any) -> None:
     """Was: click kept the last and dropped the first unsaid: `verify --bundle A --bundle B`
@@ -981,7 +982,8 @@ def test_an_option_of_one_value_given_twice_is_a_usage_error(args: list[str], cl
     assert result.code == 64
     option = args[-2].split("=")[0] if args[-2].startswith("--") else args[-1].split("=")[0]
     assert f"usage error: {option} is given more than once" in result.err
-    assert f"(`agent-evidence {args[0]} -h` lists the options)" in result.err
+    command = " ".join(args[:2]) if args[0] == "key" else args[0]
+    assert f"(`agent-evidence {command} -h` lists the options)" in result.err
 
 
 def test_options_meant_to_repeat_and_flags_twice_still_work(cli: Any) -> None:
@@ -991,12 +993,18 @@ def test_options_meant_to_repeat_and_flags_twice_still_work(cli: Any) -> None:
     result = cli("inspect", "--json", "--in", "--json")
     assert result.code == 2  # no such file: refused, not a usage error
     assert "given more than once" not in result.err
+    # help asked for is help, whatever else was typed
+    assert cli("inspect", "-h", "--in", "a", "--in", "b").code == 0
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
-@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize(
+    ("stop", "background"),
+    [("SIGTERM", False), ("SIGHUP", False), ("SIGTERM", True)],
+    ids=["term", "hup", "term-to-a-background-job"],
+)
 def test_a_stop_from_a_runner_is_held_through_the_write_like_a_ctrl_c(
-    stop: str, tmp_path: Path
+    stop: str, background: bool, tmp_path: Path
 ) -> None:
     """Was: only Ctrl-C was handled; the SIGTERM a CI runner, `timeout` or `docker stop` sends
     (and the SIGHUP of a closed terminal) killed a run mid-write, silently, leaving a staged
@@ -1005,7 +1013,9 @@ def test_a_stop_from_a_runner_is_held_through_the_write_like_a_ctrl_c(
     report = tmp_path / "report.md"
     code = (
         "import os, signal, sys\n"
-        "import converter.files as files\n"
+        # a script's background job (`cmd &`) starts with SIGINT ignored; a TERM is still said
+        + ("signal.signal(signal.SIGINT, signal.SIG_IGN)\n" if background else "")
+        + "import converter.files as files\n"
         "real = os.replace\n"
         "def stopped(src, dst):\n"
         f"    os.kill(os.getpid(), {number})\n"
@@ -1044,11 +1054,13 @@ def test_a_relative_xdg_config_home_is_ignored(
     assert (tmp_path / "home" / ".config" / "agent-evidence" / "pseudonym.key").exists()
 
 
-def test_no_home_folder_is_a_missing_key_not_a_bug(
-    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize("home", ["none", "relative", "empty"])
+def test_no_home_folder_is_said_not_a_bug(
+    home: str, cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Was exit 70: with no $HOME and no passwd entry (`docker run -u 12345`), `Path.home()`
-    raised inside the key lookup and the projects folder's."""
+    raised inside the key lookup and the projects folder's; and a relative or empty HOME made
+    the key in the working folder (or `/`), as a relative XDG_CONFIG_HOME did."""
 
     def no_home() -> Path:
         raise RuntimeError("Could not determine home directory.")
@@ -1056,10 +1068,17 @@ def test_no_home_folder_is_a_missing_key_not_a_bug(
     monkeypatch.delenv("AGENT_EVIDENCE_KEY")
     monkeypatch.delenv("XDG_CONFIG_HOME")
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.setattr(Path, "home", staticmethod(no_home))
-    result = cli("inspect", "--in", str(PARENT))
-    assert result.code == 2
-    assert "KEY-MISSING" in result.err
+    monkeypatch.chdir(tmp_path)
+    if home == "none":
+        monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    else:
+        monkeypatch.setenv("HOME", "relhome" if home == "relative" else "")
+    for command in (["inspect", "--in", str(PARENT)], ["key", "init"]):
+        result = cli(*command)
+        assert result.code == 2
+        assert "KEY-NO-HOME" in result.err
+        assert "XDG_CONFIG_HOME" in result.err  # the way out, not `key init` again
+    assert list(tmp_path.iterdir()) == []  # no key made in the working folder
     monkeypatch.setenv("AGENT_EVIDENCE_KEY", "ab" * 32)
     result = cli("scan")
     assert result.code == 2

@@ -714,17 +714,22 @@ def test_the_progress_bars_eta_waits_until_it_means_something(
     assert scan_module.eta_text(100, done, first, since) == said
 
 
-def _scan_on_a_terminal(root: Path, env: dict[str, str]) -> str:
-    """What `scan` draws on stderr when stderr is a terminal (a pseudo-terminal here)."""
+def _scan_on_a_terminal(root: Path, env: dict[str, str], columns: int = 80) -> str:
+    """What `scan` draws on stderr when stderr is a terminal (a pseudo-terminal of `columns`
+    here) and stdout a file, as in `scan --json > out.json`."""
+    import fcntl
     import pty
+    import struct
+    import termios
 
     leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     try:
         done = subprocess.run(
             [sys.executable, "-m", "converter", "scan", str(root), "--jobs", "1"],
             stdout=subprocess.DEVNULL,
             stderr=follower,
-            env={**os.environ, "AGENT_EVIDENCE_KEY": TEST_KEY, **env},
+            env={**env, "AGENT_EVIDENCE_KEY": TEST_KEY},
             check=False,
             timeout=120,
         )
@@ -752,11 +757,12 @@ def test_the_progress_bar_fits_a_narrow_terminal_and_a_dumb_one_gets_none(projec
     """An operations review: on a 20-column terminal the bar (about 57 columns) wrapped at every
     redraw, and TERM=dumb still got the animated bar and cursor escapes."""
     root, *_ = projects
-    drawn = _scan_on_a_terminal(root, {"COLUMNS": "50", "TERM": "xterm"})
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    drawn = _scan_on_a_terminal(root, {**env, "TERM": "xterm"}, columns=50)
     frames = [f for f in re.split(r"[\r\n]", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", drawn)) if f]
     assert any("scanning" in f for f in frames), drawn
     assert max(len(f) for f in frames if "scanning" in f) <= 50
-    dumb = _scan_on_a_terminal(root, {"COLUMNS": "50", "TERM": "dumb"})
+    dumb = _scan_on_a_terminal(root, {**env, "TERM": "dumb"}, columns=50)
     assert "scanning" not in dumb
     assert "\x1b[" not in dumb
 

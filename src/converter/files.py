@@ -87,6 +87,20 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def home_folder() -> Path | None:
+    """The user's home folder, or None when there is none to use: $HOME unset with no passwd
+    entry (`docker run -u 12345`), or set to a path that is not absolute (empty, relative),
+    which would put what is kept there in whatever folder a command runs in."""
+    given = os.environ.get("HOME")
+    if given is not None and not os.path.isabs(given):  # an empty one would be read as `/`
+        return None
+    try:
+        home = Path.home()
+    except RuntimeError:
+        return None
+    return home if home.is_absolute() else None
+
+
 def ask(test: Callable[[], bool], *, too_long_is_absent: bool = False) -> bool | None:
     """`Path.is_file()`, `is_dir()` or `exists()`, or None where the answer cannot be had:
     Python 3.11 raises EACCES from them (a path inside a folder that cannot be searched) and

@@ -229,41 +229,6 @@ class LazyGroup(NamedGroup):
         assert isinstance(command, click.Command)
         return command
 
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        name, command, rest = super().resolve_command(ctx, args)
-        if command is not None and not isinstance(command, click.Group):
-            # the command's own context, so the usage error names its `-h`
-            _refuse_repeated(command, rest, click.Context(command, info_name=name, parent=ctx))
-        return name, command, rest
-
-
-def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context) -> None:
-    """An option that takes one value, given twice (`verify --bundle A --bundle B`), is a usage
-    error: click would keep the last and drop the first without a word (an operations review:
-    a tampered first bundle passed verify). A flag given twice says the same thing twice."""
-    valued: dict[str, click.Option] = {}  # every option that takes a value, by its spellings
-    for param in command.params:
-        if isinstance(param, click.Option) and not param.is_flag and not param.count:
-            valued.update(dict.fromkeys((*param.opts, *param.secondary_opts), param))
-    seen: set[str] = set()
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            break
-        opt = arg.split("=", 1)[0] if arg.startswith("--") else arg[:2]
-        option = valued.get(opt) if arg.startswith("-") else None
-        if option is not None:
-            if not option.multiple:
-                if option.name in seen:
-                    raise click.UsageError(f"{option.opts[0]} is given more than once", ctx)
-                seen.add(option.name or opt)
-            if arg == opt:
-                i += 1  # its value is the next argument, even one spelled like an option
-        i += 1
-
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="agent-evidence")
@@ -371,11 +336,13 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _main(argv: list[str] | None) -> None:
-    # The console entry point (tests run commands in their own process). A SIGINT the caller
-    # ignores (a shell's background job: `cmd &` in a script) stays ignored, as Python leaves it.
-    if argv is None and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+    # The console entry point (tests run commands in their own process). A stop the caller
+    # ignores stays ignored, as Python leaves it: a shell's background job (`cmd &` in a script)
+    # ignores SIGINT, yet a `kill -TERM` to it is handled (a review).
+    if argv is None:
         _HANDLER_PID[:] = [os.getpid()]
-        signal.signal(signal.SIGINT, _note_interrupt)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, _note_interrupt)
         for name in ("SIGTERM", "SIGHUP"):
             stop = getattr(signal, name, None)
             if stop is not None and signal.getsignal(stop) is signal.SIG_DFL:
@@ -401,14 +368,16 @@ def _main(argv: list[str] | None) -> None:
 def _ignore_interrupts() -> None:
     """The run has decided (its output written, its code chosen): a Ctrl-C in the last
     milliseconds of the interpreter's shutdown must not turn a decision into 130, nor print a
-    traceback. One that arrives while the handler is being replaced is dropped too."""
+    traceback. One that arrives while the handler is being replaced is dropped too. A SIGTERM
+    or SIGHUP from now on ends the process as it would any other (no traceback either): one
+    is a request to stop that a hung shutdown must still obey."""
     while True:
         try:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             for name in ("SIGTERM", "SIGHUP"):
                 stop = getattr(signal, name, None)
                 if stop is not None and signal.getsignal(stop) is _note_interrupt:
-                    signal.signal(stop, signal.SIG_IGN)
+                    signal.signal(stop, signal.SIG_DFL)
             return
         except KeyboardInterrupt:
             continue
@@ -452,6 +421,8 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
     except StdoutFailed:
         _output_failed(written_before)
     except OSError as error:
+        if _by_interrupt(error):  # a stop's own fallout: a hung-up terminal's EIO (a review)
+            _interrupted(written_before)
         _os_error(error, debug, written_before)
     except Exception as error:  # the one place a bug becomes exit 70
         if _by_interrupt(error):

@@ -164,4 +164,36 @@ class NamedGroup(click.Group):
             if near:
                 raise click.UsageError(f"No such command. Did you mean {near[0]}?", ctx)
             raise click.UsageError(f"No such command. The commands: {', '.join(known)}.", ctx)
-        return super().resolve_command(ctx, args)
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and not isinstance(command, click.Group):
+            # the command's own context, so the usage error names its `-h`
+            _refuse_repeated(command, rest, click.Context(command, info_name=name, parent=ctx))
+        return name, command, rest
+
+
+def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context) -> None:
+    """An option that takes one value, given twice (`verify --bundle A --bundle B`), is a usage
+    error: click would keep the last and drop the first without a word (an operations review:
+    a tampered first bundle passed verify). A flag given twice says the same thing twice."""
+    if any(arg in ("-h", "--help") for arg in args[: args.index("--") if "--" in args else None]):
+        return  # help asked for: click shows it, whatever else was typed
+    valued: dict[str, click.Option] = {}  # every option that takes a value, by its spellings
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.is_flag and not param.count:
+            valued.update(dict.fromkeys((*param.opts, *param.secondary_opts), param))
+    seen: set[str] = set()
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            break
+        opt = arg.split("=", 1)[0] if arg.startswith("--") else arg[:2]
+        option = valued.get(opt) if arg.startswith("-") else None
+        if option is not None:
+            if not option.multiple:
+                if option.name in seen:
+                    raise click.UsageError(f"{option.opts[0]} is given more than once", ctx)
+                seen.add(option.name or opt)
+            if arg == opt:
+                i += 1  # its value is the next argument, even one spelled like an option
+        i += 1

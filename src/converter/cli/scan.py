@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -30,6 +31,15 @@ from converter.run.scan import (
 from converter.run.scan import scan as run_scan
 
 
+def _columns() -> int:
+    """The width of the terminal the bar is drawn on: stderr's (stdout is often a file, `scan
+    --json > out.json`, whose fallback of 80 columns would be the bar's), or COLUMNS if set."""
+    if not os.environ.get("COLUMNS"):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            return os.get_terminal_size(sys.stderr.fileno()).columns
+    return shutil.get_terminal_size().columns
+
+
 @contextmanager
 def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | None]:
     """A progress bar on stderr, only when stderr is a terminal."""
@@ -56,7 +66,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
                     item_show_func=eta,
                     # the label, count and time left take about 40 columns: a narrow terminal
                     # gets a shorter bar, not one that wraps at every redraw
-                    width=max(min(36, shutil.get_terminal_size().columns - 42), 4),
+                    width=max(min(36, _columns() - 42), 4),
                 )
             )
 
@@ -115,12 +125,9 @@ def scan(
     if projects_dir is not None and not str(projects_dir).strip():
         # `scan "$DIR"` with DIR unset: not the working directory, which Path("") would be.
         raise click.UsageError("PROJECTS_DIR is empty; leave it out for the default folder")
-    try:
-        folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
-    except RuntimeError:  # no $HOME and no passwd entry: no ~ to look in
-        raise Refused(
-            [Problem("CC-TREE-PROJECTS-MISSING", where=_folder_source(projects_dir))]
-        ) from None
+    folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
+    if folder is None:  # no home folder: no ~ to look in
+        raise Refused([Problem("CC-TREE-PROJECTS-MISSING", where=_folder_source(projects_dir))])
     # Which folder was looked in, said by where it came from (the path itself is the user's,
     # shown with --show-paths): a CLAUDE_CONFIG_DIR set to the projects folder itself is a
     # likely slip, and a refusal that did not say it was used left it to be guessed.

@@ -1479,6 +1479,12 @@ CODES: dict[str, CodeInfo] = {
         "contract, carry one forward, or re-derive a bundle (verify): pass the key it was made "
         "with (--key-file or AGENT_EVIDENCE_KEY); a new key cannot reproduce its pseudonyms.",
     ),
+    "KEY-NO-HOME": _c(
+        "No pseudonym key was given, and there is no home folder to keep one in ($HOME unset "
+        "with no user entry, or not an absolute path) nor an absolute XDG_CONFIG_HOME.",
+        "Pass --key-file, or set AGENT_EVIDENCE_KEY (64 hex characters, from a secret), or set "
+        "XDG_CONFIG_HOME (or HOME) to an absolute folder you can write to.",
+    ),
     "KEY-FILE-MISSING": _c(
         "The pseudonym key file given with --key-file does not exist.",
         "Check the --key-file path. A contract, a carried contract or a bundle to verify needs the "
@@ -1551,9 +1557,11 @@ CODES: dict[str, CodeInfo] = {
         "--force to replace it.",
     ),
     "OUT-NO-SPACE": _c(
-        "The output could not be written: the filesystem (or your quota there) is full. Nothing "
-        "was left behind, and a file it would have replaced is as it was.",
-        "Free space there, or write the output to another filesystem.",
+        "The output could not be written: the filesystem (or your quota there) is full, or the "
+        "file would be larger than the system lets this process write. Nothing was left behind, "
+        "and a file it would have replaced is as it was.",
+        "Free space there (or raise the file-size limit, `ulimit -f`), or write the output to "
+        "another filesystem.",
     ),
     "OUT-UNWRITABLE": _c(
         "The output could not be written (folder missing or not writable).",

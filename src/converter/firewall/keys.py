@@ -16,6 +16,7 @@ from converter.files import (
     ask,
     count_written,
     create_exclusive,
+    home_folder,
     read_regular,
 )
 
@@ -43,10 +44,10 @@ def _xdg_config_home() -> str | None:
 def default_key_path() -> Path:
     base = _xdg_config_home()
     if base is None:
-        try:
-            base = str(Path.home() / ".config")
-        except RuntimeError:  # no $HOME and no passwd entry (`docker run -u 12345`)
-            raise Refused([Problem("KEY-MISSING")]) from None
+        home = home_folder()
+        if home is None:  # no $HOME, or one that is no absolute path: no config folder
+            raise Refused([Problem("KEY-NO-HOME")])
+        base = str(home / ".config")
     return Path(base) / "agent-evidence" / "pseudonym.key"
 
 

@@ -67,6 +67,14 @@ class Usage(Tokens):
 # ------------------------------------------------------------------ inspect --json
 
 
+class KnownRefusal(Refusal):
+    code: KnownCode
+
+
+class KnownFinding(Finding):
+    code: KnownCode
+
+
 class ModelUsage(Closed):
     model_calls: Count
     usage: Usage
@@ -113,9 +121,9 @@ class InspectReport(Closed):
 
     convertible: bool
     key_id: KeyId
-    refusals: list[Refusal]
-    findings: list[Finding]
-    not_read: list[Finding]
+    refusals: list[KnownRefusal]
+    findings: list[KnownFinding]
+    not_read: list[KnownFinding]
     counts: TreeCounts
     bound_files: Count
     usage: Usage

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from converter.errors import Refused
 from converter.errors.codes import SPEND_LEFT_OUT
+from converter.files import home_folder
 from converter.firewall.boundary import cross, usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -87,11 +88,13 @@ MAX_JOBS = 64
 _NUMBERS = ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents")
 
 
-def default_projects_dir() -> Path:
-    """`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`."""
+def default_projects_dir() -> Path | None:
+    """`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`; None with no home folder."""
     config = os.environ.get("CLAUDE_CONFIG_DIR")
-    base = Path(config) if config else Path.home() / ".claude"
-    return base / "projects"
+    if config:
+        return Path(config) / "projects"
+    home = home_folder()
+    return None if home is None else home / ".claude" / "projects"
 
 
 @dataclass(slots=True)
