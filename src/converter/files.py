@@ -282,15 +282,17 @@ _STOPS = tuple(
 
 
 def _hold_interrupts() -> set[int | signal.Signals] | None:
-    """From here a Ctrl-C waits (POSIX): the previous mask, for `_release_interrupts`."""
+    """From here a stop (Ctrl-C, SIGTERM, SIGHUP) waits (POSIX): the previous mask, for
+    `_release_interrupts`."""
     if not hasattr(signal, "pthread_sigmask"):
         return None
     return signal.pthread_sigmask(signal.SIG_BLOCK, set(_STOPS))
 
 
 def _release_interrupts(held: set[int | signal.Signals] | None) -> None:
-    """Ctrl-C lands again; one that came meanwhile is raised now. (`held` is None also when the
-    hold itself was interrupted: SIGINT is unblocked all the same, nothing here blocks it else.)"""
+    """Stops land again; one that came meanwhile is raised now. (`held` is None also when the
+    hold itself was interrupted: they are unblocked all the same, nothing here blocks them
+    else.)"""
     if hasattr(signal, "pthread_sigmask"):
         again = {s for s in _STOPS if held is None or s not in held}
         if again:
