@@ -276,11 +276,11 @@ def _interrupted(written_before: int) -> NoReturn:
         tell("interrupted after the output was written in full")
     else:
         tell("interrupted: nothing was written")
-    sys.exit(128 + _SIGINTS[-1] if _SIGINTS else Exit.INTERRUPTED)
+    sys.exit(128 + _STOPS_SEEN[-1] if _STOPS_SEEN else Exit.INTERRUPTED)
 
 
-# Ctrl-Cs the console entry point's SIGINT handler saw during this run.
-_SIGINTS: list[int] = []
+# The stops (Ctrl-C, SIGTERM, SIGHUP) the console entry point's handler saw during this run.
+_STOPS_SEEN: list[int] = []
 
 
 # The process that installed the handler: a process forked from it (a scan worker, before its
@@ -298,7 +298,7 @@ def _note_interrupt(signum: int, frame: object) -> None:
         if signum != signal.SIGINT:
             os._exit(128 + signum)
         return
-    _SIGINTS.append(signum)
+    _STOPS_SEEN.append(signum)
     raise KeyboardInterrupt
 
 
@@ -311,7 +311,7 @@ def _quiet_unraisable(unraisable: Any) -> None:
 
 def _by_interrupt(error: BaseException) -> bool:
     """Whether a Ctrl-C is underneath `error`: remembered by the handler, or in its chain."""
-    if _SIGINTS:
+    if _STOPS_SEEN:
         return True
     seen: set[int] = set()
     current: BaseException | None = error
