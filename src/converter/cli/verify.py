@@ -1,13 +1,5 @@
-"""`agent-evidence verify`: check a bundle someone else made (SPEC §2, §9).
-
-Three checks, each optional after the first, each printed on its own line once it passes:
-
-1. the evidence digest: the bundle's `receipt.evidence_sha256` is recomputed from its content;
-2. with `--public-key`: the DSSE attestation (default `<bundle>.intoto.json`) verifies with that
-   key, its subject is the SHA-256 of these exact bundle bytes, and the receipt it signs is the
-   bundle's own receipt;
-3. with `--contract` and `--in`: the bundle is re-derived from the sources, the contract and the
-   pseudonym key, and must be byte for byte the bundle given.
+"""`agent-evidence verify`: check a bundle someone else made (SPEC §2, §9). The checks and their
+order are `run.verification`'s; this parses the options and prints each line as it passes.
 
 Exit 0 when every requested check passed; 5 when one found a mismatch (the bundle, attestation
 or sources do not belong together); 2 when a check could not run (a file missing or unreadable,
@@ -17,14 +9,11 @@ contract).
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import cast
 
 import click
 
-from converter.bundle.io import open_bundle
-from converter.bundle.model import BundleHead
 from converter.cli.diagnostics import say
 from converter.cli.options import (
     FILE,
@@ -36,29 +25,10 @@ from converter.cli.options import (
     pseudonym_key,
     show_paths_option,
 )
-from converter.files import ask, read_input
+from converter.files import read_input
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.pricing import shipped_cards
-from converter.text import counted
+from converter.run.verification import Rederivation, verification
 from converter.vocabulary import SourceName, TaskUnit
-
-if TYPE_CHECKING:
-    from converter.pricing.model import PriceCardRef, PricingClaims
-
-
-def _say_own(pricing: PricingClaims, card: PriceCardRef) -> None:
-    """What the contract chose that the card does not state: prices (a model, a context's
-    multiplier) and max_output_tokens, the high end of usage-incomplete calls. An audit: every
-    multiplier at 0.5 halved every cost under a line saying the prices were the card's."""
-    from converter.pricing.card import own_bounds, own_prices
-
-    own = [m if c is None else f"{m} {c}" for m, c in own_prices(pricing, card)]
-    own += [f"{m} max_output_tokens {n:,}" for m, n in own_bounds(pricing, card)]
-    if own:
-        say(
-            f"note: {counted(len(own), 'price')} it carries are the contract's own, not the "
-            f"card's: {', '.join(own)}"
-        )
 
 
 @click.command(short_help="Check a bundle's digest, signature and re-derivation.")
@@ -136,77 +106,18 @@ def verify(
         )
 
     data = read_input(bundle, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER")
-    envelope = attestation or Path(f"{bundle}.intoto.json")
-    signed: tuple[str, dict[str, Any]] | None = None  # key id, signed receipt
-    if public_key is None:
-        opened = open_bundle(data, reference=True)  # not the encoder that wrote it
-    else:  # the signature first, over the raw bytes (`open_attested`)
-        from converter.attest.dsse import key_id
-        from converter.attest.keys import load_public_key
-        from converter.attest.signed import open_attested, read_attestation
-
-        opened, signed_receipt, key = open_attested(
-            data,
-            lambda: read_attestation(envelope),
-            lambda: load_public_key(public_key),
-            reference=True,
-            own_receipt=False,
-        )
-        signed = (key_id(key), signed_receipt)
-    say(f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})")
-    counts = opened.receipt.counts
-    events = counted(counts.model_calls + counts.tool_calls, "event")
-    if opened.pricing is not None:
-        say(f"ok: its parts agree, and the costs of its {events} match the prices it carries")
-        card = opened.receipt.price_card
-        if card is not None and card.id in shipped_cards():
-            say(f"ok: the prices it carries for what the card prices are the card's ({card.id})")
-            _say_own(opened.pricing, card)
-        elif card is None:  # an auditor read the line above as "its prices are a card's"
-            say("note: it names no price card: every price it carries is the contract's own")
-        else:  # a card file's, or an id typed into the contract
-            say(
-                f"not checked: its prices against card {card.id}, which this version does not "
-                "ship (they are the contract's own)"
-            )
-    else:
-        say(f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)")
-    if signed is not None:
-        say(
-            f"ok: attestation signature verifies with key {signed[0]} and its subject is this "
-            f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
-        )
-        from converter.attest.signed import require_own_receipt
-
-        require_own_receipt(opened, signed[1])
-        say("ok: the signed receipt is the bundle's own receipt")
-    elif ask(envelope.exists, too_long_is_absent=True):  # its presence could be taken for a
-        # checked signature (a bundle's name near the limit leaves no room for .intoto.json)
-        say("not checked: the attestation beside it (who signed it): pass --public-key")
+    rederivation = None
     if contract_in is not None and parent is not None:
-        _check_rederivation(data, opened, contract_in, parent, source, task_unit, key_file, bodies)
-
-
-def _check_rederivation(
-    data: bytes,
-    opened: BundleHead,
-    contract_in: Path,
-    parent: Path,
-    source: str | None,
-    task_unit: str | None,
-    key_file: Path | None,
-    bodies: Path | None,
-) -> None:
-    from converter.run.conversion import rederive, require_this_version
-
-    require_this_version(opened)
-    contract_bytes = read_input(contract_in, "CONTRACT-UNREADABLE")
-    # Never create a key here: a fresh key could only re-derive a different bundle.
-    pseudo = Pseudonymizer(pseudonym_key(key_file, create=False))
-    src = cast(SourceName | None, source)
-    unit = cast(TaskUnit | None, task_unit)
-    rederive(data, opened, contract_bytes, parent, src, unit, pseudo, bodies)
-    say(
-        "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
-        f"({counted(len(data), 'byte')})"
-    )
+        given = contract_in
+        rederivation = Rederivation(
+            contract=lambda: read_input(given, "CONTRACT-UNREADABLE"),
+            parent=parent,
+            source=cast(SourceName | None, source),
+            task_unit=cast(TaskUnit | None, task_unit),
+            # never a new key: a fresh key could only re-derive a different bundle
+            pseudonymizer=lambda: Pseudonymizer(pseudonym_key(key_file, create=False)),
+            bodies=bodies,
+        )
+    envelope = attestation or Path(f"{bundle}.intoto.json")
+    for line in verification(data, envelope, public_key, rederivation):
+        say(line)

@@ -1,0 +1,127 @@
+"""What `verify` checks, in order, each said once it has passed (SPEC §2, §9).
+
+1. the evidence digest: the bundle's `receipt.evidence_sha256` is recomputed from its content,
+   and its parts agree (costs against the prices it carries, prices against a shipped card);
+2. with a public key: the DSSE attestation verifies with it, its subject is the SHA-256 of these
+   exact bundle bytes, and the receipt it signs is the bundle's own receipt;
+3. with a contract and the sources: the bundle is re-derived, byte for byte.
+
+`verification` yields each line as its check passes, so a failure later still leaves the checks
+before it said; a failure is raised (IntegrityFailure 5, Refused 2) and the caller prints it.
+Every line holds counts, digests, key ids, card ids, model names as they crossed and fixed
+words: nothing from the sources.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from converter.bundle.io import open_bundle
+from converter.files import ask
+from converter.pricing import shipped_cards
+from converter.text import counted
+from converter.vocabulary import SourceName, TaskUnit
+
+if TYPE_CHECKING:
+    from converter.firewall.pseudonyms import Pseudonymizer
+    from converter.pricing.model import PriceCardRef, PricingClaims
+
+
+@dataclass(frozen=True)
+class Rederivation:
+    """The third check's inputs; the contract and the key are read only when it runs, after
+    the first two checks have been said."""
+
+    contract: Callable[[], bytes]
+    parent: Path
+    source: SourceName | None
+    task_unit: TaskUnit | None
+    pseudonymizer: Callable[[], Pseudonymizer]
+    bodies: Path | None = None
+
+
+def verification(
+    data: bytes,
+    envelope: Path,
+    public_key: Path | None,
+    rederivation: Rederivation | None,
+) -> Iterator[str]:
+    """The lines `verify` prints for the bundle `data` (its attestation at `envelope`)."""
+    signed = None  # (key id, the signed receipt)
+    if public_key is None:
+        opened = open_bundle(data, reference=True)  # not the encoder that wrote it
+    else:  # the signature first, over the raw bytes (`open_attested`)
+        from converter.attest.dsse import key_id
+        from converter.attest.keys import load_public_key
+        from converter.attest.signed import open_attested, read_attestation
+
+        opened, signed_receipt, key = open_attested(
+            data,
+            lambda: read_attestation(envelope),
+            lambda: load_public_key(public_key),
+            reference=True,
+            own_receipt=False,
+        )
+        signed = (key_id(key), signed_receipt)
+    yield f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})"
+    counts = opened.receipt.counts
+    events = counted(counts.model_calls + counts.tool_calls, "event")
+    if opened.pricing is not None:
+        yield f"ok: its parts agree, and the costs of its {events} match the prices it carries"
+        card = opened.receipt.price_card
+        if card is not None and card.id in shipped_cards():
+            yield f"ok: the prices it carries for what the card prices are the card's ({card.id})"
+            yield from _own(opened.pricing, card)
+        elif card is None:  # an auditor read the line above as "its prices are a card's"
+            yield "note: it names no price card: every price it carries is the contract's own"
+        else:  # a card file's, or an id typed into the contract
+            yield (
+                f"not checked: its prices against card {card.id}, which this version does not "
+                "ship (they are the contract's own)"
+            )
+    else:
+        yield f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)"
+    if signed is not None:
+        yield (
+            f"ok: attestation signature verifies with key {signed[0]} and its subject is this "
+            f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
+        )
+        from converter.attest.signed import require_own_receipt
+
+        require_own_receipt(opened, signed[1])
+        yield "ok: the signed receipt is the bundle's own receipt"
+    elif ask(envelope.exists, too_long_is_absent=True):  # its presence could be taken for a
+        # checked signature (a bundle's name near the limit leaves no room for .intoto.json)
+        yield "not checked: the attestation beside it (who signed it): pass --public-key"
+    if rederivation is not None:
+        from converter.run.conversion import rederive, require_this_version
+
+        require_this_version(opened)
+        r = rederivation
+        contract = r.contract()
+        rederive(
+            data, opened, contract, r.parent, r.source, r.task_unit, r.pseudonymizer(), r.bodies
+        )
+        yield (
+            "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
+            f"({counted(len(data), 'byte')})"
+        )
+
+
+def _own(pricing: PricingClaims, card: PriceCardRef) -> Iterator[str]:
+    """What the contract chose that the card does not state: prices (a model, a context's
+    multiplier) and max_output_tokens, the high end of usage-incomplete calls. An audit: every
+    multiplier at 0.5 halved every cost under a line saying the prices were the card's."""
+    from converter.pricing.card import own_bounds, own_prices
+
+    own = [m if c is None else f"{m} {c}" for m, c in own_prices(pricing, card)]
+    own += [f"{m} max_output_tokens {n:,}" for m, n in own_bounds(pricing, card)]
+    if own:
+        yield (
+            f"note: {counted(len(own), 'price')} it carries are the contract's own, not the "
+            f"card's: {', '.join(own)}"
+        )
