@@ -483,6 +483,20 @@ def test_a_key_file_longer_than_a_key_is_refused(cli: Any, tmp_path: Path) -> No
     assert result.err.startswith("refused: KEY-INVALID")
 
 
+def test_a_key_file_saved_with_a_byte_order_mark_is_the_key(cli: Any, tmp_path: Path) -> None:
+    """Was KEY-INVALID (a signing key saved so was taken): an editor's BOM is not the key's."""
+    plain, marked = tmp_path / "plain.key", tmp_path / "marked.key"
+    plain.write_text("de" * 32 + "\n")
+    marked.write_bytes(b"\xef\xbb\xbf" + ("de" * 32 + "\n").encode())
+    ids = []
+    for key in (plain, marked):
+        key.chmod(0o600)
+        result = cli("key", "show-id", "--key-file", str(key))
+        assert result.code == 0, result.err
+        ids.append(result.out)
+    assert ids[0] == ids[1]
+
+
 def test_a_key_refusal_names_where_the_key_came_from(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

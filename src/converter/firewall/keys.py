@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import hmac
 import os
@@ -87,6 +88,9 @@ def _read_private(path: Path, source: str) -> PseudonymKey:
         raise Refused([Problem("KEY-PERMISSIONS", where=source)])
     if len(data) > _KEY_FILE_MAX:
         raise Refused([Problem("KEY-INVALID", where=source)])
+    # an editor's UTF-8 byte-order mark is not part of the key (a signing key read with one is
+    # taken too: an operations review)
+    data = data.removeprefix(codecs.BOM_UTF8)
     return _decode(data.decode("ascii", errors="replace"), source)
 
 
