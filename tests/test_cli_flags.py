@@ -464,6 +464,24 @@ def test_a_path_longer_than_the_system_allows_is_a_usage_error(
     assert result.err == "usage error: a path given is longer than this system allows\n"
 
 
+def test_an_out_name_with_no_room_for_its_attestation_says_so(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 247-byte --out name is legal; `<out>.intoto.json` is not. Was "a path given is longer
+    than this system allows", which named no path the user had given."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)  # the fixture contract's key
+    key = tmp_path / "signing.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    out = tmp_path / ("b" * 247)
+    contract = str(GOLDEN.parent / "synthetic_contract.json")
+    args = ["convert", "--in", str(PARENT), "--contract", contract, "--out", str(out)]
+    result = cli(*args, "--attest-key", str(key))
+    assert result.code == 64
+    assert "--out's name leaves no room for the attestation beside it" in result.err
+    assert not out.exists()
+    assert cli(*args).code == 0  # unsigned, the name is fine
+
+
 @pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="Linux's /proc")
 def test_a_key_file_that_fails_to_read_is_refused_not_a_stdout_failure(cli: Any) -> None:
     """A read error with no file name (EIO from /proc/self/mem, as from a failing disk) was exit

@@ -381,6 +381,10 @@ def _bound_paths(reading: Reading) -> list[Path]:
     return [f.path for f in reading.account.tree.bound_files]
 
 
+# The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes or units).
+_NAME_MAX = 255
+
+
 def _bundle(
     source: SourceName | None,
     parent: Path,
@@ -395,6 +399,13 @@ def _bundle(
     if bodies is not None:  # the bound bodies are known only once read: none may be replaced
         inputs += [bodies / name for name in body_names(bodies, out, Path(f"{out}.intoto.json"))]
     beside = Path(f"{out}.intoto.json")  # the attestation's place: written, kept or removed
+    if attest_key is not None and len(os.fsencode(beside.name)) > _NAME_MAX:
+        # the name given is legal; the one made from it is not (an operations review: "a path
+        # given is longer than this system allows" named no path the user had given)
+        raise click.UsageError(
+            "--out's name leaves no room for the attestation beside it (<out>.intoto.json is "
+            "longer than a file name may be): give the bundle a shorter name"
+        )
     first = Gathered()
     first(lambda: check_outputs([out], inputs, ("bundle",)))  # a bundle replaces only a bundle
     if attest_key or os.path.lexists(beside):  # and the attestation beside it only an attestation:
