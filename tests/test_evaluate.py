@@ -295,6 +295,33 @@ def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
     assert gate(evaluate(make_workload(failing)), "runtime-caps").status == "fail"
 
 
+def test_a_cost_with_no_high_end_is_no_bound_where_its_high_end_fails_the_limit_too() -> None:
+    """A walkthrough: with calls that recorded no input, a gate whose finite high end also broke
+    the limit was EVAL-GATE-INDETERMINATE, its fix (set max_output_tokens) unable to decide
+    it, and its rows showed `$low – $high` as a span while the totals said "no bound". The high
+    end bounds nothing whichever side of the limit it falls: EVAL-COST-UNBOUNDED, and every
+    cost row says so."""
+    # trace cost $2 at low, $12 at the finite high (limit $10), one call with no input
+    tasks = [make_task(0, 2, 12, incomplete=1, unbounded=1), *(make_task(i) for i in (1, 2, 3))]
+    ev = evaluate(make_workload(tasks))
+    assert ev.decision == "INCOMPLETE"
+    trace = next(r for r in ev.reasons if r.check == "runtime-caps")
+    assert trace.code == "EVAL-COST-UNBOUNDED"
+    assert {r.code for r in ev.reasons} == {"EVAL-COST-UNBOUNDED"}
+    shown = render_text(ev)
+    assert "trace cost per task: $2.0000 at low cost, no bound at high cost, limit" in shown
+    assert "$2.0000 – $12.0000" not in shown
+    measure = gate(ev, "runtime-caps").measures
+    printed = json.loads(render_json(ev))
+    runtime = next(g for g in printed["gates"] if g["check"]["id"] == "runtime-caps")
+    assert [m["high_is_bound"] for m in runtime["measures"]] == [m.unit != "usd" for m in measure]
+    # bounded, the same interval straddles the limit: indeterminate, as before
+    bounded = [make_task(0, 2, 12, incomplete=1), *(make_task(i) for i in (1, 2, 3))]
+    again = evaluate(make_workload(bounded))
+    assert {r.code for r in again.reasons} == {"EVAL-GATE-INDETERMINATE"}
+    assert "no bound" not in render_text(again)
+
+
 def test_contract_amounts_add_exactly_at_every_digit_they_may_have() -> None:
     """An audit: amounts may hold 30 digits each side of the point, the kernel added them in 50
     significant digits; a remediation of 1e20 + 1e-30 lost its last digit and a p95 limit

@@ -1270,10 +1270,11 @@ CODES: dict[str, CodeInfo] = {
         "usage.",
     ),
     "EVAL-COST-UNBOUNDED": _c(
-        "A cost gate meets its limit at the high cost, but usage-incomplete calls that recorded "
+        "A cost gate meets its limit at the low cost, but usage-incomplete calls that recorded "
         "no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT) have no high cost: their interval bounds "
-        "their output only, while every call reads input. The limit is not shown to be met, "
-        "so the decision is INCOMPLETE.",
+        "their output only, while every call reads input, so the value at high cost bounds "
+        "nothing, on either side of the limit. The limit is not shown to be met or missed, so "
+        "the decision is INCOMPLETE.",
         "Convert again once the sessions are idle, or with --provider-bodies if Claude Code "
         "wrote them (a call's response gives its final usage, unless it states no input "
         "either). A finished session whose gateway wrote such stubs, with no bodies (or "

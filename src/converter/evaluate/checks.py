@@ -88,10 +88,8 @@ def _unbounded(measures: tuple[Measure, ...], calls: int) -> tuple[Measure, ...]
     end does not show it is met: its worst case is unknown, and it passes at best at the low."""
     if not calls:
         return measures
-    return tuple(
-        m.model_copy(update={"passes_at_high_cost": False}) if m.unit == "usd" else m
-        for m in measures
-    )
+    unknown = {"passes_at_high_cost": False, "high_is_bound": False}
+    return tuple(m.model_copy(update=unknown) if m.unit == "usd" else m for m in measures)
 
 
 def _fixed(value: Decimal | int | None) -> Bounds:
@@ -325,9 +323,10 @@ def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: int) -> list[Re
 
 
 def _indeterminate(info: CheckInfo, m: Measure, metrics: Metrics, unbounded: int) -> Reason:
-    """Why a measure's verdict is not one: its cost interval straddles the limit, or its high
-    end meets the limit but is no bound (`_unbounded`)."""
-    no_bound = _passes(m.observed.at_high_cost, m.limit, m.comparison)
+    """Why a measure's verdict is not one: its high end is no bound (`_unbounded`: whether or
+    not the value there meets the limit, only completing those calls can decide), or its cost
+    interval straddles the limit."""
+    no_bound = not m.high_is_bound
     # Unbounded: the values at low and at high cost, so named (net value falls as cost rises);
     # straddling: the two ends in order, "between" them.
     ends = (m.observed.at_low_cost, m.observed.at_high_cost)

@@ -161,6 +161,9 @@ class Measure(Closed):
     comparison: Comparison
     passes_at_low_cost: bool
     passes_at_high_cost: bool
+    # False for a cost measure of a workload with calls that recorded no input: its value at
+    # high cost leaves their input out, so it bounds nothing (`checks._unbounded`)
+    high_is_bound: bool = True
 
     @field_serializer("limit", when_used="json")
     def _limit(self, limit: Decimal) -> str:
