@@ -407,9 +407,8 @@ def assert_gate(run: Run, decision: str, code: int) -> None:
     # one heading opens the action's part of the summary, before its warnings and report (a
     # walkthrough: two uses in one job ran together, a decision report having none)
     # (the tests' jobs share one RUNNER_TEMP, so a later use is numbered)
-    assert re.match(r"## agent-evidence( \(use \d+ in this job\))?\n\n", run.summary), run.summary[
-        :200
-    ]
+    heading = r"## agent-evidence( \(use \d+ in this job\))?\n\n"
+    assert re.match(heading, run.summary), run.summary[:200]
     assert report.startswith(f"**Decision: {decision}"), report[:200]
     if code != 0:
         # one annotation per failed gate, naming the decision (was two for a usage error)

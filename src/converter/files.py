@@ -275,10 +275,12 @@ def count_written(outputs: int) -> None:
 # A write that failed for want of room: the disk, the user's quota, the largest file allowed.
 _NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
-# Ctrl-C, and the stops a CI runner, `timeout`, `docker stop` or a closed terminal send.
-_STOPS = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+# The stops a CI runner, `timeout`, `docker stop` or a closed terminal send, where the platform
+# has them; with Ctrl-C, every stop a run holds through its write and says (cli/main.py).
+RUNNER_STOPS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
+_STOPS = (signal.SIGINT, *RUNNER_STOPS)
 
 
 def _hold_interrupts() -> set[int | signal.Signals] | None:

@@ -35,7 +35,7 @@ from converter.errors import (
     Problem,
     Refused,
 )
-from converter.files import written_count
+from converter.files import RUNNER_STOPS, written_count
 from converter.heap import cyclic_gc_paused, map_large_blocks
 
 # Each command lives in its own module, imported only when it runs: `inspect` does not pay for
@@ -343,9 +343,8 @@ def _main(argv: list[str] | None) -> None:
         _HANDLER_PID[:] = [os.getpid()]
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             signal.signal(signal.SIGINT, _note_interrupt)
-        for name in ("SIGTERM", "SIGHUP"):
-            stop = getattr(signal, name, None)
-            if stop is not None and signal.getsignal(stop) is signal.SIG_DFL:
+        for stop in RUNNER_STOPS:
+            if signal.getsignal(stop) is signal.SIG_DFL:
                 signal.signal(stop, _note_interrupt)
         sys.unraisablehook = _quiet_unraisable
     args = sys.argv[1:] if argv is None else argv
@@ -374,9 +373,8 @@ def _ignore_interrupts() -> None:
     while True:
         try:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            for name in ("SIGTERM", "SIGHUP"):
-                stop = getattr(signal, name, None)
-                if stop is not None and signal.getsignal(stop) is _note_interrupt:
+            for stop in RUNNER_STOPS:
+                if signal.getsignal(stop) is _note_interrupt:
                     signal.signal(stop, signal.SIG_DFL)
             return
         except KeyboardInterrupt:

@@ -191,9 +191,9 @@ def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context
         option = valued.get(opt) if arg.startswith("-") else None
         if option is not None:
             if not option.multiple:
-                if option.name in seen:
+                if option.opts[0] in seen:
                     raise click.UsageError(f"{option.opts[0]} is given more than once", ctx)
-                seen.add(option.name or opt)
+                seen.add(option.opts[0])
             if arg == opt:
                 i += 1  # its value is the next argument, even one spelled like an option
         i += 1

@@ -63,9 +63,8 @@ class BucketCost(NamedTuple):
     """One line of a call's bill: `cost` = quantize(units × rate × multiplier / per). A named
     tuple, not a frozen dataclass: ~100k are made for a 200 MB tree, at a fraction of the cost."""
 
-    bucket: (
-        str  # a token class ("input", "cache_write_1h", …), "web_search", or a tool's public name
-    )
+    # a token class ("input", "cache_write_1h", …), "web_search", or a tool's public name
+    bucket: str
     units: int  # tokens, or requests for a server tool
     rate: Decimal  # USD per million tokens (per request for a server tool), before multiplier
     per: int  # 1,000,000 for tokens, 1 for requests

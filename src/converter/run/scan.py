@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from converter.errors import Refused
 from converter.errors.codes import SPEND_LEFT_OUT
-from converter.files import home_folder
+from converter.files import RUNNER_STOPS, home_folder
 from converter.firewall.boundary import cross, usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
@@ -59,7 +59,7 @@ from converter.run.inspection import (
     inspect_report,
     model_figure,
 )
-from converter.run.outputs import ScanReport, checked
+from converter.run.outputs import ScanCost, ScanModelCost, ScanReport, checked
 from converter.run.pipeline import summarize_tree
 from converter.sources.tree import (
     OS_FILES,
@@ -403,9 +403,8 @@ def _init_pool_worker(secret: bytes, scan_pid: int, card: PriceCard | None) -> N
     # A forked worker inherits the scan's handler of the stops a runner sends (an interrupt
     # raised in the worker, a traceback on its way out); the scan stops its workers with
     # SIGTERM, which must simply end them.
-    for stop in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, stop):
-            signal.signal(getattr(signal, stop), signal.SIG_DFL)
+    for stop in RUNNER_STOPS:
+        signal.signal(stop, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -470,16 +469,11 @@ def inspect_part(
     return part
 
 
-# What a row's and the totals' cost count, as inspect --price-card's figure names them.
-_COST_COUNTS = (
-    "model_calls_priced",
-    "model_calls_not_priced",
-    "tool_calls_not_priced",
-    "model_calls_unbounded",
-)
-
-
-_MODEL_COST = ("model_calls", "low_usd", "high_usd", "model_calls_unbounded")
+# A row's and the totals' figure: inspect --price-card's keys, those its model (outputs.py)
+# names; a model's part likewise. The counts are what the totals add up.
+_COST_KEYS = tuple(k for k in ScanCost.model_fields if k != "by_model")
+_COST_COUNTS = tuple(k for k in _COST_KEYS if not k.endswith("_usd"))
+_MODEL_COST = tuple(ScanModelCost.model_fields)
 
 
 def _model_part(m: ModelCost) -> dict[str, Any]:
@@ -492,7 +486,7 @@ def _cost(found: Estimate) -> dict[str, Any]:
     """A row's figure by the card: `inspect --price-card`'s, and its split by model."""
     whole = card_cost(found)
     by_model = {name: _model_part(m) for name, m in sorted(found.by_model.items())}
-    return {**{k: whole[k] for k in ("low_usd", "high_usd", *_COST_COUNTS)}, "by_model": by_model}
+    return {**{k: whole[k] for k in _COST_KEYS}, "by_model": by_model}
 
 
 def _identities(parent: str, account: Account) -> dict[str, Any]:
