@@ -587,7 +587,7 @@ def split_workload() -> Workload:
     split = {
         "main": Interval(low=D(1), high=D(1)),
         "Explore": Interval(low=D("0.5"), high=D("0.5")),
-        "hidden": Interval(low=D("0.25"), high=D("0.75")),
+        "hidden:title": Interval(low=D("0.25"), high=D("0.75")),
     }
     tasks = [make_task(0, "1.75", "2.25", incomplete=1, split=split), make_task(1), make_task(2)]
     return make_workload(tasks)
@@ -629,6 +629,10 @@ def test_markdown_report_carries_every_fact() -> None:
     assert "| Task | Started | Acceptable | `main` | `Explore` | `hidden` | Human |" in text
     assert "rubric: `rubric-1` (labels: `human-review`)" in text  # code spans: never a link
     assert "$0.2500 – $0.7500" in text  # hidden calls as an interval
+    # and by kind (SPEC §5.4), in the text report too
+    said = "auxiliary calls: observed; hidden calls (provider bodies only): title $0.2500 – $0.7500"
+    assert said in text
+    assert said in render_text(evaluate(split_workload()))
     assert "`claude-sonnet-4-5`" in text
     assert "cache read share: 30.00%" in text
     assert "usage-incomplete calls: 1" in text
@@ -698,8 +702,8 @@ def test_hidden_calls_not_observed_are_not_shown_as_a_measured_zero() -> None:
     assert "n/o: not observed" in text
     data = json.loads(render_json(ev), parse_float=_no_float)
     assert data["auxiliary_calls"] == "not-observed"
-    assert all("hidden" not in t["cost_by_agent_type"] for t in data["tasks"])
-    assert "hidden" not in data["metrics"]["cost_by_agent_type"]
+    assert all(not k.startswith("hidden") for t in data["tasks"] for k in t["cost_by_agent_type"])
+    assert not any(k.startswith("hidden") for k in data["metrics"]["cost_by_agent_type"])
     observed = render_markdown(evaluate(make_workload([make_task(0)], auxiliary="observed")))
     assert "n/o" not in observed  # observed and none found: a measured zero
     assert "| $0.0000 | $2.0000 |" in observed

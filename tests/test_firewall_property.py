@@ -477,7 +477,8 @@ def _final_calls(tree: Tree) -> dict[str, tuple[str, str, dict[str, Any]]]:
 
 def _bodies(tree: Tree, folder: Path, rng: random.Random) -> None:
     """A bodies folder as Claude Code writes it for this session, a secret in every free place
-    (content, unknown keys, the index's free fields, a request file) and a hidden call too."""
+    (content, unknown keys, the index's free fields, a request file) and a hidden call too,
+    whose request (a billing header naming no turn) is read."""
 
     def secret() -> str:
         return tree.new_secret(rng)
@@ -501,7 +502,11 @@ def _bodies(tree: Tree, folder: Path, rng: random.Random) -> None:
         name = f"{request_id}.response.json"
         (folder / name).write_text(json.dumps(response))
         request = f"{secret()}.request.json"
-        (folder / request).write_text(json.dumps({"system": secret(), "messages": [secret()]}))
+        system: Any = secret()
+        if message_id == hidden[0]:  # read: its billing header's free fields are secrets too
+            header = f"x-anthropic-billing-header: cc_version={secret()}; cch={secret()};"
+            system = [{"type": "text", "text": header}, {"type": "text", "text": secret()}]
+        (folder / request).write_text(json.dumps({"system": system, "messages": [secret()]}))
         lines.append(
             {
                 "timestamp": "2026-07-21T09:14:05.463Z",
@@ -530,6 +535,8 @@ def test_no_leak_through_provider_bodies_property(command: str, cli: Any) -> Non
             workdir = Path(tempfile.mkdtemp(dir=scratch))
             inv = Invocation(tree.parent, workdir, key, cli)
             flags = ["--provider-bodies", str(bodies), "--key-file", str(key)]
+            # the hidden call names no turn (as a session title's does): the session is its task
+            flags += ["--task-unit", "session"]
             if command == "template":
                 args = ["convert", "--in", str(tree.parent), "--template"]
                 output = run(inv, *args, str(workdir / "t.json"), *flags)
@@ -543,7 +550,8 @@ def test_no_leak_through_provider_bodies_property(command: str, cli: Any) -> Non
             assert "CC-BODY-HIDDEN-CALL" in said or command == "inspect-text"
             if command == "inspect-json":  # every response and the index were read and bound
                 bound = json.loads(output.stdout)["provider_files"]
-                assert bound == len(list(bodies.glob("*.response.json"))) + 1
+                # ... and the hidden call's request, no other
+                assert bound == len(list(bodies.glob("*.response.json"))) + 2
             assert_no_leak(tree, command, output)
 
     check()

@@ -34,6 +34,7 @@ from tests.damage import (
     Refusal,
     Tree,
     copy_tree,
+    dump,
     parse_refusals,
     run_command,
 )
@@ -594,35 +595,311 @@ def test_advisor_passes_in_a_response_are_calls_of_their_own(cli: Any, tmp_path:
 # --- hidden calls -------------------------------------------------------------------------
 
 
-def test_a_hidden_call_is_counted_and_not_priced(cli: Any, tmp_path: Path) -> None:
-    """A response of this session (by its index line) that no transcript call has: counted in
-    the inventory's hidden_calls and as a finding; not an event, not priced; the bundle still
-    says auxiliary calls were not observed (their spend is not in it)."""
-    tree, bodies = setup(tmp_path)
-    haiku = "claude-haiku-4-5-20251001"
-    bodies.responses[response_name(TITLE)] = {
-        "id": TITLE[0],
+PROMPT_ID = "bca0ea58-a127-4737-963d-f6ebfe45dea5"  # the synthetic tree's one turn
+HAIKU = "claude-haiku-4-5-20251001"
+
+
+def billing(**ids: str) -> str:
+    """A billing header as Claude Code writes it, with `ids` (cc_prompt_id, cc_prev_req)."""
+    fields = {"cc_version": "2.1.280.a1b", "cc_entrypoint": "cli", "cch": "0f3e1", **ids}
+    return "x-anthropic-billing-header: " + " ".join(f"{k}={v};" for k, v in fields.items())
+
+
+def add_hidden(
+    bodies: Bodies,
+    call: tuple[str, str],
+    *,
+    source: str = "generate_session_title",
+    header: str | None = None,
+    request: bytes | None = None,
+    output: int = 12,
+) -> str:
+    """A hidden call: its response, its index line, and its request (a billing header, or no
+    system prompt at all when `header` is None; `request`: the file's bytes as written).
+    Returns the request file's name."""
+    bodies.responses[response_name(call)] = {
+        "id": call[0],
         "type": "message",
         "role": "assistant",
-        "model": haiku,
-        "content": [{"type": "text", "text": f"{MARKER}-title"}],
+        "model": HAIKU,
+        "content": [{"type": "text", "text": f"{MARKER}-hidden {call[0]}"}],
         "stop_reason": "end_turn",
-        "usage": usage(300, 12, 0, 0),
+        "usage": usage(300, output, 0, 0),
+    }
+    name = f"{call[1]}-request.request.json"
+    body: dict[str, Any] = {
+        "model": HAIKU,
+        "messages": [{"role": "user", "content": f"{MARKER}-hidden request"}],
+        "metadata": {"user_id": json.dumps({"session_id": SID})},
+        "max_tokens": 512,
+    }
+    if header is not None:
+        body["system"] = [{"type": "text", "text": header}, {"type": "text", "text": MARKER}]
+    bodies.raw[name] = request if request is not None else json.dumps(body).encode()
+    assert bodies.lines is not None
+    line = {**index_line(call, model=HAIKU), "query_source": source, "request_file": name}
+    bodies.lines.append(line)
+    return name
+
+
+def hidden_events(bundle: dict[str, Any]) -> list[dict[str, Any]]:
+    hidden = {a["id"]: a["kind"] for a in bundle["agents"] if a["agent_type"] == "hidden"}
+    return [
+        dict(e, agent_kind=hidden[e["agent"]]) for e in bundle["events"] if e["agent"] in hidden
+    ]
+
+
+def test_a_hidden_call_its_request_names_no_turn_of_is_refused(cli: Any, tmp_path: Path) -> None:
+    """A session-title call sends neither cc_prompt_id nor cc_prev_req (nor does any request
+    through a gateway): no prompt can be named as its cause, and none is guessed (SPEC §5.4)."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE)
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-HIDDEN-UNATTRIBUTED", label("provider-response", response_name(TITLE)))
+
+
+def test_under_the_session_task_unit_a_hidden_call_is_the_sessions(
+    cli: Any, tmp_path: Path
+) -> None:
+    """The way out the refusal names: the whole tree is one task, so the call is its. It is a
+    model event of the `hidden` agent of its kind, priced from its response, counted in the
+    task's calls and in hidden_calls; the bundle says auxiliary calls were observed."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE)
+    folder = bodies.write()
+    work = tmp_path / "run"
+    work.mkdir()
+    template = work / "t.json"
+    given = ["--provider-bodies", str(folder), "--task-unit", "session"]
+    made = cli("convert", "--in", str(tree.parent), "--template", str(template), *given)
+    assert made.code == 0, made.err
+    contract = work / "c.json"
+    write_json(contract, fill(read_json(template)))
+    out = work / "b.json"
+    done = cli("convert", "--in", str(tree.parent), "--contract", str(contract), "--out", str(out))
+    assert done.code == 2  # the contract binds the bodies: converting without them is refused
+    done = cli(
+        "convert",
+        "--in",
+        str(tree.parent),
+        "--contract",
+        str(contract),
+        "--out",
+        str(out),
+        "--provider-bodies",
+        str(folder),
+    )
+    assert done.code == 0, done.err
+    bundle = read_json(out)
+    (event,) = hidden_events(bundle)
+    assert event["agent_kind"] == "hidden-title"
+    assert event["model"] == HAIKU
+    assert event["usage_complete"] is True
+    assert event["task"] == bundle["tasks"][0]["id"]
+    assert Decimal(event["cost"]["low"]) == Decimal(event["cost"]["high"]) > 0
+    assert bundle["receipt"]["hidden_calls"] == 1
+    assert bundle["receipt"]["auxiliary_calls"] == "observed"
+    assert bundle["receipt"]["counts"]["model_calls"] == 5
+    assert bundle["receipt"]["counts"]["subagents"] == 1  # the hidden agent is no subagent
+    assert bundle["tasks"][0]["model_calls"] == 5
+    roles = [f["role"] for f in bundle["receipt"]["files"]]
+    assert roles.count("provider-request") == 1  # its request is bound; no other is opened
+
+
+def test_a_hidden_call_is_attributed_by_its_requests_prompt_id(cli: Any, tmp_path: Path) -> None:
+    """cc_prompt_id is the transcript's promptId: the call is that turn's task's, priced in it
+    (evaluate's report shows it in the hidden column, not `n/o`)."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=PROMPT_ID))
+    contract, out, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    (event,) = hidden_events(bundle)
+    assert event["agent_kind"] == "hidden-other"
+    assert event["task"] == bundle["tasks"][0]["id"]
+    assert read_json(contract)["inventory"]["hidden_calls"] == 1
+    shown = cli("evaluate", "--bundle", str(out), "--format", "json")
+    assert shown.code in (0, 1), shown.err
+    report = json.loads(shown.out)
+    (task,) = report["tasks"]
+    hidden = task["cost_by_agent_type"]["hidden:other"]  # by kind (SPEC §5.4)
+    assert Decimal(hidden["high"]) == Decimal(event["cost"]["high"])
+    markdown = cli("evaluate", "--bundle", str(out), "--format", "markdown")
+    assert "n/o" not in markdown.out
+    assert "auxiliary calls: observed; hidden calls (provider bodies only): other $" in (
+        markdown.out
+    )
+
+
+def test_a_hidden_call_is_attributed_along_its_requests_chain(cli: Any, tmp_path: Path) -> None:
+    """A compaction's request names the previous call of its chain (cc_prev_req), and no
+    turn: the call that request id names is a transcript call's, and the call is its task's.
+    A later side call naming the compaction's request id is attributed through it."""
+    tree, bodies = setup(tmp_path)
+    compaction = ("msg_01CompactionCallHidden", "req_01CompactionCall")
+    after = ("msg_01AfterTheCompaction", "req_01AfterCompaction")
+    add_hidden(bodies, compaction, source="compact", header=billing(cc_prev_req=A2[1]))
+    add_hidden(bodies, after, source="side_question", header=billing(cc_prev_req=compaction[1]))
+    folder = bodies.write()
+    shown = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert "hidden calls (provider bodies only), among the model calls: compaction 1, other 1" in (
+        shown.out
+    )
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
+    kinds = sorted(e["agent_kind"] for e in hidden_events(bundle))
+    assert kinds == ["hidden-compaction", "hidden-other"]
+    assert {e["task"] for e in hidden_events(bundle)} == {bundle["tasks"][0]["id"]}
+    assert bundle["receipt"]["hidden_calls"] == 2
+
+
+def test_a_hidden_call_whose_prompt_and_chain_disagree_is_refused(cli: Any, tmp_path: Path) -> None:
+    """Its prompt id names the tree's one turn, its previous request a call of no task (a
+    request id no call of the tree has is no statement; one that names a hidden call
+    attributed elsewhere would be): here both name the same task, so it converts; a prompt id
+    no turn carries with no chain is unattributed."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID, cc_prev_req=A1[1]))
+    assert inspect(cli, tree, tmp_path, bodies.write()).code == 0
+    tree, bodies = setup(tmp_path / "again")
+    add_hidden(bodies, TITLE, header=billing(cc_prompt_id="0000-not-a-turn"))
+    shown = inspect(cli, tree, tmp_path / "again", bodies.write())
+    expect(shown, "CC-BODY-HIDDEN-UNATTRIBUTED", label("provider-response", response_name(TITLE)))
+
+
+SECOND = ("msg_01SecondTurnCall", "req_01SecondTurnCall")
+
+
+def add_second_turn(tree: Tree, bodies: Bodies) -> None:
+    """A second prompt (its own promptId) and one call answering it, appended to the parent,
+    with the call's response and index line: the tree then has two tasks."""
+    rows = tree.lines()
+    last = json.loads(rows[-2])
+    prompt = {
+        "parentUuid": last["uuid"],
+        "isSidechain": False,
+        "promptId": "2b7c4f1e-0000-4000-8000-000000000002",
+        "type": "user",
+        "message": {"role": "user", "content": f"And the timeouts? {MARKER}"},
+        "uuid": "5e1d0c6a-0000-4000-8000-000000000001",
+        "timestamp": "2026-07-21T09:15:00.000Z",
+        "origin": {"kind": "human"},
+        "sessionId": SID,
+        "version": "2.1.216",
+    }
+    answer = dict(last)
+    answer["parentUuid"], answer["uuid"] = prompt["uuid"], "5e1d0c6a-0000-4000-8000-000000000002"
+    answer["timestamp"], answer["requestId"] = "2026-07-21T09:15:04.000Z", SECOND[1]
+    answer["message"] = {**last["message"], "id": SECOND[0]}
+    tree.write_lines("", [*rows, dump(prompt), dump(answer)])
+    bodies.responses[response_name(SECOND)] = {
+        "id": SECOND[0],
+        "type": "message",
+        "role": "assistant",
+        "model": answer["message"]["model"],
+        "content": [],
+        "stop_reason": "end_turn",
+        "usage": answer["message"]["usage"],
     }
     assert bodies.lines is not None
-    bodies.lines.insert(0, {**index_line(TITLE, model=haiku), "query_source": "title"})
+    bodies.lines.append(index_line(SECOND))
+
+
+def test_a_hidden_call_whose_prompt_and_chain_name_two_tasks_is_refused(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Its request's turn is the first task's, the previous call of its chain the second's:
+    the bodies do not say which task caused it, and none is chosen."""
+    tree, bodies = setup(tmp_path)
+    add_second_turn(tree, bodies)
+    add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID, cc_prev_req=SECOND[1]))
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-HIDDEN-AMBIGUOUS", label("provider-response", response_name(TITLE)))
+    tree, bodies = setup(tmp_path / "again")
+    add_second_turn(tree, bodies)
+    add_hidden(bodies, TITLE, header=billing(cc_prev_req=SECOND[1]))
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "again" / "run", bodies.write())
+    (event,) = hidden_events(bundle)
+    assert event["task"] == bundle["tasks"][1]["id"]  # the chain alone: the second task's
+    assert [t["model_calls"] for t in bundle["tasks"]] == [4, 2]
+
+
+@pytest.mark.parametrize(
+    ("written", "code", "line"),
+    [
+        (
+            b'{"system": [{"type": "text", "text": "x-anthropic-billing-header: cc_prompt_id=a; '
+            b'cc_prompt_id=b;"}]}',
+            "CC-BODY-REQUEST-SHAPE",
+            1,
+        ),
+        (
+            b'{"system": [{"type": "text", "text": "x-anthropic-billing-header: cc_prev_req=a b;"}]}',
+            "CC-BODY-REQUEST-SHAPE",
+            1,
+        ),
+        (b'{"model": "claude-haiku', "CC-BODY-REQUEST-UNFINISHED", 1),
+        (b"", "CC-BODY-REQUEST-UNFINISHED", None),
+        (b'{"a": 1, "a": 2}', "CC-LINE-DUPLICATE-KEY", 1),
+    ],
+    ids=["key-twice", "not-an-id", "cut-short", "empty", "repeated-key"],
+)
+def test_a_hidden_calls_request_is_read_strictly(
+    cli: Any, tmp_path: Path, written: bytes, code: str, line: int | None
+) -> None:
+    tree, bodies = setup(tmp_path)
+    name = add_hidden(bodies, TITLE, request=written)
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, code, label("provider-request", name), line)
+
+
+def test_a_hidden_calls_missing_or_misnamed_request_is_refused_at_its_index_line(
+    cli: Any, tmp_path: Path
+) -> None:
+    tree, bodies = setup(tmp_path)
+    name = add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
+    del bodies.raw[name]
     folder = bodies.write()
     shown = inspect(cli, tree, tmp_path, folder)
-    assert shown.code == 0, shown.err
-    assert shown.report is not None
-    assert finding(shown.report, "CC-BODY-HIDDEN-CALL") == 1
-    assert shown.report["counts"]["model_calls"] == 4
-    assert haiku not in shown.report["by_model"]
-    contract, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
-    assert read_json(contract)["inventory"]["hidden_calls"] == 1
-    assert bundle["receipt"]["hidden_calls"] == 1
+    expect(shown, "CC-BODY-FILE-MISSING", INDEX, bodies.line_of(TITLE))
+    assert bodies.lines is not None
+    bodies.lines[bodies.line_of(TITLE) - 1]["request_file"] = "../outside.request.json"
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-INDEX-FIELD", INDEX, bodies.line_of(TITLE))
+
+
+def test_auxiliary_calls_are_observed_only_when_every_call_came_through_the_index(
+    cli: Any, tmp_path: Path
+) -> None:
+    """With an index through which every call's response came, every call no transcript
+    records was looked for: `observed`. Without an index (before 2.1.274), or with a call whose
+    response the index does not name (bodies turned on mid-session), not."""
+    tree, bodies = setup(tmp_path)
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    assert bundle["receipt"]["auxiliary_calls"] == "observed"
+    tree, bodies = setup(tmp_path / "none", index=False)
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "none" / "run", bodies.write())
     assert bundle["receipt"]["auxiliary_calls"] == "not-observed"
-    assert all(e.get("model") != haiku for e in bundle["events"])
+    tree, bodies = setup(tmp_path / "part")
+    assert bodies.lines is not None
+    bodies.lines = [line for line in bodies.lines if line["message_id"] != A1[0]]
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "part" / "run", bodies.write())
+    assert bundle["receipt"]["auxiliary_calls"] == "not-observed"
+
+
+def test_verify_rederives_a_bundle_with_hidden_calls(cli: Any, tmp_path: Path) -> None:
+    tree, bodies = setup(tmp_path)
+    name = add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
+    folder = bodies.write()
+    contract, bundle, _ = convert_chain(cli, tree, tmp_path / "run", folder)
+    verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
+    verify += ["--in", str(tree.parent), "--provider-bodies", str(folder)]
+    done = cli(*verify)
+    assert done.code == 0, done.err
+    assert "byte for byte" in done.out
+    request = json.loads(bodies.raw[name])
+    request["max_tokens"] = 1024  # a request changed since: its bytes are bound
+    (folder / name).write_text(json.dumps(request))
+    changed = cli(*verify)
+    assert changed.code == 5, changed.err
+    assert "CONTRACT-FILE-CHANGED" in changed.err
 
 
 def test_a_split_sessions_unrecorded_responses_are_not_counted_as_hidden(
@@ -1201,12 +1478,15 @@ def test_nothing_of_a_body_crosses_the_firewall(cli: Any, tmp_path: Path) -> Non
     for line in bodies.lines:
         keep = frozenset({"session_id", "message_id", "response_file", "model"})
         lines.append(plant(line, keep if line["session_id"] == SID else frozenset()))
+    hidden_request = next(fresh)
+    planted.append(hidden_request)
     lines.append(
         {
             **plant(index_line(("x", "y"))),
             "session_id": SID,
             "message_id": hidden,
             "response_file": f"req_{hidden}.response.json",
+            "request_file": f"{hidden_request}.request.json",
             "model": "claude-haiku-4-5-20251001",
         }
     )
@@ -1215,6 +1495,16 @@ def test_nothing_of_a_body_crosses_the_firewall(cli: Any, tmp_path: Path) -> Non
     lines.append(plant(index_line((other, other), OTHER)))
     bodies.lines = lines
     folder = bodies.write()
+    # the hidden call's request: every string a canary but the ids of its billing header
+    # that attribute it (the transcript's own prompt id), which are compared, never written
+    header_ids = {"cc_version": next(fresh), "cch": next(fresh), "cc_entrypoint": next(fresh)}
+    planted.extend(header_ids.values())
+    request = plant({"model": "m", "messages": [{"content": "c"}], "tools": [{"name": "n"}]})
+    request["system"] = [
+        {"type": "text", "text": billing(cc_prompt_id=PROMPT_ID, **header_ids)},
+        plant({"type": "text", "text": "s"}),
+    ]
+    (folder / f"{hidden_request}.request.json").write_text(json.dumps(request))
     for _ in range(3):  # request files: every string a canary, and their names
         request = plant({"model": "m", "system": [{"text": "s"}], "metadata": {"user_id": "u"}})
         name = next(fresh)
@@ -1250,6 +1540,7 @@ def test_nothing_of_a_body_crosses_the_firewall(cli: Any, tmp_path: Path) -> Non
         str(bundle),
     )
     assert made.code == 0, made.err
+    assert len(hidden_events(read_json(bundle))) == 1  # its request was read, and attributed
     verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
     assert run("verify", *verify, "--in", parent, *given).code == 0
     # and a refusal: a response of this session whose model disagrees

@@ -295,7 +295,7 @@ def _head(
             hidden_calls=contract.inventory.hidden_calls,
             claude_code_versions=contract.inventory.claude_code_versions,
             findings=contract.inventory.findings,
-            auxiliary_calls="not-observed",
+            auxiliary_calls=shown.auxiliary_calls,
             privacy=_revealed(c.privacy, shown),
         ),
     )

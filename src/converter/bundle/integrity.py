@@ -113,8 +113,10 @@ class Consistency:
                 self._add("BUNDLE-PRICE-CARD-MISMATCH", "pricing/*", where)
         files = head.receipt.files
         self._count("tasks", len(head.tasks))
-        self._count("subagents", max(len(head.agents) - 1, 0))
-        self._count("max_depth", max((a.depth for a in head.agents), default=0))
+        # the agents of hidden calls (one per kind) are no subagents: no transcript is theirs
+        spawned = [a for a in head.agents if not a.kind.startswith("hidden-")]
+        self._count("subagents", max(len(spawned) - 1, 0))
+        self._count("max_depth", max((a.depth for a in spawned), default=0))
         self._count("transcript_files", sum(f.role in _TRANSCRIPT_ROLES for f in files))
         self._count("meta_files", sum(f.role == "meta" for f in files))
         self._count("bound_files", len(files))

@@ -45,7 +45,10 @@ def inventory_sha256(account: PublicAccount, pseudo: Pseudonymizer) -> str:
     if pseudo.key_id != account.key_id:
         raise ValueError("the account was crossed under another key")  # a bug, not input
     hasher = pseudo.hasher("inventory")
-    return model_sha256(account, exclude=frozenset({"convertible", "refusals"}), hasher=hasher)
+    # `auxiliary_calls` follows from what the digest covers (the bound index's lines and the
+    # calls); left out, a contract made before it existed still binds its tree.
+    unbound = frozenset({"convertible", "refusals", "auxiliary_calls"})
+    return model_sha256(account, exclude=unbound, hasher=hasher)
 
 
 def _observed(account: PublicAccount) -> Observed:
@@ -80,7 +83,7 @@ def _buckets_of(event: ModelEvent) -> set[CacheBucket]:
 
 def inventory_of(account: PublicAccount, pseudo: Pseudonymizer) -> Inventory:
     # Provider responses no transcript call has (SPEC §5.4): counted by their finding, which
-    # the inventory's digest covers; not priced in this version.
+    # the inventory's digest covers; each is also a model event of the account.
     hidden = sum(f.count for f in account.findings if f.code == "CC-BODY-HIDDEN-CALL")
     return Inventory(
         files=account.files,

@@ -44,14 +44,13 @@ RETIRED_CODES = frozenset(
 )
 
 # Findings that say some spend is in no figure (a search count unknown, a server tool not
-# priced, a child cut short, hidden calls, agents that ran elsewhere): a cost is then a lower
+# priced, a child cut short, agents that ran elsewhere): a cost is then a lower
 # bound, and `scan --price-card` marks it `+` as it does calls the card cannot price.
 SPEND_LEFT_OUT = frozenset(
     {
         "CC-REC-WEBSEARCH-COUNT-UNKNOWN",
         "CC-REC-SERVER-TOOL-UNPRICED",
         "CC-REC-AGENT-USAGE-DISAGREE",
-        "CC-BODY-HIDDEN-CALL",
         "CC-TREE-REMOTE-AGENT",
         "CC-REC-FINAL-NO-INPUT",
     }
@@ -756,7 +755,8 @@ CODES: dict[str, CodeInfo] = {
     "CC-BODY-INDEX-FIELD": _c(
         "A line of the bodies folder's index.jsonl has no string session_id, or a line of this "
         "session names no response file of the form <request-id>.response.json or no string "
-        "message_id.",
+        "message_id, or a hidden call's line names a request_file not of the form "
+        "<name>.request.json.",
         "The index was edited or damaged; restore Claude Code's original, or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-HIDDEN-NOT-COUNTED": _c(
@@ -792,9 +792,9 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-BODY-FILE-MISSING": _c(
-        "A line of index.jsonl for this session names a response file that is not in the "
-        "bodies folder.",
-        "Restore the response file (Claude Code never deletes bodies), or " + _WITHOUT_BODIES,
+        "A line of index.jsonl for this session names a response file, or for a hidden call a "
+        "request file, that is not in the bodies folder.",
+        "Restore the file (Claude Code never deletes bodies), or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-RESPONSE-UNFINISHED": _c(
         "A provider response file of this tree is empty, or JSON cut short (it stops inside "
@@ -847,11 +847,43 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-BODY-HIDDEN-CALL": _c(
         "Provider responses of this session (by its index) that no transcript call has: hidden "
-        "calls (a session title, a compaction, a prompt suggestion...). They are counted "
-        "(hidden_calls) but not priced in this version: their spend is not in the bundle.",
-        "Nothing to do: read the costs as leaving out these calls (the bundle's hidden_calls "
-        "says how many).",
+        "calls (a session title, a compaction, a prompt suggestion...). Each is priced from its "
+        "response and attributed to the task its request names (cc_prompt_id, else the "
+        "cc_prev_req chain; under task_unit session, the one task), as a model event of a "
+        "hidden agent of its kind (title, compaction, other); the bundle's hidden_calls says "
+        "how many.",
+        "Nothing to do: their cost is in the task's, and evaluate's report shows it apart.",
         blocking=False,
+    ),
+    "CC-BODY-HIDDEN-UNATTRIBUTED": _c(
+        "A hidden call (a response of this session, by its index, that no transcript call "
+        "has) cannot be attributed to a task: its request names no cc_prompt_id a turn of this "
+        "tree carries and no cc_prev_req of a call of this tree, or its index line names no "
+        "request file. Session-title and other side calls send neither key, and no request "
+        "through a gateway or Bedrock does.",
+        "Nothing in the bodies says which prompt caused the call, and it is not guessed. "
+        "Convert with --task-unit session (the whole tree is one task, and the call is its), "
+        "or " + _WITHOUT_BODIES,
+    ),
+    "CC-BODY-HIDDEN-AMBIGUOUS": _c(
+        "A hidden call's request names two tasks: the turns carrying its cc_prompt_id fall in "
+        "two tasks, or its cc_prompt_id names one task and its cc_prev_req a call of another.",
+        "The bodies do not decide which task caused the call, and it is not guessed. Convert "
+        "with --task-unit session, or " + _WITHOUT_BODIES,
+    ),
+    "CC-BODY-REQUEST-UNFINISHED": _c(
+        "The provider request file of a hidden call is empty, or JSON cut short. Claude Code "
+        "writes each request in one write, with no rename: a request of a session still "
+        "running can be read before it is all there.",
+        "If the session is still running, run again when it has finished; otherwise the file "
+        "was damaged: restore Claude Code's original, or " + _WITHOUT_BODIES,
+    ),
+    "CC-BODY-REQUEST-SHAPE": _c(
+        "The provider request file of a hidden call is not a request as Claude Code writes "
+        "one: a JSON object whose system prompt, where its first block is Claude Code's "
+        "billing header (x-anthropic-billing-header:), names cc_prompt_id and cc_prev_req at "
+        "most once each, each an id (letters, digits, - and _).",
+        "The file was edited or damaged; restore Claude Code's original, or " + _WITHOUT_BODIES,
     ),
     # --- contract (CONTRACT-*) ---
     "CONTRACT-POLICY-FILE-UNREADABLE": _c(

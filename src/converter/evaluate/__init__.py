@@ -25,6 +25,8 @@ from converter.evaluate.inputs import (
     Policy,
     TaskFacts,
     Workload,
+    hidden_key,
+    is_hidden,
     shape_key,
 )
 from converter.evaluate.report import render_json, render_markdown, render_text
@@ -49,6 +51,8 @@ __all__ = [
     "Workload",
     "decision_contract_digest",
     "evaluate",
+    "hidden_key",
+    "is_hidden",
     "render_json",
     "render_markdown",
     "render_text",

@@ -35,11 +35,23 @@ Rate = Annotated[Decimal, Field(ge=0, le=1, allow_inf_nan=False)]
 # A content-free argument shape flattened to text (see `shape_key`).
 # A count is any Count a bundle holds (int64: 19 digits), so what opens evaluates.
 ShapeKey = Annotated[str, StringConstraints(pattern=r"^[a-z]{1,8}(:[a-z]=[0-9]{1,19}){0,6}$")]
-# "main" (the root agent), "hidden" (calls seen only in provider bodies), or a subagent type.
+# "main" (the root agent), "hidden:<kind>" (calls seen only in provider bodies, by kind), or a
+# subagent type.
 AgentTypeKey = PublicName
 
 ROOT_AGENT = "main"
 HIDDEN_CALLS = "hidden"
+HIDDEN_KINDS = ("title", "compaction", "other")  # SPEC §5.4, in the order reports list them
+
+
+def hidden_key(kind: str) -> str:
+    """The cost split's key of one kind of hidden call: `hidden:title`, ..."""
+    return f"{HIDDEN_CALLS}:{kind}"
+
+
+def is_hidden(key: str) -> bool:
+    """Whether a cost split's key is hidden calls' (of a kind), not an agent type's."""
+    return key.startswith(HIDDEN_CALLS + ":")
 
 
 class Interval(Closed):

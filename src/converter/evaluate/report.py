@@ -11,7 +11,14 @@ from decimal import Decimal
 
 from converter.errors import CODES
 from converter.evaluate.fmt import number, percent, places_against, usd, usd_span
-from converter.evaluate.inputs import HIDDEN_CALLS, ROOT_AGENT, Interval
+from converter.evaluate.inputs import (
+    HIDDEN_CALLS,
+    HIDDEN_KINDS,
+    ROOT_AGENT,
+    Interval,
+    hidden_key,
+    is_hidden,
+)
 from converter.evaluate.result import (
     Bounds,
     Evaluation,
@@ -144,7 +151,8 @@ def _agent_columns(ev: Evaluation) -> list[Column]:
     """Root agent first, subagent types sorted, hidden calls last. Past MARKDOWN_AGENT_COLUMNS
     subagent types, the costliest (high end, then name) keep a column and the rest share one."""
     keys = {k for t in ev.tasks for k in t.cost_by_agent_type}
-    middle = sorted(keys - {ROOT_AGENT, HIDDEN_CALLS})
+    hidden = tuple(hidden_key(kind) for kind in HIDDEN_KINDS)
+    middle = sorted(k for k in keys - {ROOT_AGENT} if not is_hidden(k))
     if len(middle) > MARKDOWN_AGENT_COLUMNS:
         spend = ev.metrics.cost_by_agent_type
         ranked = sorted(middle, key=lambda k: (-spend[k].high, k))
@@ -154,7 +162,7 @@ def _agent_columns(ev: Evaluation) -> list[Column]:
         columns.append((f"{len(rest)} other subagent types", rest))
     else:
         columns = [(_code(k), (k,)) for k in middle]
-    return [(_code(ROOT_AGENT), (ROOT_AGENT,)), *columns, (_code(HIDDEN_CALLS), (HIDDEN_CALLS,))]
+    return [(_code(ROOT_AGENT), (ROOT_AGENT,)), *columns, (_code(HIDDEN_CALLS), hidden)]
 
 
 def _cell(part: Interval | Span | None, unbounded: int = 0) -> str:
@@ -167,8 +175,9 @@ NOT_OBSERVED = "n/o"
 _NOT_OBSERVED_LEGEND = (
     f"{NOT_OBSERVED}: not observed — calls that no transcript records (session titles, "
     "compaction calls outside a compaction agent's transcript, web-search side calls) are not "
-    "in these costs: no provider bodies were given, or this version counted the hidden calls "
-    "they show without pricing them; not a zero."
+    "in these costs: no provider bodies were given, or they were not looked for in all of "
+    "them (no index.jsonl, before Claude Code 2.1.274; a call whose response it does not "
+    "name); not a zero."
 )
 
 
@@ -182,7 +191,7 @@ def _agent_cell(
     not `$0`."""
     keys = column[1]
     parts = [costs[k] for k in keys if k in costs]
-    if not parts and keys == (HIDDEN_CALLS,) and ev.auxiliary_calls == "not-observed":
+    if not parts and column[0] == _code(HIDDEN_CALLS) and ev.auxiliary_calls == "not-observed":
         return NOT_OBSERVED
     if not parts:
         return _cell(None)
@@ -236,6 +245,17 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
     return lines
 
 
+def _hidden_by_kind(ev: Evaluation) -> str:
+    """`, of which <kind> <cost>, ...`: what the hidden calls cost, by kind (SPEC §5.4)."""
+    m = ev.metrics
+    parts = [
+        f"{kind} {_cell(m.cost_by_agent_type[key], m.unbounded_by_agent_type.get(key, 0))}"
+        for kind in HIDDEN_KINDS
+        if (key := hidden_key(kind)) in m.cost_by_agent_type
+    ]
+    return f"; hidden calls (provider bodies only): {', '.join(parts)}" if parts else ""
+
+
 def _completeness_lines(ev: Evaluation) -> list[str]:
     m = ev.metrics
     return [
@@ -246,7 +266,7 @@ def _completeness_lines(ev: Evaluation) -> list[str]:
             if m.unbounded_calls
             else ""
         ),
-        f"auxiliary calls: {ev.auxiliary_calls}",
+        f"auxiliary calls: {ev.auxiliary_calls}" + _hidden_by_kind(ev),
         f"cache read share: {percent(m.cache_read_tokens, m.input_tokens_total)}"
         f" ({m.cache_read_tokens:,} of {counted(m.input_tokens_total, 'input token')})",
     ]
@@ -423,7 +443,7 @@ def render_markdown(ev: Evaluation) -> str:
         "Each amount is rounded to $0.0001 on its own; the **all** row is the exact sum, "
         "rounded once, so it can differ from the rows shown in the last place.",
     ]
-    folded = [keys for _, keys in columns if len(keys) > 1]
+    folded = [keys for _, keys in columns[1:-1] if len(keys) > 1]  # not main, not hidden
     if folded:
         out += [
             "",

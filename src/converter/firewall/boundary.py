@@ -23,7 +23,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.shapes import as_model
 from converter.firewall.times import coarsen
 from converter.firewall.types import VERSION
-from converter.reader.model import Account, Call, EventKey
+from converter.reader.model import Account, Call, EventKey, HiddenCall
 from converter.reader.records import Usage
 from converter.sources.tree import SourceFile
 
@@ -165,6 +165,25 @@ class _Crossing:
             fragments=call.fragments,
         )
 
+    def hidden_agent(self, h: HiddenCall) -> str:
+        """The agent of a kind of hidden call: one per kind, beside the root agent."""
+        return self.pseudo.name("agent", f"hidden:{h.kind}")
+
+    def hidden_event(self, h: HiddenCall) -> view.ModelEvent:
+        """A hidden call as a model event: its response's model, usage and billing context;
+        no timestamp (a response has none) and no tool calls."""
+        return view.ModelEvent(
+            id=self.event(("model", h.msg_id)),
+            task=self.task(h.task),
+            agent=self.hidden_agent(h),
+            model=self.model(h.model),
+            timestamp=None,
+            usage=self.usage(h.usage),
+            usage_complete=h.final,
+            context=self.context(h.usage),
+            fragments=1,
+        )
+
 
 def usage_totals(u: Usage, web_searches: int = 0) -> view.UsageTotals:
     """A call's usage as it crosses (numbers only); `scan` sums a split session's calls with it."""
@@ -182,7 +201,7 @@ def usage_totals(u: Usage, web_searches: int = 0) -> view.UsageTotals:
 
 def _agents(c: _Crossing) -> tuple[view.Agent, ...]:
     reveal = c.policy.reveal_names
-    return tuple(
+    agents = [
         view.Agent(
             id=c.agent(s.index),
             parent=c.agent(s.parent) if s.parent is not None else None,
@@ -195,7 +214,28 @@ def _agents(c: _Crossing) -> tuple[view.Agent, ...]:
         )
         for s in c.acc.streams
         if s.depth >= 0
-    )
+    ]
+    kinds = {h.kind: h for h in c.acc.hidden}
+    if kinds and c.acc.streams:
+        agents += [
+            view.Agent(
+                id=c.hidden_agent(kinds[kind]),
+                parent=c.agent(0),
+                depth=1,
+                kind=HIDDEN_AGENT_KINDS[kind],
+                agent_type=view.HIDDEN_AGENT_TYPE,
+            )
+            for kind in HIDDEN_AGENT_KINDS
+            if kind in kinds
+        ]
+    return tuple(agents)
+
+
+HIDDEN_AGENT_KINDS: dict[str, view.AgentKind] = {
+    "title": "hidden-title",
+    "compaction": "hidden-compaction",
+    "other": "hidden-other",
+}
 
 
 def _refusals(c: _Crossing) -> tuple[view.Refusal, ...]:
@@ -226,8 +266,9 @@ def _counts(acc: Account, bound_files: int) -> view.Counts:
         delegations_expanded=acc.delegations_expanded,
         max_depth=max((s.depth for s in live), default=0),
         tasks=len(acc.tasks),
-        model_calls=len(acc.calls),
-        usage_incomplete_calls=sum(not call.final for call in acc.calls.values()),
+        model_calls=len(acc.calls) + len(acc.hidden),
+        usage_incomplete_calls=sum(not call.final for call in acc.calls.values())
+        + sum(not h.final for h in acc.hidden),
         tool_calls=len(acc.tools),
         edges=len(acc.edges),
         synthetic_records=acc.synthetic_records,
@@ -270,7 +311,9 @@ def cross(
         )
         for t in acc.tasks
     )
-    model_events = tuple(c.model_event(call) for call in acc.calls.values())
+    model_events = tuple(c.model_event(call) for call in acc.calls.values()) + tuple(
+        c.hidden_event(h) for h in acc.hidden
+    )
     tool_events = tuple(
         view.ToolEvent(
             id=c.event(("tool", t.id)),
@@ -303,6 +346,7 @@ def cross(
         findings=_findings(c),
         counts=_counts(acc, len(files)),
         claude_code_versions=_versions(acc),
+        auxiliary_calls="observed" if acc.auxiliary_observed else "not-observed",
     )
 
 
@@ -328,15 +372,16 @@ def local_names(account: Account, pseudo: Pseudonymizer) -> list[tuple[str, str]
             public = public_agent_type(name, pseudo, reveal)
             if public != name:
                 found[public] = name
-    models = {call.model for call in account.calls.values()}
+    models = {call.model for call in account.calls.values()} | {h.model for h in account.hidden}
     for model in models:
         public = c.model(model)
         if public != model:
             found[public] = model or ""
+    usages = [call.usage for call in account.calls.values()] + [h.usage for h in account.hidden]
     values = {
         value
-        for call in account.calls.values()
-        for value in (call.usage.service_tier, call.usage.speed, call.usage.inference_geo)
+        for u in usages
+        for value in (u.service_tier, u.speed, u.inference_geo)
         if value is not None
     }
     for value in values:
@@ -365,16 +410,20 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
     total = dict.fromkeys(keys, 0)
     by_model: dict[str, tuple[int, dict[str, int]]] = {}
     by_agent: dict[str, int] = {}
-    for call in acc.calls.values():
-        usage = c.usage(call.usage, c.searches(call))
-        model = c.model(call.model)
+    seen = [
+        (call.usage, c.searches(call), call.model, c.agent(call.stream))
+        for call in acc.calls.values()
+    ]
+    seen += [(h.usage, 0, h.model, c.hidden_agent(h)) for h in acc.hidden]
+    for raw, searches, name, agent in seen:
+        usage = c.usage(raw, searches)
+        model = c.model(name)
         calls, sums = by_model.get(model) or (0, dict.fromkeys(keys, 0))
         for key in keys:
             value = getattr(usage, key)
             total[key] += value
             sums[key] += value
         by_model[model] = (calls + 1, sums)
-        agent = c.agent(call.stream)
         by_agent[agent] = by_agent.get(agent, 0) + 1
     refusals = _refusals(c)
     bound = _bound_with_digest(acc)

@@ -231,7 +231,8 @@ def crossed_as(kind: str, name: str, reveal: frozenset[str]) -> bool:
     pseudonym = re.fullmatch(re.escape(kind) + r"-[0-9a-f]{12}", name) is not None
     if kind == "model":
         return pseudonym or model_crosses(name, reveal)
-    builtin = BUILTIN_TOOLS if kind == "tool" else BUILTIN_AGENT_TYPES | {"main"}
+    # `hidden`: the agent of calls only provider bodies show (firewall/view.py)
+    builtin = BUILTIN_TOOLS if kind == "tool" else BUILTIN_AGENT_TYPES | {"main", "hidden"}
     revealed = name in reveal and _PUBLIC_NAME.fullmatch(name) is not None
     return pseudonym or name in builtin or revealed
 

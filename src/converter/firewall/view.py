@@ -29,8 +29,20 @@ from converter.firewall.types import (
 from converter.vocabulary import TaskUnit
 
 AgentKind = Literal[
-    "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"
+    "root",
+    "agent",
+    "task",
+    "workflow",
+    "skill-fork",
+    "compaction",
+    "side",
+    "sidechain",
+    # Calls only provider bodies show (SPEC §5.4), one agent per kind, agent type `hidden`.
+    "hidden-title",
+    "hidden-compaction",
+    "hidden-other",
 ]
+HIDDEN_AGENT_TYPE = "hidden"
 EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
 ToolStatus = Literal["ok", "error", "no-result"]
 
@@ -175,6 +187,8 @@ class PublicAccount(Closed):
     findings: tuple[Finding, ...]
     counts: Counts
     claude_code_versions: tuple[Version, ...]
+    # Every call no transcript records was looked for in provider bodies (SPEC §4.8).
+    auxiliary_calls: Literal["observed", "not-observed"] = "not-observed"
 
 
 class ModelUsage(Closed):

@@ -22,15 +22,20 @@ it must be one that call's records name. Then:
     what the stub states and the response leaves out (context, split) is kept;
   - a call already complete must have exactly the response's counters (and advisor passes);
   - a response with no stop reason is a stub too: checked like a fragment, completes nothing.
-A response whose id no transcript call has is a hidden call (SPEC §5.4): counted, not priced in
-this phase (CC-BODY-HIDDEN-CALL). Two responses for one call, or a join that does not agree, refuse.
+A response whose id no transcript call has, named by this session's index line, is a hidden call
+(SPEC §5.4; CC-BODY-HIDDEN-CALL): a call of its own (`HiddenCall`), priced from the response as
+any call is, of the kind its index line's `query_source` says (`hidden_kind`). `read_bodies`
+reads its request (the line's `request_file`, bound like every body) for the billing header's
+`cc_prompt_id` and `cc_prev_req`; `attribute_hidden` (pure, once every call has its task) gives
+it the task they name. Two responses for one call, or a join that does not agree, refuse.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +43,7 @@ import msgspec
 
 from converter.errors import Problem
 from converter.reader.load import LoadedTree, read_bytes
-from converter.reader.model import Account, Call
+from converter.reader.model import Account, Call, HiddenCall, HiddenKind
 from converter.reader.records import (
     BadField,
     Usage,
@@ -48,9 +53,10 @@ from converter.reader.records import (
     usage_elsewhere,
     with_passes,
 )
-from converter.sources.bodies import RESPONSE_SUFFIX, Selected, select
+from converter.reader.tasks import task_at
+from converter.sources.bodies import RESPONSE_SUFFIX, Selected, request_entry, select
 from converter.sources.jsonl import BadLine, cut_short, read_document
-from converter.sources.tree import entry_kind
+from converter.sources.tree import SourceFile, entry_kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +74,19 @@ class Response:
     # Answered in several passes of its own (`usage.iterations`): the first pass's input totals,
     # which a transcript's streaming stub of the call holds (`_agrees`).
     first_pass: tuple[int, int, int] | None = None
+    query_source: str | None = None  # its index line's, as written (`hidden_kind`)
+    # A hidden call's request, when read: its file index and the billing header's ids.
+    request: Request | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What a hidden call's request names: the turn (`cc_prompt_id`, the transcript's
+    `promptId`) and the previous call of its chain (`cc_prev_req`, a request id)."""
+
+    file: int
+    prompt_id: str | None
+    prev_request: str | None
 
 
 def session_of(tree: LoadedTree) -> str:
@@ -105,6 +124,81 @@ def read_bodies(tree: LoadedTree, folder: Path) -> None:
         found = _read_response(tree, selected, selection.index.index if selection.index else None)
         if found is not None:
             tree.responses.append(found)
+    if selection.index is not None and not tree.layout.split:
+        _read_requests(tree, folder, {s.entry.index: s for s in selection.responses})
+
+
+def _read_requests(tree: LoadedTree, folder: Path, selected: dict[int, Selected]) -> None:
+    """Read the request of each hidden call (a response named by this session's index line
+    whose id no record of the tree's transcripts has): its billing header names the turn and
+    the chain it belongs to. Only theirs: a request is 100-200 KB of prompts and schemas, and
+    a transcript call needs none. In a split session no response is taken as hidden."""
+    bound = {f.index for f in tree.bound_files}
+    recorded = {
+        r.msg_id
+        for index, records in tree.records.items()
+        if index in bound
+        for r in records
+        if r.msg_id is not None
+    }
+    for n, r in enumerate(tree.responses):
+        if r.index_line is None or r.id in recorded or r.message_id not in (None, r.id):
+            continue
+        entry = request_entry(folder, tree.layout, selected[r.file])
+        if entry is None:  # no request named: attributed without one, or refused as such
+            continue
+        if isinstance(entry, Problem):
+            tree.problems.append(entry)
+            continue
+        request = _read_request(tree, entry)
+        if request is not None:
+            tree.responses[n] = replace(r, request=request)
+
+
+_REQUEST_UNFINISHED = "CC-BODY-REQUEST-UNFINISHED"
+_BILLING_HEADER = "x-anthropic-billing-header:"
+_HEADER_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def _read_request(tree: LoadedTree, entry: SourceFile) -> Request | None:
+    data = read_bytes(tree, entry, empty=_REQUEST_UNFINISHED)  # bound: size and SHA-256
+    if data is None:
+        return None
+    doc = read_document(data)
+    if isinstance(doc, BadLine):
+        parse = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
+        code = _REQUEST_UNFINISHED if parse and cut_short(data) else doc.code
+        tree.problems.append(Problem(code, entry.index, 1))
+        return None
+    try:
+        prompt_id, prev_request = billing_ids(doc)
+    except BadField as bad:
+        tree.problems.append(Problem(bad.code, entry.index, 1))
+        return None
+    return Request(entry.index, prompt_id, prev_request)
+
+
+def billing_ids(request: dict[str, Any]) -> tuple[str | None, str | None]:
+    """`cc_prompt_id` and `cc_prev_req` of a request's billing header (FORMAT-NOTES §5: the
+    first system block, `x-anthropic-billing-header: k=v; ...`, read by key, not position);
+    (None, None) when it has none (a gateway's, Bedrock's). A key given twice, or a value not
+    in an id's shape, is CC-BODY-REQUEST-SHAPE: it is compared with ids, never shown."""
+    system = request.get("system")
+    first = system[0] if isinstance(system, list) and system else system
+    if isinstance(first, dict):
+        first = first.get("text") if first.get("type") == "text" else None
+    if not isinstance(first, str) or not first.startswith(_BILLING_HEADER):
+        return None, None
+    found: dict[str, str] = {}
+    for part in first[len(_BILLING_HEADER) :].split(";"):
+        key, _, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if key not in ("cc_prompt_id", "cc_prev_req"):
+            continue
+        if key in found or not _HEADER_ID.fullmatch(value):
+            raise BadField("CC-BODY-REQUEST-SHAPE")
+        found[key] = value
+    return found.get("cc_prompt_id"), found.get("cc_prev_req")
 
 
 _UNFINISHED = "CC-BODY-RESPONSE-UNFINISHED"
@@ -163,6 +257,7 @@ def _response(
         usage=usage,
         advisor=advisor,
         first_pass=first_pass_input(raw_usage),
+        query_source=selected.query_source,
     )
 
 
@@ -214,6 +309,7 @@ def join_bodies(acc: Account) -> None:
                 acc.findings["CC-BODY-HIDDEN-NOT-COUNTED"] += 1
             else:
                 hidden += 1
+                acc.hidden.extend(_hidden_calls(r))
             continue
         if r.model != call.model:
             acc.problems.append(Problem("CC-BODY-MODEL-DISAGREES", r.file))
@@ -236,6 +332,125 @@ def join_bodies(acc: Account) -> None:
         acc.findings["CC-BODY-USAGE-COMPLETED"] += completed
     if hidden:
         acc.findings["CC-BODY-HIDDEN-CALL"] += hidden  # the inventory's hidden_calls
+    acc.auxiliary_observed = _all_indexed(acc)
+
+
+def _all_indexed(acc: Account) -> bool:
+    """Whether every call no transcript records was looked for: this session's index lines
+    were read (2.1.274 on), and every transcript call's response came through one of them. A
+    call with no indexed response was made before the index or the bodies setting existed,
+    and so might a hidden call of that time have been."""
+    through_index = {r.id for r in acc.tree.responses if r.index_line is not None}
+    index = next((f for f in acc.tree.bound_files if f.role == "provider-index"), None)
+    if index is None or index.index in acc.tree.unbound or acc.tree.layout.split:
+        return False
+    return all(msg_id in through_index for msg_id in acc.calls)
+
+
+def hidden_kind(query_source: str | None) -> HiddenKind:
+    """What a hidden call was for, by its index line's `query_source` (its values are not
+    documented; docs/claude-code-shapes.md "Provider bodies"): a session title, a compaction,
+    or another (a prompt suggestion, a web search's side call, a value not known)."""
+    source = (query_source or "").lower()
+    if "title" in source:
+        return "title"
+    if "compact" in source:
+        return "compaction"
+    return "other"
+
+
+def _hidden_calls(r: Response) -> list[HiddenCall]:
+    """A hidden call, and each advisor pass of its response as a call of its own beside it
+    (as a transcript call's are, `calls.advisor_calls`)."""
+    request = r.request
+    call = HiddenCall(
+        msg_id=r.id,
+        file=r.file,
+        request_id=r.stem,
+        kind=hidden_kind(r.query_source),
+        model=r.model,
+        usage=r.usage,
+        final=r.final,
+        request=request.file if request else None,
+        prompt_id=request.prompt_id if request else None,
+        prev_request=request.prev_request if request else None,
+    )
+    passes = [
+        replace(
+            call,
+            msg_id=f"{r.id}#advisor-{n}",
+            model=model,
+            usage=usage,
+            final=True,
+            advisor_of=r.id,
+        )
+        for n, (model, usage) in enumerate(r.advisor, 1)
+    ]
+    return [call, *passes]
+
+
+def attribute_hidden(acc: Account) -> None:
+    """Each hidden call's task (SPEC §5.4), once every transcript call has its own: the task
+    of the turns carrying its request's `cc_prompt_id`, else that of the call its
+    `cc_prev_req` names (a transcript call by its `requestId`, or a hidden call attributed so
+    before it: the chain), else, when the whole tree is one task, that task. Where neither
+    resolves, or the two name different tasks, refused: never guessed by time or position."""
+    if not acc.hidden:
+        return
+    if acc.task_unit == "session" and acc.tasks:
+        for h in acc.hidden:
+            h.task = 0
+    else:
+        _by_request(acc)
+    for h in acc.hidden:
+        if h.task is not None:
+            acc.tasks[h.task].calls += 1
+
+
+def _by_request(acc: Account) -> None:
+    """`attribute_hidden` when a task is a prompt: by what each call's request names."""
+    turns: dict[str, set[int]] = defaultdict(set)
+    root = acc.streams[0] if acc.streams else None
+    for position, rec in enumerate(root.records if root else ()):
+        if rec.prompt_id is not None and (task := task_at(acc, position)) is not None:
+            turns[rec.prompt_id].add(task)
+    by_request: dict[str, int | None] = {}
+    for msg_id, request_ids in _named_requests(acc).items():
+        call = acc.calls.get(msg_id)
+        for request_id in request_ids if call is not None else ():
+            by_request.setdefault(request_id, call.task if call else None)
+    pending = [h for h in acc.hidden if h.advisor_of is None]
+    while pending:  # a chain of hidden calls: each named by a later one, resolved in turn
+        left = []
+        for h in pending:
+            named = turns.get(h.prompt_id or "", set())
+            chained = h.prev_request is not None and h.prev_request in by_request
+            if len(named) > 1 or (
+                named and chained and by_request[h.prev_request or ""] not in named
+            ):
+                h.task, h.refusal = None, "CC-BODY-HIDDEN-AMBIGUOUS"
+            elif named:
+                h.task = next(iter(named))
+            elif chained and by_request[h.prev_request or ""] is not None:
+                h.task = by_request[h.prev_request or ""]
+            else:
+                left.append(h)
+                continue
+            by_request[h.request_id] = h.task
+        if len(left) == len(pending):
+            break
+        pending = left
+    for h in acc.hidden:
+        if h.advisor_of is not None:
+            continue
+        if h.task is None and h.refusal is None:
+            h.refusal = "CC-BODY-HIDDEN-UNATTRIBUTED"
+        if h.refusal is not None:
+            acc.problems.append(Problem(h.refusal, h.file))
+    owner = {h.msg_id: h.task for h in acc.hidden if h.advisor_of is None}
+    for h in acc.hidden:
+        if h.advisor_of is not None:
+            h.task = owner.get(h.advisor_of)
 
 
 def _kept(seen: Usage, said: Usage) -> Usage:

@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 
 from converter.errors import Problem
 from converter.errors.codes import NOT_BOUND
-from converter.reader.bodies import join_bodies, session_of
+from converter.reader.bodies import attribute_hidden, join_bodies, session_of
 from converter.reader.calls import (
     advisor_calls,
     copies_agree,
@@ -128,6 +128,7 @@ def _journal_agents(acc: Account) -> None:
 
 def _summaries(acc: Account) -> None:
     incomplete = sum(not c.final for c in acc.calls.values())
+    incomplete += sum(not h.final for h in acc.hidden)
     if incomplete:
         acc.findings["CC-REC-USAGE-INCOMPLETE"] += incomplete
     # Every call reads input: a stub recording none was written before it was counted, and
@@ -222,6 +223,7 @@ def build_account(
     stated_usage_agrees(acc)
     find_tasks(acc)
     assign(acc)
+    attribute_hidden(acc)
     _unexpanded(acc, single_file)
     _workflow_manifests(acc)
     _journal_agents(acc)

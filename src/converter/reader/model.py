@@ -16,6 +16,7 @@ AgentKind = Literal[
     "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"
 ]
 EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
+HiddenKind = Literal["title", "compaction", "other"]
 EventKey = tuple[Literal["model", "tool"], str]
 
 
@@ -67,6 +68,26 @@ class Call:
 
 
 @dataclass(slots=True)
+class HiddenCall:
+    """A call no transcript records, seen in its provider response (SPEC §5.4;
+    reader/bodies.py): no stream, no tool calls, no edges; its task from its request."""
+
+    msg_id: str
+    file: int  # its response file's index: a refusal about the call names that file
+    request_id: str  # what its response file is named by: a later request's `cc_prev_req`
+    kind: HiddenKind
+    model: str
+    usage: Usage
+    final: bool
+    request: int | None = None  # its request file's index, when one was read
+    prompt_id: str | None = None  # the request's `cc_prompt_id`
+    prev_request: str | None = None  # the request's `cc_prev_req`
+    advisor_of: str | None = None  # an advisor pass's call: the hidden call it was part of
+    task: int | None = None
+    refusal: str | None = None  # why it has no task
+
+
+@dataclass(slots=True)
 class ToolCall:
     id: str
     name: str
@@ -115,6 +136,10 @@ class Account:
     task_unit: TaskUnit
     streams: list[Stream] = field(default_factory=list)
     calls: dict[str, Call] = field(default_factory=dict)
+    # Calls only provider bodies show, in response order (reader/bodies.py).
+    hidden: list[HiddenCall] = field(default_factory=list)
+    # Every call no transcript records was looked for (an index read, every call through it).
+    auxiliary_observed: bool = False
     tools: dict[str, ToolCall] = field(default_factory=dict)
     tasks: list[Task] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)

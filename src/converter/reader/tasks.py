@@ -34,7 +34,7 @@ def find_tasks(acc: Account) -> None:
             acc.findings["CC-REC-QUEUED-PROMPT"] += 1
 
 
-def _task_at(acc: Account, position: int) -> int | None:
+def task_at(acc: Account, position: int) -> int | None:
     """The task of the root stream record at `position`: the last prompt at or before it."""
     if acc.task_unit == "session":
         return 0
@@ -161,7 +161,7 @@ def assign(acc: Account) -> None:
     where the agent took up a message sent from a later task, that task's (`_resumes`)."""
     for call in acc.calls.values():
         if call.stream == 0:
-            call.task = _task_at(acc, call.position)
+            call.task = task_at(acc, call.position)
     splits, unplaced = _resumes(acc) if acc.task_unit == "prompt" else ({}, [])
     child_calls: dict[int, list[Call]] = defaultdict(list)
     for call in acc.calls.values():
@@ -183,9 +183,9 @@ def assign(acc: Account) -> None:
             delegating = acc.calls.get(tool.msg_id) if tool else None
             # The call's task, not the task at the tool_use's line: they differ when a prompt
             # falls between the call's fragments.
-            stream.task = delegating.task if delegating else _task_at(acc, 0)
+            stream.task = delegating.task if delegating else task_at(acc, 0)
         else:
-            stream.task = _task_at(acc, stream.anchor[1] if stream.anchor else 0)
+            stream.task = task_at(acc, stream.anchor[1] if stream.anchor else 0)
         own = splits.get(stream.index, [])
         for call in child_calls[stream.index]:
             call.task = _in_segment(stream.task, own, call.position)

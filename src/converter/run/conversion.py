@@ -506,7 +506,8 @@ def _bodies_now(
             unread.add(label)
         else:
             size, sha256 = digest
-            now[label] = BoundFile(role="provider-response", label=label, size=size, sha256=sha256)
+            role = "provider-request" if name.endswith(".request.json") else "provider-response"
+            now[label] = BoundFile(role=role, label=label, size=size, sha256=sha256)
     return paths
 
 

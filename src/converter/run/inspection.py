@@ -224,6 +224,15 @@ def render_text(report: dict[str, Any]) -> str:
     ]
     for model, entry in report["by_model"].items():
         lines.append(f"  model {model}: {counted(entry['model_calls'], 'call')}")
+    hidden = [
+        f"{a['kind'].removeprefix('hidden-')} {a['model_calls']:,}"
+        for a in report["by_agent"]
+        if a["kind"].startswith("hidden-")
+    ]
+    if hidden:  # SPEC §5.4: by kind (their cost: evaluate's report)
+        lines.append(
+            f"  hidden calls (provider bodies only), among the model calls: {', '.join(hidden)}"
+        )
     if "card_cost" in report:
         lines += _cost_lines(report["card_cost"])
     if report["findings"]:

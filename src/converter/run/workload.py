@@ -23,6 +23,7 @@ from converter.bundle.io import bundle_problems, open_bundle
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import (
+    HIDDEN_CALLS,
     ROOT_AGENT,
     Baseline,
     Claims,
@@ -33,6 +34,8 @@ from converter.evaluate import (
     Policy,
     TaskFacts,
     Workload,
+    hidden_key,
+    is_hidden,
     shape_key,
 )
 from converter.files import read_input
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 ZERO = Decimal(0)
-_RESERVED = {ROOT_AGENT, "hidden"}
+_RESERVED = {ROOT_AGENT, HIDDEN_CALLS}
 _TRANSCRIPT_ROLES = ("parent", "subagent")
 
 
@@ -249,7 +252,9 @@ def _agent_types(bundle: BundleHead) -> dict[str, str]:
         name = agent.agent_type
         if agent.kind == "root":
             name = ROOT_AGENT
-        elif name in _RESERVED:
+        elif agent.kind.startswith("hidden-"):  # calls only provider bodies show (SPEC §5.4)
+            name = hidden_key(agent.kind.removeprefix("hidden-"))
+        elif name in _RESERVED or is_hidden(name):
             name = f"agent-{name}"
         types[agent.id] = name
     return types

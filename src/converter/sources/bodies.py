@@ -11,7 +11,9 @@ Only this tree's bodies are selected, and nothing else in the folder is opened:
       each naming its response file (shape-checked before a path is built from it);
   without it: `<request-id>.response.json` for each request id a transcript call names
       (shape-checked too), where such a file exists.
-Request files are not read (phase 1). The folder is never listed.
+A request file is opened only for a hidden call (a response no transcript call has, named by an
+index line): the line's `request_file`, shape-checked (`request_entry`). The folder is never
+listed (but by `verify`, for names only: `response_names`).
 
 The index is shared by every session and grows: what is bound for it is a derived entry whose
 size and SHA-256 are those of this session's lines (each with its line end) concatenated in file
@@ -42,6 +44,8 @@ PREFIX = "provider-bodies/"
 REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 RESPONSE_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}\.response\.json")
 RESPONSE_SUFFIX = ".response.json"
+# A request file as Claude Code names it: a random uuid (FORMAT-NOTES §5), bounded.
+REQUEST_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}\.request\.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,11 @@ class Selected:
     entry: SourceFile
     index_line: int | None = None
     message_id: str | None = None  # the index line's message_id
+    # The index line's `request_file` (None: absent or null; unchecked until a hidden call's
+    # request is read, `request_entry`) and `query_source` (what kind of call: a session title,
+    # a compaction, another), each as written; neither ever crosses.
+    request_file: object = None
+    query_source: str | None = None
 
 
 @dataclass(slots=True)
@@ -197,7 +206,16 @@ def _take_line(
         found.problems.append(Problem("CC-BODY-FILE-MISSING", index.index, number))
     elif kind == "file":
         entry = layout.add("provider-response", path, rel=PREFIX + name)
-        found.responses.append(Selected(entry, number, message_id))
+        source = item.get("query_source")
+        found.responses.append(
+            Selected(
+                entry,
+                number,
+                message_id,
+                request_file=item.get("request_file"),
+                query_source=source if isinstance(source, str) else None,
+            )
+        )
     elif kind == "unreadable":
         found.problems.append(Problem("CC-BODY-DIR-UNREADABLE", index.index, number))
     else:
@@ -236,6 +254,30 @@ def _by_request_id(
             found.problems.append(Problem("CC-BODY-NOT-REGULAR", local_path=PREFIX + name))
 
 
+def request_entry(
+    folder: Path, layout: TreeLayout, selected: Selected
+) -> SourceFile | Problem | None:
+    """The request file a hidden call's index line names, added to `layout` (role
+    `provider-request`) to be read and bound; None when the line names none (absent or null),
+    a Problem at the line when its name is not a request file's or the file cannot be read.
+    Its name's shape is checked before a path is built from it (SPEC §3)."""
+    name, line = selected.request_file, selected.index_line
+    if name is None or line is None:
+        return None
+    index = next(f.index for f in layout.files if f.role == "provider-index")
+    if not isinstance(name, str) or not REQUEST_NAME.fullmatch(name):
+        return Problem("CC-BODY-INDEX-FIELD", index, line)
+    path = Path(os.path.abspath(folder)) / name
+    kind = entry_kind(path)
+    if kind == "file":
+        return layout.add("provider-request", path, rel=PREFIX + name)
+    if kind == "missing":
+        return Problem("CC-BODY-FILE-MISSING", index, line)
+    if kind == "unreadable":
+        return Problem("CC-BODY-DIR-UNREADABLE", index, line)
+    return Problem("CC-BODY-NOT-REGULAR", index, line)
+
+
 def body_names(folder: Path, *paths: Path) -> list[str]:
     """The names of `paths` that are in `folder` and named as a body of it could be (the
     index, a response, a request): outputs that could replace evidence read only later."""
@@ -254,10 +296,12 @@ def body_names(folder: Path, *paths: Path) -> list[str]:
 
 
 def response_names(folder: Path) -> list[str]:
-    """The names in `folder` a response file could have (for `verify` to find a bound response
-    by its label when the sources no longer convert): names only, nothing opened."""
+    """The names in `folder` a response or request file could have (for `verify` to find a
+    bound body by its label when the sources no longer convert): names only, nothing opened."""
     try:
-        return sorted(n for n in os.listdir(folder) if RESPONSE_NAME.fullmatch(n))
+        return sorted(
+            n for n in os.listdir(folder) if RESPONSE_NAME.fullmatch(n) or REQUEST_NAME.fullmatch(n)
+        )
     except OSError:
         return []
 

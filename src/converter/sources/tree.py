@@ -40,6 +40,7 @@ Role = Literal[
     "workflow-manifest",
     "provider-index",  # this session's lines of a provider bodies folder's index (bodies.py)
     "provider-response",
+    "provider-request",  # a hidden call's request (bodies.py `request_entry`)
 ]
 
 SESSION_ID = re.compile(
