@@ -2,5 +2,5 @@
 
 from typing import Final, Literal
 
-__version__ = "0.4.11"
+__version__ = "0.5.0"
 GENERATOR: Final[Literal["agent-evidence"]] = "agent-evidence"

@@ -650,8 +650,8 @@ CODES: dict[str, CodeInfo] = {
         "each at the public price).",
         "Nothing in the contract can change it: no file states the count. If web-search spend "
         "matters, budget it beside the report from this count. (The searches ran in a side call "
-        "no transcript records: with --provider-bodies its response is counted as a hidden call, "
-        "CC-BODY-HIDDEN-CALL, but not priced in this version.)",
+        "no transcript records: with --provider-bodies its response is a hidden call, "
+        "CC-BODY-HIDDEN-CALL, priced in its task.)",
         blocking=False,
     ),
     "CC-REC-SERVER-TOOL-UNPRICED": _c(
@@ -1353,11 +1353,14 @@ CODES: dict[str, CodeInfo] = {
     ),
     "EVAL-AUXILIARY-NOT-OBSERVED": _c(
         "Auxiliary calls (session titles, compaction calls outside a compaction agent's "
-        "transcript, web-search side calls) were not observed: no provider bodies were given, "
-        "or this version counted the hidden calls they show (the bundle's hidden_calls) "
-        "without pricing them, so their spend is not in the costs.",
-        "Nothing to do in this version: read the costs as leaving out those calls: a session "
-        "title is a small Haiku call, a compaction call re-reads the whole conversation.",
+        "transcript, web-search side calls) were not all looked for: no provider bodies were "
+        "given, or they have no index.jsonl of the session (before Claude Code 2.1.274), or some "
+        "call's response is not in it (bodies turned on mid-session), so such calls' spend may "
+        "not be in the costs.",
+        "Convert with --provider-bodies from a folder whose index names every call's response "
+        "(Claude Code 2.1.274 on, OTEL_LOG_RAW_API_BODIES=file:<dir> from the session's start); "
+        "otherwise read the costs as leaving out those calls: a session title is a small Haiku "
+        "call, a compaction call re-reads the whole conversation.",
         blocking=False,
     ),
     # --- attestation and verification (ATTEST-*) ---
