@@ -750,6 +750,27 @@ def test_a_hidden_call_is_attributed_along_its_requests_chain(cli: Any, tmp_path
     assert bundle["receipt"]["hidden_calls"] == 2
 
 
+def test_a_chain_is_followed_whatever_order_the_index_lists_it_in(cli: Any, tmp_path: Path) -> None:
+    """A call naming a hidden call the index lists after it waits for that one's task; two
+    hidden calls naming each other (no chain of Claude Code's does) name no task: refused."""
+    tree, bodies = setup(tmp_path)
+    first = ("msg_01FirstOfTheChain", "req_01FirstOfTheChain")
+    second = ("msg_01SecondOfTheChain", "req_01SecondOfTheChain")
+    add_hidden(bodies, second, source="side_question", header=billing(cc_prev_req=first[1]))
+    add_hidden(bodies, first, source="compact", header=billing(cc_prev_req=A2[1]))
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    assert {e["task"] for e in hidden_events(bundle)} == {bundle["tasks"][0]["id"]}
+    assert len(hidden_events(bundle)) == 2
+    tree, bodies = setup(tmp_path / "loop")
+    add_hidden(bodies, second, header=billing(cc_prev_req=first[1]))
+    add_hidden(bodies, first, header=billing(cc_prev_req=second[1]))
+    shown = inspect(cli, tree, tmp_path / "loop", bodies.write())
+    for call in (first, second):
+        expect(
+            shown, "CC-BODY-HIDDEN-UNATTRIBUTED", label("provider-response", response_name(call))
+        )
+
+
 def test_a_hidden_call_whose_prompt_and_chain_disagree_is_refused(cli: Any, tmp_path: Path) -> None:
     """Its prompt id names the tree's one turn, its previous request a call of no task (a
     request id no call of the tree has is no statement; one that names a hidden call

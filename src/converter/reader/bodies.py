@@ -408,43 +408,42 @@ def attribute_hidden(acc: Account) -> None:
 
 
 def _by_request(acc: Account) -> None:
-    """`attribute_hidden` when a task is a prompt: by what each call's request names."""
+    """`attribute_hidden` when a task is a prompt: by what each call's request names. A chain
+    is followed from the transcript's calls outwards: a call naming a hidden call waits for
+    that one's task (a cycle, which no chain of Claude Code's makes, resolves by prompt only)."""
     turns: dict[str, set[int]] = defaultdict(set)
     root = acc.streams[0] if acc.streams else None
     for position, rec in enumerate(root.records if root else ()):
         if rec.prompt_id is not None and (task := task_at(acc, position)) is not None:
             turns[rec.prompt_id].add(task)
-    by_request: dict[str, int | None] = {}
+    # request id -> the tasks of the calls it names (a task None: a call before any prompt)
+    chains: dict[str, set[int | None]] = defaultdict(set)
     for msg_id, request_ids in _named_requests(acc).items():
         call = acc.calls.get(msg_id)
         for request_id in request_ids if call is not None else ():
-            by_request.setdefault(request_id, call.task if call else None)
+            chains[request_id].add(call.task if call else None)
     pending = [h for h in acc.hidden if h.advisor_of is None]
-    while pending:  # a chain of hidden calls: each named by a later one, resolved in turn
+    waiting = True  # calls naming a hidden call not yet attributed wait for it
+    while pending:
+        unresolved = {h.request_id for h in pending}
         left = []
         for h in pending:
-            named = turns.get(h.prompt_id or "", set())
-            chained = h.prev_request is not None and h.prev_request in by_request
-            if len(named) > 1 or (
-                named and chained and by_request[h.prev_request or ""] not in named
-            ):
-                h.task, h.refusal = None, "CC-BODY-HIDDEN-AMBIGUOUS"
-            elif named:
-                h.task = next(iter(named))
-            elif chained and by_request[h.prev_request or ""] is not None:
-                h.task = by_request[h.prev_request or ""]
-            else:
+            if waiting and h.prev_request in unresolved and h.prev_request != h.request_id:
                 left.append(h)
                 continue
-            by_request[h.request_id] = h.task
+            named = turns.get(h.prompt_id or "", set())
+            chained = {t for t in chains.get(h.prev_request or "", ()) if t is not None}
+            if len(named) > 1 or len(chained) > 1 or (named and chained and named != chained):
+                h.refusal = "CC-BODY-HIDDEN-AMBIGUOUS"
+            elif named or chained:
+                h.task = next(iter(named or chained))
+            else:
+                h.refusal = "CC-BODY-HIDDEN-UNATTRIBUTED"
+            chains[h.request_id].add(h.task)
         if len(left) == len(pending):
-            break
+            waiting = False  # a cycle: what is left is attributed by its prompt alone
         pending = left
     for h in acc.hidden:
-        if h.advisor_of is not None:
-            continue
-        if h.task is None and h.refusal is None:
-            h.refusal = "CC-BODY-HIDDEN-UNATTRIBUTED"
         if h.refusal is not None:
             acc.problems.append(Problem(h.refusal, h.file))
     owner = {h.msg_id: h.task for h in acc.hidden if h.advisor_of is None}
