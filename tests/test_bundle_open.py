@@ -797,3 +797,111 @@ def test_a_0_2_bundle_rewritten_as_v1_is_refused() -> None:
         _zero_costs(body)
 
     assert _codes_at(downgraded) == [("BUNDLE-SCHEMA-MISMATCH", "schema_version")]
+
+
+# --- hidden calls (SPEC §5.4): their agents and events as a conversion writes them ---------
+
+
+def _with_hidden_call(body: dict[str, Any]) -> None:
+    """The golden bundle with one hidden call: an agent of kind hidden-title and a model event
+    of it (a copy of the first model event, its own id, no timestamp), counted."""
+    root = next(a for a in body["agents"] if a["parent"] is None)
+    body["agents"].append(
+        {
+            "agent_type": "hidden",
+            "delegation": None,
+            "depth": 1,
+            "id": "agent-0000000000a1",
+            "kind": "hidden-title",
+            "parent": root["id"],
+        }
+    )
+    event = dict(next(e for e in body["events"] if e["kind"] == "model"))
+    event.update(id="event-0000000000a1", agent="agent-0000000000a1", timestamp=None)
+    body["events"].append(event)
+    body["receipt"]["counts"]["model_calls"] += 1
+    body["receipt"]["hidden_calls"] = 1
+    body["tasks"][0]["model_calls"] += 1
+
+
+def _hidden_then(*edits: Any) -> Any:
+    def edit(body: dict[str, Any]) -> None:
+        _with_hidden_call(body)
+        for more in edits:
+            more(body)
+
+    return edit
+
+
+def _subagent_relabelled(body: dict[str, Any]) -> None:
+    """A subagent (a delegation, a transcript) passed off as hidden calls: its cost would move
+    into the hidden column."""
+    body["agents"][1]["kind"] = "hidden-other"
+    body["agents"][1]["agent_type"] = "hidden"
+
+
+def _hidden_event_field(field: str, value: Any) -> Any:
+    def edit(body: dict[str, Any]) -> None:
+        body["events"][-1][field] = value
+
+    return edit
+
+
+def _second_title_agent(body: dict[str, Any]) -> None:
+    body["agents"].append({**body["agents"][-1], "id": "agent-0000000000a2"})
+
+
+def _tool_of_hidden_agent(body: dict[str, Any]) -> None:
+    tool = next(e for e in body["events"] if e["kind"] == "tool")
+    tool["agent"] = "agent-0000000000a1"
+
+
+def test_a_bundle_with_a_hidden_call_opens() -> None:
+    head = open_bundle(_resealed(_with_hidden_call))
+    assert head.receipt.hidden_calls == 1
+
+
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        (_hidden_then(_subagent_relabelled), "agents/1/kind"),
+        (_hidden_then(_set("agents/2/agent_type", "general-purpose")), "agents/2/kind"),
+        (_hidden_then(_set("agents/2/depth", 2)), "agents/2/kind"),
+        (_hidden_then(_set("agents/2/parent", "agent-aecec9bdba37")), "agents/2/kind"),
+        (_hidden_then(_second_title_agent), "agents/3/kind"),
+        (_hidden_then(_tool_of_hidden_agent), "events/4/agent"),
+        (
+            _hidden_then(_hidden_event_field("timestamp", "2026-07-21T09:14:05.463Z")),
+            "events/6/agent",
+        ),
+        (_hidden_then(_set("receipt/hidden_calls", 0)), "receipt/hidden_calls"),
+        (_hidden_then(_set("receipt/hidden_calls", 2)), "receipt/hidden_calls"),
+        (_set("receipt/hidden_calls", 1), "receipt/hidden_calls"),
+    ],
+    ids=[
+        "subagent-relabelled",
+        "type",
+        "depth",
+        "parent",
+        "two-of-a-kind",
+        "tool-event",
+        "timestamp",
+        "count-zero",
+        "count-above",
+        "count-without-events",
+    ],
+)
+def test_hidden_calls_not_as_a_conversion_writes_them_are_refused(edit: Any, where: str) -> None:
+    """A red team: each of these opened and evaluated (exit 0) before."""
+    assert ("BUNDLE-HIDDEN-CALLS", where) in _codes_at(edit)
+
+
+def test_a_bundle_of_a_version_that_counted_hidden_calls_without_pricing_them_opens() -> None:
+    """Before 0.5.0 hidden calls were counted (receipt.hidden_calls) with no event: such a
+    bundle still opens."""
+
+    def counted_only(body: dict[str, Any]) -> None:
+        body["generator"]["version"] = "0.4.11"
+        body["receipt"]["hidden_calls"] = 2
+
+    assert open_bundle(_resealed(counted_only)).receipt.hidden_calls == 2

@@ -960,3 +960,31 @@ def test_cost_per_acceptable_outcome_divides_by_the_acceptable_tasks_only() -> N
     ev = evaluate(make_workload(tasks, max_cost_per_acceptable_outcome_usd=Decimal(6)))
     gate = next(g for g in ev.gates if g.check.id == "cost-per-acceptable-outcome")
     assert gate.status == "fail"
+
+
+def test_hidden_calls_of_bundles_that_observed_them_are_not_said_unobserved() -> None:
+    """A red team: one bundle made with provider bodies (a hidden call priced), one without;
+    every row said `n/o`, also the observed bundle's task with none, and the total showed the
+    observed bundle's hidden cost as if it were all of it."""
+    split = {
+        "main": Interval(low=D("1.75"), high=D("1.75")),
+        "hidden:title": Interval(low=D("0.25"), high=D("0.25")),
+    }
+    with_call = make_task(0, "2", "2", split=split)
+    without = make_task(1).model_copy(update={"bundle": 1})
+    unseen = make_task(2).model_copy(update={"bundle": 2})
+    workload = make_workload([with_call, without, unseen], auxiliary="not-observed")
+    workload = workload.model_copy(update={"auxiliary_by_bundle": ("observed", "not-observed")})
+    text = render_markdown(evaluate(workload))
+    rows = {
+        row.split(" | ")[0].split("`")[1]: row.split(" | ")
+        for row in text.splitlines()
+        if row.startswith("| `task-")
+    }
+    hidden = 4  # Task, Started, Acceptable, main: then the hidden column
+    assert rows[with_call.id][hidden] == "$0.2500"
+    assert rows[without.id][hidden] == "$0.0000"  # looked for, none found: a measured zero
+    assert rows[unseen.id][hidden] == "n/o"
+    total = next(row for row in text.splitlines() if row.startswith("| **all**"))
+    assert total.split(" | ")[hidden] == "$0.2500 + n/o"
+    assert "`+ n/o` sums the hidden calls of the bundles that looked for them" in text

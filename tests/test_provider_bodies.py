@@ -750,6 +750,56 @@ def test_a_hidden_call_is_attributed_along_its_requests_chain(cli: Any, tmp_path
     assert bundle["receipt"]["hidden_calls"] == 2
 
 
+@pytest.mark.parametrize("order", ["xy", "yx"])
+def test_a_prompt_and_chain_naming_two_tasks_refuse_in_either_order(
+    cli: Any, tmp_path: Path, order: str
+) -> None:
+    """A red team: X names the first turn and, as its previous call, Y, which names the second
+    turn; with X listed first, X was the first task's (exit 0), with Y first, ambiguous."""
+    tree, bodies = setup(tmp_path)
+    add_second_turn(tree, bodies)
+    x, y = ("msg_01HiddenX", "req_01HiddenX"), ("msg_01HiddenY", "req_01HiddenY")
+    second_turn = "2b7c4f1e-0000-4000-8000-000000000002"
+    adds = {
+        "x": lambda: add_hidden(
+            bodies, x, header=billing(cc_prompt_id=PROMPT_ID, cc_prev_req=y[1])
+        ),
+        "y": lambda: add_hidden(bodies, y, header=billing(cc_prompt_id=second_turn)),
+    }
+    for name in order:
+        adds[name]()
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-HIDDEN-AMBIGUOUS", label("provider-response", response_name(x)))
+    assert len(shown.refusals) == 1
+
+
+def test_two_hidden_calls_naming_one_request_are_refused(cli: Any, tmp_path: Path) -> None:
+    """A red team: the file was bound twice, and the template's own contract then refused it
+    (a file listed twice). One request attempt has one response."""
+    tree, bodies = setup(tmp_path)
+    name = add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
+    other = ("msg_01AnotherHidden", "req_01AnotherHidden")
+    add_hidden(bodies, other, header=billing(cc_prompt_id=PROMPT_ID))
+    assert bodies.lines is not None
+    bodies.lines[-1]["request_file"] = name
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-DUPLICATE", INDEX, bodies.line_of(other))
+
+
+def test_a_response_named_by_a_calls_request_id_is_never_a_hidden_call(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A red team: a response file named by a transcript call's request id, holding another
+    message id (its index line agreeing), was taken as a hidden call and priced beside the
+    call whose response it is by its name."""
+    tree, bodies = setup(tmp_path)
+    bodies.response(A2)["id"] = "msg_01NotA2ButNamedByItsRequest"
+    assert bodies.lines is not None
+    bodies.lines[bodies.line_of(A2) - 1]["message_id"] = "msg_01NotA2ButNamedByItsRequest"
+    shown = inspect(cli, tree, tmp_path, bodies.write(), "--task-unit", "session")
+    expect(shown, "CC-BODY-ID-DISAGREES", INDEX, bodies.line_of(A2))
+
+
 def test_a_chain_is_followed_whatever_order_the_index_lists_it_in(cli: Any, tmp_path: Path) -> None:
     """A call naming a hidden call the index lists after it waits for that one's task; two
     hidden calls naming each other (no chain of Claude Code's does) name no task: refused."""

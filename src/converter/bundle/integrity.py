@@ -58,7 +58,11 @@ class Consistency:
         self.reveal = frozenset(head.receipt.privacy.reveal_names)
         self.precision = head.receipt.privacy.timestamps
         self.public: dict[tuple[str, str], bool] = {}  # a few names over thousands of events
+        # The agents of hidden calls (SPEC §5.4), and how many model events are theirs.
+        self.hidden_agents = {a.id for a in head.agents if a.kind.startswith("hidden-")}
+        self.hidden_events = 0
         self._head()
+        self._hidden_agents()
 
     def _add(self, code: str, rule: str, where: str) -> None:
         """A problem at `where`; `rule` is its field with positions starred (`events/*/task`)."""
@@ -120,6 +124,25 @@ class Consistency:
         self._count("transcript_files", sum(f.role in _TRANSCRIPT_ROLES for f in files))
         self._count("meta_files", sum(f.role == "meta" for f in files))
         self._count("bound_files", len(files))
+
+    def _hidden_agents(self) -> None:
+        """An agent of hidden calls as the firewall writes it (`boundary._agents`): one per
+        kind, type `hidden`, depth 1 under the root, spawned by no tool call. A subagent
+        relabelled so would move its cost into the hidden column unremarked."""
+        root = next((a.id for a in self.head.agents if a.parent is None), None)
+        kinds: Counter[str] = Counter()
+        for index, agent in enumerate(self.head.agents):
+            if agent.id not in self.hidden_agents:
+                continue
+            kinds[agent.kind] += 1
+            if (
+                agent.agent_type != "hidden"
+                or agent.depth != 1
+                or agent.parent != root
+                or agent.delegation is not None
+                or kinds[agent.kind] > 1
+            ):
+                self._add("BUNDLE-HIDDEN-CALLS", "agents/*/kind", f"agents/{index}/kind")
 
     def _labels(self) -> None:
         """The labels a contract's author typed, one word each since 0.3 (0.2.0 took phrases,
@@ -196,7 +219,12 @@ class Consistency:
             self._add("BUNDLE-DANGLING-REFERENCE", "events/*/task", f"events/{index}/task")
         if event.agent not in self.agents:
             self._add("BUNDLE-DANGLING-REFERENCE", "events/*/agent", f"events/{index}/agent")
+        hidden = event.agent in self.hidden_agents
+        if hidden and (isinstance(event, ToolEventOut) or event.timestamp is not None):
+            # a hidden call requests no tool, and its response holds no time
+            self._add("BUNDLE-HIDDEN-CALLS", "events/*/agent", f"events/{index}/agent")
         if isinstance(event, ModelEventOut):
+            self.hidden_events += hidden
             self._name("model", event.model, "events/*/model", index)
             self._name("context", event.context.key(), "events/*/context", index)
             self._time(event.timestamp, "events/*/timestamp", f"events/{index}/timestamp")
@@ -285,6 +313,15 @@ class Consistency:
             if task.model_calls != self.per_task[task.id]:
                 where = f"tasks/{index}/model_calls"
                 self._add("BUNDLE-COUNT-MISMATCH", "tasks/*/model_calls", where)
+        declared = self.head.receipt.hidden_calls
+        priced = _version(self.head.generator.version) >= (0, 5)  # before, counted only
+        if priced and (
+            (declared == 0) != (self.hidden_events == 0) or declared > self.hidden_events
+        ):
+            # each hidden call is an event (its advisor passes more): a count of them that
+            # its events do not bear out hides a call removed, or claims one never made
+            where = "receipt/hidden_calls"
+            self._add("BUNDLE-HIDDEN-CALLS", where, where)
         self._count("model_calls", self.model_calls)
         self._count("tool_calls", self.tool_calls)
         self._count("usage_incomplete_calls", self.incomplete)

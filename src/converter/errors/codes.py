@@ -820,7 +820,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-BODY-DUPLICATE": _c(
         "Two provider responses (or two index lines) are for one model call, or two index lines "
-        "name one response file: which one is the call's cannot be told.",
+        "name one response file, or two hidden calls' lines one request file: which one is the "
+        "call's cannot be told.",
         "If you know which file or index line is a copy you added, remove it; otherwise "
         + _WITHOUT_BODIES,
     ),
@@ -1098,6 +1099,15 @@ CODES: dict[str, CodeInfo] = {
         "model_calls differs from what its events, edges, agents and files hold.",
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
+    ),
+    "BUNDLE-HIDDEN-CALLS": _c(
+        "The bundle's hidden calls (calls only provider bodies show) are not as a conversion "
+        "writes them: an agent of kind hidden-* must have agent type hidden, depth 1, the root "
+        "as parent and no delegation, one agent per kind; such an agent has no tool events and "
+        "its model events no timestamp; and receipt.hidden_calls is 0 exactly when no model "
+        "event is a hidden agent's, and at most their number.",
+        "The bundle was edited after it was written. Use the bundle as convert wrote it, or "
+        "convert again.",
     ),
     "BUNDLE-NAME-NOT-PUBLIC": _c(
         "A model, tool, agent-type or billing-context name in the bundle (of an event, an "

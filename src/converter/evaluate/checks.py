@@ -263,6 +263,7 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
         tasks=tasks,
         excluded_tasks=workload.excluded_tasks,
         auxiliary_calls=workload.auxiliary_calls,
+        auxiliary_by_bundle=workload.auxiliary_by_bundle,
         policy=workload.policy,
         baseline=workload.baseline,
         digests=workload.digests,

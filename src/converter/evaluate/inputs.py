@@ -208,7 +208,10 @@ class Workload(Closed):
     excluded_tasks: Count
     policy: Policy
     baseline: Baseline
-    auxiliary_calls: Literal["observed", "not-observed"]
+    auxiliary_calls: Literal["observed", "not-observed"]  # by every bundle
+    # Each bundle's, in the order given (a task's `bundle` is its place, from 1): whether its
+    # calls no transcript records were looked for. Empty: every bundle's is `auxiliary_calls`.
+    auxiliary_by_bundle: tuple[Literal["observed", "not-observed"], ...] = ()
     findings: dict[Code, Count]  # the bundles' own finding counts
     digests: Digests
     # Bundles that carry no prices (schema v1): their costs could not be priced again.

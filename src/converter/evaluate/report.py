@@ -177,7 +177,8 @@ _NOT_OBSERVED_LEGEND = (
     "compaction calls outside a compaction agent's transcript, web-search side calls) are not "
     "in these costs: no provider bodies were given, or they were not looked for in all of "
     "them (no index.jsonl, before Claude Code 2.1.274; a call whose response it does not "
-    "name); not a zero."
+    "name); not a zero. An amount followed by `+ n/o` sums the hidden calls of the bundles "
+    "that looked for them, and leaves out the others'."
 )
 
 
@@ -186,17 +187,22 @@ def _agent_cell(
     column: Column,
     costs: dict[str, Interval] | dict[str, Span],
     unbounded: dict[str, int],
+    bundle: int | None = None,
 ) -> str:
     """The cost of a column's agent types; hidden calls that were never looked for are `n/o`,
-    not `$0`."""
+    not `$0`: a task's, by its `bundle`; the total's, where any bundle's were not (the sum of
+    those that were, then `+ n/o`)."""
     keys = column[1]
     parts = [costs[k] for k in keys if k in costs]
-    if not parts and column[0] == _code(HIDDEN_CALLS) and ev.auxiliary_calls == "not-observed":
-        return NOT_OBSERVED
+    observed = ev.auxiliary_calls
+    if bundle is not None and ev.auxiliary_by_bundle:
+        observed = ev.auxiliary_by_bundle[bundle - 1]
+    unseen = column[0] == _code(HIDDEN_CALLS) and observed == "not-observed"
     if not parts:
-        return _cell(None)
+        return NOT_OBSERVED if unseen else _cell(None)
     low, high = _sum([p.low for p in parts]), _sum([p.high for p in parts])
-    return usd_span(low, high, sum(unbounded.get(k, 0) for k in keys))
+    shown = usd_span(low, high, sum(unbounded.get(k, 0) for k in keys))
+    return f"{shown} + {NOT_OBSERVED}" if unseen else shown
 
 
 def _sum(values: list[Decimal]) -> Decimal:
@@ -336,7 +342,10 @@ def _task_row(ev: Evaluation, columns: list[Column], t: TaskCost) -> str:
         f"`{t.id}`" + (f" (bundle {t.bundle})" if several else ""),
         t.started_at or "—",
         "yes" if t.acceptable else "no",
-        *(_agent_cell(ev, c, t.cost_by_agent_type, t.unbounded_by_agent_type) for c in columns),
+        *(
+            _agent_cell(ev, c, t.cost_by_agent_type, t.unbounded_by_agent_type, t.bundle)
+            for c in columns
+        ),
         usd(t.human_usd),
         usd(t.remediation_usd),
         usd(t.incident_loss_usd),

@@ -301,6 +301,7 @@ class Evaluation(Closed):
     tasks: tuple[TaskCost, ...]  # sorted by id: the report does not depend on input order
     excluded_tasks: Count
     auxiliary_calls: Literal["observed", "not-observed"]
+    auxiliary_by_bundle: tuple[Literal["observed", "not-observed"], ...] = ()  # `Workload`'s
     policy: Policy
     baseline: Baseline
     digests: Digests

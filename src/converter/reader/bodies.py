@@ -141,10 +141,11 @@ def _read_requests(tree: LoadedTree, folder: Path, selected: dict[int, Selected]
         for r in records
         if r.msg_id is not None
     }
+    taken: set[str] = set()  # the request files named so far
     for n, r in enumerate(tree.responses):
         if r.index_line is None or r.id in recorded or r.message_id not in (None, r.id):
             continue
-        entry = request_entry(folder, tree.layout, selected[r.file])
+        entry = request_entry(folder, tree.layout, selected[r.file], taken)
         if entry is None:  # no request named: attributed without one, or refused as such
             continue
         if isinstance(entry, Problem):
@@ -279,6 +280,7 @@ def join_bodies(acc: Account) -> None:
     if not responses:
         return
     named = _named_requests(acc)
+    requested = {request_id for ids in named.values() for request_id in ids}
     joined: set[str] = set()
     completed = hidden = 0
     for r in responses:
@@ -298,6 +300,11 @@ def join_bodies(acc: Account) -> None:
         ):
             # an index line pairing a call with a response file named by another request id
             # than the call's records name: the file name is the request id, by construction
+            acc.problems.append(Problem("CC-BODY-ID-DISAGREES", r.index, r.index_line))
+            continue
+        if r.index_line is not None and call is None and r.stem in requested:
+            # named by a request id a transcript call's records give, yet no call's id: that
+            # call's response by its name, not a hidden call (a red team: priced twice, exit 0)
             acc.problems.append(Problem("CC-BODY-ID-DISAGREES", r.index, r.index_line))
             continue
         if r.id in joined:  # two responses for one call

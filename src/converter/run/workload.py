@@ -453,6 +453,7 @@ def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> 
                 if all(b.receipt.auxiliary_calls == "observed" for b in bundles)
                 else "not-observed"
             ),
+            auxiliary_by_bundle=tuple(b.receipt.auxiliary_calls for b in bundles),
             findings=dict(sorted(findings.items())),
             costs_unchecked=sum(b.pricing is None for b in bundles),
             digests=_digests(bundles, signed_by),

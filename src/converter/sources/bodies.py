@@ -255,11 +255,12 @@ def _by_request_id(
 
 
 def request_entry(
-    folder: Path, layout: TreeLayout, selected: Selected
+    folder: Path, layout: TreeLayout, selected: Selected, taken: set[str]
 ) -> SourceFile | Problem | None:
     """The request file a hidden call's index line names, added to `layout` (role
     `provider-request`) to be read and bound; None when the line names none (absent or null),
-    a Problem at the line when its name is not a request file's or the file cannot be read.
+    a Problem at the line when its name is not a request file's, is one an earlier line of
+    `taken` named, or the file cannot be read.
     Its name's shape is checked before a path is built from it (SPEC §3)."""
     name, line = selected.request_file, selected.index_line
     if name is None or line is None:
@@ -267,6 +268,11 @@ def request_entry(
     index = next(f.index for f in layout.files if f.role == "provider-index")
     if not isinstance(name, str) or not REQUEST_NAME.fullmatch(name):
         return Problem("CC-BODY-INDEX-FIELD", index, line)
+    if name in taken:
+        # one request attempt has one response (a red team: bound twice, the template's own
+        # contract refused it as a file listed twice)
+        return Problem("CC-BODY-DUPLICATE", index, line)
+    taken.add(name)
     path = Path(os.path.abspath(folder)) / name
     kind = entry_kind(path)
     if kind == "file":
