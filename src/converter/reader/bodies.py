@@ -162,14 +162,8 @@ _HEADER_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def _read_request(tree: LoadedTree, entry: SourceFile) -> Request | None:
-    data = read_bytes(tree, entry, empty=_REQUEST_UNFINISHED)  # bound: size and SHA-256
-    if data is None:
-        return None
-    doc = read_document(data)
-    if isinstance(doc, BadLine):
-        parse = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
-        code = _REQUEST_UNFINISHED if parse and cut_short(data) else doc.code
-        tree.problems.append(Problem(code, entry.index, 1))
+    doc = _body_document(tree, entry, _REQUEST_UNFINISHED)
+    if doc is None:
         return None
     try:
         prompt_id, prev_request = billing_ids(doc)
@@ -177,6 +171,23 @@ def _read_request(tree: LoadedTree, entry: SourceFile) -> Request | None:
         tree.problems.append(Problem(bad.code, entry.index, 1))
         return None
     return Request(entry.index, prompt_id, prev_request)
+
+
+def _body_document(tree: LoadedTree, entry: SourceFile, unfinished: str) -> dict[str, Any] | None:
+    """A body file read once, bound (size and SHA-256 of its bytes) and parsed strictly as one
+    JSON object; None, its problem said, otherwise. Each is written in one write with no rename
+    (FORMAT-NOTES §5): one being written reads empty, or cut short, said as `unfinished`, not
+    "damaged"."""
+    data = read_bytes(tree, entry, empty=unfinished)
+    if data is None:
+        return None
+    doc = read_document(data)
+    if isinstance(doc, BadLine):
+        parse = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
+        code = unfinished if parse and cut_short(data) else doc.code
+        tree.problems.append(Problem(code, entry.index, 1))
+        return None
+    return doc
 
 
 def billing_ids(request: dict[str, Any]) -> tuple[str | None, str | None]:
@@ -207,16 +218,8 @@ _UNFINISHED = "CC-BODY-RESPONSE-UNFINISHED"
 
 def _read_response(tree: LoadedTree, selected: Selected, index: int | None) -> Response | None:
     entry = selected.entry
-    # Written in one write with no rename (FORMAT-NOTES §5): one being written reads empty, or
-    # cut short; said so, not "damaged".
-    data = read_bytes(tree, entry, empty=_UNFINISHED)  # bound: size and SHA-256 of the bytes
-    if data is None:
-        return None
-    doc = read_document(data)
-    if isinstance(doc, BadLine):
-        parse = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
-        code = _UNFINISHED if parse and cut_short(data) else doc.code
-        tree.problems.append(Problem(code, entry.index, 1))
+    doc = _body_document(tree, entry, _UNFINISHED)
+    if doc is None:
         return None
     try:
         return _response(doc, entry.index, entry.path.name, index, selected)
