@@ -856,6 +856,15 @@ def _tool_of_hidden_agent(body: dict[str, Any]) -> None:
     tool["agent"] = "agent-0000000000a1"
 
 
+def _root_calls_moved(body: dict[str, Any]) -> None:
+    """A review: the root's model events moved under the hidden agent (their timestamps
+    dropped): their cost would be shown as hidden calls'. They keep their edges."""
+    root = body["agents"][0]["id"]
+    for event in body["events"]:
+        if event["kind"] == "model" and event["agent"] == root:
+            event.update(agent="agent-0000000000a1", timestamp=None)
+
+
 def test_a_bundle_with_a_hidden_call_opens() -> None:
     head = open_bundle(_resealed(_with_hidden_call))
     assert head.receipt.hidden_calls == 1
@@ -877,6 +886,7 @@ def test_a_bundle_with_a_hidden_call_opens() -> None:
         (_hidden_then(_set("receipt/hidden_calls", 0)), "receipt/hidden_calls"),
         (_hidden_then(_set("receipt/hidden_calls", 2)), "receipt/hidden_calls"),
         (_set("receipt/hidden_calls", 1), "receipt/hidden_calls"),
+        (_hidden_then(_root_calls_moved), "edges/0/source"),
     ],
     ids=[
         "subagent-relabelled",
@@ -889,6 +899,7 @@ def test_a_bundle_with_a_hidden_call_opens() -> None:
         "count-zero",
         "count-above",
         "count-without-events",
+        "transcript-calls-moved",
     ],
 )
 def test_hidden_calls_not_as_a_conversion_writes_them_are_refused(edit: Any, where: str) -> None:

@@ -10,5 +10,16 @@ TaskUnit = Literal["prompt", "session"]
 # The source adapters (SPEC §2): a session's whole tree, or one transcript file on its own.
 SourceName = Literal["claude-code-tree", "claude-code"]
 
+# What a call only provider bodies show was for (SPEC §5.4), in the order reports list them.
+HiddenKind = Literal["title", "compaction", "other"]
+# Each kind's agent in the account and the bundle (`firewall/view.py` AgentKind).
+HiddenAgentKind = Literal["hidden-title", "hidden-compaction", "hidden-other"]
+# Their agents' agent type, and the prefix of their keys in evaluate's cost split.
+HIDDEN = "hidden"
+
 TASK_UNITS: tuple[TaskUnit, ...] = get_args(TaskUnit)
+HIDDEN_KINDS: tuple[HiddenKind, ...] = get_args(HiddenKind)
+HIDDEN_AGENT_KINDS: dict[HiddenKind, HiddenAgentKind] = dict(
+    zip(HIDDEN_KINDS, get_args(HiddenAgentKind), strict=True)
+)
 SOURCE_NAMES: tuple[SourceName, ...] = get_args(SourceName)

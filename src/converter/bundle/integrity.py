@@ -28,6 +28,7 @@ from converter.limits import MAX_TOKEN_COUNT
 from converter.pricing.card import card_mismatches
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import PricingClaims
+from converter.vocabulary import HIDDEN
 
 # Locations listed per rule (code and field); past this, one line counts the rest. A bundle
 # edited on every event would otherwise print one line per event and hide the other problems.
@@ -61,6 +62,7 @@ class Consistency:
         # The agents of hidden calls (SPEC §5.4), and how many model events are theirs.
         self.hidden_agents = {a.id for a in head.agents if a.kind.startswith("hidden-")}
         self.hidden_events = 0
+        self.hidden_ids: set[str] = set()  # hidden calls' model events: no edge names one
         self._head()
         self._hidden_agents()
 
@@ -136,7 +138,7 @@ class Consistency:
                 continue
             kinds[agent.kind] += 1
             if (
-                agent.agent_type != "hidden"
+                agent.agent_type != HIDDEN
                 or agent.depth != 1
                 or agent.parent != root
                 or agent.delegation is not None
@@ -225,6 +227,8 @@ class Consistency:
             self._add("BUNDLE-HIDDEN-CALLS", "events/*/agent", f"events/{index}/agent")
         if isinstance(event, ModelEventOut):
             self.hidden_events += hidden
+            if hidden:
+                self.hidden_ids.add(event.id)
             self._name("model", event.model, "events/*/model", index)
             self._name("context", event.context.key(), "events/*/context", index)
             self._time(event.timestamp, "events/*/timestamp", f"events/{index}/timestamp")
@@ -292,6 +296,10 @@ class Consistency:
             if event_id not in self.is_model:
                 where = f"edges/{index}/{end}"
                 self._add("BUNDLE-DANGLING-REFERENCE", f"edges/*/{end}", where)
+            elif event_id in self.hidden_ids:
+                # a hidden call is in no conversation's flow: a transcript call moved under a
+                # hidden agent keeps its edges (a review: the root's calls moved, exit 0)
+                self._add("BUNDLE-HIDDEN-CALLS", f"edges/*/{end}", f"edges/{index}/{end}")
 
     def problems(self) -> list[Problem]:
         """Every problem found, in the order found; call once, after the last edge."""

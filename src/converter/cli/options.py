@@ -60,7 +60,8 @@ def provider_bodies_option(func: F) -> F:
         default=None,
         help="The folder Claude Code writes provider request/response bodies to "
         "(OTEL_LOG_RAW_API_BODIES=file:<dir>): this session's responses are bound and joined "
-        "to its calls (final usage for usage-incomplete calls; hidden calls counted).",
+        "to its calls (final usage for usage-incomplete calls; calls no transcript records "
+        "priced in the task their request names).",
     )(func)
 
 

@@ -1103,9 +1103,9 @@ CODES: dict[str, CodeInfo] = {
     "BUNDLE-HIDDEN-CALLS": _c(
         "The bundle's hidden calls (calls only provider bodies show) are not as a conversion "
         "writes them: an agent of kind hidden-* must have agent type hidden, depth 1, the root "
-        "as parent and no delegation, one agent per kind; such an agent has no tool events and "
-        "its model events no timestamp; and receipt.hidden_calls is 0 exactly when no model "
-        "event is a hidden agent's, and at most their number.",
+        "as parent and no delegation, one agent per kind; such an agent has no tool events, "
+        "its model events no timestamp and no edge; and receipt.hidden_calls is 0 exactly when "
+        "no model event is a hidden agent's, and at most their number.",
         "The bundle was edited after it was written. Use the bundle as convert wrote it, or "
         "convert again.",
     ),

@@ -28,6 +28,7 @@ from converter.firewall.types import (
 )
 from converter.limits import money_sum
 from converter.pricing.model import CardId, ContextKey
+from converter.vocabulary import HIDDEN
 
 NonNegative = Annotated[Decimal, Field(ge=0, allow_inf_nan=False)]
 Signed = Annotated[Decimal, Field(allow_inf_nan=False)]
@@ -40,8 +41,7 @@ ShapeKey = Annotated[str, StringConstraints(pattern=r"^[a-z]{1,8}(:[a-z]=[0-9]{1
 AgentTypeKey = PublicName
 
 ROOT_AGENT = "main"
-HIDDEN_CALLS = "hidden"
-HIDDEN_KINDS = ("title", "compaction", "other")  # SPEC §5.4, in the order reports list them
+HIDDEN_CALLS = HIDDEN
 
 
 def hidden_key(kind: str) -> str:

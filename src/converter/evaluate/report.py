@@ -13,7 +13,6 @@ from converter.errors import CODES
 from converter.evaluate.fmt import number, percent, places_against, usd, usd_span
 from converter.evaluate.inputs import (
     HIDDEN_CALLS,
-    HIDDEN_KINDS,
     ROOT_AGENT,
     Interval,
     hidden_key,
@@ -30,6 +29,7 @@ from converter.evaluate.result import (
 )
 from converter.limits import MONEY_SUMS, money_sum
 from converter.text import counted
+from converter.vocabulary import HIDDEN_KINDS
 
 _SYMBOL = {"<=": "≤", ">=": "≥"}
 _WOULD = {"pass": "pass", "fail": "fail", "indeterminate": "be indeterminate"}
@@ -177,8 +177,8 @@ _NOT_OBSERVED_LEGEND = (
     "compaction calls outside a compaction agent's transcript, web-search side calls) are not "
     "in these costs: no provider bodies were given, or they were not looked for in all of "
     "them (no index.jsonl, before Claude Code 2.1.274; a call whose response it does not "
-    "name); not a zero. An amount followed by `+ n/o` sums the hidden calls of the bundles "
-    "that looked for them, and leaves out the others'."
+    "name); not a zero. An amount followed by `+ n/o` is the hidden calls found; others may "
+    "not have been looked for."
 )
 
 

@@ -26,6 +26,7 @@ from converter.firewall.types import VERSION
 from converter.reader.model import Account, Call, EventKey, HiddenCall
 from converter.reader.records import Usage
 from converter.sources.tree import SourceFile
+from converter.vocabulary import HIDDEN, HIDDEN_AGENT_KINDS
 
 _VERSION = re.compile(VERSION)
 
@@ -223,19 +224,12 @@ def _agents(c: _Crossing) -> tuple[view.Agent, ...]:
                 parent=c.agent(0),
                 depth=1,
                 kind=HIDDEN_AGENT_KINDS[kind],
-                agent_type=view.HIDDEN_AGENT_TYPE,
+                agent_type=HIDDEN,
             )
             for kind in HIDDEN_AGENT_KINDS
             if kind in kinds
         ]
     return tuple(agents)
-
-
-HIDDEN_AGENT_KINDS: dict[str, view.AgentKind] = {
-    "title": "hidden-title",
-    "compaction": "hidden-compaction",
-    "other": "hidden-other",
-}
 
 
 def _refusals(c: _Crossing) -> tuple[view.Refusal, ...]:

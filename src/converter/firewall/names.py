@@ -13,6 +13,7 @@ from typing import Any
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.types import MODEL_ID
 from converter.recorded import SYNTHETIC_MODEL
+from converter.vocabulary import HIDDEN
 
 # The shape of `types.PublicName`: a revealed name that does not fit it (too long, spaces,
 # punctuation) is pseudonymized rather than failing the output model.
@@ -232,7 +233,7 @@ def crossed_as(kind: str, name: str, reveal: frozenset[str]) -> bool:
     if kind == "model":
         return pseudonym or model_crosses(name, reveal)
     # `hidden`: the agent of calls only provider bodies show (firewall/view.py)
-    builtin = BUILTIN_TOOLS if kind == "tool" else BUILTIN_AGENT_TYPES | {"main", "hidden"}
+    builtin = BUILTIN_TOOLS if kind == "tool" else BUILTIN_AGENT_TYPES | {"main", HIDDEN}
     revealed = name in reveal and _PUBLIC_NAME.fullmatch(name) is not None
     return pseudonym or name in builtin or revealed
 

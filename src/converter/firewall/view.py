@@ -26,7 +26,7 @@ from converter.firewall.types import (
     Timestamp,
     Version,
 )
-from converter.vocabulary import TaskUnit
+from converter.vocabulary import HiddenAgentKind, TaskUnit
 
 AgentKind = Literal[
     "root",
@@ -38,11 +38,8 @@ AgentKind = Literal[
     "side",
     "sidechain",
     # Calls only provider bodies show (SPEC §5.4), one agent per kind, agent type `hidden`.
-    "hidden-title",
-    "hidden-compaction",
-    "hidden-other",
+    HiddenAgentKind,
 ]
-HIDDEN_AGENT_TYPE = "hidden"
 EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
 ToolStatus = Literal["ok", "error", "no-result"]
 

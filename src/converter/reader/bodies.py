@@ -26,7 +26,7 @@ A response whose id no transcript call has, named by this session's index line, 
 (SPEC §5.4; CC-BODY-HIDDEN-CALL): a call of its own (`HiddenCall`), priced from the response as
 any call is, of the kind its index line's `query_source` says (`hidden_kind`). `read_bodies`
 reads its request (the line's `request_file`, bound like every body) for the billing header's
-`cc_prompt_id` and `cc_prev_req`; `attribute_hidden` (pure, once every call has its task) gives
+`cc_prompt_id` and `cc_prev_req`; `reader/hidden.py` (pure, once every call has its task) gives
 it the task they name. Two responses for one call, or a join that does not agree, refuse.
 """
 
@@ -43,7 +43,7 @@ import msgspec
 
 from converter.errors import Problem
 from converter.reader.load import LoadedTree, read_bytes
-from converter.reader.model import Account, Call, HiddenCall, HiddenKind
+from converter.reader.model import Account, Call, HiddenCall
 from converter.reader.records import (
     BadField,
     Usage,
@@ -53,10 +53,10 @@ from converter.reader.records import (
     usage_elsewhere,
     with_passes,
 )
-from converter.reader.tasks import task_at
 from converter.sources.bodies import RESPONSE_SUFFIX, Selected, request_entry, select
 from converter.sources.jsonl import BadLine, cut_short, read_document
 from converter.sources.tree import SourceFile, entry_kind
+from converter.vocabulary import HiddenKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +97,11 @@ def session_of(tree: LoadedTree) -> str:
     return next((r.session_id for r in tree.records.get(0, ()) if r.session_id), None) or ""
 
 
-def read_bodies(tree: LoadedTree, folder: Path) -> None:
+def read_bodies(tree: LoadedTree, folder: Path, *, requests: bool = True) -> None:
     """Select, bind and read this tree's provider bodies in `folder` into `tree.responses`;
-    every problem met goes to `tree.problems`. Nothing is selected for a tree with no parent."""
+    every problem met goes to `tree.problems`. Nothing is selected for a tree with no parent.
+    `requests`: read hidden calls' requests (not when the whole tree is one task: they would
+    decide nothing, and a request is the most private file there is)."""
     if not tree.layout.files:  # no parent laid out: its refusal says why; the folder is
         if entry_kind(Path(os.path.abspath(folder))) != "dir":  # still judged
             tree.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
@@ -124,7 +126,7 @@ def read_bodies(tree: LoadedTree, folder: Path) -> None:
         found = _read_response(tree, selected, selection.index.index if selection.index else None)
         if found is not None:
             tree.responses.append(found)
-    if selection.index is not None and not tree.layout.split:
+    if requests and selection.index is not None and not tree.layout.split:
         _read_requests(tree, folder, {s.entry.index: s for s in selection.responses})
 
 
@@ -265,7 +267,7 @@ def _response(
     )
 
 
-def _named_requests(acc: Account) -> dict[str, set[str]]:
+def named_requests(acc: Account) -> dict[str, set[str]]:
     """Message id -> every request id the tree's bound transcripts name for it."""
     named: dict[str, set[str]] = defaultdict(set)
     bound = {f.index for f in acc.tree.bound_files}
@@ -282,7 +284,7 @@ def join_bodies(acc: Account) -> None:
     responses = acc.tree.responses
     if not responses:
         return
-    named = _named_requests(acc)
+    named = named_requests(acc)
     requested = {request_id for ids in named.values() for request_id in ids}
     joined: set[str] = set()
     completed = hidden = 0
@@ -347,14 +349,17 @@ def join_bodies(acc: Account) -> None:
 
 def _all_indexed(acc: Account) -> bool:
     """Whether every call no transcript records was looked for: this session's index lines
-    were read (2.1.274 on), and every transcript call's response came through one of them. A
-    call with no indexed response was made before the index or the bodies setting existed,
-    and so might a hidden call of that time have been."""
+    were read (2.1.274 on), and every complete transcript call's response came through one of
+    them. A call with no indexed response was made before the index or the bodies setting
+    existed, and so might a hidden call of that time have been."""
     through_index = {r.id for r in acc.tree.responses if r.index_line is not None}
     index = next((f for f in acc.tree.bound_files if f.role == "provider-index"), None)
     if index is None or index.index in acc.tree.unbound or acc.tree.layout.split:
         return False
-    return all(msg_id in through_index for msg_id in acc.calls)
+    # A call the transcript left a stub and no response completed did not succeed (an
+    # interrupted stream): Claude Code writes a response only for a success, so its missing
+    # line says nothing of when the index began (a review: one Esc made a session unobserved).
+    return all(msg_id in through_index for msg_id, call in acc.calls.items() if call.final)
 
 
 def hidden_kind(query_source: str | None) -> HiddenKind:
@@ -397,69 +402,6 @@ def _hidden_calls(r: Response) -> list[HiddenCall]:
         for n, (model, usage) in enumerate(r.advisor, 1)
     ]
     return [call, *passes]
-
-
-def attribute_hidden(acc: Account) -> None:
-    """Each hidden call's task (SPEC §5.4), once every transcript call has its own: the task
-    of the turns carrying its request's `cc_prompt_id`, else that of the call its
-    `cc_prev_req` names (a transcript call by its `requestId`, or a hidden call attributed so
-    before it: the chain), else, when the whole tree is one task, that task. Where neither
-    resolves, or the two name different tasks, refused: never guessed by time or position."""
-    if not acc.hidden:
-        return
-    if acc.task_unit == "session" and acc.tasks:
-        for h in acc.hidden:
-            h.task = 0
-    else:
-        _by_request(acc)
-    for h in acc.hidden:
-        if h.task is not None:
-            acc.tasks[h.task].calls += 1
-
-
-def _by_request(acc: Account) -> None:
-    """`attribute_hidden` when a task is a prompt: by what each call's request names. A chain
-    is followed from the transcript's calls outwards: a call naming a hidden call waits for
-    that one's task (a cycle, which no chain of Claude Code's makes, resolves by prompt only)."""
-    turns: dict[str, set[int]] = defaultdict(set)
-    root = acc.streams[0] if acc.streams else None
-    for position, rec in enumerate(root.records if root else ()):
-        if rec.prompt_id is not None and (task := task_at(acc, position)) is not None:
-            turns[rec.prompt_id].add(task)
-    # request id -> the tasks of the calls it names (a task None: a call before any prompt)
-    chains: dict[str, set[int | None]] = defaultdict(set)
-    for msg_id, request_ids in _named_requests(acc).items():
-        call = acc.calls.get(msg_id)
-        for request_id in request_ids if call is not None else ():
-            chains[request_id].add(call.task if call else None)
-    pending = [h for h in acc.hidden if h.advisor_of is None]
-    waiting = True  # calls naming a hidden call not yet attributed wait for it
-    while pending:
-        unresolved = {h.request_id for h in pending}
-        left = []
-        for h in pending:
-            if waiting and h.prev_request in unresolved and h.prev_request != h.request_id:
-                left.append(h)
-                continue
-            named = turns.get(h.prompt_id or "", set())
-            chained = {t for t in chains.get(h.prev_request or "", ()) if t is not None}
-            if len(named) > 1 or len(chained) > 1 or (named and chained and named != chained):
-                h.refusal = "CC-BODY-HIDDEN-AMBIGUOUS"
-            elif named or chained:
-                h.task = next(iter(named or chained))
-            else:
-                h.refusal = "CC-BODY-HIDDEN-UNATTRIBUTED"
-            chains[h.request_id].add(h.task)
-        if len(left) == len(pending):
-            waiting = False  # a cycle: what is left is attributed by its prompt alone
-        pending = left
-    for h in acc.hidden:
-        if h.refusal is not None:
-            acc.problems.append(Problem(h.refusal, h.file))
-    owner = {h.msg_id: h.task for h in acc.hidden if h.advisor_of is None}
-    for h in acc.hidden:
-        if h.advisor_of is not None:
-            h.task = owner.get(h.advisor_of)
 
 
 def _kept(seen: Usage, said: Usage) -> Usage:

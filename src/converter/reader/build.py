@@ -14,7 +14,8 @@ and `build_account`, which runs them in order, here:
      are not events; any other call seen in two streams is refused;
   6. calls grouped by message.id with last-fragment usage; provider responses joined to them
      and used (`reader/bodies.py`); tool calls and their results;
-  7. tasks (root prompts) and the task of every call; 8. typed edges.
+  7. tasks (root prompts) and the task of every call (a hidden call's by its request,
+     `reader/hidden.py`); 8. typed edges.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections import Counter, defaultdict
 
 from converter.errors import Problem
 from converter.errors.codes import NOT_BOUND
-from converter.reader.bodies import attribute_hidden, join_bodies, session_of
+from converter.reader.bodies import join_bodies, session_of
 from converter.reader.calls import (
     advisor_calls,
     copies_agree,
@@ -32,6 +33,7 @@ from converter.reader.calls import (
     progress_copies_matched,
     stated_usage_agrees,
 )
+from converter.reader.hidden import attribute_hidden
 from converter.reader.load import LoadedTree
 from converter.reader.model import Account
 from converter.reader.records import Rec

@@ -10,13 +10,12 @@ from converter.errors import Problem
 from converter.reader.load import LoadedTree
 from converter.reader.records import Rec, Usage
 from converter.recorded import ShapeTuple
-from converter.vocabulary import TaskUnit
+from converter.vocabulary import HiddenKind, TaskUnit
 
 AgentKind = Literal[
     "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"
 ]
 EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
-HiddenKind = Literal["title", "compaction", "other"]
 EventKey = tuple[Literal["model", "tool"], str]
 
 

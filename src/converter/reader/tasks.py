@@ -49,6 +49,12 @@ def task_at(acc: Account, position: int) -> int | None:
     return best
 
 
+def record_task(acc: Account, stream: Stream, position: int) -> int | None:
+    """The task of a record of an agent's stream (after `assign`): its stream's, or, from
+    where the agent took up a message sent from a later task, that task's."""
+    return _in_segment(stream.task, acc.resume_splits.get(stream.index, []), position)
+
+
 # Where an agent took up a message sent to it from a later task: for each stream, (position of
 # the record that holds the message, the sending call's task), in stream order.
 Splits = dict[int, list[tuple[int, int]]]

@@ -38,7 +38,7 @@ def read_tree(
     layout = discover(parent, single_file=single, elsewhere=elsewhere, siblings=siblings)
     loaded = load(layout, read_jobs, request_ids=bodies is not None)
     if bodies is not None:
-        read_bodies(loaded, bodies)
+        read_bodies(loaded, bodies, requests=task_unit == "prompt")
     return_free_memory()  # the parsed lines' garbage
     account = build_account(loaded, task_unit, single_file=single)
     return_free_memory()  # the per-line records, released by build_account
