@@ -1817,3 +1817,44 @@ def test_a_complete_calls_region_not_available_is_a_statement(cli: Any, tmp_path
     response["usage"] = {**response["usage"], "inference_geo": "us"}
     outcome = inspect(cli, tree, tmp_path, bodies.write())
     expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(A2)))
+
+
+def test_a_branched_sessions_copies_do_not_select_the_original_sessions_responses(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: a `/branch` session's leading copies of its origin's calls (marked
+    forkedFrom) name the origin's request ids; the origin's responses, in the same folder,
+    were selected by them and refused (CC-BODY-ID-DISAGREES), the copies being no calls here."""
+    from tests.test_layouts import _branch, _write_branch
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    branch, own = _branch(project)
+    for record in (*branch, *own):
+        if record["type"] == "assistant":
+            record["requestId"] = "req_" + record["message"]["id"].replace("_", "")
+    parent = _write_branch(project, [*branch, *own])
+    folder = tmp_path / "bodies"
+    folder.mkdir()
+    lines = []
+    for record in (*branch, *own):
+        if record["type"] != "assistant":
+            continue
+        message = {**record["message"], "type": "message"}
+        name = f"{record['requestId']}.response.json"
+        (folder / name).write_text(json.dumps(message))
+        origin = record.get("forkedFrom", {}).get("sessionId", parent.stem)
+        lines.append(
+            {
+                "session_id": origin,
+                "message_id": message["id"],
+                "request_id": record["requestId"],
+                "response_file": name,
+            }
+        )
+    (folder / "index.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    shown = cli("inspect", "--json", "--in", str(parent), "--provider-bodies", str(folder))
+    assert shown.code == 0, shown.err
+    report = json.loads(shown.out)
+    assert finding(report, "CC-BODY-HIDDEN-CALL") == 0  # the origin's lines are not this one's
+    assert report["provider_files"] == 1 + len(own) // 2  # the index, and the branch's own

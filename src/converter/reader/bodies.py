@@ -107,8 +107,16 @@ def read_bodies(tree: LoadedTree, folder: Path, *, requests: bool = True) -> Non
             tree.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
         return
     bound = {f.index for f in tree.bound_files}
+    # A `/branch` session's copies of the session it was branched from name that session's
+    # requests: their responses are its calls', not this tree's (a review: refused as
+    # CC-BODY-ID-DISAGREES, since the copies are no calls here).
+    copied = {r.msg_id for i in bound for r in tree.records.get(i, ()) if r.branched and r.msg_id}
     named = [
-        rid for index, ids in tree.request_ids.items() if index in bound for rid in ids.values()
+        rid
+        for index, ids in tree.request_ids.items()
+        if index in bound
+        for msg_id, rid in ids.items()
+        if msg_id not in copied
     ]
     selection = select(folder, tree.layout, session_of(tree), named)
     tree.problems.extend(selection.problems)
