@@ -41,33 +41,44 @@ def attribute_hidden(acc: Account) -> None:
 
 
 def _turns(acc: Account) -> dict[str, set[int]]:
-    """Each `promptId` -> the tasks of the turn it names. A turn that starts a task is that
-    task's: Claude Code writes some of its records before its prompt (a command's
-    local-command caveat, an interrupted call's tool result and the interruption marker: 8 of
-    27 turns of the corpus's 2.1.167+ files), in the task before. An id no main-transcript
-    record carries (a workflow agent's own, in the corpus) is the task of the agent records
-    carrying it, past the records an agent copies from its parent."""
+    """Each `promptId` -> the tasks of the turn it names, from where its turns start
+    (`LoadedTree.turns`). A turn that starts a task is that task's: Claude Code writes some of
+    its records before its prompt (a command's local-command caveat, an interrupted call's tool
+    result and the interruption marker: 8 of 27 turns of the corpus's 2.1.167+ files), in the
+    task before. An id no main-transcript record carries (a workflow agent's own, in the
+    corpus) is the task of the agent records carrying it."""
     turns: dict[str, set[int]] = defaultdict(set)
     opened: dict[str, set[int]] = defaultdict(set)
     starts = {t.position for t in acc.tasks}
-    root = acc.streams[0] if acc.streams else None
-    for position, rec in enumerate(root.records if root else ()):
-        if rec.prompt_id is not None and (task := task_at(acc, position)) is not None:
-            turns[rec.prompt_id].add(task)
+    for position, prompt_id in _carried(acc, 0):
+        if (task := task_at(acc, position)) is not None:
+            turns[prompt_id].add(task)
             if position in starts:
-                opened[rec.prompt_id].add(task)
+                opened[prompt_id].add(task)
     turns.update(opened)
     agents: dict[str, set[int]] = defaultdict(set)
     for stream in acc.streams[1:]:
         if stream.depth < 0:
             continue
-        for position in range(stream.head, len(stream.records)):
-            prompt_id = stream.records[position].prompt_id
-            if prompt_id is not None and prompt_id not in turns:
+        for position, prompt_id in _carried(acc, stream.index):
+            if prompt_id not in turns:  # an agent's copies of its parent's records carry its
                 task = record_task(acc, stream, position)
                 if task is not None:
                     agents[prompt_id].add(task)
     return {**agents, **turns}
+
+
+def _carried(acc: Account, index: int) -> list[tuple[int, str]]:
+    """(position in the stream, promptId) of each of a stream's records where a turn starts."""
+    stream = acc.streams[index] if index < len(acc.streams) else None
+    if stream is None:
+        return []
+    known = acc.tree.turns
+    return [
+        (position, prompt_id)
+        for position, rec in enumerate(stream.records)
+        if (prompt_id := known.get(rec.file, {}).get(rec.line)) is not None
+    ]
 
 
 def _by_request(acc: Account, calls: list[HiddenCall]) -> None:

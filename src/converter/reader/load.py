@@ -59,6 +59,9 @@ class LoadedTree:
     # message id -> the request id it names; and the responses read (reader/bodies.py).
     request_ids: dict[int, dict[str, str]] = field(default_factory=dict)
     responses: list[Response] = field(default_factory=list)
+    # ... and per transcript file, line -> the `promptId` of a turn starting there
+    # (`transcript.read_transcript`): what attributes a hidden call (reader/hidden.py).
+    turns: dict[int, dict[int, str]] = field(default_factory=dict)
 
     @property
     def bound_files(self) -> list[SourceFile]:
@@ -87,6 +90,7 @@ def _absorb(
     tree.records[entry.index] = reading.records
     if request_ids:
         tree.request_ids[entry.index] = reading.request_ids
+        tree.turns[entry.index] = {line: sys.intern(t) for line, t in reading.turns.items()}
     if reading.size == 0 and not reading.unreadable:
         code = "CC-TREE-EMPTY-FILE" if entry.role == "parent" else "CC-TREE-EMPTY-CHILD"
         tree.problems.append(Problem(code, entry.index))

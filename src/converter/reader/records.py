@@ -174,9 +174,6 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     # The messages a user record hands an agent (its text, or each <teammate-message> body),
     # as digests: where an agent took up a SendMessage (reader/tasks.py `_resumes`).
     said: tuple[str, ...] = ()
-    # The turn's `promptId` (2.1.167 on; FORMAT-NOTES §3): what a provider request names as
-    # `cc_prompt_id`, by which a hidden call is attributed (reader/bodies.py `attribute_hidden`).
-    prompt_id: str | None = None
     tool_results: tuple[ToolResult, ...] = ()
     result_agent_id: str | None = None
     result_status: str | None = None
@@ -808,9 +805,6 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
                     ToolResult(_req_str(block, "tool_use_id"), block.get("is_error") is True)
                 )
     rec.tool_results = tuple(results)
-    prompt = obj.get("promptId")
-    if isinstance(prompt, str) and prompt:
-        rec.prompt_id = sys.intern(prompt)  # one per turn, on each of its records
     rec.kind = _user_kind(obj, content, results)
     if rec.kind in ("prompt", "channel", "other", "command", "unknown") and content is not None:
         rec.content_digest = digest_content(content)

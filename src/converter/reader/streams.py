@@ -53,12 +53,10 @@ def session_check(acc: Account) -> None:
 
 
 # What a re-emitted copy may change: where it is, when it was written, by which version.
-# Claude Code's copies before a compaction differ in a rewritten promptId (the first copy's is
-# kept: what a hidden call's request names) and blanked stdout, which a record does not keep.
+# Claude Code's copies before a compaction differ in a rewritten promptId and blanked stdout,
+# neither of which a record keeps.
 # A branch's copy written twice (with and without its `forkedFrom` mark) differs in the mark.
-_COPY_MAY_CHANGE = frozenset(
-    {"file", "line", "timestamp", "version", "branched", "branch_origin", "prompt_id"}
-)
+_COPY_MAY_CHANGE = frozenset({"file", "line", "timestamp", "version", "branched", "branch_origin"})
 
 
 # What a tool result's `toolUseResult` gives: a copy with it blanked loses these (empty, None,

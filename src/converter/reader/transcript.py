@@ -18,7 +18,7 @@ from typing import IO
 import msgspec
 
 from converter.heap import Trimmer
-from converter.reader.records import KNOWN_TYPES, BadField, Rec, extract
+from converter.reader.records import KNOWN_TYPES, BadField, Rec, extract, starts_task
 from converter.sources import torn
 from converter.sources.jsonl import BadLine, CutRecord, Digest, iter_lines
 
@@ -35,6 +35,10 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     # message id -> the request id its first fragment in this file names (`requestId`): which
     # response file names a call, for provider bodies without an index (reader/bodies.py)
     request_ids: dict[str, str] = msgspec.field(default_factory=dict)
+    # line -> the `promptId` (2.1.167 on; FORMAT-NOTES §3) of a user record where a turn starts
+    # (a record starting a task, or one whose turn is not the last one's): what a provider
+    # request names as `cc_prompt_id` (reader/hidden.py). Kept with `request_ids` only.
+    turns: dict[int, str] = msgspec.field(default_factory=dict)
 
 
 def _up_to(stream: Iterable[bytes], size: int) -> Iterator[bytes]:
@@ -67,6 +71,7 @@ def read_transcript(
     unreadable = False
     requests = _Requests()
     cut: list[tuple[int, bool, str | None, str | None]] = []  # line, at end, type, message id
+    turns = _Turns()
     try:
         with path.open("rb") as stream:
             size = os.fstat(stream.fileno()).st_size
@@ -103,13 +108,31 @@ def read_transcript(
                     if rec.unknown_with_usage:
                         problems.append(("CC-REC-UNKNOWN-WITH-USAGE", number))
                     continue
+                if request_ids and rec.type == "user":
+                    turns.see(rec, item.get("promptId"))
                 records.append(rec)
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
     problems += _cut_codes(records, cut)
     kept = requests.request_of if request_ids else {}
-    return FileReading(digest.sha256, digest.size, records, problems, unknown, unreadable, kept)
+    return FileReading(
+        digest.sha256, digest.size, records, problems, unknown, unreadable, kept, turns.starts
+    )
+
+
+class _Turns:
+    """Where a file's turns start: a user record whose `promptId` is not the last one's, or
+    that starts a task (its caveat can come first), not each record of the turn (its tool
+    results)."""
+
+    def __init__(self) -> None:
+        self.starts: dict[int, str] = {}
+        self.last: str | None = None
+
+    def see(self, rec: Rec, prompt: object) -> None:
+        if isinstance(prompt, str) and prompt and (prompt != self.last or starts_task(rec)):
+            self.starts[rec.line] = self.last = prompt
 
 
 class _Requests:
