@@ -988,6 +988,7 @@ def test_a_turn_only_an_agent_carries_is_the_agents_task(cli: Any, tmp_path: Pat
     """A review: in the corpus, workflow agents' records carry promptIds no main-transcript
     record does; a hidden call naming one is the agent's task, not unattributed."""
     tree, bodies = setup(tmp_path)
+    add_second_turn(tree, bodies)  # two tasks: the agent's (the first) is told from another
     agents_turn = "7d0e0c1a-0000-4000-8000-00000000a9e7"
     rows = [raw.replace(PROMPT_ID.encode(), agents_turn.encode()) for raw in tree.lines(CHILD)]
     tree.write_lines(CHILD, rows)
@@ -995,6 +996,7 @@ def test_a_turn_only_an_agent_carries_is_the_agents_task(cli: Any, tmp_path: Pat
     _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
     (event,) = hidden_events(bundle)
     assert event["task"] == bundle["tasks"][0]["id"]
+    assert [t["model_calls"] for t in bundle["tasks"]] == [5, 1]
 
 
 def test_an_interrupted_call_leaves_hidden_calls_observed(cli: Any, tmp_path: Path) -> None:
@@ -1858,3 +1860,33 @@ def test_a_branched_sessions_copies_do_not_select_the_original_sessions_response
     report = json.loads(shown.out)
     assert finding(report, "CC-BODY-HIDDEN-CALL") == 0  # the origin's lines are not this one's
     assert report["provider_files"] == 1 + len(own) // 2  # the index, and the branch's own
+
+
+def test_a_turn_whose_first_record_follows_a_re_emitted_copy_still_starts_there(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: Claude Code re-emits records before a compaction with a rewritten promptId
+    (the first copy is kept, FORMAT-NOTES §7). A copy carrying the next turn's id hid that turn's
+    start (its records then followed one of the same id), and a hidden call naming it was
+    refused as unattributed, though the turn's records are all in the first task."""
+    tree, bodies = setup(tmp_path)
+    turn = "7e5a0000-0000-4000-8000-0000000000aa"
+    rows = tree.lines()
+    result = json.loads(rows[7])  # the tool result of the first turn
+    copy = {**result, "promptId": turn}  # its re-emitted copy: the same uuid
+    note = {
+        "parentUuid": json.loads(rows[8])["uuid"],
+        "isSidechain": False,
+        "promptId": turn,
+        "type": "user",
+        "message": {"role": "user", "content": "<task-notification>done</task-notification>"},
+        "uuid": "5e1d0c6a-0000-4000-8000-0000000000d1",
+        "timestamp": "2026-07-21T09:15:00.000Z",
+        "sessionId": SID,
+        "version": "2.1.216",
+    }
+    tree.write_lines("", [*rows[:9], dump(copy), dump(note), *rows[9:]])
+    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=turn))
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    (event,) = hidden_events(bundle)
+    assert event["task"] == bundle["tasks"][0]["id"]

@@ -110,13 +110,18 @@ def read_bodies(tree: LoadedTree, folder: Path, *, requests: bool = True) -> Non
     # A `/branch` session's copies of the session it was branched from name that session's
     # requests: their responses are its calls', not this tree's (a review: refused as
     # CC-BODY-ID-DISAGREES, since the copies are no calls here).
-    copied = {r.msg_id for i in bound for r in tree.records.get(i, ()) if r.branched and r.msg_id}
+    # Only a main transcript's copies are dropped (`streams.drop_branch_copies`), and a copy
+    # of a call in another file names its own request id: by file.
+    parents = {f.index for f in tree.bound_files if f.role == "parent"}
+    copied = {
+        (i, r.msg_id) for i in parents for r in tree.records.get(i, ()) if r.branched and r.msg_id
+    }
     named = [
         rid
         for index, ids in tree.request_ids.items()
         if index in bound
         for msg_id, rid in ids.items()
-        if msg_id not in copied
+        if (index, msg_id) not in copied
     ]
     selection = select(folder, tree.layout, session_of(tree), named)
     tree.problems.extend(selection.problems)

@@ -46,7 +46,8 @@ def _turns(acc: Account) -> dict[str, set[int]]:
     its records before its prompt (a command's local-command caveat, an interrupted call's tool
     result and the interruption marker: 8 of 27 turns of the corpus's 2.1.167+ files), in the
     task before. An id no main-transcript record carries (a workflow agent's own, in the
-    corpus) is the task of the agent records carrying it."""
+    corpus) is the task of the agent records carrying it; an id the main transcript carries
+    keeps its task there (a fork's copies of its parent's records carry its parent's ids)."""
     turns: dict[str, set[int]] = defaultdict(set)
     opened: dict[str, set[int]] = defaultdict(set)
     starts = {t.position for t in acc.tasks}
@@ -61,10 +62,9 @@ def _turns(acc: Account) -> dict[str, set[int]]:
         if stream.depth < 0:
             continue
         for position, prompt_id in _carried(acc, stream.index):
-            if prompt_id not in turns:  # an agent's copies of its parent's records carry its
-                task = record_task(acc, stream, position)
-                if task is not None:
-                    agents[prompt_id].add(task)
+            task = record_task(acc, stream, position)
+            if task is not None:
+                agents[prompt_id].add(task)
     return {**agents, **turns}
 
 

@@ -129,8 +129,16 @@ class _Turns:
     def __init__(self) -> None:
         self.starts: dict[int, str] = {}
         self.last: str | None = None
+        self.seen: set[str] = set()  # uuids of the user records seen
 
     def see(self, rec: Rec, prompt: object) -> None:
+        if rec.uuid is not None:
+            if rec.uuid in self.seen:
+                # a later record of a uuid is dropped (`streams.dedup_uuids`: Claude Code's
+                # re-emitted copies carry a rewritten promptId): it neither starts a turn nor
+                # ends one, so the next record of its id still starts where it is kept
+                return
+            self.seen.add(rec.uuid)
         if isinstance(prompt, str) and prompt and (prompt != self.last or starts_task(rec)):
             self.starts[rec.line] = self.last = prompt
 
