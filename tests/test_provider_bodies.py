@@ -743,6 +743,9 @@ def test_a_hidden_call_is_attributed_along_its_requests_chain(cli: Any, tmp_path
     assert "hidden calls (provider bodies only), among the model calls: compaction 1, other 1" in (
         shown.out
     )
+    assert "  auxiliary calls: observed (every call no transcript records was looked for" in (
+        shown.out
+    )
     _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
     kinds = sorted(e["agent_kind"] for e in hidden_events(bundle))
     assert kinds == ["hidden-compaction", "hidden-other"]
@@ -1023,7 +1026,11 @@ def test_auxiliary_calls_are_observed_only_when_every_call_came_through_the_inde
     _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
     assert bundle["receipt"]["auxiliary_calls"] == "observed"
     tree, bodies = setup(tmp_path / "none", index=False)
-    _, _, bundle = convert_chain(cli, tree, tmp_path / "none" / "run", bodies.write())
+    folder = bodies.write()
+    shown = inspect(cli, tree, tmp_path / "none", folder)
+    assert shown.report is not None
+    assert shown.report["auxiliary_calls"] == "not-observed"  # inspect says it first
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "none" / "run", folder)
     assert bundle["receipt"]["auxiliary_calls"] == "not-observed"
     tree, bodies = setup(tmp_path / "part")
     assert bodies.lines is not None

@@ -436,6 +436,7 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
         counts=_counts(acc, len(bound)),
         claude_code_versions=_versions(acc),
         provider_files=sum(f.role.startswith("provider-") for f in bound),
+        auxiliary_calls="observed" if acc.auxiliary_observed else "not-observed",
         usage=view.UsageTotals(**total),
         by_model=tuple(
             view.ModelUsage(model=name, model_calls=calls, usage=view.UsageTotals(**sums))

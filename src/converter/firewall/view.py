@@ -215,3 +215,5 @@ class PublicSummary(Closed):
     # Provider bodies bound (`--provider-bodies`: responses, and the folder's index), among the
     # bound files.
     provider_files: Count = 0
+    # Every call no transcript records was looked for in them (PublicAccount's).
+    auxiliary_calls: Literal["observed", "not-observed"] = "not-observed"

@@ -61,6 +61,7 @@ def inspect_report(summary: PublicSummary) -> dict[str, Any]:
     }
     if summary.provider_files:  # --provider-bodies: the bodies bound, among bound_files
         report["provider_files"] = summary.provider_files
+        report["auxiliary_calls"] = summary.auxiliary_calls
     return report
 
 
@@ -197,6 +198,12 @@ def _kinds(report: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+# What `auxiliary_calls` means, as inspect says it.
+_AUXILIARY = {
+    "observed": "every call no transcript records was looked for in the bodies' index",
+    "not-observed": "the bodies' index does not name every complete call's response, or there "
+    "is none: calls no transcript records may be missing",
+}
 # What a provider-bodies count of `not_read` counts, where it is not index lines.
 _NOT_READ_UNIT = {"CC-BODY-NONE-SELECTED": "folder"}
 
@@ -233,6 +240,9 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(
             f"  hidden calls (provider bodies only), among the model calls: {', '.join(hidden)}"
         )
+    if "auxiliary_calls" in report:  # what a bundle made from these files would say
+        said = report["auxiliary_calls"]
+        lines.append(f"  auxiliary calls: {said} ({_AUXILIARY[said]})")
     if "card_cost" in report:
         lines += _cost_lines(report["card_cost"])
     if report["findings"]:

@@ -131,6 +131,9 @@ class InspectReport(Closed):
     by_agent: list[AgentCalls]
     claude_code_versions: list[ClaudeCodeVersion]
     provider_files: Count = Field(default=0, description="present with --provider-bodies")
+    auxiliary_calls: Literal["observed", "not-observed"] | None = Field(
+        default=None, description="present with --provider-bodies"
+    )
     card_cost: CardCost | None = Field(default=None, description="present with --price-card")
 
 
