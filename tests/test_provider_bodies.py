@@ -746,6 +746,30 @@ def test_a_hidden_call_is_attributed_along_its_requests_chain(cli: Any, tmp_path
     assert "  auxiliary calls: observed (every call no transcript records was looked for" in (
         shown.out
     )
+    priced = cli(
+        "inspect",
+        "--json",
+        "--in",
+        str(tree.parent),
+        "--provider-bodies",
+        str(folder),
+        "--price-card",
+        "anthropic-2026-11",
+    )
+    kinds = json.loads(priced.out)["card_cost"]["hidden_by_kind"]
+    assert list(kinds) == ["compaction", "other"]  # with their cost (SPEC §5.4)
+    assert all(k["model_calls"] == 1 and Decimal(k["low_usd"]) > 0 for k in kinds.values())
+    said = cli(
+        "inspect",
+        "--in",
+        str(tree.parent),
+        "--provider-bodies",
+        str(folder),
+        "--price-card",
+        "anthropic-2026-11",
+    )
+    assert said.code == 0, said.err
+    assert "    of which hidden calls: compaction $" in said.out
     _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
     kinds = sorted(e["agent_kind"] for e in hidden_events(bundle))
     assert kinds == ["hidden-compaction", "hidden-other"]

@@ -72,6 +72,8 @@ class Estimate:
     # to max_output_tokens (a walkthrough met $6 – $141 and could not tell why it was so wide).
     incomplete_calls: int = 0
     incomplete_width: Decimal = _ZERO
+    # The calls only provider bodies show, by kind (SPEC §5.4: reported with their cost).
+    hidden_by_kind: dict[str, ModelCost] = field(default_factory=dict)
 
 
 def _stated(entry: ModelTemplate, known: CardModel | None, high: bool) -> ModelPricing | None:
@@ -121,6 +123,9 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
     # A built-in tool costs nothing (the template's 0); a tool with no price (MCP) is yours.
     unpriced = sum(template.client_tools.get(t.name) is None for t in account.tool_events)
     out = Estimate(card_id=card.id, tool_calls_not_priced=unpriced)
+    hidden = {
+        a.id: a.kind.removeprefix("hidden-") for a in account.agents if a.kind.startswith("hidden-")
+    }
     for event in account.model_events:
         ways = [price_model_event(event, c) for c in claims]
         priced = [p for p in ways if isinstance(p, PricedCall)]
@@ -147,4 +152,9 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
             out.unbounded_calls += 1
             model.unbounded += 1
         model.low, model.high = add(model.low, low), add(model.high, high)
+        if event.agent in hidden:
+            kind = out.hidden_by_kind.setdefault(hidden[event.agent], ModelCost())
+            kind.calls += 1
+            kind.unbounded += no_input_recorded(event.usage_complete, event.usage)
+            kind.low, kind.high = add(kind.low, low), add(kind.high, high)
     return out

@@ -9,6 +9,7 @@ from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicSummary, UsageTotals
 from converter.run.outputs import InspectReport, checked
 from converter.text import counted
+from converter.vocabulary import HIDDEN_KINDS
 
 if TYPE_CHECKING:
     from converter.firewall.pseudonyms import Pseudonymizer
@@ -94,6 +95,16 @@ def card_cost(found: Estimate) -> dict[str, Any]:
         "model_calls_usage_incomplete": found.incomplete_calls,
         "usage_incomplete_width_usd": decimal_text(found.incomplete_width),
         "by_model": {name: model_figure(m) for name, m in sorted(found.by_model.items())},
+        "hidden_by_kind": {
+            kind: {
+                "model_calls": found.hidden_by_kind[kind].calls,
+                "low_usd": decimal_text(found.hidden_by_kind[kind].low),
+                "high_usd": decimal_text(found.hidden_by_kind[kind].high),
+                "model_calls_unbounded": found.hidden_by_kind[kind].unbounded,
+            }
+            for kind in HIDDEN_KINDS
+            if kind in found.hidden_by_kind
+        },
     }
 
 
@@ -139,6 +150,12 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
     lines = [f"  cost by price card {cost['price_card']}: {total}"]
     for model, entry in cost["by_model"].items():
         lines.append(f"    {model}: {cost_span(entry)} ({counted(entry['model_calls'], 'call')})")
+    if cost["hidden_by_kind"]:  # among the models' figures: the calls only bodies show
+        parts = [
+            f"{kind} {cost_span(entry)} ({counted(entry['model_calls'], 'call')})"
+            for kind, entry in cost["hidden_by_kind"].items()
+        ]
+        lines.append(f"    of which hidden calls: {', '.join(parts)}")
     if cost["model_calls_unbounded"]:
         lines.append(
             f"    no bound: {counted(cost['model_calls_unbounded'], 'call')} recorded no input "

@@ -26,6 +26,7 @@ from converter.firewall.types import (
     PublicName,
 )
 from converter.firewall.view import AgentKind, Finding, Refusal, TreeCounts
+from converter.vocabulary import HiddenKind
 
 
 def _known(code: str) -> str:
@@ -99,6 +100,15 @@ class ModelFigure(Closed):
     max_output_tokens: Count | None  # the card's, which prices the incomplete calls' high end
 
 
+class HiddenFigure(Closed):
+    """One kind of hidden call's part of a figure by a price card (those the card prices)."""
+
+    model_calls: Count
+    low_usd: Usd
+    high_usd: Usd
+    model_calls_unbounded: Count
+
+
 class CardCost(Closed):
     """`inspect --price-card`: the tree's cost by a card, before any contract."""
 
@@ -114,6 +124,9 @@ class CardCost(Closed):
     model_calls_usage_incomplete: Count
     usage_incomplete_width_usd: Usd
     by_model: dict[CrossedModel, ModelFigure]
+    hidden_by_kind: dict[HiddenKind, HiddenFigure] = Field(
+        default_factory=dict, description="calls only provider bodies show, by kind (SPEC §5.4)"
+    )
 
 
 class InspectReport(Closed):
