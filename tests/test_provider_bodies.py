@@ -746,28 +746,12 @@ def test_a_hidden_call_is_attributed_along_its_requests_chain(cli: Any, tmp_path
     assert "  auxiliary calls: observed (every call no transcript records was looked for" in (
         shown.out
     )
-    priced = cli(
-        "inspect",
-        "--json",
-        "--in",
-        str(tree.parent),
-        "--provider-bodies",
-        str(folder),
-        "--price-card",
-        "anthropic-2026-11",
-    )
-    kinds = json.loads(priced.out)["card_cost"]["hidden_by_kind"]
+    by_card = ["--in", str(tree.parent), "--provider-bodies", str(folder)]
+    by_card += ["--price-card", "anthropic-2026-11"]
+    kinds = json.loads(cli("inspect", "--json", *by_card).out)["card_cost"]["hidden_by_kind"]
     assert list(kinds) == ["compaction", "other"]  # with their cost (SPEC §5.4)
     assert all(k["model_calls"] == 1 and Decimal(k["low_usd"]) > 0 for k in kinds.values())
-    said = cli(
-        "inspect",
-        "--in",
-        str(tree.parent),
-        "--provider-bodies",
-        str(folder),
-        "--price-card",
-        "anthropic-2026-11",
-    )
+    said = cli("inspect", *by_card)
     assert said.code == 0, said.err
     assert "    of which hidden calls: compaction $" in said.out
     _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
@@ -963,6 +947,17 @@ def test_a_hidden_calls_missing_or_misnamed_request_is_refused_at_its_index_line
     expect(shown, "CC-BODY-INDEX-FIELD", INDEX, bodies.line_of(TITLE))
 
 
+def suggestion_of_turn(
+    cli: Any, tmp_path: Path, tree: Tree, bodies: Bodies, turn: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A hidden prompt-suggestion call whose request names `turn`, converted: its event and
+    the bundle."""
+    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=turn))
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    (event,) = hidden_events(bundle)
+    return event, bundle
+
+
 def test_a_commands_turn_is_its_tasks_though_records_of_it_come_before_it(
     cli: Any, tmp_path: Path
 ) -> None:
@@ -1004,9 +999,7 @@ def test_a_commands_turn_is_its_tasks_though_records_of_it_come_before_it(
     }
     assert bodies.lines is not None
     bodies.lines.append(index_line(SECOND))
-    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=turn))
-    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
-    (event,) = hidden_events(bundle)
+    event, bundle = suggestion_of_turn(cli, tmp_path, tree, bodies, turn)
     assert event["task"] == bundle["tasks"][1]["id"]
     assert [t["model_calls"] for t in bundle["tasks"]] == [4, 2]
 
@@ -1019,9 +1012,7 @@ def test_a_turn_only_an_agent_carries_is_the_agents_task(cli: Any, tmp_path: Pat
     agents_turn = "7d0e0c1a-0000-4000-8000-00000000a9e7"
     rows = [raw.replace(PROMPT_ID.encode(), agents_turn.encode()) for raw in tree.lines(CHILD)]
     tree.write_lines(CHILD, rows)
-    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=agents_turn))
-    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
-    (event,) = hidden_events(bundle)
+    event, bundle = suggestion_of_turn(cli, tmp_path, tree, bodies, agents_turn)
     assert event["task"] == bundle["tasks"][0]["id"]
     assert [t["model_calls"] for t in bundle["tasks"]] == [5, 1]
 
