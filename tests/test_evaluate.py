@@ -699,6 +699,9 @@ def test_hidden_calls_not_observed_are_not_shown_as_a_measured_zero() -> None:
     rows = text.split(header)[1].split("\n\n")[0].splitlines()[2:]
     assert len(rows) == 4  # three tasks and the total
     assert all(row.split(" | ")[4] == "n/o" for row in rows)
+    # only the hidden column was not looked for: the main agent's cost is measured
+    assert all(row.split(" | ")[3].startswith("$") for row in rows)
+    assert all("n/o" not in row.split(" | ")[3] for row in rows)
     assert "n/o: not observed" in text
     data = json.loads(render_json(ev), parse_float=_no_float)
     assert data["auxiliary_calls"] == "not-observed"

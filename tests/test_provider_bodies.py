@@ -754,11 +754,15 @@ def test_a_hidden_call_is_attributed_along_its_requests_chain(cli: Any, tmp_path
     said = cli("inspect", *by_card)
     assert said.code == 0, said.err
     assert "    of which hidden calls: compaction $" in said.out
-    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
+    _, out, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
     kinds = sorted(e["agent_kind"] for e in hidden_events(bundle))
     assert kinds == ["hidden-compaction", "hidden-other"]
     assert {e["task"] for e in hidden_events(bundle)} == {bundle["tasks"][0]["id"]}
     assert bundle["receipt"]["hidden_calls"] == 2
+    shown = cli("evaluate", "--bundle", str(out), "--format", "json")
+    assert shown.code in (0, 1), shown.err
+    (task,) = json.loads(shown.out)["tasks"]
+    assert {"hidden:compaction", "hidden:other"} <= set(task["cost_by_agent_type"])  # by kind
 
 
 @pytest.mark.parametrize("order", ["xy", "yx"])
@@ -847,6 +851,7 @@ def test_a_hidden_call_whose_prompt_and_chain_disagree_is_refused(cli: Any, tmp_
 
 
 SECOND = ("msg_01SecondTurnCall", "req_01SecondTurnCall")
+SECOND_TURN = "2b7c4f1e-0000-4000-8000-000000000002"  # its promptId
 
 
 def add_second_turn(tree: Tree, bodies: Bodies) -> None:
@@ -857,7 +862,7 @@ def add_second_turn(tree: Tree, bodies: Bodies) -> None:
     prompt = {
         "parentUuid": last["uuid"],
         "isSidechain": False,
-        "promptId": "2b7c4f1e-0000-4000-8000-000000000002",
+        "promptId": SECOND_TURN,
         "type": "user",
         "message": {"role": "user", "content": f"And the timeouts? {MARKER}"},
         "uuid": "5e1d0c6a-0000-4000-8000-000000000001",
@@ -1004,19 +1009,6 @@ def test_a_commands_turn_is_its_tasks_though_records_of_it_come_before_it(
     assert [t["model_calls"] for t in bundle["tasks"]] == [4, 2]
 
 
-def test_a_turn_only_an_agent_carries_is_the_agents_task(cli: Any, tmp_path: Path) -> None:
-    """A review: in the corpus, workflow agents' records carry promptIds no main-transcript
-    record does; a hidden call naming one is the agent's task, not unattributed."""
-    tree, bodies = setup(tmp_path)
-    add_second_turn(tree, bodies)  # two tasks: the agent's (the first) is told from another
-    agents_turn = "7d0e0c1a-0000-4000-8000-00000000a9e7"
-    rows = [raw.replace(PROMPT_ID.encode(), agents_turn.encode()) for raw in tree.lines(CHILD)]
-    tree.write_lines(CHILD, rows)
-    event, bundle = suggestion_of_turn(cli, tmp_path, tree, bodies, agents_turn)
-    assert event["task"] == bundle["tasks"][0]["id"]
-    assert [t["model_calls"] for t in bundle["tasks"]] == [5, 1]
-
-
 def test_an_interrupted_call_leaves_hidden_calls_observed(cli: Any, tmp_path: Path) -> None:
     """A review: a call the transcript left a stub, answered by no response (an interrupted
     stream: Claude Code writes a response only for a success), made the session
@@ -1099,6 +1091,10 @@ def test_a_split_sessions_unrecorded_responses_are_not_counted_as_hidden(
     assert shown.report is not None
     assert finding(shown.report, "CC-BODY-HIDDEN-CALL") == 0
     assert finding(shown.report, "CC-BODY-HIDDEN-NOT-COUNTED") == 1
+    # not looked for: the other part's hidden calls are not this one's to find
+    assert shown.report["auxiliary_calls"] == "not-observed"
+    # and no request is read: none could decide anything (a request is the most private file)
+    assert shown.report["provider_files"] == 1 + 5  # the index and the five responses
 
 
 def test_a_symlink_by_the_sessions_id_in_another_project_folder_is_refused(
@@ -1912,3 +1908,187 @@ def test_a_turn_whose_first_record_follows_a_re_emitted_copy_still_starts_there(
     _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
     (event,) = hidden_events(bundle)
     assert event["task"] == bundle["tasks"][0]["id"]
+
+
+def test_a_hidden_calls_advisor_pass_is_its_calls_task(cli: Any, tmp_path: Path) -> None:
+    """A hidden call's response answered in two passes, one an advisor's: the pass is a hidden
+    call of its own beside it (`_hidden_calls`), of the task its call's request names, and
+    counted in that task's calls."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=PROMPT_ID))
+    own = usage(300, 12, 0, 0)
+    bodies.response(TITLE)["usage"] = {
+        **own,
+        "iterations": [
+            {"type": "message", **{k: own[k] for k in ("input_tokens", "output_tokens")}},
+            {"type": "advisor_message", "model": MODEL, "input_tokens": 700, "output_tokens": 40},
+        ],
+    }
+    _, out, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    events = hidden_events(bundle)
+    assert sorted(e["model"] for e in events) == sorted([HAIKU, MODEL])
+    assert {e["task"] for e in events} == {bundle["tasks"][0]["id"]}
+    assert all(e["agent_kind"] == "hidden-other" for e in events)
+    assert all(e["usage_complete"] is True for e in events)
+    assert bundle["tasks"][0]["model_calls"] == 6  # four, the hidden call and its pass
+    assert bundle["receipt"]["hidden_calls"] == 1
+    # one hidden call, two events: the bundle opens (hidden_calls counts calls, not passes)
+    shown = cli("evaluate", "--bundle", str(out), "--format", "json")
+    assert shown.code in (0, 1), shown.err
+
+
+@pytest.mark.parametrize(
+    ("agents_turn", "task", "calls"),
+    [("7d0e0c1a-0000-4000-8000-00000000a9e7", 0, [5, 1]), (SECOND_TURN, 1, [4, 2])],
+    ids=["its-own", "the-main-transcripts"],
+)
+def test_a_turn_an_agent_carries(
+    cli: Any, tmp_path: Path, agents_turn: str, task: int, calls: list[int]
+) -> None:
+    """A review: in the corpus, workflow agents' records carry promptIds no main-transcript
+    record does; a hidden call naming one is the agent's task (the first), not unattributed.
+    An id the main transcript carries is the task of its turn there (the second), though an
+    agent of another task carries it too (a fork's copies of its parent's records carry the
+    parent's ids)."""
+    tree, bodies = setup(tmp_path)
+    add_second_turn(tree, bodies)  # two tasks: the agent's (the first) is told from another
+    rows = [raw.replace(PROMPT_ID.encode(), agents_turn.encode()) for raw in tree.lines(CHILD)]
+    tree.write_lines(CHILD, rows)
+    event, bundle = suggestion_of_turn(cli, tmp_path, tree, bodies, agents_turn)
+    assert event["task"] == bundle["tasks"][task]["id"]
+    assert [t["model_calls"] for t in bundle["tasks"]] == calls
+
+
+def test_a_hidden_call_naming_itself_as_its_previous_call_waits_for_nothing(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A request whose cc_prev_req is its own request id names no other call to wait for: it is
+    attributed by its prompt in the first round, and a call listed before it that names it
+    then follows its chain (it is no cycle of two, where both would be left to their prompt)."""
+    tree, bodies = setup(tmp_path)
+    first = ("msg_01NamesItself", "req_01NamesItself")
+    after = ("msg_01NamesTheFirst", "req_01NamesTheFirst")
+    add_hidden(bodies, after, source="side_question", header=billing(cc_prev_req=first[1]))
+    add_hidden(bodies, first, header=billing(cc_prompt_id=PROMPT_ID, cc_prev_req=first[1]))
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    assert len(hidden_events(bundle)) == 2
+    assert {e["task"] for e in hidden_events(bundle)} == {bundle["tasks"][0]["id"]}
+
+
+def test_a_turn_whose_records_are_in_two_tasks_and_start_neither_is_ambiguous(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A promptId that records of two tasks carry, none of them a task's prompt: the turn
+    names two tasks, and a hidden call naming it is refused, not given either."""
+    tree, bodies = setup(tmp_path)
+    add_second_turn(tree, bodies)
+    turn = "7e5a0000-0000-4000-8000-0000000000bb"
+    rows = tree.lines()
+
+    def note(parent: str, uuid: str) -> bytes:
+        return dump(
+            {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "promptId": turn,
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": "<task-notification>done</task-notification>",
+                },
+                "uuid": uuid,
+                "timestamp": "2026-07-21T09:15:00.000Z",
+                "sessionId": SID,
+                "version": "2.1.216",
+            }
+        )
+
+    in_first = note(json.loads(rows[8])["uuid"], "5e1d0c6a-0000-4000-8000-0000000000e1")
+    in_second = note(json.loads(rows[-1])["uuid"], "5e1d0c6a-0000-4000-8000-0000000000e2")
+    tree.write_lines("", [*rows[:9], in_first, *rows[9:], in_second])
+    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=turn))
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-HIDDEN-AMBIGUOUS", label("provider-response", response_name(TITLE)))
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        {"type": "document", "text": billing(cc_prompt_id=PROMPT_ID)},
+        {"type": "text", "text": "You are Claude. " + billing(cc_prompt_id=PROMPT_ID)},
+    ],
+    ids=["not-a-text-block", "not-at-the-start"],
+)
+def test_a_billing_header_is_only_a_text_blocks_start(
+    cli: Any, tmp_path: Path, first: dict[str, str]
+) -> None:
+    """The header is the start of the first system block's text: one in a block of another
+    type, or further into the text, names no turn (unattributed, not that turn's)."""
+    tree, bodies = setup(tmp_path)
+    written = json.dumps({"system": [first]}).encode()
+    add_hidden(bodies, TITLE, request=written)
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-HIDDEN-UNATTRIBUTED", label("provider-response", response_name(TITLE)))
+
+
+def test_a_previous_request_two_tasks_calls_name_is_ambiguous(cli: Any, tmp_path: Path) -> None:
+    """A request id the records of two calls of two tasks name (in two files: each file's
+    request ids are checked on their own): a hidden call naming it as its previous call is
+    refused, not given either task."""
+    tree, bodies = setup(tmp_path)
+    add_second_turn(tree, bodies)
+    rows = tree.lines()
+    answer = json.loads(rows[-1])
+    answer["requestId"] = C2[1]  # the agent's call's (the first task's) request id
+    tree.write_lines("", [*rows[:-1], dump(answer)])
+    del bodies.responses[response_name(SECOND)]
+    assert bodies.lines is not None
+    bodies.lines = [line for line in bodies.lines if line["message_id"] != SECOND[0]]
+    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prev_req=C2[1]))
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-HIDDEN-AMBIGUOUS", label("provider-response", response_name(TITLE)))
+
+
+@pytest.mark.parametrize(
+    ("source", "kind"),
+    [("Generate_Session_Title", "title"), ("COMPACT", "compaction"), ("agent:Custom", "other")],
+)
+def test_a_hidden_calls_kind_is_its_query_source_in_any_case(
+    cli: Any, tmp_path: Path, source: str, kind: str
+) -> None:
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source=source, header=billing(cc_prompt_id=PROMPT_ID))
+    shown = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(bodies.write()))
+    assert shown.code == 0, shown.err
+    assert f"hidden calls (provider bodies only), among the model calls: {kind} 1" in shown.out
+
+
+def test_a_record_of_an_empty_prompt_id_is_no_turn(cli: Any, tmp_path: Path) -> None:
+    """A record whose promptId is empty starts no turn: a hidden call whose request names none
+    is not given that record's task (an empty id would match a request naming no turn)."""
+    tree, bodies = setup(tmp_path)
+    rows = tree.lines()
+    result = json.loads(rows[7])  # a tool result of the first turn
+    tree.write_lines("", [*rows[:7], dump({**result, "promptId": ""}), *rows[8:]])
+    add_hidden(bodies, TITLE)
+    shown = inspect(cli, tree, tmp_path, bodies.write())
+    expect(shown, "CC-BODY-HIDDEN-UNATTRIBUTED", label("provider-response", response_name(TITLE)))
+
+
+@pytest.mark.parametrize("input_tokens", [0, 300], ids=["no-input", "input"])
+def test_a_hidden_stubs_cost_by_kind_is_a_range(
+    cli: Any, tmp_path: Path, input_tokens: int
+) -> None:
+    """A hidden call whose response has no stop reason is usage-incomplete: its kind's cost is
+    a range (low below high), and with no input recorded it is unbounded, said by kind."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prompt_id=PROMPT_ID))
+    bodies.response(TITLE)["stop_reason"] = None
+    bodies.response(TITLE)["usage"] = usage(input_tokens, 12, 0, 0)
+    by_card = ["--in", str(tree.parent), "--provider-bodies", str(bodies.write())]
+    shown = cli("inspect", "--json", *by_card, "--price-card", "anthropic-2026-11")
+    assert shown.code == 0, shown.err
+    (kind,) = json.loads(shown.out)["card_cost"]["hidden_by_kind"].values()
+    assert kind["model_calls"] == 1
+    assert kind["model_calls_unbounded"] == (1 if input_tokens == 0 else 0)
+    assert Decimal(kind["low_usd"]) < Decimal(kind["high_usd"])
