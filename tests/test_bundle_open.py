@@ -306,13 +306,18 @@ def test_task_facts_refuse_a_missing_outcome_even_without_the_open_check() -> No
     ]
 
 
+def _rewritten_as_v1(body: dict[str, Any], version: str) -> None:
+    """The bundle as schema v1 (no `pricing`), written by `version`."""
+    body["schema_version"] = "agent-evidence/bundle/v1"
+    body["generator"]["version"] = version
+    del body["pricing"]
+
+
 def test_schema_v1_without_pricing_opens_and_v2_must_carry_it() -> None:
     """0.2 writes v2 (with `pricing`); a 0.1 bundle (v1, none) still opens."""
 
     def as_v1(body: dict[str, Any]) -> None:
-        body["schema_version"] = "agent-evidence/bundle/v1"
-        body["generator"]["version"] = "0.1.0"
-        del body["pricing"]
+        _rewritten_as_v1(body, "0.1.0")
 
     assert open_bundle(_resealed(as_v1)).pricing is None
     with pytest.raises(Refused) as refused:
@@ -791,9 +796,7 @@ def test_a_0_2_bundle_rewritten_as_v1_is_refused() -> None:
     """The boundary of the downgrade check: 0.2.0 already wrote v2 bundles."""
 
     def downgraded(body: dict[str, Any]) -> None:
-        body["schema_version"] = "agent-evidence/bundle/v1"
-        body["generator"]["version"] = "0.2.0"
-        del body["pricing"]
+        _rewritten_as_v1(body, "0.2.0")
         _zero_costs(body)
 
     assert _codes_at(downgraded) == [("BUNDLE-SCHEMA-MISMATCH", "schema_version")]

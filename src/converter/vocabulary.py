@@ -23,3 +23,9 @@ HIDDEN_AGENT_KINDS: dict[HiddenKind, HiddenAgentKind] = dict(
     zip(HIDDEN_KINDS, get_args(HiddenAgentKind), strict=True)
 )
 SOURCE_NAMES: tuple[SourceName, ...] = get_args(SourceName)
+_KIND_OF_AGENT: dict[str, HiddenKind] = {agent: kind for kind, agent in HIDDEN_AGENT_KINDS.items()}
+
+
+def hidden_kind_of(agent_kind: str) -> HiddenKind | None:
+    """The kind of hidden call an agent of `agent_kind` holds; None for any other agent."""
+    return _KIND_OF_AGENT.get(agent_kind)

@@ -28,7 +28,7 @@ from converter.limits import MAX_TOKEN_COUNT
 from converter.pricing.card import card_mismatches
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import PricingClaims
-from converter.vocabulary import HIDDEN
+from converter.vocabulary import HIDDEN, hidden_kind_of
 
 # Locations listed per rule (code and field); past this, one line counts the rest. A bundle
 # edited on every event would otherwise print one line per event and hide the other problems.
@@ -60,7 +60,7 @@ class Consistency:
         self.precision = head.receipt.privacy.timestamps
         self.public: dict[tuple[str, str], bool] = {}  # a few names over thousands of events
         # The agents of hidden calls (SPEC §5.4), and how many model events are theirs.
-        self.hidden_agents = {a.id for a in head.agents if a.kind.startswith("hidden-")}
+        self.hidden_agents = {a.id for a in head.agents if hidden_kind_of(a.kind)}
         self.hidden_events = 0
         self.hidden_ids: set[str] = set()  # hidden calls' model events: no edge names one
         self._head()
@@ -120,7 +120,7 @@ class Consistency:
         files = head.receipt.files
         self._count("tasks", len(head.tasks))
         # the agents of hidden calls (one per kind) are no subagents: no transcript is theirs
-        spawned = [a for a in head.agents if not a.kind.startswith("hidden-")]
+        spawned = [a for a in head.agents if a.id not in self.hidden_agents]
         self._count("subagents", max(len(spawned) - 1, 0))
         self._count("max_depth", max((a.depth for a in spawned), default=0))
         self._count("transcript_files", sum(f.role in _TRANSCRIPT_ROLES for f in files))

@@ -30,6 +30,7 @@ from converter.pricing.card import (
 )
 from converter.pricing.engine import PricedCall, observed_keys, price_model_event
 from converter.pricing.model import ModelPricing, ModelTemplate, PricingClaims, PricingTemplate
+from converter.vocabulary import hidden_kind_of
 
 _ZERO = Decimal(0)
 # What the card lacks to price a call, by the engine's problem code.
@@ -123,9 +124,7 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
     # A built-in tool costs nothing (the template's 0); a tool with no price (MCP) is yours.
     unpriced = sum(template.client_tools.get(t.name) is None for t in account.tool_events)
     out = Estimate(card_id=card.id, tool_calls_not_priced=unpriced)
-    hidden = {
-        a.id: a.kind.removeprefix("hidden-") for a in account.agents if a.kind.startswith("hidden-")
-    }
+    hidden = {a.id: of for a in account.agents if (of := hidden_kind_of(a.kind))}
     for event in account.model_events:
         ways = [price_model_event(event, c) for c in claims]
         priced = [p for p in ways if isinstance(p, PricedCall)]

@@ -75,7 +75,7 @@ class Response:
     # which a transcript's streaming stub of the call holds (`_agrees`).
     first_pass: tuple[int, int, int] | None = None
     query_source: str | None = None  # its index line's, as written (`hidden_kind`)
-    # A hidden call's request, when read: its file index and the billing header's ids.
+    # A hidden call's request, when read: the billing header's ids.
     request: Request | None = None
 
 
@@ -84,7 +84,6 @@ class Request:
     """What a hidden call's request names: the turn (`cc_prompt_id`, the transcript's
     `promptId`) and the previous call of its chain (`cc_prev_req`, a request id)."""
 
-    file: int
     prompt_id: str | None
     prev_request: str | None
 
@@ -140,15 +139,18 @@ def read_bodies(tree: LoadedTree, folder: Path, *, requests: bool = True) -> Non
         if found is not None:
             tree.responses.append(found)
     if requests and selection.index is not None and not tree.layout.split:
-        _read_requests(tree, folder, {s.entry.index: s for s in selection.responses})
+        _read_requests(tree, folder, bound, {s.entry.index: s for s in selection.responses})
 
 
-def _read_requests(tree: LoadedTree, folder: Path, selected: dict[int, Selected]) -> None:
+def _read_requests(
+    tree: LoadedTree, folder: Path, bound: set[int], selected: dict[int, Selected]
+) -> None:
     """Read the request of each hidden call (a response named by this session's index line
     whose id no record of the tree's transcripts has): its billing header names the turn and
     the chain it belongs to. Only theirs: a request is 100-200 KB of prompts and schemas, and
-    a transcript call needs none. In a split session no response is taken as hidden."""
-    bound = {f.index for f in tree.bound_files}
+    a transcript call needs none. In a split session no response is taken as hidden.
+    (`join_bodies` decides which responses are hidden calls, once calls are grouped; this
+    reads ahead by the records' message ids, which name the same calls.)"""
     recorded = {
         r.msg_id
         for index, records in tree.records.items()
@@ -185,7 +187,7 @@ def _read_request(tree: LoadedTree, entry: SourceFile) -> Request | None:
     except BadField as bad:
         tree.problems.append(Problem(bad.code, entry.index, 1))
         return None
-    return Request(entry.index, prompt_id, prev_request)
+    return Request(prompt_id, prev_request)
 
 
 def _body_document(tree: LoadedTree, entry: SourceFile, unfinished: str) -> dict[str, Any] | None:
@@ -399,7 +401,6 @@ def _hidden_calls(r: Response) -> list[HiddenCall]:
         model=r.model,
         usage=r.usage,
         final=r.final,
-        request=request.file if request else None,
         prompt_id=request.prompt_id if request else None,
         prev_request=request.prev_request if request else None,
     )

@@ -78,7 +78,6 @@ class HiddenCall:
     model: str
     usage: Usage
     final: bool
-    request: int | None = None  # its request file's index, when one was read
     prompt_id: str | None = None  # the request's `cc_prompt_id`
     prev_request: str | None = None  # the request's `cc_prev_req`
     advisor_of: str | None = None  # an advisor pass's call: the hidden call it was part of

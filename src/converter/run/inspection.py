@@ -9,7 +9,7 @@ from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicSummary, UsageTotals
 from converter.run.outputs import InspectReport, checked
 from converter.text import counted
-from converter.vocabulary import HIDDEN_KINDS
+from converter.vocabulary import HIDDEN_KINDS, hidden_kind_of
 
 if TYPE_CHECKING:
     from converter.firewall.pseudonyms import Pseudonymizer
@@ -249,9 +249,9 @@ def render_text(report: dict[str, Any]) -> str:
     for model, entry in report["by_model"].items():
         lines.append(f"  model {model}: {counted(entry['model_calls'], 'call')}")
     hidden = [
-        f"{a['kind'].removeprefix('hidden-')} {a['model_calls']:,}"
+        f"{kind} {a['model_calls']:,}"
         for a in report["by_agent"]
-        if a["kind"].startswith("hidden-")
+        if (kind := hidden_kind_of(a["kind"]))
     ]
     if hidden:  # SPEC §5.4: by kind (their cost: evaluate's report)
         lines.append(

@@ -45,6 +45,7 @@ from converter.limits import MONEY_SUMS
 from converter.pricing import shipped_cards
 from converter.pricing.card import card_states, own_bounds, own_prices, shipped_card_named
 from converter.pricing.model import PricingClaims
+from converter.vocabulary import hidden_kind_of
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -252,8 +253,8 @@ def _agent_types(bundle: BundleHead) -> dict[str, str]:
         name = agent.agent_type
         if agent.kind == "root":
             name = ROOT_AGENT
-        elif agent.kind.startswith("hidden-"):  # calls only provider bodies show (SPEC §5.4)
-            name = hidden_key(agent.kind.removeprefix("hidden-"))
+        elif kind := hidden_kind_of(agent.kind):  # calls only provider bodies show (§5.4)
+            name = hidden_key(kind)
         elif name in _RESERVED or is_hidden(name):
             name = f"agent-{name}"
         types[agent.id] = name
