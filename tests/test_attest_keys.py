@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -108,11 +112,12 @@ EC = ec.generate_private_key(ec.SECP256R1())
         (b"", "ATTEST-KEY-INVALID"),
         (b"not a key\n", "ATTEST-KEY-INVALID"),
         (b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", "ATTEST-KEY-INVALID"),
+        # encrypted, and nothing to ask the passphrase of
         (
             ED.private_bytes(
                 Encoding.PEM, PrivateFormat.PKCS8, BestAvailableEncryption(b"passphrase")
             ),
-            "ATTEST-KEY-INVALID",
+            "ATTEST-KEY-PASSPHRASE-MISSING",
         ),
         (public_pem(ED.public_key()), "ATTEST-KEY-WRONG-TYPE"),  # the .pub, by mistake
         (
@@ -190,3 +195,196 @@ def test_a_key_file_of_two_keys_is_refused(tmp_path: Path, cli: Any) -> None:
     with pytest.raises(SigningKeyRefused) as raised:
         load_public_key(public)
     assert _code(raised) == "ATTEST-PUBLIC-KEY-INVALID"
+
+
+# --- encrypted signing keys (`keygen --encrypt`, a passphrase for `convert --attest-key`) ---
+
+
+class _Asked:
+    """A passphrase source that counts how often it was asked."""
+
+    def __init__(self, answer: bytes | None) -> None:
+        self.answer = answer
+        self.times = 0
+
+    def __call__(self) -> bytes | None:
+        self.times += 1
+        return self.answer
+
+
+def test_an_encrypted_key_is_read_with_its_passphrase_asked_once(tmp_path: Path) -> None:
+    asked = _Asked(b"correct horse")
+    made = generate_key_files(tmp_path / "k.pem", asked)
+    assert asked.times == 1
+    data = (tmp_path / "k.pem").read_bytes()
+    assert data.startswith(b"-----BEGIN ENCRYPTED PRIVATE KEY-----\n")
+    assert stat.S_IMODE((tmp_path / "k.pem").stat().st_mode) == 0o600
+    again = _Asked(b"correct horse")
+    key = load_private_key(tmp_path / "k.pem", again)
+    assert again.times == 1
+    assert key_id(key.public_key()) == made.key_id == key_id(load_public_key(made.public_path))
+
+
+def test_a_plain_key_never_asks_for_a_passphrase(tmp_path: Path) -> None:
+    generate_key_files(tmp_path / "k.pem")
+    asked = _Asked(b"unused")
+    load_private_key(tmp_path / "k.pem", asked)
+    assert asked.times == 0
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [
+        (b"wrong horse", "ATTEST-KEY-PASSPHRASE-WRONG"),
+        (b"correct horse\n", "ATTEST-KEY-PASSPHRASE-WRONG"),  # every byte counts
+        (None, "ATTEST-KEY-PASSPHRASE-MISSING"),
+        (b"", "ATTEST-KEY-PASSPHRASE-MISSING"),  # an unset secret expands to nothing
+    ],
+)
+def test_an_encrypted_key_without_its_passphrase_is_refused(
+    tmp_path: Path, answer: bytes | None, code: str
+) -> None:
+    generate_key_files(tmp_path / "k.pem", _Asked(b"correct horse"))
+    with pytest.raises(SigningKeyRefused) as raised:
+        load_private_key(tmp_path / "k.pem", _Asked(answer))
+    assert _code(raised) == code
+
+
+def test_the_mode_is_checked_before_the_passphrase_is_asked(tmp_path: Path) -> None:
+    generate_key_files(tmp_path / "k.pem", _Asked(b"correct horse"))
+    (tmp_path / "k.pem").chmod(0o640)
+    asked = _Asked(b"correct horse")
+    with pytest.raises(SigningKeyRefused) as raised:
+        load_private_key(tmp_path / "k.pem", asked)
+    assert _code(raised) == "ATTEST-KEY-PERMISSIONS"
+    assert asked.times == 0
+
+
+@pytest.mark.parametrize("answer", [None, b""])
+def test_keygen_encrypt_without_a_passphrase_writes_nothing(
+    tmp_path: Path, answer: bytes | None
+) -> None:
+    with pytest.raises(SigningKeyRefused) as raised:
+        generate_key_files(tmp_path / "k.pem", _Asked(answer))
+    assert _code(raised) == "ATTEST-KEY-PASSPHRASE-MISSING"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_keygen_encrypt_asks_nothing_for_a_key_it_cannot_write(tmp_path: Path) -> None:
+    """The paths are checked first: nobody types a passphrase twice to learn the file exists."""
+    generate_key_files(tmp_path / "k.pem")
+    before = (tmp_path / "k.pem").read_bytes()
+    asked = _Asked(b"correct horse")
+    with pytest.raises(SigningKeyRefused) as raised:
+        generate_key_files(tmp_path / "k.pem", asked)
+    assert _code(raised) == "ATTEST-KEY-EXISTS"
+    assert asked.times == 0
+    assert (tmp_path / "k.pem").read_bytes() == before
+
+
+OPENSSL = shutil.which("openssl")
+
+
+@pytest.mark.skipif(OPENSSL is None, reason="no openssl on this machine")
+def test_keys_encrypted_by_openssl_and_by_keygen_read_both_ways(tmp_path: Path) -> None:
+    """Standard tooling interoperates: an Ed25519 key OpenSSL encrypted (`genpkey -aes-256-cbc`,
+    and `pkcs8 -topk8` with a stronger PBKDF2 count) signs here, and OpenSSL decrypts ours."""
+    assert OPENSSL is not None
+    theirs = tmp_path / "theirs.pem"
+    genpkey = [OPENSSL, "genpkey", "-algorithm", "ed25519", "-aes-256-cbc"]
+    subprocess.run(
+        [*genpkey, "-pass", "pass:their pass", "-out", str(theirs)],
+        check=True,
+        capture_output=True,
+    )
+    strong = tmp_path / "strong.pem"
+    pkcs8 = [OPENSSL, "pkcs8", "-topk8", "-v2", "aes-256-cbc", "-iter", "600000", "-in"]
+    passes = ["-passin", "pass:their pass", "-passout", "pass:their pass"]
+    subprocess.run(
+        [*pkcs8, str(theirs), *passes, "-out", str(strong)],
+        check=True,
+        capture_output=True,
+    )
+    for path in (theirs, strong):
+        path.chmod(0o600)
+        key = load_private_key(path, _Asked(b"their pass"))
+        assert check_attestation(b"b", attest(b"b", "b.json", {}, key), key.public_key()) == {}
+    made = generate_key_files(tmp_path / "ours.pem", _Asked(b"our pass"))
+    public = subprocess.run(
+        [OPENSSL, "pkey", "-in", str(tmp_path / "ours.pem"), "-passin", "pass:our pass", "-pubout"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    assert public == made.public_path.read_bytes()
+
+
+def test_keygen_encrypt_takes_the_passphrase_from_the_environment(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "from the secret store")
+    result = cli("keygen", "--out", str(tmp_path / "k.pem"), "--encrypt")
+    assert result.code == 0, result.err
+    assert "encrypted" in result.out
+    assert "from the secret store" not in result.out + result.err
+    assert load_private_key(tmp_path / "k.pem", _Asked(b"from the secret store"))
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "")
+    empty = cli("keygen", "--out", str(tmp_path / "e.pem"), "--encrypt")
+    assert empty.code == 2
+    assert "ATTEST-KEY-PASSPHRASE-MISSING" in empty.err
+    assert not (tmp_path / "e.pem").exists()
+
+
+def _read_until(fd: int, marker: bytes | None, seen: bytes) -> bytes:
+    """What the terminal shows, read until `marker` (None: until the process closes it)."""
+    import select
+
+    while marker is None or marker not in seen:
+        ready, _, _ = select.select([fd], [], [], 30)
+        if not ready:
+            raise AssertionError(f"waited for {marker!r}; the terminal showed {seen!r}")
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:  # the other end closed: Linux says EIO
+            chunk = b""
+        if not chunk:
+            if marker is None:
+                return seen
+            raise AssertionError(f"closed before {marker!r}; the terminal showed {seen!r}")
+        seen += chunk
+    return seen
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+def test_on_a_terminal_keygen_asks_twice_without_echo(tmp_path: Path) -> None:
+    """With no passphrase in the environment, a terminal is asked (a real one: a pty), the
+    passphrase never echoed."""
+    leader, follower = os.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE"}
+    out = tmp_path / "k.pem"
+    code = "from converter.entry import main; main()"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "keygen", "--out", str(out), "--encrypt"],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(follower)
+    try:
+        seen = _read_until(leader, b"signing key: ", b"")
+        os.write(leader, b"typed on a terminal\n")
+        seen = _read_until(leader, b"again: ", seen)
+        os.write(leader, b"typed on a terminal\n")
+        stdout, _ = proc.communicate(timeout=60)
+        seen = _read_until(leader, None, seen)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+    with_rest = seen
+    assert proc.returncode == 0, with_rest
+    assert b"passphrase of the new signing key" in with_rest
+    assert b"the same passphrase again" in with_rest
+    assert b"typed on a terminal" not in with_rest + stdout
+    assert load_private_key(out, _Asked(b"typed on a terminal"))

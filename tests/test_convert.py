@@ -825,6 +825,34 @@ def test_unreadable_contract_names_the_line(cli: Any, tmp_path: Path) -> None:
     assert "CONTRACT-UNREADABLE [line " in result.err
 
 
+def test_an_encrypted_signing_key_signs_with_its_passphrase_from_the_environment(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`keygen --encrypt` and `convert --attest-key` read the passphrase the same way; the
+    wrong one or none writes nothing, and the passphrase is never printed."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    key = tmp_path / "k.pem"
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "pass phrase")
+    assert cli("keygen", "--out", str(key), "--encrypt").code == 0
+    out = tmp_path / "b.json"
+    for value, code in (("wrong phrase", "WRONG"), ("", "MISSING")):
+        monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", value)
+        refused = _convert(cli, parent, contract, out, "--attest-key", str(key))
+        assert refused.code == 2
+        assert f"ATTEST-KEY-PASSPHRASE-{code}" in refused.err
+        if value:
+            assert value not in refused.err + refused.out
+        assert not out.exists()
+        assert not Path(f"{out}.intoto.json").exists()
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "pass phrase")
+    signed = _convert(cli, parent, contract, out, "--attest-key", str(key))
+    assert signed.code == 0, signed.err
+    assert "pass phrase" not in signed.out + signed.err
+    verified = cli("verify", "--bundle", str(out), "--public-key", f"{key}.pub")
+    assert verified.code == 0, verified.err
+
+
 def test_public_key_given_as_signing_key_is_named_as_such(cli: Any, tmp_path: Path) -> None:
     parent = fixture_parent("synthetic_tree")
     contract = _contract(cli, parent, tmp_path)

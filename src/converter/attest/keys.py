@@ -1,18 +1,24 @@
 """Ed25519 signing keys: `keygen` and the loaders. The only module here that touches files.
 
-Private key: PKCS#8 PEM, unencrypted, mode 0600, created with O_EXCL (never replaces a file).
-Public key: SubjectPublicKeyInfo PEM at `<private>.pub`. Every failure is a SigningKeyRefused
-with an ATTEST-KEY-* code; no message quotes the file.
+Private key: PKCS#8 PEM, mode 0600, created with O_EXCL (never replaces a file); encrypted
+with a passphrase when one is given (PBES2: PBKDF2-HMAC-SHA256 and AES-256-CBC, as OpenSSL's
+`genpkey -aes-256-cbc` writes it). Public key: SubjectPublicKeyInfo PEM at `<private>.pub`.
+Every failure is a SigningKeyRefused with an ATTEST-KEY-* code; no message quotes the file.
+Where a passphrase comes from (an environment variable, a terminal) is the caller's: this
+module asks for one through a callable, and only for a key that is encrypted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
 from cryptography.hazmat.primitives.serialization import (
+    BestAvailableEncryption,
     Encoding,
     NoEncryption,
     PrivateFormat,
@@ -34,6 +40,9 @@ from converter.files import (
 
 _MAX_KEY_FILE = 64 * 1024
 
+# Asked only when the key is encrypted; None or b"" when there is none to give.
+Passphrase = Callable[[], bytes | None]
+
 
 @dataclass(frozen=True, slots=True)
 class GeneratedKey:
@@ -46,26 +55,41 @@ def public_path_for(private_path: Path) -> Path:
     return private_path.with_name(private_path.name + ".pub")
 
 
-def private_pem(key: Ed25519PrivateKey) -> bytes:
-    return key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+def private_pem(key: Ed25519PrivateKey, passphrase: bytes | None = None) -> bytes:
+    sealed = BestAvailableEncryption(passphrase) if passphrase else NoEncryption()
+    return key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, sealed)
 
 
 def public_pem(key: Ed25519PublicKey) -> bytes:
     return key.public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
 
 
-def private_key_from_pem(data: bytes) -> Ed25519PrivateKey:
+def private_key_from_pem(data: bytes, passphrase: Passphrase | None = None) -> Ed25519PrivateKey:
+    """The key in `data`; `passphrase` is asked (once) only if the key is encrypted."""
     if data.count(b"-----BEGIN") > 1:  # which one signs would be the parser's choice, unsaid
         raise SigningKeyRefused("ATTEST-KEY-INVALID")
     try:
         key = load_pem_private_key(data, password=None)
     except UnsupportedAlgorithm:
         raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE") from None
-    except (ValueError, TypeError):  # not PEM, damaged, or encrypted (TypeError)
+    except ValueError:  # not PEM, or damaged
         raise SigningKeyRefused("ATTEST-KEY-INVALID") from None
+    except TypeError:  # cryptography's word for "encrypted, and no password was given"
+        key = _decrypted(data, passphrase() if passphrase is not None else None)
     if not isinstance(key, Ed25519PrivateKey):
         raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
     return key
+
+
+def _decrypted(data: bytes, password: bytes | None) -> PrivateKeyTypes:
+    if not password:
+        raise SigningKeyRefused("ATTEST-KEY-PASSPHRASE-MISSING")
+    try:
+        return load_pem_private_key(data, password=password)
+    except UnsupportedAlgorithm:
+        raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE") from None
+    except (ValueError, TypeError):  # the wrong passphrase, or damaged past its header
+        raise SigningKeyRefused("ATTEST-KEY-PASSPHRASE-WRONG") from None
 
 
 def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
@@ -84,9 +108,11 @@ def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
     return key
 
 
-def generate_key_files(private_path: Path) -> GeneratedKey:
-    """Write a new key pair; refuses (ATTEST-KEY-EXISTS) if either file already exists, and a
-    private key named like a public one (ATTEST-KEY-PUBLIC-NAME)."""
+def generate_key_files(private_path: Path, passphrase: Passphrase | None = None) -> GeneratedKey:
+    """Write a new key pair, the private key encrypted when `passphrase` is given (asked after
+    the checks of the paths: no one types a passphrase for a key that cannot be written); refuses
+    (ATTEST-KEY-EXISTS) if either file already exists, a private key named like a public one
+    (ATTEST-KEY-PUBLIC-NAME), and an empty passphrase (ATTEST-KEY-PASSPHRASE-MISSING)."""
     if private_path.name.lower().endswith(".pub"):
         raise SigningKeyRefused("ATTEST-KEY-PUBLIC-NAME")
     public_path = public_path_for(private_path)
@@ -95,8 +121,15 @@ def generate_key_files(private_path: Path) -> GeneratedKey:
         raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE")
     if taken:
         raise SigningKeyRefused("ATTEST-KEY-EXISTS")
+    if ask(lambda: private_path.exists() or private_path.is_symlink()):
+        raise SigningKeyRefused("ATTEST-KEY-EXISTS")
+    password = None
+    if passphrase is not None:
+        password = passphrase()
+        if not password:
+            raise SigningKeyRefused("ATTEST-KEY-PASSPHRASE-MISSING")
     key = Ed25519PrivateKey.generate()
-    _create_exclusive(private_path, private_pem(key), 0o600)
+    _create_exclusive(private_path, private_pem(key, password), 0o600)
     try:
         _create_exclusive(public_path, public_pem(key.public_key()), 0o644)
     except BaseException:
@@ -114,10 +147,11 @@ def _create_exclusive(path: Path, data: bytes, mode: int) -> None:
         raise SigningKeyRefused(code) from None
 
 
-def load_private_key(path: Path) -> Ed25519PrivateKey:
-    """The signing key; refuses a file other users can read (ATTEST-KEY-PERMISSIONS)."""
+def load_private_key(path: Path, passphrase: Passphrase | None = None) -> Ed25519PrivateKey:
+    """The signing key; refuses a file other users can read (ATTEST-KEY-PERMISSIONS), even
+    encrypted (its mode is checked before any passphrase is asked)."""
     data = _read_key_file(path, private=True)
-    return private_key_from_pem(data)
+    return private_key_from_pem(data, passphrase)
 
 
 def load_public_key(path: Path) -> Ed25519PublicKey:

@@ -15,10 +15,12 @@ from converter.cli.diagnostics import describe, say, tell
 from converter.cli.options import (
     CARD_CHOICE,
     FILE,
+    PASSPHRASE_ENV,
     convert_source_options,
     key_option,
     provider_bodies_option,
     pseudonymizer,
+    signing_passphrase,
 )
 from converter.contract.model import Contract, Preset
 from converter.contract.read import read_preset, unknown_checks
@@ -111,7 +113,8 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
     "--attest-key",
     type=FILE,
     default=None,
-    help="Also write <out>.intoto.json signed with this Ed25519 key.",
+    help="Also write <out>.intoto.json signed with this Ed25519 key (an encrypted key's "
+    f"passphrase: ${PASSPHRASE_ENV}, else asked on the terminal).",
 )
 @provider_bodies_option
 @key_option
@@ -374,7 +377,7 @@ def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:
 def _signing_key(path: Path) -> Ed25519PrivateKey:
     from converter.attest.keys import load_private_key
 
-    return load_private_key(path)
+    return load_private_key(path, signing_passphrase(new=False))
 
 
 def _bound_paths(reading: Reading) -> list[Path]:

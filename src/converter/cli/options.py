@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -148,6 +150,42 @@ def pseudonym_key(key_file: Path | None, *, create: bool = True) -> PseudonymKey
 
 def pseudonymizer(key_file: Path | None, *, create: bool = True) -> Pseudonymizer:
     return Pseudonymizer(pseudonym_key(key_file, create=create))
+
+
+# The signing key's passphrase, for a key that is encrypted and for `keygen --encrypt`.
+PASSPHRASE_ENV = "AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE"  # noqa: S105 (a variable's name)
+
+
+def _terminal_to_ask() -> bool:
+    """Whether a person is there to type a passphrase: standard input and error both a
+    terminal (in CI, a pipe or a redirect, nobody is, and a prompt would hang or be lost)."""
+    try:
+        return all(s is not None and s.isatty() for s in (sys.stdin, sys.stderr))
+    except (OSError, ValueError):
+        return False
+
+
+def signing_passphrase(*, new: bool) -> Callable[[], bytes | None]:
+    """What asks for the signing key's passphrase, called only when one is needed: the value of
+    $AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE (every byte as set; empty counts as unset, as an
+    unset CI secret expands), else a prompt on the terminal that does not echo (twice for a
+    `new` key), else None (the caller refuses: ATTEST-KEY-PASSPHRASE-MISSING)."""
+
+    def ask() -> bytes | None:
+        given = os.environ.get(PASSPHRASE_ENV)
+        if given:
+            return os.fsencode(given)  # the bytes as set (fsencode undoes Python's decoding)
+        if not _terminal_to_ask():
+            return None
+        typed: str = click.prompt(
+            "passphrase of the new signing key" if new else "passphrase of the signing key",
+            hide_input=True,
+            confirmation_prompt="the same passphrase again" if new else False,
+            err=True,
+        )
+        return typed.encode()
+
+    return ask
 
 
 class NamedGroup(click.Group):

@@ -1490,12 +1490,25 @@ CODES: dict[str, CodeInfo] = {
         "Check the path and the file's permissions.",
     ),
     "ATTEST-KEY-INVALID": _c(
-        "The key file is not one unencrypted PEM private key (damaged, encrypted with a "
-        "passphrase, not PEM (an OpenSSH key), two keys in one file, or not a regular file).",
-        "An encrypted key: decrypt a copy, `openssl pkey -in KEY.pem -out PLAIN.pem` (it asks "
-        "the passphrase), `chmod 600 PLAIN.pem`, and sign with it. A file that holds the "
-        "public key too: keep only the private one. Otherwise create a key pair with "
-        "`agent-evidence keygen --out KEY.pem` (its .pub is the new key verifiers check).",
+        "The key file is not one PKCS#8 PEM private key (damaged, not PEM (an OpenSSH key), two "
+        "keys in one file, or not a regular file).",
+        "A file that holds the public key too: keep only the private one. Otherwise (an "
+        "OpenSSH key, `BEGIN OPENSSH PRIVATE KEY`, is not read) create a key pair with "
+        "`agent-evidence keygen --out KEY.pem` (its .pub is the new key verifiers check; "
+        "`--encrypt` protects it with a passphrase).",
+    ),
+    "ATTEST-KEY-PASSPHRASE-MISSING": _c(
+        "The signing key is encrypted (or `keygen --encrypt` was asked) and no passphrase was "
+        "given: AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE is unset or empty, and standard input or "
+        "error is not a terminal to ask on (CI, a pipe, a redirect).",
+        "Set AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE from your secret store (in CI, a secret), or "
+        "run the command on a terminal, which asks for it without echoing.",
+    ),
+    "ATTEST-KEY-PASSPHRASE-WRONG": _c(
+        "The passphrase given does not decrypt the signing key (or the encrypted key is damaged).",
+        "Check the passphrase: AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE, when set, is used and the "
+        "terminal is not asked; its value counts every byte, a trailing newline too. Check that "
+        "--attest-key names the key you meant.",
     ),
     "ATTEST-PUBLIC-KEY-INVALID": _c(
         "The public key given to check a signature (--public-key, or the Action's public-key "
