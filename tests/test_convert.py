@@ -2338,20 +2338,43 @@ def test_the_count_of_values_to_fill_includes_a_bound_a_usage_incomplete_call_ne
     assert "PRICE-MAX-OUTPUT-MISSING" in refused.err
 
 
-def test_inspect_says_why_the_card_left_a_call_unpriced(cli: Any, tmp_path: Path) -> None:
-    """Was: "a model or billing context the card does not price" for a usage-incomplete call
-    of a model the card prices but gives no max_output_tokens (Opus 4 on the shipped card)."""
+def test_a_card_without_max_output_tokens_prices_the_recorded_usage_with_no_high_end(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: a usage-incomplete call of a model the card prices but gives no max_output_tokens
+    (Opus 4 on the shipped card) was left out of the figure whole (a walkthrough: a 1.0.x
+    session of 166 such calls read $0.05 against $2.39 of recorded tokens). Its recorded usage
+    is what it cost at least: in the low end, the high end no bound."""
     parent = _copy_tree("synthetic_tree", tmp_path)
     for transcript in parent.parent.rglob("*.jsonl"):
         text = transcript.read_text().replace("claude-opus-4-8", "claude-opus-4-20250514")
         transcript.write_text(text)
     _last_call_unfinished(parent)
-    args = ["inspect", "--in", str(parent), "--price-card", "anthropic-2026-11"]
-    cost = json.loads(cli(*args, "--json").out)["card_cost"]
-    assert cost["not_priced_for_lack_of"] == {"max-output-tokens": 1}
-    assert cost["model_calls_priced"] == 3
-    text = cli(*args).out
-    assert "not priced: 1 model call: no max_output_tokens on the card" in text
+    args = ["inspect", "--in", str(parent), "--json", "--price-card"]
+    cost = json.loads(cli(*args, "anthropic-2026-11").out)["card_cost"]
+    assert cost["not_priced_for_lack_of"] == {}
+    assert (cost["model_calls_priced"], cost["model_calls_not_priced"]) == (4, 0)
+    assert cost["model_calls_no_max_output"] == 1
+    assert cost["by_model"]["claude-opus-4-20250514"]["model_calls_no_max_output"] == 1
+    assert cost["model_calls_usage_incomplete"] == 0  # the calls priced up to a bound
+    # the low end is the one a card with the bound gives: the recorded usage, priced
+    card = read_json(ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json")
+    card["models"]["claude-opus-4-20250514"]["max_output_tokens"] = 32000
+    card["id"] = "team-card-with-opus-4-bound"  # another card: not the shipped one's id
+    bounded_card = tmp_path / "card.json"
+    write_json(bounded_card, card)
+    ran = cli(*args, str(bounded_card))
+    assert ran.code == 0, ran.err
+    bounded = json.loads(ran.out)["card_cost"]
+    assert bounded["low_usd"] == cost["low_usd"]
+    assert Decimal(bounded["high_usd"]) > Decimal(bounded["low_usd"])
+    assert (bounded["model_calls_no_max_output"], bounded["model_calls_usage_incomplete"]) == (0, 1)
+    text = cli(*args[:-2], "--price-card", "anthropic-2026-11").out
+    assert "– no bound for 4 model calls" in text
+    assert (
+        "no bound: 1 usage-incomplete call of models the card states no max_output_tokens "
+        "for (claude-opus-4-20250514)"
+    ) in text
 
 
 def test_an_unrecorded_region_is_priced_up_to_the_cards_data_residency_surcharge(

@@ -185,6 +185,7 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
             "model_calls_not_priced",
             "tool_calls_not_priced",
             "model_calls_unbounded",
+            "model_calls_no_max_output",
             "spend_left_out",
             "by_model",
         }
@@ -1452,6 +1453,41 @@ def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli:
     assert "1 model call recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT)" in scanned.out
     complete = cli("inspect", "--in", str(fixture_parent("synthetic_tree")), *card).out
     assert "no bound" not in complete
+
+
+def test_a_call_of_a_model_with_no_max_output_on_the_card_is_in_the_scan_with_no_high_end(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A walkthrough: a 1.0.x session of 166 usage-incomplete Sonnet 4 calls (no
+    max_output_tokens on the card) read `$0.0520 +` in the scan, its recorded tokens alone
+    worth $2.39. Such a call is in the figure at its recorded usage, the high end no bound."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", tmp_path / "projects")
+    for transcript in tree.parent.parent.rglob("*.jsonl"):
+        text = transcript.read_text().replace("claude-opus-4-8", "claude-opus-4-20250514")
+        transcript.write_text(text)
+    lines = tree.parent.read_text().splitlines(keepends=True)
+    last = json.loads(lines[8])  # the parent's last call: a stub with no final usage
+    last["message"]["stop_reason"] = None
+    del last["message"]["usage"]["iterations"]
+    lines[8] = json.dumps(last) + "\n"
+    tree.parent.write_text("".join(lines))
+    card = ("--price-card", "anthropic-2026-11")
+    alone = cli("inspect", "--json", "--in", str(tree.parent), *card).json()["card_cost"]
+    scanned = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card).json()
+    row = scanned["sessions"][0]["cost"]
+    assert (row["model_calls_priced"], row["model_calls_not_priced"]) == (4, 0)
+    assert (
+        row["model_calls_no_max_output"] == scanned["totals"]["cost"]["model_calls_no_max_output"]
+    )
+    assert row["model_calls_no_max_output"] == 1
+    assert row["low_usd"] == alone["low_usd"]
+    assert row["by_model"]["claude-opus-4-20250514"]["model_calls_no_max_output"] == 1
+    text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
+    assert f"${Decimal(alone['low_usd']):.4f} – no bound" in text
+    assert "1 model call usage-incomplete, of models the card states no max_output_tokens" in text
+    assert "not priced, and not in it" not in text
 
 
 @pytest.mark.parametrize("kind", ["symlink", "file", "broken-symlink"])

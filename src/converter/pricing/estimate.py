@@ -9,7 +9,10 @@ priced between the least and the largest multiplier the card states for those fi
 the card does not state (fast mode) is assumed absent, and the figure says so (a contract
 states that multiplier itself, and never assumes it). Cache writes recorded without a TTL split
 are priced both ways (5-minute and 1-hour rates): the estimate is the interval between them, as
-it is for a usage-incomplete call, up to the card's max_output_tokens. Built-in tools cost
+it is for a usage-incomplete call, up to the card's max_output_tokens; where the card states
+none for its model, such a call's low end is its recorded usage and its high end is no bound
+(counted apart: leaving the whole call out made a session of 1.0.x fragments, most of them
+usage-incomplete, read 45 times cheaper than its recorded tokens alone). Built-in tools cost
 nothing; a tool whose price is yours to state (MCP) is not priced here, and its calls are
 counted.
 """
@@ -50,6 +53,9 @@ class ModelCost:
     unbounded: int = 0  # calls that recorded no input: `high` bounds their output only
     incomplete: int = 0  # usage-incomplete calls priced: output up to max_output_tokens
     max_output_tokens: int | None = None  # the card's: the high end of those calls' output
+    # usage-incomplete calls of a model the card states no max_output_tokens for: priced at
+    # their recorded output, which `low` holds; `high` bounds nothing
+    no_max_output: int = 0
 
 
 @dataclass(slots=True)
@@ -73,6 +79,9 @@ class Estimate:
     # to max_output_tokens (a walkthrough met $6 – $141 and could not tell why it was so wide).
     incomplete_calls: int = 0
     incomplete_width: Decimal = _ZERO
+    # Usage-incomplete calls of models the card states no max_output_tokens for (ModelCost's
+    # `no_max_output`): in `low` at their recorded usage, so `high` is no bound.
+    no_max_output_calls: int = 0
     # The calls only provider bodies show, by kind (SPEC §5.4: reported with their cost).
     hidden_by_kind: dict[str, ModelCost] = field(default_factory=dict)
 
@@ -126,7 +135,11 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
     out = Estimate(card_id=card.id, tool_calls_not_priced=unpriced)
     hidden = {a.id: of for a in account.agents if (of := hidden_kind_of(a.kind))}
     for event in account.model_events:
-        ways = [price_model_event(event, c) for c in claims]
+        known = card.models.get(event.model)
+        open_high = not event.usage_complete and known is not None and not known.max_output_tokens
+        # the recorded usage is what it cost at least: priced as it stands, the end left open
+        priced_as = event.model_copy(update={"usage_complete": True}) if open_high else event
+        ways = [price_model_event(priced_as, c) for c in claims]
         priced = [p for p in ways if isinstance(p, PricedCall)]
         if len(priced) < len(ways):
             lacks = next(p for p in ways if isinstance(p, list))
@@ -143,7 +156,10 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
             event.model, ModelCost(max_output_tokens=card.models[event.model].max_output_tokens)
         )
         model.calls += 1
-        if not event.usage_complete:
+        if open_high:
+            out.no_max_output_calls += 1
+            model.no_max_output += 1
+        elif not event.usage_complete:
             out.incomplete_calls += 1
             out.incomplete_width = add(out.incomplete_width, high - low)
             model.incomplete += 1
@@ -155,5 +171,6 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
             kind = out.hidden_by_kind.setdefault(hidden[event.agent], ModelCost())
             kind.calls += 1
             kind.unbounded += no_input_recorded(event.usage_complete, event.usage)
+            kind.no_max_output += open_high
             kind.low, kind.high = add(kind.low, low), add(kind.high, high)
     return out

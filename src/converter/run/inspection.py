@@ -92,6 +92,7 @@ def card_cost(found: Estimate) -> dict[str, Any]:
         "tool_calls_not_priced": found.tool_calls_not_priced,
         "model_calls_assumed_standard": found.assumed_standard_calls,
         "model_calls_unbounded": found.unbounded_calls,
+        "model_calls_no_max_output": found.no_max_output_calls,
         "model_calls_usage_incomplete": found.incomplete_calls,
         "usage_incomplete_width_usd": decimal_text(found.incomplete_width),
         "by_model": {name: model_figure(m) for name, m in sorted(found.by_model.items())},
@@ -101,6 +102,7 @@ def card_cost(found: Estimate) -> dict[str, Any]:
                 "low_usd": decimal_text(found.hidden_by_kind[kind].low),
                 "high_usd": decimal_text(found.hidden_by_kind[kind].high),
                 "model_calls_unbounded": found.hidden_by_kind[kind].unbounded,
+                "model_calls_no_max_output": found.hidden_by_kind[kind].no_max_output,
             }
             for kind in HIDDEN_KINDS
             if kind in found.hidden_by_kind
@@ -115,6 +117,7 @@ def model_figure(m: ModelCost) -> dict[str, Any]:
         "low_usd": decimal_text(m.low),
         "high_usd": decimal_text(m.high),
         "model_calls_unbounded": m.unbounded,
+        "model_calls_no_max_output": m.no_max_output,
         "model_calls_usage_incomplete": m.incomplete,
         "max_output_tokens": m.max_output_tokens,
     }
@@ -122,7 +125,7 @@ def model_figure(m: ModelCost) -> dict[str, Any]:
 
 def money_span(low: str, high: str, unbounded: int = 0) -> str:
     """`$low – $high` (one amount when they agree) of two decimal texts; `$low – no bound`
-    when `unbounded` calls recorded no input (their input is in neither end)."""
+    when `unbounded` calls have no high end (no input recorded, or no max_output_tokens)."""
     from decimal import Decimal
 
     from converter.evaluate.fmt import usd_span
@@ -132,7 +135,8 @@ def money_span(low: str, high: str, unbounded: int = 0) -> str:
 
 def cost_span(cost: dict[str, Any]) -> str:
     """A `card_cost` figure (or a part of one) as `money_span` says it."""
-    return money_span(cost["low_usd"], cost["high_usd"], cost["model_calls_unbounded"])
+    open_ended = cost["model_calls_unbounded"] + cost["model_calls_no_max_output"]
+    return money_span(cost["low_usd"], cost["high_usd"], open_ended)
 
 
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
@@ -161,6 +165,16 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
             f"    no bound: {counted(cost['model_calls_unbounded'], 'call')} recorded no input "
             f"(CC-REC-USAGE-INCOMPLETE-NO-INPUT), which is in neither end: "
             f"{money_span(cost['low_usd'], cost['high_usd'])} without it"
+        )
+    if cost["model_calls_no_max_output"]:
+        models = ", ".join(
+            name for name, entry in cost["by_model"].items() if entry["model_calls_no_max_output"]
+        )
+        lines.append(
+            f"    no bound: {counted(cost['model_calls_no_max_output'], 'usage-incomplete call')} "
+            f"of models the card states no max_output_tokens for ({models}): in the figure at "
+            "the output they recorded, with no high end; a contract's max_output_tokens, the "
+            "output limit Claude Code requested, bounds them"
         )
     if cost["model_calls_usage_incomplete"]:
         width = cost["usage_incomplete_width_usd"]

@@ -96,6 +96,7 @@ class ModelFigure(Closed):
     low_usd: Usd
     high_usd: Usd
     model_calls_unbounded: Count
+    model_calls_no_max_output: Count  # usage-incomplete, and no max_output_tokens on the card
     model_calls_usage_incomplete: Count
     max_output_tokens: Count | None  # the card's, which prices the incomplete calls' high end
 
@@ -107,6 +108,7 @@ class HiddenFigure(Closed):
     low_usd: Usd
     high_usd: Usd
     model_calls_unbounded: Count
+    model_calls_no_max_output: Count
 
 
 class CardCost(Closed):
@@ -121,6 +123,10 @@ class CardCost(Closed):
     tool_calls_not_priced: Count
     model_calls_assumed_standard: Count
     model_calls_unbounded: Count
+    model_calls_no_max_output: Count = Field(
+        description="usage-incomplete calls of models the card states no max_output_tokens "
+        "for: in low_usd at their recorded usage; high_usd is then no bound"
+    )
     model_calls_usage_incomplete: Count
     usage_incomplete_width_usd: Usd
     by_model: dict[CrossedModel, ModelFigure]
@@ -158,6 +164,7 @@ class ScanModelCost(Closed):
     low_usd: Usd
     high_usd: Usd
     model_calls_unbounded: Count
+    model_calls_no_max_output: Count
 
 
 class ScanCost(Closed):
@@ -169,6 +176,7 @@ class ScanCost(Closed):
     model_calls_not_priced: Count
     tool_calls_not_priced: Count
     model_calls_unbounded: Count
+    model_calls_no_max_output: Count
     by_model: dict[CrossedModel, ScanModelCost]
 
 

@@ -834,6 +834,7 @@ def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
             into.low = add(into.low, Decimal(part["low_usd"]))
             into.high = add(into.high, Decimal(part["high_usd"]))
             into.unbounded += part["model_calls_unbounded"]
+            into.no_max_output += part["model_calls_no_max_output"]
     return {
         "price_card": card_id,
         "low_usd": decimal_text(low),
@@ -975,8 +976,8 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     left = []
     if unpriced:
         left.append(
-            f"{counted(unpriced, 'model call')} (the card lacks their model, billing context, "
-            "max_output_tokens or web-search price)"
+            f"{counted(unpriced, 'model call')} (the card lacks their model, billing context "
+            "or web-search price)"
         )
     if tools:
         left.append(
@@ -994,6 +995,12 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             f"{counted(cost['model_calls_unbounded'], 'model call')} recorded no input "
             "(CC-REC-USAGE-INCOMPLETE-NO-INPUT): their input is in neither end, so the high end "
             "is no bound (`no bound` in the table)"
+        )
+    if cost["model_calls_no_max_output"]:
+        lines.append(
+            f"{counted(cost['model_calls_no_max_output'], 'model call')} usage-incomplete, of "
+            "models the card states no max_output_tokens for: in the figure at the output they "
+            "recorded, so the high end is no bound (`no bound` in the table)"
         )
     if cost["sessions_with_spend_left_out"]:
         lines.append(
