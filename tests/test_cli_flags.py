@@ -956,6 +956,24 @@ def test_a_usage_error_says_where_the_options_are_listed(
     assert result.err.rstrip().endswith(f"(`{where}` lists the options)"), result.err
 
 
+@pytest.mark.parametrize(
+    ("option", "what"), [("--policy", "its policy"), ("--price-card=team.json", "its prices")]
+)
+def test_evaluate_asked_for_what_a_bundle_seals_says_where_it_is_changed(
+    cli: Any, option: str, what: str
+) -> None:
+    """A walkthrough: after an INCOMPLETE from min_tasks, `evaluate --policy team.json` was
+    told only "Did you mean '--public-key'?"; a bundle's policy and prices are its contract's."""
+    result = cli("evaluate", "--bundle", "b.json", *option.split(" "), "team.json")
+    assert result.code == 64
+    name = option.split("=", maxsplit=1)[0]
+    assert f"({name}: each bundle carries {what}, sealed by its contract" in result.err
+    assert f"--from-contract OLD.json {name} ...`" in result.err
+    assert "team.json" not in result.err  # the value typed stays masked
+    other = cli("inspect", "--in", "x.jsonl", "--policy", "team.json")
+    assert "sealed by its contract" not in other.err
+
+
 def test_an_unknown_command_lists_the_commands_without_a_help_hint(cli: Any) -> None:
     result = cli("no-such-command")
     assert result.code == 64

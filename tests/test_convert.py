@@ -367,6 +367,25 @@ def test_an_excluded_tasks_nulls_stay_unsaid_beside_a_misshapen_outcome(
     assert "CONTRACT-CLAIM-NULL" not in result.err
 
 
+def test_convert_says_how_many_of_the_tasks_are_excluded(cli: Any, tmp_path: Path) -> None:
+    """A walkthrough: `wrote bundle: 3 tasks` beside evaluate's `2 tasks, 1 excluded` of the
+    same bundle read as a miscount."""
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    idle = next(t["id"] for t in data["tasks"] if t["model_calls"] == 0)
+    data["claims"]["outcomes"][idle] = dict.fromkeys(data["claims"]["outcomes"][idle])
+    data["claims"]["excluded_tasks"][idle] = "aborted"
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 0, result.err
+    tasks = len(data["tasks"])
+    assert f"wrote bundle: {tasks} tasks (1 excluded by the contract), " in result.out
+    (tmp_path / "p").mkdir()
+    plain = _convert(cli, parent, _contract(cli, parent, tmp_path / "p"), tmp_path / "p.json")
+    assert f"wrote bundle: {tasks} tasks, " in plain.out
+
+
 def test_a_bundle_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None:
     """Was: a CONTRACT-SHAPE line for every field ("expected: no such field"). A bundle is
     what convert --contract writes; the refusal says to give its contract instead."""
@@ -1782,7 +1801,7 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     again = tmp_path / "again.json"
     result = _carry(cli, parent, contract, tmp_path)
     assert result.code == 0, result.err
-    assert "1 labelled task changed since" in result.out
+    assert "1 labelled task changed since (check their outcomes)" in result.out
     assert f"  changed {task['id']}:" in result.out
     assert (
         read_json(again)["claims"]["outcomes"][task["id"]] == data["claims"]["outcomes"][task["id"]]
@@ -1793,7 +1812,7 @@ def test_carry_forward_names_labelled_tasks_that_grew(cli: Any, tmp_path: Path) 
     write_json(contract, unlabelled)
     again.unlink()
     result = _carry(cli, parent, contract, tmp_path)
-    assert "0 labelled tasks changed since" in result.out
+    assert "0 labelled tasks changed since\n" in result.out  # nothing to check: not said
 
 
 def test_a_dropped_labelled_task_with_calls_is_said_with_them(cli: Any, tmp_path: Path) -> None:
@@ -1841,9 +1860,7 @@ def test_an_excluded_task_that_now_has_calls_is_to_label_again(cli: Any, tmp_pat
     write_json(contract, data)
     result = _carry(cli, parent, contract, tmp_path)
     assert result.code == 0, result.err
-    assert "0 labelled tasks changed since (check their outcomes), 1 excluded task to label" in (
-        result.out
-    )
+    assert "0 labelled tasks changed since, 1 excluded task to label" in (result.out)
     assert f"  to label {task['id']}: excluded, and it has model calls now" in result.out
     carried = read_json(tmp_path / "again.json")["claims"]
     assert task["id"] not in carried["excluded_tasks"]

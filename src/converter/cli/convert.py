@@ -307,7 +307,8 @@ def _say_carried(c: Carried, card: PriceCard | None) -> None:
     say(
         f"carried claims forward: {counted(len(c.dropped), 'task')} dropped, "
         f"{counted(len(c.new), 'new task')} to label, "
-        f"{counted(len(c.changed), 'labelled task')} changed since (check their outcomes)"
+        f"{counted(len(c.changed), 'labelled task')} changed since"
+        + (" (check their outcomes)" if c.changed else "")
         + (f", {counted(len(c.unexcluded), 'excluded task')} to label" if c.unexcluded else "")
     )
     for task_id in c.dropped:
@@ -458,8 +459,13 @@ def _bundle(
         )
         _say_places(unpriced)
     c = bundle.receipt.counts
+    # evaluate counts the tasks it labels: a bundle's excluded ones are said apart here, or
+    # "3 tasks" here read as a miscount beside evaluate's "2 tasks, 1 excluded"
+    left = len(bundle.excluded_tasks)
+    excluded = f" ({left:,} excluded by the contract)" if left else ""
     say(
-        f"wrote bundle: {counted(c.tasks, 'task')}, {counted(c.model_calls, 'model call')}, "
+        f"wrote bundle: {counted(c.tasks, 'task')}{excluded}, "
+        f"{counted(c.model_calls, 'model call')}, "
         f"{counted(c.tool_calls, 'tool call')}, "
         f"evidence sha256 {bundle.receipt.evidence_sha256}"
     )
