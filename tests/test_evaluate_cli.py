@@ -215,6 +215,26 @@ def test_claims_evaluation_cannot_use_are_named_by_field(cli: Any, tmp_path: Pat
     assert "some-future-gate" not in result.err
 
 
+def test_verify_notes_a_disabled_gate_evaluate_would_refuse(cli: Any, tmp_path: Path) -> None:
+    """An audit: verify said only "ok" of a bundle whose policy disables a gate this release
+    does not have (another release's, or an edit), and evaluate then refused it."""
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def future(body: dict[str, Any]) -> None:
+        body["policy"]["disabled_checks"] = ["some-future-gate"]
+
+    resealed = _resealed(bundle, future)
+    verified = cli("verify", "--bundle", str(resealed))
+    assert verified.code == 0, verified.err
+    assert (
+        "note: its policy disables a gate this version does not run "
+        "(policy/disabled_checks/0): evaluate refuses it (EVAL-UNKNOWN-CHECK)"
+    ) in verified.out
+    assert "some-future-gate" not in verified.out + verified.err
+    assert cli("evaluate", "--bundle", str(resealed)).code == 2
+    assert "disables a gate" not in cli("verify", "--bundle", str(bundle)).out
+
+
 @pytest.mark.parametrize("edit", ["negative-cost-v1", "low-above-high-v1"])
 def test_a_resealed_bundle_holding_what_no_conversion_writes_is_refused(
     edit: str, cli: Any, tmp_path: Path

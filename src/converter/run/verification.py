@@ -85,6 +85,7 @@ def verification(
             )
     else:
         yield f"ok: its parts agree ({events}; a v1 bundle has no pricing to check costs)"
+    yield from _gates_not_run(opened.policy.disabled_checks)
     if signed is not None:
         yield (
             f"ok: attestation signature verifies with key {signed[0]} and its subject is this "
@@ -110,6 +111,23 @@ def verification(
             "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
             f"({counted(len(data), 'byte')})"
         )
+
+
+def _gates_not_run(disabled: tuple[str, ...]) -> Iterator[str]:
+    """A disabled gate this release does not have: the bundle still verifies (another release
+    may have written it), but `evaluate` refuses it, and an audit met "ok" here and a refusal
+    there. Said by position: the id is the bundle's text, not this release's word."""
+    from typing import get_args
+
+    from converter.contract.model import CheckId
+
+    known = get_args(CheckId)
+    for index, name in enumerate(disabled):
+        if name not in known:
+            yield (
+                f"note: its policy disables a gate this version does not run "
+                f"(policy/disabled_checks/{index}): evaluate refuses it (EVAL-UNKNOWN-CHECK)"
+            )
 
 
 def _own(pricing: PricingClaims, card: PriceCardRef) -> Iterator[str]:
