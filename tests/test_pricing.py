@@ -743,6 +743,31 @@ def test_card_loader_refusals(tmp_path: Path) -> None:
             assert all(p.where or p.line for p in invalid.value.problems), invalid.value.problems
 
 
+@pytest.mark.parametrize(
+    "other",
+    [
+        ROOT / "contracts" / "examples" / "policy-and-baseline.json",
+        ROOT / "fixtures" / "synthetic_bundle.golden.json",
+        ROOT / "fixtures" / "synthetic_contract.json",
+    ],
+)
+def test_another_of_this_tools_files_given_as_a_card_is_named(other: Path) -> None:
+    """A walkthrough: `--price-card team.json` (the policy file) got one PRICE-CARD-INVALID per
+    card field and no word that it was the policy file."""
+    with pytest.raises(Refused) as refused:
+        load_price_card(other)
+    assert [p.code for p in refused.value.problems] == ["PRICE-CARD-OTHER-FILE"]
+
+
+def test_a_card_with_a_stray_policy_key_is_still_said_field_by_field() -> None:
+    text = (ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json").read_text()
+    card = json.loads(text)
+    card["policy"] = {}
+    with pytest.raises(Refused) as invalid:
+        parse_price_card(json.dumps(card).encode())
+    assert {p.code for p in invalid.value.problems} == {"PRICE-CARD-INVALID"}
+
+
 def test_a_card_refusal_says_where_and_quotes_no_key() -> None:
     """Was: PRICE-CARD-INVALID with no line or field (SPEC §6.4: a code and a location)."""
     text = (ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json").read_text()

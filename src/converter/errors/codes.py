@@ -106,7 +106,8 @@ CODES: dict[str, CodeInfo] = {
         "$CLAUDE_CONFIG_DIR/projects, or ~/.claude/projects (--show-paths prints it).",
         "Pass Claude Code's projects folder (for example ~/.claude/projects), or set "
         "CLAUDE_CONFIG_DIR to the config folder that holds it (the folder above projects, not "
-        "projects itself); check its permissions.",
+        "projects itself); check its permissions. One session's .jsonl file is inspect's: "
+        "`agent-evidence inspect --in FILE`.",
     ),
     "CC-TREE-SPLIT-OVERLAP": _c(
         "A scanned session's main transcript is in more than one project folder, and the trees "
@@ -1228,6 +1229,12 @@ CODES: dict[str, CodeInfo] = {
         "A price card file uses the id of a card shipped with agent-evidence but holds other "
         "values; bundles name a card by its id only, so the two could not be told apart.",
         "Give your card an id of its own (the `id` field), or use the shipped card by its name.",
+    ),
+    "PRICE-CARD-OTHER-FILE": _c(
+        "The file given as a price card is another of this tool's files: a policy file, a "
+        "contract or a bundle (it has their top-level fields and no models).",
+        "Give --price-card a shipped card's name (the command's `--help` lists them) or a "
+        "price card file; a policy file goes to `convert --template ... --policy FILE`.",
     ),
     "PRICE-CARD-INVALID": _c(
         "The price card could not be read or is not a valid card (exact decimals, known fields).",

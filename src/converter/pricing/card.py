@@ -108,12 +108,29 @@ def parse_price_card(data: bytes) -> PriceCard:
     try:
         return PriceCard.model_validate(document)
     except ValidationError as bad:
+        if _another_file(document):
+            raise Refused([Problem("PRICE-CARD-OTHER-FILE")]) from None
         places = key_places(document)
         problems = [
             Problem("PRICE-CARD-INVALID", where=_card_path(err["loc"], places))
             for err in bad.errors()
         ]
         raise Refused(list(dict.fromkeys(problems))) from None
+
+
+# The top-level keys of this tool's other files: a policy file's (`--policy`), a contract's
+# and a bundle's. A card has none of them.
+_OTHER_FILES = frozenset({"policy", "baseline", "outcome_contract", "claims", "receipt"})
+
+
+def _another_file(document: Any) -> bool:
+    """Whether a document that is no card is one of this tool's other files, given as a card
+    by mistake (a walkthrough: `--price-card team.json` got a refusal per card field)."""
+    return (
+        isinstance(document, dict)
+        and "models" not in document
+        and not _OTHER_FILES.isdisjoint(document)
+    )
 
 
 def _card_path(loc: tuple[Any, ...], places: Mapping[tuple[Any, ...], int]) -> str:
