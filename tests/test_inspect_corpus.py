@@ -32,7 +32,7 @@ REFUSED: dict[str, set[str]] = {
         "CC-REC-PROGRESS-UNMATCHED",
     },
     "tool_hea": {"CC-TREE-PARENT-NAME"},
-    "sample_a": {"CC-TREE-PARENT-NAME", "CC-TREE-PARENT-IS-SUBAGENT"},  # a renamed agent file
+    "sample_a": {"CC-TREE-PARENT-IS-SUBAGENT"},  # a renamed agent file: its name is moot
     "sample_h": {"CC-TREE-PARENT-NAME", "CC-REC-BAD-FIELD"},  # hook log, not a transcript
     "sample_m": {"CC-TREE-PARENT-NAME"},
 }

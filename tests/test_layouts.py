@@ -214,6 +214,25 @@ def test_a_subagent_transcript_under_a_session_name_says_so(
         assert report["counts"]["tasks"] == 1
 
 
+@pytest.mark.parametrize("source", [[], ["--from", "claude-code"]], ids=["tree", "one-file"])
+def test_a_subagent_transcript_under_another_name_says_only_so(
+    cli: Any, tmp_path: Path, source: list[str]
+) -> None:
+    """A new user's walkthrough (fasthooks' sample_agent_sidechain.jsonl): a copy under a name
+    that is no session id also got CC-TREE-PARENT-NAME, whose fix (--from claude-code) was
+    refused again with CC-TREE-PARENT-IS-SUBAGENT. Only the latter says what to pass."""
+    from tests.conftest import FIXTURES
+
+    child = sorted((FIXTURES / "synthetic_tree").rglob("agent-*.jsonl"))[0]
+    renamed = tmp_path / "sample_agent_sidechain.jsonl"
+    renamed.write_bytes(child.read_bytes())
+    result = cli("inspect", "--json", "--in", str(renamed), *source)
+    assert result.code == 2
+    report = result.json()
+    assert [r["code"] for r in report["refusals"]] == ["CC-TREE-PARENT-IS-SUBAGENT"]
+    assert report["counts"]["tasks"] == 1
+
+
 def test_usage_errors_do_not_echo_a_path_the_user_typed(cli: Any) -> None:
     result = cli("inspect", "--task-unit", "/home/someone/secret-project", "--in", "x.jsonl")
     assert result.code == 64

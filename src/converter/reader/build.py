@@ -196,6 +196,9 @@ def build_account(
         # A subagent transcript under another name: a parent's own conversation is never a
         # sidechain (a 1.0.x parent keeps its subagents' records beside its own).
         tree.layout.parent_is_subagent = True
+        # Its name is beside the point, as for agent-<id>.jsonl: CC-TREE-PARENT-NAME's fix
+        # (--from claude-code) would only be refused again, with this code.
+        tree.problems = [p for p in tree.problems if p.code != "CC-TREE-PARENT-NAME"]
         tree.problems.append(Problem("CC-TREE-PARENT-IS-SUBAGENT", 0))
     if tree.layout.parent_is_subagent:
         # A subagent transcript given as the parent (refused as such, still accounted): all of
