@@ -294,7 +294,7 @@ def test_price_card_marks_a_figure_a_finding_says_leaves_spend_out(
     text = cli("scan", str(project.parent), "--jobs", "1", *card).out
     (line,) = [x for x in text.splitlines() if x.startswith(row["session"])]
     assert re.search(r"\$[0-9.,]+ \+ +-$", line), line
-    assert "1 session with spend a finding says is in no figure" in text
+    assert "1 session marked `+` may have cost more than the figure: a finding says" in text
     whole = tmp_path / "whole" / PROJECTS[0]  # the same tree uncut: no mark
     shutil.copytree(FIXTURES / "synthetic_tree", whole)
     (plain,) = cli("scan", str(whole.parent), "--jobs", "1", "--json", *card).json()["sessions"]
