@@ -94,7 +94,14 @@ def _evaluate(bundle: Path) -> int:
 def main() -> int:
     os.environ["AGENT_EVIDENCE_KEY"] = DEMO_KEY
     with tempfile.TemporaryDirectory(prefix="agent-evidence-demo-") as work:
-        return proof(Path.cwd(), Path(work))
+        code = proof(Path.cwd(), Path(work))
+    if code == 0:  # what a new user runs next (a walkthrough: the demo said nothing of it)
+        print(
+            "next: `.venv/bin/agent-evidence scan --price-card anthropic-2026-12` lists your own "
+            'sessions and what each cost; README "Use" goes on from there',
+            file=sys.stderr,
+        )
+    return code
 
 
 if __name__ == "__main__":
