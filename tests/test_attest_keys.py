@@ -335,10 +335,12 @@ def test_keygen_encrypt_takes_the_passphrase_from_the_environment(
 
 
 def _read_until(fd: int, marker: bytes | None, seen: bytes) -> bytes:
-    """What the terminal shows, read until `marker` (None: until the process closes it)."""
+    """What the terminal shows, read until `marker` shows after what was `seen` (None: until
+    the process closes it)."""
     import select
 
-    while marker is None or marker not in seen:
+    start = len(seen)
+    while marker is None or marker not in seen[start:]:
         ready, _, _ = select.select([fd], [], [], 30)
         if not ready:
             raise AssertionError(f"waited for {marker!r}; the terminal showed {seen!r}")
@@ -356,35 +358,99 @@ def _read_until(fd: int, marker: bytes | None, seen: bytes) -> bytes:
 
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
 def test_on_a_terminal_keygen_asks_twice_without_echo(tmp_path: Path) -> None:
-    """With no passphrase in the environment, a terminal is asked (a real one: a pty), the
-    passphrase never echoed."""
+    """With no passphrase in the environment, a terminal is asked (a real one: a pty that is
+    the process's controlling terminal), the passphrase never echoed."""
+    typed = b"typed on a terminal"
+    code, shown = _on_a_terminal(
+        ["keygen", "--out", "k.pem", "--encrypt"], [typed, typed], tmp_path
+    )
+    assert code == 0, shown
+    assert b"passphrase of the new signing key" in shown
+    assert b"the same passphrase again" in shown
+    assert typed not in shown
+    assert load_private_key(tmp_path / "k.pem", _Asked(typed))
+
+
+def _on_a_terminal(argv: list[str], answers: list[bytes], tmp_path: Path) -> tuple[int, bytes]:
+    """Run the command on a pty (stdin and stderr), answering each prompt in turn; its exit
+    code and what the terminal showed."""
     leader, follower = os.openpty()
     env = {k: v for k, v in os.environ.items() if k != "AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE"}
-    out = tmp_path / "k.pem"
-    code = "from converter.entry import main; main()"
+    # a session of its own whose controlling terminal is the pty, as a user's (getpass opens
+    # /dev/tty, and falls back to stdin, echoing, where there is none)
+    code = (
+        "import fcntl, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+        "from converter.entry import main; main()"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, "keygen", "--out", str(out), "--encrypt"],
+        [sys.executable, "-c", code, *argv],
         stdin=follower,
         stdout=subprocess.PIPE,
         stderr=follower,
         env=env,
+        cwd=tmp_path,
         start_new_session=True,
     )
     os.close(follower)
+    seen = b""
     try:
-        seen = _read_until(leader, b"signing key: ", b"")
-        os.write(leader, b"typed on a terminal\n")
-        seen = _read_until(leader, b"again: ", seen)
-        os.write(leader, b"typed on a terminal\n")
-        stdout, _ = proc.communicate(timeout=60)
+        for answer in answers:
+            seen = _read_until(leader, b": ", seen)
+            os.write(leader, answer + b"\n")
+            seen = _read_until(leader, b"\n", seen)
+        proc.communicate(timeout=60)
         seen = _read_until(leader, None, seen)
     finally:
         os.close(leader)
         if proc.poll() is None:
             proc.kill()
-    with_rest = seen
-    assert proc.returncode == 0, with_rest
-    assert b"passphrase of the new signing key" in with_rest
-    assert b"the same passphrase again" in with_rest
-    assert b"typed on a terminal" not in with_rest + stdout
-    assert load_private_key(out, _Asked(b"typed on a terminal"))
+    return proc.returncode, seen
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+def test_a_passphrase_typed_in_bytes_the_terminal_cannot_decode_is_a_usage_error(
+    tmp_path: Path,
+) -> None:
+    """A review: bytes that are not the terminal's text (getpass decodes strictly) were an
+    internal error (70), and `--debug`'s traceback quoted a byte of the passphrase and where."""
+    code, shown = _on_a_terminal(
+        ["--debug", "keygen", "--out", "k.pem", "--encrypt"], [b"ab\xff\xfecd"], tmp_path
+    )
+    assert code == 64, shown
+    assert b"set its bytes in $AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE" in shown
+    assert b"Traceback" not in shown
+    assert b"0xff" not in shown
+    assert not (tmp_path / "k.pem").exists()
+
+
+def test_a_passphrase_longer_than_openssl_reads_is_refused_before_anything_is_written(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: 1,100 bytes made keygen --encrypt exit 70 (cryptography's ValueError)."""
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "a" * 1024)
+    result = cli("keygen", "--out", str(tmp_path / "k.pem"), "--encrypt")
+    assert result.code == 64
+    assert "longer than 1,023 bytes" in result.err
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "a" * 1023)
+    assert cli("keygen", "--out", str(tmp_path / "k.pem"), "--encrypt").code == 0
+
+
+def test_keygen_encrypt_asks_nothing_for_a_folder_that_is_not_there(tmp_path: Path) -> None:
+    """A review: the passphrase was asked twice, then ATTEST-KEY-UNWRITABLE."""
+    asked = _Asked(b"correct horse")
+    with pytest.raises(SigningKeyRefused) as raised:
+        generate_key_files(tmp_path / "missing" / "k.pem", asked)
+    assert _code(raised) == "ATTEST-KEY-UNWRITABLE"
+    assert asked.times == 0
+
+
+def test_keygen_says_a_passphrase_set_without_encrypt_does_not_encrypt(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "meant for this")
+    result = cli("keygen", "--out", str(tmp_path / "k.pem"))
+    assert result.code == 0
+    assert "without --encrypt the key is not encrypted" in result.err
+    assert (tmp_path / "k.pem").read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----")
+    assert "meant for this" not in result.out + result.err

@@ -970,8 +970,13 @@ def test_evaluate_asked_for_what_a_bundle_seals_says_where_it_is_changed(
     assert f"({name}: each bundle carries {what}, sealed by its contract" in result.err
     assert f"--from-contract OLD.json {name} ...`" in result.err
     assert "team.json" not in result.err  # the value typed stays masked
+    assert "Did you mean" not in result.err  # click's nearest name (--public-key) misled
     other = cli("inspect", "--in", "x.jsonl", "--policy", "team.json")
     assert "sealed by its contract" not in other.err
+    # a review: the hint followed any argument, not the option click refused
+    mixed = cli("evaluate", "--bundle", "b.json", "--bogus", "--policy", "team.json")
+    assert "No such option '<value>'" in mixed.err
+    assert "sealed by its contract" not in mixed.err
 
 
 def test_an_unknown_command_lists_the_commands_without_a_help_hint(cli: Any) -> None:

@@ -872,6 +872,43 @@ def test_an_encrypted_signing_key_signs_with_its_passphrase_from_the_environment
     assert verified.code == 0, verified.err
 
 
+def test_an_encrypted_keys_passphrase_is_not_asked_of_a_run_already_refused(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: the terminal asked for the passphrase, then the run refused a contract path
+    mistyped. It is asked only when nothing else is refused; the key's own checks still run."""
+    import click
+
+    from converter.cli import options
+
+    parent = fixture_parent("synthetic_tree")
+    key = tmp_path / "k.pem"
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "pass phrase")
+    assert cli("keygen", "--out", str(key), "--encrypt").code == 0
+    monkeypatch.delenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE")
+    asked: list[str] = []
+
+    def prompt(text: str, **_: Any) -> str:
+        asked.append(text)
+        return "pass phrase"
+
+    monkeypatch.setattr(options, "_terminal_to_ask", lambda: True)
+    monkeypatch.setattr(click, "prompt", prompt)
+    out = tmp_path / "b.json"
+    missing = _convert(cli, parent, tmp_path / "no-contract.json", out, "--attest-key", str(key))
+    assert missing.code == 2
+    assert _codes(missing.err) == ["CONTRACT-UNREADABLE"]
+    assert asked == []
+    key.chmod(0o644)  # the key's own checks are still said with the rest
+    both = _convert(cli, parent, tmp_path / "no-contract.json", out, "--attest-key", str(key))
+    assert sorted(_codes(both.err)) == ["ATTEST-KEY-PERMISSIONS", "CONTRACT-UNREADABLE"]
+    key.chmod(0o600)
+    contract = _contract(cli, parent, tmp_path)
+    signed = _convert(cli, parent, contract, out, "--attest-key", str(key))
+    assert signed.code == 0, signed.err
+    assert asked == ["passphrase of the signing key"]
+
+
 def test_public_key_given_as_signing_key_is_named_as_such(cli: Any, tmp_path: Path) -> None:
     parent = fixture_parent("synthetic_tree")
     contract = _contract(cli, parent, tmp_path)

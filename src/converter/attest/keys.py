@@ -125,6 +125,9 @@ def generate_key_files(private_path: Path, passphrase: Passphrase | None = None)
         raise SigningKeyRefused("ATTEST-KEY-EXISTS")
     password = None
     if passphrase is not None:
+        # a missing folder is found only by the write: found first, before anyone types
+        if not ask(private_path.parent.is_dir):
+            raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE")
         password = passphrase()
         if not password:
             raise SigningKeyRefused("ATTEST-KEY-PASSPHRASE-MISSING")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
 from converter.attest.keys import generate_key_files
-from converter.cli.diagnostics import say
+from converter.cli.diagnostics import say, tell
 from converter.cli.options import FILE, PASSPHRASE_ENV, signing_passphrase
 
 
@@ -27,6 +28,8 @@ from converter.cli.options import FILE, PASSPHRASE_ENV, signing_passphrase
 )
 def keygen(out: Path, encrypt: bool) -> None:
     """Create an Ed25519 signing key pair for --attest-key; never replaces a file."""
+    if not encrypt and os.environ.get(PASSPHRASE_ENV):  # set for this, most likely: said
+        tell(f"notice: ${PASSPHRASE_ENV} is set, but without --encrypt the key is not encrypted")
     made = generate_key_files(out, signing_passphrase(new=True) if encrypt else None)
     say(f"created signing key {made.key_id}" + (", encrypted" if encrypt else ""))
     # The names are the user's own typing: said by their rule, never echoed (a name is a path).

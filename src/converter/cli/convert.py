@@ -375,10 +375,14 @@ def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:
     return names_subject(held, data)
 
 
-def _signing_key(path: Path) -> Ed25519PrivateKey:
+def _signing_key(path: Path, ask: bool) -> Ed25519PrivateKey:
     from converter.attest.keys import load_private_key
 
-    return load_private_key(path, signing_passphrase(new=False))
+    return load_private_key(path, signing_passphrase(new=False) if ask else _not_asked)
+
+
+def _not_asked() -> bytes | None:
+    raise Refused([])  # the run is refused already, for what the other checks found
 
 
 def _bound_paths(reading: Reading) -> list[Path]:
@@ -417,7 +421,10 @@ def _bundle(
         # there is refused, never deleted)
         first(lambda: check_outputs([beside], inputs, ("attestation",)))
     contract_bytes = first(lambda: read_input(contract_in, "CONTRACT-UNREADABLE"))
-    signing_key = first(lambda: _signing_key(attest_key)) if attest_key else None
+    # the passphrase is asked only of a run nothing else refuses (the key file's own checks
+    # still run): nobody types it to learn that the contract path was mistyped
+    ask = not first.problems
+    signing_key = first(lambda: _signing_key(attest_key, ask)) if attest_key else None
     first.done()
     assert contract_bytes is not None
     bundle, data, unused, unpriced, no_bodies = make_bundle(

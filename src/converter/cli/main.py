@@ -129,8 +129,11 @@ def _usage_error(bad: click.UsageError, args: list[str]) -> NoReturn:
     if bad.format_message().startswith("Usage: "):  # a group given no command: its help
         tell(bad.format_message())  # (no typed value in it; a review: "usage error: Usage:")
         sys.exit(Exit.USAGE)
-    hint = _repeat_hint(bad, args) or _sealed_hint(bad, args) or _help_hint(bad, args)
-    tell(f"usage error: {mask_values(bad.format_message(), args)}{hint}")
+    sealed = _sealed_hint(bad, args)
+    hint = _repeat_hint(bad, args) or sealed or _help_hint(bad, args)
+    # with a sealed option's hint, not click's nearest name (--public-key): no other way to it
+    said = bad.message if sealed else bad.format_message()
+    tell(f"usage error: {mask_values(said, args)}{hint}")
     sys.exit(Exit.USAGE)
 
 
@@ -146,15 +149,14 @@ _SEALED = {
 def _sealed_hint(bad: click.UsageError, args: list[str]) -> str:
     if bad.ctx is None or bad.ctx.command.name != "evaluate":
         return ""
-    if "No such option" not in bad.format_message():
-        return ""
-    typed = [name for a in args if (name := a.split("=", 1)[0]) in _SEALED]
-    if not typed:
+    # the option click refused, not any argument that looks like one (a value, another option)
+    name = bad.option_name if isinstance(bad, click.NoSuchOption) else None
+    if name not in _SEALED:
         return ""
     return (
-        f" ({typed[0]}: each bundle carries {_SEALED[typed[0]]}, sealed by its contract: "
+        f" ({name}: each bundle carries {_SEALED[name]}, sealed by its contract: "
         f"make a new template with `convert --template NEW.json --from-contract OLD.json "
-        f"{typed[0]} ...`, then `convert --contract NEW.json` again)"
+        f"{name} ...`, then `convert --contract NEW.json` again)"
     )
 
 

@@ -174,18 +174,38 @@ def signing_passphrase(*, new: bool) -> Callable[[], bytes | None]:
     def ask() -> bytes | None:
         given = os.environ.get(PASSPHRASE_ENV)
         if given:
-            return os.fsencode(given)  # the bytes as set (fsencode undoes Python's decoding)
+            return _usable(os.fsencode(given))  # the bytes as set (fsencode undoes the decoding)
         if not _terminal_to_ask():
             return None
-        typed: str = click.prompt(
-            "passphrase of the new signing key" if new else "passphrase of the signing key",
-            hide_input=True,
-            confirmation_prompt="the same passphrase again" if new else False,
-            err=True,
-        )
-        return typed.encode()
+        try:
+            typed: str = click.prompt(
+                "passphrase of the new signing key" if new else "passphrase of the signing key",
+                hide_input=True,
+                confirmation_prompt="the same passphrase again" if new else False,
+                err=True,
+            )
+        except UnicodeDecodeError:  # getpass reads /dev/tty as the locale's text, strictly;
+            # its message quotes a byte of the passphrase and where it is: never said
+            raise click.UsageError(
+                "the passphrase typed is not text in the terminal's encoding: set its bytes in "
+                f"${PASSPHRASE_ENV} instead"
+            ) from None
+        return _usable(os.fsencode(typed))  # as the variable's: a byte getpass kept escaped
 
     return ask
+
+
+# OpenSSL's PEM password callback takes at most 1,023 bytes (cryptography raises ValueError).
+_PASSPHRASE_MAX = 1023
+
+
+def _usable(passphrase: bytes) -> bytes:
+    if len(passphrase) > _PASSPHRASE_MAX:
+        raise click.UsageError(
+            f"the signing key's passphrase is longer than {_PASSPHRASE_MAX:,} bytes, the most "
+            "OpenSSL reads for a PEM key"
+        )
+    return passphrase
 
 
 class NamedGroup(click.Group):

@@ -161,10 +161,12 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
         ]
         lines.append(f"    of which hidden calls: {', '.join(parts)}")
     if cost["model_calls_unbounded"]:
+        # "without it" is a span only when nothing else leaves the high end open
+        rest = cost["model_calls_no_max_output"]
+        without = "" if rest else f": {money_span(cost['low_usd'], cost['high_usd'])} without it"
         lines.append(
             f"    no bound: {counted(cost['model_calls_unbounded'], 'call')} recorded no input "
-            f"(CC-REC-USAGE-INCOMPLETE-NO-INPUT), which is in neither end: "
-            f"{money_span(cost['low_usd'], cost['high_usd'])} without it"
+            f"(CC-REC-USAGE-INCOMPLETE-NO-INPUT), which is in neither end{without}"
         )
     if cost["model_calls_no_max_output"]:
         models = ", ".join(

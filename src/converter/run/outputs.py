@@ -97,7 +97,10 @@ class ModelFigure(Closed):
     high_usd: Usd
     model_calls_unbounded: Count
     model_calls_no_max_output: Count  # usage-incomplete, and no max_output_tokens on the card
-    model_calls_usage_incomplete: Count
+    model_calls_usage_incomplete: Count = Field(
+        description="usage-incomplete calls priced up to the card's max_output_tokens (those "
+        "of a model the card gives none are model_calls_no_max_output)"
+    )
     max_output_tokens: Count | None  # the card's, which prices the incomplete calls' high end
 
 
@@ -127,7 +130,10 @@ class CardCost(Closed):
         description="usage-incomplete calls of models the card states no max_output_tokens "
         "for: in low_usd at their recorded usage; high_usd is then no bound"
     )
-    model_calls_usage_incomplete: Count
+    model_calls_usage_incomplete: Count = Field(
+        description="usage-incomplete calls priced up to the card's max_output_tokens (those "
+        "of a model the card gives none are model_calls_no_max_output)"
+    )
     usage_incomplete_width_usd: Usd
     by_model: dict[CrossedModel, ModelFigure]
     hidden_by_kind: dict[HiddenKind, HiddenFigure] = Field(
