@@ -109,7 +109,7 @@ def test_any_keyid_they_sign_with_checks_with_ours() -> None:
 
 def test_an_envelope_as_0_1_wrote_it_checks_with_ours_and_with_theirs_given_its_keyid() -> None:
     """0.1 wrote keyid = SHA-256 of the raw key. Ours ignores keyid; securesystemslib needs a key
-    carrying that id (README, "With other DSSE tooling")."""
+    carrying that id (docs/verifying.md, "With other DSSE tooling")."""
     raw = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     document = json.loads(attest(BUNDLE, "bundle.json", RECEIPT, KEY))
     document["signatures"][0]["keyid"] = hashlib.sha256(raw).hexdigest()

@@ -578,7 +578,7 @@ def test_a_worktrees_session_folder_is_read_with_its_transcript(tmp_path: Path, 
     [row] = result["sessions"]
     assert (row["status"], row["refusals"]) == ("convertible", [])
     assert row["model_calls"] == exp.model_calls
-    assert row["split"] is False  # a scan hunt: "[split]", against README's definition
+    assert row["split"] is False  # a scan hunt: "[split]", against docs/commands.md's definition
     text = cli("scan", str(root), "--jobs", "1").out
     assert "1 session folder with its main transcript in another project folder" in text
     assert "PARENT-MISSING" not in text
