@@ -183,6 +183,11 @@ def _evidence_kind(path: Path) -> str | None:
     return None
 
 
+def attestation_path(bundle: Path) -> Path:
+    """Where a bundle's attestation lies: beside it, its name plus `.intoto.json`."""
+    return Path(f"{bundle}.intoto.json")
+
+
 def is_attestation(path: Path) -> bool:
     """Whether a regular file at `path` is a DSSE envelope (`_evidence_kind`)."""
     return not _not_a_plain_file(path) and _evidence_kind(path) == "attestation"

@@ -27,11 +27,9 @@ from converter.contract.read import read_preset, unknown_checks
 from converter.contract.template import Carried
 from converter.errors import Gathered, Problem, Refused
 from converter.files import (
-    NotRegular,
+    attestation_path,
     check_outputs,
-    is_attestation,
     read_input,
-    read_regular,
     write_all_atomic,
     write_atomic,
 )
@@ -41,6 +39,7 @@ from converter.pricing.card import PriceCard, load_price_card
 from converter.run.conversion import (
     Reading,
     bodies_unused,
+    bundle_writes,
     make_bundle,
     make_template,
     read_old_contract,
@@ -364,17 +363,6 @@ def _preset(path: Path) -> Preset:
     return preset
 
 
-def _names_bytes(envelope: Path, data: bytes | bytearray) -> bool:
-    """Whether the attestation file beside a bundle signs `data` (`names_subject`)."""
-    from converter.attest.statement import names_subject
-
-    try:
-        held, _ = read_regular(envelope, None)  # never opens a FIFO or device there
-    except (NotRegular, OSError, ValueError):
-        return False
-    return names_subject(held, data)
-
-
 def _signing_key(path: Path, ask: bool) -> Ed25519PrivateKey:
     from converter.attest.keys import load_private_key
 
@@ -405,8 +393,8 @@ def _bundle(
 ) -> None:
     inputs = [parent, contract_in] + ([attest_key] if attest_key else [])
     if bodies is not None:  # the bound bodies are known only once read: none may be replaced
-        inputs += [bodies / name for name in body_names(bodies, out, Path(f"{out}.intoto.json"))]
-    beside = Path(f"{out}.intoto.json")  # the attestation's place: written, kept or removed
+        inputs += [bodies / name for name in body_names(bodies, out, attestation_path(out))]
+    beside = attestation_path(out)  # the attestation's place: written, kept or removed
     if attest_key is not None and len(os.fsencode(beside.name)) > _NAME_MAX:
         # the name given is legal; the one made from it is not (an operations review: "a path
         # given is longer than this system allows" named no path the user had given)
@@ -432,23 +420,16 @@ def _bundle(
     )
     if no_bodies:
         _say_bodies_unused()
-    files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
+    envelope = None
     if signing_key is not None:
         from converter.attest.statement import SUBJECT_NAME, attest
 
         envelope = attest(data, SUBJECT_NAME, bundle.receipt.model_dump(mode="json"), signing_key)
-        files.append((beside, envelope))
-    # An attestation beside the bundle is kept only if its subject is these very bytes (the
-    # same conversion run again); any other signs something else, and goes. A file there that
-    # is no attestation is not this tool's to remove.
-    present = attest_key is None and is_attestation(beside)
-    keep = present and _names_bytes(beside, data)
-    replaced = out.exists()
-    remove = present and not keep
+    writes = bundle_writes(out, data, envelope, signing=attest_key is not None)
     # The stale attestation goes with the write, Ctrl-C held: never a new bundle beside it.
-    write_all_atomic(files, removing=(beside,) if remove else ())
-    if remove:
-        what = "the replaced bundle's old bytes" if replaced else "no bundle written here"
+    write_all_atomic(list(writes.files), removing=writes.removing)
+    if writes.removing:
+        what = "the replaced bundle's old bytes" if writes.replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")
         say("  sign this one with --attest-key")
     if unused:

@@ -25,7 +25,7 @@ from converter.cli.options import (
     pseudonym_key,
     show_paths_option,
 )
-from converter.files import read_input
+from converter.files import attestation_path, read_input
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.run.verification import Rederivation, verification
 from converter.vocabulary import SourceName, TaskUnit
@@ -118,6 +118,6 @@ def verify(
             pseudonymizer=lambda: Pseudonymizer(pseudonym_key(key_file, create=False)),
             bodies=bodies,
         )
-    envelope = attestation or Path(f"{bundle}.intoto.json")
+    envelope = attestation or attestation_path(bundle)
     for line in verification(data, envelope, public_key, rederivation):
         say(line)

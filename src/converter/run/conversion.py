@@ -285,6 +285,46 @@ def make_bundle(
     return MadeBundle(head, data, unrevealed, unused, bodies_unused)
 
 
+@dataclass(frozen=True)
+class BundleWrites:
+    """What `convert --contract` writes, and removes with the same write: the bundle, the
+    attestation it signs now, and an old attestation beside it that signs other bytes."""
+
+    files: tuple[tuple[Path, bytes | bytearray], ...]
+    removing: tuple[Path, ...]
+    replaced: bool  # a bundle was at `out` before (what a removed attestation signed)
+
+
+def bundle_writes(
+    out: Path, data: bytes | bytearray, envelope: bytes | None, *, signing: bool
+) -> BundleWrites:
+    """The bundle's bytes and, when `signing`, its new attestation `envelope`. Unsigned, an
+    attestation already beside the bundle stays only if it signs these very bytes (the same
+    conversion run again); any other signs something else and goes with the write, so a new
+    bundle never lies beside an old signature. A file there that is no attestation is not this
+    tool's to remove (`check_outputs` refused anything else before the work)."""
+    from converter.files import attestation_path, is_attestation
+
+    beside = attestation_path(out)
+    files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
+    if envelope is not None:
+        files.append((beside, envelope))
+    stale = not signing and is_attestation(beside) and not _signs(beside, data)
+    return BundleWrites(tuple(files), (beside,) if stale else (), out.exists())
+
+
+def _signs(envelope: Path, data: bytes | bytearray) -> bool:
+    """Whether the attestation file `envelope` signs `data` (`names_subject`)."""
+    from converter.attest.statement import names_subject
+    from converter.files import NotRegular, read_regular
+
+    try:
+        held, _ = read_regular(envelope, None)  # never opens a FIFO or device there
+    except (NotRegular, OSError, ValueError):
+        return False
+    return names_subject(held, data)
+
+
 def bodies_unused(reading: Reading) -> bool:
     """Whether a --provider-bodies folder was given and held none of the session's bodies
     (CC-BODY-NONE-SELECTED): it changed nothing, which the user would not otherwise know."""

@@ -38,7 +38,7 @@ from converter.evaluate import (
     is_hidden,
     shape_key,
 )
-from converter.files import read_input
+from converter.files import attestation_path, read_input
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge, no_input_recorded
 from converter.limits import MONEY_SUMS
@@ -533,7 +533,7 @@ def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle
     # Only with a key: the signature's imports (cryptography: ~12 MB) stay out of the others.
     from converter.attest.signed import open_attested, read_attestation
 
-    envelope = Path(f"{path}.intoto.json")
+    envelope = attestation_path(path)
     bundle, _, _ = open_attested(
         data,
         lambda: read_attestation(envelope),
