@@ -776,7 +776,7 @@ def test_a_max_output_tokens_the_contract_chose_is_named_as_its_own(
     verified = cli("verify", "--bundle", str(bundle))
     assert verified.code == 0, verified.err
     assert "claude-opus-4-8 max_output_tokens 5,000" in verified.out
-    assert "are the contract's own, not the card's" in verified.out
+    assert "1 price it carries is the contract's own, not the card's" in verified.out
     # a bundle that names no card: said so, under the line that checked its costs
     golden = FIXTURES / "synthetic_bundle.golden.json"
     alone = cli("verify", "--bundle", str(golden))

@@ -1330,7 +1330,9 @@ CODES: dict[str, CodeInfo] = {
         "wrote them (a call's response gives its final usage, unless it states no input "
         "either). A finished session whose gateway wrote such stubs, with no bodies (or "
         "bodies of no input), has no bound on these calls' cost: no cost "
-        "gate can decide for it, and the decision stays INCOMPLETE.",
+        "gate can decide for it, and the decision stays INCOMPLETE while its bundle is in the "
+        "workload. The report's task table says `no bound` in the cost of each such task, with "
+        "its bundle's number.",
     ),
     "EVAL-SAMPLE-TOO-SMALL": _c(
         "The workload has fewer tasks than the policy's min_tasks, so the decision is INCOMPLETE.",
@@ -1542,8 +1544,8 @@ CODES: dict[str, CodeInfo] = {
     "KEY-MISSING": _c(
         "No pseudonym key was found (no --key-file, no AGENT_EVIDENCE_KEY, none in the config "
         "folder), and this command does not create one.",
-        "For a first template: run `agent-evidence key init` (convert --template with no "
-        "contract makes one too), or pass --key-file, or set AGENT_EVIDENCE_KEY. To convert a "
+        "For a first template: run `agent-evidence key init` (inspect, scan and convert "
+        "--template with no contract make one too), or pass --key-file, or set AGENT_EVIDENCE_KEY. To convert a "
         "contract, carry one forward, or re-derive a bundle (verify): pass the key it was made "
         "with (--key-file or AGENT_EVIDENCE_KEY); a new key cannot reproduce its pseudonyms.",
     ),

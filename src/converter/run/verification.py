@@ -140,6 +140,7 @@ def _own(pricing: PricingClaims, card: PriceCardRef) -> Iterator[str]:
     own += [f"{m} max_output_tokens {n:,}" for m, n in own_bounds(pricing, card)]
     if own:
         yield (
-            f"note: {counted(len(own), 'price')} it carries are the contract's own, not the "
+            f"note: {counted(len(own), 'price')} it carries "
+            f"{'is' if len(own) == 1 else 'are'} the contract's own, not the "
             f"card's: {', '.join(own)}"
         )
