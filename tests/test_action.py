@@ -545,6 +545,28 @@ def test_signed_bundle_with_another_key(
     run = run_action(runner, tmp_path, workspace, {"bundle": bundle, "public-key": f"{other}.pub"})
     assert_gate(run, "INTEGRITY-FAILURE", 5)
     assert "ATTEST-SIGNATURE-INVALID" in run.summary
+    # the annotation PR checks show names the code too (an audit: only the summary did)
+    errors = [line for line in run.log.splitlines() if line.startswith("::error")]
+    assert errors[0].startswith(
+        "::error title=agent-evidence::INTEGRITY-FAILURE (exit 5): ATTEST-SIGNATURE-INVALID"
+    ), errors
+
+
+def test_a_private_key_given_as_the_public_key_says_it_is_exposed(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """An audit: a signing key pasted into public-key-pem was refused in the CLI's words only;
+    a repository variable is no secret, so the key is to be replaced."""
+    key = tmp_path / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    run = run_action(
+        runner, tmp_path, workspace, {"bundle": bundle, "public-key-pem": key.read_text()}
+    )
+    assert_gate(run, "USAGE-ERROR", 64)
+    assert "public-key-pem holds a PRIVATE key" in run.summary
+    assert "make a new key pair" in run.summary
+    assert "BEGIN PRIVATE KEY" not in run.summary + run.log
 
 
 def _convert_in_ci(
@@ -570,6 +592,9 @@ def test_convert_then_evaluate(cli: Any, runner: Runner, workspace: Path, tmp_pa
     converted = Path(run.outputs["bundle"])
     assert converted.read_bytes() == (FIXTURES / "synthetic_bundle.golden.json").read_bytes()
     assert "wrote bundle" in run.log
+    # not "no public-key", which this mode refuses: the checkout's contract is the risk
+    assert "not authenticated: converted here" in run.summary
+    assert "no public-key" not in run.summary
 
 
 @pytest.mark.parametrize(
@@ -777,6 +802,22 @@ def test_bundle_paths_one_per_line(
     )
     assert_gate(run, "REFUSED", 2)
     assert "EVAL-" in run.summary
+    # evaluate names bundles by number: the summary says which path each number is
+    assert "Bundles, numbered as above:" in run.summary
+    assert f"1. `{name}`" in run.summary
+    assert "2. `with space/a bundle.json`" in run.summary
+
+
+def test_a_bundle_path_that_is_not_there_is_named(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """An audit: a mistyped path (or a glob, never expanded) was `BUNDLE-UNREADABLE [bundle 3
+    of 3]`; the path is the workflow's own text, and the refusal names it."""
+    name = make_bundle(cli, workspace, "scale")
+    run = run_action(runner, tmp_path, workspace, {"bundle": f"{name}\nevidence/*.json"})
+    assert_gate(run, "REFUSED", 2)
+    assert "no bundle file at: evidence/*.json" in run.summary
+    assert "globs are not expanded" in run.summary
 
 
 @pytest.mark.parametrize(
