@@ -1461,8 +1461,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "ATTEST-SIGNATURE-INVALID": _c(
         "No signature in the attestation verifies with the given public key; exit 5.",
-        "Check that --public-key is the key of whoever made the bundle; otherwise the envelope "
-        "was altered after signing.",
+        "Check that --public-key (in the Action: public-key or public-key-pem) is the key of "
+        "whoever made the bundle; otherwise the envelope was altered after signing.",
     ),
     "ATTEST-PAYLOAD-TYPE": _c(
         "The attestation is signed but its payload type is not application/vnd.in-toto+json; "
@@ -1497,7 +1497,8 @@ CODES: dict[str, CodeInfo] = {
         "Choose an existing folder you can write to.",
     ),
     "ATTEST-KEY-UNREADABLE": _c(
-        "The signing or public key file does not exist or could not be read.",
+        "The signing key (--attest-key) or public key file (--public-key; in the Action, "
+        "public-key) does not exist or could not be read.",
         "Check the path and the file's permissions.",
     ),
     "ATTEST-KEY-INVALID": _c(
@@ -1532,7 +1533,8 @@ CODES: dict[str, CodeInfo] = {
     "ATTEST-KEY-WRONG-TYPE": _c(
         "The key is not an Ed25519 key of the expected kind (a private key where the public "
         "key belongs, or another algorithm).",
-        "Pass the .pem file to --attest-key and the .pem.pub file to --public-key.",
+        "Pass the .pem file to --attest-key and the .pem.pub file to --public-key (in the "
+        "Action: its path as public-key, or its text as public-key-pem).",
     ),
     "ATTEST-KEY-PERMISSIONS": _c(
         "The signing key file can be read or written by other users (its group or others "
