@@ -295,6 +295,8 @@ def test_price_card_marks_a_figure_a_finding_says_leaves_spend_out(
     (line,) = [x for x in text.splitlines() if x.startswith(row["session"])]
     assert re.search(r"\$[0-9.,]+ \+ +-$", line), line
     assert "1 session marked `+` may have cost more than the figure: a finding says" in text
+    # the legend says what `+` means once, for both of its causes
+    assert "cost +: may be more than the figure, the footnotes say why)" in text
     whole = tmp_path / "whole" / PROJECTS[0]  # the same tree uncut: no mark
     shutil.copytree(FIXTURES / "synthetic_tree", whole)
     (plain,) = cli("scan", str(whole.parent), "--jobs", "1", "--json", *card).json()["sessions"]

@@ -883,7 +883,10 @@ def bug_rows(result: dict[str, Any]) -> int:
 
 def render_text(result: dict[str, Any]) -> str:
     """The table of sessions, the totals, then a note for each thing the scan left out."""
-    return "\n".join([*_table(result), _LEGEND, "", *_totals(result), *_notes(result)])
+    legend = _LEGEND
+    if "cost" in result["totals"]:  # one word for `+`, whichever of its two causes it has
+        legend = legend[:-1] + "; cost +: may be more than the figure, the footnotes say why)"
+    return "\n".join([*_table(result), legend, "", *_totals(result), *_notes(result)])
 
 
 # The table's abbreviated headings, and what `tokens` adds up (cache reads are most of it, and
