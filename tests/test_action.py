@@ -793,6 +793,7 @@ def test_bundle_paths_one_per_line(
         runner, tmp_path, workspace, {"bundle": "\n  with space/a bundle.json  \r\n\n"}
     )
     assert_gate(run, "SCALE", 0)
+    assert "Bundles, numbered" not in run.summary  # one bundle: no number to explain
     # Two paths reach evaluate as two bundles: the same task twice is not one workload.
     run = run_action(
         runner,
@@ -806,6 +807,23 @@ def test_bundle_paths_one_per_line(
     assert "Bundles, numbered as above:" in run.summary
     assert f"1. `{name}`" in run.summary
     assert "2. `with space/a bundle.json`" in run.summary
+
+
+def test_a_refusal_from_agent_evidence_names_its_code_in_the_annotation(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """The ::error annotation PR checks show names the first code of a refusal as of an
+    integrity failure (an audit: only the summary named it): the same bundle given twice is
+    refused by evaluate, and the annotation says which code."""
+    name = make_bundle(cli, workspace, "scale")
+    shutil.copy2(workspace / name, workspace / "again.json")
+    run = run_action(runner, tmp_path, workspace, {"bundle": f"{name}\nagain.json"})
+    assert_gate(run, "REFUSED", 2)
+    errors = [line for line in run.log.splitlines() if line.startswith("::error")]
+    assert re.match(
+        r"::error title=agent-evidence::REFUSED \(exit 2\): EVAL-[A-Z0-9-]+ \(the job summary",
+        errors[0],
+    ), errors
 
 
 def test_a_bundle_path_that_is_not_there_is_named(

@@ -282,7 +282,52 @@ def test_keygen_encrypt_asks_nothing_for_a_key_it_cannot_write(tmp_path: Path) -
     assert (tmp_path / "k.pem").read_bytes() == before
 
 
+def test_keygen_encrypt_asks_nothing_for_a_private_key_whose_pub_is_gone(tmp_path: Path) -> None:
+    """The private key's own path is checked before asking, not only its .pub: a key whose
+    .pub was deleted (or never copied) is refused before anyone types (the write's O_EXCL
+    alone found it only after the passphrase was asked)."""
+    generate_key_files(tmp_path / "k.pem")
+    (tmp_path / "k.pem.pub").unlink()
+    before = (tmp_path / "k.pem").read_bytes()
+    asked = _Asked(b"correct horse")
+    with pytest.raises(SigningKeyRefused) as raised:
+        generate_key_files(tmp_path / "k.pem", asked)
+    assert _code(raised) == "ATTEST-KEY-EXISTS"
+    assert asked.times == 0
+    assert (tmp_path / "k.pem").read_bytes() == before
+
+
 OPENSSL = shutil.which("openssl")
+
+
+def _openssl_key(tmp_path: Path, algorithm: str, *encrypt: str) -> Path | None:
+    """A key `openssl genpkey` makes (None where this OpenSSL cannot make it), mode 0600."""
+    assert OPENSSL is not None
+    path = tmp_path / f"{algorithm}.pem"
+    made = subprocess.run(
+        [OPENSSL, "genpkey", "-algorithm", algorithm, *encrypt, "-out", str(path)],
+        check=False,
+        capture_output=True,
+    )
+    if made.returncode != 0:
+        return None
+    path.chmod(0o600)
+    return path
+
+
+@pytest.mark.skipif(OPENSSL is None, reason="no openssl on this machine")
+def test_an_encrypted_key_of_a_type_cryptography_cannot_read_is_the_wrong_type(
+    tmp_path: Path,
+) -> None:
+    """The right passphrase for a key of another kind (SM2, which cryptography does not
+    read) is ATTEST-KEY-WRONG-TYPE, as the same key unencrypted is: not PASSPHRASE-WRONG,
+    which would send its owner retyping a passphrase that was right."""
+    encrypted = _openssl_key(tmp_path, "SM2", "-aes-256-cbc", "-pass", "pass:their pass")
+    if encrypted is None:
+        pytest.skip("this OpenSSL makes no SM2 keys")
+    with pytest.raises(SigningKeyRefused) as raised:
+        load_private_key(encrypted, _Asked(b"their pass"))
+    assert _code(raised) == "ATTEST-KEY-WRONG-TYPE"
 
 
 @pytest.mark.skipif(OPENSSL is None, reason="no openssl on this machine")
@@ -334,12 +379,13 @@ def test_keygen_encrypt_takes_the_passphrase_from_the_environment(
     assert not (tmp_path / "e.pem").exists()
 
 
-def _read_until(fd: int, marker: bytes | None, seen: bytes) -> bytes:
-    """What the terminal shows, read until `marker` shows after what was `seen` (None: until
-    the process closes it)."""
+def _read_until(fd: int, marker: bytes | None, seen: bytes, start: int | None = None) -> bytes:
+    """What the terminal shows, read until `marker` shows after what was `seen` (from `start`
+    in it, when given: a read may have taken more than the last marker; None: until the
+    process closes it)."""
     import select
 
-    start = len(seen)
+    start = len(seen) if start is None else start
     while marker is None or marker not in seen[start:]:
         ready, _, _ = select.select([fd], [], [], 30)
         if not ready:
@@ -371,11 +417,15 @@ def test_on_a_terminal_keygen_asks_twice_without_echo(tmp_path: Path) -> None:
     assert load_private_key(tmp_path / "k.pem", _Asked(typed))
 
 
-def _on_a_terminal(argv: list[str], answers: list[bytes], tmp_path: Path) -> tuple[int, bytes]:
+def _on_a_terminal(
+    argv: list[str], answers: list[bytes], tmp_path: Path, passphrase_env: str | None = None
+) -> tuple[int, bytes]:
     """Run the command on a pty (stdin and stderr), answering each prompt in turn; its exit
-    code and what the terminal showed."""
+    code and what the terminal showed. `passphrase_env`: the variable's value, if set."""
     leader, follower = os.openpty()
     env = {k: v for k, v in os.environ.items() if k != "AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE"}
+    if passphrase_env is not None:
+        env["AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE"] = passphrase_env
     # a session of its own whose controlling terminal is the pty, as a user's (getpass opens
     # /dev/tty, and falls back to stdin, echoing, where there is none)
     code = (
@@ -393,11 +443,14 @@ def _on_a_terminal(argv: list[str], answers: list[bytes], tmp_path: Path) -> tup
     )
     os.close(follower)
     seen = b""
+    at = 0  # where the next marker is looked for: one read may hold a newline and a prompt
     try:
         for answer in answers:
-            seen = _read_until(leader, b": ", seen)
+            seen = _read_until(leader, b": ", seen, at)
+            at = seen.index(b": ", at) + 2
             os.write(leader, answer + b"\n")
-            seen = _read_until(leader, b"\n", seen)
+            seen = _read_until(leader, b"\n", seen, at)
+            at = seen.index(b"\n", at) + 1
         proc.communicate(timeout=60)
         seen = _read_until(leader, None, seen)
     finally:
@@ -421,6 +474,66 @@ def test_a_passphrase_typed_in_bytes_the_terminal_cannot_decode_is_a_usage_error
     assert b"Traceback" not in shown
     assert b"0xff" not in shown
     assert not (tmp_path / "k.pem").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+def test_an_empty_passphrase_variable_leaves_the_terminal_to_ask(tmp_path: Path) -> None:
+    """An empty $AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE counts as unset (an unset CI secret
+    expands to nothing): on a terminal the passphrase is still asked, not refused as missing."""
+    typed = b"typed on a terminal"
+    code, shown = _on_a_terminal(
+        ["keygen", "--out", "k.pem", "--encrypt"], [typed, typed], tmp_path, passphrase_env=""
+    )
+    assert code == 0, shown
+    assert b"passphrase of the new signing key" in shown
+    assert load_private_key(tmp_path / "k.pem", _Asked(typed))
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+def test_a_passphrase_typed_longer_than_openssl_reads_is_refused(tmp_path: Path) -> None:
+    """The 1,023-byte limit holds for a typed passphrase as for the variable's: was checked
+    on one path only, and a long one typed would be cryptography's ValueError (exit 70)."""
+    typed = b"a" * 1024
+    code, shown = _on_a_terminal(
+        ["keygen", "--out", "k.pem", "--encrypt"], [typed, typed], tmp_path
+    )
+    assert code == 64, shown
+    assert b"longer than 1,023 bytes" in shown
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+def test_with_standard_error_redirected_the_terminal_is_not_asked(tmp_path: Path) -> None:
+    """A terminal on standard input alone is not a person to ask (`2>log`, a CI step with a
+    tty on stdin): the prompt would be lost in the log and the run wait. No passphrase in the
+    environment is then ATTEST-KEY-PASSPHRASE-MISSING, at once."""
+    leader, follower = os.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE"}
+    code = (
+        "import fcntl, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+        "from converter.entry import main; main()"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "keygen", "--out", "k.pem", "--encrypt"],
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    os.close(follower)
+    try:
+        _, err = proc.communicate(timeout=20)  # asked, it would wait for an answer
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 2, err
+    assert b"ATTEST-KEY-PASSPHRASE-MISSING" in err
+    assert b"passphrase of the new signing key" not in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_passphrase_longer_than_openssl_reads_is_refused_before_anything_is_written(
@@ -454,3 +567,19 @@ def test_keygen_says_a_passphrase_set_without_encrypt_does_not_encrypt(
     assert "without --encrypt the key is not encrypted" in result.err
     assert (tmp_path / "k.pem").read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----")
     assert "meant for this" not in result.out + result.err
+
+
+def test_keygen_gives_the_notice_only_where_the_passphrase_goes_unused(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notice that the variable does not encrypt is for keygen without --encrypt and a
+    passphrase set: with --encrypt it is used, and an empty one is unset (as an unset CI
+    secret expands), so neither says it."""
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "meant for this")
+    encrypted = cli("keygen", "--out", str(tmp_path / "k.pem"), "--encrypt")
+    assert encrypted.code == 0, encrypted.err
+    assert "notice" not in encrypted.err
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "")
+    plain = cli("keygen", "--out", str(tmp_path / "p.pem"))
+    assert plain.code == 0, plain.err
+    assert "notice" not in plain.err

@@ -1068,6 +1068,9 @@ def test_a_stop_from_a_runner_is_held_through_the_write_like_a_ctrl_c(
     report = tmp_path / "report.md"
     code = (
         "import os, signal, sys\n"
+        # as a run from a terminal starts: a suite run under `nohup` would hand its children
+        # an ignored HUP, which the converter rightly leaves ignored (a mutation test's harness)
+        f"signal.signal({number}, signal.SIG_DFL)\n"
         # a script's background job (`cmd &`) starts with SIGINT ignored; a TERM is still said
         + ("signal.signal(signal.SIGINT, signal.SIG_IGN)\n" if background else "")
         + "import converter.files as files\n"

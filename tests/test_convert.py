@@ -386,6 +386,25 @@ def test_convert_says_how_many_of_the_tasks_are_excluded(cli: Any, tmp_path: Pat
     assert f"wrote bundle: {tasks} tasks, " in plain.out
 
 
+def test_convert_counts_every_excluded_task(cli: Any, tmp_path: Path) -> None:
+    """The excluded count is the number of tasks the contract excludes, not whether it
+    excludes any: two excluded say 2 (evaluate's `N tasks, 2 excluded` beside it)."""
+    parent = fixture_parent("rich_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    chosen = [t["id"] for t in data["tasks"] if t["model_calls"] == 0][:2]  # excludable
+    assert len(chosen) == 2
+    for task_id in chosen:
+        data["claims"]["outcomes"][task_id] = dict.fromkeys(data["claims"]["outcomes"][task_id])
+        data["claims"]["excluded_tasks"][task_id] = "aborted"
+    write_json(contract, data)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 0, result.err
+    assert f"wrote bundle: {len(data['tasks'])} tasks (2 excluded by the contract), " in (
+        result.out
+    )
+
+
 def test_a_bundle_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None:
     """Was: a CONTRACT-SHAPE line for every field ("expected: no such field"). A bundle is
     what convert --contract writes; the refusal says to give its contract instead."""
@@ -723,6 +742,48 @@ def test_reconverting_without_a_key_removes_the_old_attestation(cli: Any, tmp_pa
     assert again.code == 0
     assert not envelope.exists()
     assert "removed the attestation" in again.out
+
+
+def test_the_removed_attestation_is_said_to_sign_what_was_there(cli: Any, tmp_path: Path) -> None:
+    """Removing a stale attestation says what it signed: the replaced bundle's old bytes when
+    a bundle was at --out, and no bundle written here when the attestation was there alone."""
+    parent, contract, _, out = _signed(cli, tmp_path, "b.json")
+    envelope = tmp_path / "b.json.intoto.json"
+    data = read_json(contract)
+    data["claims"]["outcome_contract"]["rubric_version"] = "r2"  # other bytes
+    write_json(contract, data)
+    replaced = _convert(cli, parent, contract, out)
+    assert replaced.code == 0, replaced.err
+    assert "it signed the replaced bundle's old bytes;" in replaced.out
+    assert not envelope.exists()
+    (tmp_path / "alone").mkdir()
+    _, _, _, alone = _signed(cli, tmp_path / "alone", "a.json")
+    alone.unlink()  # the attestation is left without its bundle
+    written = _convert(cli, parent, contract, alone)
+    assert written.code == 0, written.err
+    assert "it signed no bundle written here;" in written.out
+    assert not (tmp_path / "alone" / "a.json.intoto.json").exists()
+
+
+def test_signing_a_new_bundle_over_an_old_attestation_keeps_the_new_one(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Signing again after the bundle's bytes changed: the old attestation beside it signs
+    other bytes, but it is replaced by the new one, never removed with the write (which would
+    take the new attestation with it)."""
+    parent, contract, key, out = _signed(cli, tmp_path, "b.json")
+    envelope = tmp_path / "b.json.intoto.json"
+    old = envelope.read_bytes()
+    data = read_json(contract)
+    data["claims"]["outcome_contract"]["rubric_version"] = "r2"  # other bytes
+    write_json(contract, data)
+    signed = _convert(cli, parent, contract, out, "--attest-key", str(key))
+    assert signed.code == 0, signed.err
+    assert "removed the attestation" not in signed.out
+    assert envelope.exists()
+    assert envelope.read_bytes() != old
+    verified = cli("verify", "--bundle", str(out), "--public-key", f"{key}.pub")
+    assert verified.code == 0, verified.err
 
 
 def test_an_attestation_is_kept_only_if_it_names_the_bytes_written(
@@ -2429,6 +2490,46 @@ def test_a_card_without_max_output_tokens_prices_the_recorded_usage_with_no_high
         "no bound: 1 usage-incomplete call of models the card states no max_output_tokens "
         "for (claude-opus-4-20250514)"
     ) in text
+
+
+def test_a_call_with_no_input_beside_one_with_no_max_output_names_only_that_model(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Two reasons the high end is open, in one session: a call that recorded no input (a
+    subagent's stub, of a model the card bounds) and a usage-incomplete call of a model the card
+    gives no max_output_tokens. The no-input line gives no 'without it' span (the other call
+    leaves that open too), and the max_output_tokens line names only the model that lacks it."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    lines = parent.read_text().splitlines(keepends=True)
+    last = json.loads(lines[8])  # the parent's last call: Opus 4 (no bound on the card), a stub
+    last["message"]["model"] = "claude-opus-4-20250514"
+    last["message"]["stop_reason"] = None
+    del last["message"]["usage"]["iterations"]
+    lines[8] = json.dumps(last) + "\n"
+    parent.write_text("".join(lines))
+    (subagent,) = parent.parent.rglob("agent-*.jsonl")
+    rows = subagent.read_text().splitlines(keepends=True)
+    stub = json.loads(rows[6])  # the subagent's last call: a stub that recorded no input
+    assert stub["message"]["model"] == "claude-opus-4-8"
+    stub["message"]["stop_reason"] = None
+    stub["message"]["usage"] = {"input_tokens": 0, "output_tokens": 3}
+    rows[6] = json.dumps(stub) + "\n"
+    subagent.write_text("".join(rows))
+    args = ["inspect", "--in", str(parent), "--price-card", "anthropic-2026-11"]
+    cost = json.loads(cli(*args, "--json").out)["card_cost"]
+    assert (cost["model_calls_unbounded"], cost["model_calls_no_max_output"]) == (1, 1)
+    assert sorted(cost["by_model"]) == ["claude-opus-4-20250514", "claude-opus-4-8"]
+    shown = cli(*args)
+    assert shown.code == 0, shown.err
+    assert (
+        "no bound: 1 call recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT), which is in "
+        "neither end\n"
+    ) in shown.out
+    assert "without it" not in shown.out
+    assert (
+        "no bound: 1 usage-incomplete call of models the card states no max_output_tokens "
+        "for (claude-opus-4-20250514): "
+    ) in shown.out
 
 
 def test_an_unrecorded_region_is_priced_up_to_the_cards_data_residency_surcharge(

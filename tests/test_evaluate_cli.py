@@ -784,6 +784,37 @@ def test_a_max_output_tokens_the_contract_chose_is_named_as_its_own(
     assert "note: it names no price card: every price it carries is the contract's own" in alone.out
 
 
+def test_verify_says_prices_in_the_plural_when_several_are_the_contracts_own(
+    cli: Any, tmp_path: Path
+) -> None:
+    """The count of the contract's own prices agrees with its verb: `1 price it carries is`,
+    `2 prices it carries are` (here a multiplier the card does not state, for fast mode, and
+    a max_output_tokens that is not the card's)."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", tmp_path / "src")
+    parent = tree.parent.read_bytes().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(parent) if b'"type":"assistant"' in line)
+    parent[last] = parent[last].replace(b'"speed":"standard"', b'"speed":"fast"')
+    tree.parent.write_bytes(b"".join(parent))
+    template = tmp_path / "t.json"
+    data = _card_template(cli, tree.parent, template)
+    card_tiers = data["claims"]["pricing"]["models"]["claude-opus-4-8"]["tiers"]
+    fill(data)
+    entry = data["claims"]["pricing"]["models"]["claude-opus-4-8"]
+    entry["tiers"] = card_tiers  # the card's prices, as the template gave them
+    entry["max_output_tokens"] = 5000
+    write_json(template, data)
+    bundle = tmp_path / "b.json"
+    converted = cli(
+        "convert", "--in", str(tree.parent), "--contract", str(template), "--out", str(bundle)
+    )
+    assert converted.code == 0, converted.err
+    verified = cli("verify", "--bundle", str(bundle))
+    assert verified.code == 0, verified.err
+    assert "note: 2 prices it carries are the contract's own, not the card's: " in verified.out
+
+
 def _card_template(cli: Any, parent: Path, path: Path) -> dict[str, Any]:
     """A template made with the shipped card, as written."""
     made = cli(

@@ -759,12 +759,35 @@ def test_another_of_this_tools_files_given_as_a_card_is_named(other: Path) -> No
     assert [p.code for p in refused.value.problems] == ["PRICE-CARD-OTHER-FILE"]
 
 
+@pytest.mark.parametrize("section", ["policy", "baseline", "outcome_contract"])
+def test_a_policy_file_of_one_section_given_as_a_card_is_named(
+    section: str, tmp_path: Path
+) -> None:
+    """A --policy file may fix one section alone (each is optional): a file of only its
+    policy, only its baseline or only its outcome contract is still named as a policy file."""
+    whole = json.loads((ROOT / "contracts" / "examples" / "policy-and-baseline.json").read_text())
+    other = tmp_path / "team.json"
+    other.write_text(json.dumps({section: whole[section]}))
+    with pytest.raises(Refused) as refused:
+        load_price_card(other)
+    assert [p.code for p in refused.value.problems] == ["PRICE-CARD-OTHER-FILE"]
+
+
 def test_a_card_with_a_stray_policy_key_is_still_said_field_by_field() -> None:
     text = (ROOT / "contracts" / "price-cards" / "anthropic-2026-11.json").read_text()
     card = json.loads(text)
     card["policy"] = {}
     with pytest.raises(Refused) as invalid:
         parse_price_card(json.dumps(card).encode())
+    assert {p.code for p in invalid.value.problems} == {"PRICE-CARD-INVALID"}
+
+
+@pytest.mark.parametrize("document", [b"null", b"42", b'"policy"', b'["policy", "receipt"]'])
+def test_a_card_that_is_no_object_is_invalid_not_another_file(document: bytes) -> None:
+    """Only an object's keys name another of this tool's files: a card file holding a list of
+    those words, a string or a number is PRICE-CARD-INVALID (and never a crash on `in`)."""
+    with pytest.raises(Refused) as invalid:
+        parse_price_card(document)
     assert {p.code for p in invalid.value.problems} == {"PRICE-CARD-INVALID"}
 
 

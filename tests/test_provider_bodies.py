@@ -2092,3 +2092,27 @@ def test_a_hidden_stubs_cost_by_kind_is_a_range(
     assert kind["model_calls"] == 1
     assert kind["model_calls_unbounded"] == (1 if input_tokens == 0 else 0)
     assert Decimal(kind["low_usd"]) < Decimal(kind["high_usd"])
+
+
+def test_a_hidden_stub_of_a_model_with_no_max_output_on_the_card_is_counted_by_kind(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A hidden call usage-incomplete, of a model the card gives no max_output_tokens (Opus
+    4): its kind's figure counts it (model_calls_no_max_output), as the totals and its model
+    do, and its span says no bound: the kind's high end holds only its recorded usage."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prompt_id=PROMPT_ID))
+    bodies.response(TITLE)["model"] = "claude-opus-4-20250514"
+    bodies.response(TITLE)["stop_reason"] = None
+    by_card = ["--in", str(tree.parent), "--provider-bodies", str(bodies.write())]
+    by_card += ["--price-card", "anthropic-2026-11"]
+    shown = cli("inspect", "--json", *by_card)
+    assert shown.code == 0, shown.err
+    cost = json.loads(shown.out)["card_cost"]
+    assert cost["by_model"]["claude-opus-4-20250514"]["model_calls_no_max_output"] == 1
+    (kind,) = cost["hidden_by_kind"].values()
+    assert (kind["model_calls"], kind["model_calls_no_max_output"]) == (1, 1)
+    assert kind["model_calls_unbounded"] == 0
+    said = cli("inspect", *by_card)
+    assert said.code == 0, said.err
+    assert re.search(r"of which hidden calls: compaction \$[0-9.,]+ – no bound", said.out), said.out

@@ -1463,18 +1463,7 @@ def test_a_call_of_a_model_with_no_max_output_on_the_card_is_in_the_scan_with_no
     """A walkthrough: a 1.0.x session of 166 usage-incomplete Sonnet 4 calls (no
     max_output_tokens on the card) read `$0.0520 +` in the scan, its recorded tokens alone
     worth $2.39. Such a call is in the figure at its recorded usage, the high end no bound."""
-    from tests.damage import copy_tree
-
-    tree = copy_tree("synthetic_tree", tmp_path / "projects")
-    for transcript in tree.parent.parent.rglob("*.jsonl"):
-        text = transcript.read_text().replace("claude-opus-4-8", "claude-opus-4-20250514")
-        transcript.write_text(text)
-    lines = tree.parent.read_text().splitlines(keepends=True)
-    last = json.loads(lines[8])  # the parent's last call: a stub with no final usage
-    last["message"]["stop_reason"] = None
-    del last["message"]["usage"]["iterations"]
-    lines[8] = json.dumps(last) + "\n"
-    tree.parent.write_text("".join(lines))
+    tree = _an_opus_4_tree_with_a_stub(tmp_path / "projects")
     card = ("--price-card", "anthropic-2026-11")
     alone = cli("inspect", "--json", "--in", str(tree.parent), *card).json()["card_cost"]
     scanned = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card).json()
@@ -1490,6 +1479,40 @@ def test_a_call_of_a_model_with_no_max_output_on_the_card_is_in_the_scan_with_no
     assert f"${Decimal(alone['low_usd']):.4f} – no bound" in text
     assert "1 model call usage-incomplete, of models the card states no max_output_tokens" in text
     assert "not priced, and not in it" not in text
+
+
+def _an_opus_4_tree_with_a_stub(projects: Path) -> Any:
+    """The synthetic tree in `projects`, its calls Opus 4's (no max_output_tokens on the card),
+    the parent's last call a stub with no final usage."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", projects)
+    for transcript in tree.parent.parent.rglob("*.jsonl"):
+        text = transcript.read_text().replace("claude-opus-4-8", "claude-opus-4-20250514")
+        transcript.write_text(text)
+    lines = tree.parent.read_text().splitlines(keepends=True)
+    last = json.loads(lines[8])  # the parent's last call: a stub with no final usage
+    last["message"]["stop_reason"] = None
+    del last["message"]["usage"]["iterations"]
+    lines[8] = json.dumps(last) + "\n"
+    tree.parent.write_text("".join(lines))
+    return tree
+
+
+def test_the_scans_total_by_model_keeps_a_no_max_output_calls_open_end(
+    tmp_path: Path, cli: Any
+) -> None:
+    """The totals' split by model sums the sessions' no-max_output calls too: without them,
+    the totals' line for the model would read as bounded (`$low – $high`) where its session's
+    row says no bound."""
+    _an_opus_4_tree_with_a_stub(tmp_path / "projects")
+    card = ("--price-card", "anthropic-2026-11")
+    scanned = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card).json()
+    total = scanned["totals"]["cost"]["by_model"]["claude-opus-4-20250514"]
+    assert total["model_calls_no_max_output"] == 1
+    text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
+    low = Decimal(total["low_usd"])
+    assert f"  claude-opus-4-20250514: ${low:.4f} – no bound (" in text, text
 
 
 @pytest.mark.parametrize("kind", ["symlink", "file", "broken-symlink"])

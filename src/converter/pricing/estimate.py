@@ -136,7 +136,9 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
     hidden = {a.id: of for a in account.agents if (of := hidden_kind_of(a.kind))}
     for event in account.model_events:
         known = card.models.get(event.model)
-        open_high = not event.usage_complete and known is not None and not known.max_output_tokens
+        open_high = (
+            not event.usage_complete and known is not None and known.max_output_tokens is None
+        )
         # the recorded usage is what it cost at least: priced as it stands, the end left open
         priced_as = event.model_copy(update={"usage_complete": True}) if open_high else event
         ways = [price_model_event(priced_as, c) for c in claims]
