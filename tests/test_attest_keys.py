@@ -270,24 +270,16 @@ def test_keygen_encrypt_without_a_passphrase_writes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_keygen_encrypt_asks_nothing_for_a_key_it_cannot_write(tmp_path: Path) -> None:
-    """The paths are checked first: nobody types a passphrase twice to learn the file exists."""
+@pytest.mark.parametrize("pub_gone", [False, True], ids=["pair", "private-only"])
+def test_keygen_encrypt_asks_nothing_for_a_key_it_cannot_write(
+    tmp_path: Path, pub_gone: bool
+) -> None:
+    """The paths are checked first: nobody types a passphrase twice to learn the file exists.
+    The private key's own path too, not only its .pub: a key whose .pub was deleted (or never
+    copied) was found by the write's O_EXCL alone, after the passphrase was asked."""
     generate_key_files(tmp_path / "k.pem")
-    before = (tmp_path / "k.pem").read_bytes()
-    asked = _Asked(b"correct horse")
-    with pytest.raises(SigningKeyRefused) as raised:
-        generate_key_files(tmp_path / "k.pem", asked)
-    assert _code(raised) == "ATTEST-KEY-EXISTS"
-    assert asked.times == 0
-    assert (tmp_path / "k.pem").read_bytes() == before
-
-
-def test_keygen_encrypt_asks_nothing_for_a_private_key_whose_pub_is_gone(tmp_path: Path) -> None:
-    """The private key's own path is checked before asking, not only its .pub: a key whose
-    .pub was deleted (or never copied) is refused before anyone types (the write's O_EXCL
-    alone found it only after the passphrase was asked)."""
-    generate_key_files(tmp_path / "k.pem")
-    (tmp_path / "k.pem.pub").unlink()
+    if pub_gone:
+        (tmp_path / "k.pem.pub").unlink()
     before = (tmp_path / "k.pem").read_bytes()
     asked = _Asked(b"correct horse")
     with pytest.raises(SigningKeyRefused) as raised:
