@@ -26,7 +26,7 @@ from converter.firewall.types import VERSION
 from converter.reader.model import Account, Call, EventKey, HiddenCall
 from converter.reader.records import Usage
 from converter.sources.tree import SourceFile
-from converter.vocabulary import HIDDEN, HIDDEN_AGENT_KINDS
+from converter.vocabulary import HIDDEN, HIDDEN_AGENT_KINDS, HiddenKind
 
 _VERSION = re.compile(VERSION)
 
@@ -166,9 +166,9 @@ class _Crossing:
             fragments=call.fragments,
         )
 
-    def hidden_agent(self, h: HiddenCall) -> str:
+    def hidden_agent(self, kind: HiddenKind) -> str:
         """The agent of a kind of hidden call: one per kind, beside the root agent."""
-        return self.pseudo.name("agent", f"hidden:{h.kind}")
+        return self.pseudo.name("agent", f"hidden:{kind}")
 
     def hidden_event(self, h: HiddenCall) -> view.ModelEvent:
         """A hidden call as a model event: its response's model, usage and billing context;
@@ -176,7 +176,7 @@ class _Crossing:
         return view.ModelEvent(
             id=self.event(("model", h.msg_id)),
             task=self.task(h.task),
-            agent=self.hidden_agent(h),
+            agent=self.hidden_agent(h.kind),
             model=self.model(h.model),
             timestamp=None,
             usage=self.usage(h.usage),
@@ -216,11 +216,11 @@ def _agents(c: _Crossing) -> tuple[view.Agent, ...]:
         for s in c.acc.streams
         if s.depth >= 0
     ]
-    kinds = {h.kind: h for h in c.acc.hidden}
+    kinds = {h.kind for h in c.acc.hidden}
     if kinds and c.acc.streams:
         agents += [
             view.Agent(
-                id=c.hidden_agent(kinds[kind]),
+                id=c.hidden_agent(kind),
                 parent=c.agent(0),
                 depth=1,
                 kind=HIDDEN_AGENT_KINDS[kind],
@@ -408,7 +408,7 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
         (call.usage, c.searches(call), call.model, c.agent(call.stream))
         for call in acc.calls.values()
     ]
-    seen += [(h.usage, 0, h.model, c.hidden_agent(h)) for h in acc.hidden]
+    seen += [(h.usage, 0, h.model, c.hidden_agent(h.kind)) for h in acc.hidden]
     for raw, searches, name, agent in seen:
         usage = c.usage(raw, searches)
         model = c.model(name)

@@ -40,7 +40,6 @@ _ZERO = Decimal(0)
 _WHY = {
     "PRICE-MODEL-MISSING": "model",
     "PRICE-CONTEXT-MISSING": "billing-context",
-    "PRICE-MAX-OUTPUT-MISSING": "max-output-tokens",
     "PRICE-SERVER-TOOL-MISSING": "web-search",
 }
 

@@ -89,9 +89,9 @@ def _by_request(acc: Account, calls: list[HiddenCall]) -> None:
     # request id -> the tasks of the calls it names (a task None: a call before any prompt)
     chains: dict[str, set[int | None]] = defaultdict(set)
     for msg_id, request_ids in named_requests(acc).items():
-        call = acc.calls.get(msg_id)
-        for request_id in request_ids if call is not None else ():
-            chains[request_id].add(call.task if call else None)
+        if (call := acc.calls.get(msg_id)) is not None:
+            for request_id in request_ids:
+                chains[request_id].add(call.task)
     pending = calls
     waiting = True  # calls naming a hidden call not yet attributed wait for it
     while pending:

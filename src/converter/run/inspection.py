@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from converter.errors import CODES
 from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicSummary, UsageTotals
-from converter.run.outputs import InspectReport, checked
+from converter.run.outputs import HiddenFigure, InspectReport, checked
 from converter.text import counted
 from converter.vocabulary import HIDDEN_KINDS, hidden_kind_of
 
@@ -97,13 +97,7 @@ def card_cost(found: Estimate) -> dict[str, Any]:
         "usage_incomplete_width_usd": decimal_text(found.incomplete_width),
         "by_model": {name: model_figure(m) for name, m in sorted(found.by_model.items())},
         "hidden_by_kind": {
-            kind: {
-                "model_calls": found.hidden_by_kind[kind].calls,
-                "low_usd": decimal_text(found.hidden_by_kind[kind].low),
-                "high_usd": decimal_text(found.hidden_by_kind[kind].high),
-                "model_calls_unbounded": found.hidden_by_kind[kind].unbounded,
-                "model_calls_no_max_output": found.hidden_by_kind[kind].no_max_output,
-            }
+            kind: _hidden_figure(found.hidden_by_kind[kind])
             for kind in HIDDEN_KINDS
             if kind in found.hidden_by_kind
         },
@@ -121,6 +115,12 @@ def model_figure(m: ModelCost) -> dict[str, Any]:
         "model_calls_usage_incomplete": m.incomplete,
         "max_output_tokens": m.max_output_tokens,
     }
+
+
+def _hidden_figure(m: ModelCost) -> dict[str, Any]:
+    """One kind of hidden call's part of a `card_cost` figure: a model's, its keys only."""
+    whole = model_figure(m)
+    return {k: whole[k] for k in HiddenFigure.model_fields}
 
 
 def money_span(low: str, high: str, unbounded: int = 0) -> str:
@@ -201,7 +201,6 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
     lacks = {
         "model": "a model the card does not know",
         "billing-context": "a billing context the card does not price",
-        "max-output-tokens": "no max_output_tokens on the card for a usage-incomplete call",
         "web-search": "no web-search price on the card",
     }
     for reason, calls in cost["not_priced_for_lack_of"].items():

@@ -47,7 +47,9 @@ CardId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{
 # The class name of an exception a scan row met (a bug, or `WorkerDied`): the program's own
 # vocabulary, never a message.
 ErrorName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
-LackOf = Literal["model", "billing-context", "max-output-tokens", "web-search"]
+# (a usage-incomplete call of a model with no max_output_tokens on the card is priced, its
+# high end open: `model_calls_no_max_output`)
+LackOf = Literal["model", "billing-context", "web-search"]
 
 
 class Tokens(Closed):
