@@ -129,7 +129,7 @@ def _usage_error(bad: click.UsageError, args: list[str]) -> NoReturn:
     if bad.format_message().startswith("Usage: "):  # a group given no command: its help
         tell(bad.format_message())  # (no typed value in it; a review: "usage error: Usage:")
         sys.exit(Exit.USAGE)
-    sealed = _sealed_hint(bad, args)
+    sealed = _sealed_hint(bad)
     hint = _repeat_hint(bad, args) or sealed or _help_hint(bad, args)
     # with a sealed option's hint, not click's nearest name (--public-key): no other way to it
     said = bad.message if sealed else bad.format_message()
@@ -146,7 +146,7 @@ _SEALED = {
 }
 
 
-def _sealed_hint(bad: click.UsageError, args: list[str]) -> str:
+def _sealed_hint(bad: click.UsageError) -> str:
     if bad.ctx is None or bad.ctx.command.name != "evaluate":
         return ""
     # the option click refused, not any argument that looks like one (a value, another option)
