@@ -832,9 +832,12 @@ def test_a_bundle_path_that_is_not_there_is_named(
     """An audit: a mistyped path (or a glob, never expanded) was `BUNDLE-UNREADABLE [bundle 3
     of 3]`; the path is the workflow's own text, and the refusal names it."""
     name = make_bundle(cli, workspace, "scale")
-    run = run_action(runner, tmp_path, workspace, {"bundle": f"{name}\nevidence/*.json"})
+    run = run_action(
+        runner, tmp_path, workspace, {"bundle": f"{name}\nevidence/*.json\nmy bundle.json"}
+    )
     assert_gate(run, "REFUSED", 2)
-    assert "no bundle file at: evidence/*.json" in run.summary
+    # Each path quoted: two paths joined by a space read as one with a space in it.
+    assert 'no bundle file at: "evidence/*.json", "my bundle.json" (' in run.summary
     assert "globs are not expanded" in run.summary
 
 
