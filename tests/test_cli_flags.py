@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,18 @@ def test_an_interrupt_after_the_output_is_in_place_does_not_say_nothing_was_writ
     assert cli("inspect", "--in", str(PARENT)).err.strip() == "interrupted: nothing was written"
 
 
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """Python's own SIGINT handler for the test, whatever the runner inherited: a test suite
+    started as a script's background job (`pytest &`) starts with SIGINT ignored, and Python
+    then leaves it ignored, so a Ctrl-C sent by the test was dropped (exit 0, no message)."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def _interrupt_this_thread() -> None:
     """A Ctrl-C to the thread that writes, as a terminal's reaches a run (one thread by then).
     Sent to the process, it could land on another thread of the test run (a pool's, left by an
@@ -104,7 +117,7 @@ def _interrupt_this_thread() -> None:
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
 def test_a_real_ctrl_c_during_the_renames_lands_after_them(
-    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ctrl_c_raises: None
 ) -> None:
     """A real SIGINT while the outputs are renamed waits for the last rename: the outputs are
     whole, the one replaced is the new one, and the interrupt is said as coming after them.
@@ -132,7 +145,7 @@ def test_a_real_ctrl_c_during_the_renames_lands_after_them(
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
 def test_a_ctrl_c_during_the_write_never_leaves_a_stale_attestation_beside_a_new_bundle(
-    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ctrl_c_raises: None
 ) -> None:
     """A bundle written over a signed one without --attest-key takes the old attestation away
     with it. Was: removed after the write, so a Ctrl-C held during the renames landed between
