@@ -181,6 +181,7 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
         assert set(row["cost"]) == {
             "low_usd",
             "high_usd",
+            "high_usd_known",
             "model_calls_priced",
             "model_calls_not_priced",
             "tool_calls_not_priced",
@@ -198,6 +199,7 @@ def test_price_card_gives_each_convertible_session_inspects_figure(projects: Any
     priced = [r["cost"] for r in result["sessions"] if r["cost"] is not None]
     assert Decimal(total["low_usd"]) == sum(Decimal(c["low_usd"]) for c in priced)
     assert Decimal(total["high_usd"]) == sum(Decimal(c["high_usd"]) for c in priced)
+    assert total["high_usd"] == total["high_usd_known"]  # every call bounded
     assert total["model_calls_priced"] == sum(c["model_calls_priced"] for c in priced)
     # by model: each model's figure is its rows' sum, and the models' add up to the total
     models = total["by_model"]
@@ -1449,8 +1451,16 @@ def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli:
     cost = cli("inspect", "--json", "--in", str(tree.parent), *card).json()["card_cost"]
     assert cost["model_calls_unbounded"] == 1
     assert sum(m["model_calls_unbounded"] for m in cost["by_model"].values()) == 1
+    # a price audit: JSON's high end was a finite number that bounded nothing; null now
+    (model,) = [m for m in cost["by_model"].values() if m["model_calls_unbounded"]]
+    assert (cost["high_usd"], model["high_usd"]) == (None, None)
+    assert Decimal(cost["high_usd_known"]) >= Decimal(cost["low_usd"])
     scanned = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card)
     assert scanned.code == 0, scanned.err
+    figures = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card).json()
+    assert figures["sessions"][0]["cost"]["high_usd"] is None
+    assert figures["totals"]["cost"]["high_usd"] is None
+    assert figures["totals"]["cost"]["high_usd_known"] == cost["high_usd_known"]
     assert f"{figure.group(1)} – no bound" in scanned.out
     assert "1 model call recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT)" in scanned.out
     complete = cli("inspect", "--in", str(fixture_parent("synthetic_tree")), *card).out
@@ -1475,6 +1485,9 @@ def test_a_call_of_a_model_with_no_max_output_on_the_card_is_in_the_scan_with_no
     assert row["model_calls_no_max_output"] == 1
     assert row["low_usd"] == alone["low_usd"]
     assert row["by_model"]["claude-opus-4-20250514"]["model_calls_no_max_output"] == 1
+    assert alone["high_usd"] is row["high_usd"] is None
+    assert alone["by_model"]["claude-opus-4-20250514"]["high_usd"] is None
+    assert row["high_usd_known"] == alone["high_usd_known"]
     text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
     assert f"${Decimal(alone['low_usd']):.4f} – no bound" in text
     assert "1 model call usage-incomplete, of models the card states no max_output_tokens" in text
@@ -1510,6 +1523,7 @@ def test_the_scans_total_by_model_keeps_a_no_max_output_calls_open_end(
     scanned = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card).json()
     total = scanned["totals"]["cost"]["by_model"]["claude-opus-4-20250514"]
     assert total["model_calls_no_max_output"] == 1
+    assert total["high_usd"] is None
     text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
     low = Decimal(total["low_usd"])
     assert f"  claude-opus-4-20250514: ${low:.4f} – no bound (" in text, text

@@ -12,6 +12,8 @@ from converter.text import counted
 from converter.vocabulary import HIDDEN_KINDS, hidden_kind_of
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from converter.firewall.pseudonyms import Pseudonymizer
     from converter.pricing.card import PriceCard
     from converter.pricing.estimate import Estimate, ModelCost
@@ -85,7 +87,7 @@ def card_cost(found: Estimate) -> dict[str, Any]:
     return {
         "price_card": found.card_id,
         "low_usd": decimal_text(found.low),
-        "high_usd": decimal_text(found.high),
+        **high_end(found.high, found.unbounded_calls + found.no_max_output_calls),
         "model_calls_priced": found.priced_calls,
         "model_calls_not_priced": found.unpriced_calls,
         "not_priced_for_lack_of": dict(sorted(found.unpriced_by_reason.items())),
@@ -104,12 +106,20 @@ def card_cost(found: Estimate) -> dict[str, Any]:
     }
 
 
+def high_end(high: Decimal, open_calls: int) -> dict[str, str | None]:
+    """A figure's high end: `high_usd` is a bound or null, never a number that bounds nothing
+    (a price audit: a script read a finite high_usd as the most a session could have cost);
+    `high_usd_known` is the sum as far as it is known, each open call at what it recorded."""
+    known = decimal_text(high)
+    return {"high_usd": None if open_calls else known, "high_usd_known": known}
+
+
 def model_figure(m: ModelCost) -> dict[str, Any]:
     """One model's part of a `card_cost` figure (`scan` sums them over sessions)."""
     return {
         "model_calls": m.calls,
         "low_usd": decimal_text(m.low),
-        "high_usd": decimal_text(m.high),
+        **high_end(m.high, m.unbounded + m.no_max_output),
         "model_calls_unbounded": m.unbounded,
         "model_calls_no_max_output": m.no_max_output,
         "model_calls_usage_incomplete": m.incomplete,
@@ -136,7 +146,7 @@ def money_span(low: str, high: str, unbounded: int = 0) -> str:
 def cost_span(cost: dict[str, Any]) -> str:
     """A `card_cost` figure (or a part of one) as `money_span` says it."""
     open_ended = cost["model_calls_unbounded"] + cost["model_calls_no_max_output"]
-    return money_span(cost["low_usd"], cost["high_usd"], open_ended)
+    return money_span(cost["low_usd"], cost["high_usd_known"], open_ended)
 
 
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
@@ -163,7 +173,9 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
     if cost["model_calls_unbounded"]:
         # "without it" is a span only when nothing else leaves the high end open
         rest = cost["model_calls_no_max_output"]
-        without = "" if rest else f": {money_span(cost['low_usd'], cost['high_usd'])} without it"
+        without = (
+            "" if rest else f": {money_span(cost['low_usd'], cost['high_usd_known'])} without it"
+        )
         lines.append(
             f"    no bound: {counted(cost['model_calls_unbounded'], 'call')} recorded no input "
             f"(CC-REC-USAGE-INCOMPLETE-NO-INPUT), which is in neither end{without}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StringConstraints
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
 from converter.errors import CODES
 from converter.firewall.types import (
@@ -91,12 +91,33 @@ class AgentCalls(Closed):
     model_calls: Count
 
 
+HIGH_USD = (
+    "the most these calls can have cost by the card; null when no bound is known "
+    "(model_calls_unbounded or model_calls_no_max_output above 0)"
+)
+HIGH_USD_KNOWN = (
+    "the high end as far as the transcripts tell: high_usd where that is a bound; where it is "
+    "null, the sum with each open call at what it recorded, which the true cost may exceed"
+)
+
+
+def _a_bound_or_null(figure: Any) -> Any:
+    """A figure's high end is a bound where every call has one, else null: never a number
+    that bounds nothing (the check each figure below runs)."""
+    open_calls = figure.model_calls_unbounded + figure.model_calls_no_max_output
+    if figure.high_usd != (None if open_calls else figure.high_usd_known):
+        raise ValueError("high_usd is high_usd_known where every call is bounded, else null")
+    return figure
+
+
 class ModelFigure(Closed):
     """One model's part of a figure by a price card."""
 
     model_calls: Count
     low_usd: Usd
-    high_usd: Usd
+    high_usd: Usd | None = Field(description=HIGH_USD)
+    high_usd_known: Usd = Field(description=HIGH_USD_KNOWN)
+    _high_end = model_validator(mode="after")(_a_bound_or_null)
     model_calls_unbounded: Count
     model_calls_no_max_output: Count  # usage-incomplete, and no max_output_tokens on the card
     model_calls_usage_incomplete: Count = Field(
@@ -111,7 +132,9 @@ class HiddenFigure(Closed):
 
     model_calls: Count
     low_usd: Usd
-    high_usd: Usd
+    high_usd: Usd | None = Field(description=HIGH_USD)
+    high_usd_known: Usd = Field(description=HIGH_USD_KNOWN)
+    _high_end = model_validator(mode="after")(_a_bound_or_null)
     model_calls_unbounded: Count
     model_calls_no_max_output: Count
 
@@ -121,7 +144,9 @@ class CardCost(Closed):
 
     price_card: CardId
     low_usd: Usd
-    high_usd: Usd
+    high_usd: Usd | None = Field(description=HIGH_USD)
+    high_usd_known: Usd = Field(description=HIGH_USD_KNOWN)
+    _high_end = model_validator(mode="after")(_a_bound_or_null)
     model_calls_priced: Count
     model_calls_not_priced: Count
     not_priced_for_lack_of: dict[LackOf, Count]
@@ -130,7 +155,7 @@ class CardCost(Closed):
     model_calls_unbounded: Count
     model_calls_no_max_output: Count = Field(
         description="usage-incomplete calls of models the card states no max_output_tokens "
-        "for: in low_usd at their recorded usage; high_usd is then no bound"
+        "for: in low_usd at their recorded usage; high_usd is then null"
     )
     model_calls_usage_incomplete: Count = Field(
         description="usage-incomplete calls priced up to the card's max_output_tokens (those "
@@ -170,7 +195,9 @@ class InspectReport(Closed):
 class ScanModelCost(Closed):
     model_calls: Count
     low_usd: Usd
-    high_usd: Usd
+    high_usd: Usd | None = Field(description=HIGH_USD)
+    high_usd_known: Usd = Field(description=HIGH_USD_KNOWN)
+    _high_end = model_validator(mode="after")(_a_bound_or_null)
     model_calls_unbounded: Count
     model_calls_no_max_output: Count
 
@@ -179,7 +206,9 @@ class ScanCost(Closed):
     """A figure by the card in `scan` (`inspect --price-card`'s, in short)."""
 
     low_usd: Usd
-    high_usd: Usd
+    high_usd: Usd | None = Field(description=HIGH_USD)
+    high_usd_known: Usd = Field(description=HIGH_USD_KNOWN)
+    _high_end = model_validator(mode="after")(_a_bound_or_null)
     model_calls_priced: Count
     model_calls_not_priced: Count
     tool_calls_not_priced: Count

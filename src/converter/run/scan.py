@@ -56,6 +56,7 @@ from converter.run.inspection import (
     TOKEN_KEYS,
     card_cost,
     cost_span,
+    high_end,
     inspect_report,
     model_figure,
 )
@@ -472,7 +473,7 @@ def inspect_part(
 # A row's and the totals' figure: inspect --price-card's keys, those its model (outputs.py)
 # names; a model's part likewise. The counts are what the totals add up.
 _COST_KEYS = tuple(k for k in ScanCost.model_fields if k != "by_model")
-_COST_COUNTS = tuple(k for k in _COST_KEYS if not k.endswith("_usd"))
+_COST_COUNTS = tuple(k for k in _COST_KEYS if "_usd" not in k)
 _MODEL_COST = tuple(ScanModelCost.model_fields)
 
 
@@ -825,20 +826,20 @@ def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         if cost is None:
             continue
         low = add(low, Decimal(cost["low_usd"]))
-        high = add(high, Decimal(cost["high_usd"]))
+        high = add(high, Decimal(cost["high_usd_known"]))
         for name in counts:
             counts[name] += cost[name]
         for model, part in cost["by_model"].items():
             into = models.setdefault(model, ModelCost())
             into.calls += part["model_calls"]
             into.low = add(into.low, Decimal(part["low_usd"]))
-            into.high = add(into.high, Decimal(part["high_usd"]))
+            into.high = add(into.high, Decimal(part["high_usd_known"]))
             into.unbounded += part["model_calls_unbounded"]
             into.no_max_output += part["model_calls_no_max_output"]
     return {
         "price_card": card_id,
         "low_usd": decimal_text(low),
-        "high_usd": decimal_text(high),
+        **high_end(high, counts["model_calls_unbounded"] + counts["model_calls_no_max_output"]),
         **counts,
         # the priced sessions' spend by model, costliest (high end) first in the text
         "by_model": {name: _model_part(m) for name, m in sorted(models.items())},
@@ -970,7 +971,7 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
         figure = "nothing priced"
     line = f"cost by price card {cost['price_card']}: {figure} of the convertible sessions"
     ranked = sorted(
-        cost["by_model"].items(), key=lambda item: (-Decimal(item[1]["high_usd"]), item[0])
+        cost["by_model"].items(), key=lambda item: (-Decimal(item[1]["high_usd_known"]), item[0])
     )
     by_model = [
         f"  {model}: {cost_span(part)} ({counted(part['model_calls'], 'call')})"
