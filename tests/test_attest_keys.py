@@ -575,3 +575,34 @@ def test_keygen_gives_the_notice_only_where_the_passphrase_goes_unused(
     plain = cli("keygen", "--out", str(tmp_path / "p.pem"))
     assert plain.code == 0, plain.err
     assert "notice" not in plain.err
+
+
+_P = 2**255 - 19
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        bytes([1]) + bytes(31),  # the identity: R = identity, S = 0 signs every message
+        bytes(32),  # y = 0: order 4
+        (_P - 1).to_bytes(32, "little"),  # y = -1: order 2
+        (_P + 1).to_bytes(32, "little"),  # the identity, non-canonical (y >= p)
+        (2).to_bytes(32, "little"),  # y = 2: no point of the curve
+    ],
+)
+def test_a_weak_public_key_is_refused(tmp_path: Path, raw: bytes) -> None:
+    """Under a small-order key OpenSSL accepts forged signatures; no keygen writes one."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    pem = Ed25519PublicKey.from_public_bytes(raw).public_bytes(
+        Encoding.PEM, PublicFormat.SubjectPublicKeyInfo
+    )
+    with pytest.raises(SigningKeyRefused) as raised:
+        load_public_key(_write(tmp_path / "k.pem.pub", pem, 0o644))
+    assert _code(raised) == "ATTEST-PUBLIC-KEY-INVALID"
+
+
+def test_generated_public_keys_are_not_weak(tmp_path: Path) -> None:
+    for n in range(200):
+        key = Ed25519PrivateKey.generate().public_key()
+        assert load_public_key(_write(tmp_path / f"{n}.pem.pub", public_pem(key), 0o644)) == key

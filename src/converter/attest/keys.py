@@ -105,7 +105,35 @@ def public_key_from_pem(data: bytes) -> Ed25519PublicKey:
         raise SigningKeyRefused("ATTEST-PUBLIC-KEY-INVALID") from None
     if not isinstance(key, Ed25519PublicKey):
         raise SigningKeyRefused("ATTEST-KEY-WRONG-TYPE")
+    if _weak(key.public_bytes(Encoding.Raw, PublicFormat.Raw)):
+        raise SigningKeyRefused("ATTEST-PUBLIC-KEY-INVALID")
     return key
+
+
+_P = 2**255 - 19
+_D = -121665 * pow(121666, -1, _P) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def _weak(raw: bytes) -> bool:
+    """Whether a raw Ed25519 public key is no point of the curve, a non-canonical encoding, or
+    a point of small order (8A is the identity). OpenSSL verifies against such a key as RFC
+    8032 says, and under the identity key R = identity, S = 0 is a signature of every message:
+    no keygen writes one, so a key that is one was made to forge (libsodium refuses them too)."""
+    y = int.from_bytes(raw, "little") & ((1 << 255) - 1)
+    if y >= _P:
+        return True
+    u, v = (y * y - 1) % _P, (_D * y * y + 1) % _P
+    x = u * pow(v, 3, _P) * pow(u * pow(v, 7, _P), (_P - 5) // 8, _P) % _P
+    if (v * x * x - u) % _P:
+        x = x * _SQRT_M1 % _P
+        if (v * x * x - u) % _P:
+            return True
+    for _ in range(3):  # doubling on -x^2 + y^2 = 1 + d x^2 y^2 (complete: d is no square)
+        xy = x * y % _P
+        dxy2 = _D * xy * xy % _P
+        x, y = 2 * xy * pow(1 + dxy2, -1, _P) % _P, (y * y + x * x) * pow(1 - dxy2, -1, _P) % _P
+    return (x, y) == (0, 1)
 
 
 def generate_key_files(private_path: Path, passphrase: Passphrase | None = None) -> GeneratedKey:

@@ -1454,8 +1454,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     "ATTEST-ENVELOPE-MALFORMED": _c(
         "The attestation is a DSSE envelope (it has a payload or payloadType) but cannot be "
-        "read: a missing or ill-typed field, a repeated key, more than 16 signatures, bad "
-        "base64, or bytes that no longer parse (a flipped byte, a cut); exit 5.",
+        "read: a missing or ill-typed field, a repeated key, more than 16 signatures, a "
+        "payload that is not base64, or bytes that no longer parse (a flipped byte, a cut); "
+        "exit 5. (A signature entry whose sig is not base64 is skipped as another signer's: "
+        "ATTEST-SIGNATURE-INVALID when no other verifies.)",
         "Use the .intoto.json file written beside the bundle; if it was edited, the bundle "
         "cannot be trusted until it is attested again.",
     ),
@@ -1525,7 +1527,8 @@ CODES: dict[str, CodeInfo] = {
     "ATTEST-PUBLIC-KEY-INVALID": _c(
         "The public key given to check a signature (--public-key, or the Action's public-key "
         "input) is not a PEM public key (empty, damaged, not PEM, two keys in one file, or not "
-        "a regular file).",
+        "a regular file), or is a weak Ed25519 key (of small order, or no curve point) under "
+        "which anyone can forge a signature.",
         "Pass the producer's public key: the .pem.pub file `keygen` wrote beside their signing "
         "key (in the Action: its path as public-key, or its text as public-key-pem). A key pair "
         "of your own cannot check their signature.",
