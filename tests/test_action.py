@@ -906,7 +906,7 @@ def test_a_converter_package_in_the_workspace_cannot_decide_the_gate(
         ("pull_request", "linked", True),  # a link in the checkout points outside it
         ("pull_request", "outside", False),
         ("push", "inside", False),
-        ("pull_request_target", "inside", False),  # its checkout is the base branch's
+        ("pull_request_target", "inside", False),  # no payload to tell: the base branch checkout
     ],
 )
 def test_a_key_file_in_a_pull_requests_own_checkout_is_warned_of(
@@ -943,3 +943,76 @@ def test_a_key_file_in_a_pull_requests_own_checkout_is_warned_of(
     assert (note in run.summary) is warned
     warnings = [line for line in run.log.splitlines() if line.startswith("::warning")]
     assert any(note in line for line in warnings) is warned
+
+
+def _git(workspace: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(workspace), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize(
+    ("event", "checked_out", "warned"),
+    [
+        ("pull_request_target", "base", False),  # the default checkout: the base branch
+        ("pull_request_target", "head", True),  # `ref: ${{ github.event.pull_request.head.sha }}`
+        ("pull_request_target", "merge", True),  # refs/pull/N/merge: the head is in its history
+        ("workflow_run", "head", True),  # run after a pull_request workflow, its head checked out
+        ("workflow_run-push", "head", False),  # run after a push: the branch's own commit
+    ],
+)
+def test_a_key_file_in_a_checkout_of_the_pull_requests_commit_is_warned_of(
+    event: str,
+    checked_out: str,
+    warned: bool,
+    cli: Any,
+    runner: Runner,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    """A DSSE audit: a pull_request_target or workflow_run workflow that checks out the pull
+    request's commit (a common pattern) gives the pull request the key file in the workspace,
+    and the gate said nothing; its default checkout, the base branch, is not warned of."""
+    key = workspace / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    _git(workspace, "init", "-q", "-b", "main")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-q", "-m", "base")
+    base = _git(workspace, "rev-parse", "HEAD")
+    _git(workspace, "checkout", "-q", "-b", "pr")
+    (workspace / "change.txt").write_text("the pull request's\n")
+    _git(workspace, "add", "-A")
+    _git(workspace, "commit", "-q", "-m", "pull request")
+    head = _git(workspace, "rev-parse", "HEAD")
+    if checked_out == "base":
+        _git(workspace, "checkout", "-q", base)
+    elif checked_out == "merge":
+        _git(workspace, "checkout", "-q", "main")
+        (workspace / "other.txt").write_text("the base moved on\n")
+        _git(workspace, "add", "-A")
+        _git(workspace, "commit", "-q", "-m", "base moved")
+        _git(workspace, "merge", "-q", "--no-ff", "-m", "merge", "pr")
+    name, _, trigger = event.partition("-")
+    payload: dict[str, Any] = (
+        {"pull_request": {"head": {"sha": head}}}
+        if name == "pull_request_target"
+        else {"workflow_run": {"head_sha": head, "event": trigger or "pull_request"}}
+    )
+    event_file = tmp_path / "event.json"
+    event_file.write_text(json.dumps(payload))
+    run = run_action(
+        runner,
+        tmp_path / "run",
+        workspace,
+        {"bundle": bundle, "public-key": "producer.pem.pub"},
+        caller_env={"GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(event_file)},
+    )
+    assert_gate(run, "SCALE", 0)
+    note = "public key is a file of the pull request's own checkout"
+    assert (note in run.summary) is warned
