@@ -303,6 +303,8 @@ def test_price_card_marks_a_figure_a_finding_says_leaves_spend_out(
     shutil.copytree(FIXTURES / "synthetic_tree", whole)
     (plain,) = cli("scan", str(whole.parent), "--jobs", "1", "--json", *card).json()["sessions"]
     assert plain["cost"]["spend_left_out"] == []
+    # no row marked: the legend has no word for `+` (a scan of three sessions read it)
+    assert "cost +" not in cli("scan", str(whole.parent), "--jobs", "1", *card).out
 
 
 def test_an_unknown_price_card_is_refused_before_the_scan(

@@ -885,7 +885,10 @@ def bug_rows(result: dict[str, Any]) -> int:
 def render_text(result: dict[str, Any]) -> str:
     """The table of sessions, the totals, then a note for each thing the scan left out."""
     legend = _LEGEND
-    if "cost" in result["totals"]:  # one word for `+`, whichever of its two causes it has
+    marked = "cost" in result["totals"] and any(
+        _row_cost(r["cost"]).endswith("+") for r in result["sessions"] if r["status"] != "empty"
+    )
+    if marked:  # one word for `+`, whichever of its two causes it has, where a row has one
         legend = legend[:-1] + "; cost +: may be more than the figure, the footnotes say why)"
     return "\n".join([*_table(result), legend, "", *_totals(result), *_notes(result)])
 
