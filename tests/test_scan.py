@@ -23,6 +23,7 @@ from converter.devtools.bench.generate import Expected, Params, generate
 from converter.errors.codes import CODES, SPEND_LEFT_OUT
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
+from converter.run.outputs import HiddenFigure, ModelFigure, ScanModelCost
 from tests.conftest import FIXTURES, TEST_KEY, fixture_parent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1629,3 +1630,31 @@ def test_a_session_with_no_model_call_is_empty_not_refused(tmp_path: Path, cli: 
     line = next(x for x in priced.splitlines() if x.startswith(empty["session"]))
     assert re.search(r" empty .* no calls +CC-TREE-NO-CALLS$", line), line
     assert "1 session not priced" in priced  # the broken one
+
+
+@pytest.mark.parametrize(
+    "figure", [ModelFigure, HiddenFigure, ScanModelCost], ids=lambda m: m.__name__
+)
+def test_a_figure_crosses_only_with_a_high_end_that_is_a_bound_or_null(figure: Any) -> None:
+    """The rule each card figure checks as it leaves (inspect's and scan's): a finite high_usd
+    beside an open call is a bug (exit 70), never printed; so is a null beside none."""
+    from pydantic import ValidationError
+
+    extra = {"model_calls_usage_incomplete": 0, "max_output_tokens": None}
+    fields = {
+        "model_calls": 2,
+        "low_usd": "1.5",
+        "high_usd": "2.5",
+        "high_usd_known": "2.5",
+        "model_calls_unbounded": 0,
+        "model_calls_no_max_output": 0,
+        **{k: v for k, v in extra.items() if k in figure.model_fields},
+    }
+    assert figure.model_validate(fields).high_usd == "2.5"
+    for open_key in ("model_calls_unbounded", "model_calls_no_max_output"):
+        assert figure.model_validate({**fields, open_key: 1, "high_usd": None}).high_usd is None
+        with pytest.raises(ValidationError):
+            figure.model_validate({**fields, open_key: 1})
+    for wrong in (None, "2.4"):
+        with pytest.raises(ValidationError):
+            figure.model_validate({**fields, "high_usd": wrong})
