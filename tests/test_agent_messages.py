@@ -85,6 +85,7 @@ def _tree(
     teammate: bool = False,
     send_input: dict[str, Any] | None = None,
     send_failed: bool = False,
+    received_extra: dict[str, Any] | None = None,
 ) -> Path:
     """Prompt 1 spawns the agent (Agent call, result); prompt 2 (unless `same_task`) sends it
     `MESSAGE`. The agent's transcript: its first run (one call), then, when `received` is not
@@ -121,7 +122,7 @@ def _tree(
     ]
     if received is not None:
         child += [
-            _user("c3", "c2", received),
+            _user("c3", "c2", received, **(received_extra or {})),
             assistant_call("c4", "c3", "msg_resumed_1", [{"type": "text", "text": "CANARY"}]),
             assistant_call("c5", "c4", "msg_resumed_2", [{"type": "text", "text": "CANARY"}]),
         ]
@@ -185,6 +186,79 @@ def test_work_taken_up_from_a_later_tasks_message_is_that_tasks(
     tasks = _tasks(_tree(tmp_path, teammate=teammate, received=received))
     assert tasks["msg_spawn"] == tasks["msg_first_run"] == 0
     assert tasks["msg_send"] == tasks["msg_resumed_1"] == tasks["msg_resumed_2"] == 1
+
+
+_FRAMED = (
+    f"The coordinator sent a message while you were working:\n{MESSAGE}\n\n"
+    "Address this before completing your current task."
+)
+
+
+@pytest.mark.parametrize(
+    "received",
+    [_FRAMED, _FRAMED + "\n\nIMPORTANT: CANARY not from your user", MESSAGE],
+    ids=["framed", "framed-with-warning", "bare"],
+)
+@pytest.mark.parametrize("meta", [True, False], ids=["meta", "not-meta"])
+def test_a_coordinator_record_hands_the_agent_its_message(
+    tmp_path: Path, received: str, meta: bool
+) -> None:
+    """2.1.2xx writes the message an agent takes up as `origin.kind: "coordinator"`, `isMeta`,
+    framed by Claude Code's sentences (published captures). Was: read as harness text (meta),
+    so the agent looked given nothing after its first call and its resumed calls stayed in
+    the spawning task (exit 0, no finding)."""
+    extra: dict[str, Any] = {"origin": {"kind": "coordinator"}}
+    if meta:
+        extra["isMeta"] = True
+    tasks = _tasks(_tree(tmp_path, received=received, received_extra=extra))
+    assert tasks["msg_first_run"] == 0
+    assert tasks["msg_resumed_1"] == tasks["msg_resumed_2"] == 1
+
+
+def _queued(uuid: str, parent: str, prompt: str) -> dict[str, Any]:
+    """A message delivered to a running agent at its next tool round, as a 2.1.288 capture
+    shows it (origin coordinator, `isMeta`; a plugin's send adds `origin.plugin`)."""
+    attachment = {"type": "queued_command", "prompt": prompt, "isMeta": True}
+    attachment["origin"] = {"kind": "coordinator"}
+    return {"type": "attachment", "uuid": uuid, "parentUuid": parent, "attachment": attachment}
+
+
+@pytest.mark.parametrize("meta_copy", [False, True], ids=["attachment-only", "attachment-and-meta"])
+def test_a_message_queued_for_a_running_agent_moves_its_later_work(
+    tmp_path: Path, meta_copy: bool
+) -> None:
+    """Was: an attachment is no user record, so the agent looked given nothing after its first
+    call and its later calls stayed in the spawning task (exit 0). A message written twice,
+    queued and then as the meta prompt, with no call between, is one delivery."""
+    parent = _tree(tmp_path, received=None)
+    child = tmp_path / SID / "subagents" / f"agent-{AGENT}.jsonl"
+    records = [json.loads(line) for line in child.read_text().splitlines()]
+    added: list[dict[str, Any]] = [_queued("q1", "c2", MESSAGE)]
+    last = "q1"
+    if meta_copy:
+        extra = {"isMeta": True, "origin": {"kind": "coordinator"}}
+        added.append(_user("c3", "q1", _FRAMED, **extra))
+        last = "c3"
+    added += [
+        assistant_call("c4", last, "msg_resumed_1", [{"type": "text", "text": "CANARY"}]),
+        assistant_call("c5", "c4", "msg_resumed_2", [{"type": "text", "text": "CANARY"}]),
+    ]
+    for rec in added:
+        rec.update(sessionId=SID, version="2.1.288", timestamp="2026-11-20T11:00:00.000Z")
+        rec.update(isSidechain=True, agentId=AGENT)
+    child.write_text("".join(json.dumps(r) + "\n" for r in records + added))
+    tasks = _tasks(parent)
+    assert tasks["msg_first_run"] == 0
+    assert tasks["msg_resumed_1"] == tasks["msg_resumed_2"] == 1
+
+
+def test_a_coordinator_record_of_another_message_is_refused(tmp_path: Path, cli: Any) -> None:
+    extra = {"origin": {"kind": "coordinator"}, "isMeta": True}
+    other = _FRAMED.replace(MESSAGE, "CANARY something else")
+    parent = _tree(tmp_path, received=other, received_extra=extra)
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 2
+    assert [r["code"] for r in result.json()["refusals"]] == ["CC-TREE-AGENT-RESUME-UNPLACED"]
 
 
 def test_the_delegation_returns_only_the_agents_first_run(tmp_path: Path) -> None:

@@ -711,6 +711,29 @@ def _said(text: str) -> tuple[str, ...]:
 
 
 _CHANNEL = "channel"
+# A message the main agent sent an agent (SendMessage), as the agent's transcript records it in
+# 2.1.2xx: a user record `isMeta: true`, `origin: {kind: "coordinator"}`, its text framed by
+# Claude Code ("The coordinator sent a message while you were working:" ... "Address this
+# before completing your current task.", with a later warning paragraph). Not a task; the
+# message it hands is read from inside the frame.
+_COORDINATOR = "coordinator"
+_COORDINATOR_LEAD = "The coordinator sent a message while you were working:"
+_COORDINATOR_TAIL = "\n\nAddress this before completing your current task."
+
+
+def _coordinator_said(text: str) -> tuple[str, ...]:
+    """The digests of the message a coordinator record hands its agent: the text as written,
+    and, when framed, what stands between the lead line and the closing sentence."""
+    found = list(_digests(text))
+    body = text.lstrip()
+    if body.startswith(_COORDINATOR_LEAD):
+        body = body[len(_COORDINATOR_LEAD) :]
+        end = body.rfind(_COORDINATOR_TAIL)
+        if end >= 0:
+            body = body[:end]
+        body = body.removeprefix("\n")
+        found += _digests(body)
+    return tuple(dict.fromkeys(found))
 
 
 def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> str:
@@ -720,6 +743,8 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
         return "compact"
     origin = obj.get("origin")
     kind = origin.get("kind") if isinstance(origin, dict) else None
+    if kind == _COORDINATOR:
+        return _COORDINATOR  # whatever `isMeta` says: a message handed to an agent, no task
     if kind == _CHANNEL:
         # A message sent into the session through a channel (a chat bridge: Telegram, Slack,
         # a phone app), written `isMeta` with `origin.kind: "channel"`: a request from outside
@@ -811,6 +836,9 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
     if rec.kind in ("prompt", "notification"):
         text = content if isinstance(content, str) else _first_text(content)
         rec.said = _said(text) if text is not None else ()
+    elif rec.kind == _COORDINATOR:
+        text = content if isinstance(content, str) else _first_text(content)
+        rec.said = _coordinator_said(text) if text is not None else ()
     outcome = obj.get("toolUseResult")
     if isinstance(outcome, dict):
         rec.result_agent_id = _opt_str(outcome, "agentId")
@@ -1005,7 +1033,20 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
         rec.agent_id = _opt_str(obj, "agentId")
     elif kind == "attachment":
         attachment = obj.get("attachment")
+        origin = attachment.get("origin") if isinstance(attachment, dict) else None
         if (
+            isinstance(attachment, dict)
+            and attachment.get("type") == "queued_command"
+            and isinstance(origin, dict)
+            and origin.get("kind") == _COORDINATOR
+        ):
+            # A message the main agent sent a running agent, delivered at its next tool round
+            # (2.1.2xx): no prompt a person typed; the message it hands is read as a
+            # coordinator record's is.
+            rec.kind = _COORDINATOR
+            prompt = attachment.get("prompt")
+            rec.said = _coordinator_said(prompt) if isinstance(prompt, str) else ()
+        elif (
             isinstance(attachment, dict)
             and attachment.get("type") == "queued_command"
             and attachment.get("commandMode", "prompt") == "prompt"

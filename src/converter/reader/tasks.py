@@ -100,6 +100,25 @@ def _first_own_call(stream: Stream) -> int | None:
     )
 
 
+def _deliveries(stream: Stream, found: list[int]) -> list[int]:
+    """The records that hand a message, one per delivery: Claude Code can write one message the
+    main agent sends a running agent twice (a queued command, then the meta prompt it
+    becomes), with no call of the agent's between them; the first stands for both. Any other
+    repetition is two records, as before."""
+    records = stream.records
+    kept: list[int] = []
+    for n in found:
+        if (
+            kept
+            and records[kept[-1]].type == "attachment"
+            and records[kept[-1]].kind == records[n].kind == "coordinator"
+            and not any(r.type == "assistant" for r in records[kept[-1] + 1 : n])
+        ):
+            continue
+        kept.append(n)
+    return kept
+
+
 def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
     """Where each agent took up a message the main transcript sent it (SendMessage, 2.1.77 on:
     a stopped agent resumes in its own transcript, which grows; a teammate gets its next
@@ -128,11 +147,14 @@ def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
     for (index, digests), sends in sent.items():
         stream = acc.streams[index]
         first = _first_own_call(stream)
-        found = [
-            n
-            for n, rec in enumerate(stream.records)
-            if first is not None and n > first and any(d in rec.said for d in digests)
-        ]
+        found = _deliveries(
+            stream,
+            [
+                n
+                for n, rec in enumerate(stream.records)
+                if first is not None and n > first and any(d in rec.said for d in digests)
+            ],
+        )
         sends.sort(key=lambda item: item[0])
         if len(found) != len(sends):  # the same message twice: paired in order, or not at all
             # a broadcast not found in a teammate's transcript did not reach it; found, but not
@@ -149,7 +171,9 @@ def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
 
 # What an agent's transcript records of a turn given to it (its own first prompt aside): a
 # prompt, a notice, content of no known kind.
-_TURNS = frozenset({"prompt", "channel", "command", "notification", "other", "unknown"})
+_TURNS = frozenset(
+    {"prompt", "channel", "command", "notification", "other", "unknown", "coordinator"}
+)
 
 
 def _takes_turns(stream: Stream) -> bool:
@@ -157,7 +181,7 @@ def _takes_turns(stream: Stream) -> bool:
     calls are its first run's, wherever an unfound message would have been taken up."""
     first = _first_own_call(stream)
     records = stream.records[first + 1 :] if first is not None else []
-    return any(r.type == "user" and r.kind in _TURNS for r in records)
+    return any((r.type == "user" and r.kind in _TURNS) or r.kind == "coordinator" for r in records)
 
 
 def assign(acc: Account) -> None:
