@@ -24,6 +24,7 @@ from converter.errors.codes import CODES, SPEND_LEFT_OUT
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.run.outputs import HiddenFigure, ModelFigure, ScanModelCost
+from converter.text import counted
 from tests.conftest import FIXTURES, TEST_KEY, fixture_parent
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1430,6 +1431,48 @@ def test_a_pruned_sessions_row_shows_no_count_where_nothing_was_read(
     assert row.split()[1:7] == ["orphan", "-", "-", "-", "-", "-"], row
     assert "subagents' calls were not read, and are in no count" in result.out
     assert pruned not in result.out
+
+
+def test_calls_copied_into_another_session_are_said_not_silently_summed(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A drift hunt: a session resumed as a fork (`--fork-session`, `/bg`: `continued-in`) or
+    duplicated holds its original's calls under a new session id, with no `forkedFrom` mark,
+    and the scan's totals summed them twice, unsaid. The calls are one API call each (one
+    message id): each row says how many of its calls other rows have, and the totals how many
+    they count again."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", tmp_path / "projects")
+    old = tree.parent.stem
+    new = "0f0e0d0c-0b0a-4909-8807-060504030201"
+    text = tree.parent.read_text().replace(old, new)
+    lines = text.splitlines(keepends=True)
+    (tree.parent.parent / f"{new}.jsonl").write_text("".join(lines[:6]))  # the copy's head
+    card = ("--price-card", "anthropic-2026-12")
+    result = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card)
+    assert result.code == 0, result.err
+    doc = result.json()
+    rows = {r["model_calls"]: r for r in doc["sessions"]}
+    assert len(rows) == 2
+    small, whole = sorted(rows)
+    assert rows[small]["model_calls_in_other_sessions"] == small > 0
+    assert rows[whole]["model_calls_in_other_sessions"] == small
+    totals = doc["totals"]
+    assert totals["model_calls"] == small + whole  # the rows summed: each copy counted
+    assert totals["model_calls_in_several_sessions"] == totals["model_calls_counted_again"]
+    assert totals["model_calls_counted_again"] == small
+    assert totals["sessions_sharing_calls"] == 2
+    text_out = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
+    assert text_out.count("[calls in other sessions]") == 3  # two rows and the note
+    assert f"{counted(small, 'model call')} (by message id) " in text_out
+    assert f"count {counted(small, 'call')} again (tokens and cost too)" in text_out
+    alone = cli("scan", str(tmp_path / "projects"), "--jobs", "2", "--json", *card).json()
+    assert alone == doc  # the same with two processes
+    # one session alone shares nothing
+    (tree.parent.parent / f"{new}.jsonl").unlink()
+    one = cli("scan", str(tmp_path / "projects"), "--jobs", "1").out
+    assert "other sessions" not in one
 
 
 def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli: Any) -> None:

@@ -243,6 +243,10 @@ class ScanRow(ScanNumbers):
     orphan_folders: Count
     split: bool
     transcript_beside: bool
+    model_calls_in_other_sessions: Count = Field(
+        description="its model calls (by message id) that other sessions' rows count too: "
+        "copies, as a session resumed as a fork or duplicated holds its original's"
+    )
     # with --price-card: null for a session that has no one tree that converts
     cost: RowCost | None = Field(default=None, description="present with --price-card")
 
@@ -265,6 +269,14 @@ class ScanTotals(ScanNumbers):
     errors: Count
     split: Count
     parent_files: Count
+    model_calls_in_several_sessions: Count = Field(
+        description="model calls (by message id) in more than one session's row"
+    )
+    model_calls_counted_again: Count = Field(
+        description="how many times the totals, which sum the rows, count those calls beyond "
+        "once (the totals' model_calls, tokens and cost include each copy)"
+    )
+    sessions_sharing_calls: Count
     refusal_codes: dict[KnownCode, Count]
     skipped_entries: Count
     skipped_session_files: Count

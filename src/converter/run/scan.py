@@ -467,6 +467,8 @@ def inspect_part(
         part["cost"] = cost
     if identities:
         part.update(_identities(parent, account))
+    else:  # which calls other sessions have too (`_shared_calls`)
+        part["call_keys"] = [_keyed("call", c.msg_id) for c in account.calls.values()]
     return part
 
 
@@ -490,12 +492,16 @@ def _cost(found: Estimate) -> dict[str, Any]:
     return {**{k: whole[k] for k in _COST_KEYS}, "by_model": by_model}
 
 
-def _identities(parent: str, account: Account) -> dict[str, Any]:
-    secret = _SECRET["key"]
+def _keyed(kind: str, local: str) -> bytes:
+    """A local id under the scan's key: content-free, the same in every tree of the scan."""
+    value = f"{kind}:{local}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(
+        value, key=_SECRET["key"], digest_size=16, person=b"scan-identity"
+    ).digest()
 
-    def keyed(kind: str, local: str) -> bytes:
-        value = f"{kind}:{local}".encode("utf-8", "surrogatepass")
-        return hashlib.blake2b(value, key=secret, digest_size=16, person=b"scan-identity").digest()
+
+def _identities(parent: str, account: Account) -> dict[str, Any]:
+    keyed = _keyed
 
     def tokens(call: Call) -> tuple[int, ...]:
         usage = usage_totals(call.usage)
@@ -769,11 +775,14 @@ def scan(
     tick = progress(len(parents)) if progress else (lambda: None)
     results = _run_parts(parts, secret, jobs, tick, card)
     rows = []
+    keys: list[set[bytes]] = []
     at = 0
     for session in sessions:
         done = results[at : at + len(session.parents)]
         at += len(session.parents)
         rows.append(_row(session, done, pseudo, card is not None))
+        keys.append({k for p in done for k in (*p.get("call_keys", ()), *p.get("calls", {}))})
+    shared = _shared_calls(rows, keys)
     rows.sort(key=lambda r: str(r["session"]))
     statuses = Counter(r["status"] for r in rows)
     refusal_sessions: Counter[str] = Counter(
@@ -793,6 +802,7 @@ def scan(
         **{k: sum(r[k] for r in rows) for k in _NUMBERS},
         "tokens": sum(r["tokens"] for r in rows),
         "usage": {k: sum(r["usage"][k] for r in rows) for k in TOKEN_KEYS},
+        **shared,
         "refusal_codes": dict(sorted(refusal_sessions.items())),
         "skipped_entries": found.skipped,
         "skipped_session_files": found.top_level_sessions,
@@ -811,6 +821,22 @@ def scan(
         "totals": totals,
     }
     return checked(ScanReport, report)
+
+
+def _shared_calls(rows: list[dict[str, Any]], keys: list[set[bytes]]) -> dict[str, int]:
+    """The model calls that are in more than one session's row: one API call (one message id)
+    recorded in several transcripts, as a session resumed as a fork (`--fork-session`, `/bg`)
+    or duplicated copies its original's. Each row says how many of its calls other rows have
+    (`model_calls_in_other_sessions`); the totals, which sum the rows, how many calls are in
+    several and how many times they are counted beyond once."""
+    seen = Counter(k for mine in keys for k in mine)
+    for row, mine in zip(rows, keys, strict=True):
+        row["model_calls_in_other_sessions"] = sum(seen[k] > 1 for k in mine)
+    return {
+        "model_calls_in_several_sessions": sum(n > 1 for n in seen.values()),
+        "model_calls_counted_again": sum(n - 1 for n in seen.values()),
+        "sessions_sharing_calls": sum(r["model_calls_in_other_sessions"] > 0 for r in rows),
+    }
 
 
 def _total_cost(card_id: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -918,6 +944,8 @@ def _table(result: dict[str, Any]) -> list[str]:
     lines = [header]
     for n, r in enumerate(result["sessions"]):
         flags = " [split]" if r["split"] else ""
+        if r["model_calls_in_other_sessions"]:
+            flags += " [calls in other sessions]"
         unread = r["status"] == "orphan" or (r["status"] == "error" and r["parent_files"] == 1)
         if unread:  # nothing read: no count, not a count of 0
             counts = f"{'-':>7} {'-':>8} {'-':>7} {'-':>6} {'-':>14}"
@@ -1063,6 +1091,16 @@ def _notes(result: dict[str, Any]) -> list[str]:
             f"{counted(elsewhere, 'session folder')} with {'its' if elsewhere == 1 else 'their'} "
             "main transcript in another project folder, read with it (a git worktree's "
             "children; a copy of the session's folder refuses its row)"
+        )
+    if t["model_calls_in_several_sessions"]:
+        lines.append(
+            f"{counted(t['model_calls_in_several_sessions'], 'model call')} (by message id) "
+            f"{'is' if t['model_calls_in_several_sessions'] == 1 else 'are'} in more than one "
+            f"session's row ({t['sessions_sharing_calls']:,} sessions, marked `[calls in other "
+            "sessions]`): one call recorded in several transcripts, as a session resumed as a "
+            "fork (`--fork-session`, `/bg`) or duplicated holds its original's; the totals sum "
+            f"the rows, so they count {counted(t['model_calls_counted_again'], 'call')} again "
+            "(tokens and cost too)"
         )
     if t["refusal_codes"]:
         lines.append(
