@@ -194,6 +194,8 @@ _BOOKKEEPING = [
     "artifact-autoreact-ledger",
     "artifact-comment-monitor",
     "file-history-delta",
+    "relocated",
+    "continued-in",
 ]
 
 

@@ -947,6 +947,10 @@ KNOWN_TYPES = frozenset(
         "artifact-autoreact-ledger",
         "artifact-comment-monitor",
         "file-history-delta",
+        "relocated",  # the session's working folder moved (`relocatedCwd`): no spend
+        # the last line of a transcript `←`/`/bg` moves on under a new session id
+        # (`continuedInSessionId`): not followed (docs/claude-code-shapes.md §7)
+        "continued-in",
     }
 )
 
