@@ -1463,10 +1463,16 @@ def test_calls_copied_into_another_session_are_said_not_silently_summed(
     assert totals["model_calls_in_several_sessions"] == totals["model_calls_counted_again"]
     assert totals["model_calls_counted_again"] == small
     assert totals["sessions_sharing_calls"] == 2
+    # what the copies cost beyond once: the copy holds nothing but the shared calls
+    cost = totals["cost"]
+    assert cost["low_usd_counted_again"] == rows[small]["cost"]["low_usd"] != "0.0000000000"
+    assert cost["high_usd_counted_again"] == rows[small]["cost"]["high_usd_known"]
     text_out = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
     assert text_out.count("[calls in other sessions]") == 3  # two rows and the note
     assert f"{counted(small, 'model call')} (by message id) " in text_out
     assert f"count {counted(small, 'call')} again (tokens and cost too)" in text_out
+    again = f"${Decimal(cost['low_usd_counted_again']):.4f} of it is calls in more than one"
+    assert again in text_out
     alone = cli("scan", str(tmp_path / "projects"), "--jobs", "2", "--json", *card).json()
     assert alone == doc  # the same with two processes
     # one session alone shares nothing

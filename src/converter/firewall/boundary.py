@@ -67,6 +67,11 @@ def session_task_id(pseudo: Pseudonymizer, session: str) -> str:
     return task_id(pseudo, "session", session, session, 0)
 
 
+def event_id(pseudo: Pseudonymizer, key: EventKey) -> str:
+    """The id an event crosses with: its local key under the pseudonym key."""
+    return pseudo.name("event", f"{key[0]}:{key[1]}")
+
+
 class _Crossing:
     def __init__(self, account: Account, pseudo: Pseudonymizer, policy: Policy) -> None:
         self.acc = account
@@ -81,7 +86,7 @@ class _Crossing:
         self.tasks: dict[int, str] = {}
 
     def event(self, key: EventKey) -> str:
-        return self.pseudo.name("event", f"{key[0]}:{key[1]}")
+        return event_id(self.pseudo, key)
 
     def agent(self, stream: int) -> str:
         found = self.agents.get(stream)

@@ -83,6 +83,9 @@ class Estimate:
     no_max_output_calls: int = 0
     # The calls only provider bodies show, by kind (SPEC §5.4: reported with their cost).
     hidden_by_kind: dict[str, ModelCost] = field(default_factory=dict)
+    # Each priced call's low and high, by event id, when asked for (`scan`: what the calls
+    # several sessions hold cost)
+    by_event: dict[str, tuple[Decimal, Decimal]] | None = None
 
 
 def _stated(entry: ModelTemplate, known: CardModel | None, high: bool) -> ModelPricing | None:
@@ -125,13 +128,14 @@ def _claims(template: PricingTemplate, card: PriceCard) -> list[PricingClaims]:
     return out
 
 
-def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
-    """Every model call the card prices, summed per model and in all, as low and high."""
+def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> Estimate:
+    """Every model call the card prices, summed per model and in all, as low and high; with
+    `each`, also each call's (`Estimate.by_event`)."""
     template = prefill(observed_keys(account), card)
     claims = _claims(template, card)
     # A built-in tool costs nothing (the template's 0); a tool with no price (MCP) is yours.
     unpriced = sum(template.client_tools.get(t.name) is None for t in account.tool_events)
-    out = Estimate(card_id=card.id, tool_calls_not_priced=unpriced)
+    out = Estimate(card_id=card.id, tool_calls_not_priced=unpriced, by_event={} if each else None)
     hidden = {a.id: of for a in account.agents if (of := hidden_kind_of(a.kind))}
     for event in account.model_events:
         known = card.models.get(event.model)
@@ -149,6 +153,8 @@ def estimate(account: PublicAccount, card: PriceCard) -> Estimate:
             out.unpriced_by_reason[why] = out.unpriced_by_reason.get(why, 0) + 1
             continue
         low, high = min(p.low for p in priced), max(p.high for p in priced)
+        if out.by_event is not None:
+            out.by_event[event.id] = (low, high)
         out.priced_calls += 1
         out.assumed_standard_calls += unrecorded_else_standard(event.context.key())
         add = MONEY_SUMS.add  # exact: the default context keeps 28 digits

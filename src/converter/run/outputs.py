@@ -257,6 +257,13 @@ class TotalCost(ScanCost):
     price_card: CardId
     sessions_not_priced: Count
     sessions_with_spend_left_out: Count
+    low_usd_counted_again: Usd = Field(
+        description="of low_usd, what the model calls in several priced sessions' rows cost "
+        "beyond once (the totals sum the rows: model_calls_counted_again)"
+    )
+    high_usd_counted_again: Usd = Field(
+        description="of high_usd_known, what those calls' high ends add beyond once"
+    )
 
 
 class ScanTotals(ScanNumbers):

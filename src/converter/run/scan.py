@@ -46,11 +46,11 @@ from typing import TYPE_CHECKING, Any
 from converter.errors import Refused
 from converter.errors.codes import SPEND_LEFT_OUT
 from converter.files import RUNNER_STOPS, home_folder
-from converter.firewall.boundary import cross, usage_totals
+from converter.firewall.boundary import cross, event_id, usage_totals
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.types import decimal_text
-from converter.limits import MONEY_SUMS
+from converter.limits import MONEY_SUMS, money_sum
 from converter.reader.model import Account, Call
 from converter.run.inspection import (
     TOKEN_KEYS,
@@ -59,6 +59,7 @@ from converter.run.inspection import (
     high_end,
     inspect_report,
     model_figure,
+    money_span,
 )
 from converter.run.outputs import ScanCost, ScanModelCost, ScanReport, checked
 from converter.run.pipeline import summarize_tree
@@ -446,11 +447,14 @@ def inspect_part(
             siblings=[Path(f) for f in siblings],
         )
         cost = None
+        each: dict[str, tuple[Decimal, Decimal]] = {}  # each priced call's cost, by event id
         if card is not None and not identities and not account.refusals:  # as inspect does
             from converter.pricing.estimate import estimate
 
-            cost = _cost(estimate(cross(account, pseudo), card))
+            found = estimate(cross(account, pseudo), card, each=True)
+            cost = _cost(found)
             cost["spend_left_out"] = sorted(SPEND_LEFT_OUT & set(account.findings))
+            each = found.by_event or {}
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
     except Exception as error:  # a bug: one tree's row says so, the scan goes on (exit 70)
@@ -467,8 +471,11 @@ def inspect_part(
         part["cost"] = cost
     if identities:
         part.update(_identities(parent, account))
-    else:  # which calls other sessions have too (`_shared_calls`)
-        part["call_keys"] = [_keyed("call", c.msg_id) for c in account.calls.values()]
+    else:  # which calls other sessions have too, and each one's cost (`_shared_calls`)
+        part["call_keys"] = {
+            _keyed("call", c.msg_id): each.get(event_id(pseudo, ("model", c.msg_id)))
+            for c in account.calls.values()
+        }
     return part
 
 
@@ -776,12 +783,16 @@ def scan(
     results = _run_parts(parts, secret, jobs, tick, card)
     rows = []
     keys: list[set[bytes]] = []
+    priced: list[dict[bytes, tuple[Decimal, Decimal] | None]] = []  # each priced row's calls
     at = 0
     for session in sessions:
         done = results[at : at + len(session.parents)]
         at += len(session.parents)
-        rows.append(_row(session, done, pseudo, card is not None))
+        row = _row(session, done, pseudo, card is not None)
+        rows.append(row)
         keys.append({k for p in done for k in (*p.get("call_keys", ()), *p.get("calls", {}))})
+        if row.get("cost") is not None:
+            priced.append(done[0]["call_keys"])
     shared = _shared_calls(rows, keys)
     rows.sort(key=lambda r: str(r["session"]))
     statuses = Counter(r["status"] for r in rows)
@@ -811,7 +822,7 @@ def scan(
         "unreadable_folders": found.unreadable,
     }
     if card is not None:
-        totals["cost"] = _total_cost(card.id, rows)
+        totals["cost"] = {**_total_cost(card.id, rows), **_cost_counted_again(priced)}
     report = {
         "key_id": pseudo.key_id,
         "project_folders": found.project_folders,
@@ -836,6 +847,22 @@ def _shared_calls(rows: list[dict[str, Any]], keys: list[set[bytes]]) -> dict[st
         "model_calls_in_several_sessions": sum(n > 1 for n in seen.values()),
         "model_calls_counted_again": sum(n - 1 for n in seen.values()),
         "sessions_sharing_calls": sum(r["model_calls_in_other_sessions"] > 0 for r in rows),
+    }
+
+
+def _cost_counted_again(
+    priced: list[dict[bytes, tuple[Decimal, Decimal] | None]],
+) -> dict[str, str]:
+    """What the calls several priced rows hold cost beyond once: in the totals' figure, which
+    sums the rows, once per row (`_shared_calls`)."""
+    copies: Counter[bytes] = Counter(k for calls in priced for k, cost in calls.items() if cost)
+    each = {k: cost for calls in priced for k, cost in calls.items() if cost}
+    again = [(k, copies[k] - 1) for k in copies if copies[k] > 1]
+    low = money_sum(MONEY_SUMS.multiply(each[k][0], n) for k, n in again)
+    high = money_sum(MONEY_SUMS.multiply(each[k][1], n) for k, n in again)
+    return {
+        "low_usd_counted_again": decimal_text(low),
+        "high_usd_counted_again": decimal_text(high),
     }
 
 
@@ -1025,6 +1052,12 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             "`inspect --price-card` says which"
         )
     lines = [line, *by_model]
+    if Decimal(cost["high_usd_counted_again"]):
+        again = money_span(cost["low_usd_counted_again"], cost["high_usd_counted_again"])
+        lines.append(
+            f"{again} of it is calls in more than one session's row, counted again (a note "
+            "below says which rows)"
+        )
     if cost["model_calls_unbounded"]:
         lines.append(
             f"{counted(cost['model_calls_unbounded'], 'model call')} recorded no input "
