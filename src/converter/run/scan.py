@@ -474,6 +474,8 @@ def inspect_part(
     else:  # which calls other sessions have too, and each one's cost (`_shared_calls`)
         part["call_keys"] = {
             _keyed("call", c.msg_id): each.get(event_id(pseudo, ("model", c.msg_id)))
+            if each
+            else None
             for c in account.calls.values()
         }
     return part
