@@ -962,6 +962,9 @@ def _git(workspace: Path, *args: str) -> str:
         ("pull_request_target", "base", False),  # the default checkout: the base branch
         ("pull_request_target", "head", True),  # `ref: ${{ github.event.pull_request.head.sha }}`
         ("pull_request_target", "merge", True),  # refs/pull/N/merge: the head is in its history
+        # actions/checkout's default fetch-depth 1: the merge holds no older commit
+        ("pull_request_target", "merge-shallow", True),
+        ("pull_request_target", "head-not-mine", True),  # a container job: another uid's checkout
         ("workflow_run", "head", True),  # run after a pull_request workflow, its head checked out
         ("workflow_run-push", "head", False),  # run after a push: the branch's own commit
     ],
@@ -998,6 +1001,24 @@ def test_a_key_file_in_a_checkout_of_the_pull_requests_commit_is_warned_of(
         _git(workspace, "add", "-A")
         _git(workspace, "commit", "-q", "-m", "base moved")
         _git(workspace, "merge", "-q", "--no-ff", "-m", "merge", "pr")
+    elif checked_out == "merge-shallow":
+        _git(workspace, "checkout", "-q", "main")
+        (workspace / "other.txt").write_text("the base moved on\n")
+        _git(workspace, "add", "-A")
+        _git(workspace, "commit", "-q", "-m", "base moved")
+        _git(workspace, "merge", "-q", "--no-ff", "-m", "merge", "pr")
+        merge = _git(workspace, "rev-parse", "HEAD")
+        origin = tmp_path / "origin.git"
+        (workspace / ".git").rename(origin)
+        _git(workspace, "init", "-q")
+        _git(workspace, "fetch", "-q", "--depth", "1", origin.as_uri(), merge)
+        _git(workspace, "reset", "-q", "--hard", "FETCH_HEAD")
+        assert _git(workspace, "rev-parse", "--is-shallow-repository") == "true"
+    elif checked_out == "head-not-mine":
+        if os.geteuid() != 0:
+            pytest.skip("needs root to give the checkout to another user")
+        for path in [workspace, *workspace.rglob("*")]:
+            os.chown(path, 65534, -1, follow_symlinks=False)
     name, _, trigger = event.partition("-")
     payload: dict[str, Any] = (
         {"pull_request": {"head": {"sha": head}}}
@@ -1016,3 +1037,35 @@ def test_a_key_file_in_a_checkout_of_the_pull_requests_commit_is_warned_of(
     assert_gate(run, "SCALE", 0)
     note = "public key is a file of the pull request's own checkout"
     assert (note in run.summary) is warned
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_key_file_in_a_pull_requests_checkout_in_a_folder_of_the_workspace_is_warned_of(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """pull_request_target's advised pattern checks the pull request out into a folder
+    (`path: pr`), the base branch (or nothing) at the workspace's top: a key file in that
+    folder is the pull request's. Was: git was asked of the workspace's top only."""
+    pr = workspace / "pr"
+    pr.mkdir()
+    key = pr / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    _git(pr, "init", "-q", "-b", "pr")
+    _git(pr, "add", "-A")
+    _git(pr, "commit", "-q", "-m", "pull request")
+    head = _git(pr, "rev-parse", "HEAD")
+    event_file = tmp_path / "event.json"
+    event_file.write_text(json.dumps({"pull_request": {"head": {"sha": head}}}))
+    run = run_action(
+        runner,
+        tmp_path / "run",
+        workspace,
+        {"bundle": bundle, "public-key": "pr/producer.pem.pub"},
+        caller_env={
+            "GITHUB_EVENT_NAME": "pull_request_target",
+            "GITHUB_EVENT_PATH": str(event_file),
+        },
+    )
+    assert_gate(run, "SCALE", 0)
+    assert "public key is a file of the pull request's own checkout" in run.summary
