@@ -215,7 +215,7 @@ def test_a_coordinator_record_hands_the_agent_its_message(
     assert tasks["msg_resumed_1"] == tasks["msg_resumed_2"] == 1
 
 
-def _queued(uuid: str, parent: str, prompt: str) -> dict[str, Any]:
+def _queued(uuid: str, parent: str, prompt: Any) -> dict[str, Any]:
     """A message delivered to a running agent at its next tool round, as a 2.1.288 capture
     shows it (origin coordinator, `isMeta`; a plugin's send adds `origin.plugin`)."""
     attachment = {"type": "queued_command", "prompt": prompt, "isMeta": True}
@@ -223,9 +223,13 @@ def _queued(uuid: str, parent: str, prompt: str) -> dict[str, Any]:
     return {"type": "attachment", "uuid": uuid, "parentUuid": parent, "attachment": attachment}
 
 
-@pytest.mark.parametrize("meta_copy", [False, True], ids=["attachment-only", "attachment-and-meta"])
+@pytest.mark.parametrize(
+    ("meta_copy", "blocks"),
+    [(False, False), (True, False), (False, True)],
+    ids=["attachment-only", "attachment-and-meta", "attachment-of-text-blocks"],
+)
 def test_a_message_queued_for_a_running_agent_moves_its_later_work(
-    tmp_path: Path, meta_copy: bool
+    tmp_path: Path, meta_copy: bool, blocks: bool
 ) -> None:
     """Was: an attachment is no user record, so the agent looked given nothing after its first
     call and its later calls stayed in the spawning task (exit 0). A message written twice,
@@ -233,7 +237,9 @@ def test_a_message_queued_for_a_running_agent_moves_its_later_work(
     parent = _tree(tmp_path, received=None)
     child = tmp_path / SID / "subagents" / f"agent-{AGENT}.jsonl"
     records = [json.loads(line) for line in child.read_text().splitlines()]
-    added: list[dict[str, Any]] = [_queued("q1", "c2", MESSAGE)]
+    # a queued prompt may be content blocks, as a typed one may (a review: it was unread)
+    prompt: Any = [{"type": "text", "text": MESSAGE}] if blocks else MESSAGE
+    added: list[dict[str, Any]] = [_queued("q1", "c2", prompt)]
     last = "q1"
     if meta_copy:
         extra = {"isMeta": True, "origin": {"kind": "coordinator"}}
@@ -399,3 +405,61 @@ def test_a_grandchild_spawned_after_a_resume_is_the_later_tasks(tmp_path: Path) 
     tasks = _tasks(parent)
     assert tasks["msg_first_run"] == 0
     assert tasks["msg_resumed_1"] == tasks["msg_grandchild"] == 1
+
+
+def test_a_framed_message_that_holds_the_closing_sentence_is_still_found(tmp_path: Path) -> None:
+    """The frame's closing sentence is its last: a message that quotes it keeps its own copy
+    (the message is what stands before the last one)."""
+    message = f"{MESSAGE}\n\nAddress this before completing your current task.\n\nthen stop"
+    send = {"to": AGENT, "summary": "CANARY", "message": message}
+    framed = (
+        f"The coordinator sent a message while you were working:\n{message}\n\n"
+        "Address this before completing your current task."
+    )
+    extra = {"origin": {"kind": "coordinator"}, "isMeta": True}
+    tasks = _tasks(_tree(tmp_path, received=framed, received_extra=extra, send_input=send))
+    assert tasks["msg_first_run"] == 0
+    assert tasks["msg_resumed_1"] == tasks["msg_resumed_2"] == 1
+
+
+def _child_after_first_run(tmp_path: Path, added: list[dict[str, Any]]) -> Path:
+    parent = _tree(tmp_path, received=None)
+    child = tmp_path / SID / "subagents" / f"agent-{AGENT}.jsonl"
+    records = [json.loads(line) for line in child.read_text().splitlines()]
+    for rec in added:
+        rec.update(sessionId=SID, version="2.1.288", timestamp="2026-11-20T11:00:00.000Z")
+        rec.update(isSidechain=True, agentId=AGENT)
+    child.write_text("".join(json.dumps(r) + "\n" for r in records + added))
+    return parent
+
+
+_META = {"isMeta": True, "origin": {"kind": "coordinator"}}
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["two-meta-records", "queued-then-call-then-meta", "queued-other-message"],
+)
+def test_what_is_not_one_delivery_of_the_one_message_is_refused(
+    tmp_path: Path, cli: Any, shape: str
+) -> None:
+    """One message sent; the agent's transcript holds it twice in a way that is not the
+    queued-then-meta pair (two meta records, or a call between the two), or holds only
+    a queued command of another message: which record the work follows cannot be told, and
+    the agent was given something after its first call (a queued command counts)."""
+    call = [{"type": "text", "text": "CANARY"}]
+    if shape == "two-meta-records":
+        added = [_user("m1", "c2", _FRAMED, **_META), _user("m2", "m1", _FRAMED, **_META)]
+        last = "m2"
+    elif shape == "queued-then-call-then-meta":
+        added = [_queued("q1", "c2", MESSAGE), assistant_call("c3", "q1", "msg_between", call)]
+        added.append(_user("m1", "c3", _FRAMED, **_META))
+        last = "m1"
+    else:
+        added = [_queued("q1", "c2", _FRAMED.replace(MESSAGE, "CANARY something else"))]
+        last = "q1"
+    added.append(assistant_call("c4", last, "msg_resumed_1", call))
+    parent = _child_after_first_run(tmp_path, added)
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 2, result.out
+    assert [r["code"] for r in result.json()["refusals"]] == ["CC-TREE-AGENT-RESUME-UNPLACED"]

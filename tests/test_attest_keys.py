@@ -588,6 +588,15 @@ _P = 2**255 - 19
         (_P - 1).to_bytes(32, "little"),  # y = -1: order 2
         (_P + 1).to_bytes(32, "little"),  # the identity, non-canonical (y >= p)
         (2).to_bytes(32, "little"),  # y = 2: no point of the curve
+        # the rest of the 8 small-order points (libsodium's blocklist): order 4 with x's
+        # sign set, and the four of order 8
+        bytes(31) + bytes([0x80]),
+        bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"),
+        bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa"),
+        bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"),
+        bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85"),
+        # y = p + 3: a non-canonical encoding of a point of large order (y = 3 is one)
+        (_P + 3).to_bytes(32, "little"),
     ],
 )
 def test_a_weak_public_key_is_refused(tmp_path: Path, raw: bytes) -> None:

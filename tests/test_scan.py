@@ -1448,7 +1448,7 @@ def test_calls_copied_into_another_session_are_said_not_silently_summed(
     new = "0f0e0d0c-0b0a-4909-8807-060504030201"
     text = tree.parent.read_text().replace(old, new)
     lines = text.splitlines(keepends=True)
-    (tree.parent.parent / f"{new}.jsonl").write_text("".join(lines[:6]))  # the copy's head
+    (tree.parent.parent / f"{new}.jsonl").write_text("".join(lines[:8]))  # with a tool call
     card = ("--price-card", "anthropic-2026-12")
     result = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card)
     assert result.code == 0, result.err
@@ -1463,22 +1463,52 @@ def test_calls_copied_into_another_session_are_said_not_silently_summed(
     assert totals["model_calls_in_several_sessions"] == totals["model_calls_counted_again"]
     assert totals["model_calls_counted_again"] == small
     assert totals["sessions_sharing_calls"] == 2
-    # what the copies cost beyond once: the copy holds nothing but the shared calls
+    # the copy (its delegation cut off) is refused, so not priced: the totals' cost counts the
+    # shared calls once, and nothing of it is counted again
+    assert rows[small]["cost"] is None
     cost = totals["cost"]
-    assert cost["low_usd_counted_again"] == rows[small]["cost"]["low_usd"] != "0.0000000000"
-    assert cost["high_usd_counted_again"] == rows[small]["cost"]["high_usd_known"]
+    assert cost["model_calls_counted_again_priced"] == 0
+    assert Decimal(cost["low_usd_counted_again"]) == Decimal(cost["high_usd_counted_again"]) == 0
     text_out = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
     assert text_out.count("[calls in other sessions]") == 3  # two rows and the note
     assert f"{counted(small, 'model call')} (by message id) " in text_out
-    assert f"count {counted(small, 'call')} again (tokens and cost too)" in text_out
-    again = f"${Decimal(cost['low_usd_counted_again']):.4f} of it is calls in more than one"
-    assert again in text_out
+    assert f"count {counted(small, 'call')} again (and their tokens" in text_out
+    assert "of it is calls in more than one" not in text_out
     alone = cli("scan", str(tmp_path / "projects"), "--jobs", "2", "--json", *card).json()
     assert alone == doc  # the same with two processes
     # one session alone shares nothing
     (tree.parent.parent / f"{new}.jsonl").unlink()
     one = cli("scan", str(tmp_path / "projects"), "--jobs", "1").out
     assert "other sessions" not in one
+
+
+def test_a_copied_call_with_no_high_bound_leaves_the_counted_again_cost_open(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A review: what the calls counted again cost had a finite high end even where one of them
+    has none (a usage-incomplete call of a model the card gives no max_output_tokens), as
+    high_usd had. A whole session duplicated under a new id (the desktop app has done so)."""
+    tree = _an_opus_4_tree_with_a_stub(tmp_path / "projects")
+    old = tree.parent.stem
+    new = "0f0e0d0c-0b0a-4909-8807-060504030201"
+    folder = tree.parent.parent
+    for path in [tree.parent, *(folder / old).rglob("*")]:
+        if path.is_file():
+            copy = folder / str(path.relative_to(folder)).replace(old, new)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_text(path.read_text().replace(old, new))
+    card = ("--price-card", "anthropic-2026-11")
+    doc = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card).json()
+    cost = doc["totals"]["cost"]
+    (row, copy) = doc["sessions"]
+    assert row["status"] == copy["status"] == "convertible"
+    assert cost["model_calls_counted_again_priced"] == doc["totals"]["model_calls_counted_again"]
+    assert cost["model_calls_counted_again_priced"] == row["model_calls"] > 0
+    assert cost["high_usd_counted_again"] is None
+    assert cost["low_usd_counted_again"] == row["cost"]["low_usd"] == copy["cost"]["low_usd"]
+    text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
+    low = Decimal(cost["low_usd_counted_again"])
+    assert f"${low:.4f} – no bound of it is calls in more than one session's row" in text, text
 
 
 def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli: Any) -> None:
@@ -1513,6 +1543,13 @@ def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli:
     assert figures["sessions"][0]["cost"]["high_usd"] is None
     assert figures["totals"]["cost"]["high_usd"] is None
     assert figures["totals"]["cost"]["high_usd_known"] == cost["high_usd_known"]
+    # and by model: the open model's known sum, above its low end, not its low end
+    summed = figures["totals"]["cost"]["by_model"]
+    assert {k: m["high_usd_known"] for k, m in summed.items()} == {
+        k: m["high_usd_known"] for k, m in cost["by_model"].items()
+    }
+    (open_model,) = [m for m in summed.values() if m["model_calls_unbounded"]]
+    assert Decimal(open_model["high_usd_known"]) > Decimal(open_model["low_usd"])
     assert f"{figure.group(1)} – no bound" in scanned.out
     assert "1 model call recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT)" in scanned.out
     complete = cli("inspect", "--in", str(fixture_parent("synthetic_tree")), *card).out
@@ -1576,6 +1613,11 @@ def test_the_scans_total_by_model_keeps_a_no_max_output_calls_open_end(
     total = scanned["totals"]["cost"]["by_model"]["claude-opus-4-20250514"]
     assert total["model_calls_no_max_output"] == 1
     assert total["high_usd"] is None
+    (row,) = scanned["sessions"]  # the total's known sum is the rows'
+    assert (
+        total["high_usd_known"]
+        == row["cost"]["by_model"]["claude-opus-4-20250514"]["high_usd_known"]
+    )
     text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
     low = Decimal(total["low_usd"])
     assert f"  claude-opus-4-20250514: ${low:.4f} – no bound (" in text, text
@@ -1707,3 +1749,46 @@ def test_a_figure_crosses_only_with_a_high_end_that_is_a_bound_or_null(figure: A
     for wrong in (None, "2.4"):
         with pytest.raises(ValidationError):
             figure.model_validate({**fields, "high_usd": wrong})
+
+
+def _message_ids(path: Path) -> set[str]:
+    ids = set()
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        if rec.get("type") == "assistant":
+            ids.add(rec["message"]["id"])
+    return ids
+
+
+def test_only_model_calls_are_counted_as_shared_and_only_sharing_sessions(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A review's mutants: a copy's head holding a tool call too (its tool ids are the
+    original's: no model call), a third session that shares nothing (not one of the
+    sessions sharing calls), and a split session (its calls keyed through `_identities`)."""
+    from tests.damage import copy_tree
+
+    root = tmp_path / "projects"
+    tree = copy_tree("synthetic_tree", root)
+    old = tree.parent.stem
+    lines = tree.parent.read_text().splitlines(keepends=True)
+    head = "".join(lines[:8]).replace(old, "0f0e0d0c-0b0a-4909-8807-060504030201")
+    copy = tree.parent.parent / "0f0e0d0c-0b0a-4909-8807-060504030201.jsonl"
+    copy.write_text(head)
+    assert '"tool_use"' in head
+    shared = _message_ids(copy)
+    # the original also as a split session: part of its transcript in another project folder
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / tree.parent.name).write_text("".join(lines[:4]))
+    copy_tree("rich_tree", root)  # shares no call
+    doc = cli("scan", str(root), "--jobs", "1", "--json").json()
+    rows = doc["sessions"]
+    assert len(rows) == 3
+    by_calls = sorted(r["model_calls_in_other_sessions"] for r in rows)
+    assert by_calls == [0, len(shared), len(shared)]
+    split = next(r for r in rows if r["split"])
+    assert split["model_calls_in_other_sessions"] == len(shared)
+    totals = doc["totals"]
+    assert totals["sessions_sharing_calls"] == 2
+    assert totals["model_calls_in_several_sessions"] == len(shared)
+    assert totals["model_calls_counted_again"] == len(shared)

@@ -1049,7 +1049,8 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
             # coordinator record's is.
             rec.kind = _COORDINATOR
             prompt = attachment.get("prompt")
-            rec.said = _coordinator_said(prompt) if isinstance(prompt, str) else ()
+            text = prompt if isinstance(prompt, str) else _first_text(prompt)
+            rec.said = _coordinator_said(text) if text is not None else ()
         elif (
             isinstance(attachment, dict)
             and attachment.get("type") == "queued_command"

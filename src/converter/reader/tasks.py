@@ -170,10 +170,9 @@ def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
 
 
 # What an agent's transcript records of a turn given to it (its own first prompt aside): a
-# prompt, a notice, content of no known kind.
-_TURNS = frozenset(
-    {"prompt", "channel", "command", "notification", "other", "unknown", "coordinator"}
-)
+# prompt, a notice, content of no known kind; and a coordinator's message, as a user record or
+# a queued attachment (`_takes_turns`).
+_TURNS = frozenset({"prompt", "channel", "command", "notification", "other", "unknown"})
 
 
 def _takes_turns(stream: Stream) -> bool:

@@ -261,8 +261,12 @@ class TotalCost(ScanCost):
         description="of low_usd, what the model calls in several priced sessions' rows cost "
         "beyond once (the totals sum the rows: model_calls_counted_again)"
     )
-    high_usd_counted_again: Usd = Field(
-        description="of high_usd_known, what those calls' high ends add beyond once"
+    model_calls_counted_again_priced: Count = Field(
+        description="of model_calls_counted_again, those priced in two or more rows' figures"
+    )
+    high_usd_counted_again: Usd | None = Field(
+        description="of high_usd_known, what those calls' high ends add beyond once; null "
+        "when one of them has no bound"
     )
 
 

@@ -87,6 +87,8 @@ OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
 # `--jobs` above this is a usage error: each worker holds a whole tree's account, and a pool is
 # started at its full size at once (a mistyped `--jobs 100000` once forked until memory ran out).
 MAX_JOBS = 64
+# A priced call's low and high, and whether its high end is open (`Estimate.by_event`).
+CallCost = tuple[Decimal, Decimal, bool]
 _NUMBERS = ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents")
 
 
@@ -447,7 +449,7 @@ def inspect_part(
             siblings=[Path(f) for f in siblings],
         )
         cost = None
-        each: dict[str, tuple[Decimal, Decimal]] = {}  # each priced call's cost, by event id
+        each: dict[str, CallCost] = {}  # each priced call's cost, by event id
         if card is not None and not identities and not account.refusals:  # as inspect does
             from converter.pricing.estimate import estimate
 
@@ -785,7 +787,7 @@ def scan(
     results = _run_parts(parts, secret, jobs, tick, card)
     rows = []
     keys: list[set[bytes]] = []
-    priced: list[dict[bytes, tuple[Decimal, Decimal] | None]] = []  # each priced row's calls
+    priced: list[dict[bytes, CallCost | None]] = []  # each priced row's calls
     at = 0
     for session in sessions:
         done = results[at : at + len(session.parents)]
@@ -852,19 +854,20 @@ def _shared_calls(rows: list[dict[str, Any]], keys: list[set[bytes]]) -> dict[st
     }
 
 
-def _cost_counted_again(
-    priced: list[dict[bytes, tuple[Decimal, Decimal] | None]],
-) -> dict[str, str]:
+def _cost_counted_again(priced: list[dict[bytes, CallCost | None]]) -> dict[str, Any]:
     """What the calls several priced rows hold cost beyond once: in the totals' figure, which
-    sums the rows, once per row (`_shared_calls`)."""
+    sums the rows, once per row (`_shared_calls`); the high end null when one of those calls
+    has none (as `high_usd`)."""
     copies: Counter[bytes] = Counter(k for calls in priced for k, cost in calls.items() if cost)
     each = {k: cost for calls in priced for k, cost in calls.items() if cost}
     again = [(k, copies[k] - 1) for k in copies if copies[k] > 1]
     low = money_sum(MONEY_SUMS.multiply(each[k][0], n) for k, n in again)
     high = money_sum(MONEY_SUMS.multiply(each[k][1], n) for k, n in again)
+    unbound = any(each[k][2] for k, _ in again)
     return {
+        "model_calls_counted_again_priced": sum(n for _, n in again),
         "low_usd_counted_again": decimal_text(low),
-        "high_usd_counted_again": decimal_text(high),
+        "high_usd_counted_again": None if unbound else decimal_text(high),
     }
 
 
@@ -1054,8 +1057,10 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             "`inspect --price-card` says which"
         )
     lines = [line, *by_model]
-    if Decimal(cost["high_usd_counted_again"]):
-        again = money_span(cost["low_usd_counted_again"], cost["high_usd_counted_again"])
+    if cost["model_calls_counted_again_priced"]:
+        high = cost["high_usd_counted_again"]
+        low = cost["low_usd_counted_again"]
+        again = money_span(low, high or low, high is None)
         lines.append(
             f"{again} of it is calls in more than one session's row, counted again (a note "
             "below says which rows)"
@@ -1135,7 +1140,7 @@ def _notes(result: dict[str, Any]) -> list[str]:
             "sessions]`): one call recorded in several transcripts, as a session resumed as a "
             "fork (`--fork-session`, `/bg`) or duplicated holds its original's; the totals sum "
             f"the rows, so they count {counted(t['model_calls_counted_again'], 'call')} again "
-            "(tokens and cost too)"
+            "(and their tokens; with a card, the cost line says what of the cost)"
         )
     if t["refusal_codes"]:
         lines.append(
