@@ -981,13 +981,7 @@ def test_a_key_file_in_a_checkout_of_the_pull_requests_commit_is_warned_of(
     """A DSSE audit: a pull_request_target or workflow_run workflow that checks out the pull
     request's commit (a common pattern) gives the pull request the key file in the workspace,
     and the gate said nothing; its default checkout, the base branch, is not warned of."""
-    key = workspace / "producer.pem"
-    assert cli("keygen", "--out", str(key)).code == 0
-    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
-    _git(workspace, "init", "-q", "-b", "main")
-    _git(workspace, "add", "-A")
-    _git(workspace, "commit", "-q", "-m", "base")
-    base = _git(workspace, "rev-parse", "HEAD")
+    bundle, base = _signed_in_a_repository(cli, workspace, workspace, "main")
     _git(workspace, "checkout", "-q", "-b", "pr")
     (workspace / "change.txt").write_text("the pull request's\n")
     _git(workspace, "add", "-A")
@@ -995,18 +989,13 @@ def test_a_key_file_in_a_checkout_of_the_pull_requests_commit_is_warned_of(
     head = _git(workspace, "rev-parse", "HEAD")
     if checked_out == "base":
         _git(workspace, "checkout", "-q", base)
-    elif checked_out == "merge":
+    elif checked_out.startswith("merge"):  # refs/pull/N/merge: the base moved on, merged
         _git(workspace, "checkout", "-q", "main")
         (workspace / "other.txt").write_text("the base moved on\n")
         _git(workspace, "add", "-A")
         _git(workspace, "commit", "-q", "-m", "base moved")
         _git(workspace, "merge", "-q", "--no-ff", "-m", "merge", "pr")
-    elif checked_out == "merge-shallow":
-        _git(workspace, "checkout", "-q", "main")
-        (workspace / "other.txt").write_text("the base moved on\n")
-        _git(workspace, "add", "-A")
-        _git(workspace, "commit", "-q", "-m", "base moved")
-        _git(workspace, "merge", "-q", "--no-ff", "-m", "merge", "pr")
+    if checked_out == "merge-shallow":  # actions/checkout's default depth: the merge alone
         merge = _git(workspace, "rev-parse", "HEAD")
         origin = tmp_path / "origin.git"
         (workspace / ".git").rename(origin)
@@ -1025,18 +1014,46 @@ def test_a_key_file_in_a_checkout_of_the_pull_requests_commit_is_warned_of(
         if name == "pull_request_target"
         else {"workflow_run": {"head_sha": head, "event": trigger or "pull_request"}}
     )
+    warning = _warning_on(runner, tmp_path, workspace, bundle, "producer.pem.pub", name, payload)
+    assert warning is warned
+
+
+def _signed_in_a_repository(
+    cli: Any, workspace: Path, folder: Path, branch: str
+) -> tuple[str, str]:
+    """A bundle in the workspace signed by a key made in `folder`, and `folder` a git
+    repository on `branch` with one commit of it all: the bundle's path and that commit."""
+    key = folder / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    _git(folder, "init", "-q", "-b", branch)
+    _git(folder, "add", "-A")
+    _git(folder, "commit", "-q", "-m", branch)
+    return bundle, _git(folder, "rev-parse", "HEAD")
+
+
+def _warning_on(
+    runner: Runner,
+    tmp_path: Path,
+    workspace: Path,
+    bundle: str,
+    key: str,
+    event: str,
+    payload: dict[str, Any],
+) -> bool:
+    """Whether the gate, run on `event` with `payload` as its event file and the key file
+    `key` (workspace-relative), warned that the key is the pull request's to replace."""
     event_file = tmp_path / "event.json"
     event_file.write_text(json.dumps(payload))
     run = run_action(
         runner,
         tmp_path / "run",
         workspace,
-        {"bundle": bundle, "public-key": "producer.pem.pub"},
-        caller_env={"GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(event_file)},
+        {"bundle": bundle, "public-key": key},
+        caller_env={"GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(event_file)},
     )
     assert_gate(run, "SCALE", 0)
-    note = "public key is a file of the pull request's own checkout"
-    assert (note in run.summary) is warned
+    return "public key is a file of the pull request's own checkout" in run.summary
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -1048,24 +1065,9 @@ def test_a_key_file_in_a_pull_requests_checkout_in_a_folder_of_the_workspace_is_
     folder is the pull request's. Was: git was asked of the workspace's top only."""
     pr = workspace / "pr"
     pr.mkdir()
-    key = pr / "producer.pem"
-    assert cli("keygen", "--out", str(key)).code == 0
-    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
-    _git(pr, "init", "-q", "-b", "pr")
-    _git(pr, "add", "-A")
-    _git(pr, "commit", "-q", "-m", "pull request")
-    head = _git(pr, "rev-parse", "HEAD")
-    event_file = tmp_path / "event.json"
-    event_file.write_text(json.dumps({"pull_request": {"head": {"sha": head}}}))
-    run = run_action(
-        runner,
-        tmp_path / "run",
-        workspace,
-        {"bundle": bundle, "public-key": "pr/producer.pem.pub"},
-        caller_env={
-            "GITHUB_EVENT_NAME": "pull_request_target",
-            "GITHUB_EVENT_PATH": str(event_file),
-        },
+    bundle, head = _signed_in_a_repository(cli, workspace, pr, "pr")
+    payload = {"pull_request": {"head": {"sha": head}}}
+    key_file = "pr/producer.pem.pub"
+    assert _warning_on(
+        runner, tmp_path, workspace, bundle, key_file, "pull_request_target", payload
     )
-    assert_gate(run, "SCALE", 0)
-    assert "public key is a file of the pull request's own checkout" in run.summary
