@@ -1506,9 +1506,58 @@ def test_a_copied_call_with_no_high_bound_leaves_the_counted_again_cost_open(
     assert cost["model_calls_counted_again_priced"] == row["model_calls"] > 0
     assert cost["high_usd_counted_again"] is None
     assert cost["low_usd_counted_again"] == row["cost"]["low_usd"] == copy["cost"]["low_usd"]
+    assert cost["high_usd_known_counted_again"] == row["cost"]["high_usd_known"]
+    (model,) = cost["by_model"].values()  # by model too: the finops walkthrough's per-model report
+    assert model["model_calls_counted_again"] == row["model_calls"]
+    assert model["high_usd_counted_again"] is None
+    assert model["high_usd_known_counted_again"] == cost["high_usd_known_counted_again"]
     text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
     low = Decimal(cost["low_usd_counted_again"])
     assert f"${low:.4f} – no bound of it is calls in more than one session's row" in text, text
+
+
+def test_of_a_calls_copies_the_narrowest_is_kept_and_the_others_counted_again(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A FinOps walkthrough: a fork cut off mid-call holds a usage-incomplete copy of a call the
+    original has whole; which copy the counted-again figure took depended on the rows' order.
+    The whole one is kept, the cut one counted again, in all and by model; the totals less it
+    are each call once, at its exact cost."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", tmp_path / "projects")
+    old = tree.parent.stem
+    new = "0f0e0d0c-0b0a-4909-8807-060504030201"
+    lines = tree.parent.read_text().replace(old, new).splitlines(keepends=True)
+    cut = json.loads(lines[5])
+    assert cut["type"] == "assistant"
+    cut["message"]["stop_reason"] = None
+    cut["message"]["usage"].pop("iterations", None)
+    cut["message"]["usage"]["output_tokens"] = 1
+    fork = [*lines[:5], json.dumps(cut) + "\n"]
+    (tree.parent.parent / f"{new}.jsonl").write_text("".join(fork))
+    card = ("--price-card", "anthropic-2026-12")
+    doc = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card).json()
+    forked = next(r for r in doc["sessions"] if r["model_calls"] == 1)["cost"]
+    whole = next(r for r in doc["sessions"] if r["model_calls"] > 1)["cost"]
+    assert Decimal(forked["low_usd"]) < Decimal(forked["high_usd"])  # the cut copy: a range
+    cost = doc["totals"]["cost"]
+    assert cost["model_calls_counted_again_priced"] == 1
+    assert cost["low_usd_counted_again"] == forked["low_usd"]
+    assert cost["high_usd_counted_again"] == forked["high_usd"]
+    assert cost["high_usd_known_counted_again"] == forked["high_usd_known"]
+    (model,) = cost["by_model"].values()
+    assert model["model_calls_counted_again"] == 1
+    assert model["low_usd_counted_again"] == forked["low_usd"]
+    # the totals less what is counted again: the whole session alone, exactly
+    assert Decimal(cost["low_usd"]) - Decimal(cost["low_usd_counted_again"]) == Decimal(
+        whole["low_usd"]
+    )
+    assert Decimal(cost["high_usd"]) - Decimal(cost["high_usd_counted_again"]) == Decimal(
+        whole["high_usd"]
+    )
+    text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
+    assert f"; ${Decimal(forked['low_usd']):.4f} – ${Decimal(forked['high_usd']):.4f} of it" in text
 
 
 def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli: Any) -> None:

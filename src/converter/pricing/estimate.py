@@ -83,9 +83,9 @@ class Estimate:
     no_max_output_calls: int = 0
     # The calls only provider bodies show, by kind (SPEC §5.4: reported with their cost).
     hidden_by_kind: dict[str, ModelCost] = field(default_factory=dict)
-    # Each priced call's low and high, and whether its high end is open (no bound), by event
-    # id, when asked for (`scan`: what the calls several sessions hold cost)
-    by_event: dict[str, tuple[Decimal, Decimal, bool]] | None = None
+    # Each priced call's low and high, whether its high end is open (no bound), and its model,
+    # by event id, when asked for (`scan`: what the calls several sessions hold cost)
+    by_event: dict[str, tuple[Decimal, Decimal, bool, str]] | None = None
 
 
 def _stated(entry: ModelTemplate, known: CardModel | None, high: bool) -> ModelPricing | None:
@@ -155,7 +155,7 @@ def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> 
         low, high = min(p.low for p in priced), max(p.high for p in priced)
         if out.by_event is not None:
             unbound = open_high or no_input_recorded(event.usage_complete, event.usage)
-            out.by_event[event.id] = (low, high, unbound)
+            out.by_event[event.id] = (low, high, unbound, event.model)
         out.priced_calls += 1
         out.assumed_standard_calls += unrecorded_else_standard(event.context.key())
         add = MONEY_SUMS.add  # exact: the default context keeps 28 digits

@@ -209,18 +209,31 @@ class ScanCost(Closed):
     high_usd: Usd | None = Field(description=HIGH_USD)
     high_usd_known: Usd = Field(description=HIGH_USD_KNOWN)
     _high_end = model_validator(mode="after")(_a_bound_or_null)
-    model_calls_priced: Count
-    model_calls_not_priced: Count
+    model_calls_priced: Count = Field(
+        description="the model calls in low_usd and high_usd; 0 with both at 0: nothing "
+        "priced (`nothing priced +` in the text), not nothing spent"
+    )
+    model_calls_not_priced: Count = Field(
+        description="model calls of these sessions the card cannot price (a model, billing "
+        "context or web-search price it lacks), in no figure; the calls of a session not "
+        "priced at all (a null cost) are in neither count"
+    )
     tool_calls_not_priced: Count
     model_calls_unbounded: Count
     model_calls_no_max_output: Count
-    by_model: dict[CrossedModel, ScanModelCost]
+    by_model: dict[CrossedModel, ScanModelCost] = Field(
+        description="the priced calls by model: a model whose calls the card does not price "
+        "has no entry (`inspect --json`'s by_model names it); in the totals, a call in "
+        "several sessions' rows is in its model's figure once per row"
+    )
 
 
 class RowCost(ScanCost):
     """A convertible session's figure."""
 
-    spend_left_out: list[KnownCode]
+    spend_left_out: list[KnownCode] = Field(
+        description="codes of findings that say some of the session's spend is in no figure"
+    )
 
 
 class ScanNumbers(Closed):
@@ -251,12 +264,27 @@ class ScanRow(ScanNumbers):
     cost: RowCost | None = Field(default=None, description="present with --price-card")
 
 
+class TotalModelCost(ScanModelCost):
+    """A model's part of the totals' figure, with its calls counted again (TotalCost's)."""
+
+    model_calls_counted_again: Count
+    low_usd_counted_again: Usd
+    high_usd_counted_again: Usd | None
+    high_usd_known_counted_again: Usd
+
+
 class TotalCost(ScanCost):
     """The priced sessions' figures summed."""
 
     price_card: CardId
-    sessions_not_priced: Count
-    sessions_with_spend_left_out: Count
+    sessions_not_priced: Count = Field(
+        description="sessions with calls and a null cost (refused, orphan, error, or split "
+        "across project folders): their model calls are the totals' model_calls less "
+        "model_calls_priced and model_calls_not_priced"
+    )
+    sessions_with_spend_left_out: Count = Field(
+        description="priced sessions whose spend_left_out is not empty"
+    )
     low_usd_counted_again: Usd = Field(
         description="of low_usd, what the model calls in several priced sessions' rows cost "
         "beyond once (the totals sum the rows: model_calls_counted_again)"
@@ -267,6 +295,15 @@ class TotalCost(ScanCost):
     high_usd_counted_again: Usd | None = Field(
         description="of high_usd_known, what those calls' high ends add beyond once; null "
         "when one of them has no bound"
+    )
+    high_usd_known_counted_again: Usd = Field(
+        description="of high_usd_known, what those calls add beyond once, each at what it "
+        "recorded where its high end is open: high_usd_known less it counts each call once. "
+        "Of a call's copies the one kept is the narrowest (a bounded one first)"
+    )
+    by_model: dict[CrossedModel, TotalModelCost] = Field(  # type: ignore[assignment]
+        description="the priced calls by model, each copy of a call in several sessions' rows "
+        "once per row, and what the copies add beyond once (`*_counted_again`)"
     )
 
 

@@ -87,8 +87,8 @@ OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
 # `--jobs` above this is a usage error: each worker holds a whole tree's account, and a pool is
 # started at its full size at once (a mistyped `--jobs 100000` once forked until memory ran out).
 MAX_JOBS = 64
-# A priced call's low and high, and whether its high end is open (`Estimate.by_event`).
-CallCost = tuple[Decimal, Decimal, bool]
+# A priced call's low and high, whether its high end is open, its model (`Estimate.by_event`).
+CallCost = tuple[Decimal, Decimal, bool, str]
 _NUMBERS = ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents")
 
 
@@ -826,7 +826,10 @@ def scan(
         "unreadable_folders": found.unreadable,
     }
     if card is not None:
-        totals["cost"] = {**_total_cost(card.id, rows), **_cost_counted_again(priced)}
+        cost, (again, again_by_model) = _total_cost(card.id, rows), _cost_counted_again(priced)
+        for model, part in cost["by_model"].items():  # each model's copies, as the total's
+            part.update(again_by_model.get(model) or _counted_again([]))
+        totals["cost"] = {**cost, **again}
     report = {
         "key_id": pseudo.key_id,
         "project_folders": found.project_folders,
@@ -854,20 +857,40 @@ def _shared_calls(rows: list[dict[str, Any]], keys: list[set[bytes]]) -> dict[st
     }
 
 
-def _cost_counted_again(priced: list[dict[bytes, CallCost | None]]) -> dict[str, Any]:
-    """What the calls several priced rows hold cost beyond once: in the totals' figure, which
-    sums the rows, once per row (`_shared_calls`); the high end null when one of those calls
-    has none (as `high_usd`)."""
-    copies: Counter[bytes] = Counter(k for calls in priced for k, cost in calls.items() if cost)
-    each = {k: cost for calls in priced for k, cost in calls.items() if cost}
-    again = [(k, copies[k] - 1) for k in copies if copies[k] > 1]
-    low = money_sum(MONEY_SUMS.multiply(each[k][0], n) for k, n in again)
-    high = money_sum(MONEY_SUMS.multiply(each[k][1], n) for k, n in again)
-    unbound = any(each[k][2] for k, _ in again)
+def _cost_counted_again(
+    priced: list[dict[bytes, CallCost | None]],
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """What the calls several priced rows hold cost beyond once, in all and by model: the
+    totals' figures sum the rows, so hold each such call once per row (`_shared_calls`). Of a
+    call's copies the one kept is the narrowest (a bounded one first: a copy cut off mid-call
+    is usage-incomplete where the original is whole); the others are counted again."""
+    copies: dict[bytes, list[CallCost]] = defaultdict(list)
+    for calls in priced:
+        for key, cost in calls.items():
+            if cost is not None:
+                copies[key].append(cost)
+    again: list[CallCost] = []
+    for found in copies.values():
+        if len(found) > 1:
+            kept = min(found, key=lambda c: (c[2], c[1] - c[0]))
+            again += [c for c in found if c is not kept]
+    by_model: dict[str, list[CallCost]] = defaultdict(list)
+    for cost in again:
+        by_model[cost[3]].append(cost)
+    whole = _counted_again(again)
+    whole["model_calls_counted_again_priced"] = whole.pop("model_calls_counted_again")
+    return whole, {model: _counted_again(costs) for model, costs in by_model.items()}
+
+
+def _counted_again(costs: list[CallCost]) -> dict[str, Any]:
+    """The figure of the copies counted again: how many, the high end null when one of them
+    has none (as `high_usd`), `high_usd_known_counted_again` never null."""
+    high = money_sum(c[1] for c in costs)
     return {
-        "model_calls_counted_again_priced": sum(n for _, n in again),
-        "low_usd_counted_again": decimal_text(low),
-        "high_usd_counted_again": None if unbound else decimal_text(high),
+        "model_calls_counted_again": len(costs),
+        "low_usd_counted_again": decimal_text(money_sum(c[0] for c in costs)),
+        "high_usd_counted_again": None if any(c[2] for c in costs) else decimal_text(high),
+        "high_usd_known_counted_again": decimal_text(high),
     }
 
 
@@ -1037,7 +1060,9 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
         cost["by_model"].items(), key=lambda item: (-Decimal(item[1]["high_usd_known"]), item[0])
     )
     by_model = [
-        f"  {model}: {cost_span(part)} ({counted(part['model_calls'], 'call')})"
+        f"  {model}: {cost_span(part)} ({counted(part['model_calls'], 'call')}"
+        + (f"; {_again(part)} of it counted again" if part["model_calls_counted_again"] else "")
+        + ")"
         for model, part in ranked
     ]
     left = []
@@ -1058,12 +1083,9 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
         )
     lines = [line, *by_model]
     if cost["model_calls_counted_again_priced"]:
-        high = cost["high_usd_counted_again"]
-        low = cost["low_usd_counted_again"]
-        again = money_span(low, high or low, high is None)
         lines.append(
-            f"{again} of it is calls in more than one session's row, counted again (a note "
-            "below says which rows)"
+            f"{_again(cost)} of it is calls in more than one session's row, counted again (a "
+            "note below says which rows)"
         )
     if cost["model_calls_unbounded"]:
         lines.append(
@@ -1091,6 +1113,12 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             "`inspect --price-card`)"
         )
     return lines
+
+
+def _again(cost: dict[str, Any]) -> str:
+    """What a figure's copies of calls add beyond once, as `money_span` says it."""
+    low, high = cost["low_usd_counted_again"], cost["high_usd_counted_again"]
+    return money_span(low, cost["high_usd_known_counted_again"], high is None)
 
 
 def _notes(result: dict[str, Any]) -> list[str]:
