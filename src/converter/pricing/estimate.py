@@ -153,9 +153,9 @@ def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> 
             out.unpriced_by_reason[why] = out.unpriced_by_reason.get(why, 0) + 1
             continue
         low, high = min(p.low for p in priced), max(p.high for p in priced)
+        no_input = no_input_recorded(event.usage_complete, event.usage)
         if out.by_event is not None:
-            unbound = open_high or no_input_recorded(event.usage_complete, event.usage)
-            out.by_event[event.id] = (low, high, unbound, event.model)
+            out.by_event[event.id] = (low, high, open_high or no_input, event.model)
         out.priced_calls += 1
         out.assumed_standard_calls += unrecorded_else_standard(event.context.key())
         add = MONEY_SUMS.add  # exact: the default context keeps 28 digits
@@ -171,14 +171,14 @@ def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> 
             out.incomplete_calls += 1
             out.incomplete_width = add(out.incomplete_width, high - low)
             model.incomplete += 1
-        if no_input_recorded(event.usage_complete, event.usage):
+        if no_input:
             out.unbounded_calls += 1
             model.unbounded += 1
         model.low, model.high = add(model.low, low), add(model.high, high)
         if event.agent in hidden:
             kind = out.hidden_by_kind.setdefault(hidden[event.agent], ModelCost())
             kind.calls += 1
-            kind.unbounded += no_input_recorded(event.usage_complete, event.usage)
+            kind.unbounded += no_input
             kind.no_max_output += open_high
             kind.low, kind.high = add(kind.low, low), add(kind.high, high)
     return out

@@ -716,7 +716,7 @@ _CHANNEL = "channel"
 # Claude Code ("The coordinator sent a message while you were working:" ... "Address this
 # before completing your current task.", with a later warning paragraph). Not a task; the
 # message it hands is read from inside the frame.
-_COORDINATOR = "coordinator"
+COORDINATOR = "coordinator"
 _COORDINATOR_LEAD = "The coordinator sent a message while you were working:"
 _COORDINATOR_TAIL = "\n\nAddress this before completing your current task."
 
@@ -743,8 +743,8 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
         return "compact"
     origin = obj.get("origin")
     kind = origin.get("kind") if isinstance(origin, dict) else None
-    if kind == _COORDINATOR:
-        return _COORDINATOR  # whatever `isMeta` says: a message handed to an agent, no task
+    if kind == COORDINATOR:
+        return COORDINATOR  # whatever `isMeta` says: a message handed to an agent, no task
     if kind == _CHANNEL:
         # A message sent into the session through a channel (a chat bridge: Telegram, Slack,
         # a phone app), written `isMeta` with `origin.kind: "channel"`: a request from outside
@@ -760,7 +760,7 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
         return "interruption"  # the marker Esc writes (2.1.212 on): Claude Code's, not typed
     if _is_interruption(content):
         return "interruption"  # the same marker before it named the message, by its fixed text
-    text = content if isinstance(content, str) else _first_text(content)
+    text = _text_of(content)
     if text is None:
         return "prompt" if _is_blocks(content) else "unknown"
     stripped = text.lstrip()
@@ -793,6 +793,11 @@ def _is_blocks(content: Any) -> bool:
         and bool(content)
         and all(isinstance(b, dict) and _text_in(b.get("type"), _PROMPT_BLOCKS) for b in content)
     )
+
+
+def _text_of(content: Any) -> str | None:
+    """A message's text: the string, or the first text block of prompt blocks."""
+    return content if isinstance(content, str) else _first_text(content)
 
 
 def _first_text(content: Any) -> str | None:
@@ -834,10 +839,10 @@ def _user(rec: Rec, obj: dict[str, Any]) -> None:
     if rec.kind in ("prompt", "channel", "other", "command", "unknown") and content is not None:
         rec.content_digest = digest_content(content)
     if rec.kind in ("prompt", "notification"):
-        text = content if isinstance(content, str) else _first_text(content)
+        text = _text_of(content)
         rec.said = _said(text) if text is not None else ()
-    elif rec.kind == _COORDINATOR:
-        text = content if isinstance(content, str) else _first_text(content)
+    elif rec.kind == COORDINATOR:
+        text = _text_of(content)
         rec.said = _coordinator_said(text) if text is not None else ()
     outcome = obj.get("toolUseResult")
     if isinstance(outcome, dict):
@@ -1042,14 +1047,13 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
             isinstance(attachment, dict)
             and attachment.get("type") == "queued_command"
             and isinstance(origin, dict)
-            and origin.get("kind") == _COORDINATOR
+            and origin.get("kind") == COORDINATOR
         ):
             # A message the main agent sent a running agent, delivered at its next tool round
             # (2.1.2xx): no prompt a person typed; the message it hands is read as a
             # coordinator record's is.
-            rec.kind = _COORDINATOR
-            prompt = attachment.get("prompt")
-            text = prompt if isinstance(prompt, str) else _first_text(prompt)
+            rec.kind = COORDINATOR
+            text = _text_of(attachment.get("prompt"))
             rec.said = _coordinator_said(text) if text is not None else ()
         elif (
             isinstance(attachment, dict)

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 from converter.errors import Problem
 from converter.reader.model import Account, Call, Edge, EventKey, Stream, Task, ToolCall
-from converter.reader.records import starts_task
+from converter.reader.records import COORDINATOR, starts_task
 
 
 def find_tasks(acc: Account) -> None:
@@ -111,7 +111,7 @@ def _deliveries(stream: Stream, found: list[int]) -> list[int]:
         if (
             kept
             and records[kept[-1]].type == "attachment"
-            and records[kept[-1]].kind == records[n].kind == "coordinator"
+            and records[kept[-1]].kind == records[n].kind == COORDINATOR
             and not any(r.type == "assistant" for r in records[kept[-1] + 1 : n])
         ):
             continue
@@ -180,7 +180,7 @@ def _takes_turns(stream: Stream) -> bool:
     calls are its first run's, wherever an unfound message would have been taken up."""
     first = _first_own_call(stream)
     records = stream.records[first + 1 :] if first is not None else []
-    return any((r.type == "user" and r.kind in _TURNS) or r.kind == "coordinator" for r in records)
+    return any((r.type == "user" and r.kind in _TURNS) or r.kind == COORDINATOR for r in records)
 
 
 def assign(acc: Account) -> None:

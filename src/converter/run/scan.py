@@ -512,19 +512,17 @@ def _keyed(kind: str, local: str) -> bytes:
 
 
 def _identities(parent: str, account: Account) -> dict[str, Any]:
-    keyed = _keyed
-
     def tokens(call: Call) -> tuple[int, ...]:
         usage = usage_totals(call.usage)
         return tuple(getattr(usage, k) for k in TOKEN_KEYS)
 
     root = account.streams[0] if account.streams else None
     return {
-        "calls": {keyed("call", c.msg_id): (c.final, tokens(c)) for c in account.calls.values()},
-        "tools": [keyed("tool", t) for t in account.tools],
+        "calls": {_keyed("call", c.msg_id): (c.final, tokens(c)) for c in account.calls.values()},
+        "tools": [_keyed("tool", t) for t in account.tools],
         # A subagent is its stream as `inspect` counts them; one with no id is its own.
         "agents": [
-            keyed("agent", s.agent_id) if s.agent_id else keyed("stream", f"{parent}:{s.index}")
+            _keyed("agent", s.agent_id) if s.agent_id else _keyed("stream", f"{parent}:{s.index}")
             for s in account.streams
             if s.depth >= 0 and s is not root
         ],
