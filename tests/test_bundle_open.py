@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from converter.bundle.io import evidence_digest, open_bundle
 from converter.bundle.model import BUNDLE_SCHEMA, Bundle, BundleHead, ModelEventOut, ToolEventOut
-from converter.codec.canonical import encode
+from converter.codec.canonical import reference_bytes
 from converter.errors import IntegrityFailure, Refused
 from converter.firewall.view import Edge
 from tests.conftest import ROOT
@@ -48,7 +48,7 @@ def _resealed(edit: Any) -> bytes:
     edit(body)
     body["receipt"].pop("evidence_sha256", None)
     body["receipt"]["evidence_sha256"] = evidence_digest(body)
-    return encode(body)
+    return reference_bytes(body)  # canonicaljson: it also writes an integer past 64 bits
 
 
 def test_streamed_equals_whole_document_validation() -> None:
@@ -919,3 +919,21 @@ def test_a_bundle_of_a_version_that_counted_hidden_calls_without_pricing_them_op
         body["receipt"]["hidden_calls"] = 2
 
     assert open_bundle(_resealed(counted_only)).receipt.hidden_calls == 2
+
+
+def test_an_integer_past_64_bits_resealed_is_refused_by_shape_not_called_changed() -> None:
+    """An adversary's find: a count of 2**64 resealed over the edit. `verify` refused it by
+    shape (2) but opening it called it changed since it was sealed (5): the fast encoder
+    writes no integer past 64 bits and its TypeError read as a digest mismatch."""
+
+    def huge(body: dict[str, Any]) -> None:
+        body["events"][0]["usage"]["input_tokens"] = 2**64
+
+    data = _resealed(huge)
+    with pytest.raises(Refused) as refused:
+        open_bundle(data)
+    assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
+    body = json.loads(data)
+    body["receipt"]["evidence_sha256"] = "0" * 64  # the same value, not resealed: changed
+    with pytest.raises(IntegrityFailure):
+        open_bundle(reference_bytes(body))
