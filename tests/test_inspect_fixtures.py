@@ -252,6 +252,29 @@ def test_timestamps_are_instants_in_utc_or_a_finding(cli: Any, tmp_path: Path) -
 
 
 @pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("2026-03-04T05:06:07.891Z", "2026-03-04T05:06:07.891Z"),  # Claude Code's own form
+        ("2026-03-04T05:06:07Z", "2026-03-04T05:06:07Z"),
+        ("2026-03-04T05:06:07.8Z", "2026-03-04T05:06:07.8Z"),
+        ("2026-03-04T05:06:07.123456789Z", "2026-03-04T05:06:07.123Z"),  # cut, not rounded
+        ("2026-03-04T05:06:07.999999Z", "2026-03-04T05:06:07.999Z"),
+        ("2026-03-04T10:36:07.123456789+05:30", "2026-03-04T05:06:07.123Z"),
+        ("2026-03-04T05:06:07.1234567890Z", None),  # past nanoseconds: no RFC 3339 writer
+        ("2026-03-04T23:59:60.5Z", None),
+        ("2026-03-04 05:06:07Z", None),
+    ],
+)
+def test_a_fraction_past_milliseconds_is_cut_to_them(written: str, read: str | None) -> None:
+    """An adversary's find: a transcript rewritten with nanosecond timestamps (RFC 3339 allows
+    any fraction) had every one called no instant (CC-REC-BAD-TIMESTAMP): the same instant,
+    to the millisecond a bundle holds."""
+    from converter.reader.records import utc_timestamp
+
+    assert utc_timestamp(written) == read
+
+
+@pytest.mark.parametrize(
     ("field", "value"),
     [("isApiErrorMessage", "true"), ("isApiErrorMessage", 1), ("stop_reason", False)],
 )

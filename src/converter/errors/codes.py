@@ -505,7 +505,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-BAD-TIMESTAMP": _c(
         "A prompt's or call's timestamp is not an instant (no time zone, a leap second, not a "
-        "date): it is published as null. (An RFC 3339 offset such as +05:30 is converted to UTC.)",
+        "date): it is published as null. (An RFC 3339 offset such as +05:30 is converted to UTC; "
+        "a fraction past milliseconds is cut to them.)",
         "Nothing to do unless task start times matter; then restore Claude Code's original file, "
         "which writes UTC timestamps ending in Z.",
         blocking=False,

@@ -894,9 +894,11 @@ def _progress(rec: Rec, obj: dict[str, Any]) -> None:
 
 # Claude Code writes `Date.toISOString()`: UTC, "Z", milliseconds. An RFC 3339 offset is the same
 # instant written another way; anything else (no zone, a leap second, words) is no instant.
-_UTC = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,3})?Z")
+# Claude Code writes milliseconds; an RFC 3339 instant may carry up to nanoseconds (a file
+# rewritten by another tool): the fraction is cut to milliseconds, what a bundle may hold.
+_UTC = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,9})?Z")
 _OFFSET = re.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,3})?([+-][0-9]{2}:[0-9]{2})"
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,9})?([+-][0-9]{2}:[0-9]{2})"
 )
 
 
@@ -904,12 +906,14 @@ def utc_timestamp(value: Any) -> str | None:
     """The instant in Claude Code's own form (UTC, "Z"), or None when `value` is none."""
     if not isinstance(value, str) or len(value) > 40:
         return None
-    if _UTC.fullmatch(value):
+    utc = _UTC.fullmatch(value)
+    if utc is not None:
+        whole, fraction = utc.groups()
         try:
-            datetime.fromisoformat(value[:19])  # a real instant: not 23:59:60, not month 13
+            datetime.fromisoformat(whole)  # a real instant: not 23:59:60, not month 13
         except ValueError:
             return None
-        return value
+        return whole + (fraction or "")[:4] + "Z"
     match = _OFFSET.fullmatch(value)
     if match is None:
         return None
@@ -919,7 +923,7 @@ def utc_timestamp(value: Any) -> str | None:
     except (ValueError, OverflowError):  # the offset moves it out of years 1-9999
         return None
     # isoformat, not strftime: glibc writes year 1 as "1", not "0001"
-    return instant.replace(tzinfo=None).isoformat(timespec="seconds") + (fraction or "") + "Z"
+    return instant.replace(tzinfo=None).isoformat(timespec="seconds") + (fraction or "")[:4] + "Z"
 
 
 # Every record type Claude Code is known to write (docs/claude-code-shapes.md); another is
