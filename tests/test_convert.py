@@ -369,7 +369,8 @@ def test_an_excluded_tasks_nulls_stay_unsaid_beside_a_misshapen_outcome(
 
 def test_convert_says_how_many_of_the_tasks_are_excluded(cli: Any, tmp_path: Path) -> None:
     """A walkthrough: `wrote bundle: 3 tasks` beside evaluate's `2 tasks, 1 excluded` of the
-    same bundle read as a miscount."""
+    same bundle read as a miscount; so did `3 tasks (1 excluded by the contract)`: both count
+    as evaluate does."""
     parent = fixture_parent("rich_tree")
     contract = _contract(cli, parent, tmp_path)
     data = read_json(contract)
@@ -380,7 +381,9 @@ def test_convert_says_how_many_of_the_tasks_are_excluded(cli: Any, tmp_path: Pat
     result = _convert(cli, parent, contract, tmp_path / "b.json")
     assert result.code == 0, result.err
     tasks = len(data["tasks"])
-    assert f"wrote bundle: {tasks} tasks (1 excluded by the contract), " in result.out
+    assert f"wrote bundle: {tasks - 1} tasks, 1 excluded by the contract, " in result.out
+    evaluated = cli("evaluate", "--bundle", str(tmp_path / "b.json"))
+    assert f" — {tasks - 1} tasks, 1 excluded" in evaluated.out
     (tmp_path / "p").mkdir()
     plain = _convert(cli, parent, _contract(cli, parent, tmp_path / "p"), tmp_path / "p.json")
     assert f"wrote bundle: {tasks} tasks, " in plain.out
@@ -400,7 +403,7 @@ def test_convert_counts_every_excluded_task(cli: Any, tmp_path: Path) -> None:
     write_json(contract, data)
     result = _convert(cli, parent, contract, tmp_path / "b.json")
     assert result.code == 0, result.err
-    assert f"wrote bundle: {len(data['tasks'])} tasks (2 excluded by the contract), " in (
+    assert f"wrote bundle: {len(data['tasks']) - 2} tasks, 2 excluded by the contract, " in (
         result.out
     )
 

@@ -266,8 +266,8 @@ def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
     trace = next(r for r in ev.reasons if r.check == "runtime-caps")
     assert trace.text() == (
         "runtime-caps: 1 usage-incomplete call recorded no input, so its cost has no high end: "
-        "the trace cost per task at high cost ($3.0000) is no bound, and the limit ($10.0000) is "
-        "shown to be met only at low cost ($2.0000)"
+        "the trace cost per task at high cost has no bound ($3.0000 counts none of its input), "
+        "and the limit ($10.0000) is shown to be met only at low cost ($2.0000)"
     )
     # The gate table shows no span inside the limit beside "indeterminate" (a walkthrough read
     # "$2.0000 – $3.0000, limit ≤ $10.0000 [indeterminate]" as a mistake).

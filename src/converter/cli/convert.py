@@ -447,12 +447,12 @@ def _bundle(
         )
         _say_places(unpriced)
     c = bundle.receipt.counts
-    # evaluate counts the tasks it labels: a bundle's excluded ones are said apart here, or
-    # "3 tasks" here read as a miscount beside evaluate's "2 tasks, 1 excluded"
+    # As evaluate counts them ("2 tasks, 1 excluded"): the tasks it labels, then those the
+    # contract excludes (a new user read "3 tasks (1 excluded)" beside it as a miscount)
     left = len(bundle.excluded_tasks)
-    excluded = f" ({left:,} excluded by the contract)" if left else ""
+    excluded = f", {left:,} excluded by the contract" if left else ""
     say(
-        f"wrote bundle: {counted(c.tasks, 'task')}{excluded}, "
+        f"wrote bundle: {counted(c.tasks - left, 'task')}{excluded}, "
         f"{counted(c.model_calls, 'model call')}, "
         f"{counted(c.tool_calls, 'tool call')}, "
         f"evidence sha256 {bundle.receipt.evidence_sha256}"

@@ -256,8 +256,9 @@ class Reason(Closed):
             them = "its" if calls == 1 else "their"
             return (
                 f"{where}: {counted(calls, 'usage-incomplete call')} recorded no input, so "
-                f"{them} cost has no high end: the {self.measure} at high cost "
-                f"({number(self.high, self.unit, places)}) is no bound, and the limit "
+                f"{them} cost has no high end: the {self.measure} at high cost has no bound "
+                f"({number(self.high, self.unit, places)} counts none of {them} input), and "
+                f"the limit "
                 f"({number(self.limit, self.unit, places)}) is shown to be met only at low cost "
                 f"({number(self.low, self.unit, places)})"
             )
