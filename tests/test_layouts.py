@@ -1259,6 +1259,33 @@ def test_a_leading_copy_written_again_after_the_branchs_own_work_is_a_copy(
     ]
 
 
+def _zeroed_copy_of(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` (a call) as Claude Code 2.1.211 re-emits it before a manual compaction: its
+    four top-level counts 0, its split and its passes kept (docs/claude-code-shapes.md §17)."""
+    copy = json.loads(json.dumps(record))
+    copy["message"]["usage"].update(dict.fromkeys(_usage(), 0))
+    return copy
+
+
+def test_a_branch_copy_written_again_with_zeroed_counts_is_a_copy(cli: Any, tmp_path: Path) -> None:
+    """A leading copy written again with its counts zeroed, its passes restoring its usage, is
+    the same copy; a marked record so written that repeats no copy is refused as it reads
+    (CC-REC-BAD-TOKEN-COUNT), not dropped with the branch's copies."""
+    branch, own = _branch(tmp_path)
+    split = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 30}
+    usage = {**_usage(), "cache_creation_input_tokens": 30, "cache_creation": split}
+    branch[1]["message"]["usage"] = {**usage, "iterations": [{**usage, "type": "message"}]}
+    again = _zeroed_copy_of(branch[1])
+    report = cli("inspect", "--json", "--in", str(_write_branch(tmp_path, [*branch, *own, again])))
+    assert report.json()["convertible"] is True, report.json()["refusals"]
+    assert {"code": "CC-REC-BRANCH-COPY", "count": 5} in report.json()["findings"]
+    branch[1] = again
+    report = cli("inspect", "--json", "--in", str(_write_branch(tmp_path, [*branch, *own])))
+    assert [(r["code"], r["line"]) for r in report.json()["refusals"]] == [
+        ("CC-REC-BAD-TOKEN-COUNT", 2)
+    ]
+
+
 @pytest.mark.parametrize("case", ["after-own-work", "names-this-session", "names-none"])
 def test_a_branch_mark_no_branch_explains_refuses(cli: Any, tmp_path: Path, case: str) -> None:
     """Was: every main-transcript record marked `forkedFrom` was dropped as another session's,

@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from converter.reader.build import build_account
 from converter.reader.load import load
 from converter.reader.model import Account, Stream
 from converter.sources.tree import discover
-from tests.test_pinned_behaviour import SID, _tool, _Transcript, _usage
+from tests.test_pinned_behaviour import SID, _findings, _inspect, _tool, _Transcript, _usage
 
 A = "a1111111111111111"
 F = "a2222222222222222"
@@ -383,3 +385,159 @@ def test_one_file_read_alone_does_not_ask_its_progress_copies_for_calls(tmp_path
     single = build_account(load(discover(parent, single_file=True), jobs=1), single_file=True)
     assert "CC-REC-PROGRESS-UNMATCHED" not in {x.code for x in single.problems}
     assert "CC-REC-PROGRESS-UNMATCHED" in {x.code for x in _account(parent).problems}
+
+
+# --- (5) a turn re-emitted with zeroed counts before a manual compaction (2.1.211) ----------
+
+# A final usage as 2.1.2xx writes it: the top-level counts, their cache-write split, and the one
+# pass of `usage.iterations` they add up from.
+_PASS = {
+    "input_tokens": 4,
+    "output_tokens": 917,
+    "cache_read_input_tokens": 61200,
+    "cache_creation_input_tokens": 1450,
+}
+_SPLIT = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1450}
+_ZEROED = dict.fromkeys(_PASS, 0)
+
+
+def _final_usage(split: dict[str, int] | None = None, **top: int) -> dict[str, Any]:
+    """That usage with the top-level counts given replaced (the split and the pass kept)."""
+    return {
+        **_PASS,
+        **top,
+        "cache_creation": dict(split or _SPLIT),
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "service_tier": "standard",
+        "speed": "standard",
+        "inference_geo": "not_available",
+        "iterations": [{**_PASS, "cache_creation": dict(_SPLIT), "type": "message"}],
+    }
+
+
+_TURN = {"requestId": "req_t1", "version": "2.1.211", "gitBranch": "work"}
+
+
+def _compacted(reemit: bool) -> _Transcript:
+    """A turn of one call written in two records, its `turn_duration`, a manual compaction (the
+    boundary and the summary), then a prompt and a call after it. `reemit`: between the summary
+    and that prompt, the boundary, the summary (another `promptId`), the call's two records
+    (their four counts 0, the split and the pass kept, the first hung on the summary) and the
+    `turn_duration` are written again under their uuids, on another branch, as 2.1.211 does."""
+    t = _Transcript()
+    t.prompt("tidy the parser")  # r1
+    thinking = [{"type": "thinking", "thinking": "", "signature": "s1"}]
+    t.call("msg_t1", thinking, usage=_final_usage(), **_TURN)  # r2
+    t.call("msg_t1", usage=_final_usage(), **_TURN)  # r3
+    t.rec(type="system", subtype="turn_duration", durationMs=81000, messageCount=3)  # r4
+    t.rec(
+        type="system",
+        subtype="compact_boundary",
+        parentUuid=None,
+        logicalParentUuid="r4",
+        compactMetadata={"trigger": "manual", "preTokens": 62000},
+    )  # r5
+    summary = {"role": "user", "content": "what was done so far"}
+    t.rec(type="user", message=summary, isCompactSummary=True, promptId="p1")  # r6
+    if reemit:
+        moved = {"gitBranch": "moved"}
+        t.raw(**{**t.lines[4], **moved})
+        t.raw(**{**t.lines[5], **moved, "promptId": "p2"})
+        for line, parent in ((t.lines[1], "r6"), (t.lines[2], "r2")):
+            zeroed = {**line["message"], "usage": _final_usage(**_ZEROED)}
+            t.raw(**{**line, **moved, "parentUuid": parent, "message": zeroed})
+        t.raw(**{**t.lines[3], **moved})
+    after = {"parentUuid": "r6", "timestamp": "2026-01-01T00:01:00.000Z"}
+    t.prompt("now the tests", uuid="r7", **after)
+    t.call("msg_t2", uuid="r8", parentUuid="r7", timestamp="2026-01-01T00:01:01.000Z")
+    return t
+
+
+def test_a_turn_re_emitted_with_zeroed_counts_is_counted_once_as_written(
+    cli: Any, tmp_path: Path
+) -> None:
+    """The five re-emitted records (two of them the call's, counts zeroed) are copies of the
+    records before them (CC-REC-DUPLICATE-UUID 5): no refusal, and the session reads and prices
+    exactly as it does without them (the call's usage is the first copy's, neither zero nor
+    twice).
+
+    Killed by: not reading a zeroed record as what its passes restore (`_unzeroed`), or not
+    letting its parent link differ (both: CC-REC-BAD-TOKEN-COUNT at line 9); refusing a
+    zeroed record as it is read (records.py `_zeroed`: line 9 and 10)."""
+    folders = {
+        name: _compacted(reemit).write(tmp_path / name / f"{SID}.jsonl")
+        for name, reemit in (("plain", False), ("again", True))
+    }
+    acc = _account(folders["again"])
+    assert not acc.refusals, [(p.code, p.line) for p in acc.refusals]
+    assert acc.findings["CC-REC-DUPLICATE-UUID"] == 5
+    assert (acc.calls["msg_t1"].usage.output_tokens, acc.calls["msg_t1"].usage.cache_1h) == (
+        917,
+        1450,
+    )
+    plain, again = (
+        _inspect(cli, folders[name], "--price-card", "anthropic-2026-12")
+        for name in ("plain", "again")
+    )
+    assert _findings(again) == {**_findings(plain), "CC-REC-DUPLICATE-UUID": 5}
+    assert (plain["counts"]["model_calls"], plain["counts"]["tasks"]) == (2, 2)
+    assert plain["usage"]["output_tokens"] == 917 + 5
+    assert plain["card_cost"]["low_usd"] != "0"
+    del plain["findings"], again["findings"]
+    assert again == plain
+
+
+def _lone(t: _Transcript, usage: dict[str, Any], **extra: Any) -> None:
+    t.call("msg_t1", usage=usage, **{**_TURN, **extra})
+
+
+@pytest.mark.parametrize(
+    ("case", "code"),
+    [
+        ("alone", "CC-REC-BAD-TOKEN-COUNT"),
+        ("no split, passes only", "CC-REC-USAGE-ITERATIONS"),
+        ("other passes than the first's", "CC-REC-BAD-TOKEN-COUNT"),
+        ("another message id", "CC-REC-BAD-TOKEN-COUNT"),
+        ("before the record it repeats", "CC-REC-BAD-TOKEN-COUNT"),
+    ],
+)
+def test_a_zeroed_call_record_that_is_no_copy_is_refused(
+    tmp_path: Path, case: str, code: str
+) -> None:
+    """A record with its four counts 0 and its split or passes kept is dropped only as a copy of
+    the record of its uuid before it; any other is refused with the code reading it earns, at
+    its line (3, or 2 where it comes first), as before such records were read at all, never as
+    CC-REC-UUID-CONFLICT and never kept at zero cost.
+
+    Killed by: keeping a zeroed record that repeats none as a free call (the first, second
+    and last: no refusal); `_unzeroed` not comparing what the passes restore with the first
+    record's usage (the third: no refusal); refusing a zeroed record that is no copy as
+    CC-REC-UUID-CONFLICT (the third and fourth)."""
+    t = _Transcript()
+    t.prompt("go")
+    zeroed = _final_usage(**_ZEROED)
+    line = 3
+    if case == "alone":
+        _lone(t, zeroed)
+        line = 2
+    elif case == "no split, passes only":
+        _lone(
+            t,
+            _final_usage(
+                {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}, **_ZEROED
+            ),
+        )
+        line = 2
+    elif case == "before the record it repeats":
+        _lone(t, zeroed, uuid="r2")
+        t.call("msg_t1", usage=_final_usage(), uuid="r2", **_TURN)
+        line = 2
+    else:
+        t.call("msg_t1", usage=_final_usage(), **_TURN)
+        if case == "other passes than the first's":
+            zeroed["iterations"][0]["output_tokens"] = 916
+            _lone(t, zeroed, uuid="r2")
+        else:  # and its own request (one request with two message ids is refused as such)
+            t.call("msg_t9", usage=zeroed, uuid="r2", **{**_TURN, "requestId": "req_t9"})
+    acc = _account(t.write(tmp_path / f"{SID}.jsonl"))
+    assert [(p.code, p.file, p.line) for p in acc.refusals] == [(code, 0, line)]

@@ -397,7 +397,9 @@ CODES: dict[str, CodeInfo] = {
     "CC-REC-BAD-TOKEN-COUNT": _c(
         "A token counter is negative, fractional, boolean, not a number, or 2^32 or more (no "
         "model call is that large), or a cache write's 5m and 1h parts add up to more than its "
-        "total (cache_creation_input_tokens).",
+        "total (cache_creation_input_tokens). A call record whose four counts are all 0 while "
+        "its split or passes are not is refused so only when it is no copy of the record of "
+        "its uuid before it (docs/claude-code-shapes.md §17).",
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-SYNTHETIC-WITH-USAGE": _c(
@@ -430,7 +432,9 @@ CODES: dict[str, CodeInfo] = {
         "top-level usage (with server-side compaction the API lists the compaction pass there, "
         "billed but left out of the top-level counts), hold a count under another name, or "
         "name another model than the call's; or it is not a list of objects, the shape passes "
-        "are read in. This version does not price such calls.",
+        "are read in. This version does not price such calls. A call record whose four counts "
+        "are all 0 while its passes are not is refused so only when it is no copy of the "
+        "record of its uuid before it (docs/claude-code-shapes.md §17).",
         "Nothing in the file to change: update agent-evidence, or report the Claude Code "
         "version (the pass types and counts, no content).",
     ),
@@ -484,7 +488,9 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-REC-DUPLICATE-UUID": _c(
-        "Records repeating an earlier uuid were dropped (the first copy in line order is kept).",
+        "Records repeating an earlier uuid were dropped (the first copy in line order is kept), "
+        "a call record written again with its four usage counts zeroed among them when its "
+        "usage.iterations restore the first copy's usage (Claude Code 2.1.211).",
         "Nothing to do: Claude Code re-emits records before a compaction.",
         blocking=False,
     ),

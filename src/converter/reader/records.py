@@ -163,6 +163,13 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     refusal: bool = False  # stop_reason "refusal": the model declined (billed only if it wrote)
     request_named: bool = False  # a `requestId` names the request (one call, whatever changes)
     usage: Usage | None = None
+    # A call record written with its four counts zeroed, its split or passes kept (`_zeroed`):
+    # the code reading it as written earns, its usage zero. Dropped as a copy of the record of
+    # its uuid it repeats (`streams.dedup_uuids`), refused with this code otherwise.
+    blanked: str | None = None
+    # ... and what its own passes say the call used (`_restored`), to compare with that record's
+    # usage; never priced. None when they say nothing (no pass, or one that does not read).
+    restored: Usage | None = None
     tool_uses: tuple[ToolUse, ...] = ()
     # advisor passes in usage.iterations: (model, usage) each, billed beside the top-level usage
     advisor: tuple[tuple[str, Usage], ...] = ()
@@ -460,13 +467,53 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     raw_usage = message.get("usage")
     if not rec.synthetic and lacks_counts(raw_usage):  # a real call's fragments carry both
         raise BadField("CC-REC-NO-USAGE")
-    rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
     iterations = raw_usage.get("iterations") if isinstance(raw_usage, dict) else None
     rec.final = stop is not None or isinstance(iterations, list)
-    rec.usage, rec.advisor = with_passes(raw_usage, rec.usage, rec.model)
+    try:
+        rec.usage = parse_usage(raw_usage) if raw_usage is not None else Usage()
+        rec.usage, rec.advisor = with_passes(raw_usage, rec.usage, rec.model)
+    except BadField as bad:
+        if rec.synthetic or bad.code not in _ZEROED_CODES or not _zeroed(raw_usage):
+            raise
+        rec.usage, rec.advisor, rec.blanked = Usage(), (), bad.code
+        rec.restored = _restored(raw_usage, rec.model)
     content = message.get("content")
     if isinstance(content, list):
         rec.tool_uses = tuple(_tool_uses(content))
+
+
+# What a zeroed record's usage earns read as written: a split above its zero total, passes that
+# do not add up to it. Any other code is the record's own fault, refused as ever.
+_ZEROED_CODES = frozenset({"CC-REC-BAD-TOKEN-COUNT", "CC-REC-USAGE-ITERATIONS"})
+
+
+def _zeroed(raw: Any) -> bool:
+    """A usage whose four top-level counts are all written as 0 while its cache-write split or
+    its passes (`usage.iterations`) still hold a count: how Claude Code 2.1.211 re-emits a
+    turn's call records, under their uuids, before a manual compaction
+    (docs/claude-code-shapes.md §17)."""
+    return (
+        isinstance(raw, dict)
+        and all(type(raw.get(key)) is int and raw[key] == 0 for key in _PASS_COUNTERS)
+        and (_holds_count(raw.get("cache_creation")) or _holds_count(raw.get("iterations")))
+    )
+
+
+def _restored(raw: Any, model: str | None) -> Usage | None:
+    """What a zeroed usage's own passes say the call used: the four top-level counts their sums,
+    all else as written, read as any usage is (so equal to the usage of the record it repeats).
+    None when no pass of the call's own is listed, or the usage so restored does not read."""
+    iterations = raw.get("iterations") if isinstance(raw, dict) else None
+    passes = _own_passes(iterations) if isinstance(iterations, list) else []
+    if not passes or not all(isinstance(item, dict) for item in passes):
+        return None
+    try:
+        sums = {key: sum(_count(item, key) for item in passes) for key in _PASS_COUNTERS}
+        whole = {**raw, **sums}
+        usage, _ = with_passes(whole, parse_usage(whole), model)
+    except BadField:
+        return None
+    return usage
 
 
 def with_passes(

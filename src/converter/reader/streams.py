@@ -82,12 +82,36 @@ def _read_as(rec: Rec) -> dict[str, object]:
 def _is_copy(earlier: Rec, read_as: dict[str, object], later: Rec) -> bool:
     """Whether the later record may be dropped (`read_as`: `_read_as(earlier)`): the first is
     kept, so the later one may blank what the first gives, never give what the first lacks or
-    gives otherwise."""
+    gives otherwise. A later record written with zeroed counts is read as what its passes
+    restore (`_unzeroed`)."""
+    if later.blanked is not None:
+        unzeroed = _unzeroed(earlier, later)
+        if unzeroed is None:
+            return False
+        later = unzeroed
     if read_as != _read_as(later):
         return False
     return all(
         not getattr(later, name) or getattr(later, name) == getattr(earlier, name)
         for name in _COPY_MAY_BLANK
+    )
+
+
+def _unzeroed(earlier: Rec, later: Rec) -> Rec | None:
+    """`later`, a call record written with its counts zeroed (records.py `_zeroed`: Claude Code
+    2.1.211 re-emits a turn's records so before a manual compaction, docs/claude-code-shapes.md
+    §17), as the record it repeats when it is one: what its own passes restore is exactly
+    `earlier`'s usage. Its parent link may differ (the re-emitted turn's first record hangs on
+    the compaction summary); all else is compared as for any copy. None when it is no such
+    copy: it is then refused with the code its usage earned."""
+    if earlier.blanked is not None or later.restored is None or later.restored != earlier.usage:
+        return None
+    return msgspec.structs.replace(
+        later,
+        usage=earlier.usage,
+        parent_uuid=earlier.parent_uuid,
+        blanked=None,
+        restored=None,
     )
 
 
@@ -122,6 +146,8 @@ def drop_branch_copies(acc: Account) -> None:
                 first = leading.get(rec.uuid) if rec.uuid is not None else None
                 if first is not None and _is_twin(first, rec):
                     pass  # a leading copy written again later (a re-emit keeping its mark)
+                elif rec.blanked is not None:  # zeroed counts, and no copy: refused as read
+                    acc.problems.append(Problem(rec.blanked, file, rec.line))
                 elif own_work or rec.branch_origin in (None, session):
                     if spend:
                         acc.problems.append(
@@ -134,7 +160,8 @@ def drop_branch_copies(acc: Account) -> None:
             twin = marked.get(rec.uuid) if rec.uuid is not None else None
             if twin is not None:
                 if not _is_twin(twin, rec):
-                    acc.problems.append(Problem("CC-REC-UUID-CONFLICT", file, rec.line))
+                    code = rec.blanked or "CC-REC-UUID-CONFLICT"
+                    acc.problems.append(Problem(code, file, rec.line))
                 acc.findings["CC-REC-BRANCH-COPY"] += 1
                 continue
             if starts_task(rec) or (rec.type == "assistant" and rec.msg_id and not rec.synthetic):
@@ -153,23 +180,33 @@ def _is_twin(copy: Rec, other: Rec) -> bool:
 
 def dedup_uuids(acc: Account) -> None:
     """Keep the first record of each uuid (SPEC §4.1). A later one that differs in what is read
-    (another call, other usage, another prompt) is no copy: dropping it would drop spend."""
+    (another call, other usage, another prompt) is no copy: dropping it would drop spend. A
+    record written with zeroed counts (records.py `_zeroed`) is dropped only as a copy of the
+    record of its uuid before it; any other is refused with the code its usage earned, where
+    it is, and left out as a record refused when read is (a later record of its uuid is then
+    the first)."""
     for file, records in acc.tree.records.items():
         first: dict[str, Rec] = {}
         first_read: dict[str, dict[str, object]] = {}  # once per uuid repeated, not per copy
         kept = []
         for rec in records:
-            if rec.uuid is not None:
-                earlier = first.get(rec.uuid)
+            uuid = rec.uuid
+            if uuid is not None:
+                earlier = first.get(uuid)
                 if earlier is not None:
-                    read_as = first_read.get(rec.uuid)
+                    read_as = first_read.get(uuid)
                     if read_as is None:
-                        read_as = first_read[rec.uuid] = _read_as(earlier)
+                        read_as = first_read[uuid] = _read_as(earlier)
                     if not _is_copy(earlier, read_as, rec):
-                        acc.problems.append(Problem("CC-REC-UUID-CONFLICT", file, rec.line))
+                        code = rec.blanked or "CC-REC-UUID-CONFLICT"
+                        acc.problems.append(Problem(code, file, rec.line))
                     acc.findings["CC-REC-DUPLICATE-UUID"] += 1
                     continue
-                first[rec.uuid] = rec
+            if rec.blanked is not None:  # zeroed counts, and no copy: refused as read
+                acc.problems.append(Problem(rec.blanked, file, rec.line))
+                continue
+            if uuid is not None:
+                first[uuid] = rec
             kept.append(rec)
         acc.tree.records[file] = kept
 
