@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,6 +97,52 @@ def _isolated_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]) -> Any:
     return lambda *args: run_cli(list(args), capsys)
+
+
+# Run as root, a process reads a file of mode 000 and writes into a folder of mode 500: these
+# capabilities are what lets it. A test of what a file's mode forbids runs the CLI without them.
+_DROP_MODE_OVERRIDES = ("setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--")
+
+
+@pytest.fixture(scope="session")
+def _modes_bind(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...] | None:
+    """What runs a command so that file modes bind it: nothing to add when not root; as root,
+    setpriv dropping the capabilities that override them, checked to work here; None when that
+    cannot be had (no setpriv, or one that may not drop them)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return ()
+    if shutil.which("setpriv") is None:
+        return None
+    probe = tmp_path_factory.mktemp("modes") / "closed"
+    probe.write_bytes(b"x")
+    probe.chmod(0)
+    done = subprocess.run(
+        [*_DROP_MODE_OVERRIDES, sys.executable, "-c", f"open({str(probe)!r}, 'rb')"],
+        capture_output=True,
+        check=False,
+    )
+    return _DROP_MODE_OVERRIDES if done.returncode != 0 else None
+
+
+@pytest.fixture
+def modes_cli(_modes_bind: tuple[str, ...] | None) -> Callable[..., Result]:
+    """The real CLI in a process of its own that file modes bind, root or not (a file of mode
+    000 cannot be read, a folder of mode 500 not written); skipped as root without setpriv."""
+    if _modes_bind is None:
+        pytest.skip("root, and setpriv cannot drop CAP_DAC_OVERRIDE here: modes do not bind")
+    prefix = _modes_bind
+
+    def run(*args: str) -> Result:
+        done = subprocess.run(
+            [*prefix, sys.executable, "-m", "converter", *args],
+            capture_output=True,
+            check=False,
+            encoding="utf-8",
+            errors="replace",
+        )
+        return Result(done.returncode, done.stdout, done.stderr)
+
+    return run
 
 
 @pytest.fixture

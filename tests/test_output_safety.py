@@ -34,13 +34,12 @@ def test_output_folder_missing_or_a_file(cli: Any, tmp_path: Path) -> None:
     assert _leftovers(tmp_path) == ["a-file"]
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores modes")
-def test_read_only_output_folder(cli: Any, tmp_path: Path) -> None:
+def test_read_only_output_folder(modes_cli: Any, tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
     folder.chmod(0o500)
     try:
-        result = cli("convert", "--in", str(PARENT), "--template", str(folder / "t.json"))
+        result = modes_cli("convert", "--in", str(PARENT), "--template", str(folder / "t.json"))
     finally:
         folder.chmod(0o700)
     assert result.code == 2

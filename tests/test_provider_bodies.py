@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import secrets
 import shutil
@@ -1439,12 +1438,11 @@ def test_a_response_that_is_not_strict_json_is_refused(
     expect(outcome, code, label("provider-response", response_name(C1)), line)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000")
-def test_an_unreadable_response_is_refused(cli: Any, tmp_path: Path) -> None:
+def test_an_unreadable_response_is_refused(modes_cli: Any, tmp_path: Path) -> None:
     tree, bodies = setup(tmp_path)
     folder = bodies.write()
     (folder / response_name(C1)).chmod(0)
-    outcome = inspect(cli, tree, tmp_path, folder)
+    outcome = inspect(modes_cli, tree, tmp_path, folder)
     expect(outcome, "CC-TREE-UNREADABLE", label("provider-response", response_name(C1)))
 
 

@@ -951,7 +951,9 @@ def test_unlistable_folder(
 
     monkeypatch.setattr(Path, "iterdir", iterdir)
     outcome = run_command(cli, command, syn, tmp_path)
-    expect_refusal(outcome, "CC-TREE-UNREADABLE")
+    expect_refusal(outcome, "CC-TREE-UNREADABLE", syn.label("unbound", "subagents"))
+    # Said once: not also its agent's delegation unexpanded, a fix for spend that is not lost
+    assert outcome.codes == {"CC-TREE-UNREADABLE"}
 
 
 def test_orphan_child(rich: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
@@ -1030,6 +1032,8 @@ def test_symlinked_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) 
     # Not bound, but labelled like a bound file (keyed, the same in every command and run);
     # the path only on request.
     expect_refusal(outcome, "CC-TREE-SYMLINK", syn.label("unbound", SYN_CHILD))
+    # Said once: was also its meta without a transcript and its delegation unexpanded
+    assert outcome.codes == {"CC-TREE-SYMLINK"}
     assert Path(SYN_CHILD).name not in outcome.err
     shown = run_command(cli, command, syn, tmp_path, "--show-paths")
     assert f"({syn.session}/{SYN_CHILD})" in shown.err  # only on request, on stderr
@@ -1102,6 +1106,14 @@ def test_special_file_child(syn: Tree, cli: Any, command: Command, tmp_path: Pat
     os.mkfifo(syn.folder / "subagents" / "agent-a3088bfe7965a5c05.jsonl")
     outcome = run_command(cli, command, syn, tmp_path)
     expect_refusal(outcome, "CC-TREE-SPECIAL-FILE")
+    assert outcome.codes == {"CC-TREE-SPECIAL-FILE"}
+    # In place of the agent's own transcript: said once too (was also its meta without a
+    # transcript and its delegation unexpanded)
+    syn.path(SYN_CHILD).unlink()
+    os.mkfifo(syn.path(SYN_CHILD))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, "CC-TREE-SPECIAL-FILE", syn.label("unbound", SYN_CHILD))
+    assert outcome.codes == {"CC-TREE-SPECIAL-FILE"}
 
 
 @pytest.mark.parametrize(
@@ -1303,14 +1315,13 @@ def test_a_key_whose_write_fails_leaves_no_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores modes")
-def test_key_init_into_a_read_only_folder(cli: Any, tmp_path: Path) -> None:
+def test_key_init_into_a_read_only_folder(modes_cli: Any, tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
     folder.chmod(0o500)
     try:
         outcome = run_guarded(
-            cli, ["key", "init", "--key-file", str(folder / "k.key")], watch=[tmp_path]
+            modes_cli, ["key", "init", "--key-file", str(folder / "k.key")], watch=[tmp_path]
         )
     finally:
         folder.chmod(0o700)

@@ -57,8 +57,10 @@ def inspect(
     report = inspect_output(account, summary, pseudo, card)
     if as_json:
         say(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
-    elif account.tree.bound_files or not account.refusals:
-        say(render_text(report))  # (nothing read at all: the refusal alone says why, no zeros)
+    elif summary.counts.bound_files or not account.refusals:
+        # (nothing read at all, a parent that could not be read included: the refusal alone
+        # says why, no zeros)
+        say(render_text(report))
     if show_paths:  # local names, like local paths, are for the terminal only: never stdout
         emit_names(local_names(account, pseudo))
         emit_tasks(local_tasks(account, pseudo), task_unit == "session")

@@ -255,12 +255,13 @@ def _findings(c: _Crossing) -> tuple[view.Finding, ...]:
     return tuple(view.Finding(code=k, count=v) for k, v in sorted(findings.items()) if v)
 
 
-def _counts(acc: Account, bound_files: int) -> view.Counts:
+def _counts(acc: Account, bound: list[SourceFile]) -> view.Counts:
+    """`bound`: the files bound by digest (one that could not be read is not)."""
     live = [s for s in acc.streams if s.depth >= 0]
     return view.Counts(
-        transcript_files=sum(f.role in ("parent", "subagent") for f in acc.tree.bound_files),
-        meta_files=sum(f.role == "meta" for f in acc.tree.bound_files),
-        bound_files=bound_files,
+        transcript_files=sum(f.role in ("parent", "subagent") for f in bound),
+        meta_files=sum(f.role == "meta" for f in bound),
+        bound_files=len(bound),
         subagents=len(live) - 1 if live else 0,
         delegations_expanded=acc.delegations_expanded,
         max_depth=max((s.depth for s in live), default=0),
@@ -289,6 +290,7 @@ def cross(
     c = _Crossing(account, pseudo, policy)
     acc = account
     reveal = policy.reveal_names
+    bound = _bound_with_digest(acc)
     files = tuple(
         view.BoundFile(
             role=f.role,
@@ -296,7 +298,7 @@ def cross(
             size=acc.tree.digests[f.index].size,
             sha256=acc.tree.digests[f.index].sha256,
         )
-        for f in _bound_with_digest(acc)
+        for f in bound
     )
     tasks = tuple(
         view.Task(
@@ -343,7 +345,7 @@ def cross(
         edges=edges,
         refusals=refusals,
         findings=_findings(c),
-        counts=_counts(acc, len(files)),
+        counts=_counts(acc, bound),
         claude_code_versions=_versions(acc),
         auxiliary_calls="observed" if acc.auxiliary_observed else "not-observed",
     )
@@ -438,7 +440,7 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
             for code, count in sorted(acc.tree.layout.not_read.items())
             if count and code in NOT_BOUND
         ),
-        counts=_counts(acc, len(bound)),
+        counts=_counts(acc, bound),
         claude_code_versions=_versions(acc),
         provider_files=sum(f.role.startswith("provider-") for f in bound),
         auxiliary_calls="observed" if acc.auxiliary_observed else "not-observed",

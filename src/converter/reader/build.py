@@ -48,11 +48,12 @@ from converter.reader.streams import (
     split_streams,
 )
 from converter.reader.tasks import assign, find_tasks, link_edges
+from converter.reader.unread import Unread, find_unread
 from converter.recorded import DELEGATION_TOOLS
 from converter.vocabulary import TaskUnit
 
 
-def _unexpanded(acc: Account, single_file: bool) -> None:
+def _unexpanded(acc: Account, single_file: bool, unread: Unread) -> None:
     if acc.tree.layout.parent_is_subagent:
         # A subagent given as the parent (refused as such): the children of its delegations
         # lie in the session's folder, not beside it; the one fix is to pass the session.
@@ -95,17 +96,21 @@ def _unexpanded(acc: Account, single_file: bool) -> None:
             # on this machine, so none is missing; its spend is said to be elsewhere.
             acc.findings["CC-TREE-DELEGATION-REMOTE"] += 1
             continue
+        if unread.excuses_delegation(tool):  # its child may be a transcript not read: refused so
+            continue
         acc.problems.append(Problem("CC-TREE-UNEXPANDED-DELEGATION", tool.file, tool.line))
 
 
-def _workflow_manifests(acc: Account) -> None:
+def _workflow_manifests(acc: Account, unread: Unread) -> None:
+    if unread.excuses_orphan_run():  # a launch may be in a transcript not read (refused so)
+        return
     launched = {t.result_run_id for t in acc.tools.values() if t.result_run_id}
     for entry in acc.tree.bound_files:
         if entry.role in ("workflow-manifest", "journal") and entry.run_id not in launched:
             acc.problems.append(Problem("CC-TREE-ORPHAN-WORKFLOW-RUN", entry.index))
 
 
-def _journal_agents(acc: Account) -> None:
+def _journal_agents(acc: Account, unread: Unread) -> None:
     """Every agent a run's journal names has its transcript in the run's folder (2,583 of 2,583
     in FORMAT-NOTES §4): one that is not there ran elsewhere (a worktree's project folder) or is
     lost, and its spend would be missing from the tree with nothing to show it. So is one whose
@@ -124,7 +129,7 @@ def _journal_agents(acc: Account) -> None:
         if journal is None:
             continue
         for agent, line in sorted(named.items(), key=lambda item: item[1]):
-            if agent not in present[run_id]:
+            if agent not in present[run_id] and not unread.excuses_journal_agent(run_id, agent):
                 acc.problems.append(Problem("CC-TREE-WORKFLOW-AGENT-MISSING", journal, line))
 
 
@@ -229,9 +234,12 @@ def build_account(
     find_tasks(acc)
     assign(acc)
     attribute_hidden(acc)
-    _unexpanded(acc, single_file)
-    _workflow_manifests(acc)
-    _journal_agents(acc)
+    # What follows only from a file the tree holds and did not read (refused so) is not said.
+    unread = find_unread(acc)
+    acc.problems = [p for p in acc.problems if not unread.excuses_orphan(p)]
+    _unexpanded(acc, single_file, unread)
+    _workflow_manifests(acc, unread)
+    _journal_agents(acc, unread)
     _summaries(acc)
     _release_records(acc)
     # The edges read calls and tools only: built after the per-line records are gone, their

@@ -48,6 +48,11 @@ class LoadedTree:
     digests: dict[int, Digest] = field(default_factory=dict)
     records: dict[int, list[Rec]] = field(default_factory=dict)
     metas: dict[int, Meta] = field(default_factory=dict)  # keyed by the child's file index
+    # a meta with no transcript laid out beside it, by (run id, agent id): the delegation a
+    # refused transcript (a symlink, a special file) was written by (reader/unread.py)
+    lone_metas: dict[tuple[str | None, str | None], Meta] = field(default_factory=dict)
+    # files that could not be read to their end (CC-TREE-UNREADABLE): no digest binds them
+    unread: set[int] = field(default_factory=set)
     # run id -> each agent its journal names -> the line that first names it
     journal_started: dict[str, dict[str, int]] = field(default_factory=dict)
     manifests: set[str] = field(default_factory=set)
@@ -86,7 +91,9 @@ def _absorb(
     tree.problems.extend(Problem(code, entry.index, line) for code, line in reading.problems)
     if reading.unreadable:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
-    tree.digests[entry.index] = Digest(reading.sha256, reading.size)
+        tree.unread.add(entry.index)
+    else:  # a file not read to its end is not bound by the digest of what was read of it
+        tree.digests[entry.index] = Digest(reading.sha256, reading.size)
     tree.records[entry.index] = reading.records
     if request_ids:
         tree.request_ids[entry.index] = reading.request_ids
@@ -104,6 +111,7 @@ def read_bytes(
             data = stream.read()
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
+        tree.unread.add(entry.index)
         return None
 
     tree.digests[entry.index] = Digest(hashlib.sha256(data).hexdigest(), len(data))
@@ -152,6 +160,8 @@ def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
         return
     if child is not None:
         tree.metas[child] = meta
+    else:
+        tree.lone_metas[(entry.run_id, entry.agent_id)] = meta
 
 
 def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
@@ -170,7 +180,7 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
                     started.setdefault(item["agentId"], number)
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
-        tree.digests[entry.index] = digest
+        tree.unread.add(entry.index)
         return
     tree.digests[entry.index] = digest
     if digest.size == 0:  # no `started` line to check a child against: not evidence of absence

@@ -107,6 +107,13 @@ class TreeLayout:
     # The file given as the parent is a subagent transcript (CC-TREE-PARENT-IS-SUBAGENT): its
     # records are read as one stream, its own, not as a 1.0.x parent's in-file sidechains.
     parent_is_subagent: bool = False
+    # Agent transcripts the tree has and does not read (a symlink, a special file, an entry
+    # that cannot be looked at: refused by that code), by (run id, agent id); and the folders
+    # of agent transcripts that could not be listed or were refused, by run id (None: any
+    # agent's). What follows only from such a transcript being absent is not refused again
+    # (`reader/unread.py`): its own refusal says the one thing to fix.
+    refused_agents: set[tuple[str | None, str]] = field(default_factory=set)
+    unseen: set[str | None] = field(default_factory=set)
 
     def rel(self, path: Path) -> str:
         """`path` relative to the parent's folder (`../<project>/…` for another project's)."""
@@ -161,17 +168,20 @@ class _Walker:
             self.stray(path, "CC-TREE-UNREADABLE")
         return kind
 
-    def listing(self, folder: Path) -> list[Path]:
+    def listing(self, folder: Path, agents: tuple[str | None, ...] = ()) -> list[Path]:
+        """The folder's entries. `agents`: whose agent transcripts it may hold (a run id; None:
+        any agent's), unseen when it cannot be listed."""
         entries = _entries(folder)
         if entries is None:
             self.stray(folder, "CC-TREE-UNREADABLE")
+            self.layout.unseen.update(agents)
             return []
         return entries
 
-    def tree_listing(self, folder: Path) -> list[Path]:
+    def tree_listing(self, folder: Path, agents: tuple[str | None, ...] = ()) -> list[Path]:
         """A folder of the session tree, less the files a file browser left there (counted)."""
         kept = []
-        for entry in self.listing(folder):
+        for entry in self.listing(folder, agents):
             if entry.name.lower() in OS_FILES and entry_kind(entry) == "file":
                 self.layout.not_read["CC-TREE-OS-FILE"] += 1
             else:
@@ -201,12 +211,23 @@ class _Walker:
     def stray(self, path: Path, code: str = "CC-TREE-STRAY-FILE") -> None:
         self.layout.problems.append(Problem(code, local_path=self.layout.rel(path)))
 
+    def refused_agent(self, entry: Path, run_id: str | None) -> None:
+        """An entry of a folder of agents refused as a symlink, special file or unreadable: the
+        agent transcript (or the folder of workflow runs) the tree does not read."""
+        if run_id is None and entry.name == "workflows":
+            self.layout.unseen.add(None)
+            return
+        match = _CHILD.fullmatch(entry.name)
+        if match is not None and AGENT_ID.fullmatch(match.group("id")):
+            self.layout.refused_agents.add((run_id, match.group("id")))
+
     def agents(self, folder: Path, run_id: str | None) -> None:
         children: dict[str, Path] = {}
         metas: dict[str, Path] = {}
-        for entry in self.tree_listing(folder):
+        for entry in self.tree_listing(folder, (run_id,)):
             kind = self.refuse_unsafe(entry)
             if kind in ("link", "special", "unreadable"):
+                self.refused_agent(entry, run_id)
                 continue
             name = entry.name
             if kind == "dir":
@@ -233,14 +254,17 @@ class _Walker:
                 self.layout.add("meta", metas[agent_id], agent_id=agent_id, run_id=run_id)
         for agent_id in metas.keys() - children.keys():
             meta = self.layout.add("meta", metas[agent_id], agent_id=agent_id, run_id=run_id)
-            self.layout.problems.append(Problem("CC-TREE-META-WITHOUT-CHILD", meta.index))
+            if (run_id, agent_id) not in self.layout.refused_agents:  # refused by its own code
+                self.layout.problems.append(Problem("CC-TREE-META-WITHOUT-CHILD", meta.index))
 
     def workflow_runs(self, folder: Path) -> None:
-        for entry in self.tree_listing(folder):
+        for entry in self.tree_listing(folder, (None,)):
             kind = self.refuse_unsafe(entry)
             if kind != "dir":
                 if kind == "file":
                     self.stray(entry)
+                elif kind != "missing" and RUN_ID.fullmatch(entry.name):
+                    self.layout.unseen.add(entry.name)  # a run's folder, refused: its agents
                 continue
             if not RUN_ID.fullmatch(entry.name):
                 self.stray(entry, "CC-TREE-BAD-ID")
@@ -264,9 +288,11 @@ class _Walker:
                 self.layout.add("workflow-manifest", entry, run_id=run)
 
     def session_folder(self, folder: Path) -> None:
-        for entry in self.tree_listing(folder):
+        for entry in self.tree_listing(folder, (None,)):
             kind = self.refuse_unsafe(entry)
             if kind in ("link", "special", "unreadable"):
+                if entry.name == "subagents":
+                    self.layout.unseen.add(None)
                 continue
             if kind == "dir" and entry.name == "subagents":
                 self.agents(entry, None)
@@ -281,11 +307,18 @@ class _Walker:
         """The session's folders in other project folders (`session_folders_elsewhere`), walked
         as its own folder is; a symlink or a file by that name is refused or stray, as there."""
         for folder in folders:
-            kind = self.refuse_unsafe(folder)
-            if kind == "dir":
-                self.session_folder(folder)
-            elif kind == "file":
-                self.stray(folder)
+            self.session_folder_at(folder)
+
+    def session_folder_at(self, folder: Path) -> None:
+        """A session's folder: walked, stray when a file, refused (its agents unseen) when a
+        symlink, a special file or unreadable."""
+        kind = self.refuse_unsafe(folder)
+        if kind == "dir":
+            self.session_folder(folder)
+        elif kind == "file":
+            self.stray(folder)
+        elif kind != "missing":
+            self.layout.unseen.add(None)
 
     def legacy_siblings(self, entries: Iterable[Path]) -> None:
         for entry in entries:
@@ -446,13 +479,8 @@ def discover(
         layout.problems.append(Problem("CC-TREE-PARENT-NAME", 0))
         return layout
     layout.session_id = stem
-    folder = parent.parent / stem
-    folder_kind = walker.refuse_unsafe(folder)
-    if folder_kind == "dir":
-        walker.session_folder(folder)
-    elif folder_kind == "file":
-        walker.stray(folder)
-    walker.legacy_siblings(walker.listing(parent.parent) if siblings is None else siblings)
+    walker.session_folder_at(parent.parent / stem)
+    walker.legacy_siblings(walker.listing(parent.parent, (None,)) if siblings is None else siblings)
     if elsewhere is None:
         elsewhere, layout.split = session_folders_elsewhere(parent.parent, stem)
     walker.other_folders(elsewhere)
