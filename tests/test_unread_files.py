@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.damage import COMMANDS, INSPECT, Command, Outcome, Tree, run_command
+from tests.damage import _PSEUDO, COMMANDS, INSPECT, Command, Outcome, Tree, run_command
 
 CHILD = "subagents/agent-ada32aef20ac2c7e7.jsonl"  # the parent's Agent call; it nests GRANDCHILD
 GRANDCHILD = "subagents/agent-a0bbc77a137d21d32.jsonl"
@@ -274,3 +274,53 @@ def test_agents_below_one_not_read_are_not_said_orphans_or_unexpanded(
     said_once(
         outcome, "CC-TREE-SPECIAL-FILE", tree.label("unbound", f"subagents/agent-{TOP}.jsonl")
     )
+
+
+def _beside_the_parent(root: Path, delegated: bool) -> tuple[Tree, str]:
+    """A session whose one agent transcript lies beside the parent, not in its folder (2.0.x
+    wrote them so; a later id's form there is read the same way): `delegated`, the parent's
+    Agent call ran it (its result names the agent), else nothing names it."""
+    root.mkdir()
+    parent = root / f"{SID}.jsonl"
+    parent.write_text(_transcript("p", TOP if delegated else None))
+    name = f"agent-{TOP}.jsonl"
+    (root / name).write_text(_transcript("t", None, isSidechain=True, agentId=TOP))
+    return Tree(root, parent), name
+
+
+def _beside(role: str, name: str) -> str:
+    """The label of a file beside the parent (`Tree.label` names those in its folder)."""
+    return f"{role}/{_PSEUDO.name('file', name)}"
+
+
+@pytest.mark.parametrize("delegated", [True, False], ids=["delegated", "named-nowhere"])
+def test_an_agent_transcript_beside_the_parent_that_cannot_be_read_is_refused(
+    delegated: bool, modes_cli: Callable[..., Any], command: Command, tmp_path: Path
+) -> None:
+    """A review's find: such a transcript of mode 000 read no record naming this session, so it
+    was taken for another session's and left unbound, its refusal dropped with it. Named
+    nowhere (a compaction agent moved beside the parent, one the joins place by its records),
+    the run converted with exit 0 and its calls left out; delegated, it was refused as a
+    delegation unexpanded, a fix for spend that is not lost. Whose it is cannot be told
+    unread: refused as not read, by that alone."""
+    tree, name = _beside_the_parent(tmp_path / "src", delegated)
+    whole = run_command(modes_cli, command, tree, tmp_path)
+    if delegated:
+        assert whole.code == 0, whole.err  # the tree as built converts
+    else:  # its records name no delegation: an orphan, its spend not left out unsaid
+        assert whole.codes == {"CC-TREE-ORPHAN-CHILD"}, whole.refusals
+    with closed(tree.root / name):
+        outcome = run_command(modes_cli, command, tree, tmp_path)
+    said_once(outcome, "CC-TREE-UNREADABLE", _beside("subagent", name))
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_an_agent_transcript_beside_the_parent_refused_as_not_a_file_is_said_once(
+    kind: str, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was also its delegation unexpanded, as in the session's folder before 0.6.1."""
+    tree, name = _beside_the_parent(tmp_path / "src", delegated=True)
+    replace_by(kind, tree.root / name, tmp_path)
+    outcome = run_command(cli, command, tree, tmp_path)
+    code = "CC-TREE-SYMLINK" if kind == "symlink" else "CC-TREE-SPECIAL-FILE"
+    said_once(outcome, code, _beside("unbound", name))

@@ -372,8 +372,13 @@ def _load(layout: TreeLayout, jobs: int, min_bytes: int, request_ids: bool) -> L
         elif entry.role == "workflow-manifest":
             _read_manifest(tree, entry)
     for entry in layout.files:
-        if entry.legacy and not any(
-            r.session_id == layout.session_id for r in tree.records.get(entry.index, ())
+        records = tree.records.get(entry.index, ())
+        if (
+            entry.legacy
+            and not any(r.session_id == layout.session_id for r in records)
+            # One not read to its end with no record read naming another session: whose it is
+            # cannot be told, and this session's spend may be in it (refused, CC-TREE-UNREADABLE)
+            and (entry.index not in tree.unread or any(r.session_id for r in records))
         ):
             tree.unbound.add(entry.index)
     tree.problems = [p for p in tree.problems if p.file not in tree.unbound]

@@ -323,16 +323,22 @@ class _Walker:
     def legacy_siblings(self, entries: Iterable[Path]) -> None:
         for entry in entries:
             agent_id = legacy_agent_id(entry.name)
-            if agent_id is not None and self.refuse_unsafe(entry) == "file":
+            if agent_id is None:
+                continue
+            kind = self.refuse_unsafe(entry)
+            if kind == "file":
                 self.layout.add("subagent", entry, agent_id=agent_id, legacy=True)
+            elif kind in ("link", "special", "unreadable"):  # refused: an agent not read
+                self.layout.refused_agents.add((None, agent_id))
 
 
 def legacy_agent_id(name: str) -> str | None:
     """The agent id of an agent transcript beside the parents of its project folder (2.0.x:
     `agent-<7 or 8 hex>.jsonl`), else None. Every tree of that folder reads it: bound to the
-    session it names, or unbound. A later id's form there (`agent-a<hex>`, `agent-acompact-
-    <hex>`: a child written beside the parent, not in `<session>/subagents/`) is read the same
-    way: a child of this session left unread would be its spend left out."""
+    session it names, or unbound (one that cannot be read is neither: refused, load.py). A
+    later id's form there (`agent-a<hex>`, `agent-acompact-<hex>`: a child written beside the
+    parent, not in `<session>/subagents/`) is read the same way: a child of this session left
+    unread would be its spend left out."""
     match = _CHILD.fullmatch(name)
     if match is None:
         return None
