@@ -89,11 +89,13 @@ CODES: dict[str, CodeInfo] = {
     # --- files and layout (sources) ---
     "CC-TREE-PARENT-MISSING": _c(
         "The parent transcript does not exist, or is not a regular file named *.jsonl (in a "
-        "scan: a session folder has no <session>.jsonl beside it).",
+        "scan, or in a project folder beside a session whose main transcript is in more than "
+        "one project folder: a session folder has no <session>.jsonl beside it, and which "
+        "transcript's it is cannot be told).",
         "Pass the path of the session's main <session>.jsonl file (a session's folder, "
         "<session>/, is not it: the transcript is <session>.jsonl beside it; a whole projects "
-        "folder is scan's). In a scan, `--show-paths` names the folder: put it beside its main "
-        "transcript, or remove it if it is a stray copy.",
+        "folder is scan's). For a session folder, `--show-paths` names it: put it beside its "
+        "main transcript, or remove it if it is a stray copy.",
     ),
     "CC-TREE-PARENT-IS-FOLDER": _c(
         "The session's main transcript, <session>.jsonl, is a folder: a folder is named like a "

@@ -19,7 +19,11 @@ def copies_agree(acc: Account) -> None:
     as the same message id over two calls in one file is CC-REC-MESSAGE-ID-REUSED."""
     for stream in acc.streams[1:]:
         for rec in stream.records[: stream.head]:
-            if rec.type != "assistant" or rec.synthetic:
+            if rec.type != "assistant":
+                continue
+            if rec.synthetic:  # checked as in a stream's own records (`group_calls`)
+                if rec.usage is not None and not rec.usage.is_zero():
+                    acc.problems.append(Problem("CC-REC-SYNTHETIC-WITH-USAGE", rec.file, rec.line))
                 continue
             call = acc.calls.get(rec.msg_id or "")
             if call is None or call.stream == stream.index:
@@ -99,9 +103,10 @@ def advisor_calls(acc: Account) -> None:
 def progress_copies_matched(acc: Account) -> None:
     """A progress line copies a child's call (2.1.3x), never counted: a copy of a call no
     transcript of the tree records is spend recorded nowhere else, which ignoring it would
-    lose. (Not asked of one file read alone: its children are refused as not read.)"""
+    lose. (Not asked of one file read alone: its children are refused as not read.) A fork's
+    leading copies are looked at too: a copy there of a call recorded nowhere is no less lost."""
     for stream in acc.streams:
-        for _, rec in _own_records(stream):
+        for rec in stream.records:
             if rec.progress_copies_call and rec.progress_msg_id not in acc.calls:
                 acc.problems.append(Problem("CC-REC-PROGRESS-UNMATCHED", rec.file, rec.line))
 

@@ -372,17 +372,25 @@ def _load(layout: TreeLayout, jobs: int, min_bytes: int, request_ids: bool) -> L
         elif entry.role == "workflow-manifest":
             _read_manifest(tree, entry)
     for entry in layout.files:
-        records = tree.records.get(entry.index, ())
-        if (
-            entry.legacy
-            and not any(r.session_id == layout.session_id for r in records)
-            # One not read to its end with no record read naming another session: whose it is
-            # cannot be told, and this session's spend may be in it (refused, CC-TREE-UNREADABLE)
-            and (entry.index not in tree.unread or any(r.session_id for r in records))
-        ):
+        if entry.legacy and _another_sessions(tree, entry.index, layout.session_id):
             tree.unbound.add(entry.index)
     tree.problems = [p for p in tree.problems if p.file not in tree.unbound]
     for index, counts in unknown.items():
         if index not in tree.unbound:
             tree.unknown_types.update(counts)
     return tree
+
+
+def _another_sessions(tree: LoadedTree, index: int, session: str) -> bool:
+    """Whether an agent transcript beside the parent (2.0.x's place) is another session's: its
+    records name another session, never this one. One whose records name no session gives no
+    sign of whose it is: this session's spend may be in it, unless it was read to its end and
+    holds no call (one not read is refused, CC-TREE-UNREADABLE; one with a call is bound, and
+    joined or refused as any child: a review found such a call converted left out)."""
+    records = tree.records.get(index, ())
+    named = {r.session_id for r in records if r.session_id is not None}
+    if session in named:
+        return False
+    if named:
+        return True
+    return index not in tree.unread and not any(r.type == "assistant" for r in records)

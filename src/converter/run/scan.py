@@ -345,10 +345,12 @@ class _Walk:
         read of each file's head here, where each tree would list the folder and read every
         one of them (quadratic in a folder of many sessions)."""
         by_session: dict[str, list[str]] = defaultdict(list)
-        unknown: list[str] = []  # no session read from it (not a file, unreadable): all read it
+        # no session read from it (not a file, unreadable, or naming none): all read it, and
+        # each tree binds it unless it holds no call (`reader/load.py`)
+        unknown: list[str] = []
         for entry in named:
             sids = sessions_named_inside(entry) if entry_kind(entry) == "file" else None
-            if sids is None:
+            if not sids:
                 unknown.append(str(entry))
             for sid in sids or ():
                 by_session[sid].append(str(entry))

@@ -354,20 +354,22 @@ def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path
     session enters a worktree (the worktree is a project folder of its own; the parent
     transcript stays where the session began). A session id names one session, so such a
     folder is this tree's, unless the session is split: when another project folder holds a
-    transcript of the session too, which part a folder belongs to cannot be told, and none is
-    taken (the tree then refuses what it misses; `scan` says the session is split): the second
-    value says so. A symlink or file by the session's id is returned too, to be refused as in
-    the session's own folder (`scan` counts a symlinked one and does not follow it). A
-    symlinked project folder is not followed."""
+    transcript of the session too, which part a folder belongs to cannot be told: the second
+    value says so, and the folders found are none of this tree's (`discover` refuses them, as
+    `scan` refuses the session's row: a fork's spend there has no delegation call to say it is
+    missing). A symlink or file by the session's id is returned too, to be refused as in the
+    session's own folder (`scan` counts a symlinked one and does not follow it). A symlinked
+    project folder is not followed."""
     found: list[Path] = []
+    split = False
     for other in _entries(project.parent) or []:
         if entry_kind(other) != "dir" or same_folder(other, project):
             continue
         if entry_kind(other / f"{session_id}.jsonl") != "missing":
-            return [], True  # another transcript of the session: no folder is this tree's
-        if entry_kind(other / session_id) != "missing":
+            split = True  # another transcript of the session: the folder beside it is its own
+        elif entry_kind(other / session_id) != "missing":
             found.append(other / session_id)
-    return found, False
+    return found, split
 
 
 def same_folder(one: Path, other: Path) -> bool:
@@ -489,7 +491,11 @@ def discover(
     walker.legacy_siblings(walker.listing(parent.parent, (None,)) if siblings is None else siblings)
     if elsewhere is None:
         elsewhere, layout.split = session_folders_elsewhere(parent.parent, stem)
-    walker.other_folders(elsewhere)
+    if layout.split:  # read by no part of the session: refused, as `scan` refuses its row
+        for folder in elsewhere:
+            walker.stray(folder, "CC-TREE-PARENT-MISSING")
+    else:
+        walker.other_folders(elsewhere)
     _one_file_per_agent(layout)
     return layout
 
