@@ -431,6 +431,30 @@ def test_a_bundle_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None
     assert not out.exists()
 
 
+def test_a_policy_file_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None:
+    """Was: ten CONTRACT-SHAPE lines (seven fields missing, then `<key #1>` to `<key #3>`
+    "no such field": the file's own sections, masked). The team's --policy file is what a
+    template is made with; the refusal says so, once, for --contract and --from-contract."""
+    parent = fixture_parent("synthetic_tree")
+    team = tmp_path / "team.json"
+    team.write_bytes((ROOT / "contracts" / "examples" / "policy-and-baseline.json").read_bytes())
+    out = tmp_path / "out.json"
+    runs = {
+        "--contract": _convert(cli, parent, team, out),
+        "--from-contract": cli(
+            "convert", "--in", str(parent), "--template", str(out), "--from-contract", str(team)
+        ),
+    }
+    for name, result in runs.items():
+        assert result.code == 2, name
+        assert _codes(result.err) == ["CONTRACT-IS-A-POLICY-FILE"], name
+        assert "--policy FILE" in result.err, name
+    assert not out.exists()
+    # A contract with its own fields gone is still read as a contract, field by field.
+    team.write_bytes(b'{"policy": {}, "tasks": []}')
+    assert "CONTRACT-IS-A-POLICY-FILE" not in _codes(_convert(cli, parent, team, out).err)
+
+
 def test_task_set_mismatch_and_bad_exclusion(cli: Any, tmp_path: Path) -> None:
     parent = fixture_parent("rich_tree")
     contract = _contract(cli, parent, tmp_path)
@@ -2323,6 +2347,13 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
             "claims/policy/disabled_checks/2]: ",
         ),
         (b'{"policy": {"min_tasks": 1,}}', "CONTRACT-POLICY-FILE-UNREADABLE", "line 1"),
+        # a bundle given (a walk-through: a `<key #N>` line for ten of its twelve fields)
+        (
+            b'{"schema_version": "agent-evidence/bundle/v1", "policy": {}, "events": []}',
+            "CONTRACT-POLICY-FILE-SHAPE",
+            "(policy file) (expected: a policy file: the policy, baseline, outcome_contract "
+            "sections of a contract's claims, not a bundle)",
+        ),
         # a whole contract given (a walk-through: it was one `<key>` line, never saying so)
         (
             b'{"schema_version": "1", "claims": {"policy": {}}, "tasks": []}',

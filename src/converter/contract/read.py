@@ -119,6 +119,8 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         return [Problem("CONTRACT-UNREADABLE", line=1 if utf16 else bad.line)]
     if _is_bundle(raw):  # every field would be "no such field": name the mix-up instead
         return [Problem("CONTRACT-IS-A-BUNDLE")]
+    if _is_preset(raw):  # the team's --policy file: the same, one line instead of ten
+        return [Problem("CONTRACT-IS-A-POLICY-FILE")]
     try:
         # Strict: a boolean must be true/false, a count an integer; money may be a JSON number
         # (read as an exact Decimal above) or a plain decimal string, never "yes" or " 40 ".
@@ -161,9 +163,10 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
     except NotStrictJSON as bad:
         return [Problem("CONTRACT-POLICY-FILE-UNREADABLE", line=bad.line)]
     sections = tuple(Preset.model_fields)
-    if isinstance(raw, dict) and "claims" in raw:  # a whole contract (or template) given
+    if isinstance(raw, dict) and ("claims" in raw or _is_bundle(raw)):  # a contract, a bundle
         wants = "a policy file: the " + ", ".join(sections) + " sections of a contract's claims"
-        where = f"(policy file) (expected: {wants}, not a whole contract)"
+        given = "a bundle" if _is_bundle(raw) else "a whole contract"
+        where = f"(policy file) (expected: {wants}, not {given})"
         return [Problem("CONTRACT-POLICY-FILE-SHAPE", where=where)]
     try:
         preset = Preset.model_validate(raw, strict=True)
@@ -199,6 +202,14 @@ def _is_bundle(raw: Any) -> bool:
     """Whether a document given as a contract is a bundle (convert's output, not its input)."""
     version = raw.get("schema_version") if isinstance(raw, dict) else None
     return isinstance(version, str) and version.startswith(_BUNDLE_SCHEMA_PREFIX)
+
+
+def _is_preset(raw: Any) -> bool:
+    """Whether a document given as a contract is a `--policy` file: none of a contract's own
+    top-level fields, and at least one of the claim sections such a file holds."""
+    if not isinstance(raw, dict) or any(name in raw for name in Contract.model_fields):
+        return False
+    return any(name in raw for name in Preset.model_fields)
 
 
 def parse_contract(data: bytes) -> Contract | list[Problem]:

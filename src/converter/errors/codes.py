@@ -961,6 +961,14 @@ CODES: dict[str, CodeInfo] = {
         "bundle is what convert --contract writes, not what it reads.",
         "Give the contract the bundle was made from; a bundle is the output of convert --contract.",
     ),
+    "CONTRACT-IS-A-POLICY-FILE": _c(
+        "The file given as a contract is a policy file (it holds only the policy, baseline or "
+        "outcome_contract sections, as --policy reads them), not a conversion contract: a "
+        "contract is made for one session by convert --template.",
+        "Make the session's contract from it: convert --in SESSION --template contract.json "
+        "--price-card CARD --policy FILE, fill the template's null claims, then convert --in "
+        "SESSION --contract contract.json --out bundle.json.",
+    ),
     "CONTRACT-BODIES-MISSING": _c(
         "The contract binds provider bodies, and this conversion bound none: no "
         "--provider-bodies folder was given, or the one given holds none of this session's. "
