@@ -2124,6 +2124,28 @@ def test_a_published_label_is_one_word(
     assert value not in result.err
 
 
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("-1", 'a decimal >= 0, as a string such as "40" or as a number'),
+        (-1, "a number >= 0"),
+    ],
+)
+def test_negative_money_is_told_the_bound_not_the_form(
+    cli: Any, tmp_path: Path, value: Any, said: str
+) -> None:
+    """A walkthrough: `"remediation_cost_usd": "-1"` was told "expected: a number >= 0", which
+    read as if money written as a string (as README allows) were the fault."""
+
+    def edit(contract: dict[str, Any]) -> None:
+        task = next(iter(contract["claims"]["outcomes"]))
+        contract["claims"]["outcomes"][task]["remediation_cost_usd"] = value
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert f"remediation_cost_usd (expected: {said})" in result.err
+
+
 def test_a_shape_error_in_outcomes_does_not_hide_a_missing_or_unknown_task(
     cli: Any, tmp_path: Path
 ) -> None:

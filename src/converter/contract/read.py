@@ -469,6 +469,9 @@ def expected(err: Any) -> str:
         return 'a decimal string of digits and an optional point ("40", "0.30"), or a number'
     if kind in _BOUNDS:
         key, sign = _BOUNDS[kind]
+        if key in ctx and isinstance(err.get("input"), str):  # money written as text, as allowed
+            # (a walkthrough: "-1" told "a number >= 0" read as if a string were the fault)
+            return f'a decimal {sign} {ctx[key]}, as a string such as "40" or as a number'
         if key in ctx:
             return f"a number {sign} {ctx[key]}"
     if kind == "string_pattern_mismatch" and isinstance(ctx.get("pattern"), str):
