@@ -88,10 +88,10 @@ _COPY_ELSEWHERE = (
 CODES: dict[str, CodeInfo] = {
     # --- files and layout (sources) ---
     "CC-TREE-PARENT-MISSING": _c(
-        "The parent transcript does not exist, or is not a regular file named *.jsonl (in a "
-        "scan, or in a project folder beside a session whose main transcript is in more than "
-        "one project folder: a session folder has no <session>.jsonl beside it, and which "
-        "transcript's it is cannot be told).",
+        "The parent transcript does not exist, or is not a regular file named *.jsonl. (For a "
+        "folder of a session's agents: no <session>.jsonl is beside it, in a scan; or the "
+        "session's main transcript is in two project folders and which one it is of cannot "
+        "be told.)",
         "Pass the path of the session's main <session>.jsonl file (a session's folder, "
         "<session>/, is not it: the transcript is <session>.jsonl beside it; a whole projects "
         "folder is scan's). For a session folder, `--show-paths` names it: put it beside its "
