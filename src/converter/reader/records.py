@@ -940,12 +940,11 @@ def _progress(rec: Rec, obj: dict[str, Any]) -> None:
 
 
 # Claude Code writes `Date.toISOString()`: UTC, "Z", milliseconds. An RFC 3339 offset is the same
-# instant written another way; anything else (no zone, a leap second, words) is no instant.
-# Claude Code writes milliseconds; an RFC 3339 instant may carry up to nanoseconds (a file
-# rewritten by another tool): the fraction is cut to milliseconds, what a bundle may hold.
-_UTC = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,9})?Z")
-_OFFSET = re.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,9})?([+-][0-9]{2}:[0-9]{2})"
+# instant written another way, and a fraction up to nanoseconds (a file rewritten by another
+# tool) the same instant cut to the milliseconds a bundle holds; anything else (no zone, a leap
+# second, words) is no instant.
+_INSTANT = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})"
 )
 
 
@@ -953,24 +952,19 @@ def utc_timestamp(value: Any) -> str | None:
     """The instant in Claude Code's own form (UTC, "Z"), or None when `value` is none."""
     if not isinstance(value, str) or len(value) > 40:
         return None
-    utc = _UTC.fullmatch(value)
-    if utc is not None:
-        whole, fraction = utc.groups()
-        try:
-            datetime.fromisoformat(whole)  # a real instant: not 23:59:60, not month 13
-        except ValueError:
-            return None
-        return whole + (fraction or "")[:4] + "Z"
-    match = _OFFSET.fullmatch(value)
+    match = _INSTANT.fullmatch(value)
     if match is None:
         return None
-    whole, fraction, offset = match.groups()
+    whole, fraction, zone = match.groups()
     try:
-        instant = datetime.fromisoformat(whole + offset).astimezone(UTC)
+        # a real instant (not 23:59:60, not month 13), in UTC
+        instant = datetime.fromisoformat(whole + ("+00:00" if zone == "Z" else zone))
+        if zone != "Z":
+            whole = instant.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="seconds")
     except (ValueError, OverflowError):  # the offset moves it out of years 1-9999
         return None
     # isoformat, not strftime: glibc writes year 1 as "1", not "0001"
-    return instant.replace(tzinfo=None).isoformat(timespec="seconds") + (fraction or "")[:4] + "Z"
+    return whole + (fraction or "")[:4] + "Z"
 
 
 # Every record type Claude Code is known to write (docs/claude-code-shapes.md); another is
