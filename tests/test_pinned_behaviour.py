@@ -225,6 +225,26 @@ def test_a_search_both_usage_and_result_report_is_counted_once(cli: Any, tmp_pat
     assert report["usage"]["web_search_requests"] == 1
 
 
+@pytest.mark.parametrize(("said", "listed", "taken"), [(3, 1, 0), (1, 1, 0), (0, 2, 2), (1, 3, 2)])
+def test_only_searches_the_usage_did_not_count_are_taken_from_results(
+    said: int, listed: int, taken: int, cli: Any, tmp_path: Path
+) -> None:
+    """The finding counts the searches taken from results, those above what the usage says: a
+    usage of 3 and a result listing 1 was told "taken from results (usage says 0)" (a user)."""
+    t = _Transcript()
+    t.prompt("search something")
+    searched = _usage(server_tool_use={"web_search_requests": said, "web_fetch_requests": 0})
+    t.call(
+        "msg_1", [_tool("toolu_w", "WebSearch", {"query": "q"})], usage=searched, stop="tool_use"
+    )
+    hits = [{"tool_use_id": f"srvtoolu_{n}", "content": []} for n in range(listed)]
+    t.result("toolu_w", {"query": "q", "results": hits})
+    t.call("msg_2")
+    report = _inspect(cli, t.write(tmp_path / f"{SID}.jsonl"))
+    assert report["usage"]["web_search_requests"] == max(said, listed)
+    assert _findings(report).get("CC-REC-WEBSEARCH-FROM-RESULT", 0) == taken
+
+
 def test_a_result_list_of_another_tool_counts_no_search(cli: Any, tmp_path: Path) -> None:
     """Only a WebSearch result's server tool ids are searches."""
     t = _Transcript()

@@ -674,7 +674,8 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-REC-WEBSEARCH-FROM-RESULT": _c(
-        "Web search request counts were taken from WebSearch tool results (usage says 0).",
+        "Web search requests were taken from WebSearch tool results: those a call's results "
+        "list beyond what its usage counts (usually 0); the count is of searches so taken.",
         "Nothing to do.",
         blocking=False,
     ),

@@ -149,9 +149,15 @@ def _summaries(acc: Account) -> None:
         acc.findings["CC-REC-FINAL-NO-INPUT"] += blind[True]
     if acc.synthetic_records:
         acc.findings["CC-REC-SYNTHETIC"] += acc.synthetic_records
-    searches = sum(t.web_searches for t in acc.tools.values())
-    if searches:
-        acc.findings["CC-REC-WEBSEARCH-FROM-RESULT"] += searches
+    # A call's searches are the larger of its usage's count and its results' (SPEC §4.7): only
+    # those above the usage's are taken from results.
+    taken = sum(
+        max(0, sum(acc.tools[t].web_searches for t in c.tool_ids if t in acc.tools) - counted)
+        for c in acc.calls.values()
+        for counted in (c.usage.web_search_requests,)
+    )
+    if taken:
+        acc.findings["CC-REC-WEBSEARCH-FROM-RESULT"] += taken
     credited = sum(c.usage.credit_redeemed for c in acc.calls.values())
     if credited:
         acc.findings["CC-REC-FALLBACK-CREDIT"] += credited
