@@ -503,7 +503,8 @@ CODES: dict[str, CodeInfo] = {
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-UNEXPLAINED-DUPLICATE": _c(
-        "A model call appears in two files and no documented rule explains the copy.",
+        "A model call appears in two files, or one tool call id under two model calls (in "
+        "one file or two), and no documented rule explains the copy.",
         "Restore the files from one consistent copy of the session." + _COPY_ELSEWHERE,
     ),
     "CC-REC-FRAGMENT-DISAGREE": _c(
@@ -551,7 +552,9 @@ CODES: dict[str, CodeInfo] = {
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-ORPHAN-TOOL-RESULT": _c(
-        "A tool result names a tool call that no transcript in the tree records.",
+        "A tool result names a tool call that no transcript in the tree records, or one its "
+        "own transcript records only after it (not that call's result: the call stays "
+        "no-result).",
         "Nothing to do; the result is counted but carries no spend.",
         blocking=False,
     ),

@@ -213,6 +213,11 @@ def match_results(acc: Account) -> None:
                     continue
                 if tool.result_position is not None or tool.stream != stream.index:
                     continue
+                if pos < tool.position:
+                    # Written before the tool_use it names: no result of that call (taken, it
+                    # would answer the call and make an edge back to the call that asked).
+                    acc.findings["CC-REC-ORPHAN-TOOL-RESULT"] += 1
+                    continue
                 if rec.result_states_usage and tool.name not in SUBAGENT_TOOLS:
                     # Another tool's result with usage (a tool that calls a model itself):
                     # spend no call records, which this version does not read.

@@ -1,0 +1,68 @@
+"""A tool result written before the tool_use it names (line order) is not that call's result:
+matched, it made the call look answered and invented a `consumes` edge from the tool back to
+the very model call that requested it (a two-event cycle, SPEC §5.3: no edge is invented)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from converter.reader.build import build_account
+from converter.reader.load import load
+from converter.sources.tree import discover
+
+SID = "11111111-2222-4333-8444-555555555555"
+
+
+def _rec(n: int, parent: int | None, **fields: Any) -> dict[str, Any]:
+    return {
+        "uuid": f"00000000-0000-4000-8000-{n:012d}",
+        "parentUuid": None if parent is None else f"00000000-0000-4000-8000-{parent:012d}",
+        "sessionId": SID,
+        "version": "2.1.216",
+        "timestamp": f"2026-07-21T09:00:{n:02d}.000Z",
+        **fields,
+    }
+
+
+def _call(n: int, parent: int, msg: str, content: list[dict[str, Any]]) -> dict[str, Any]:
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "iterations": [],
+    }
+    message = {
+        "id": msg,
+        "role": "assistant",
+        "model": "claude-opus-4-8",
+        "content": content,
+        "stop_reason": "end_turn",
+        "usage": usage,
+    }
+    return _rec(n, parent, type="assistant", requestId=f"req_{n}", message=message)
+
+
+def _result(n: int, parent: int, tool_id: str) -> dict[str, Any]:
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": "ok"}
+    return _rec(n, parent, type="user", message={"role": "user", "content": [block]})
+
+
+def test_a_result_before_its_call_is_an_orphan_and_makes_no_edge(tmp_path: Path) -> None:
+    tool = {"type": "tool_use", "id": "toolu_Q", "name": "Bash", "input": {"command": "x"}}
+    records = [
+        _rec(1, None, type="user", message={"role": "user", "content": "go"}),
+        _call(2, 1, "msg_01A", [{"type": "text", "text": "a"}]),
+        _result(3, 2, "toolu_Q"),  # names a tool_use written only below
+        _call(4, 3, "msg_01B", [tool]),
+        _call(5, 4, "msg_01C", [{"type": "text", "text": "c"}]),
+    ]
+    parent = tmp_path / f"{SID}.jsonl"
+    parent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    acc = build_account(load(discover(parent), jobs=1))
+    assert acc.tools["toolu_Q"].status == "no-result"
+    assert acc.findings["CC-REC-ORPHAN-TOOL-RESULT"] == 1
+    consumes = [e for e in acc.edges if e.kind == "consumes"]
+    assert consumes == []  # never ("tool", Q) -> ("model", msg_01B), its own requester
