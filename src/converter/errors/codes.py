@@ -126,7 +126,8 @@ CODES: dict[str, CodeInfo] = {
         ".jsonl; its children cannot be found.",
         "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy (restore its name "
         "beside its <session-id>/ folder); a lone excerpt that delegates nothing converts with "
-        "--from claude-code.",
+        "--from claude-code. A file that is no transcript (a hook's log another tool left in the "
+        "project folder) has nothing to convert: skip it.",
     ),
     "CC-TREE-PARENT-IS-SUBAGENT": _c(
         "The file given as the parent is a subagent transcript: agent-<id>.jsonl, or a copy of "
@@ -1226,7 +1227,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PRICE-MAX-OUTPUT-MISSING": _c(
         "A model has usage-incomplete calls but no max_output_tokens to bound their cost.",
-        "Set the model's max_output_tokens to its documented maximum output.",
+        "Set the model's max_output_tokens to the output limit your Claude Code requested: "
+        "CLAUDE_CODE_MAX_OUTPUT_TOKENS if it was set, else the model's documented maximum "
+        "output.",
     ),
     "PRICE-SERVER-TOOL-MISSING": _c(
         "The session used a server tool (web search) that has no per-request price.",
@@ -1294,8 +1297,13 @@ CODES: dict[str, CodeInfo] = {
         "Two bundles bind the same transcript file (the same SHA-256) or hold the same model or "
         "tool call (the same event id): one session converted twice, under two keys, with two "
         "task units, by two versions of agent-evidence, or before and after it grew. Its calls "
-        "would be counted twice.",
-        "Give each session's bundle once: keep the latest conversion and drop the other.",
+        "would be counted twice. Or a session made with --fork-session and its original: the "
+        "fork's transcript repeats the original's calls with no mark this version reads "
+        "(docs/limitations.md).",
+        "Give each session's bundle once: keep the latest conversion and drop the other. A "
+        "fork and its original cannot be judged in one workload yet (each bundle counts the "
+        "copied calls): evaluate them apart, knowing the fork's bundle repeats the original's "
+        "spend for the copied tasks.",
     ),
     "EVAL-NO-BUNDLE": _c(
         "No bundle was given.",
@@ -1334,12 +1342,14 @@ CODES: dict[str, CodeInfo] = {
         "the cost on both sides of the limit, so the decision is INCOMPLETE.",
         "If a session may still be running, convert it again once it is idle, so calls still "
         "streaming have their final usage written. A finished session keeps the calls that "
-        "never got one (most are subagents' last calls): max_output_tokens in the contract "
-        "bounds their output, so set it to the output limit your Claude Code requested "
-        "(CLAUDE_CODE_MAX_OUTPUT_TOKENS, when it was set), if lower than the model's; "
+        "never got one: since Claude Code 2.1.167 mostly subagents' last calls; before it, many "
+        "main-thread calls too (its transcripts often kept only a streaming stub), which leaves "
+        "an older session's interval wide whatever the bound. max_output_tokens in the "
+        "contract bounds their output, so set it to the output limit your Claude Code "
+        "requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, when it was set), if lower than the model's; "
         "`inspect --price-card` says how much of the interval those calls make. Or convert "
         "with --provider-bodies, if Claude Code wrote them: a call's response gives its final "
-        "usage.",
+        "usage. Or leave such sessions out of the workload a cost gate judges.",
     ),
     "EVAL-COST-UNBOUNDED": _c(
         "A cost gate meets its limit at the low cost, but usage-incomplete calls that recorded "
