@@ -76,6 +76,27 @@ def cosigned(other: Ed25519PrivateKey, *, first: bool) -> Callable[[bytes], byte
     return rewrite
 
 
+def with_other_signers(count: int, *, first: bool) -> Callable[[bytes], bytes]:
+    """`count` more signatures over the same PAE, each by another signer's key (every one
+    valid), before or after the original one: a multi-signed envelope, as in-toto allows."""
+
+    def rewrite(envelope: bytes) -> bytes:
+        document = _document(envelope)
+        message = pae(document["payloadType"], base64.b64decode(document["payload"]))
+        others = [
+            {
+                "keyid": f"signer-{n}",
+                "sig": base64.b64encode(Ed25519PrivateKey.generate().sign(message)).decode(),
+            }
+            for n in range(count)
+        ]
+        signatures = document["signatures"]
+        document["signatures"] = [*others, *signatures] if first else [*signatures, *others]
+        return canonical_bytes(document)
+
+    return rewrite
+
+
 def unsigned_positions(envelope: bytes) -> set[int]:
     """Byte positions of a canonical one-signature envelope that no signature covers: the keyid
     member (name and value), and the last base64 character before `=` padding, whose low bits

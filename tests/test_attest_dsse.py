@@ -13,7 +13,9 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from hypothesis import given
 from hypothesis import strategies as st
 
+from converter.attest import dsse
 from converter.attest.dsse import (
+    MAX_SIGNATURES,
     Envelope,
     Signature,
     key_id,
@@ -22,7 +24,14 @@ from converter.attest.dsse import (
     sign_envelope,
     verify_envelope,
 )
-from converter.attest.errors import EnvelopeMalformed, NotAnEnvelope, SignatureInvalid
+from converter.attest.errors import (
+    EnvelopeMalformed,
+    NotAnEnvelope,
+    SignatureInvalid,
+    TooManySignatures,
+)
+from converter.errors.codes import CODES
+from tests.envelope_helpers import with_other_signers
 
 KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 OTHER = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
@@ -182,8 +191,8 @@ def test_what_is_no_envelope_at_all_is_refused_not_called_tampered(data: bytes) 
         b'{"payload": "e%A", "payloadType": "t", "signatures": []}',
         b'{"payload": "eA==", "payload": "eQ==", "payloadType": "t", "signatures": []}',
         b'{"payload": "eA==", "payloadType": "t", "signatures": [], "x": NaN}',
-        b'{"payload": "eA==", "payloadType": "t", "signatures": [%s]}'
-        % b",".join([b'{"sig": "eA=="}'] * 17),
+        b'{"payload": "eA==", "signatures": [%s]}'  # damaged, however many entries it holds
+        % b",".join([b'{"sig": "eA=="}'] * (MAX_SIGNATURES + 1)),
         b'{"payload": "eA==", "payloadType": "t", "signatures": [',  # cut short
         b'{"payload": "eA==" "payloadType": "t", "signatures": []}',  # a comma flipped away
         b'&"payloadType": "t", "payload": "eA==", "signatures": []}',  # its brace flipped
@@ -197,6 +206,49 @@ def test_malformed_envelopes_are_integrity_failures(data: bytes) -> None:
         parse_envelope(data)
     assert raised.value.code == "ATTEST-ENVELOPE-MALFORMED"
     assert raised.value.exit_code == 5
+
+
+def test_an_envelope_with_as_many_signatures_as_the_bound_verifies() -> None:
+    """Ours tried last, after every other signer's (valid, by other keys)."""
+    data = with_other_signers(MAX_SIGNATURES - 1, first=True)(
+        sign_envelope(b"x", TYPE, KEY).to_bytes()
+    )
+    assert len(json.loads(data)["signatures"]) == MAX_SIGNATURES
+    assert verify_envelope(parse_envelope(data), KEY.public_key()) == b"x"
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["ours-last", "ours-first"])
+def test_more_signatures_than_the_bound_are_refused_not_called_tampered(first: bool) -> None:
+    """Was ATTEST-ENVELOPE-MALFORMED (5: do not trust, attest again) for a valid envelope our
+    signer shares with 16 others: DSSE sets no limit and securesystemslib verifies it. Nothing
+    was found altered, a check did not run: refused (2), saying the limit and a way out."""
+    data = with_other_signers(MAX_SIGNATURES, first=first)(
+        sign_envelope(b"x", TYPE, KEY).to_bytes()
+    )
+    with pytest.raises(TooManySignatures) as raised:
+        parse_envelope(data)
+    assert raised.value.code == "ATTEST-TOO-MANY-SIGNATURES"
+    assert raised.value.exit_code == 2
+    info = CODES["ATTEST-TOO-MANY-SIGNATURES"]
+    assert f"more than {MAX_SIGNATURES} signature" in info.message
+    assert "securesystemslib" in info.fix
+    assert f"at most {MAX_SIGNATURES} entries" in info.fix
+    assert "more than" not in CODES["ATTEST-ENVELOPE-MALFORMED"].message  # was "16 signatures"
+
+
+def test_the_bound_counts_the_entries_before_reading_any(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries that are no signature count too, and none is looked at past the bound: a crafted
+    envelope cannot make the parser (or the verifier) work per entry."""
+
+    def read(item: Any) -> None:
+        raise AssertionError("an entry was read")
+
+    monkeypatch.setattr(dsse, "_signature_from", read)
+    data = json.dumps(
+        {"payload": "eA==", "payloadType": "t", "signatures": ["x"] * (MAX_SIGNATURES + 1)}
+    ).encode()
+    with pytest.raises(TooManySignatures):
+        parse_envelope(data)
 
 
 def test_undecodable_base64_in_a_verified_field_is_malformed() -> None:

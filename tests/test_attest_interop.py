@@ -12,10 +12,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from converter.attest.dsse import key_id
-from converter.attest.errors import SignatureInvalid, SubjectMismatch
+from converter.attest.dsse import MAX_SIGNATURES, key_id
+from converter.attest.errors import SignatureInvalid, SubjectMismatch, TooManySignatures
 from converter.attest.statement import PAYLOAD_TYPE, attest, build_statement, check_attestation
 from converter.codec.canonical import canonical_bytes
+from tests.envelope_helpers import with_other_signers
 
 dsse = pytest.importorskip("securesystemslib.dsse")
 signer = pytest.importorskip("securesystemslib.signer")
@@ -119,3 +120,15 @@ def test_an_envelope_as_0_1_wrote_it_checks_with_ours_and_with_theirs_given_its_
     _their_envelope(data).verify([old_key], 1)
     with pytest.raises(sslib_exceptions.VerificationError):
         _their_envelope(data).verify([_their_key()], 1)
+
+
+def test_past_our_bound_securesystemslib_verifies_and_ours_refuses_unchecked() -> None:
+    """The way out ATTEST-TOO-MANY-SIGNATURES names: another DSSE tool verifies the envelope.
+    Ours refuses it (2) rather than call it altered (it was ATTEST-ENVELOPE-MALFORMED, 5)."""
+    data = with_other_signers(MAX_SIGNATURES, first=True)(
+        attest(BUNDLE, "bundle.json", RECEIPT, KEY)
+    )
+    assert list(_their_envelope(data).verify([_their_key()], 1)) == [_their_key().keyid]
+    with pytest.raises(TooManySignatures) as raised:
+        check_attestation(BUNDLE, data, KEY.public_key())
+    assert raised.value.exit_code == 2

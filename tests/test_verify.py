@@ -30,6 +30,7 @@ from tests.envelope_helpers import (
     url_safe,
     with_extra_fields,
     with_keyid,
+    with_other_signers,
 )
 
 PARENT = fixture_parent("synthetic_tree")
@@ -250,6 +251,31 @@ def test_a_co_signed_envelope_verifies_with_the_co_signers_key(
     envelope.write_bytes(co_signer(envelope.read_bytes()))
     result = cli("verify", "--bundle", str(bundle), "--public-key", str(co_public))
     assert result.code == 0, result.err
+
+
+def test_an_envelope_with_more_signatures_than_the_bound_is_refused_unchecked(
+    cli: Any, signed: tuple[Path, Path, Path]
+) -> None:
+    """Was ATTEST-ENVELOPE-MALFORMED, exit 5 (do not trust; attest again) for a valid envelope
+    co-signed by 16 other signers: DSSE sets no limit, in-toto wants several signers, and other
+    verifiers accept it. Nothing was found altered, a check did not run: 2, its own code."""
+    from converter.attest.dsse import MAX_SIGNATURES
+
+    bundle, _, public = signed
+    envelope = Path(f"{bundle}.intoto.json")
+    original = envelope.read_bytes()
+    decided = cli("evaluate", "--bundle", str(bundle), "--public-key", str(public)).code
+    envelope.write_bytes(with_other_signers(MAX_SIGNATURES - 1, first=True)(original))
+    assert cli("verify", "--bundle", str(bundle), "--public-key", str(public)).code == 0
+    rerun = cli("evaluate", "--bundle", str(bundle), "--public-key", str(public))
+    assert (rerun.code, "ATTEST-" in rerun.err) == (decided, False)
+    envelope.write_bytes(with_other_signers(MAX_SIGNATURES, first=False)(original))
+    for command in ("verify", "evaluate"):
+        result = cli(command, "--bundle", str(bundle), "--public-key", str(public))
+        assert result.code == 2, result.err
+        assert result.err.startswith("refused: ATTEST-TOO-MANY-SIGNATURES"), result.err
+        assert "ATTEST-ENVELOPE-MALFORMED" not in result.err
+        assert "integrity" not in result.err
 
 
 def test_verify_names_the_signing_key_by_the_envelopes_keyid(

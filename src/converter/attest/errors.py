@@ -2,8 +2,8 @@
 
 A signature, subject or envelope that does not check is an integrity failure (exit 5): the
 verifier was able to look and what it saw is wrong. A key that cannot be loaded, or an
-attestation file that is no envelope at all, is a refusal (exit 2): nothing could be checked or
-signed.
+attestation file that is no envelope at all (or one with more signatures than are tried), is a
+refusal (exit 2): nothing could be checked or signed.
 """
 
 from __future__ import annotations
@@ -55,6 +55,17 @@ class NotAnEnvelope(Refused):
     that is not a bundle. An envelope missing a field is EnvelopeMalformed."""
 
     code: ClassVar[str] = "ATTEST-NOT-AN-ENVELOPE"
+
+    def __init__(self) -> None:
+        super().__init__([Problem(self.code)])
+
+
+class TooManySignatures(Refused):
+    """An envelope with more signature entries than `dsse.MAX_SIGNATURES`: refused unread, so
+    a crafted one cannot make verification work without end. DSSE sets no limit and nothing
+    was found altered, so it is no integrity failure: the check did not run (exit 2)."""
+
+    code: ClassVar[str] = "ATTEST-TOO-MANY-SIGNATURES"
 
     def __init__(self) -> None:
         super().__init__([Problem(self.code)])

@@ -97,7 +97,8 @@ def check_attestation(
 
     Raises EnvelopeMalformed, SignatureInvalid, PayloadTypeUnsupported, StatementInvalid or
     SubjectMismatch (all AttestationFailure, exit 5); NotAnEnvelope (refused, exit 2) when
-    `envelope_bytes` is no envelope at all, so there was nothing to check.
+    `envelope_bytes` is no envelope at all, so there was nothing to check, and
+    TooManySignatures (refused, exit 2) when it holds more entries than are tried.
     """
     envelope = parse_envelope(envelope_bytes)
     payload = verify_envelope(envelope, public_key)

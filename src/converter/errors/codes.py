@@ -1485,12 +1485,21 @@ CODES: dict[str, CodeInfo] = {
     ),
     "ATTEST-ENVELOPE-MALFORMED": _c(
         "The attestation is a DSSE envelope (it has a payload or payloadType) but cannot be "
-        "read: a missing or ill-typed field, a repeated key, more than 16 signatures, a "
-        "payload that is not base64, or bytes that no longer parse (a flipped byte, a cut); "
-        "exit 5. (A signature entry whose sig is not base64 is skipped as another signer's: "
-        "ATTEST-SIGNATURE-INVALID when no other verifies.)",
+        "read: a missing or ill-typed field, a repeated key, a payload that is not base64, or "
+        "bytes that no longer parse (a flipped byte, a cut); exit 5. (A signature entry whose "
+        "sig is not base64 is skipped as another signer's: ATTEST-SIGNATURE-INVALID when no "
+        "other verifies.)",
         "Use the .intoto.json file written beside the bundle; if it was edited, the bundle "
         "cannot be trusted until it is attested again.",
+    ),
+    "ATTEST-TOO-MANY-SIGNATURES": _c(
+        "The attestation is a DSSE envelope with more than 64 signature entries, more than "
+        "are tried (each try costs a check over the whole payload): no signature was checked, "
+        "so nothing is known either way; exit 2. DSSE itself sets no limit.",
+        "Ask the signer for an envelope holding only the signatures you need (at most 64 "
+        "entries, theirs among them), or verify this one with another DSSE tool, such as "
+        'securesystemslib (docs/verifying.md, "With other DSSE tooling"), and check its '
+        "subject digest too.",
     ),
     "ATTEST-SIGNATURE-INVALID": _c(
         "No signature in the attestation verifies with the given public key; exit 5.",
