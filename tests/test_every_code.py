@@ -168,9 +168,12 @@ def test_agent_id_twice(rich: Tree, cli: Any, command: Command, tmp_path: Path) 
     expect_blocked(outcome, "CC-TREE-AGENT-ID-TWICE", rich.label("subagent", RICH_W2))
 
 
-def _delegating_child(tree: Tree, agent: str, tool_id: str, calls: str) -> str:
+def _delegating_child(
+    tree: Tree, agent: str, tool_id: str, calls: str, answered_by: str | None = None
+) -> str:
     """A child transcript whose one call delegates (tool `tool_id`), and its meta naming the
-    call `calls` as its own delegation; the child's path."""
+    call `calls` as its own delegation; the child's path. With `answered_by`, the call has its
+    result, naming that agent."""
     rel = f"subagents/agent-{agent}.jsonl"
     anchor = tree.record("", A2_LINE)
     prompt = _record(
@@ -192,7 +195,21 @@ def _delegating_child(tree: Tree, agent: str, tool_id: str, calls: str) -> str:
         tree, prompt, f"{agent[1:9]}-0000-4000-8000-000000000002", f"msg_{agent}", [use], "tool_use"
     )
     call.update(isSidechain=True, agentId=agent)
-    tree.write_lines(rel, [dump(prompt), dump(call)])
+    records = [prompt, call]
+    if answered_by is not None:
+        result = {"type": "tool_result", "tool_use_id": tool_id, "content": canary("done")}
+        answer = _record(
+            tree,
+            call,
+            agentId=agent,
+            type="user",
+            message={"role": "user", "content": [result]},
+            toolUseResult={"status": "completed", "agentId": answered_by},
+            uuid=f"{agent[1:9]}-0000-4000-8000-000000000003",
+        )
+        answer.update(isSidechain=True)
+        records.append(answer)
+    tree.write_lines(rel, map(dump, records))
     meta = {"agentType": "Explore", "description": canary("meta"), "toolUseId": calls}
     tree.path(rel.replace(".jsonl", ".meta.json")).write_bytes(dump(meta))
     return rel
@@ -200,13 +217,61 @@ def _delegating_child(tree: Tree, agent: str, tool_id: str, calls: str) -> str:
 
 def test_cycle(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
     """Two children whose metas each name the other's call as their delegation: the cycle is
-    refused once, at the transcript of its first child in path order."""
-    first = _delegating_child(syn, "a1111111111111111", "toolu_01Cycle1", "toolu_01Cycle2")
-    _delegating_child(syn, "a2222222222222222", "toolu_01Cycle2", "toolu_01Cycle1")
+    refused once, at the transcript of its first child in path order, and nothing else is said
+    of it. Each call has its child transcript (in the cycle) and its result: each was also
+    refused as CC-TREE-UNEXPANDED-DELEGATION ('has no child transcript') and counted as
+    CC-REC-TOOL-NO-RESULT, the cycle's streams having no depth and their results never
+    matched."""
+    first = _delegating_child(
+        syn, "a1111111111111111", "toolu_01Cycle1", "toolu_01Cycle2", "a2222222222222222"
+    )
+    _delegating_child(
+        syn, "a2222222222222222", "toolu_01Cycle2", "toolu_01Cycle1", "a1111111111111111"
+    )
     outcome = run_command(cli, command, syn, tmp_path)
     expect_blocked(outcome, "CC-TREE-CYCLE", syn.label("subagent", first))
+    assert [r.code for r in outcome.refusals] == ["CC-TREE-CYCLE"]
+    if command.json_report:
+        assert outcome.report is not None
+        codes = {f["code"] for f in outcome.report["findings"]}
+        assert "CC-REC-TOOL-NO-RESULT" not in codes, outcome.report["findings"]
+
+
+@pytest.mark.parametrize("hanging", ["a0000000000000000", "a3333333333333333"])
+def test_child_hanging_from_a_cycle(
+    hanging: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A child of a second call of a cycle's agent, itself delegating to no transcript: its own
+    call is unexpanded (said), the call that spawned it is not (it is there), and no call of
+    theirs is said to have no result, whichever of them the walk of depths meets first."""
+    cycle = "a1111111111111111"
+    first = _delegating_child(syn, cycle, "toolu_01Cycle1", "toolu_01Cycle2", "a2222222222222222")
+    _delegating_child(syn, "a2222222222222222", "toolu_01Cycle2", "toolu_01Cycle1", cycle)
+    child = _delegating_child(syn, hanging, "toolu_01Lost", "toolu_01Extra", "a9999999999999999")
+    last = json.loads(syn.lines(first)[-1])
+    use = {"type": "tool_use", "id": "toolu_01Extra", "name": "Agent", "input": {}}
+    call = _assistant(syn, last, "11111111-0000-4000-8000-000000000004", "msg_x", [use], "")
+    result = {"type": "tool_result", "tool_use_id": "toolu_01Extra", "content": canary("x")}
+    answer = _record(
+        syn,
+        call,
+        type="user",
+        message={"role": "user", "content": [result]},
+        toolUseResult={"status": "completed", "agentId": hanging},
+        uuid="11111111-0000-4000-8000-000000000005",
+    )
+    for record in (call, answer):
+        record.update(isSidechain=True, agentId=cycle)
+    syn.write_lines(first, [*syn.lines(first), dump(call), dump(answer)])
+    outcome = run_command(cli, command, syn, tmp_path)
     assert [r.code for r in outcome.refusals].count("CC-TREE-CYCLE") == 1
+    expect_blocked(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("subagent", child), 2)
     assert outcome.codes == {"CC-TREE-CYCLE", "CC-TREE-UNEXPANDED-DELEGATION"}
+    assert len(outcome.refusals) == 2
+    if command.json_report:
+        assert outcome.report is not None
+        codes = {f["code"] for f in outcome.report["findings"]}
+        assert "CC-REC-TOOL-NO-RESULT" not in codes, outcome.report["findings"]
 
 
 def test_a_chain_that_ends_at_an_orphan_is_no_cycle(cli: Any, tmp_path: Path) -> None:
@@ -225,12 +290,25 @@ def test_a_chain_that_ends_at_an_orphan_is_no_cycle(cli: Any, tmp_path: Path) ->
 
 
 def test_depth_mismatch(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
-    """A first-level child whose meta says spawnDepth 2 is refused at the child's transcript."""
+    """A first-level child whose meta says spawnDepth 2 is refused at the meta file, line 1: the
+    meta names the depth, the fix is there (SPEC §6.4: the file and line to fix). Was refused at
+    the child's transcript, with no line."""
     meta = json.loads(syn.path(SYN_META).read_bytes())
     syn.path(SYN_META).write_bytes(dump({**meta, "spawnDepth": 2}))
     outcome = run_command(cli, command, syn, tmp_path)
-    expect_blocked(outcome, "CC-TREE-DEPTH-MISMATCH", syn.label("subagent", SYN_CHILD))
+    expect_blocked(outcome, "CC-TREE-DEPTH-MISMATCH", syn.label("meta", SYN_META), 1)
     assert outcome.codes == {"CC-TREE-DEPTH-MISMATCH"}
+
+
+def test_meta_parent_conflict(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
+    """A child joined to the main session's call whose meta names another agent as its parent
+    (`parentAgentId`): the join evidence disagrees, refused at the meta file, line 1, where the
+    other parent is named. Was refused at the child's transcript, with no line."""
+    meta = json.loads(syn.path(SYN_META).read_bytes())
+    syn.path(SYN_META).write_bytes(dump({**meta, "parentAgentId": "a0123456789abcdef"}))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-JOIN-CONFLICT", syn.label("meta", SYN_META), 1)
+    assert outcome.codes == {"CC-TREE-JOIN-CONFLICT"}
 
 
 @pytest.mark.parametrize(

@@ -235,8 +235,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-JOIN-CONFLICT": _c(
         "The join evidence for a subagent disagrees (metadata, tool result and progress lines name "
-        "different delegation calls, the call's result names another agent, or the child's "
-        "records name another agent than its file name).",
+        "different delegation calls, the call's result names another agent, the metadata names "
+        "another parent agent than the one whose call it is joined to, or the child's records "
+        "name another agent than its file name).",
         "Restore the files from one consistent copy of the session. A child's records must "
         "name the agent id of its file name: agent-<id>.jsonl holds agentId <id>, its leading "
         "'a' included.",
@@ -247,7 +248,8 @@ CODES: dict[str, CodeInfo] = {
         + _COPY_ELSEWHERE,
     ),
     "CC-TREE-DEPTH-MISMATCH": _c(
-        "A subagent's declared spawn depth does not match its place in the tree.",
+        "A subagent's declared spawn depth (spawnDepth in its agent-<id>.meta.json) does not "
+        "match its place in the tree.",
         "Restore the files from one consistent copy of the session.",
     ),
     "CC-TREE-UNEXPANDED-DELEGATION": _c(

@@ -58,7 +58,13 @@ def _unexpanded(acc: Account, single_file: bool, unread: Unread) -> None:
         # A subagent given as the parent (refused as such): the children of its delegations
         # lie in the session's folder, not beside it; the one fix is to pass the session.
         return
-    expanded = {s.delegation for s in acc.streams if s.delegation is not None and s.depth >= 0}
+    # A child in a cycle (or hanging from one) is there, with no depth: its delegation is not
+    # unexpanded, the cycle is refused (CC-TREE-CYCLE) and its fix is the one to make.
+    expanded = {
+        s.delegation
+        for s in acc.streams
+        if s.delegation is not None and (s.depth >= 0 or s.index in acc.cyclic)
+    }
     # A run launched more than once (resumed): a launch that dispatched no agent of its own
     # reused the results of agents another launch started (each agent the journal names has
     # its transcript, or _journal_agents refuses), and one whose agents cannot be placed is

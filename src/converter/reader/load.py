@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Meta:
+    file: int  # the meta file's own index: where a refusal of what it says points
     agent_type: str | None
     tool_use_id: str | None
     parent_agent_id: str | None
@@ -148,6 +149,7 @@ def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)):
             raise BadField("CC-REC-BAD-FIELD")
         meta = Meta(
+            file=entry.index,
             agent_type=_meta_value(doc, "agentType"),
             tool_use_id=_meta_value(doc, "toolUseId"),
             parent_agent_id=_meta_value(doc, "parentAgentId"),

@@ -157,6 +157,11 @@ class Account:
     # all of them (CC-TREE-AMBIGUOUS-JOIN, by each child's file): not also refused as
     # unexpanded, the same fault said again.
     join_candidates: set[str] = field(default_factory=set)
+    # Streams whose chain of parents comes back on itself: in a cycle or hanging from one
+    # (CC-TREE-CYCLE, once). They have no depth, so no copies or results are read for them;
+    # what follows from that alone is not said again: a delegation one of them expands is not
+    # unexpanded, a call of theirs is not one with no result (the run is refused all the same).
+    cyclic: set[int] = field(default_factory=set)
 
     @property
     def refusals(self) -> list[Problem]:

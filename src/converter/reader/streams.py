@@ -769,9 +769,12 @@ def depths(acc: Account) -> None:
         if looped or current is None:
             if looped:
                 acc.problems.append(Problem("CC-TREE-CYCLE", stream.file))
+                acc.cyclic.update(chain)
             for member in chain:
                 resolved.setdefault(member, -1)
             continue
+        if current in acc.cyclic:  # hangs from a cycle found before
+            acc.cyclic.update(chain)
         depth = resolved[current]
         for member in reversed(chain):
             depth = depth + 1 if depth >= 0 else -1
@@ -786,11 +789,13 @@ def depths(acc: Account) -> None:
             and meta.spawn_depth != stream.depth
             and not _lead_teammate(meta, stream.depth)
         ):
-            acc.problems.append(Problem("CC-TREE-DEPTH-MISMATCH", stream.file))
+            # said at the meta, which names the depth (a meta is one document: line 1)
+            acc.problems.append(Problem("CC-TREE-DEPTH-MISMATCH", meta.file, 1))
         if meta and meta.parent_agent_id is not None and stream.parent is not None:
             parent = acc.streams[stream.parent]
             if parent.agent_id != meta.parent_agent_id:
-                acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file))
+                # the meta names another parent than the join found: said where it names it
+                acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", meta.file, 1))
 
 
 def _ancestors(acc: Account, stream: Stream) -> set[int]:
