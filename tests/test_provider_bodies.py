@@ -1216,6 +1216,31 @@ def test_a_torn_last_index_line_is_left_for_the_next_run(
     assert "CC-BODY-INDEX-TORN: 1 line." in text.out
 
 
+@pytest.mark.parametrize("written", [120, None], ids=["cut-short", "whole-without-newline"])
+def test_this_sessions_line_being_written_leaves_hidden_calls_not_observed(
+    cli: Any, tmp_path: Path, written: int | None
+) -> None:
+    """An audit: this session's last index line, still being written, named a hidden call (a
+    session title, the last thing a session does); it was left for the next run, as it must
+    be, yet the bundle said `auxiliary_calls: "observed"` with the call in no figure. A line
+    being written that names the session is a call not yet looked for."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
+    assert bodies.lines is not None
+    torn = bodies.lines.pop()
+    folder = bodies.write()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(json.dumps(torn).encode()[:written])
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert {"code": "CC-BODY-INDEX-TORN", "count": 1} in shown.report["not_read"]
+    assert shown.report["auxiliary_calls"] == "not-observed"
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
+    assert hidden_events(bundle) == []
+    assert bundle["receipt"]["auxiliary_calls"] == "not-observed"
+
+
 def test_another_sessions_line_being_written_changes_no_contract(cli: Any, tmp_path: Path) -> None:
     """A torn last line may be another session's: it is not bound, so a contract made while it
     was being written still converts, and its bundle re-derives, once it is whole."""
