@@ -243,7 +243,9 @@ def test_child_hanging_from_a_cycle(
 ) -> None:
     """A child of a second call of a cycle's agent, itself delegating to no transcript: its own
     call is unexpanded (said), the call that spawned it is not (it is there), and no call of
-    theirs is said to have no result, whichever of them the walk of depths meets first."""
+    theirs is said to have no result, whichever of them the walk of depths meets first. The
+    cycle is named at its own first child in path order: it was named at the hanging child
+    when that came first (a0000...), a transcript no fix of the cycle touches."""
     cycle = "a1111111111111111"
     first = _delegating_child(syn, cycle, "toolu_01Cycle1", "toolu_01Cycle2", "a2222222222222222")
     _delegating_child(syn, "a2222222222222222", "toolu_01Cycle2", "toolu_01Cycle1", cycle)
@@ -265,9 +267,108 @@ def test_child_hanging_from_a_cycle(
     syn.write_lines(first, [*syn.lines(first), dump(call), dump(answer)])
     outcome = run_command(cli, command, syn, tmp_path)
     assert [r.code for r in outcome.refusals].count("CC-TREE-CYCLE") == 1
+    # at a child in the cycle (its first in path order), not at the one hanging from it
+    expect_blocked(outcome, "CC-TREE-CYCLE", syn.label("subagent", first))
     expect_blocked(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("subagent", child), 2)
     assert outcome.codes == {"CC-TREE-CYCLE", "CC-TREE-UNEXPANDED-DELEGATION"}
     assert len(outcome.refusals) == 2
+    if command.json_report:
+        assert outcome.report is not None
+        codes = {f["code"] for f in outcome.report["findings"]}
+        assert "CC-REC-TOOL-NO-RESULT" not in codes, outcome.report["findings"]
+
+
+RICH_ADA = "subagents/agent-ada32aef20ac2c7e7.jsonl"
+
+
+def test_a_child_whose_join_conflicts_is_refused_as_that_alone(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A child whose meta names a call that is not there while the parent's call's result names
+    it: the join evidence disagrees (CC-TREE-JOIN-CONFLICT), and that is all that is said. Was
+    also CC-TREE-UNEXPANDED-DELEGATION twice ('has no child transcript': at the parent's call,
+    whose child is there and named by its result, and at the child's own call, whose child is
+    there and joined to it) and CC-REC-TOOL-NO-RESULT 2 (the child's calls, no result looked
+    for): both from the child having no depth, and both sending the user to the wrong fix."""
+    meta = rich.path(RICH_ADA.replace(".jsonl", ".meta.json"))
+    meta.write_bytes(dump({**json.loads(meta.read_bytes()), "toolUseId": "toolu_01Nothing"}))
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_blocked(outcome, "CC-TREE-JOIN-CONFLICT", rich.label("subagent", RICH_ADA), 1)
+    assert [r.code for r in outcome.refusals] == ["CC-TREE-JOIN-CONFLICT"], outcome.refusals
+    if command.json_report:
+        assert outcome.report is not None
+        codes = {f["code"] for f in outcome.report["findings"]}
+        assert "CC-REC-TOOL-NO-RESULT" not in codes, outcome.report["findings"]
+
+
+def test_an_empty_child_whose_join_conflicts_leaves_its_call_unexpanded(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """As above, the child's transcript empty: no record of the delegation's spend, so the
+    call its result names is still refused as unexpanded beside the join conflict."""
+    meta = rich.path(RICH_ADA.replace(".jsonl", ".meta.json"))
+    meta.write_bytes(dump({**json.loads(meta.read_bytes()), "toolUseId": "toolu_01Nothing"}))
+    call = rich.find_line("", "toolu_01kLAwfMQ7fy4JB2LEvtLJZt")
+    rich.path(RICH_ADA).write_bytes(b"")
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_blocked(outcome, "CC-TREE-JOIN-CONFLICT", rich.label("subagent", RICH_ADA))
+    expect_blocked(outcome, "CC-TREE-UNEXPANDED-DELEGATION", rich.label("parent", ""), call)
+
+
+def test_a_conflicting_child_does_not_expand_a_call_whose_result_names_another(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A child whose meta names a second call of the parent, whose result names another agent
+    (not in the tree), while the first call's result names the child: the child could be the
+    first call's (not unexpanded, the join conflict says it), never the second's, whose child is
+    missing: that one is still refused as unexpanded."""
+    last = syn.record("", A2_LINE)
+    use = {"type": "tool_use", "id": "toolu_01Gone", "name": "Agent", "input": {}}
+    call = _assistant(syn, last, "99999999-0000-4000-8000-000000000001", "msg_gone", [use], "")
+    result = {"type": "tool_result", "tool_use_id": "toolu_01Gone", "content": canary("gone")}
+    answer = _record(
+        syn,
+        call,
+        type="user",
+        message={"role": "user", "content": [result]},
+        toolUseResult={"status": "completed", "agentId": "a7777777777777777"},
+        uuid="99999999-0000-4000-8000-000000000002",
+    )
+    lines = syn.lines()
+    syn.write_lines("", [*lines, dump(call), dump(answer)])
+    meta = json.loads(syn.path(SYN_META).read_bytes())
+    syn.path(SYN_META).write_bytes(dump({**meta, "toolUseId": "toolu_01Gone"}))
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-JOIN-CONFLICT", syn.label("subagent", SYN_CHILD), 1)
+    parent = syn.label("parent", "")
+    expect_blocked(outcome, "CC-TREE-UNEXPANDED-DELEGATION", parent, len(lines) + 1)
+    assert Refusal("CC-TREE-UNEXPANDED-DELEGATION", parent, A1_AGENT_LINE) not in outcome.refusals
+    # (the child's leading copy of the parent's call: CC-REC-UNEXPLAINED-DUPLICATE, its
+    # ancestors unknown while it is not joined)
+    assert outcome.codes == {
+        "CC-TREE-JOIN-CONFLICT",
+        "CC-TREE-UNEXPANDED-DELEGATION",
+        "CC-REC-UNEXPLAINED-DUPLICATE",
+    }
+
+
+def test_a_child_of_an_orphan_expands_its_call(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """An orphan (its meta names a call that is nowhere) whose call has its child, itself
+    delegating to no transcript: the orphan is refused, the grandchild's call is unexpanded
+    (its child is missing), the orphan's call is not (its child is there, with no depth only
+    because the orphan has none), and no call of theirs is said to have no result."""
+    orphan = _delegating_child(
+        syn, "a4444444444444444", "toolu_01Deep", "toolu_01Nowhere", "a5555555555555555"
+    )
+    child = _delegating_child(
+        syn, "a5555555555555555", "toolu_01Lost", "toolu_01Deep", "a9999999999999999"
+    )
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-ORPHAN-CHILD", syn.label("subagent", orphan), 1)
+    expect_blocked(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("subagent", child), 2)
+    assert len(outcome.refusals) == 2, outcome.refusals
     if command.json_report:
         assert outcome.report is not None
         codes = {f["code"] for f in outcome.report["findings"]}

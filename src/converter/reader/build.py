@@ -58,13 +58,11 @@ def _unexpanded(acc: Account, single_file: bool, unread: Unread) -> None:
         # A subagent given as the parent (refused as such): the children of its delegations
         # lie in the session's folder, not beside it; the one fix is to pass the session.
         return
-    # A child in a cycle (or hanging from one) is there, with no depth: its delegation is not
-    # unexpanded, the cycle is refused (CC-TREE-CYCLE) and its fix is the one to make.
-    expanded = {
-        s.delegation
-        for s in acc.streams
-        if s.delegation is not None and (s.depth >= 0 or s.index in acc.cyclic)
-    }
+    # A child joined to its call is there, whatever its depth. One with none is in a cycle or
+    # hangs from one (CC-TREE-CYCLE), or from a child whose own join was refused (an orphan, a
+    # join conflict): that refusal's fix is the one to make; its delegation is not unexpanded.
+    # (A child there whose join was refused is in `join_candidates` for the calls it names.)
+    expanded = {s.delegation for s in acc.streams if s.delegation is not None}
     # A run launched more than once (resumed): a launch that dispatched no agent of its own
     # reused the results of agents another launch started (each agent the journal names has
     # its transcript, or _journal_agents refuses), and one whose agents cannot be placed is

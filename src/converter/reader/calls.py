@@ -229,9 +229,10 @@ def match_results(acc: Account) -> None:
                 tool.result_run_id = rec.result_run_id
                 tool.result_usage = rec.result_usage
                 tool.web_searches = rec.web_searches if tool.name == "WebSearch" else 0
-    # A cycle's calls had no result looked for (refused as CC-TREE-CYCLE): not said to have none
+    # The calls of a stream with no depth had no result looked for (it is refused: in a cycle,
+    # an orphan, a join conflict, or hanging from one): not said to have none
     acc.findings["CC-REC-TOOL-NO-RESULT"] += sum(
-        t.status == "no-result" and t.stream not in acc.cyclic for t in acc.tools.values()
+        t.status == "no-result" and acc.streams[t.stream].depth >= 0 for t in acc.tools.values()
     )
 
 

@@ -153,15 +153,12 @@ class Account:
     # Per stream, where the agent took up a message sent from a later task and which task that
     # is, in stream order (reader/tasks.py `_resumes`): its first run ends at the first one.
     resume_splits: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
-    # Delegation calls that gave one prompt, each with a child that the prompt alone links to
-    # all of them (CC-TREE-AMBIGUOUS-JOIN, by each child's file): not also refused as
-    # unexpanded, the same fault said again.
+    # Delegation calls named by the refused joins of children that are there, as many children
+    # as calls (streams.py `_could_expand`): calls that gave one prompt, each with a child the
+    # prompt alone links to all of them (CC-TREE-AMBIGUOUS-JOIN), or a call a child's
+    # disagreeing evidence names (CC-TREE-JOIN-CONFLICT, -ORPHAN-CHILD, by each child's file).
+    # Not also refused as unexpanded, the same fault said again.
     join_candidates: set[str] = field(default_factory=set)
-    # Streams whose chain of parents comes back on itself: in a cycle or hanging from one
-    # (CC-TREE-CYCLE, once). They have no depth, so no copies or results are read for them;
-    # what follows from that alone is not said again: a delegation one of them expands is not
-    # unexpanded, a call of theirs is not one with no result (the run is refused all the same).
-    cyclic: set[int] = field(default_factory=set)
 
     @property
     def refusals(self) -> list[Problem]:

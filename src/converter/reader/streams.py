@@ -509,7 +509,8 @@ def _delegation_kind(
 
 def join(acc: Account, index: Index) -> None:
     claimed: dict[str, list[int]] = defaultdict(list)
-    same_prompt: Counter[frozenset[str]] = Counter()  # candidate calls -> children naming them
+    # candidate calls -> the children there whose refused join names just those calls
+    unjoined: Counter[frozenset[str]] = Counter()
     for stream in acc.streams[1:]:
         found = _evidence(acc, index, stream)
         line = stream.records[0].line if stream.records else None
@@ -520,7 +521,9 @@ def join(acc: Account, index: Index) -> None:
             code = "CC-TREE-AMBIGUOUS-JOIN" if by_prompt else "CC-TREE-JOIN-CONFLICT"
             acc.problems.append(Problem(code, stream.file, line))
             if by_prompt:
-                same_prompt[frozenset(evidence)] += 1
+                unjoined[frozenset(evidence)] += 1
+            else:
+                _could_expand(index, stream, evidence, unjoined)
             continue
         if evidence:
             tool_id = next(iter(evidence))
@@ -528,9 +531,9 @@ def join(acc: Account, index: Index) -> None:
             if len(owners) != 1 or not _is_delegation(index, tool_id):
                 code = "CC-TREE-AMBIGUOUS-JOIN" if len(owners) > 1 else "CC-TREE-ORPHAN-CHILD"
                 acc.problems.append(Problem(code, stream.file, line))
+                _could_expand(index, stream, evidence, unjoined)
                 continue
-            named = index.result_agents.get(tool_id)
-            if named and stream.kind != "sidechain" and stream.agent_id not in named:
+            if _names_another(index, stream, tool_id):
                 # The call's result names another agent: the evidence disagrees on who ran it.
                 acc.problems.append(Problem("CC-TREE-JOIN-CONFLICT", stream.file, line))
             if not stream.records:
@@ -561,17 +564,46 @@ def join(acc: Account, index: Index) -> None:
         # An unlabelled fork is a side question as 2.0-2.1.3x named it; another label is
         # shown as written, a pseudonym at the firewall unless it is a known kind.
         stream.agent_type = _FORK_TYPES.get(label or "side_question", label)
-    _joined(acc, index, claimed, same_prompt)
+    _joined(acc, index, claimed, unjoined)
+
+
+def _could_expand(
+    index: Index, stream: Stream, evidence: set[str], unjoined: Counter[frozenset[str]]
+) -> None:
+    """A child there whose join is refused by the evidence (it disagrees, or names a call held
+    twice or nowhere): the delegation calls it names, but one whose result names another agent
+    (that call's child is another, missing unless joined), could each be the one it expands.
+    Which one is not written; a call so named is not also unexpanded when the children naming
+    just those calls are as many as the calls (`_joined`). An empty child records no spend: its
+    call stays unexpanded. A child naming no call (an orphan by its anchor) excuses none."""
+    if not stream.records:
+        return
+    calls = frozenset(
+        tool_id
+        for tool_id in evidence
+        if _is_delegation(index, tool_id) and not _names_another(index, stream, tool_id)
+    )
+    if calls:
+        unjoined[calls] += 1
+
+
+def _names_another(index: Index, stream: Stream, tool_id: str) -> bool:
+    """Whether the call's result names another agent than this child (a 1.0.x in-file
+    sidechain is named by no result)."""
+    named = index.result_agents.get(tool_id)
+    if not named or stream.kind == "sidechain":
+        return False
+    return stream.agent_id not in named
 
 
 def _joined(
     acc: Account,
     index: Index,
     claimed: dict[str, list[int]],
-    same_prompt: Counter[frozenset[str]],
+    unjoined: Counter[frozenset[str]],
 ) -> None:
     """What the joins add up to: two children of one call refused, the delegations expanded,
-    the calls an ambiguous prompt join names, the in-file sidechains joined."""
+    the calls the refused joins of children there name, the in-file sidechains joined."""
     shared = set()  # children that claim one call: refused, none of them joined
     for tool_id, children in claimed.items():
         if len(children) > 1 and index.tool_name.get(tool_id) != "Workflow":
@@ -582,7 +614,7 @@ def _joined(
                 acc.problems.append(Problem("CC-TREE-AMBIGUOUS-JOIN", stream.file, line))
     # a call expanded by a child of its own: not one whose children were refused for sharing it
     acc.delegations_expanded = sum(not shared.intersection(c) for c in claimed.values())
-    for calls, naming in same_prompt.items():
+    for calls, naming in unjoined.items():
         if naming >= len(calls):  # a child for each call: none of them lacks its transcript
             acc.join_candidates |= calls
     # 1.0.x in-file sidechains joined to their delegation (one that is not is refused by its
@@ -767,14 +799,14 @@ def depths(acc: Account) -> None:
             chain.append(current)
             current = acc.streams[current].parent
         if looped or current is None:
-            if looped:
-                acc.problems.append(Problem("CC-TREE-CYCLE", stream.file))
-                acc.cyclic.update(chain)
+            if looped and current is not None:
+                # said at the cycle's first child in path order: the chain may start at a
+                # child hanging from it, no member of it and no place to fix it
+                cycle = chain[chain.index(current) :]
+                acc.problems.append(Problem("CC-TREE-CYCLE", acc.streams[min(cycle)].file))
             for member in chain:
                 resolved.setdefault(member, -1)
             continue
-        if current in acc.cyclic:  # hangs from a cycle found before
-            acc.cyclic.update(chain)
         depth = resolved[current]
         for member in reversed(chain):
             depth = depth + 1 if depth >= 0 else -1
