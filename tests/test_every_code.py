@@ -237,6 +237,25 @@ def test_cycle(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
         assert "CC-REC-TOOL-NO-RESULT" not in codes, outcome.report["findings"]
 
 
+def _answered_call(
+    tree: Tree, after: dict[str, Any], uuids: str, name: str, agent: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An Agent call `toolu_01<name>` after `after` and its result naming `agent`, with the uuids
+    `<uuids>4` and `<uuids>5`."""
+    use = {"type": "tool_use", "id": f"toolu_01{name}", "name": "Agent", "input": {}}
+    call = _assistant(tree, after, f"{uuids}4", f"msg_{name}", [use], "")
+    result = {"type": "tool_result", "tool_use_id": use["id"], "content": canary(name)}
+    answer = _record(
+        tree,
+        call,
+        type="user",
+        message={"role": "user", "content": [result]},
+        toolUseResult={"status": "completed", "agentId": agent},
+        uuid=f"{uuids}5",
+    )
+    return call, answer
+
+
 @pytest.mark.parametrize("hanging", ["a0000000000000000", "a3333333333333333"])
 def test_child_hanging_from_a_cycle(
     hanging: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
@@ -251,16 +270,8 @@ def test_child_hanging_from_a_cycle(
     _delegating_child(syn, "a2222222222222222", "toolu_01Cycle2", "toolu_01Cycle1", cycle)
     child = _delegating_child(syn, hanging, "toolu_01Lost", "toolu_01Extra", "a9999999999999999")
     last = json.loads(syn.lines(first)[-1])
-    use = {"type": "tool_use", "id": "toolu_01Extra", "name": "Agent", "input": {}}
-    call = _assistant(syn, last, "11111111-0000-4000-8000-000000000004", "msg_x", [use], "")
-    result = {"type": "tool_result", "tool_use_id": "toolu_01Extra", "content": canary("x")}
-    answer = _record(
-        syn,
-        call,
-        type="user",
-        message={"role": "user", "content": [result]},
-        toolUseResult={"status": "completed", "agentId": hanging},
-        uuid="11111111-0000-4000-8000-000000000005",
+    call, answer = _answered_call(
+        syn, last, "11111111-0000-4000-8000-00000000000", "Extra", hanging
     )
     for record in (call, answer):
         record.update(isSidechain=True, agentId=cycle)
@@ -323,16 +334,8 @@ def test_a_conflicting_child_does_not_expand_a_call_whose_result_names_another(
     first call's (not unexpanded, the join conflict says it), never the second's, whose child is
     missing: that one is still refused as unexpanded."""
     last = syn.record("", A2_LINE)
-    use = {"type": "tool_use", "id": "toolu_01Gone", "name": "Agent", "input": {}}
-    call = _assistant(syn, last, "99999999-0000-4000-8000-000000000001", "msg_gone", [use], "")
-    result = {"type": "tool_result", "tool_use_id": "toolu_01Gone", "content": canary("gone")}
-    answer = _record(
-        syn,
-        call,
-        type="user",
-        message={"role": "user", "content": [result]},
-        toolUseResult={"status": "completed", "agentId": "a7777777777777777"},
-        uuid="99999999-0000-4000-8000-000000000002",
+    call, answer = _answered_call(
+        syn, last, "99999999-0000-4000-8000-00000000000", "Gone", "a7777777777777777"
     )
     lines = syn.lines()
     syn.write_lines("", [*lines, dump(call), dump(answer)])

@@ -1191,6 +1191,17 @@ def test_a_folder_that_selects_nothing_changes_nothing(cli: Any, tmp_path: Path)
     assert "CC-BODY-NONE-SELECTED: 1 folder." in text  # was "1 line", of an empty folder
 
 
+def _tear(bodies: Bodies, at: int, written: int | None) -> Path:
+    """The folder with index line `at` moved to the end and cut after `written` bytes (None:
+    whole but for its newline): a last line Claude Code is still writing."""
+    assert bodies.lines is not None
+    torn = bodies.lines.pop(at)
+    folder = bodies.write()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(json.dumps(torn).encode()[:written])
+    return folder
+
+
 @pytest.mark.parametrize("written", [60, None], ids=["cut-short", "whole-without-newline"])
 def test_a_torn_last_index_line_is_left_for_the_next_run(
     cli: Any, tmp_path: Path, written: int | None
@@ -1202,10 +1213,7 @@ def test_a_torn_last_index_line_is_left_for_the_next_run(
     `verify` said 5 once the newline came)."""
     tree, bodies = setup(tmp_path)
     assert bodies.lines is not None
-    torn = bodies.lines.pop(bodies.line_of(C1) - 1)
-    folder = bodies.write()
-    with (folder / "index.jsonl").open("ab") as out:
-        out.write(json.dumps(torn).encode()[:written])
+    folder = _tear(bodies, bodies.line_of(C1) - 1, written)
     shown = inspect(cli, tree, tmp_path, folder)
     assert shown.code == 0, shown.err
     assert shown.report is not None
@@ -1227,10 +1235,7 @@ def test_this_sessions_line_being_written_leaves_hidden_calls_not_observed(
     tree, bodies = setup(tmp_path)
     add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
     assert bodies.lines is not None
-    torn = bodies.lines.pop()
-    folder = bodies.write()
-    with (folder / "index.jsonl").open("ab") as out:
-        out.write(json.dumps(torn).encode()[:written])
+    folder = _tear(bodies, len(bodies.lines) - 1, written)
     shown = inspect(cli, tree, tmp_path, folder)
     assert shown.code == 0, shown.err
     assert shown.report is not None
