@@ -378,6 +378,19 @@ def test_a_child_of_an_orphan_expands_its_call(
         assert "CC-REC-TOOL-NO-RESULT" not in codes, outcome.report["findings"]
 
 
+def test_an_orphan_naming_its_own_call_leaves_that_call_unexpanded(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A child whose meta names its own Agent call, which has no child transcript: an orphan
+    (no other stream made the call), and its call is unexpanded. A child cannot be the one its
+    own call spawned, so the orphan's refusal does not stand for that call's: it was dropped,
+    the missing grandchild said nowhere."""
+    child = _delegating_child(syn, "a4444444444444444", "toolu_01Own", "toolu_01Own")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-ORPHAN-CHILD", syn.label("subagent", child), 1)
+    expect_blocked(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("subagent", child), 2)
+
+
 def test_a_chain_that_ends_at_an_orphan_is_no_cycle(cli: Any, tmp_path: Path) -> None:
     """Was CC-TREE-CYCLE beside the orphan's own refusal when the orphan's child sorted first:
     its chain of parents ended at a stream with no parent, and any chain not reaching the root

@@ -1224,7 +1224,11 @@ def test_a_torn_last_index_line_is_left_for_the_next_run(
     assert "CC-BODY-INDEX-TORN: 1 line." in text.out
 
 
-@pytest.mark.parametrize("written", [120, None], ids=["cut-short", "whole-without-newline"])
+@pytest.mark.parametrize(
+    "written",
+    [20, 50, 58, 75, 120, None],
+    ids=["in-timestamp", "in-key", "before-id", "in-id", "after-id", "whole-without-newline"],
+)
 def test_this_sessions_line_being_written_leaves_hidden_calls_not_observed(
     cli: Any, tmp_path: Path, written: int | None
 ) -> None:
@@ -1241,22 +1245,32 @@ def test_this_sessions_line_being_written_leaves_hidden_calls_not_observed(
     assert shown.report is not None
     assert {"code": "CC-BODY-INDEX-TORN", "count": 1} in shown.report["not_read"]
     assert shown.report["auxiliary_calls"] == "not-observed"
+    # and inspect's text gives that reason, not an index missing a response
+    text = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(folder)).out
+    said = next(line for line in text.splitlines() if "auxiliary calls:" in line)
+    assert "still being written" in said, said
     _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
     assert hidden_events(bundle) == []
     assert bundle["receipt"]["auxiliary_calls"] == "not-observed"
 
 
-def test_another_sessions_line_being_written_changes_no_contract(cli: Any, tmp_path: Path) -> None:
-    """A torn last line may be another session's: it is not bound, so a contract made while it
-    was being written still converts, and its bundle re-derives, once it is whole."""
+@pytest.mark.parametrize("written", [60, 100], ids=["in-id", "after-id"])
+def test_another_sessions_line_being_written_changes_no_contract(
+    cli: Any, tmp_path: Path, written: int
+) -> None:
+    """A torn last line that shows another session's id (whole, or the start of one): not
+    bound, so a contract made while it was being written still converts, its bundle says
+    "observed", and it re-derives once the line is whole. (Cut before any id is written, it
+    may be this session's: "not-observed", above.)"""
     tree, bodies = setup(tmp_path)
     folder = bodies.write()
     other = json.dumps(index_line(("msg_w", "req_011W"), OTHER)).encode()
     with (folder / "index.jsonl").open("ab") as out:
-        out.write(other[:50])
-    contract, bundle, _ = convert_chain(cli, tree, tmp_path / "run", folder)
+        out.write(other[:written])
+    contract, bundle, made = convert_chain(cli, tree, tmp_path / "run", folder)
+    assert made["receipt"]["auxiliary_calls"] == "observed"
     with (folder / "index.jsonl").open("ab") as out:
-        out.write(other[50:] + b"\n")
+        out.write(other[written:] + b"\n")
     verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
     done = cli(*verify, "--in", str(tree.parent), "--provider-bodies", str(folder))
     assert done.code == 0, done.err

@@ -61,7 +61,8 @@ def _unexpanded(acc: Account, single_file: bool, unread: Unread) -> None:
     # A child joined to its call is there, whatever its depth. One with none is in a cycle or
     # hangs from one (CC-TREE-CYCLE), or from a child whose own join was refused (an orphan, a
     # join conflict): that refusal's fix is the one to make; its delegation is not unexpanded.
-    # (A child there whose join was refused is in `join_candidates` for the calls it names.)
+    # (The calls named by children there whose joins were refused, as many children as calls,
+    # are `join_candidates`: not unexpanded either.)
     expanded = {s.delegation for s in acc.streams if s.delegation is not None}
     # A run launched more than once (resumed): a launch that dispatched no agent of its own
     # reused the results of agents another launch started (each agent the journal names has

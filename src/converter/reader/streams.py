@@ -575,13 +575,16 @@ def _could_expand(
     (that call's child is another, missing unless joined), could each be the one it expands.
     Which one is not written; a call so named is not also unexpanded when the children naming
     just those calls are as many as the calls (`_joined`). An empty child records no spend: its
-    call stays unexpanded. A child naming no call (an orphan by its anchor) excuses none."""
+    call stays unexpanded. A child naming no call (an orphan by its anchor) excuses none, nor
+    does one naming a call it made itself: no call spawns the agent that made it."""
     if not stream.records:
         return
     calls = frozenset(
         tool_id
         for tool_id in evidence
-        if _is_delegation(index, tool_id) and not _names_another(index, stream, tool_id)
+        if _is_delegation(index, tool_id)
+        and not _names_another(index, stream, tool_id)
+        and stream.index not in index.owners(tool_id)
     )
     if calls:
         unjoined[calls] += 1

@@ -137,6 +137,28 @@ def select(
     return found
 
 
+# A line's session field, up to where the line is cut: the whole id, or the part written.
+_SESSION_FIELD = re.compile(rb'"session_id"\s*:\s*"([^"]*)("?)')
+
+
+def _may_be_of(item: JSONObject | BadLine, raw: bytes, session_id: str) -> bool:
+    """May a last line still being written be this session's? A whole one (no newline yet) is
+    if it names it. One cut short is not when it shows another id, or the start of one that
+    is not this id's start; cut before its id is written, it may be: a call not yet looked for
+    is never called observed (were the line another session's, a bundle re-derived once it is
+    whole says "observed": `verify --contract --in` exit 5, in that window of a few bytes)."""
+    if not session_id:
+        return False
+    if not isinstance(item, BadLine):
+        return item.get("session_id") == session_id
+    written = _SESSION_FIELD.search(raw)
+    if written is None:
+        return True
+    value, closed = written.groups()
+    mine = session_id.encode()
+    return value == mine if closed else mine.startswith(value)
+
+
 def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: str) -> None:
     entry = layout.add("provider-index", folder / INDEX_NAME, rel=PREFIX + INDEX_NAME)
     found.index = entry
@@ -154,11 +176,10 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
                     # Whole JSON before its newline is still being written too (a fuzz: bound,
                     # it made `verify` say 5 once Claude Code wrote the newline).
                     layout.not_read["CC-BODY-INDEX-TORN"] += 1
-                    # Not bound, yet if it names this session (whole JSON, or cut short after
-                    # its id) its call was not looked for (an audit: a title call's line being
-                    # written was left out with the bundle saying "observed").
-                    if session_id and session_id.encode() in raw:
-                        found.pending = True
+                    # Not bound, yet if it may name this session its call was not looked for
+                    # (an audit: a title call's line being written was left out with the
+                    # bundle saying "observed").
+                    found.pending = found.pending or _may_be_of(item, raw, session_id)
                     continue
                 if isinstance(item, BadLine) and item.code == "CC-LINE-BLANK":
                     # no session's: counted, not bound (another session's writing must change
