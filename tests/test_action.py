@@ -839,6 +839,23 @@ def test_a_bundle_path_that_is_not_there_is_named(
     # Each path quoted: two paths joined by a space read as one with a space in it.
     assert 'no bundle file at: "evidence/*.json", "my bundle.json" (' in run.summary
     assert "globs are not expanded" in run.summary
+    # The refusal names paths, not numbers: a list "numbered as above" had nothing above it.
+    assert "Bundles, numbered" not in run.summary
+
+
+def test_a_path_with_a_backtick_is_one_code_span_in_the_summary(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """A helper's walkthrough: a path holding a backtick closed its code span early in the list
+    of numbered paths, and the rest of the path was read as Markdown."""
+    name = make_bundle(cli, workspace, "scale")
+    shutil.copy2(workspace / name, workspace / "a`b [x](y).json")
+    shutil.copy2(workspace / name, workspace / "`c``.json")
+    run = run_action(runner, tmp_path, workspace, {"bundle": f"{name}\na`b [x](y).json\n`c``.json"})
+    assert_gate(run, "REFUSED", 2)  # one session three times: overlapping bundles
+    assert f"1. `{name}`" in run.summary
+    assert "2. ``a`b [x](y).json``" in run.summary
+    assert "3. ``` `c``.json ```" in run.summary
 
 
 @pytest.mark.parametrize(
