@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 AE := $(VENV)/bin/agent-evidence
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint fmt unit fuzz bench claude-code-tree schemas docs clean
+.PHONY: demo test lint fmt unit fuzz bench claude-code-tree schemas docs lock clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,16 @@ schemas: $(STAMP)
 
 docs: $(STAMP)
 	$(PY) -m converter.errors > docs/refusals.md
+
+# The Action's install (action.yml): every dependency and the build backend at one version,
+# with the SHA-256 of each of its files on the package index, for every platform and Python 3.11
+# on. Remake it after changing pyproject.toml's dependencies or requirements/action.in.
+lock:
+	$(PYTHON) -m venv .tools/lock
+	.tools/lock/bin/python -m pip install --quiet --disable-pip-version-check 'uv==0.13.9'
+	.tools/lock/bin/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+		--custom-compile-command 'make lock' -o requirements/action.txt \
+		pyproject.toml requirements/action.in
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -15,10 +15,10 @@ The harness reads action.yml and plays the runner:
 - The action's path is a copy of the package sources (pyproject, README, src, action.yml), as the
   runner's checkout of the action would be, so the install step builds there, not in this tree.
 
-The install step runs for real: it makes a virtual environment under `RUNNER_TEMP` and runs
-`pip install "$ACTION_PATH"` in it. The package index is needed once per test session: the runner
-fixture fills a wheelhouse (`pip wheel` of the action, its dependencies and its build backend),
-and every case installs from it offline, with pip's own environment switches `PIP_NO_INDEX=1` and
+The install step runs for real: it makes a virtual environment under `RUNNER_TEMP`, installs
+the locked dependencies (`requirements/action.txt`, hashes checked) and then `"$ACTION_PATH"` in
+it. The package index is needed once per test session: the runner fixture fills a wheelhouse
+(`pip download` of the files the lock names), and every case installs from it offline, with pip's own environment switches `PIP_NO_INDEX=1` and
 `PIP_FIND_LINKS`. The cases share one `RUNNER_TEMP`, as the steps of one job do, so the action's
 own reuse of its environment (same action files, same fingerprint) spares all but the first case
 the ~10 s install; the install tests give their own. If the wheelhouse cannot be filled (no
@@ -47,6 +47,7 @@ ACTION = ROOT / "action.yml"
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.y*ml"))
 PARENT = fixture_parent("synthetic_tree")
 CONTRACT = FIXTURES / "synthetic_contract.json"
+LOCK = ROOT / "requirements" / "action.txt"
 DEMO_KEY = "de" * 32  # the key fixtures/synthetic_contract.json was made under
 PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -156,6 +157,44 @@ def test_example_workflow_uses_the_action_with_least_privilege() -> None:
                 assert step["with"]["persist-credentials"] is False
 
 
+def _locked() -> dict[str, tuple[str, str, list[str]]]:
+    """requirements/action.txt: name -> (version, marker, hashes)."""
+    found: dict[str, tuple[str, str, list[str]]] = {}
+    for block in re.split(r"\n(?=[A-Za-z])", LOCK.read_text()):
+        head = re.match(r"([A-Za-z0-9._-]+)==(\S+)(?: ; ([^\\]+?))? \\\n", block)
+        if head is None:
+            assert block.startswith("#"), block[:80]
+            continue
+        name = re.sub(r"[-_.]+", "-", head.group(1)).lower()
+        hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", block)
+        found[name] = (head.group(2), head.group(3) or "", hashes)
+    return found
+
+
+def test_the_lock_pins_every_dependency_and_the_build_backend_with_hashes() -> None:
+    """The Action installs requirements/action.txt with --require-hashes and --no-deps: it must
+    hold a version within pyproject's range for every dependency, the build backend pyproject
+    names (no build isolation fetches it), and a hash for every file. `make lock` remakes it."""
+    tomllib = pytest.importorskip("tomllib")
+    requirements = pytest.importorskip("packaging.requirements")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    locked = _locked()
+    wanted = [
+        *project["project"]["dependencies"],
+        *project["build-system"]["requires"],
+    ]
+    for text in wanted:
+        requirement = requirements.Requirement(text)
+        name = re.sub(r"[-_.]+", "-", requirement.name).lower()
+        assert name in locked, f"{name} is not in requirements/action.txt: run make lock"
+        version, marker, _ = locked[name]
+        assert marker == "", (name, marker)
+        assert requirement.specifier.contains(version, prereleases=True), (text, version)
+    for name, (_, _, hashes) in locked.items():
+        assert hashes, f"{name} has no hash"
+        assert len(set(hashes)) == len(hashes), name
+
+
 # --- the harness --------------------------------------------------------------------------
 
 
@@ -190,6 +229,7 @@ def _copy_action(target: Path) -> Path:
         target / "src",
         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc"),
     )
+    shutil.copytree(ROOT / "requirements", target / "requirements")
     return target
 
 
@@ -200,19 +240,22 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Runner:
     venv = base / "python"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     wheelhouse = base / "wheelhouse"
+    # The very files the lock names (their hashes are checked again at install), for this
+    # platform: the package itself is built from the action's path, as on a runner.
     setup = subprocess.run(
         [
             sys.executable,
             "-m",
             "pip",
-            "wheel",
+            "download",
             "--quiet",
             "--disable-pip-version-check",
-            "--wheel-dir",
+            "--no-deps",
+            "--require-hashes",
+            "--dest",
             str(wheelhouse),
-            str(action_path),
-            "setuptools>=77",
-            "wheel",
+            "-r",
+            str(LOCK),
         ],
         capture_output=True,
         text=True,
@@ -220,15 +263,11 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Runner:
     )
     if setup.returncode != 0:
         pytest.skip(
-            "could not fill the wheelhouse (pip wheel of the action needs the package index, as "
-            "`make` does): " + setup.stderr.strip().splitlines()[-1:][0]
+            "could not fill the wheelhouse (pip download of the locked dependencies needs the "
+            "package index, as `make` does): " + setup.stderr.strip().splitlines()[-1:][0]
             if setup.stderr.strip()
             else "pip failed"
         )
-    for built in wheelhouse.glob("agent_evidence-*.whl"):
-        built.unlink()  # the action builds its own from its path
-    for left in (action_path / "src").glob("*.egg-info"):
-        shutil.rmtree(left)  # a runner's checkout of the action is clean: pip wheel left these
     temp = base / "runner-temp"
     temp.mkdir()
     return Runner(venv / "bin", action_path, wheelhouse, temp)
@@ -679,6 +718,35 @@ def test_an_install_that_fails_still_sets_the_outputs(
     assert run.outputs["exit-code"] == "70"
     assert "could not be installed" in run.summary
     assert Path(run.outputs["report"]).read_text() in run.summary
+
+
+def test_a_locked_file_that_does_not_match_its_hash_is_not_installed(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """Was: the install took whatever versions pyproject's ranges allowed on the day, unchecked;
+    a SHA pin of the action pinned its code, not its dependencies. Now every file comes from
+    the lock and must match its SHA-256: one hash changed, and nothing is installed."""
+    action_path = _copy_action(tmp_path / "action")
+    lock = action_path / "requirements" / "action.txt"
+    text = lock.read_text()
+    pinned = re.search(
+        r"^pydantic==\S+ \\\n((?:    --hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)", text, re.M
+    )
+    assert pinned is not None
+    hashes = re.sub(r"sha256:[0-9a-f]{64}", "sha256:" + "0" * 64, pinned.group(1))
+    lock.write_text(text.replace(pinned.group(1), hashes))
+    name = make_bundle(cli, workspace, "scale")
+    run = run_action(
+        Runner(runner.python_bin, action_path, runner.wheelhouse, runner.temp),
+        tmp_path / "run",
+        workspace,
+        {"bundle": name},
+        {"RUNNER_TEMP": str(_fresh_job(tmp_path))},
+    )
+    assert run.code != 0
+    assert (run.outputs["decision"], run.outputs["exit-code"]) == ("ERROR", "70")
+    assert "THESE PACKAGES DO NOT MATCH THE HASHES" in run.log
+    assert "could not be installed (pip failed" in run.summary
 
 
 def test_an_interpreter_older_than_3_11_is_named(
