@@ -127,6 +127,7 @@ def test_action_shape() -> None:
         "provider-bodies",
         "public-key",
         "public-key-pem",
+        "policy",
         "require-signature",
         "python-version",
     }
@@ -1156,3 +1157,60 @@ def test_a_key_file_in_a_pull_requests_checkout_in_a_folder_of_the_workspace_is_
     assert _warning_on(
         runner, tmp_path, workspace, bundle, key_file, "pull_request_target", payload
     )
+
+
+def _team_policy(folder: Path, min_tasks: int) -> Path:
+    """A team's policy file: the checked-in contract's policy, with its own `min_tasks`."""
+    claims = json.loads(CONTRACT.read_text())["claims"]
+    policy = {"policy": {**claims["policy"], "min_tasks": min_tasks}}
+    path = folder / "team-policy.json"
+    path.write_text(json.dumps(policy))
+    return path
+
+
+@pytest.mark.parametrize(("min_tasks", "decision", "code"), [(1, "SCALE", 0), (20, "REFUSED", 2)])
+def test_the_policy_input_requires_the_teams_limits(
+    min_tasks: int,
+    decision: str,
+    code: int,
+    cli: Any,
+    runner: Runner,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    """Was: the gate decided under the policy each bundle carried, which its producer chose (a
+    `min_tasks` of 1 passes one lucky task). With `policy`, bundles made under other limits are
+    refused, whatever else they say; outside a pull request's checkout, no warning."""
+    bundle = make_bundle(cli, workspace, "scale")  # made under min_tasks 1
+    team = _team_policy(tmp_path, min_tasks)
+    run = run_action(
+        runner,
+        tmp_path / "run",
+        workspace,
+        {"bundle": bundle, "policy": f" {team}\r\n"},
+        caller_env={"GITHUB_EVENT_NAME": "pull_request"},
+    )
+    assert_gate(run, decision, code)
+    assert ("EVAL-POLICY-MISMATCH [policy/min_tasks differs from --policy]" in run.summary) is (
+        code == 2
+    )
+    assert "policy file is a file of the pull request's own checkout" not in run.summary
+    assert "outcomes and numbers (the policy file fixes the limits)" in run.summary
+
+
+def test_a_policy_file_in_the_pull_requests_checkout_is_warned_of(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    bundle = make_bundle(cli, workspace, "scale")
+    _team_policy(workspace, 1)
+    run = run_action(
+        runner,
+        tmp_path / "run",
+        workspace,
+        {"bundle": bundle, "policy": "team-policy.json"},
+        caller_env={"GITHUB_EVENT_NAME": "pull_request"},
+    )
+    assert_gate(run, "SCALE", 0)
+    note = "policy file is a file of the pull request's own checkout"
+    assert note in run.summary
+    assert any(note in line for line in run.log.splitlines() if line.startswith("::warning"))

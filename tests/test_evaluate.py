@@ -552,6 +552,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-BUNDLE-OVERLAP",
         "EVAL-BUNDLE-INCOMPLETE-CLAIMS",
         "EVAL-UNKNOWN-CHECK",
+        "EVAL-POLICY-MISMATCH",  # evaluate --policy: the team's policy file, required
     }
     assert {c for c in CODES if c.startswith("EVAL-")} == used
 

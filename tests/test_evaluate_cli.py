@@ -904,3 +904,125 @@ def test_a_card_may_not_take_the_name_reports_give_no_card_or_several(
     )
     assert again.code == 2
     assert "PRICE-CARD-INVALID" in again.err
+
+
+# --- evaluate --policy: the team's file, required -------------------------------------------
+
+
+def _team_file(tmp: Path, edit: Any = None) -> Path:
+    """The team's policy file: the checked-in contract's policy, baseline and outcome contract,
+    as `convert --template --policy` takes them."""
+    claims = json.loads(CONTRACT.read_text())["claims"]
+    team = {name: claims[name] for name in ("policy", "baseline", "outcome_contract")}
+    if edit is not None:
+        edit(team)
+    path = tmp / "team.json"
+    write_json(path, team)
+    return path
+
+
+def test_bundles_under_the_required_policy_are_decided_as_without_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    bundle = _bundle(cli, tmp_path, "a")
+    plain = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+
+    def respelt(team: dict[str, Any]) -> None:
+        team["policy"]["min_acceptable_rate"] = "0.80"  # the same number, written otherwise
+        del team["baseline"]  # a section left out requires nothing
+
+    for edit in (None, respelt):
+        required = cli(
+            "evaluate", "--bundle", str(bundle), "--format", "json",
+            "--policy", str(_team_file(tmp_path, edit)),
+        )  # fmt: skip
+        assert (required.code, required.out) == (plain.code, plain.out), required.err
+
+
+@pytest.mark.parametrize(
+    ("section", "field", "value"),
+    [
+        ("policy", "min_tasks", 0),
+        ("policy", "max_p95_task_cost_usd", "250"),
+        ("policy", "disabled_checks", ["p95-task-cost"]),
+        ("baseline", "acceptable_rate", "0.5"),
+        ("outcome_contract", "rubric_version", "team-rubric-2"),
+    ],
+)
+def test_bundles_under_another_policy_are_refused_by_field(
+    section: str, field: str, value: Any, cli: Any, tmp_path: Path
+) -> None:
+    """Was: the gate decided under whatever limits the bundles' producer chose; a producer who
+    lowered `min_tasks` or raised a cost limit passed. Now each field the team's file gives
+    must be the bundles', or nothing is decided (exit 2) and the report is not written."""
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def edit(team: dict[str, Any]) -> None:
+        team[section][field] = value
+
+    report = tmp_path / "report.md"
+    result = cli(
+        "evaluate", "--bundle", str(bundle), "--report", str(report),
+        "--policy", str(_team_file(tmp_path, edit)),
+    )  # fmt: skip
+    assert result.code == 2, result.err
+    assert f"EVAL-POLICY-MISMATCH [{section}/{field} differs from --policy]" in result.err
+    assert str(value) not in result.err.replace(f"{section}/{field}", "")  # no value said
+    assert not report.exists()
+
+
+def test_a_field_the_file_leaves_out_or_null_is_not_required(cli: Any, tmp_path: Path) -> None:
+    bundle = _bundle(cli, tmp_path, "a", _policy("max_calls_per_task", 49))
+
+    def loose(team: dict[str, Any]) -> None:
+        del team["policy"]["max_calls_per_task"]
+        team["baseline"]["name"] = None
+
+    result = cli("evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path, loose)))
+    assert result.code == 0, result.err
+    strict = cli("evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path)))
+    assert "EVAL-POLICY-MISMATCH [policy/max_calls_per_task differs" in strict.err
+
+
+def test_a_policy_file_that_is_not_one_is_refused_with_every_problem(
+    cli: Any, tmp_path: Path
+) -> None:
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def wrong(team: dict[str, Any]) -> None:
+        team["policy"]["min_taks"] = 1
+        team["policy"]["disabled_checks"] = ["p95-cost"]
+
+    result = cli("evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path, wrong)))
+    assert result.code == 2
+    assert "CONTRACT-POLICY-FILE-SHAPE" in result.err
+    assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err  # both said
+    contract = cli("evaluate", "--bundle", str(bundle), "--policy", str(CONTRACT))
+    assert contract.code == 2
+    assert "not a whole contract" in contract.err
+
+
+def test_what_a_policy_file_holds_is_never_said(cli: Any, tmp_path: Path) -> None:
+    """The team's file is input like any other: a refusal names fields by path, never a value
+    or a key the file made up (SPEC §6.4)."""
+    bundle = _bundle(cli, tmp_path, "a")
+    canaries = ("canary-baseline-7f3a9c", "canary-key-b81d44e0", "canary-value-1c9e2a77")
+
+    def leaky(team: dict[str, Any]) -> None:
+        team["baseline"]["name"] = canaries[0]
+        team["policy"][canaries[1]] = canaries[2]
+
+    shape = cli("evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path, leaky)))
+
+    def named(team: dict[str, Any]) -> None:
+        team["baseline"]["name"] = canaries[0]
+
+    mismatch = cli(
+        "evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path, named))
+    )
+    assert "CONTRACT-POLICY-FILE-SHAPE [claims/policy/<key #1>" in shape.err  # keys sorted
+    assert "EVAL-POLICY-MISMATCH [baseline/name differs from --policy]" in mismatch.err
+    for result in (shape, mismatch):
+        assert result.code == 2
+        for canary in canaries:
+            assert canary not in result.out + result.err

@@ -2,5 +2,5 @@
 
 from typing import Final, Literal
 
-__version__ = "0.6.2"
+__version__ = "0.6.3"
 GENERATOR: Final[Literal["agent-evidence"]] = "agent-evidence"

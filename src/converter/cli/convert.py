@@ -23,7 +23,7 @@ from converter.cli.options import (
     signing_passphrase,
 )
 from converter.contract.model import Contract, Preset
-from converter.contract.read import read_preset, unknown_checks
+from converter.contract.read import load_preset
 from converter.contract.template import Carried
 from converter.errors import Gathered, Problem, Refused
 from converter.files import (
@@ -270,7 +270,7 @@ def _template_inputs(
         else None
     )
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
-    preset = first(lambda: _preset(policy_file)) if policy_file is not None else None
+    preset = first(lambda: load_preset(policy_file)) if policy_file is not None else None
     first.done()
     return old, card, preset
 
@@ -349,18 +349,6 @@ def _say_places(places: tuple[str, ...], most: int = 20) -> None:
         tell(f"  {place}")
     if len(places) > most:
         tell(f"  and {len(places) - most} more")
-
-
-def _preset(path: Path) -> Preset:
-    """The claims of a --policy file, or every problem with it."""
-    preset = read_preset(read_input(path, "CONTRACT-POLICY-FILE-UNREADABLE"))
-    if isinstance(preset, list):
-        raise Refused(preset)
-    if preset.policy is not None:  # a gate id mistyped in the team's file: said now, not in
-        unknown = unknown_checks(preset.policy.disabled_checks)  # every template made from it
-        if unknown:
-            raise Refused(unknown)
-    return preset
 
 
 def _signing_key(path: Path, ask: bool) -> Ed25519PrivateKey:

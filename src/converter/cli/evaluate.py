@@ -9,6 +9,7 @@ import click
 
 from converter.cli.diagnostics import say
 from converter.cli.options import FILE, PATH
+from converter.contract.read import load_preset
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
 from converter.files import check_outputs, write_atomic
@@ -43,13 +44,26 @@ RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_js
     default=None,
     help="Require each bundle's attestation (<bundle>.intoto.json) to verify.",
 )
+@click.option(
+    "--policy",
+    "policy_file",
+    type=FILE,
+    default=None,
+    help="Require the bundles to be under this policy file's claims (the team's file that "
+    "convert --template --policy takes): each field it gives must match.",
+)
 def evaluate(
-    bundles: tuple[Path, ...], fmt: str, report: Path | None, public_key: Path | None
+    bundles: tuple[Path, ...],
+    fmt: str,
+    report: Path | None,
+    public_key: Path | None,
+    policy_file: Path | None,
 ) -> None:
     """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2)."""
     if report is not None:
-        check_outputs([report], list(bundles))
-    result = run_checks(load_workload(bundles, public_key))
+        check_outputs([report], list(bundles) + ([policy_file] if policy_file else []))
+    required = load_preset(policy_file) if policy_file is not None else None
+    result = run_checks(load_workload(bundles, public_key, required))
     text = RENDERERS[fmt](result)
     if report is not None:
         write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())

@@ -13,6 +13,7 @@ import types
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -35,7 +36,8 @@ from converter.contract.model import (
     Source,
     SourceOwned,
 )
-from converter.errors import Problem
+from converter.errors import Problem, Refused
+from converter.files import read_input
 from converter.firewall.names import key_places, masked_path, schema_field_names
 from converter.firewall.view import Task
 from converter.pricing.model import PricingTemplate
@@ -176,8 +178,9 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
         errors = [
             e for e in invalid.errors() if not _unknown_check({**e, "loc": ("claims", *e["loc"])})
         ]
-        if len(errors) < len(invalid.errors()):  # a gate id mistyped: named with the ids known,
-            problems += unknown_checks(_disabled_as_written(raw))  # as in a contract
+        # A gate id mistyped: named with the ids known, as in a contract, beside any other
+        # problem (an id of a gate's shape but no gate's is no shape error: found here too).
+        problems += unknown_checks(_disabled_as_written(raw))
         for err in errors:
             if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:  # not a section
                 wants = "expected: no such field; the file holds " + ", ".join(sections)
@@ -191,6 +194,20 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
     if all(getattr(preset, name) is None for name in sections):  # `{}`: fills nothing
         wants = "at least one of " + ", ".join(sections)
         return [Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"(policy file) (expected: {wants})")]
+    return preset
+
+
+def load_preset(path: Path) -> Preset:
+    """The claims of a `--policy` file (`convert --template`, `evaluate`), or every problem with
+    it, raised: unreadable, not strict JSON, of the wrong shape, or a gate id mistyped (said
+    now, not in every template or evaluation made from it)."""
+    preset = read_preset(read_input(path, "CONTRACT-POLICY-FILE-UNREADABLE"))
+    if isinstance(preset, list):
+        raise Refused(preset)
+    if preset.policy is not None:
+        unknown = unknown_checks(preset.policy.disabled_checks)
+        if unknown:
+            raise Refused(unknown)
     return preset
 
 

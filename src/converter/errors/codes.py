@@ -1285,6 +1285,16 @@ CODES: dict[str, CodeInfo] = {
         "Evaluate bundles made under one policy, baseline, price list, rubric, label source and "
         "pseudonym key together; or evaluate them separately.",
     ),
+    "EVAL-POLICY-MISMATCH": _c(
+        "The bundles were not made under the policy file evaluate --policy requires: a field it "
+        "gives (policy, baseline or outcome contract; a policy's disabled gates as a set) has "
+        "another value in the bundles. A gate would otherwise decide under whatever limits the "
+        "bundles' producer chose.",
+        "Make the bundles' contracts with that file (convert --template --policy FILE, with "
+        "--from-contract OLD.json to keep the outcomes labelled) and convert again; if the "
+        "team's file changed since the bundles were made, evaluate them with the file they were "
+        "made under, or not at all.",
+    ),
     "EVAL-DUPLICATE-TASK": _c(
         "Two bundles hold the same task id though they share no transcript file and no call "
         "(the same bundle twice, or one session converted twice, is EVAL-BUNDLE-OVERLAP). A "

@@ -17,10 +17,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from converter.bundle.io import bundle_problems, open_bundle
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
+from converter.contract.model import Preset
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import (
     HIDDEN_CALLS,
@@ -139,6 +140,45 @@ def _mismatches(
                 where += str(bundle_label(seen[0], total))
                 problems.append(Problem("EVAL-WORKLOAD-MISMATCH", where=where))
     return problems
+
+
+def _given(section: BaseModel | None) -> dict[str, object]:
+    """The fields a team's policy file fixes in one section: those it gives, not null."""
+    if section is None:
+        return {}
+    return {
+        name: getattr(section, name)
+        for name in sorted(section.model_fields_set)
+        if getattr(section, name) is not None
+    }
+
+
+def required_problems(head: BundleHead, required: Preset) -> list[Problem]:
+    """Where the workload is not under the claims `evaluate --policy FILE` requires (a team's
+    policy file, as `convert --template --policy` takes it). Every bundle's claims are the
+    first's (`_mismatches`), so the first bundle's are compared: each field the file gives, by
+    value (`0.80` is `0.8`); a policy section given fixes its disabled gates too, as a set
+    (none listed: none disabled). Named by field path only, never by value."""
+    wanted: dict[FieldPath, object] = {}
+    have: dict[FieldPath, object] = {}
+    if required.policy is not None:
+        for name, value in _given(required.policy).items():
+            wanted["policy", name] = value
+            have["policy", name] = getattr(head.policy, name)
+        wanted["policy", "disabled_checks"] = set(required.policy.disabled_checks)
+        have["policy", "disabled_checks"] = set(head.policy.disabled_checks)
+    for name, value in _given(required.baseline).items():
+        wanted["baseline", name] = value
+        have["baseline", name] = getattr(head.baseline, name)
+    for name, value in _given(required.outcome_contract).items():
+        wanted["outcome_contract", name] = value
+        have["outcome_contract", name] = getattr(head.receipt, name)
+    fields = _agreed_fields() | {"outcome_contract"}
+    return [
+        Problem("EVAL-POLICY-MISMATCH", where=f"{masked_path(part, fields)} differs from --policy")
+        for part, value in wanted.items()
+        if have[part] != value
+    ]
 
 
 def _card_ids(bundles: Sequence[BundleHead]) -> tuple[str, ...]:
@@ -423,15 +463,20 @@ def claim_problems(error: ValidationError, prefix: str) -> list[Problem]:
 LoadedBundle = tuple[BundleHead, FactsBuilder]
 
 
-def build_workload(loaded: list[LoadedBundle], signed_by: str | None = None) -> Workload:
+def build_workload(
+    loaded: list[LoadedBundle], signed_by: str | None = None, required: Preset | None = None
+) -> Workload:
     """One workload from bundles opened with a `FactsBuilder` each (`bundle.io.open_bundle`);
-    `signed_by`: the key id every bundle's attestation verified with, if they were checked."""
+    `signed_by`: the key id every bundle's attestation verified with, if they were checked;
+    `required`: the claims a team's policy file requires (`evaluate --policy`)."""
     if not loaded:
         raise Refused([Problem("EVAL-NO-BUNDLE")])
     bundles = [head for head, _ in loaded]
     problems = workload_problems(
         bundles, [b.used for _, b in loaded], [b.event_ids for _, b in loaded]
     )
+    if required is not None:
+        problems += required_problems(bundles[0], required)
     if problems:
         raise Refused(problems)
     tasks, problems = _tasks(loaded)
@@ -507,9 +552,12 @@ def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
     )
 
 
-def load_workload(paths: tuple[Path, ...], public_key: Path | None) -> Workload:
+def load_workload(
+    paths: tuple[Path, ...], public_key: Path | None, required: Preset | None = None
+) -> Workload:
     """The bundles at `paths` as one workload; with `public_key`, every bundle is refused unless
-    its attestation (`<bundle>.intoto.json`) verifies with that key."""
+    its attestation (`<bundle>.intoto.json`) verifies with that key; with `required`, unless
+    they are under the claims a team's policy file fixes."""
     key = signed_by = None
     if public_key is not None:
         from converter.attest.dsse import key_id
@@ -520,7 +568,7 @@ def load_workload(paths: tuple[Path, ...], public_key: Path | None) -> Workload:
         except Refused as bad_key:
             _unless_tampered(paths, bad_key)
         signed_by = key_id(key)
-    return build_workload(load_bundles(paths, key), signed_by)
+    return build_workload(load_bundles(paths, key), signed_by, required)
 
 
 def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle:
