@@ -1195,7 +1195,80 @@ def test_the_policy_input_requires_the_teams_limits(
         code == 2
     )
     assert "policy file is a file of the pull request's own checkout" not in run.summary
-    assert "outcomes and numbers (the policy file fixes the limits)" in run.summary
+    assert "outcomes and numbers (the policy file fixes the limits it gives: the report's " in (
+        run.summary
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize(
+    ("event", "layout", "warned"),
+    [
+        ("pull_request", "base-folder", False),  # docs/action.md's pattern: `path: base`
+        ("merge_group", "base-folder", False),
+        ("pull_request", "base-folder-edited", True),  # changed since checked out
+        ("pull_request", "base-folder-untracked", True),  # not the base branch's file
+        ("pull_request", "base-folder-linked", True),  # reached through a link
+        ("pull_request", "pr-at-top", True),  # the pull request's merge, checked out
+        ("pull_request_target", "base-folder", False),
+    ],
+)
+def test_a_policy_file_of_the_base_branch_checked_out_apart_is_not_warned_of(
+    event: str,
+    layout: str,
+    warned: bool,
+    cli: Any,
+    runner: Runner,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    """A review: on pull_request every file under the workspace was the pull request's, so the
+    base branch checked out apart (`path: base`, which actions/checkout requires to be inside
+    the workspace) was warned of on every run, the fix it named being what was done."""
+    bundle = make_bundle(cli, workspace, "scale")
+    given = "base/team-policy.json"
+    if layout == "pr-at-top":
+        _team_policy(workspace, 1)
+        _git(workspace, "init", "-q", "-b", "merge")
+        _git(workspace, "add", "-A")
+        _git(workspace, "commit", "-q", "-m", "the merge")
+        checked_out = _git(workspace, "rev-parse", "HEAD")
+        given = "team-policy.json"
+    else:
+        base = workspace / "base"
+        base.mkdir()
+        _team_policy(base, 1)
+        _git(base, "init", "-q", "-b", "main")
+        _git(base, "add", "-A")
+        _git(base, "commit", "-q", "-m", "base")
+        checked_out = "f" * 40  # the merge, elsewhere: not this checkout's
+        if layout == "base-folder-edited":
+            (base / "team-policy.json").write_text((base / "team-policy.json").read_text() + " ")
+        elif layout == "base-folder-untracked":
+            (base / "more").mkdir()
+            _team_policy(base / "more", 1)
+            given = "base/more/team-policy.json"
+        elif layout == "base-folder-linked":
+            (workspace / "linked").symlink_to(base)
+            given = "linked/team-policy.json"
+    event_file = tmp_path / "event.json"
+    head = "e" * 40  # the pull request's head: in neither checkout
+    key = "merge_group" if event == "merge_group" else "pull_request"
+    payload = {key: {"head_sha": head} if key == "merge_group" else {"head": {"sha": head}}}
+    event_file.write_text(json.dumps(payload))
+    run = run_action(
+        runner,
+        tmp_path / "run",
+        workspace,
+        {"bundle": bundle, "policy": given},
+        caller_env={
+            "GITHUB_EVENT_NAME": event,
+            "GITHUB_EVENT_PATH": str(event_file),
+            "GITHUB_SHA": checked_out,
+        },
+    )
+    assert_gate(run, "SCALE", 0)
+    assert ("policy file is a file of the pull request's own checkout" in run.summary) is warned
 
 
 def test_a_policy_file_in_the_pull_requests_checkout_is_warned_of(

@@ -2146,6 +2146,21 @@ def test_negative_money_is_told_the_bound_not_the_form(
     assert f"remediation_cost_usd (expected: {said})" in result.err
 
 
+def test_a_rate_above_one_is_told_an_example_within_its_bound(cli: Any, tmp_path: Path) -> None:
+    """A walkthrough: `"min_acceptable_rate": "2"` was told `a decimal <= 1, as a string such
+    as "40"`, an example its own bound refused."""
+
+    def edit(contract: dict[str, Any]) -> None:
+        contract["claims"]["policy"]["min_acceptable_rate"] = "2"
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert (
+        'min_acceptable_rate (expected: a decimal <= 1, as a string such as "1" or as a number)'
+        in (result.err)
+    )
+
+
 def test_a_shape_error_in_outcomes_does_not_hide_a_missing_or_unknown_task(
     cli: Any, tmp_path: Path
 ) -> None:
@@ -2343,12 +2358,12 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
         (
             b'{"policy": {"min_tasks": "many"}}',
             "CONTRACT-POLICY-FILE-SHAPE",
-            "claims/policy/min_tasks",
+            "policy/min_tasks",
         ),
         (
             b'{"policy": {"min_tasks": 1, "min_taks": 1}}',
             "CONTRACT-POLICY-FILE-SHAPE",
-            "claims/policy/<key #2>",
+            "policy/<key #2>",
         ),
         (
             b'{"policy": {}, "pricing": {}}',
@@ -2359,14 +2374,14 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
         (
             b'{"policy": {"disabled_checks": ["sample-sizes"]}}',  # a gate id no release has
             "CONTRACT-UNKNOWN-CHECK",
-            "claims/policy/disabled_checks/0",
+            "policy/disabled_checks/0",
         ),
         # an id in the wrong spelling (underscore): was the id pattern's regex, where the same
         # in a contract named the gate ids known (a walkthrough)
         (
             b'{"policy": {"disabled_checks": ["p95-task-cost", 7, "sample_size"]}}',
             "CONTRACT-UNKNOWN-CHECK",
-            "claims/policy/disabled_checks/2]: ",
+            "policy/disabled_checks/2]: ",
         ),
         (b'{"policy": {"min_tasks": 1,}}', "CONTRACT-POLICY-FILE-UNREADABLE", "line 1"),
         # a bundle given (a walk-through: a `<key #N>` line for ten of its twelve fields)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -932,11 +933,98 @@ def test_bundles_under_the_required_policy_are_decided_as_without_it(
         del team["baseline"]  # a section left out requires nothing
 
     for edit in (None, respelt):
+        team = _team_file(tmp_path, edit)
         required = cli(
-            "evaluate", "--bundle", str(bundle), "--format", "json",
-            "--policy", str(_team_file(tmp_path, edit)),
+            "evaluate", "--bundle", str(bundle), "--format", "json", "--policy", str(team)
         )  # fmt: skip
-        assert (required.code, required.out) == (plain.code, plain.out), required.err
+        assert required.code == plain.code, required.err
+        report, before = json.loads(required.out), json.loads(plain.out)
+        # the report says whose limits decided: the file, by digest, and what it left out
+        digests = report["digests"]
+        assert digests.pop("limits_required_by") == hashlib.sha256(team.read_bytes()).hexdigest()
+        fixed, left = digests.pop("limits_fixed"), digests.pop("limits_left")
+        assert "policy/min_tasks" in fixed
+        assert len(fixed) + len(left) == 17  # 11 policy, 4 baseline, 2 outcome contract fields
+        assert ("baseline/acceptable_rate" in left) == (edit is respelt)
+        assert before["digests"].pop("limits_required_by") is None
+        assert (before["digests"].pop("limits_fixed"), before["digests"].pop("limits_left")) == (
+            [],
+            [],
+        )
+        assert report == before  # decided as without it
+
+
+def test_the_text_report_says_whose_limits_decided(cli: Any, tmp_path: Path) -> None:
+    """A review: the report was the same with and without --policy, so a report forwarded alone
+    could not say whether the team's limits had been required, nor which ones."""
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def partial(team: dict[str, Any]) -> None:
+        del team["baseline"]
+        team["policy"]["min_tasks"] = None
+
+    team = _team_file(tmp_path, partial)
+    digest = hashlib.sha256(team.read_bytes()).hexdigest()
+    for fmt in ("text", "markdown"):
+        plain = cli("evaluate", "--bundle", str(bundle), "--format", fmt)
+        assert "limits: the bundles' own (evaluate --policy requires a team's file)" in plain.out
+        required = cli("evaluate", "--bundle", str(bundle), "--format", fmt, "--policy", str(team))
+        assert f"limits: 12 of 17 fixed by the policy file {digest}; the bundles' own: " in (
+            required.out
+        )
+        assert "policy/min_tasks, baseline/name, baseline/cost_per_attempt_usd" in required.out
+
+
+def test_with_several_bundles_the_one_under_other_limits_is_named(cli: Any, tmp_path: Path) -> None:
+    """A walkthrough: one bundle under another policy given first, the others under the team's:
+    the others were blamed (EVAL-WORKLOAD-MISMATCH against bundle 1) and no
+    EVAL-POLICY-MISMATCH said which one differed from the file."""
+    good = _filled(cli, tmp_path, "good", parent=RICH)
+    claims = read_json(tmp_path / "good.template.json")["claims"]
+    team = tmp_path / "team.json"
+    write_json(team, {name: claims[name] for name in ("policy", "baseline", "outcome_contract")})
+    odd = _filled(cli, tmp_path, "odd", edit=_policy("min_tasks", 99))
+    without = cli("evaluate", "--bundle", str(odd), "--bundle", str(good))
+    assert "bundle 2 of 2: policy/min_tasks differs from bundle 1 of 2" in without.err
+    result = cli("evaluate", "--bundle", str(odd), "--bundle", str(good), "--policy", str(team))
+    assert result.code == 2
+    assert result.err.startswith(
+        "refused: EVAL-POLICY-MISMATCH [bundle 1 of 2: policy/min_tasks differs from --policy]"
+    )
+    assert len(result.err.splitlines()) == 1, result.err  # the bundle that matches: not blamed
+
+
+def test_limits_are_said_with_the_other_bundles_refusals(cli: Any, tmp_path: Path) -> None:
+    """A run reports every problem it finds: a bundle under other limits beside another
+    bundle that cannot be read."""
+    bundle = _bundle(cli, tmp_path, "a", _policy("min_tasks", 99))
+    result = cli(
+        "evaluate", "--bundle", str(bundle), "--bundle", str(tmp_path / "missing.json"),
+        "--policy", str(_team_file(tmp_path)),
+    )  # fmt: skip
+    assert result.code == 2
+    assert "EVAL-POLICY-MISMATCH [bundle 1 of 2: policy/min_tasks differs from --policy]" in (
+        result.err
+    )
+    assert "BUNDLE-UNREADABLE [bundle 2 of 2]" in result.err
+
+
+def test_a_tampered_bundle_is_a_mismatch_whatever_the_policy_file(cli: Any, tmp_path: Path) -> None:
+    """A review: a policy file of the wrong shape was read before any bundle, so a tampered
+    bundle was REFUSED (2) in the Action instead of an integrity failure (5)."""
+    bundle = _bundle(cli, tmp_path, "a")
+    data = bytearray(bundle.read_bytes())
+    position = data.index(b'"output_tokens":') + len(b'"output_tokens":')
+    data[position] = ord("9") if data[position] != ord("9") else ord("8")
+    bundle.write_bytes(bytes(data))
+
+    def wrong(team: dict[str, Any]) -> None:
+        team["policy"]["min_taks"] = 1
+
+    result = cli("evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path, wrong)))
+    assert result.code == 5
+    assert "BUNDLE-DIGEST-MISMATCH" in result.err
+    assert "CONTRACT-POLICY-FILE-SHAPE [policy/" in result.err  # said with it
 
 
 @pytest.mark.parametrize(
@@ -996,7 +1084,8 @@ def test_a_policy_file_that_is_not_one_is_refused_with_every_problem(
     result = cli("evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path, wrong)))
     assert result.code == 2
     assert "CONTRACT-POLICY-FILE-SHAPE" in result.err
-    assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err  # both said
+    assert "CONTRACT-UNKNOWN-CHECK [policy/disabled_checks/0]" in result.err  # both said
+    assert "claims/" not in result.err  # named as in the file, as evaluate's mismatch names it
     contract = cli("evaluate", "--bundle", str(bundle), "--policy", str(CONTRACT))
     assert contract.code == 2
     assert "not a whole contract" in contract.err
@@ -1020,7 +1109,7 @@ def test_what_a_policy_file_holds_is_never_said(cli: Any, tmp_path: Path) -> Non
     mismatch = cli(
         "evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path, named))
     )
-    assert "CONTRACT-POLICY-FILE-SHAPE [claims/policy/<key #1>" in shape.err  # keys sorted
+    assert "CONTRACT-POLICY-FILE-SHAPE [policy/<key #1>" in shape.err  # keys sorted
     assert "EVAL-POLICY-MISMATCH [baseline/name differs from --policy]" in mismatch.err
     for result in (shape, mismatch):
         assert result.code == 2

@@ -9,7 +9,6 @@ import click
 
 from converter.cli.diagnostics import say
 from converter.cli.options import FILE, PATH
-from converter.contract.read import load_preset
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
 from converter.files import check_outputs, write_atomic
@@ -62,8 +61,7 @@ def evaluate(
     """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2)."""
     if report is not None:
         check_outputs([report], list(bundles) + ([policy_file] if policy_file else []))
-    required = load_preset(policy_file) if policy_file is not None else None
-    result = run_checks(load_workload(bundles, public_key, required))
+    result = run_checks(load_workload(bundles, public_key, policy_file))
     text = RENDERERS[fmt](result)
     if report is not None:
         write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())

@@ -157,7 +157,7 @@ def contract_paths(data: bytes, locs: Iterable[tuple[Any, ...]]) -> tuple[str, .
 def read_preset(data: bytes) -> Preset | list[Problem]:
     """The claims of a `--policy` file, or every problem with it: not strict JSON
     (CONTRACT-POLICY-FILE-UNREADABLE, with its line), or a field missing, unknown or of the wrong type
-    (CONTRACT-POLICY-FILE-SHAPE, named as the contract's own path, `claims/policy/...`)."""
+    (CONTRACT-POLICY-FILE-SHAPE, named by its path in the file, `policy/...`)."""
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
@@ -190,25 +190,39 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
                 continue
             shape = _shape({**err, "loc": ("claims", *err["loc"])}, places)
             problems.append(replace(shape, code="CONTRACT-POLICY-FILE-SHAPE"))
-        return problems
+        # Named as in the file, whose sections are at the top (a review: `claims/policy/...`
+        # beside evaluate's `policy/...` for the same field read as two places)
+        return [replace(p, where=_in_file(p.where)) for p in problems]
     if all(getattr(preset, name) is None for name in sections):  # `{}`: fills nothing
         wants = "at least one of " + ", ".join(sections)
         return [Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"(policy file) (expected: {wants})")]
     return preset
 
 
+def _in_file(where: str | None) -> str | None:
+    """A contract path of a policy file's claims as the file spells it: `claims/policy/x` is
+    `policy/x` there."""
+    return where.removeprefix("claims/") if where is not None else None
+
+
 def load_preset(path: Path) -> Preset:
     """The claims of a `--policy` file (`convert --template`, `evaluate`), or every problem with
     it, raised: unreadable, not strict JSON, of the wrong shape, or a gate id mistyped (said
     now, not in every template or evaluation made from it)."""
-    preset = read_preset(read_input(path, "CONTRACT-POLICY-FILE-UNREADABLE"))
+    return load_policy_file(path)[0]
+
+
+def load_policy_file(path: Path) -> tuple[Preset, bytes]:
+    """`load_preset`, with the bytes the claims were read from (for their digest)."""
+    data = read_input(path, "CONTRACT-POLICY-FILE-UNREADABLE")
+    preset = read_preset(data)
     if isinstance(preset, list):
         raise Refused(preset)
     if preset.policy is not None:
         unknown = unknown_checks(preset.policy.disabled_checks)
         if unknown:
-            raise Refused(unknown)
-    return preset
+            raise Refused([replace(p, where=_in_file(p.where)) for p in unknown])
+    return preset, data
 
 
 # Every bundle's schema_version, past and future, begins so (`bundle.model`).
@@ -488,7 +502,10 @@ def expected(err: Any) -> str:
         key, sign = _BOUNDS[kind]
         if key in ctx and isinstance(err.get("input"), str):  # money written as text, as allowed
             # (a walkthrough: "-1" told "a number >= 0" read as if a string were the fault)
-            return f'a decimal {sign} {ctx[key]}, as a string such as "40" or as a number'
+            # (a review: `<= 1, such as "40"` contradicted itself: the example is the bound)
+            bound = str(ctx[key])
+            example = "" if sign in (">", "<") else f' such as "{"40" if bound == "0" else bound}"'
+            return f"a decimal {sign} {ctx[key]}, as a string{example} or as a number"
         if key in ctx:
             return f"a number {sign} {ctx[key]}"
     if kind == "string_pattern_mismatch" and isinstance(ctx.get("pattern"), str):

@@ -36,6 +36,10 @@ Rate = Annotated[Decimal, Field(ge=0, le=1, allow_inf_nan=False)]
 # A content-free argument shape flattened to text (see `shape_key`).
 # A count is any Count a bundle holds (int64: 19 digits), so what opens evaluates.
 ShapeKey = Annotated[str, StringConstraints(pattern=r"^[a-z]{1,8}(:[a-z]=[0-9]{1,19}){0,6}$")]
+# A limit a team's policy file may fix, by section and field name (schema names, never a value).
+LimitField = Annotated[
+    str, StringConstraints(pattern=r"^(policy|baseline|outcome_contract)/[a-z][a-z0-9_]{0,63}$")
+]
 # "main" (the root agent), "hidden:<kind>" (calls seen only in provider bodies, by kind), or a
 # subagent type.
 AgentTypeKey = PublicName
@@ -199,6 +203,13 @@ class Digests(Closed):
     # The id of the key every bundle's attestation verified with (--public-key), or None when
     # no signature was checked: a report forwarded alone must say which it is.
     signed_by: Sha256 | None = None
+    # The SHA-256 of the team's policy file every bundle was required to match (evaluate
+    # --policy), or None when none was given: the limits are then whatever the bundles carry.
+    limits_required_by: Sha256 | None = None
+    # With a policy file: the limits it fixed, and those it left to the bundles (null or left
+    # out in the file), by field path.
+    limits_fixed: tuple[LimitField, ...] = ()
+    limits_left: tuple[LimitField, ...] = ()
 
 
 class Workload(Closed):

@@ -14,6 +14,7 @@ from converter.evaluate.fmt import number, percent, places_against, usd, usd_spa
 from converter.evaluate.inputs import (
     HIDDEN_CALLS,
     ROOT_AGENT,
+    Digests,
     Interval,
     hidden_key,
     is_hidden,
@@ -247,8 +248,23 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
         f"signatures: every attestation verified with key {d.signed_by}"
         if d.signed_by
         else "signatures: not checked (evaluate --public-key checks them)",
+        _limits_line(d),
     ]
     return lines
+
+
+def _limits_line(d: Digests) -> str:
+    """Whose limits decided: a team's policy file (by digest, with what it left to the
+    bundles), or whatever the bundles carry."""
+    if d.limits_required_by is None:
+        return "limits: the bundles' own (evaluate --policy requires a team's file)"
+    total = len(d.limits_fixed) + len(d.limits_left)
+    line = (
+        f"limits: {len(d.limits_fixed)} of {total} fixed by the policy file {d.limits_required_by}"
+    )
+    if d.limits_left:
+        line += f"; the bundles' own: {', '.join(d.limits_left)}"
+    return line
 
 
 def _hidden_by_kind(ev: Evaluation) -> str:

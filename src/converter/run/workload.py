@@ -9,6 +9,7 @@ anything else is refused rather than averaged, naming the bundles by position.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -21,7 +22,8 @@ from pydantic import BaseModel, ValidationError
 
 from converter.bundle.io import bundle_problems, open_bundle
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
-from converter.contract.model import Preset
+from converter.contract.model import BaselineClaim, OutcomeContract, PolicyClaim, Preset
+from converter.contract.read import load_policy_file
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.evaluate import (
     HIDDEN_CALLS,
@@ -117,14 +119,19 @@ def used_prices(event: ModelEventOut | ToolEventOut) -> set[FieldPath]:
 
 
 def _mismatches(
-    present: list[tuple[int, BundleHead]], total: int, used: Sequence[set[FieldPath]] | None
+    present: list[tuple[int, BundleHead]],
+    total: int,
+    used: Sequence[set[FieldPath]] | None,
+    fixed: frozenset[FieldPath] = frozenset(),
 ) -> list[Problem]:
     """What bundles of one workload must agree on, each part against the first bundle that has
     it: the `_agreement` every bundle has (so the first bundle given), and one price list: a
     price two bundles both used must be the same in both. Each bundle's costs agree with its own
     prices; bundles priced apart would be summed into one decision. A price a bundle states but
     none of its events used (a bound no call reached, the rule for unsplit writes it has none
-    of) is not compared. `used`: per bundle, in the order given; None compares every price."""
+    of) is not compared. `used`: per bundle, in the order given; None compares every price.
+    `fixed`: the parts a team's policy file fixes, compared with the file instead
+    (`required_problems`): a bundle that matches the file is never the one blamed."""
     first: dict[FieldPath, tuple[int, object]] = {}
     problems = []
     for position, bundle in present:
@@ -132,6 +139,8 @@ def _mismatches(
         if used is not None:
             prices = {part: value for part, value in prices.items() if part in used[position - 1]}
         for part, value in {**_agreement(bundle), **prices}.items():
+            if part in fixed:
+                continue
             seen = first.setdefault(part, (position, value))
             if seen[1] != value:
                 # A name a hand-edited bundle holds is shown only if it could cross (`<key>`)
@@ -153,32 +162,63 @@ def _given(section: BaseModel | None) -> dict[str, object]:
     }
 
 
-def required_problems(head: BundleHead, required: Preset) -> list[Problem]:
-    """Where the workload is not under the claims `evaluate --policy FILE` requires (a team's
-    policy file, as `convert --template --policy` takes it). Every bundle's claims are the
-    first's (`_mismatches`), so the first bundle's are compared: each field the file gives, by
-    value (`0.80` is `0.8`); a policy section given fixes its disabled gates too, as a set
-    (none listed: none disabled). Named by field path only, never by value."""
-    wanted: dict[FieldPath, object] = {}
-    have: dict[FieldPath, object] = {}
+def required_problems(
+    bundles: Sequence[BundleHead | None], required: Preset
+) -> tuple[list[Problem], frozenset[FieldPath]]:
+    """Where bundles are not under the claims `evaluate --policy FILE` requires (a team's policy
+    file, as `convert --template --policy` takes it), and the `_agreement` parts the file fixes.
+    Each bundle is compared with the file (`None`: one that could not be opened), not with the
+    first bundle: the one that differs is named, whatever its place. Each field the file gives
+    is compared by value (`0.80` is `0.8`); a policy section given fixes its disabled gates too,
+    as a set (none listed: none disabled). Named by field path only, never by value."""
+    total = len(bundles)
+    wanted = required_claims(required)
+    fields = _agreed_fields() | {"outcome_contract"}
+    problems = []
+    for position, bundle in enumerate(bundles, 1):
+        if bundle is None:
+            continue
+        have = _agreement(bundle)
+        for (section, name), value in wanted.items():
+            if have.get((_AGREED_AS.get(section, section), name), _ABSENT) != value:
+                where = f"{masked_path((section, name), fields)} differs from --policy"
+                if total > 1:
+                    where = f"{bundle_label(position, total)}: {where}"
+                problems.append(Problem("EVAL-POLICY-MISMATCH", where=where))
+    fixed = frozenset((_AGREED_AS.get(section, section), name) for section, name in wanted)
+    return problems, fixed
+
+
+# A policy file's outcome_contract is what a bundle's receipt carries (`_agreement`).
+_AGREED_AS = {"outcome_contract": "receipt"}
+_ABSENT = object()  # a field an older bundle's section does not have: never the file's value
+
+
+@cache
+def _limit_fields() -> dict[str, tuple[str, ...]]:
+    """Every field a team's policy file can fix, by section, in schema order."""
+    sections: dict[str, type[BaseModel]] = {
+        "policy": PolicyClaim,
+        "baseline": BaselineClaim,
+        "outcome_contract": OutcomeContract,
+    }
+    assert set(sections) == set(Preset.model_fields)  # a section added is listed here too
+    return {name: tuple(model.model_fields) for name, model in sections.items()}
+
+
+def required_claims(required: Preset) -> dict[tuple[str, str], object]:
+    """The fields a team's policy file fixes, by section and name, with the value each must
+    have as `_agreement` holds it (disabled gates a sorted set)."""
+    wanted: dict[tuple[str, str], object] = {}
     if required.policy is not None:
         for name, value in _given(required.policy).items():
             wanted["policy", name] = value
-            have["policy", name] = getattr(head.policy, name)
-        wanted["policy", "disabled_checks"] = set(required.policy.disabled_checks)
-        have["policy", "disabled_checks"] = set(head.policy.disabled_checks)
+        wanted["policy", "disabled_checks"] = sorted(set(required.policy.disabled_checks))
     for name, value in _given(required.baseline).items():
         wanted["baseline", name] = value
-        have["baseline", name] = getattr(head.baseline, name)
     for name, value in _given(required.outcome_contract).items():
         wanted["outcome_contract", name] = value
-        have["outcome_contract", name] = getattr(head.receipt, name)
-    fields = _agreed_fields() | {"outcome_contract"}
-    return [
-        Problem("EVAL-POLICY-MISMATCH", where=f"{masked_path(part, fields)} differs from --policy")
-        for part, value in wanted.items()
-        if have[part] != value
-    ]
+    return dict(sorted(wanted.items()))
 
 
 def _card_ids(bundles: Sequence[BundleHead]) -> tuple[str, ...]:
@@ -249,15 +289,17 @@ def workload_problems(
     bundles: Sequence[BundleHead | None],
     used: Sequence[set[FieldPath]] | None = None,
     events: Sequence[Iterable[str]] | None = None,
+    fixed: frozenset[FieldPath] = frozenset(),
 ) -> list[Problem]:
     """Why bundles given together are not one workload, naming them by position; `None` is a
     bundle that could not be opened (its own problems are reported apart). `used`: the prices
     each bundle's events were priced with (`used_prices`); without it every stated price is
     compared. `events`: each bundle's event ids, in the order given (an event id is the keyed
-    pseudonym of one model or tool call, whatever the task unit)."""
+    pseudonym of one model or tool call, whatever the task unit). `fixed`: the parts a team's
+    policy file fixes (`required_problems` compares them with the file)."""
     total = len(bundles)
     present = [(n, b) for n, b in enumerate(bundles, 1) if b is not None]
-    problems = _mismatches(present, total, used)
+    problems = _mismatches(present, total, used, fixed)
     tasks: dict[str, int] = {}
     files: dict[str, int] = {}
     shared_tasks: set[tuple[int, int]] = set()
@@ -464,24 +506,29 @@ LoadedBundle = tuple[BundleHead, FactsBuilder]
 
 
 def build_workload(
-    loaded: list[LoadedBundle], signed_by: str | None = None, required: Preset | None = None
+    loaded: list[LoadedBundle],
+    signed_by: str | None = None,
+    required: Preset | None = None,
+    required_by: str | None = None,
 ) -> Workload:
     """One workload from bundles opened with a `FactsBuilder` each (`bundle.io.open_bundle`);
     `signed_by`: the key id every bundle's attestation verified with, if they were checked;
-    `required`: the claims a team's policy file requires (`evaluate --policy`)."""
+    `required`: the claims a team's policy file requires (`evaluate --policy`), `required_by`
+    that file's SHA-256."""
     if not loaded:
         raise Refused([Problem("EVAL-NO-BUNDLE")])
     bundles = [head for head, _ in loaded]
-    problems = workload_problems(
-        bundles, [b.used for _, b in loaded], [b.event_ids for _, b in loaded]
-    )
+    problems: list[Problem] = []
+    fixed: frozenset[FieldPath] = frozenset()
     if required is not None:
-        problems += required_problems(bundles[0], required)
-    if problems:
-        raise Refused(problems)
-    tasks, problems = _tasks(loaded)
+        problems, fixed = required_problems(bundles, required)
+    problems += workload_problems(
+        bundles, [b.used for _, b in loaded], [b.event_ids for _, b in loaded], fixed
+    )
+    # Every problem of the run at once: a bundle under other limits may lack claims too.
+    tasks, unusable = _tasks(loaded)
     policy, baseline, claimed = _claims(bundles[0])  # every bundle's are the first's
-    problems += claimed
+    problems += unusable + claimed
     if problems or policy is None or baseline is None:
         raise Refused(problems)
     findings: dict[str, int] = defaultdict(int)
@@ -502,7 +549,7 @@ def build_workload(
             auxiliary_by_bundle=tuple(b.receipt.auxiliary_calls for b in bundles),
             findings=dict(sorted(findings.items())),
             costs_unchecked=sum(b.pricing is None for b in bundles),
-            digests=_digests(bundles, signed_by),
+            digests=_digests(bundles, signed_by, required, required_by),
         )
     except ValidationError as error:
         raise Refused(claim_problems(error, "receipt")) from None
@@ -535,9 +582,21 @@ def _claims(head: BundleHead) -> tuple[Policy | None, Baseline | None, list[Prob
     return policy, baseline, problems
 
 
-def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
+def _digests(
+    bundles: Sequence[BundleHead],
+    signed_by: str | None,
+    required: Preset | None = None,
+    required_by: str | None = None,
+) -> Digests:
     receipt = bundles[0].receipt
     cards = _card_ids(bundles)
+    fixed: list[str] = []
+    left: list[str] = []
+    if required is not None:
+        wanted = required_claims(required)
+        for section, names in _limit_fields().items():
+            for name in names:
+                (fixed if (section, name) in wanted else left).append(f"{section}/{name}")
     return Digests(
         evidence_sha256=tuple(b.receipt.evidence_sha256 or "" for b in bundles),
         contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
@@ -547,28 +606,47 @@ def _digests(bundles: Sequence[BundleHead], signed_by: str | None) -> Digests:
         own_max_output_tokens=_own_bounds(bundles),
         unshipped_price_cards=_unshipped(cards),
         signed_by=signed_by,
+        limits_required_by=required_by,
+        limits_fixed=tuple(fixed),
+        limits_left=tuple(left),
         rubric_version=receipt.rubric_version,
         label_source=receipt.label_source,
     )
 
 
 def load_workload(
-    paths: tuple[Path, ...], public_key: Path | None, required: Preset | None = None
+    paths: tuple[Path, ...], public_key: Path | None, policy_file: Path | None = None
 ) -> Workload:
     """The bundles at `paths` as one workload; with `public_key`, every bundle is refused unless
-    its attestation (`<bundle>.intoto.json`) verifies with that key; with `required`, unless
-    they are under the claims a team's policy file fixes."""
-    key = signed_by = None
+    its attestation (`<bundle>.intoto.json`) verifies with that key; with `policy_file`, unless
+    they are under the claims that team's policy file fixes. A key or policy file that cannot be
+    used is refused with every bundle's own refusals, and a bundle that fails its digest makes
+    the run a mismatch (5) whatever else is wrong."""
+    key: Ed25519PublicKey | None = None
+    signed_by: str | None = None
+    required: Preset | None = None
+    required_by: str | None = None
+    unusable: list[Problem] = []
     if public_key is not None:
-        from converter.attest.dsse import key_id
         from converter.attest.keys import load_public_key
 
         try:
-            key = load_public_key(public_key)  # a key that cannot be used is refused here, once
+            key = load_public_key(public_key)
         except Refused as bad_key:
-            _unless_tampered(paths, bad_key)
+            unusable += bad_key.problems
+    if policy_file is not None:
+        try:
+            required, data = load_policy_file(policy_file)
+            required_by = hashlib.sha256(data).hexdigest()
+        except Refused as bad_file:
+            unusable += bad_file.problems
+    if unusable:
+        _unless_tampered(paths, Refused(unusable))
+    if key is not None:
+        from converter.attest.dsse import key_id
+
         signed_by = key_id(key)
-    return build_workload(load_bundles(paths, key), signed_by, required)
+    return build_workload(load_bundles(paths, key, required), signed_by, required, required_by)
 
 
 def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle:
@@ -592,13 +670,16 @@ def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle
 
 
 def load_bundles(
-    paths: tuple[Path, ...], public_key: Ed25519PublicKey | None
+    paths: tuple[Path, ...],
+    public_key: Ed25519PublicKey | None,
+    required: Preset | None = None,
 ) -> list[LoadedBundle]:
     """Every bundle opened, or every problem of every bundle, each labelled `bundle N of M`
     (with several), and why they are not one workload. Exit 5 if any bundle failed an
     integrity check (its other problems and the other bundles' refusals are printed with it),
     else 2: a mismatch anywhere is never reported as a mere refusal, whatever the order of the
-    bundles (a broken file given first cannot hide a tampered one)."""
+    bundles (a broken file given first cannot hide a tampered one). With `required` (a team's
+    policy file), each bundle is compared with it too."""
     total = len(paths)
     loaded: list[LoadedBundle | None] = []
     compared: list[LoadedBundle | None] = []  # what the workload rules see: `_unsigned`
@@ -617,10 +698,16 @@ def load_bundles(
             refusals += labelled(refused.problems, position, total)
             compared.append(_unsigned(path) if public_key is not None else None)
         loaded.append(None)
+    heads = [item[0] if item else None for item in compared]
+    fixed: frozenset[FieldPath] = frozenset()
+    if required is not None:  # each bundle against the team's file (`required_problems`)
+        differing, fixed = required_problems(heads, required)
+        refusals += differing
     refusals += workload_problems(
-        [item[0] if item else None for item in compared],
+        heads,
         [item[1].used if item else set() for item in compared],
         [item[1].event_ids if item else () for item in compared],
+        fixed,
     )
     if mismatches:
         raise IntegrityFailure.several(mismatches, refusals)
@@ -639,10 +726,10 @@ def _unsigned(path: Path) -> LoadedBundle | None:
         return None
 
 
-def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
-    """The key cannot check any signature: refused (2), unless a bundle fails its own digest,
-    which is a mismatch (5) whatever else stopped the check (the key's refusal said with it).
-    Each bundle's own refusals are said too."""
+def _unless_tampered(paths: tuple[Path, ...], unusable: Refused) -> NoReturn:
+    """The key or policy file cannot be used: refused (2), unless a bundle fails its own
+    digest, which is a mismatch (5) whatever else stopped the check (their refusal said with
+    it). Each bundle's own refusals are said too."""
     mismatches: list[Problem] = []
     unread: list[Problem] = []
     for position, path in enumerate(paths, 1):
@@ -655,5 +742,5 @@ def _unless_tampered(paths: tuple[Path, ...], bad_key: Refused) -> NoReturn:
         mismatches += labelled(found, position, len(paths))
         unread += labelled(refusals, position, len(paths))
     if mismatches:
-        raise IntegrityFailure.several(mismatches, [*bad_key.problems, *unread]) from None
-    raise Refused([*bad_key.problems, *unread]) from None
+        raise IntegrityFailure.several(mismatches, [*unusable.problems, *unread]) from None
+    raise Refused([*unusable.problems, *unread]) from None
