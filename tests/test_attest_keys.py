@@ -102,6 +102,15 @@ def test_private_key_readable_by_others_is_refused(tmp_path: Path) -> None:
     assert _code(raised) == "ATTEST-KEY-PERMISSIONS"
 
 
+def test_a_file_that_is_no_key_is_said_so_whatever_its_mode(tmp_path: Path) -> None:
+    """A walkthrough gave a contract (mode 644) as the key: told to chmod it, then that it
+    was not a key. A key file readable by others is still refused for that."""
+    path = _write(tmp_path / "contract.json", b'{"schema_version": "1"}\n', 0o644)
+    with pytest.raises(SigningKeyRefused) as raised:
+        load_private_key(path)
+    assert _code(raised) == "ATTEST-KEY-INVALID"
+
+
 ED = Ed25519PrivateKey.generate()
 EC = ec.generate_private_key(ec.SECP256R1())
 

@@ -546,6 +546,10 @@ def test_a_key_refusal_names_where_the_key_came_from(
     )
     result = cli("key", "show-id", "--key-file", str(key))
     assert result.err.startswith("refused: KEY-PERMISSIONS [--key-file]")
+    # a file that is no key (a contract, say) is said so, not "chmod 600" and then that
+    key.write_text('{"schema_version": "1"}\n')
+    result = cli("key", "show-id", "--key-file", str(key))
+    assert result.err.startswith("refused: KEY-INVALID [--key-file]"), result.err
     monkeypatch.setenv("AGENT_EVIDENCE_KEY", "CANARY-not-a-key")
     result = cli("key", "show-id")
     assert result.err.startswith("refused: KEY-INVALID [$AGENT_EVIDENCE_KEY]")

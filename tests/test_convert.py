@@ -2036,7 +2036,8 @@ def test_what_can_be_refused_before_reading_is_said_at_once(
         cli, parent, tmp_path / "missing.json", tmp_path / "b.json", "--attest-key", str(key)
     )
     assert bundle.code == 2
-    assert _codes(bundle.err) == ["CONTRACT-UNREADABLE", "ATTEST-KEY-PERMISSIONS"]
+    # no key at all: said so, not "chmod 600" first and "not a key" a run later
+    assert _codes(bundle.err) == ["CONTRACT-UNREADABLE", "ATTEST-KEY-INVALID"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["card.json", "signing.pem", "t.json"]
 
 
@@ -2371,6 +2372,13 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
             "<key #2> (expected: no such field",
         ),
         (b"{}", "CONTRACT-POLICY-FILE-SHAPE", "(policy file) (expected: at least one of"),
+        # a section mistyped: the one meant, as a field within a section is (a walkthrough)
+        (
+            b'{"polcy": {"min_tasks": 3}}',
+            "CONTRACT-POLICY-FILE-SHAPE",
+            "<key #1> (expected: no such field; the file holds policy, baseline, "
+            "outcome_contract; did you mean policy?)",
+        ),
         (
             b'{"policy": {"disabled_checks": ["sample-sizes"]}}',  # a gate id no release has
             "CONTRACT-UNKNOWN-CHECK",
@@ -2410,6 +2418,7 @@ def test_a_bad_policy_file_is_refused_by_field_and_writes_nothing(
     assert result.code == 2
     assert result.err.startswith(f"refused: {code} [{where}")
     assert "min_taks" not in result.err  # a key typed is never echoed (SPEC §6.4)
+    assert "polcy" not in result.err
     assert not out.exists()
     wrong = cli(
         "convert",

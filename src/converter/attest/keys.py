@@ -205,6 +205,8 @@ def _read_key_file(path: Path, *, private: bool) -> bytes:
         # (an attest audit): which one signs would be unsaid
         both = b"PRIVATE KEY-----" in data
         raise SigningKeyRefused("ATTEST-KEY-INVALID" if both else "ATTEST-KEY-WRONG-TYPE")
+    if private and b"PRIVATE KEY-----" not in data:  # no key at all: not "chmod it" first
+        raise SigningKeyRefused(invalid)
     if private and info.st_mode & 0o077:
         raise SigningKeyRefused("ATTEST-KEY-PERMISSIONS")
     return data

@@ -184,6 +184,8 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
         for err in errors:
             if err["type"] == "extra_forbidden" and len(err["loc"]) == 1:  # not a section
                 wants = "expected: no such field; the file holds " + ", ".join(sections)
+                if isinstance(err["loc"][0], str):  # `polcy`: the section meant, as below it
+                    wants += _did_you_mean(err["loc"][0], frozenset(sections))
                 key = safe_path(("claims", *err["loc"]), last_is_key=True, places=places)
                 key = key.removeprefix("claims/")
                 problems.append(Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"{key} ({wants})"))

@@ -84,14 +84,17 @@ def _read_private(path: Path, source: str) -> PseudonymKey:
         raise Refused([Problem("KEY-INVALID", where=source)]) from None
     except OSError:  # a read error (a failing disk, /proc/self/mem), never exit 70
         raise Refused([Problem("KEY-UNREADABLE", where=source)]) from None
-    if info.st_mode & 0o077:
-        raise Refused([Problem("KEY-PERMISSIONS", where=source)])
     if len(data) > _KEY_FILE_MAX:
         raise Refused([Problem("KEY-INVALID", where=source)])
     # an editor's UTF-8 byte-order mark is not part of the key (a signing key read with one is
     # taken too: an operations review)
     data = data.removeprefix(codecs.BOM_UTF8)
-    return _decode(data.decode("ascii", errors="replace"), source)
+    # A file that is no key is said so first: a walkthrough given a contract (mode 644) was
+    # told to chmod it, and only then that it was not a key.
+    key = _decode(data.decode("ascii", errors="replace"), source)
+    if info.st_mode & 0o077:
+        raise Refused([Problem("KEY-PERMISSIONS", where=source)])
+    return key
 
 
 _KEY_FILE_MAX = 4096  # a key file is 65 bytes: more is not a key, and is never read whole
