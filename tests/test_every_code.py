@@ -941,3 +941,38 @@ def test_every_code_is_named_by_a_test() -> None:
     )
     named = set(re.findall(r"(?<![A-Z0-9-])[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![A-Z0-9-])", text))
     assert [code for code in CODES if code not in named] == []
+
+
+@pytest.mark.parametrize("adapter", ["claude-code-tree", "claude-code"])
+def test_a_file_that_is_no_transcript(
+    adapter: str, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A hook's log (JSON lines, none with a record's `type`) given as a session: one
+    CC-REC-NOT-A-TRANSCRIPT at its first JSON object, not a CC-REC-BAD-FIELD ("edited or
+    damaged") per line (a walkthrough, following scan's hint), nor CC-TREE-PARENT-NAME, whose
+    fix (restore its name) cannot help. A line that is no JSON keeps its own code."""
+    root = tmp_path / "project"
+    root.mkdir()
+    log = root / "hook_logs.jsonl"
+    lines = [
+        b"not json " + canary("hook").encode(),
+        dump({"hook_event_name": "PreToolUse", "tool_input": {"command": canary("cmd")}}),
+        dump({"hook_event_name": "PostToolUse", "session_id": canary("sid")}),
+    ]
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    tree = Tree(root, log)
+
+    def argv(parent: Path, out: Path) -> list[str]:
+        args = [a for a in command.argv(parent, out) if a != "claude-code-tree"]
+        args = [a for a in args if a != "--from"]
+        return [*args, "--from", adapter]
+
+    given = Command(command.name, argv, command.json_report)
+    outcome = run_command(cli, given, tree, tmp_path)
+    expect_blocked(outcome, "CC-REC-NOT-A-TRANSCRIPT", tree.label("parent", ""), 2)
+    assert outcome.codes == {"CC-REC-NOT-A-TRANSCRIPT", "CC-LINE-INVALID-JSON"}
+    # one typed line makes it a transcript, damaged: its other lines are said one by one
+    log.write_bytes(b"\n".join([*lines[1:], dump({"type": "user", "canary": canary("u")})]) + b"\n")
+    damaged = run_command(cli, given, tree, tmp_path)
+    assert "CC-REC-NOT-A-TRANSCRIPT" not in damaged.codes
+    assert Refusal("CC-REC-BAD-FIELD", tree.label("parent", ""), 1) in damaged.refusals

@@ -33,7 +33,7 @@ REFUSED: dict[str, set[str]] = {
     },
     "tool_hea": {"CC-TREE-PARENT-NAME"},
     "sample_a": {"CC-TREE-PARENT-IS-SUBAGENT"},  # a renamed agent file: its name is moot
-    "sample_h": {"CC-TREE-PARENT-NAME", "CC-REC-BAD-FIELD"},  # hook log, not a transcript
+    "sample_h": {"CC-REC-NOT-A-TRANSCRIPT"},  # a hook log: not a transcript, nor misnamed
     "sample_m": {"CC-TREE-PARENT-NAME"},
 }
 COUNTS = (

@@ -126,8 +126,7 @@ CODES: dict[str, CodeInfo] = {
         ".jsonl; its children cannot be found.",
         "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy (restore its name "
         "beside its <session-id>/ folder); a lone excerpt that delegates nothing converts with "
-        "--from claude-code. A file that is no transcript (a hook's log another tool left in the "
-        "project folder) has nothing to convert: skip it.",
+        "--from claude-code.",
     ),
     "CC-TREE-PARENT-IS-SUBAGENT": _c(
         "The file given as the parent is a subagent transcript: agent-<id>.jsonl, or a copy of "
@@ -392,6 +391,13 @@ CODES: dict[str, CodeInfo] = {
         "A field the converter depends on is missing or has the wrong type (for example a line "
         "with no `type`, or a null or non-string id).",
         "The file was edited or damaged; restore Claude Code's original.",
+    ),
+    "CC-REC-NOT-A-TRANSCRIPT": _c(
+        "No line of the file is a Claude Code record: none has a record's `type` (a tool's own "
+        "log, such as a hook's, in JSON lines); the line named is its first JSON object.",
+        "Give a Claude Code transcript: <session-id>.jsonl from the project folder, or a copy "
+        "of one. A log another tool left beside the sessions has nothing to convert: skip it "
+        "(`scan` counts it among the files it skipped).",
     ),
     "CC-REC-NO-USAGE": _c(
         "A model call's record has no usage, or a usage without its input_tokens or "

@@ -216,6 +216,10 @@ def build_account(
         # (--from claude-code) would only be refused again, with this code.
         tree.problems = [p for p in tree.problems if p.code != "CC-TREE-PARENT-NAME"]
         tree.problems.append(Problem("CC-TREE-PARENT-IS-SUBAGENT", 0))
+    if any(p.code == "CC-REC-NOT-A-TRANSCRIPT" and p.file == 0 for p in tree.problems):
+        # No transcript given as the parent: that its name is no session id only follows
+        # (CC-TREE-PARENT-NAME's fix, restore its name, would not help).
+        tree.problems = [p for p in tree.problems if p.code != "CC-TREE-PARENT-NAME"]
     if tree.layout.parent_is_subagent:
         # A subagent transcript given as the parent (refused as such, still accounted): all of
         # it is the one task it was delegated; a fork's first call, the parent's copy, comes

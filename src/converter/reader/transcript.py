@@ -72,6 +72,7 @@ def read_transcript(
     requests = _Requests()
     cut: list[tuple[int, bool, str | None, str | None]] = []  # line, at end, type, message id
     turns = _Turns()
+    typed = False  # a line with a record's `type`: else the file may be no transcript at all
     try:
         with path.open("rb") as stream:
             size = os.fstat(stream.fileno()).st_size
@@ -85,6 +86,7 @@ def read_transcript(
                 if isinstance(item, CutRecord):
                     cut.append((number, item.at_end, *torn.names(item.head)))
                     continue
+                typed = typed or isinstance(item.get("type"), str)
                 try:
                     rec = extract(item, 0, number)
                 except BadField as bad:
@@ -114,11 +116,35 @@ def read_transcript(
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
-    problems += _cut_codes(records, cut)
+    problems = _whole_file_codes(problems, records, cut, typed=typed or unreadable)
     kept = requests.request_of if request_ids else {}
     return FileReading(
         digest.sha256, digest.size, records, problems, unknown, unreadable, kept, turns.starts
     )
+
+
+def _whole_file_codes(
+    problems: list[tuple[str, int]],
+    records: list[Rec],
+    cut: list[tuple[int, bool, str | None, str | None]],
+    *,
+    typed: bool,
+) -> list[tuple[str, int]]:
+    """The line codes with what only the whole file shows: records cut short, or no record."""
+    problems = [*problems, *_cut_codes(records, cut)]
+    return problems if typed or cut else _no_transcript(problems)
+
+
+def _no_transcript(problems: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """A file of JSON lines none of which has a record's `type` (a hook's log another tool left
+    in the project folder) is no transcript: one CC-REC-NOT-A-TRANSCRIPT at its first such line,
+    not a CC-REC-BAD-FIELD per line, whose fix ("edited or damaged") sent a walkthrough to
+    restore a file that was never Claude Code's. Lines that are no JSON object keep their codes."""
+    lines = [line for code, line in problems if code == "CC-REC-BAD-FIELD"]
+    if not lines:  # every line was blank or bad JSON: said as such
+        return problems
+    rest = [(code, line) for code, line in problems if code != "CC-REC-BAD-FIELD"]
+    return sorted([("CC-REC-NOT-A-TRANSCRIPT", min(lines)), *rest], key=lambda p: p[1])
 
 
 class _Turns:
