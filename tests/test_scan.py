@@ -1841,3 +1841,25 @@ def test_only_model_calls_are_counted_as_shared_and_only_sharing_sessions(
     assert totals["sessions_sharing_calls"] == 2
     assert totals["model_calls_in_several_sessions"] == len(shared)
     assert totals["model_calls_counted_again"] == len(shared)
+
+
+def test_the_totals_by_model_put_a_model_with_no_bound_first() -> None:
+    """A walkthrough: `claude-sonnet-4…: $5.1837 – no bound` was listed after `$1.5821 –
+    $22.3804` and `$0.3501 – $6.1099`, ranked by the known part of its high end, so the model
+    with the highest floor and no ceiling read as the cheapest."""
+
+    def part(low: str, high_known: str, bounded: bool) -> dict[str, Any]:
+        return {
+            "low_usd": low,
+            "high_usd_known": high_known,
+            "high_usd": high_known if bounded else None,
+        }
+
+    by_model = {
+        "haiku": part("1.5821", "22.3804", True),
+        "sonnet-4-5": part("0.3501", "6.1099", True),
+        "sonnet-4": part("5.1837", "5.5", False),
+        "opus": part("0.9", "22.3804", True),  # same high end as haiku: the higher floor first
+    }
+    ranked = [name for name, _ in sorted(by_model.items(), key=scan_module._costliest_first)]
+    assert ranked == ["sonnet-4", "haiku", "opus", "sonnet-4-5"]

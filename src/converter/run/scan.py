@@ -1046,6 +1046,15 @@ def _totals(result: dict[str, Any]) -> list[str]:
     ]
 
 
+def _costliest_first(item: tuple[str, dict[str, Any]]) -> tuple[bool, Decimal, Decimal, str]:
+    """By the high end: a model with no bound first (it may have cost the most; a walkthrough
+    read one listed last, by the part of its high end known, as the cheapest), then the highest
+    high end, then the highest low end, then by name."""
+    model, part = item
+    bounded = part["high_usd"] is not None
+    return (bounded, -Decimal(part["high_usd_known"]), -Decimal(part["low_usd"]), model)
+
+
 def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     if cost is None:
         return []
@@ -1056,9 +1065,7 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     else:  # not "$0.0000 for 0 model calls", which reads as free
         figure = "nothing priced"
     line = f"cost by price card {cost['price_card']}: {figure} of the convertible sessions"
-    ranked = sorted(
-        cost["by_model"].items(), key=lambda item: (-Decimal(item[1]["high_usd_known"]), item[0])
-    )
+    ranked = sorted(cost["by_model"].items(), key=_costliest_first)
     by_model = [
         f"  {model}: {cost_span(part)} ({counted(part['model_calls'], 'call')}"
         + (f"; {_again(part)} of it counted again" if part["model_calls_counted_again"] else "")
