@@ -1299,6 +1299,21 @@ def test_key_init_into_an_unwritable_place(cli: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["key", "init", "--key-file"], ["keygen", "--out"]])
+def test_a_key_into_a_folder_that_does_not_exist_makes_no_folder(
+    command: list[str], cli: Any, tmp_path: Path
+) -> None:
+    """Was (key init): a mistyped folder was made, with every folder above it, and the key put
+    there, said only as "in the --key-file given" (keygen already refused)."""
+    target = tmp_path / "typo" / "keys" / "k.key"
+    outcome = run_guarded(cli, [*command, str(target)], watch=[tmp_path])
+    assert outcome.code == 2
+    assert outcome.codes <= {"KEY-UNWRITABLE", "ATTEST-KEY-UNWRITABLE"}, outcome.codes
+    assert not (tmp_path / "typo").exists()
+    if command[0] == "key":
+        assert outcome.err.startswith("refused: KEY-UNWRITABLE [--key-file]: "), outcome.err
+
+
+@pytest.mark.parametrize("command", [["key", "init", "--key-file"], ["keygen", "--out"]])
 def test_a_key_whose_write_fails_leaves_no_file(
     command: list[str], cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,7 +13,6 @@ from converter.errors import Refused
 from converter.firewall.keys import (
     ENV_VAR,
     create_key,
-    default_key_path,
     default_key_shown,
     load_key,
 )
@@ -34,7 +33,7 @@ def key() -> None:
 )
 def key_init(key_file: Path | None) -> None:
     """Create a new pseudonym key (mode 0600); refuses to replace one."""
-    created = create_key(key_file or default_key_path())
+    created = create_key(key_file)
     where = "the --key-file given" if key_file is not None else default_key_shown()
     say(f"created pseudonym key {created.key_id} in {where}")
     if key_file is None and os.environ.get(ENV_VAR):

@@ -1645,7 +1645,8 @@ CODES: dict[str, CodeInfo] = {
     "KEY-UNWRITABLE": _c(
         "The pseudonym key could not be created there (the folder is missing, is a file, or is "
         "not writable).",
-        "Choose a writable location with --key-file, or set AGENT_EVIDENCE_KEY.",
+        "Create the folder first (a --key-file's folder is not made for it), or choose a "
+        "writable location with --key-file, or set AGENT_EVIDENCE_KEY.",
     ),
     "KEY-EXISTS": _c(
         "A pseudonym key already exists; it was not replaced.",

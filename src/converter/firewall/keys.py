@@ -100,17 +100,23 @@ def _read_private(path: Path, source: str) -> PseudonymKey:
 _KEY_FILE_MAX = 4096  # a key file is 65 bytes: more is not a key, and is never read whole
 
 
-def create_key(path: Path) -> PseudonymKey:
-    """Write a new random key with mode 0600; never replaces an existing file."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
-        raise Refused([Problem("KEY-UNWRITABLE")]) from None
+def create_key(path: Path | None) -> PseudonymKey:
+    """Write a new random key with mode 0600 at the --key-file given, else the default place;
+    never replaces an existing file. The default key's folders are made; a --key-file's folder
+    must exist (a walkthrough's mistyped folder was made, silently, with its parents)."""
+    where = GIVEN_FILE if path is not None else default_key_shown()
+    if path is None:
+        path = default_key_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError:
+            raise Refused([Problem("KEY-UNWRITABLE", where=where)]) from None
     key = PseudonymKey(secrets.token_bytes(32))
     try:
         create_exclusive(path, (key.secret.hex() + "\n").encode("ascii"), 0o600)
     except NotCreated as failed:
-        raise Refused([Problem("KEY-EXISTS" if failed.exists else "KEY-UNWRITABLE")]) from None
+        code = "KEY-EXISTS" if failed.exists else "KEY-UNWRITABLE"
+        raise Refused([Problem(code, where=where)]) from None
     count_written(1)
     return key
 
@@ -144,4 +150,4 @@ def load_key(key_file: Path | None, *, create: bool = True) -> LoadedKey:
         return LoadedKey(_read_private(path, default_key_shown()), None)
     if not create:
         raise Refused([Problem("KEY-MISSING")])
-    return LoadedKey(create_key(path), path)
+    return LoadedKey(create_key(None), path)
