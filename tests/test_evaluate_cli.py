@@ -216,6 +216,31 @@ def test_claims_evaluation_cannot_use_are_named_by_field(cli: Any, tmp_path: Pat
     assert "some-future-gate" not in result.err
 
 
+def test_a_claim_a_bundle_lacks_is_said_with_the_limits_it_differs_in(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: EVAL-POLICY-MISMATCH (or EVAL-WORKLOAD-MISMATCH) alone, and the claims evaluation
+    cannot use said only once the bundle was under the team's limits: two runs for one fix."""
+
+    def gap(body: dict[str, Any]) -> None:
+        body["baseline"]["name"] = None
+
+    bundle = _resealed(_bundle(cli, tmp_path, "a"), gap)
+    team = tmp_path / "team.json"
+    write_json(team, {"policy": {"max_calls_per_task": 49}})
+    result = cli("evaluate", "--bundle", str(bundle), "--policy", str(team))
+    assert result.code == 2, result.out
+    assert [line.split("]")[0] for line in _refusals(result.err)] == [
+        "refused: EVAL-POLICY-MISMATCH [policy/max_calls_per_task differs from --policy",
+        "refused: EVAL-BUNDLE-INCOMPLETE-CLAIMS [baseline/name",
+    ]
+    other = _bundle(cli, tmp_path, "b", _policy("max_calls_per_task", 49))
+    both = cli("evaluate", "--bundle", str(bundle), "--bundle", str(other))
+    assert both.code == 2
+    codes = {line.split(" [")[0] for line in _refusals(both.err)}
+    assert {"refused: EVAL-WORKLOAD-MISMATCH", "refused: EVAL-BUNDLE-INCOMPLETE-CLAIMS"} <= codes
+
+
 def test_verify_notes_a_disabled_gate_evaluate_would_refuse(cli: Any, tmp_path: Path) -> None:
     """An audit: verify said only "ok" of a bundle whose policy disables a gate this release
     does not have (another release's, or an edit), and evaluate then refused it."""

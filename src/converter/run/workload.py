@@ -674,7 +674,8 @@ def load_bundles(
     public_key: Ed25519PublicKey | None,
     required: Preset | None = None,
 ) -> list[LoadedBundle]:
-    """Every bundle opened, or every problem of every bundle, each labelled `bundle N of M`
+    """Every bundle opened (`build_workload` then says why they are not one workload, with
+    what else they lack); or every problem of every bundle, each labelled `bundle N of M`
     (with several), and why they are not one workload. Exit 5 if any bundle failed an
     integrity check (its other problems and the other bundles' refusals are printed with it),
     else 2: a mismatch anywhere is never reported as a mere refusal, whatever the order of the
@@ -698,6 +699,10 @@ def load_bundles(
             refusals += labelled(refused.problems, position, total)
             compared.append(_unsigned(path) if public_key is not None else None)
         loaded.append(None)
+    if not mismatches and not refusals:
+        # Every bundle opened: build_workload compares them, and says what differs together
+        # with the claims a bundle lacks (was: those only once the mismatches were mended).
+        return [item for item in loaded if item is not None]
     heads = [item[0] if item else None for item in compared]
     fixed: frozenset[FieldPath] = frozenset()
     if required is not None:  # each bundle against the team's file (`required_problems`)
@@ -711,9 +716,7 @@ def load_bundles(
     )
     if mismatches:
         raise IntegrityFailure.several(mismatches, refusals)
-    if refusals:
-        raise Refused(refusals)
-    return [item for item in loaded if item is not None]
+    raise Refused(refusals)
 
 
 def _unsigned(path: Path) -> LoadedBundle | None:
