@@ -1227,7 +1227,8 @@ def _notes(result: dict[str, Any]) -> list[str]:
             f"{n} of them {'is a .jsonl file' if n == 1 else 'are .jsonl files'} not named by a "
             f"session id (an excerpt, a copy, a renamed transcript): {'its' if n == 1 else 'their'} "
             "calls are in no row; "
-            "`inspect --from claude-code --in FILE` reads one on its own"
+            "`inspect --from claude-code --in FILE` reads one on its own (a file that is "
+            "no transcript, such as a hook's log, is refused as CC-REC-NOT-A-TRANSCRIPT)"
         )
     if t["skipped_session_files"]:
         n = t["skipped_session_files"]
