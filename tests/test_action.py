@@ -116,6 +116,30 @@ def test_run_scripts_pass_shellcheck(path: Path, tmp_path: Path) -> None:
         assert done.returncode == 0, done.stdout
 
 
+def _examples(doc: Path) -> list[str]:
+    """The YAML blocks of a document that are workflows (they have jobs)."""
+    blocks = re.findall(r"```yaml\n(.*?)```", doc.read_text(), re.S)
+    return [b for b in blocks if "jobs:" in b]
+
+
+def test_the_documented_workflow_is_a_whole_one() -> None:
+    """A walkthrough: the README's example began at `permissions: {}`, with no `on:`, so what a
+    team copied first was no workflow (actionlint: "on" section is missing). It is the same in
+    docs/action.md, and it runs on pull requests, as the gate is meant to."""
+    (readme,) = _examples(ROOT / "README.md")
+    (doc,) = _examples(ROOT / "docs" / "action.md")
+    assert readme == doc
+    workflow = yaml.safe_load(readme)
+    assert workflow.get("on", workflow.get(True)) == "pull_request"  # YAML 1.1 reads `on` as True
+    assert workflow["permissions"] == {}
+    (job,) = workflow["jobs"].values()
+    assert job["runs-on"]
+    assert [s["uses"].split("@")[0] for s in job["steps"]] == [
+        "actions/checkout",
+        "<owner>/agent-evidence",
+    ]
+
+
 def test_action_shape() -> None:
     spec = action()
     assert spec["runs"]["using"] == "composite"
