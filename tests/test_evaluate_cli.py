@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -1140,3 +1141,24 @@ def test_what_a_policy_file_holds_is_never_said(cli: Any, tmp_path: Path) -> Non
         assert result.code == 2
         for canary in canaries:
             assert canary not in result.out + result.err
+
+
+def test_the_text_report_says_what_the_agents_spent_apart_from_human_time(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A FinOps walkthrough: the text report's only total was the effective cost, human time
+    in it ($9 of the demo's $9.0748), and was reported as what the agents cost; only the
+    Markdown split it by model."""
+    bundle = _bundle(cli, tmp_path, "a")
+    text = cli("evaluate", "--bundle", str(bundle)).out
+    markdown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
+    spend = re.search(r"\| \*\*all\*\* \| (\$[0-9.,]+) \|", markdown)
+    assert spend is not None
+    assert f"  agents' spend: {spend.group(1)}" in text
+    assert re.search(
+        r"^    claude-opus-4-8 \(the contract's own prices, not a card's\): \$", text, re.M
+    )
+    assert "    tool calls: $0.0000" in text
+    report = json.loads(cli("evaluate", "--bundle", str(bundle), "--format", "json").out)
+    human = sum(Decimal(t["human_usd"]) for t in report["tasks"])
+    assert f"  human time: ${human:.4f}; remediation: $0.0000; incident loss: $0.0000" in text

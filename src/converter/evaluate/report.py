@@ -319,6 +319,7 @@ def render_text(ev: Evaluation) -> str:
             if m.unbounded_calls
             else ""
         ),
+        *_spend_lines(ev),
         f"Baseline {ev.baseline.name}: net value per attempt {usd(m.baseline_net_value_per_attempt)}",
         "",
         "Evidence completeness:",
@@ -406,6 +407,28 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     rows.append(["tool calls", usd_span(tools_low, tools_high)])
     rows.append(["**all**", usd_span(low, high, m.unbounded_calls)])
     return rows
+
+
+def _spend_lines(ev: Evaluation) -> list[str]:
+    """What the total is made of, for the text report: the agents' spend, by model as the
+    Markdown's table has it (a walkthrough read the total, human time in it, as what the agents
+    cost), then the rest of the effective cost."""
+    rows = _model_rows(ev)
+    (_, every), parts = rows[-1], rows[:-1]
+    unseen = " (calls no transcript records: not observed)"
+    tasks = ev.tasks
+    return [
+        f"  agents' spend: {every}" + (unseen if ev.auxiliary_calls == "not-observed" else ""),
+        *(f"    {_plain(name)}: {spend}" for name, spend in parts),
+        f"  human time: {usd(_sum([t.human_usd for t in tasks]))}; remediation: "
+        f"{usd(_sum([t.remediation_usd for t in tasks]))}; incident loss: "
+        f"{usd(_sum([t.incident_loss_usd for t in tasks]))}",
+    ]
+
+
+def _plain(cell: str) -> str:
+    """A Markdown cell's model name as text: `claude-x` (note) -> claude-x (note)."""
+    return cell.replace("`", "")
 
 
 def _own_split(ev: Evaluation) -> tuple[set[str], dict[str, list[str]]]:
