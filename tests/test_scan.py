@@ -1514,6 +1514,13 @@ def test_a_copied_call_with_no_high_bound_leaves_the_counted_again_cost_open(
     text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
     low = Decimal(cost["low_usd_counted_again"])
     assert f"${low:.4f} – no bound of it is calls in more than one session's row" in text, text
+    # the headline is each call once, open too: the row's own figure, the copy's left out
+    mine = Decimal(row["cost"]["low_usd"])
+    calls = counted(row["model_calls"], "model call")
+    assert (
+        f": ${mine:.4f} – no bound for {calls} of the convertible sessions, each counted once"
+        in text
+    )
 
 
 def test_of_a_calls_copies_the_narrowest_is_kept_and_the_others_counted_again(
@@ -1558,6 +1565,15 @@ def test_of_a_calls_copies_the_narrowest_is_kept_and_the_others_counted_again(
     )
     text = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card).out
     assert f"; ${Decimal(forked['low_usd']):.4f} – ${Decimal(forked['high_usd']):.4f} of it" in text
+    # a FinOps walkthrough copied the headline, each copy in it: it is now each call once
+    once = f"${Decimal(whole['low_usd']):.4f}"
+    if whole["low_usd"] != whole["high_usd"]:
+        once += f" – ${Decimal(whole['high_usd']):.4f}"
+    calls = counted(cost["model_calls_priced"] - 1, "model call")
+    assert (
+        f"anthropic-2026-12: {once} for {calls} of the convertible sessions, each counted once (the rows sum to $"
+        in text
+    ), text
 
 
 def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli: Any) -> None:

@@ -978,7 +978,8 @@ def render_text(result: dict[str, Any]) -> str:
 # cost a tenth of input: it is no proxy for spend; a walkthrough took it for one).
 _LEGEND = (
     "(calls: model calls; incompl.: of them, usage-incomplete; tools: tool calls; subag.: "
-    "subagents; tokens: input + output + cache read + cache write, unpriced)"
+    "subagents; tokens: input + output + cache read + cache write, a count of tokens, not "
+    "of cost: a cache read costs a tenth of an input token)"
 )
 
 
@@ -1035,7 +1036,7 @@ def _totals(result: dict[str, Any]) -> list[str]:
         f"{counted(result['project_folders'], 'project folder')}: "
         f"{t['convertible']:,} convertible, "
         + (f"{t['empty']:,} empty (no model call), " if t["empty"] else "")
-        + f"{t['refused']:,} refused ({t['orphan']:,} orphan: no "
+        + f"{t['refused']:,} refused ({t['orphan']:,} of them with no "
         f"main transcript), {counted(t['errors'], 'error')}; {t['split']:,} split across project "
         "folders",
         f"{counted(t['model_calls'], 'model call')} "
@@ -1060,11 +1061,21 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
         return []
     priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
     tools = cost["tool_calls_not_priced"]
-    if priced:
-        figure = f"{cost_span(cost)} for {counted(priced, 'model call')}"
+    again = cost["model_calls_counted_again_priced"]
+    if priced and again:  # each call once first: the figure a reader copies (a walkthrough)
+        figure = (
+            f"{_once(cost)} for {counted(priced - again, 'model call')} of the convertible "
+            f"sessions, each counted once (the rows sum to {cost_span(cost)} for {priced:,}: "
+            f"{_again(cost)} of it is calls in more than one session's row, counted again; a "
+            "note below says which rows)"
+        )
+    elif priced:
+        figure = (
+            f"{cost_span(cost)} for {counted(priced, 'model call')} of the convertible sessions"
+        )
     else:  # not "$0.0000 for 0 model calls", which reads as free
-        figure = "nothing priced"
-    line = f"cost by price card {cost['price_card']}: {figure} of the convertible sessions"
+        figure = "nothing priced of the convertible sessions"
+    line = f"cost by price card {cost['price_card']}: {figure}"
     ranked = sorted(cost["by_model"].items(), key=_costliest_first)
     by_model = [
         f"  {model}: {cost_span(part)} ({counted(part['model_calls'], 'call')}"
@@ -1089,11 +1100,6 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             "`inspect --price-card` says which"
         )
     lines = [line, *by_model]
-    if cost["model_calls_counted_again_priced"]:
-        lines.append(
-            f"{_again(cost)} of it is calls in more than one session's row, counted again (a "
-            "note below says which rows)"
-        )
     if cost["model_calls_unbounded"]:
         lines.append(
             f"{counted(cost['model_calls_unbounded'], 'model call')} recorded no input "
@@ -1120,6 +1126,15 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
             "`inspect --price-card`)"
         )
     return lines
+
+
+def _once(cost: dict[str, Any]) -> str:
+    """A figure less its calls' copies in other rows: each call once, as `money_span` says it."""
+    low = MONEY_SUMS.subtract(Decimal(cost["low_usd"]), Decimal(cost["low_usd_counted_again"]))
+    high = MONEY_SUMS.subtract(
+        Decimal(cost["high_usd_known"]), Decimal(cost["high_usd_known_counted_again"])
+    )
+    return money_span(decimal_text(low), decimal_text(high), cost["high_usd"] is None)
 
 
 def _again(cost: dict[str, Any]) -> str:
