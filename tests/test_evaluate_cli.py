@@ -1020,6 +1020,26 @@ def test_with_several_bundles_the_one_under_other_limits_is_named(cli: Any, tmp_
     assert len(result.err.splitlines()) == 1, result.err  # the bundle that matches: not blamed
 
 
+def test_without_a_policy_file_the_bundle_most_others_differ_from_is_named(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough: one bundle under another policy given first, three under the team's,
+    no --policy: the three were named as differing from bundle 1, the odd one never. The value
+    most bundles hold is the one compared with (the first bundle's on a tie)."""
+    odd = _filled(cli, tmp_path, "odd", edit=_policy("min_tasks", 99))
+    good = _filled(cli, tmp_path, "good", parent=RICH)
+    again = tmp_path / "again.bundle.json"  # the same session again: its overlap said too
+    again.write_bytes(good.read_bytes())
+    result = cli("evaluate", "--bundle", str(odd), "--bundle", str(good), "--bundle", str(again))
+    assert result.code == 2
+    mismatches = [line for line in _refusals(result.err) if "EVAL-WORKLOAD-MISMATCH" in line]
+    assert [line.split("]")[0] for line in mismatches] == [
+        "refused: EVAL-WORKLOAD-MISMATCH [bundle 1 of 3: policy/min_tasks differs from bundle 2 "
+        "of 3 (and 1 other bundle)"
+    ]
+    assert "EVAL-BUNDLE-OVERLAP [bundle 2 of 3 and bundle 3 of 3]" in result.err
+
+
 def test_limits_are_said_with_the_other_bundles_refusals(cli: Any, tmp_path: Path) -> None:
     """A run reports every problem it finds: a bundle under other limits beside another
     bundle that cannot be read."""

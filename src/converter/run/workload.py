@@ -48,6 +48,7 @@ from converter.limits import MONEY_SUMS
 from converter.pricing import shipped_cards
 from converter.pricing.card import card_states, own_bounds, own_prices, shipped_card_named
 from converter.pricing.model import PricingClaims
+from converter.text import counted
 from converter.vocabulary import hidden_kind_of
 
 if TYPE_CHECKING:
@@ -124,16 +125,17 @@ def _mismatches(
     used: Sequence[set[FieldPath]] | None,
     fixed: frozenset[FieldPath] = frozenset(),
 ) -> list[Problem]:
-    """What bundles of one workload must agree on, each part against the first bundle that has
-    it: the `_agreement` every bundle has (so the first bundle given), and one price list: a
+    """What bundles of one workload must agree on, each part against the value most bundles
+    that have it hold (the first bundle's on a tie): the `_agreement` every bundle has, and one
+    price list: a
     price two bundles both used must be the same in both. Each bundle's costs agree with its own
     prices; bundles priced apart would be summed into one decision. A price a bundle states but
     none of its events used (a bound no call reached, the rule for unsplit writes it has none
     of) is not compared. `used`: per bundle, in the order given; None compares every price.
     `fixed`: the parts a team's policy file fixes, compared with the file instead
     (`required_problems`): a bundle that matches the file is never the one blamed."""
-    first: dict[FieldPath, tuple[int, object]] = {}
-    problems = []
+    # per part, the values the bundles hold, each with the bundles that hold it (in order)
+    held: dict[FieldPath, list[tuple[object, list[int]]]] = {}
     for position, bundle in present:
         prices = _prices(bundle)
         if used is not None:
@@ -141,14 +143,31 @@ def _mismatches(
         for part, value in {**_agreement(bundle), **prices}.items():
             if part in fixed:
                 continue
-            seen = first.setdefault(part, (position, value))
-            if seen[1] != value:
-                # A name a hand-edited bundle holds is shown only if it could cross (`<key>`)
-                shown = masked_path(part, _agreed_fields())
+            groups = held.setdefault(part, [])
+            group = next((g for g in groups if g[0] == value), None)
+            if group is None:
+                groups.append((value, [position]))
+            else:
+                group[1].append(position)
+    problems: list[tuple[int, int, Problem]] = []
+    for order, (part, groups) in enumerate(held.items()):
+        if len(groups) < 2:
+            continue
+        # The value most bundles hold is the one the others differ from (a walkthrough: one
+        # odd bundle given first made every other one named); on a tie, the first bundle's.
+        reference = max(groups, key=lambda g: (len(g[1]), -g[1][0]))[1]
+        # A name a hand-edited bundle holds is shown only if it could cross (`<key>`)
+        shown = masked_path(part, _agreed_fields())
+        others = len(reference) - 1
+        also = f" (and {counted(others, 'other bundle')})" if others else ""
+        for _, positions in groups:
+            if positions is reference:
+                continue
+            for position in positions:
                 where = f"{bundle_label(position, total)}: {shown} differs from "
-                where += str(bundle_label(seen[0], total))
-                problems.append(Problem("EVAL-WORKLOAD-MISMATCH", where=where))
-    return problems
+                where += f"{bundle_label(reference[0], total)}{also}"
+                problems.append((position, order, Problem("EVAL-WORKLOAD-MISMATCH", where=where)))
+    return [problem for _, _, problem in sorted(problems, key=lambda p: p[:2])]
 
 
 def _given(section: BaseModel | None) -> dict[str, object]:
