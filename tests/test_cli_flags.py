@@ -711,6 +711,32 @@ def test_an_empty_path_is_a_usage_error(cli: Any, argv: list[str]) -> None:
     assert "the path given is empty" in result.err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "--bundle", str(GOLDEN), "--report", "-"],
+        ["evaluate", "--bundle", "-"],
+        ["convert", "--in", str(PARENT), "--template", "-"],
+        ["key", "init", "--key-file", "-"],
+        ["keygen", "--out", "-"],
+    ],
+)
+def test_a_dash_for_a_path_is_a_usage_error_not_a_file_named_so(
+    cli: Any, argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walkthrough: `evaluate --report -` wrote a file named `-`, which a later `convert
+    --out -` replaced with a bundle; most tools read `-` as standard output. No option here
+    reads standard input or writes standard output: a file named so is `./-`."""
+    monkeypatch.chdir(tmp_path)
+    result = cli(*argv)
+    assert result.code == 64, result.err
+    assert "a dash is no standard input or output here" in result.err
+    assert list(tmp_path.iterdir()) == []
+    named = cli("evaluate", "--bundle", str(GOLDEN), "--report", "./-")
+    assert named.code == 0, named.err
+    assert (tmp_path / "-").is_file()
+
+
 def test_a_loop_of_symbolic_links_as_a_path_is_refused_not_an_internal_error(
     cli: Any, tmp_path: Path
 ) -> None:

@@ -58,7 +58,8 @@ def evaluate(
     public_key: Path | None,
     policy_file: Path | None,
 ) -> None:
-    """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2)."""
+    """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2; 5 when a
+    bundle or its signature does not match)."""
     if report is not None:
         check_outputs([report], list(bundles) + ([policy_file] if policy_file else []))
     result = run_checks(load_workload(bundles, public_key, policy_file))

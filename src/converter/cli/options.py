@@ -33,6 +33,14 @@ class _Path(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
             self.fail("the path given is empty", param, ctx)
+        if value == "-":  # a walkthrough's `--report -` wrote a file named `-`, which a later
+            # `--out -` replaced: no option here reads standard input or writes standard output
+            self.fail(
+                "a dash is no standard input or output here: give a file's path (./- for a "
+                "file named so); evaluate prints its report when --report is left out",
+                param,
+                ctx,
+            )
         return super().convert(value, param, ctx)
 
 
