@@ -1002,6 +1002,8 @@ def _table(result: dict[str, Any]) -> list[str]:
         flags = " [split]" if r["split"] else ""
         if r["model_calls_in_other_sessions"]:
             flags += " [calls in other sessions]"
+        if (r.get("cost") or {}).get("spend_left_out"):  # which `+` rows its footnote means
+            flags += " [spend in no figure]"
         unread = r["status"] == "orphan" or (r["status"] == "error" and r["parent_files"] == 1)
         if unread:  # nothing read: no count, not a count of 0
             counts = f"{'-':>7} {'-':>8} {'-':>7} {'-':>6} {'-':>14}"
@@ -1114,8 +1116,8 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
         )
     if cost["sessions_with_spend_left_out"]:
         lines.append(
-            f"{counted(cost['sessions_with_spend_left_out'], 'session')} marked `+` may have "
-            "cost more than the figure: a finding says some spend is in no figure (a web "
+            f"{counted(cost['sessions_with_spend_left_out'], 'session')} marked `+` and "
+            "`[spend in no figure]` may have cost more than the figure: a finding says some spend is in no figure (a web "
             "search of unknown count, an unpriced server tool, a subagent cut short, hidden or "
             "remote calls, a call recorded with no input); `inspect` names the finding"
         )
