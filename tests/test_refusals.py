@@ -1715,6 +1715,21 @@ def _usage_of(edit: Any) -> Any:
         (lambda u: u.update(server_tool_use=[{"web_search_requests": 3}]), "CC-REC-BAD-FIELD"),
         (lambda u: u.update(cache_creation=[u["cache_creation"]]), "CC-REC-BAD-FIELD"),
         (lambda u: u.update(server_tool_use="3 web searches"), "CC-REC-BAD-FIELD"),
+        # counts written as text, as a relay may (a format-drift review: exit 0, unpriced)
+        (lambda u: u.update(cache_write_24h_input_tokens="400"), "CC-REC-USAGE-UNKNOWN-COUNTER"),
+        (
+            lambda u: u["cache_creation"].update(ephemeral_24h_input_tokens=" 1e2 "),
+            "CC-REC-USAGE-UNKNOWN-COUNTER",
+        ),
+        (
+            lambda u: u.update(
+                iterations=[
+                    {"type": "message", **{k: u[k] for k in _PASS_COUNTS}},
+                    {"type": "compaction", "input_tokens": "5000", "output_tokens": "800"},
+                ]
+            ),
+            "CC-REC-BAD-TOKEN-COUNT",
+        ),
     ],
     ids=[
         "new-counter",
@@ -1729,6 +1744,9 @@ def _usage_of(edit: Any) -> Any:
         "server-tools-in-an-array",
         "cache-split-in-an-array",
         "server-tools-as-text",
+        "new-counter-as-text",
+        "24h-cache-write-as-text",
+        "compaction-pass-as-text",
     ],
 )
 def test_a_counter_this_version_does_not_price_is_refused(
@@ -1748,6 +1766,7 @@ def test_a_counter_this_version_does_not_price_is_refused(
     "edit",
     [
         lambda u: u.update(seconds_of_audio=0, region="us"),  # no count, or a zero one
+        lambda u: u.update(audio_seconds="0", label="1st"),  # a zero as text, or no number
         lambda u: u.update(iterations=[{"type": "message", **{k: u[k] for k in _PASS_COUNTS}}]),
         lambda u: u.update(
             iterations=[
@@ -1755,7 +1774,7 @@ def test_a_counter_this_version_does_not_price_is_refused(
             ]
         ),
     ],
-    ids=["zero-or-text", "one-pass-as-counted", "pass-of-this-model"],
+    ids=["zero-or-text", "zero-as-text", "one-pass-as-counted", "pass-of-this-model"],
 )
 def test_usage_fields_that_hold_no_spend_left_out_still_convert(
     syn: Tree, cli: Any, edit: Any

@@ -11,6 +11,7 @@ import json
 import re
 import sys
 from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -260,9 +261,16 @@ _RELAY_SPLIT = ("claude_cache_creation_5_m_tokens", "claude_cache_creation_1_h_t
 _USAGE_KEYS_READ = _USAGE_KEYS | {_OUTPUT_DETAILS, *_RELAY_SPLIT}
 
 
+# A number written as text (`"5000"`, `" 1.5e3 "`): how a relay may write counts.
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
+
+
 def _holds_count(value: Any) -> bool:
     """Whether a non-zero number is anywhere in `value` (itself, or nested in its objects and
-    arrays). Iterative: a line's nesting is bounded (jsonl.MAX_DEPTH), its breadth is not."""
+    arrays), a number written as text too: a counter a relay writes as `"5000"` is still spend
+    (a format-drift review: such a compaction pass, or a cache write of another duration, went
+    unpriced where the same as an integer was refused). Iterative: a line's nesting is bounded
+    (jsonl.MAX_DEPTH), its breadth is not."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -271,6 +279,8 @@ def _holds_count(value: Any) -> bool:
         elif isinstance(item, list):
             stack.extend(item)
         elif isinstance(item, int | float) and not isinstance(item, bool) and item != 0:
+            return True
+        elif isinstance(item, str) and _NUMBER_TEXT.fullmatch(item) and Decimal(item) != 0:
             return True
     return False
 
