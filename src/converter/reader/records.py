@@ -278,11 +278,16 @@ def _holds_count(value: Any) -> bool:
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-        elif isinstance(item, int | float) and not isinstance(item, bool) and item != 0:
-            return True
-        elif isinstance(item, str) and _NUMBER_TEXT.fullmatch(item) and Decimal(item) != 0:
+        elif _nonzero(item):
             return True
     return False
+
+
+def _nonzero(item: object) -> bool:
+    """A number other than 0, or the text of one."""
+    if isinstance(item, str):
+        return _NUMBER_TEXT.fullmatch(item) is not None and Decimal(item) != 0
+    return isinstance(item, int | float) and not isinstance(item, bool) and item != 0
 
 
 def _unknown_counter(obj: Any, known: frozenset[str]) -> bool:
