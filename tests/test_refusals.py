@@ -268,9 +268,10 @@ def test_deep_prompt_content_is_read_not_a_crash(
 
     syn.edit_record("", 3, nest)
     outcome = run_command(cli, command, syn, tmp_path)
-    expect_refusal(outcome, "CC-TASK-UNATTRIBUTED", syn.label("parent", ""))
     expect_refusal(outcome, "CC-TASK-USER-CONTENT-UNKNOWN", syn.label("parent", ""), 3)
-    assert outcome.codes == {"CC-TASK-UNATTRIBUTED", "CC-TASK-USER-CONTENT-UNKNOWN"}
+    # not also CC-TASK-UNATTRIBUTED ("calls come before any root human prompt"): the calls
+    # have no task only because this record was not taken as a prompt
+    assert outcome.codes == {"CC-TASK-USER-CONTENT-UNKNOWN"}
 
 
 # --- records: token counters and ids ---------------------------------------------------------

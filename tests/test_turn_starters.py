@@ -186,6 +186,23 @@ def test_user_content_of_an_unknown_kind_is_refused(tmp_path: Path, cli: Any, co
     assert session.code == 0, session.err
 
 
+@pytest.mark.parametrize("kind", ["voice", "CANARY-kind", 7])
+def test_a_prompt_of_an_unknown_origin_is_refused(tmp_path: Path, cli: Any, kind: Any) -> None:
+    """A format-drift review: a prompt whose `origin.kind` this version does not know was read
+    as no task, its calls silently the task before's (6 tasks became 5, exit 0). Refused at its
+    line, the kind never quoted; `--task-unit session` converts it."""
+    parent = _parent(tmp_path, {"origin": {"kind": kind}, **_text("CANARY prompt")})
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 2
+    refusals = [(r["code"], r["line"]) for r in result.json()["refusals"]]
+    assert refusals == [("CC-TASK-ORIGIN-UNKNOWN", 3)]
+    assert "CANARY" not in result.out + result.err
+    session = cli("inspect", "--json", "--task-unit", "session", "--in", str(parent))
+    assert session.code == 0, session.err
+    human = _parent(tmp_path, {"origin": {"kind": "human"}, **_text("CANARY prompt")})
+    assert cli("inspect", "--json", "--in", str(human)).code == 0
+
+
 _BOOKKEEPING = [
     "cost-state",
     "atis-latch",

@@ -28,6 +28,11 @@ def find_tasks(acc: Account) -> None:
         elif rec.type == "user" and rec.kind == "unknown":
             # A prompt or not? Either answer moves calls between tasks: refused, not guessed.
             acc.problems.append(Problem("CC-TASK-USER-CONTENT-UNKNOWN", rec.file, rec.line))
+        elif rec.type == "user" and rec.kind == "other":
+            # Sent by something this version does not know (`origin.kind`), not a person: a
+            # request that starts a task, or not? Was read as none, its calls silently the task
+            # before's (a format-drift review): refused, as unknown content is.
+            acc.problems.append(Problem("CC-TASK-ORIGIN-UNKNOWN", rec.file, rec.line))
         elif rec.kind == "queued-prompt":
             # Not a task (SPEC §5.1 counts `user` prompts): the running task answers it. Said,
             # so a reader knows a task's calls may serve a prompt typed while it ran.
@@ -237,8 +242,22 @@ def assign(acc: Account) -> None:
             worked_for = {stream.task, *(task for _, task in splits.get(stream.index, []))}
             for task in worked_for:
                 acc.tasks[task].subagents += 1
-    if first is not None:
+    if first is not None and not _unsure_start_before(acc, first):
         acc.problems.append(Problem("CC-TASK-UNATTRIBUTED", first.file, first.line))
+
+
+# A root user record refused because whether it starts a task cannot be told.
+_UNSURE_STARTS = frozenset({"CC-TASK-USER-CONTENT-UNKNOWN", "CC-TASK-ORIGIN-UNKNOWN"})
+
+
+def _unsure_start_before(acc: Account, first: Call) -> bool:
+    """Whether a record refused as maybe a task's start comes before the first call no task
+    holds: that call has no task only because that record was not taken as one (a review:
+    CC-TASK-UNATTRIBUTED's "calls come before any root human prompt" beside it misled)."""
+    return any(
+        p.code in _UNSURE_STARTS and p.file == first.file and (p.line or 0) < first.line
+        for p in acc.problems
+    )
 
 
 def _consumer(calls_by_pos: list[tuple[int, str]], position: int) -> str | None:
