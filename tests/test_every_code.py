@@ -976,3 +976,27 @@ def test_a_file_that_is_no_transcript(
     damaged = run_command(cli, given, tree, tmp_path)
     assert "CC-REC-NOT-A-TRANSCRIPT" not in damaged.codes
     assert Refusal("CC-REC-BAD-FIELD", tree.label("parent", ""), 1) in damaged.refusals
+
+
+def test_a_result_naming_an_agent_with_no_transcript_is_a_delegation_whatever_its_tool(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A format-drift review: the delegation tool renamed (`Subagent`), its child's files
+    gone and its result `async_launched` with no usage: it converted, exit 0, the child's
+    calls left out. A result that names an agent no transcript of the tree is refused as an
+    unexpanded delegation, whatever the tool's name."""
+    for path in syn.folder.rglob("*"):
+        if path.is_file():
+            path.unlink()
+    lines = syn.lines("")
+    renamed = []
+    for raw in lines:
+        record = json.loads(raw)
+        outcome = record.get("toolUseResult")
+        if isinstance(outcome, dict) and "agentId" in outcome:
+            record["toolUseResult"] = {"status": "async_launched", "agentId": outcome["agentId"]}
+        renamed.append(dump(record).replace(b'"name":"Agent"', b'"name":"Subagent"'))
+    syn.write_lines("", renamed)
+    assert b'"Subagent"' in b"".join(renamed)
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_blocked(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("parent", ""), A1_AGENT_LINE)

@@ -83,8 +83,17 @@ def _unexpanded(acc: Account, single_file: bool, unread: Unread) -> None:
     # A call that resumed an agent of the tree (`resume`) ran no new transcript: the agent's
     # own holds the resumed run (streams.py joins it to its spawn).
     agents = {s.agent_id for s in acc.streams[1:] if s.delegation is not None}
+    every_agent = {s.agent_id for s in acc.streams[1:]}
     for tool in acc.tools.values():
-        is_delegation = tool.name in DELEGATION_TOOLS or tool.result_status == "forked"
+        # A result naming an agent no transcript of the tree is, whatever the tool's name: an
+        # agent ran and its calls are nowhere (a format-drift review: a delegation tool renamed,
+        # its children missing, converted with their spend left out, exit 0).
+        names_missing_agent = tool.result_agent_id is not None and (
+            tool.result_agent_id not in every_agent
+        )
+        is_delegation = (
+            tool.name in DELEGATION_TOOLS or tool.result_status == "forked" or names_missing_agent
+        )
         if single_file and is_delegation:
             acc.problems.append(Problem("CC-TREE-DELEGATION-IN-SINGLE-FILE", tool.file, tool.line))
             continue
