@@ -1000,3 +1000,17 @@ def test_a_result_naming_an_agent_with_no_transcript_is_a_delegation_whatever_it
     assert b'"Subagent"' in b"".join(renamed)
     outcome = run_command(cli, command, syn, tmp_path)
     expect_blocked(outcome, "CC-TREE-UNEXPANDED-DELEGATION", syn.label("parent", ""), A1_AGENT_LINE)
+
+
+RICH_JOURNAL = "subagents/workflows/wf_42728b42-182/journal.jsonl"
+
+
+def test_a_journal_line_naming_no_agent_is_refused_at_its_line(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A format-drift review: a journal whose agent lines name the agent as `agent_id` refused
+    the run's children as join conflicts, with no word of the journal. Each such line is named."""
+    journal = rich.path(RICH_JOURNAL)
+    journal.write_text(journal.read_text().replace('"agentId"', '"agent_id"'))
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_blocked(outcome, "CC-TREE-JOURNAL-SHAPE", rich.label("journal", RICH_JOURNAL), 1)

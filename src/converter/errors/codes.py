@@ -766,6 +766,13 @@ CODES: dict[str, CodeInfo] = {
         "Convert with --task-unit session (the whole tree one task), or update agent-evidence; "
         "report the Claude Code version and the origin's kind (a word Claude Code writes).",
     ),
+    "CC-TREE-JOURNAL-SHAPE": _c(
+        "A line of a workflow run's journal.jsonl that starts or ends an agent (`started`, "
+        "`result`) names no agent as this version reads it (no `agentId` text): which "
+        "transcripts the run's agents wrote cannot be checked.",
+        "Update agent-evidence if Claude Code changed its journal; report the Claude Code "
+        "version and the line's keys (no content). An edited journal: restore Claude Code's.",
+    ),
     "CC-TREE-NO-CALLS": _c(
         "The tree holds no model call at all.",
         "Nothing to convert; pick a session that used a model.",

@@ -176,12 +176,17 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
             for number, item in iter_lines(stream, digest):
                 if isinstance(item, BadLine):
                     tree.problems.append(Problem(item.code, entry.index, number))
-                elif item.get("type") in ("started", "result") and isinstance(
-                    item.get("agentId"), str
-                ):
+                elif item.get("type") in ("started", "result"):
+                    agent = item.get("agentId")
+                    if not isinstance(agent, str) or not agent:
+                        # an agent's line that names it under no key this version reads (a
+                        # format-drift review: `agent_id` refused the run's children as join
+                        # conflicts, the journal unnamed)
+                        tree.problems.append(Problem("CC-TREE-JOURNAL-SHAPE", entry.index, number))
+                        continue
                     # `started`, or `result` alone: a respawned agent's journal has no `started`
                     # line of its own (anthropics/claude-code#80608, 2.1.207)
-                    started.setdefault(item["agentId"], number)
+                    started.setdefault(agent, number)
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
         tree.unread.add(entry.index)
