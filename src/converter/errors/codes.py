@@ -761,7 +761,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TASK-ORIGIN-UNKNOWN": _c(
         "A user record of the main transcript says it was sent by a source this version does "
-        "not know (its `origin.kind` is not human, channel or coordinator): whether it starts a "
+        "not know (its `origin.kind` is not human, channel, coordinator or task-notification): "
+        "whether it starts a "
         "task cannot be told, and either answer moves calls between tasks.",
         "Convert with --task-unit session (the whole tree one task), or update agent-evidence; "
         "report the Claude Code version and the origin's kind (a word Claude Code writes).",

@@ -773,6 +773,9 @@ def _said(text: str) -> tuple[str, ...]:
 
 
 _CHANNEL = "channel"
+# 2.1.289: a background task's notice, `origin: {kind: "task-notification"}` beside
+# `turnOrigin: "task_notification"` (docs/claude-code-shapes.md §11): Claude Code's, no task.
+_NOTICE_ORIGIN = "task-notification"
 # A message the main agent sent an agent (SendMessage), as the agent's transcript records it in
 # 2.1.2xx: a user record `isMeta: true`, `origin: {kind: "coordinator"}`, its text framed by
 # Claude Code ("The coordinator sent a message while you were working:" ... "Address this
@@ -814,10 +817,10 @@ def _user_kind(obj: dict[str, Any], content: Any, results: list[ToolResult]) -> 
         return _CHANNEL if isinstance(content, str) or _is_blocks(content) else "unknown"
     if obj.get("isMeta") is True:
         return "meta"
-    if kind not in (None, "human"):
-        return "other"
-    if _text_in(obj.get("turnOrigin"), _NOT_A_PERSON):
+    if _text_in(obj.get("turnOrigin"), _NOT_A_PERSON) or kind == _NOTICE_ORIGIN:
         return "notification"
+    if kind not in (None, "human"):
+        return "other"  # sent by a source this version does not know: refused in tasks.py
     if isinstance(obj.get("interruptedMessageId"), str):
         return "interruption"  # the marker Esc writes (2.1.212 on): Claude Code's, not typed
     if _is_interruption(content):
