@@ -485,13 +485,15 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-MESSAGE-ID-REUSED": _c(
         "Fragments under one message id cannot be one call: a later fragment records less "
-        "output than an earlier one; or, after a fragment with the call's final usage (a "
-        "stop_reason), other output, or other input or cache counts with no request id to say "
-        "it is the same call; or it names another request with other input or cache counts. "
-        "Counted as one call, the first call's spend would be lost.",
+        "output than an earlier one; or, after a fragment marked as the call's final usage (a "
+        "stop_reason, or a `usage.iterations` list: the marks Claude Code's versions write on "
+        "a finished call), other output, or other input or cache counts with no request id to "
+        "say it is the same call; or it names another request with other input or cache "
+        "counts. Counted as one call, the first call's spend would be lost.",
         "Restore Claude Code's original file if it was edited or joined from two sessions; a "
-        "gateway that reuses message ids for several calls cannot be converted by this "
-        "version.",
+        "gateway that reuses message ids for several calls, or a Claude Code version that "
+        "marks a fragment final before its call ends (report the version), cannot be "
+        "converted by this version.",
     ),
     "CC-REC-UNKNOWN-TYPE": _c(
         "Records of a type this converter does not know were counted and skipped (no usage).",
