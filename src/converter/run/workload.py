@@ -127,8 +127,7 @@ def _mismatches(
 ) -> list[Problem]:
     """What bundles of one workload must agree on, each part against the value most bundles
     that have it hold (the first bundle's on a tie): the `_agreement` every bundle has, and one
-    price list: a
-    price two bundles both used must be the same in both. Each bundle's costs agree with its own
+    price list: a price two bundles both used must be the same in both. Each bundle's costs agree with its own
     prices; bundles priced apart would be summed into one decision. A price a bundle states but
     none of its events used (a bound no call reached, the rule for unsplit writes it has none
     of) is not compared. `used`: per bundle, in the order given; None compares every price.
