@@ -127,12 +127,12 @@ def _mismatches(
 ) -> list[Problem]:
     """What bundles of one workload must agree on, each part against the value most bundles
     that have it hold (the first bundle's on a tie): the `_agreement` every bundle has, and one
-    price list: a price two bundles both used must be the same in both. Each bundle's costs agree with its own
-    prices; bundles priced apart would be summed into one decision. A price a bundle states but
-    none of its events used (a bound no call reached, the rule for unsplit writes it has none
-    of) is not compared. `used`: per bundle, in the order given; None compares every price.
-    `fixed`: the parts a team's policy file fixes, compared with the file instead
-    (`required_problems`): a bundle that matches the file is never the one blamed."""
+    price list: a price two bundles both used must be the same in both. Each bundle's costs
+    agree with its own prices; bundles priced apart would be summed into one decision. A price
+    a bundle states but none of its events used (a bound no call reached, the rule for unsplit
+    writes it has none of) is not compared. `used`: per bundle, in the order given; None
+    compares every price. `fixed`: the parts a team's policy file fixes, compared with the file
+    instead (`required_problems`): a bundle that matches the file is never the one blamed."""
     # per part, the values the bundles hold, each with the bundles that hold it (in order)
     held: dict[FieldPath, list[tuple[object, list[int]]]] = {}
     for position, bundle in present:
@@ -536,13 +536,7 @@ def build_workload(
     if not loaded:
         raise Refused([Problem("EVAL-NO-BUNDLE")])
     bundles = [head for head, _ in loaded]
-    problems: list[Problem] = []
-    fixed: frozenset[FieldPath] = frozenset()
-    if required is not None:
-        problems, fixed = required_problems(bundles, required)
-    problems += workload_problems(
-        bundles, [b.used for _, b in loaded], [b.event_ids for _, b in loaded], fixed
-    )
+    problems = _not_one_workload(list(loaded), required)
     # Every problem of the run at once: a bundle under other limits may lack claims too.
     tasks, unusable = _tasks(loaded)
     policy, baseline, claimed = _claims(bundles[0])  # every bundle's are the first's
@@ -721,20 +715,29 @@ def load_bundles(
         # Every bundle opened: build_workload compares them, and says what differs together
         # with the claims a bundle lacks (was: those only once the mismatches were mended).
         return [item for item in loaded if item is not None]
-    heads = [item[0] if item else None for item in compared]
-    fixed: frozenset[FieldPath] = frozenset()
-    if required is not None:  # each bundle against the team's file (`required_problems`)
-        differing, fixed = required_problems(heads, required)
-        refusals += differing
-    refusals += workload_problems(
-        heads,
-        [item[1].used if item else set() for item in compared],
-        [item[1].event_ids if item else () for item in compared],
-        fixed,
-    )
+    refusals += _not_one_workload(compared, required)
     if mismatches:
         raise IntegrityFailure.several(mismatches, refusals)
     raise Refused(refusals)
+
+
+def _not_one_workload(
+    bundles: Sequence[LoadedBundle | None], required: Preset | None
+) -> list[Problem]:
+    """Why the bundles (`None`: one that could not be opened) are not one workload: each
+    against a team's policy file, when one is `required`, then against each other on what the
+    file does not fix (`workload_problems`)."""
+    heads = [item[0] if item else None for item in bundles]
+    problems: list[Problem] = []
+    fixed: frozenset[FieldPath] = frozenset()
+    if required is not None:
+        problems, fixed = required_problems(heads, required)
+    return problems + workload_problems(
+        heads,
+        [item[1].used if item else set() for item in bundles],
+        [item[1].event_ids if item else () for item in bundles],
+        fixed,
+    )
 
 
 def _unsigned(path: Path) -> LoadedBundle | None:
