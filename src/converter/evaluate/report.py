@@ -416,14 +416,23 @@ def _spend_lines(ev: Evaluation) -> list[str]:
     rows = _model_rows(ev)
     (_, every), parts = rows[-1], rows[:-1]
     unseen = " (calls no transcript records: not observed)"
-    tasks = ev.tasks
+    human, remediation, incident = _outcome_costs(ev)
     return [
         f"  agents' spend: {every}" + (unseen if ev.auxiliary_calls == "not-observed" else ""),
         *(f"    {_plain(name)}: {spend}" for name, spend in parts),
-        f"  human time: {usd(_sum([t.human_usd for t in tasks]))}; remediation: "
-        f"{usd(_sum([t.remediation_usd for t in tasks]))}; incident loss: "
-        f"{usd(_sum([t.incident_loss_usd for t in tasks]))}",
+        f"  human time: {human}; remediation: {remediation}; incident loss: {incident}",
     ]
+
+
+def _outcome_costs(ev: Evaluation) -> tuple[str, str, str]:
+    """The rest of the effective cost, summed over the tasks: human time, remediation and
+    incident loss, each as `usd` says it."""
+    tasks = ev.tasks
+    return (
+        usd(_sum([t.human_usd for t in tasks])),
+        usd(_sum([t.remediation_usd for t in tasks])),
+        usd(_sum([t.incident_loss_usd for t in tasks])),
+    )
 
 
 def _plain(cell: str) -> str:
@@ -479,9 +488,7 @@ def render_markdown(ev: Evaluation) -> str:
     total = ["**all**", "", f"{m.acceptable_tasks}/{m.tasks}"]
     total += [_agent_cell(ev, c, m.cost_by_agent_type, m.unbounded_by_agent_type) for c in columns]
     total += [
-        usd(_sum([t.human_usd for t in ev.tasks])),
-        usd(_sum([t.remediation_usd for t in ev.tasks])),
-        usd(_sum([t.incident_loss_usd for t in ev.tasks])),
+        *_outcome_costs(ev),
         usd_span(m.total_effective_cost.low, m.total_effective_cost.high, m.unbounded_calls),
     ]
     table = _table(header, [total], right=3)

@@ -1117,9 +1117,10 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     if cost["sessions_with_spend_left_out"]:
         lines.append(
             f"{counted(cost['sessions_with_spend_left_out'], 'session')} marked `+` and "
-            "`[spend in no figure]` may have cost more than the figure: a finding says some spend is in no figure (a web "
-            "search of unknown count, an unpriced server tool, a subagent cut short, hidden or "
-            "remote calls, a call recorded with no input); `inspect` names the finding"
+            "`[spend in no figure]` may have cost more than the figure: a finding says some "
+            "spend is in no figure (a web search of unknown count, an unpriced server tool, a "
+            "subagent cut short, hidden or remote calls, a call recorded with no input); "
+            "`inspect` names the finding"
         )
     if cost["sessions_not_priced"]:
         lines.append(
