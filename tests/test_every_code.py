@@ -1014,3 +1014,39 @@ def test_a_journal_line_naming_no_agent_is_refused_at_its_line(
     journal.write_text(journal.read_text().replace('"agentId"', '"agent_id"'))
     outcome = run_command(cli, command, rich, tmp_path)
     expect_blocked(outcome, "CC-TREE-JOURNAL-SHAPE", rich.label("journal", RICH_JOURNAL), 1)
+
+
+@pytest.mark.parametrize(
+    ("rel", "encoding"),
+    [
+        ("", "utf-16"),
+        ("", "utf-16-le"),
+        ("", "utf-16-be"),
+        ("", "utf-32"),
+        (SYN_CHILD, "utf-16"),
+        (SYN_META, "utf-16-le"),
+    ],
+)
+def test_a_file_in_utf16_is_said_once_as_such(
+    encoding: str, rel: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """A transcript or meta re-encoded to UTF-16 (Windows PowerShell 5's `>`), with or without
+    a byte-order mark, or to UTF-32: one CC-LINE-UTF16 at line 1, not a CC-LINE-INVALID-UTF8 and
+    a CC-LINE-INVALID-JSON per line with "damaged"'s fix, nor the orphan and unexpanded
+    delegation that only follow from none of its records being read."""
+    path = syn.path(rel)
+    path.write_bytes(path.read_bytes().decode("utf-8").encode(encoding))
+    outcome = run_command(cli, command, syn, tmp_path)
+    role = {"": "parent", SYN_CHILD: "subagent", SYN_META: "meta"}[rel]
+    expect_blocked(outcome, "CC-LINE-UTF16", syn.label(role, rel), 1)
+    assert outcome.codes == {"CC-LINE-UTF16"}
+
+
+def test_a_file_of_nuls_is_not_taken_for_utf16(
+    syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """What a crash can leave (a block of NULs where lines were) is damage, not an encoding."""
+    syn.path(SYN_CHILD).write_bytes(b"\x00" * 64 + b"\n")
+    outcome = run_command(cli, command, syn, tmp_path)
+    assert "CC-LINE-UTF16" not in outcome.codes
+    assert outcome.code == 2

@@ -6,6 +6,7 @@ examples per test; the default profile runs a bounded, derandomized few.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import tempfile
@@ -312,3 +313,23 @@ def test_no_text_field_of_a_record_crashes_as_a_list_or_an_object(
                 outcome = run_command(cli, COMMANDS[0], tree, tmp_path)
                 assert outcome.code in (0, 2), (rel, number, key, outcome.err[-400:])
             path.write_bytes(original)
+
+
+@given(
+    value=st.dictionaries(st.text(max_size=4), _JSON, max_size=4),
+    lines=st.integers(min_value=1, max_value=5),
+    encoding=st.sampled_from(["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le"]),
+)
+def test_property_a_wide_text_is_one_utf16_line_and_bound_whole(
+    value: dict[str, Any], lines: int, encoding: str
+) -> None:
+    """JSON lines re-encoded to UTF-16 or UTF-32, with or without a byte-order mark: one
+    CC-LINE-UTF16 at line 1 and nothing after it, the digest of every byte; whole-file
+    documents (meta, manifests) are the same code."""
+    line = json.dumps(value, separators=(",", ":"))
+    raw = ("\n".join([line] * lines) + "\n").encode(encoding)
+    digest = Digest()
+    items = list(iter_lines(io.BytesIO(raw), digest))
+    assert [(n, getattr(i, "code", None)) for n, i in items] == [(1, "CC-LINE-UTF16")]
+    assert (digest.size, digest.sha256) == (len(raw), hashlib.sha256(raw).hexdigest())
+    assert getattr(read_document(line.encode(encoding)), "code", None) == "CC-LINE-UTF16"

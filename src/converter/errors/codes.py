@@ -358,6 +358,15 @@ CODES: dict[str, CodeInfo] = {
         "machine that ran the session). A copy made before the session ended lacks what came "
         "after: convert it only knowing that spend is missing.",
     ),
+    "CC-LINE-UTF16": _c(
+        "The file is UTF-16 or UTF-32 text (a byte-order mark or NUL bytes at its start), not "
+        "the UTF-8 Claude Code writes: a copy re-encoded it, as Windows PowerShell 5's `>` and "
+        "Out-File do, or an editor's save did. None of its lines is read.",
+        "Copy the file's bytes unchanged (cp, Copy-Item, robocopy, an archive), never through a "
+        "redirection, a pipe or an editor, from the machine that ran the session; or convert "
+        "it back to UTF-8 only if no other copy exists, knowing the digest then binds that "
+        "copy's bytes.",
+    ),
     "CC-LINE-INVALID-JSON": _c(
         "A line is not valid JSON.",
         "The file is damaged; restore an intact copy of it as Claude Code left it (from the "

@@ -92,6 +92,10 @@ def _absorb(
             if value is not None:
                 setattr(rec, name, sys.intern(value))
     tree.problems.extend(Problem(code, entry.index, line) for code, line in reading.problems)
+    if ("CC-LINE-UTF16", 1) in reading.problems:
+        # Bound as it is, but none of it read: what follows from its absence is not said
+        # (reader/unread.py), as for a file that could not be read.
+        tree.unread.add(entry.index)
     if reading.unreadable:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
         tree.unread.add(entry.index)

@@ -30,6 +30,17 @@ if TYPE_CHECKING:
 MAX_DEPTH = 512
 _INT64 = 2**63
 _BOM = b"\xef\xbb\xbf"
+# The start of a text in UTF-16 or UTF-32: a byte-order mark, or `{` written in two or four
+# bytes (a file of NULs, as a crash can leave, is not taken for one). Claude Code writes UTF-8; such a file is a re-encoded
+# copy (Windows PowerShell 5's `>` and Out-File write UTF-16), every line of which would be
+# refused as bad UTF-8 or JSON, and its "damaged" fix would not say what happened.
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
+def wide_text(start: bytes) -> bool:
+    """Whether bytes that start a file are UTF-16 or UTF-32 text (CC-LINE-UTF16)."""
+    return start.startswith(_WIDE_BOMS) or start[:2] in (b"{\x00", b"\x00{")
+
 
 JSONObject = dict[str, Any]
 
@@ -224,7 +235,8 @@ def iter_lines(
 ) -> Iterator[tuple[int, JSONObject | BadLine | CutRecord]]:
     """Yield (line number, object or BadLine) for each non-blank line; fill `digest` at the end.
 
-    Memory is bounded by the longest line. A BOM at the start and CRLF line ends are accepted.
+    Memory is bounded by the longest line. A BOM at the start and CRLF line ends are accepted;
+    a file in UTF-16 or UTF-32 is one CC-LINE-UTF16, its bytes hashed and not read as lines.
     A final line without a newline that does not parse is a torn write (CC-LINE-TORN). `cuts`
     (`torn.split`, for transcripts): a line that does not parse may be a record cut short,
     followed by the next one or last; it yields a CutRecord, then the record glued after it.
@@ -232,11 +244,18 @@ def iter_lines(
     hasher = hashlib.sha256()
     number = 0
     digest.size = 0
-    for raw in stream:
+    lines = iter(stream)
+    for raw in lines:
         number += 1
         hasher.update(raw)
         digest.size += len(raw)  # kept current: a caller may pace work by bytes read
         body = raw
+        if number == 1 and wide_text(raw):
+            yield number, BadLine("CC-LINE-UTF16", number)
+            for rest in lines:  # bound as it is, not read as lines
+                hasher.update(rest)
+                digest.size += len(rest)
+            break
         if number == 1 and body.startswith(_BOM):
             body = body[len(_BOM) :]
         complete = body.endswith(b"\n")
@@ -286,6 +305,8 @@ def cut_short(data: bytes) -> bool:
 
 def read_document(data: bytes) -> JSONObject | BadLine:
     """Parse a whole-file JSON object (meta files, manifests, contracts)."""
+    if wide_text(data):
+        return BadLine("CC-LINE-UTF16", 1)
     body = data[len(_BOM) :] if data.startswith(_BOM) else data
     parsed = parse_object(body)
     if isinstance(parsed, _Failure):
