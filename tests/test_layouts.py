@@ -65,7 +65,7 @@ def _parent(folder: Path, extra: str = "") -> Path:
     return parent
 
 
-def _sibling(folder: Path, name: str, session: str) -> None:
+def _sibling(folder: Path, name: str, session: str, prompt: str = "Warmup") -> None:
     (folder / name).write_text(
         _line(
             type="user",
@@ -73,7 +73,7 @@ def _sibling(folder: Path, name: str, session: str) -> None:
             parentUuid=None,
             sessionId=session,
             isSidechain=True,
-            message={"role": "user", "content": "Warmup"},
+            message={"role": "user", "content": prompt},
         )
         + _line(
             type="assistant",
@@ -115,10 +115,78 @@ def test_a_sibling_of_this_session_is_found_not_dropped(
     report = result.json()
     assert report["bound_files"] == 2
     assert report["counts"]["model_calls"] == 2  # its call is accounted, not silently left out
-    assert "CC-TREE-ORPHAN-CHILD" in {
-        r["code"] for r in report["refusals"]
-    }  # no delegation joins it
+    # no delegation joins it; one of 2.0.x's id form is its warm-up agent (below)
+    code = "CC-TREE-WARMUP-AGENT" if name == "agent-1a2b3c4.jsonl" else "CC-TREE-ORPHAN-CHILD"
+    assert {r["code"] for r in report["refusals"]} == {code}
     assert "CANARY" not in result.out + result.err
+
+
+@pytest.mark.parametrize("name", ["agent-1a2b3c4.jsonl", "agent-1a2b3c4d.jsonl"])
+def test_a_2_0_warmup_agent_is_the_sessions_and_no_prompts(
+    cli: Any, tmp_path: Path, name: str
+) -> None:
+    """Claude Code 2.0.x starts an agent with a session, before any prompt ("Warmup", no call
+    delegates it: fasthooks' 2.0.76 agent file). It was an orphan, whose fix (restore the
+    transcript that spawned it) could not be followed: per prompt it is CC-TREE-WARMUP-AGENT
+    alone, and `--task-unit session` converts it, its call the session's under a `warmup`
+    agent."""
+    parent = _parent(tmp_path)
+    _sibling(tmp_path, name, SID)
+    per_prompt = cli("inspect", "--json", "--in", str(parent)).json()
+    assert [r["code"] for r in per_prompt["refusals"]] == ["CC-TREE-WARMUP-AGENT"]
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert", "--in", str(parent), "--task-unit", "session", "--template", str(template)
+    )
+    assert made.code == 0, made.err
+    contract = tmp_path / "c.json"
+    write_json(contract, fill(read_json(template)))
+    bundle = tmp_path / "b.json"
+    wrote = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--task-unit",
+        "session",
+        "--contract",
+        str(contract),
+        "--out",
+        str(bundle),
+    )
+    assert wrote.code == 0, wrote.err
+    doc = read_json(bundle)
+    root, warmup = doc["agents"]
+    assert (warmup["kind"], warmup["agent_type"], warmup["parent"], warmup["depth"]) == (
+        "warmup",
+        "warmup",
+        root["id"],
+        1,
+    )
+    calls = [e for e in doc["events"] if e["kind"] == "model"]
+    assert len(calls) == 2 and {e["task"] for e in calls} == {doc["tasks"][0]["id"]}
+    assert [e["agent"] for e in calls].count(warmup["id"]) == 1
+    judged = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    (task,) = json.loads(judged.out)["tasks"]  # opened and judged, not refused
+    assert set(task["cost_by_agent_type"]) == {"main", "warmup"}, judged.err
+
+
+@pytest.mark.parametrize(
+    ("name", "prompt", "sidechain"),
+    [
+        ("agent-a1f8509a410077764.jsonl", "Warmup", True),  # a later id's form
+        ("agent-1a2b3c4.jsonl", "Warm up", True),  # another prompt
+    ],
+)
+def test_an_orphan_like_a_warmup_is_still_an_orphan(
+    cli: Any, tmp_path: Path, name: str, prompt: str, sidechain: bool
+) -> None:
+    """Only 2.0.x's agent with the warm-up prompt is taken for one: an orphan of another id
+    form, or with another first prompt, keeps CC-TREE-ORPHAN-CHILD under either task unit."""
+    parent = _parent(tmp_path)
+    _sibling(tmp_path, name, SID, prompt)
+    for unit in ("prompt", "session"):
+        report = cli("inspect", "--json", "--in", str(parent), "--task-unit", unit).json()
+        assert [r["code"] for r in report["refusals"]] == ["CC-TREE-ORPHAN-CHILD"], unit
 
 
 def test_parent_named_for_another_session(cli: Any, tmp_path: Path) -> None:

@@ -224,6 +224,15 @@ CODES: dict[str, CodeInfo] = {
         "that fits no transcript of the tree is a copy from another state of the session; "
         "restore the files from one consistent copy.",
     ),
+    "CC-TREE-WARMUP-AGENT": _c(
+        "A Claude Code 2.0.x warm-up agent: the sidechain it starts with a session, before any "
+        "prompt, to warm its cache (its one prompt is the word Warmup; no call delegated it). "
+        "Its calls are the session's, and no prompt's: with a task per prompt, whose task they "
+        "are is not written anywhere.",
+        "Convert the session as one task: `--task-unit session` (on inspect and convert), which "
+        "gives the warm-up's calls to it, as an agent of kind `warmup`. Do not delete or move "
+        "the agent file to convert per prompt: its spend would be left out.",
+    ),
     "CC-TREE-AMBIGUOUS-JOIN": _c(
         "A subagent transcript matches more than one delegation call, or two children claim one.",
         "Where the only link is the prompt (Claude Code 1.0.x sidechains, or children with no "

@@ -90,6 +90,7 @@ BUILTIN_AGENT_TYPES = frozenset(
         "prompt-suggestion",
         "memory-extraction",
         "sidechain",
+        "warmup",
     }
 )
 

@@ -37,6 +37,7 @@ AgentKind = Literal[
     "compaction",
     "side",
     "sidechain",
+    "warmup",  # Claude Code 2.0.x's start-up agent, with a task per session only
     # Calls only provider bodies show (SPEC §5.4), one agent per kind, agent type `hidden`.
     HiddenAgentKind,
 ]

@@ -13,7 +13,7 @@ from converter.recorded import ShapeTuple
 from converter.vocabulary import HiddenKind, TaskUnit
 
 AgentKind = Literal[
-    "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain"
+    "root", "agent", "task", "workflow", "skill-fork", "compaction", "side", "sidechain", "warmup"
 ]
 EdgeKind = Literal["requests", "consumes", "delegates", "returns"]
 EventKey = tuple[Literal["model", "tool"], str]

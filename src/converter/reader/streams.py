@@ -8,6 +8,8 @@ ancestor's calls (fork bootstrap, replay), which are copies, not events. Pure, i
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections import Counter, defaultdict
 from datetime import datetime
 from typing import Literal, TypeVar
@@ -554,6 +556,12 @@ def join(acc: Account, index: Index) -> None:
             claimed[tool_id].append(stream.index)
             continue
         anchor = _anchor(index, acc.streams, stream)
+        if anchor is None and is_warmup(stream):
+            if acc.task_unit == "session":  # the session's, as the session is the one task
+                stream.parent, stream.kind, stream.agent_type = 0, "warmup", "warmup"
+            else:  # made before any prompt, for none: which task's is not a question to guess
+                acc.problems.append(Problem("CC-TREE-WARMUP-AGENT", stream.file, line))
+            continue
         if anchor is None:
             if stream.records:  # an empty child carries no spend: bound, counted, not an agent
                 acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", stream.file, line))
@@ -565,6 +573,29 @@ def join(acc: Account, index: Index) -> None:
         # shown as written, a pseudonym at the firewall unless it is a known kind.
         stream.agent_type = _FORK_TYPES.get(label or "side_question", label)
     _joined(acc, index, claimed, unjoined)
+
+
+# The one prompt of the agent Claude Code 2.0.x starts with a session, before any prompt, to
+# warm its cache: "Warmup", a sidechain of its own with no delegation call (claude-code-shapes
+# §2.2; the corpus's fasthooks 2.0.76 agent file).
+_WARMUP_PROMPT = hashlib.sha256(b"Warmup").hexdigest()
+_WARMUP_AGENT_ID = re.compile(r"[0-9a-f]{7,8}")
+
+
+def is_warmup(stream: Stream) -> bool:
+    """A 2.0.x warm-up agent: an agent id of 2.0.x's form, every record a sidechain's, and its
+    first record a root prompt of the literal warm-up text. Whoever typed "Warmup" to a
+    subagent delegated it: such a child has its call, and is joined to it before this is asked."""
+    records = stream.records
+    return (
+        bool(records)
+        and stream.agent_id is not None
+        and _WARMUP_AGENT_ID.fullmatch(stream.agent_id) is not None
+        and all(r.sidechain for r in records)
+        and records[0].type == "user"
+        and records[0].parent_uuid is None
+        and records[0].content_digest == _WARMUP_PROMPT
+    )
 
 
 def _could_expand(
