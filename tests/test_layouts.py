@@ -163,7 +163,8 @@ def test_a_2_0_warmup_agent_is_the_sessions_and_no_prompts(
         1,
     )
     calls = [e for e in doc["events"] if e["kind"] == "model"]
-    assert len(calls) == 2 and {e["task"] for e in calls} == {doc["tasks"][0]["id"]}
+    assert len(calls) == 2
+    assert {e["task"] for e in calls} == {doc["tasks"][0]["id"]}
     assert [e["agent"] for e in calls].count(warmup["id"]) == 1
     judged = cli("evaluate", "--bundle", str(bundle), "--format", "json")
     (task,) = json.loads(judged.out)["tasks"]  # opened and judged, not refused

@@ -556,15 +556,8 @@ def join(acc: Account, index: Index) -> None:
             claimed[tool_id].append(stream.index)
             continue
         anchor = _anchor(index, acc.streams, stream)
-        if anchor is None and is_warmup(stream):
-            if acc.task_unit == "session":  # the session's, as the session is the one task
-                stream.parent, stream.kind, stream.agent_type = 0, "warmup", "warmup"
-            else:  # made before any prompt, for none: which task's is not a question to guess
-                acc.problems.append(Problem("CC-TREE-WARMUP-AGENT", stream.file, line))
-            continue
         if anchor is None:
-            if stream.records:  # an empty child carries no spend: bound, counted, not an agent
-                acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", stream.file, line))
+            _unanchored(acc, stream, line)
             continue
         stream.parent, stream.anchor = anchor
         label = fork_label(stream.agent_id)
@@ -573,6 +566,18 @@ def join(acc: Account, index: Index) -> None:
         # shown as written, a pseudonym at the firewall unless it is a known kind.
         stream.agent_type = _FORK_TYPES.get(label or "side_question", label)
     _joined(acc, index, claimed, unjoined)
+
+
+def _unanchored(acc: Account, stream: Stream, line: int | None) -> None:
+    """A child no evidence joins and no record of the tree anchors: 2.0.x's warm-up agent, or an
+    orphan."""
+    if is_warmup(stream):
+        if acc.task_unit == "session":  # the session's, as the session is the one task
+            stream.parent, stream.kind, stream.agent_type = 0, "warmup", "warmup"
+        else:  # made before any prompt, for none: which task's is not a question to guess
+            acc.problems.append(Problem("CC-TREE-WARMUP-AGENT", stream.file, line))
+    elif stream.records:  # an empty child carries no spend: bound, counted, not an agent
+        acc.problems.append(Problem("CC-TREE-ORPHAN-CHILD", stream.file, line))
 
 
 # The one prompt of the agent Claude Code 2.0.x starts with a session, before any prompt, to
