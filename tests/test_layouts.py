@@ -1449,3 +1449,47 @@ def test_a_compaction_call_is_the_task_it_descends_from(tmp_path: Path) -> None:
     child.write_text("".join(_line(**r) for r in lines))
     tasks = {msg: call.task for msg, call in read_tree(tmp_path / f"{SID}.jsonl").calls.items()}
     assert tasks["msg_compact"] == tasks["msg_1"]
+
+
+def test_a_template_says_which_filled_bound_sets_the_high_end(cli: Any, tmp_path: Path) -> None:
+    """A FinOps walkthrough: the card's max_output_tokens (the model maximum) is filled in, not
+    among the claims "to fill", and sets the high end of every usage-incomplete call, so a user
+    doing as told never looked at the one number that made the interval 7.5x wide. The template
+    says it, per model with such calls; not for a bound a carried contract already chose."""
+    stub = _answer("msg_2", "CANARY-stub", stop_reason=None)
+    stub["model"] = "claude-haiku-4-5-20251001"
+    parent = _parent(
+        tmp_path,
+        _line(type="assistant", uuid="a2", parentUuid="a1", sessionId=SID, message=stub),
+    )
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(template),
+        "--price-card",
+        "anthropic-2026-12",
+    )
+    assert made.code == 0, made.err
+    said = [line for line in made.out.splitlines() if "check max_output_tokens" in line]
+    assert said == [
+        "  check max_output_tokens of claude-haiku-4-5-20251001 (64,000): it bounds the output "
+        "of its 1 usage-incomplete call, the high end of their cost; set the output limit your "
+        "Claude Code requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, when set) if lower"
+    ]
+    assert "CANARY" not in made.out + made.err
+    again = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(tmp_path / "t2.json"),
+        "--from-contract",
+        str(template),
+    )
+    assert again.code == 0, again.err
+    assert "check max_output_tokens" not in again.out
+    bare = cli("convert", "--in", str(parent), "--template", str(tmp_path / "t3.json"))
+    assert "check max_output_tokens" not in bare.out  # no card: the bound is a null to fill

@@ -238,6 +238,8 @@ def _template(
     elif carried is not None and carried.dropped_labelled:
         review = "check the dropped tasks (below)"
     _say_template(reading.canonical.counts, made.to_fill, review)
+    if old is None:  # a carried bound is one its author already chose
+        _say_bounds(made.bounds)
     if carried is not None:
         _say_carried(carried, card)
 
@@ -300,6 +302,18 @@ def _say_template(counts: Counts, to_fill: int, review: str | None = None) -> No
         f"{counted(counts.model_calls, 'model call')}, {counted(counts.tool_calls, 'tool call')}; "
         + then
     )
+
+
+def _say_bounds(bounds: tuple[tuple[str, int, int], ...]) -> None:
+    """The filled max_output_tokens that set the high end of usage-incomplete calls: not
+    among the claims to fill, so a user doing what they are told would never look at them."""
+    for model, bound, calls in bounds:
+        say(
+            f"  check max_output_tokens of {model} ({bound:,}): it bounds the output of its "
+            f"{counted(calls, 'usage-incomplete call')}, the high end of their cost; set the "
+            "output limit your Claude Code requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, when set) "
+            "if lower"
+        )
 
 
 def _say_carried(c: Carried, card: PriceCard | None) -> None:

@@ -5,6 +5,7 @@ caller, which writes atomically only on success."""
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -158,6 +159,10 @@ class MadeTemplate(NamedTuple):
     data: bytes
     carried: Carried | None  # what carrying forward from an old contract did
     to_fill: int  # null claims and prices left: what convert --contract would refuse as null
+    # (model, max_output_tokens, usage-incomplete calls): bounds filled in, not left null, that
+    # price the high end of those calls' output (a card's model maximum, most often): not
+    # among the claims "to fill", and the widest part of an interval.
+    bounds: tuple[tuple[str, int, int], ...] = ()
 
 
 def make_template(
@@ -231,7 +236,22 @@ def make_template(
     claims = template.claims.model_copy(update={"privacy": privacy})
     template = template.model_copy(update={"claims": claims, "tasks": reading.shown(privacy).tasks})
     data = pretty_bytes(template)
-    return MadeTemplate(data, carried, _nulls_left(data, reading.canonical))
+    bounds = _bounds_filled(template.claims.pricing, reading.canonical)
+    return MadeTemplate(data, carried, _nulls_left(data, reading.canonical), bounds)
+
+
+def _bounds_filled(
+    pricing: PricingTemplate | None, canonical: PublicAccount
+) -> tuple[tuple[str, int, int], ...]:
+    """Each model with usage-incomplete calls whose max_output_tokens the template fills."""
+    if pricing is None:
+        return ()
+    incomplete = Counter(e.model for e in canonical.model_events if not e.usage_complete)
+    return tuple(
+        (model, entry.max_output_tokens, incomplete[model])
+        for model, entry in sorted(pricing.models.items())
+        if incomplete[model] and entry.max_output_tokens is not None
+    )
 
 
 def _nulls_left(data: bytes, canonical: PublicAccount) -> int:
