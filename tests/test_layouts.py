@@ -121,6 +121,22 @@ def test_a_sibling_of_this_session_is_found_not_dropped(
     assert "CANARY" not in result.out + result.err
 
 
+def _bundle_of(cli: Any, parent: Path, tmp_path: Path, *options: str) -> Path:
+    """The session's bundle, through its template (tmp_path/template.json, `options` given to
+    both conversions) filled with test claims; each step checked to succeed."""
+    template = tmp_path / "template.json"
+    made = cli("convert", "--in", str(parent), *options, "--template", str(template))
+    assert made.code == 0, made.err
+    contract = tmp_path / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    bundle = tmp_path / "bundle.json"
+    done = cli(
+        "convert", "--in", str(parent), *options, "--contract", str(contract), "--out", str(bundle)
+    )
+    assert done.code == 0, done.err
+    return bundle
+
+
 @pytest.mark.parametrize("name", ["agent-1a2b3c4.jsonl", "agent-1a2b3c4d.jsonl"])
 def test_a_2_0_warmup_agent_is_the_sessions_and_no_prompts(
     cli: Any, tmp_path: Path, name: str
@@ -134,26 +150,7 @@ def test_a_2_0_warmup_agent_is_the_sessions_and_no_prompts(
     _sibling(tmp_path, name, SID)
     per_prompt = cli("inspect", "--json", "--in", str(parent)).json()
     assert [r["code"] for r in per_prompt["refusals"]] == ["CC-TREE-WARMUP-AGENT"]
-    template = tmp_path / "t.json"
-    made = cli(
-        "convert", "--in", str(parent), "--task-unit", "session", "--template", str(template)
-    )
-    assert made.code == 0, made.err
-    contract = tmp_path / "c.json"
-    write_json(contract, fill(read_json(template)))
-    bundle = tmp_path / "b.json"
-    wrote = cli(
-        "convert",
-        "--in",
-        str(parent),
-        "--task-unit",
-        "session",
-        "--contract",
-        str(contract),
-        "--out",
-        str(bundle),
-    )
-    assert wrote.code == 0, wrote.err
+    bundle = _bundle_of(cli, parent, tmp_path, "--task-unit", "session")
     doc = read_json(bundle)
     root, warmup = doc["agents"]
     assert (warmup["kind"], warmup["agent_type"], warmup["parent"], warmup["depth"]) == (
@@ -1114,15 +1111,10 @@ def test_an_advisor_calls_cache_write_split_is_taken_from_its_passes(tmp_path: P
 
 def test_an_advisor_call_is_priced_in_the_bundle(cli: Any, tmp_path: Path) -> None:
     parent = _with_iterations(tmp_path, [_MAIN_PASS, _ADVISOR_PASS])
+    bundle = _bundle_of(cli, parent, tmp_path)
     template = tmp_path / "template.json"
-    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
     observed = {m["model"] for m in read_json(template)["observed"]["models"]}
     assert "claude-opus-4-7" in observed  # the contract prices it like any model
-    contract = tmp_path / "contract.json"
-    write_json(contract, fill(read_json(template)))
-    bundle = tmp_path / "bundle.json"
-    done = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
-    assert done.code == 0, done.err
     events = [e for e in read_json(bundle)["events"] if e["kind"] == "model"]
     advisor = [e for e in events if e["model"] == "claude-opus-4-7"]
     assert len(advisor) == 1

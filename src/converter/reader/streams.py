@@ -571,7 +571,7 @@ def join(acc: Account, index: Index) -> None:
 def _unanchored(acc: Account, stream: Stream, line: int | None) -> None:
     """A child no evidence joins and no record of the tree anchors: 2.0.x's warm-up agent, or an
     orphan."""
-    if is_warmup(stream):
+    if _is_warmup(stream):
         if acc.task_unit == "session":  # the session's, as the session is the one task
             stream.parent, stream.kind, stream.agent_type = 0, "warmup", "warmup"
         else:  # made before any prompt, for none: which task's is not a question to guess
@@ -587,7 +587,7 @@ _WARMUP_PROMPT = hashlib.sha256(b"Warmup").hexdigest()
 _WARMUP_AGENT_ID = re.compile(r"[0-9a-f]{7,8}")
 
 
-def is_warmup(stream: Stream) -> bool:
+def _is_warmup(stream: Stream) -> bool:
     """A 2.0.x warm-up agent: an agent id of 2.0.x's form, every record a sidechain's, and its
     first record a root prompt of the literal warm-up text. Whoever typed "Warmup" to a
     subagent delegated it: such a child has its call, and is joined to it before this is asked."""

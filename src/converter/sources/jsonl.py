@@ -31,9 +31,9 @@ MAX_DEPTH = 512
 _INT64 = 2**63
 _BOM = b"\xef\xbb\xbf"
 # The start of a text in UTF-16 or UTF-32: a byte-order mark, or `{` written in two or four
-# bytes (a file of NULs, as a crash can leave, is not taken for one). Claude Code writes UTF-8; such a file is a re-encoded
-# copy (Windows PowerShell 5's `>` and Out-File write UTF-16), every line of which would be
-# refused as bad UTF-8 or JSON, and its "damaged" fix would not say what happened.
+# bytes (a file of NULs, as a crash can leave, is not taken for one). Claude Code writes UTF-8;
+# such a file is a re-encoded copy (Windows PowerShell 5's `>` and Out-File write UTF-16), every
+# line of which would be refused as bad UTF-8 or JSON, with a "damaged" fix that misleads.
 _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
