@@ -417,10 +417,9 @@ def _bundle(
     signing_key = first(lambda: _signing_key(attest_key, ask)) if attest_key else None
     first.done()
     assert contract_bytes is not None
-    bundle, data, unused, unpriced, no_bodies = make_bundle(
-        parent, source, task_unit, pseudo, contract_bytes, bodies
-    )
-    if no_bodies:
+    made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies)
+    bundle, data = made.head, made.data
+    if made.bodies_unused:
         _say_bodies_unused()
     envelope = None
     if signing_key is not None:
@@ -434,20 +433,20 @@ def _bundle(
         what = "the replaced bundle's old bytes" if writes.replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")
         say("  sign this one with --attest-key")
-    if unused:
+    if made.unrevealed:
         tell(
-            f"notice: {counted(len(unused), 'name')} in claims.privacy.reveal_names matched "
+            f"notice: {counted(len(made.unrevealed), 'name')} in claims.privacy.reveal_names matched "
             "nothing in this session and revealed nothing (a typo? `inspect --show-paths` lists "
             "the session's local names):"
         )
-        _say_places(unused)
-    if unpriced:
+        _say_places(made.unrevealed)
+    if made.prices_unused:
         tell(
-            f"notice: {counted(len(unpriced), 'entry', 'entries')} of claims.pricing price "
+            f"notice: {counted(len(made.prices_unused), 'entry', 'entries')} of claims.pricing price "
             "nothing this session uses (a model, billing context or tool it does not call; a "
             "typo?): left out of the bundle, which carries only the prices its events use:"
         )
-        _say_places(unpriced)
+        _say_places(made.prices_unused)
     c = bundle.receipt.counts
     # As evaluate counts them ("2 tasks, 1 excluded"): the tasks it labels, then those the
     # contract excludes (a new user read "3 tasks (1 excluded)" beside it as a miscount)
