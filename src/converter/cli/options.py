@@ -45,7 +45,6 @@ class _Path(click.Path):
 
 
 FILE = _Path(path_type=Path, dir_okay=False, readable=False)
-FOLDER = _Path(path_type=Path, file_okay=False, readable=False)
 PATH = _Path(path_type=Path, readable=False)
 
 

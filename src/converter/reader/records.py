@@ -160,7 +160,6 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     model: str | None = None
     synthetic: bool = False
     final: bool = False
-    stop_reason_seen: bool = False
     refusal: bool = False  # stop_reason "refusal": the model declined (billed only if it wrote)
     request_named: bool = False  # a `requestId` names the request (one call, whatever changes)
     usage: Usage | None = None
@@ -477,7 +476,6 @@ def _assistant(rec: Rec, obj: dict[str, Any]) -> None:
     stop = message.get("stop_reason")
     if stop is not None and not isinstance(stop, str):
         raise BadField("CC-REC-BAD-FIELD")  # false or 0 would mark a stub's usage final
-    rec.stop_reason_seen = stop is not None
     rec.refusal = stop == "refusal"
     raw_usage = message.get("usage")
     if not rec.synthetic and lacks_counts(raw_usage):  # a real call's fragments carry both
