@@ -1388,10 +1388,6 @@ def _without(key: str) -> Any:
         (_without("usage"), "CC-BODY-RESPONSE-SHAPE"),
         (lambda r: [r], "CC-LINE-NOT-OBJECT"),
         (lambda r: {**r, "usage": {**r["usage"], "output_tokens": None}}, "CC-REC-NO-USAGE"),
-        (
-            lambda r: {**r, "usage": {**r["usage"], "cache_read_input_tokens": None}},
-            "CC-REC-NO-USAGE",
-        ),
         (lambda r: {**r, "usage": {**r["usage"], "output_tokens": -1}}, "CC-REC-BAD-TOKEN-COUNT"),
         (
             lambda r: {**r, "usage": {**r["usage"], "cache_write_24h_tokens": 5}},
@@ -1426,7 +1422,6 @@ def _without(key: str) -> Any:
         "no-usage",
         "array",
         "no-output",
-        "null-cache-read",
         "negative",
         "unknown-counter",
         "fallback",

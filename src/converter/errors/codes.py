@@ -419,9 +419,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-NO-USAGE": _c(
         "A model call's record has no usage, or a usage without its input_tokens or "
-        "output_tokens (Claude Code writes both on every fragment of a call), or with a cache "
-        "count (cache_read_input_tokens, cache_creation_input_tokens) written as null: read as "
-        "zeros, it would count as a complete call of fewer tokens than it used.",
+        "output_tokens (Claude Code writes both on every fragment of a call): read as zeros, it "
+        "would count as a complete call of zero tokens.",
         "The file was edited or damaged; restore Claude Code's original.",
     ),
     "CC-REC-BAD-TOKEN-COUNT": _c(

@@ -669,22 +669,13 @@ def _split_from_passes(iterations: list[Any], usage: Usage) -> Usage:
     return msgspec.structs.replace(usage, cache_5m=cache_5m, cache_1h=cache_1h, split_present=True)
 
 
-_CACHE_COUNTS = ("cache_read_input_tokens", "cache_creation_input_tokens")
-
-
 def lacks_counts(usage: Any) -> bool:
-    """No usage, or one without a count it must hold (any other type is CC-REC-BAD-FIELD, from
-    `parse_usage`): read as zeros, a call would convert as complete at less than its cost.
-    Input and output must be there. A cache count may be absent (a gateway model that caches
-    nothing writes none: the corpus's MiniMax-M2.7, 140 of 140; every `claude-` call of every
-    version there holds both, 2,017 of 2,017), but never null: that is a count withheld, which
-    a fuzz hunt saw priced as a call that read and wrote no cache, exit 0."""
+    """No usage, or one without its input or output count (any other type is CC-REC-BAD-FIELD,
+    from `parse_usage`): read as zeros, a call would convert as complete at no cost."""
     if usage is None:
         return True
     return isinstance(usage, dict) and (
-        usage.get("input_tokens") is None
-        or usage.get("output_tokens") is None
-        or any(key in usage and usage[key] is None for key in _CACHE_COUNTS)
+        usage.get("input_tokens") is None or usage.get("output_tokens") is None
     )
 
 
