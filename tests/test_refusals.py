@@ -485,7 +485,9 @@ def test_an_unknown_server_tool_counter_is_a_finding(syn: Tree, cli: Any) -> Non
 def test_null_token_count_is_read_as_zero(
     syn: Tree, cli: Any, command: Command, tmp_path: Path
 ) -> None:
-    """Pinned: an explicit null counter is an absent counter (0), like older records."""
+    """Pinned: an explicit null counter is an absent counter (0), like older records. Kept when
+    a fuzz hunt asked for a refusal: the API types the cache counts nullable and streams them
+    null (docs/claude-code-shapes.md, "Usage the corpus never shows")."""
     baseline = run_command(cli, command, syn, tmp_path)
     syn.edit_record(
         "", A2_LINE, lambda o: o["message"]["usage"].__setitem__("cache_read_input_tokens", None)
