@@ -6,9 +6,12 @@ import json
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from converter.bundle.io import open_bundle
 from converter.bundle.model import BundleHead, ModelEventOut, ToolEventOut
-from converter.run.workload import FactsBuilder, workload_problems
+from converter.errors import Refused
+from converter.run.workload import FactsBuilder, build_workload, workload_problems
 from tests.conftest import FIXTURES
 
 HEAD = open_bundle((FIXTURES / "synthetic_bundle.golden.json").read_bytes())
@@ -261,3 +264,11 @@ def test_a_name_a_bundle_holds_is_shown_in_a_mismatch_only_if_it_could_cross() -
             "bundle 2 of 2: pricing/models/<key>/max_output_tokens differs from bundle 1 of 2",
         )
     ]
+
+
+def test_no_bundle_is_refused_by_its_code() -> None:
+    """The library's guard (the CLI's --bundle is required, so click says it first): an empty
+    workload is never evaluated as one of no tasks."""
+    with pytest.raises(Refused) as raised:
+        build_workload([])
+    assert [p.code for p in raised.value.problems] == ["EVAL-NO-BUNDLE"]
