@@ -431,6 +431,8 @@ def test_complete_reports_every_bad_value_with_safe_locations() -> None:
     # 5 + 5 tier price fields, 1 tier order, 2 contexts, 2 tools, 1 rule; Bash (0) is fine.
     assert len(problems) == 5 + 5 + 1 + 2 + 2 + 1
     assert all(p.code in CODES for p in problems)
+    # the rule's fix names the values it takes (a FinOps walkthrough: it said only "fill")
+    assert '"5m" or "1h"' in CODES["PRICE-NULL"].fix
 
 
 def test_negative_zero_is_negative() -> None:

@@ -1226,7 +1226,9 @@ CODES: dict[str, CodeInfo] = {
         "(absence is not standard: 1 only if you know those calls were billed at standard "
         "rates) and one no single multiplier prices: fast mode (speed=fast) is billed above "
         "standard (6x for Opus 4.6 up to 200K input tokens, more above), so 1 there "
-        "underprices; batch discounts input and output only.",
+        "underprices; batch discounts input and output only. unsplit_cache_write_rule takes "
+        '"5m" or "1h": the cache duration those writes were billed at (Claude Code writes '
+        "mostly 1h; 5m underprices them if so).",
     ),
     "PRICE-NEGATIVE": _c(
         "A price or multiplier in the contract is negative.",
