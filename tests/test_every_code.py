@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from converter.errors.codes import CODES
+from converter.sources.jsonl import MAX_LINE
 from tests.conftest import ROOT, Result
 from tests.contract_helpers import fill, read_json, write_json
 from tests.damage import (
@@ -1050,3 +1051,25 @@ def test_a_file_of_nuls_is_not_taken_for_utf16(
     outcome = run_command(cli, command, syn, tmp_path)
     assert "CC-LINE-UTF16" not in outcome.codes
     assert outcome.code == 2
+
+
+@pytest.mark.parametrize("rel", [SYN_CHILD, SYN_META], ids=["transcript", "meta"])
+def test_a_line_longer_than_any_record_is_refused_unread(
+    rel: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was exit 70: a gigabyte with no newline (garbage, a disk image) was read as one line,
+    about three times its size in memory. A line, or a whole-file document, past MAX_LINE is
+    refused at its line, bound by the file's digest, held a piece at a time."""
+    path = syn.path(rel)
+    garbage = b"CANARY" + b"x" * MAX_LINE  # no newline, as such garbage has none
+    if rel == SYN_META:
+        path.write_bytes(garbage)
+        line = 1
+    else:
+        line = len(syn.lines(rel)) + 1
+        path.write_bytes(path.read_bytes() + garbage)
+    outcome = run_command(cli, command, syn, tmp_path)
+    role = {SYN_CHILD: "subagent", SYN_META: "meta"}[rel]
+    expect_blocked(outcome, "CC-LINE-TOO-LONG", syn.label(role, rel), line)
+    if rel == SYN_CHILD:
+        assert outcome.codes == {"CC-LINE-TOO-LONG"}  # every record before it read

@@ -19,7 +19,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from converter.errors.codes import CODES
-from converter.sources.jsonl import Digest, iter_lines, parse_object, read_document
+from converter.sources.jsonl import (
+    BadLine,
+    Digest,
+    bounded_lines,
+    iter_lines,
+    parse_object,
+    read_bounded,
+    read_document,
+)
 from tests.conftest import FIXTURES
 from tests.damage import COMMANDS, Outcome, Tree, copy_tree, dump, run_command
 
@@ -333,3 +341,36 @@ def test_property_a_wide_text_is_one_utf16_line_and_bound_whole(
     assert [(n, getattr(i, "code", None)) for n, i in items] == [(1, "CC-LINE-UTF16")]
     assert (digest.size, digest.sha256) == (len(raw), hashlib.sha256(raw).hexdigest())
     assert getattr(read_document(line.encode(encoding)), "code", None) == "CC-LINE-UTF16"
+
+
+@given(
+    lengths=st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=8),
+    limit=st.integers(min_value=2, max_value=24),
+    newline_at_end=st.booleans(),
+)
+def test_property_a_line_too_long_is_one_refusal_and_the_rest_read_as_before(
+    lengths: list[int], limit: int, newline_at_end: bool
+) -> None:
+    """Lines of JSON of any length around the limit: each longer than it is one
+    CC-LINE-TOO-LONG at its own number, held a piece at a time; every other line reads as the
+    file read whole reads it, at the same number; the digest is of every byte (a fuzz hunt: a
+    gigabyte with no newline ran the reader out of memory, exit 70)."""
+    lines = [b'{"k":"' + b"x" * n + b'"}' for n in lengths]
+    raw = b"\n".join(lines) + (b"\n" if newline_at_end else b"")
+    whole = list(iter_lines(io.BytesIO(raw), Digest()))
+    digest = Digest()
+    bounded = list(iter_lines(bounded_lines(io.BytesIO(raw), limit), digest))
+    # a line of `limit` bytes or more with its newline (the last one without: as long) is
+    # too long; one just at the limit without a newline is too, never parsed
+    long = {n for n, line in enumerate(lines, 1) if len(line) + 1 > limit}
+    expected = [(n, BadLine("CC-LINE-TOO-LONG", n) if n in long else item) for n, item in whole]
+    assert bounded == expected
+    assert (digest.size, digest.sha256) == (len(raw), hashlib.sha256(raw).hexdigest())
+
+
+@given(size=st.integers(min_value=0, max_value=64), limit=st.integers(min_value=1, max_value=40))
+def test_property_a_document_past_the_limit_is_bound_not_held(size: int, limit: int) -> None:
+    raw = bytes(range(size))
+    data, digest = read_bounded(io.BytesIO(raw), limit)
+    assert data == (raw if size <= limit else None)
+    assert (digest.size, digest.sha256) == (size, hashlib.sha256(raw).hexdigest())

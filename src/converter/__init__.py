@@ -2,5 +2,5 @@
 
 from typing import Final, Literal
 
-__version__ = "0.6.5"
+__version__ = "0.6.6"
 GENERATOR: Final[Literal["agent-evidence"]] = "agent-evidence"

@@ -376,6 +376,15 @@ CODES: dict[str, CodeInfo] = {
         "it back to UTF-8 only if no other copy exists, knowing the digest then binds that "
         "copy's bytes.",
     ),
+    "CC-LINE-TOO-LONG": _c(
+        "A line (or a whole-file document: a meta file, a provider body) is longer than 128 MiB, "
+        "28 times the longest Claude Code record measured and four times what the Messages API "
+        "takes in one request: no record is that long. Its bytes are bound by the file's digest "
+        "and not read; reading them would take several times their size in memory.",
+        "The file is damaged (a copy that lost its line ends, or bytes that are no transcript "
+        "written into it); restore an intact copy as Claude Code left it. If Claude Code wrote "
+        "this line, report its version: the limit is sources/jsonl.py MAX_LINE.",
+    ),
     "CC-LINE-INVALID-JSON": _c(
         "A line is not valid JSON.",
         "The file is damaged; restore an intact copy of it as Claude Code left it (from the "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -25,7 +24,14 @@ from converter.reader.transcript import (
     read_transcript,
     wire_fingerprint,
 )
-from converter.sources.jsonl import BadLine, Digest, iter_lines, read_document
+from converter.sources.jsonl import (
+    BadLine,
+    Digest,
+    bounded_lines,
+    iter_lines,
+    read_bounded,
+    read_document,
+)
 from converter.sources.tree import SourceFile, TreeLayout
 
 if TYPE_CHECKING:
@@ -115,13 +121,15 @@ def read_bytes(
 ) -> bytes | None:
     try:
         with entry.path.open("rb") as stream:
-            data = stream.read()
+            data, tree.digests[entry.index] = read_bounded(stream)
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
         tree.unread.add(entry.index)
         return None
-
-    tree.digests[entry.index] = Digest(hashlib.sha256(data).hexdigest(), len(data))
+    if data is None:  # bound, not held: a document this long is no Claude Code file
+        tree.problems.append(Problem("CC-LINE-TOO-LONG", entry.index, 1))
+        tree.unread.add(entry.index)
+        return None
     if not data:
         tree.problems.append(Problem(empty, entry.index))
         return None
@@ -177,7 +185,7 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
     started: dict[str, int] = {}
     try:
         with entry.path.open("rb") as stream:
-            for number, item in iter_lines(stream, digest):
+            for number, item in iter_lines(bounded_lines(stream), digest):
                 if isinstance(item, BadLine):
                     tree.problems.append(Problem(item.code, entry.index, number))
                 elif item.get("type") in ("started", "result"):

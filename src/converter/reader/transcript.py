@@ -11,16 +11,23 @@ import functools
 import hashlib
 import os
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
 import msgspec
 
 from converter.heap import Trimmer
 from converter.reader.records import KNOWN_TYPES, BadField, Rec, extract, starts_task
 from converter.sources import torn
-from converter.sources.jsonl import BadLine, CutRecord, Digest, iter_lines
+from converter.sources.jsonl import (
+    BadLine,
+    CutRecord,
+    Digest,
+    LongPiece,
+    bounded_lines,
+    iter_lines,
+)
 
 
 class FileReading(msgspec.Struct, gc=False, array_like=True):
@@ -41,16 +48,17 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     turns: dict[int, str] = msgspec.field(default_factory=dict)
 
 
-def _up_to(stream: Iterable[bytes], size: int) -> Iterator[bytes]:
+def _up_to(stream: BinaryIO, size: int) -> Iterator[bytes]:
     """The file's lines as it was when opened: its first `size` bytes. Claude Code appends to a
     live session; a line half written when the reader reached it would else be read in two
     parts (a torn line, then its rest as a line of invalid JSON, every line after it numbered
-    one too many), and the digest would bind bytes that were never the file at one moment."""
+    one too many), and the digest would bind bytes that were never the file at one moment.
+    A line too long to read comes in pieces (`bounded_lines`)."""
     left = size
-    for raw in stream:
+    for raw in bounded_lines(stream):
         if len(raw) >= left:
-            if left:
-                yield raw[:left]
+            if left:  # a piece of a line too long to read stays one (a slice is plain bytes)
+                yield LongPiece.of(raw[:left], raw.first) if type(raw) is LongPiece else raw[:left]
             return
         left -= len(raw)
         yield raw

@@ -29,9 +29,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from converter.errors import Problem
-from converter.sources.jsonl import BadLine, Digest, JSONObject, iter_lines
+from converter.sources.jsonl import BadLine, Digest, JSONObject, bounded_lines, iter_lines
 from converter.sources.tree import SourceFile, TreeLayout, entry_kind
 
 INDEX_NAME = "index.jsonl"
@@ -87,9 +88,9 @@ class _Tap:
             yield raw
 
 
-def _index_lines(stream: Iterable[bytes]) -> Iterator[tuple[int, JSONObject | BadLine, bytes]]:
+def _index_lines(stream: BinaryIO) -> Iterator[tuple[int, JSONObject | BadLine, bytes]]:
     """Each line of an index as the strict line reader reads it, with its exact bytes."""
-    tap = _Tap(stream)
+    tap = _Tap(bounded_lines(stream))
     for number, item in iter_lines(tap, Digest()):
         yield number, item, tap.last
 
@@ -168,6 +169,9 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
     try:
         with entry.path.open("rb") as stream:
             for number, item, raw in _index_lines(stream):
+                if isinstance(item, BadLine) and item.code == "CC-LINE-TOO-LONG":
+                    found.problems.append(Problem(item.code, entry.index, number))
+                    continue
                 if not raw.endswith(b"\n") or (
                     isinstance(item, BadLine) and item.code == "CC-LINE-TORN"
                 ):
