@@ -447,18 +447,18 @@ def test_decision_contract_digest_by_hand() -> None:
     assert evaluate(scale()).decision_contract_sha256 == expected
     assert decision_contract_digest(CHECKS[:-1]) != expected
     assert decision_contract_digest(tuple(reversed(CHECKS))) != expected
-    # The gates that read a task's effective cost are at 1.2 (1.1: human cost rounded to 10
-    # places; 1.2: a cost with no high end passes at best at the low), the runtime caps at 1.1
-    # (1.2's rule for the trace cost): a report made before names another digest, so a changed
-    # method is visible.
+    # The gates that read a task's effective cost are at 1.3 (1.1: human cost rounded to 10
+    # places; 1.2: a cost with no high end passes at best at the low; 1.3: so it does with
+    # calls of an unpriced server tool), the runtime caps at 1.2 (1.2's and 1.3's rules for the
+    # trace cost): a report made before names another digest, so a changed method is visible.
     versions = {c.info.id: c.info.version for c in CHECKS}
     assert versions == {
         "acceptable-rate": "1.0",
-        "cost-per-acceptable-outcome": "1.2",
-        "p95-task-cost": "1.2",
-        "expected-net-value": "1.2",
-        "incremental-net-value": "1.2",
-        "runtime-caps": "1.1",
+        "cost-per-acceptable-outcome": "1.3",
+        "p95-task-cost": "1.3",
+        "expected-net-value": "1.3",
+        "incremental-net-value": "1.3",
+        "runtime-caps": "1.2",
         "sample-size": "1.0",
     }
 
@@ -538,6 +538,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-GATE-UNAVAILABLE",
         "EVAL-GATE-INDETERMINATE",
         "EVAL-COST-UNBOUNDED",
+        "EVAL-COST-UNPRICED",
         "EVAL-SAMPLE-TOO-SMALL",
         "EVAL-REPEATED-TOOL-SHAPE",
         "EVAL-DEPENDENCY-CYCLE",
@@ -647,7 +648,7 @@ def test_markdown_report_carries_every_fact() -> None:
 def test_text_report() -> None:
     text = render_text(evaluate(assist()))
     assert text.startswith("Decision: ASSIST (exit 3)")
-    assert "[fail] runtime-caps v1.1" in text
+    assert "[fail] runtime-caps v1.2" in text
     assert "decision contract:" in text
 
 
@@ -992,3 +993,33 @@ def test_hidden_calls_of_bundles_that_observed_them_are_not_said_unobserved() ->
     total = next(row for row in text.splitlines() if row.startswith("| **all**"))
     assert total.split(" | ")[hidden] == "$0.2500 + n/o"
     assert "`+ n/o` is the hidden calls found; others may not have been looked for" in text
+
+
+def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
+    """A SPEC audit: a bundle counting calls of a server tool no version prices (its requests
+    in no cost) was decided SCALE. A cost gate met is now met only without them: INCOMPLETE,
+    said why; a gate failing at the low cost still fails, and stubs without input, the user's
+    to complete, are said first."""
+    unpriced = {"CC-REC-SERVER-TOOL-UNPRICED": 2}
+    ev = evaluate(make_workload([make_task(i) for i in range(4)], findings=unpriced))
+    assert evaluate(scale()).decision == "SCALE"  # the same workload without them
+    assert ev.decision == "INCOMPLETE"
+    assert ev.at_best == "SCALE"
+    assert {r.code for r in ev.reasons} == {"EVAL-COST-UNPRICED"}
+    assert gate(ev, "acceptable-rate").status == "pass"  # no cost in it
+    trace = next(r for r in ev.reasons if r.check == "runtime-caps")
+    assert trace.unpriced_calls == 2
+    assert trace.text() == (
+        "runtime-caps: 2 model calls used a server tool no price covers "
+        "(CC-REC-SERVER-TOOL-UNPRICED), so the trace cost per task counts none of their "
+        "requests: the limit ($10.0000) is shown to be met only without them ($2.0000)"
+    )
+    assert trace.text() in render_markdown(ev)
+    assert json.loads(render_json(ev))["reasons"][0]["unpriced_calls"] == 2
+    failing = [make_task(0, 11), *(make_task(i) for i in (1, 2, 3))]
+    assert gate(evaluate(make_workload(failing, findings=unpriced)), "runtime-caps").status == (
+        "fail"
+    )
+    stub = [make_task(0, 2, 3, incomplete=1, unbounded=1), *(make_task(i) for i in (1, 2, 3))]
+    both = evaluate(make_workload(stub, findings=unpriced))
+    assert {r.code for r in both.reasons} == {"EVAL-COST-UNBOUNDED"}

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import TEST_KEY
+from tests.contract_helpers import fill, read_json, write_json
 from tests.damage import (
     COMMANDS,
     INSPECT,
@@ -464,7 +465,7 @@ def test_huge_counters_on_every_call_do_not_overflow_the_report(
     expect_refusal(outcome, "CC-REC-BAD-TOKEN-COUNT", syn.label("parent", ""), A2_LINE)
 
 
-def test_an_unknown_server_tool_counter_is_a_finding(syn: Tree, cli: Any) -> None:
+def test_an_unknown_server_tool_counter_is_a_finding(syn: Tree, cli: Any, tmp_path: Path) -> None:
     """Was: read past in silence, its requests unpriced. A zero counter says nothing. (inspect's
     report lists findings; a bundle's receipt carries the same list.)"""
 
@@ -480,6 +481,18 @@ def test_an_unknown_server_tool_counter_is_a_finding(syn: Tree, cli: Any) -> Non
     result = cli("inspect", "--in", str(syn.parent), "--json")
     assert result.code == 0, result.err
     assert {"code": "CC-REC-SERVER-TOOL-UNPRICED", "count": 1} in result.json()["findings"]
+    # converted, its bundle passes no cost gate (a SPEC audit: SCALE, on costs without them)
+    template, contract, bundle = (tmp_path / n for n in ("t.json", "c.json", "b.json"))
+    assert cli("convert", "--in", str(syn.parent), "--template", str(template)).code == 0
+    write_json(contract, fill(read_json(template)))
+    made = cli(
+        "convert", "--in", str(syn.parent), "--contract", str(contract), "--out", str(bundle)
+    )
+    assert made.code == 0, made.err
+    decided = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    assert decided.code == 2, decided.err
+    assert decided.json()["decision"] == "INCOMPLETE"
+    assert {r["code"] for r in decided.json()["reasons"]} == {"EVAL-COST-UNPRICED"}
 
 
 def test_null_token_count_is_read_as_zero(

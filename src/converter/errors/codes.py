@@ -709,7 +709,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-SERVER-TOOL-UNPRICED": _c(
         "Model calls whose usage counts a server tool other than web search and web fetch "
-        "(`server_tool_use`): its requests are not priced; the call's tokens are.",
+        "(`server_tool_use`): its requests are not priced; the call's tokens are. evaluate "
+        "takes every cost of the workload as a lower bound (EVAL-COST-UNPRICED).",
         "Check the provider's price for that tool and add the spend by hand if it matters; a "
         "newer agent-evidence may price it.",
         blocking=False,
@@ -1414,6 +1415,16 @@ CODES: dict[str, CodeInfo] = {
         "`inspect --price-card` says how much of the interval those calls make. Or convert "
         "with --provider-bodies, if Claude Code wrote them: a call's response gives its final "
         "usage. Or leave such sessions out of the workload a cost gate judges.",
+    ),
+    "EVAL-COST-UNPRICED": _c(
+        "A cost gate meets its limit, but a bundle counts model calls that used a server tool "
+        "other than web search and web fetch (CC-REC-SERVER-TOOL-UNPRICED): no version prices "
+        "its requests, so every cost leaves them out and is a lower bound. The limit is shown "
+        "to be met only without them, so the decision is INCOMPLETE; a cost gate that fails "
+        "still fails.",
+        "Look up the provider's price for that tool and the requests those calls made: if the "
+        "limit holds with them, decide by hand and record why; a newer agent-evidence may "
+        "price the tool. Which task's calls they are is not published.",
     ),
     "EVAL-COST-UNBOUNDED": _c(
         "A cost gate meets its limit at the low cost, but usage-incomplete calls that recorded "

@@ -84,8 +84,9 @@ def _passes(value: Decimal | None, limit: Decimal, comparison: Comparison) -> bo
 
 def _unbounded(measures: tuple[Measure, ...], calls: int) -> tuple[Measure, ...]:
     """With calls whose cost has no high end (usage-incomplete calls that recorded no input:
-    the interval bounds their output only), a cost measure that meets its limit at the high
-    end does not show it is met: its worst case is unknown, and it passes at best at the low."""
+    the interval bounds their output only; calls of a server tool no version prices), a cost
+    measure that meets its limit at the high end does not show it is met: its worst case is
+    unknown, and it passes at best at the low."""
     if not calls:
         return measures
     unknown = {"passes_at_high_cost": False, "high_is_bound": False}
@@ -163,7 +164,11 @@ def _check(
 # pricing quantum) where 1.0 kept 50 digits; a limit written with more places can decide apart.
 # 1.2: with usage-incomplete calls that recorded no input, a cost measure passes at best at the
 # low cost (`_unbounded`): 1.1 took their interval's high end for the worst case.
-_EFFECTIVE_COST_VERSION = "1.2"
+# 1.3: so it does with calls of an unpriced server tool (CC-REC-SERVER-TOOL-UNPRICED), whose
+# requests no cost counts: 1.2 decided SCALE on a cost that left them out.
+_EFFECTIVE_COST_VERSION = "1.3"
+# The bundle finding that counts those calls (errors/codes.py).
+UNPRICED_SERVER_TOOLS = "CC-REC-SERVER-TOOL-UNPRICED"
 
 
 # SPEC §10's table, in its order. The order is part of the decision contract.
@@ -215,7 +220,7 @@ CHECKS: tuple[Check, ...] = (
         "max model and tool calls per task <= max_calls_per_task "
         "and max trace cost per task <= max_trace_cost_per_task_usd",
         _runtime_caps,
-        "1.1",  # 1.1: the trace cost is a cost measure for `_unbounded`
+        "1.2",  # 1.1: the trace cost is a cost measure for `_unbounded`; 1.2: as 1.3 above
     ),
     _check("sample-size", "sample size", "INCOMPLETE", "tasks >= min_tasks", _sample_size),
 )
@@ -246,8 +251,11 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
         raise ValueError("a check id appears twice in the check set")  # a bug, not input
     tasks, metrics = compute(workload)
     unbounded = metrics.unbounded_calls
-    gates = tuple(_run(c, metrics, workload.policy, unbounded) for c in checks)
-    reasons = _reasons(gates, metrics, unbounded)
+    # a bundle's count of calls whose server-tool requests no price covers: which task's they
+    # are is not published, so every cost measure of the workload is open above
+    unpriced = workload.findings.get(UNPRICED_SERVER_TOOLS, 0)
+    gates = tuple(_run(c, metrics, workload.policy, unbounded + unpriced) for c in checks)
+    reasons = _reasons(gates, metrics, (unbounded, unpriced))
     decision = _decide(gates, reasons)
     return Evaluation(
         decision=decision,
@@ -284,7 +292,9 @@ def _run(check: Check, metrics: Metrics, policy: Policy, unbounded: int) -> Gate
     return GateResult(check=check.info, status=status, measures=measures)
 
 
-def _reasons(gates: tuple[GateResult, ...], metrics: Metrics, unbounded: int) -> tuple[Reason, ...]:
+def _reasons(
+    gates: tuple[GateResult, ...], metrics: Metrics, unbounded: tuple[int, int]
+) -> tuple[Reason, ...]:
     reasons: list[Reason] = []
     present = {g.check.coverage for g in gates}
     for coverage in REQUIRED_COVERAGE:
@@ -295,7 +305,7 @@ def _reasons(gates: tuple[GateResult, ...], metrics: Metrics, unbounded: int) ->
     return tuple(reasons)
 
 
-def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: int) -> list[Reason]:
+def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: tuple[int, int]) -> list[Reason]:
     info = gate.check
     if gate.status == "disabled":
         return [Reason(code="EVAL-GATE-DISABLED", coverage=info.coverage, check=info.id)]
@@ -323,22 +333,38 @@ def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: int) -> list[Re
     ]
 
 
-def _indeterminate(info: CheckInfo, m: Measure, metrics: Metrics, unbounded: int) -> Reason:
+def _indeterminate(
+    info: CheckInfo, m: Measure, metrics: Metrics, unbounded: tuple[int, int]
+) -> Reason:
     """Why a measure's verdict is not one: its high end is no bound (`_unbounded`: whether or
-    not the value there meets the limit, only completing those calls can decide), or its cost
-    interval straddles the limit."""
+    not the value there meets the limit, only completing those calls, or pricing them, can
+    decide), or its cost interval straddles the limit. `unbounded`: the calls without input,
+    then the calls of an unpriced server tool; the first are said first (completing them is
+    the user's to do)."""
+    no_input, unpriced = unbounded
     no_bound = not m.high_is_bound
     # Unbounded: the values at low and at high cost, so named (net value falls as cost rises);
     # straddling: the two ends in order, "between" them.
     ends = (m.observed.at_low_cost, m.observed.at_high_cost)
     low, high = ends if no_bound else m.observed.ordered() or (None, None)
+    if no_bound and not no_input:
+        return Reason(
+            code="EVAL-COST-UNPRICED",
+            coverage=info.coverage,
+            check=info.id,
+            measure=m.name,
+            unit=m.unit,
+            unpriced_calls=unpriced,
+            low=low,
+            limit=m.limit,
+        )
     return Reason(
         code="EVAL-COST-UNBOUNDED" if no_bound else "EVAL-GATE-INDETERMINATE",
         coverage=info.coverage,
         check=info.id,
         measure=m.name,
         unit=m.unit,
-        usage_incomplete_calls=unbounded if no_bound else metrics.usage_incomplete_calls,
+        usage_incomplete_calls=no_input if no_bound else metrics.usage_incomplete_calls,
         low=low,
         high=high,
         limit=m.limit,

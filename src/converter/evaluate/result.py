@@ -223,6 +223,7 @@ class Reason(Closed):
     measure: MeasureName | None = None
     unit: Unit | None = None
     usage_incomplete_calls: Count | None = None
+    unpriced_calls: Count | None = None  # EVAL-COST-UNPRICED: calls of an unpriced server tool
     low: Decimal | None = None
     high: Decimal | None = None
     limit: Decimal | None = None
@@ -252,6 +253,15 @@ class Reason(Closed):
         verb = "leaves" if calls == 1 else "leave"
         bounds = [b for b in (self.low, self.high) if b is not None]
         places = None if self.limit is None else places_against(self.limit, bounds, self.unit)
+        if self.code == "EVAL-COST-UNPRICED":
+            unpriced = self.unpriced_calls or 0
+            return (
+                f"{where}: {counted(unpriced, 'model call')} used a server tool no price "
+                f"covers (CC-REC-SERVER-TOOL-UNPRICED), so the {self.measure} counts none of "
+                f"{'its' if unpriced == 1 else 'their'} requests: the limit "
+                f"({number(self.limit, self.unit, places)}) is shown to be met only without "
+                f"them ({number(self.low, self.unit, places)})"
+            )
         if self.code == "EVAL-COST-UNBOUNDED":
             them = "its" if calls == 1 else "their"
             return (
