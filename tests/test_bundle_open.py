@@ -177,6 +177,10 @@ UNKNOWN_AGENT = "agent-" + "0" * 12
             _set("agents/1/parent", UNKNOWN_AGENT),
             [("BUNDLE-DANGLING-REFERENCE", "agents/1/parent")],
         ),
+        (  # resealed, an agent its own parent opened (a fuzz review)
+            lambda body: body["agents"][1].__setitem__("parent", body["agents"][1]["id"]),
+            [("BUNDLE-DANGLING-REFERENCE", "agents/1/parent")],
+        ),
         (
             _set("agents/1/delegation", UNKNOWN_EVENT),
             [("BUNDLE-DANGLING-REFERENCE", "agents/1/delegation")],
@@ -211,6 +215,7 @@ UNKNOWN_AGENT = "agent-" + "0" * 12
         "requested-by-a-tool",
         "edge-to-nothing",
         "agent-parent-unknown",
+        "agent-its-own-parent",
         "delegation-unknown",
         "exclusion-unknown",
         "duplicate-event-id",

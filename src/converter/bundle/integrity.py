@@ -88,11 +88,13 @@ class Consistency:
         for index, task in enumerate(head.tasks):
             self._time(task.started_at, "tasks/*/started_at", f"tasks/{index}/started_at")
         self._labels()
+        depths = {agent.id: agent.depth for agent in head.agents}
         for index, agent in enumerate(head.agents):
             self._name("agent-type", agent.agent_type, "agents/*/agent_type", index)
-            # Only the root has no parent; every other agent's parent is listed.
+            # Only the root has no parent; every other agent's parent is listed, one level up
+            # (an agent its own parent, or a loop of them, resealed, opened: a fuzz review).
             rootless = (agent.parent is None) != (agent.depth == 0)
-            unknown = agent.parent is not None and agent.parent not in self.agents
+            unknown = agent.parent is not None and depths.get(agent.parent) != agent.depth - 1
             if rootless or unknown:
                 self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/parent", f"agents/{index}/parent")
         for index, excluded in enumerate(head.excluded_tasks):

@@ -1153,7 +1153,8 @@ CODES: dict[str, CodeInfo] = {
         "The bundle's digest matches its content, but a reference inside it points at nothing: "
         "an event names no task, or a task or agent the bundle does not list; an edge, a tool "
         "call's requesting call or an agent's delegation names an event it does not hold; an "
-        "agent's parent or an exclusion names an agent or task it does not list.",
+        "agent's parent or an exclusion names an agent or task it does not list, or an agent's "
+        "parent is not one level above it (an agent its own parent, or a loop of them).",
         "Convert the bundle again from its contract; a bundle this program writes has none. If "
         "it was resealed after an edit, treat it as untrusted (an attestation would show it).",
     ),
