@@ -37,6 +37,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import Counts
 from converter.pricing.card import PriceCard, load_price_card
 from converter.run.conversion import (
+    MadeBundle,
     Reading,
     bodies_unused,
     bundle_writes,
@@ -53,6 +54,8 @@ from converter.vocabulary import SourceName, TaskUnit
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from converter.bundle.model import BundleHead
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 
@@ -433,20 +436,30 @@ def _bundle(
         what = "the replaced bundle's old bytes" if writes.replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")
         say("  sign this one with --attest-key")
+    _say_unused(made)
+    _say_written(bundle, data, signed=attest_key is not None)
+
+
+def _say_unused(made: MadeBundle) -> None:
+    """The contract's names and prices the session has no use for: typos, likely."""
     if made.unrevealed:
         tell(
-            f"notice: {counted(len(made.unrevealed), 'name')} in claims.privacy.reveal_names matched "
-            "nothing in this session and revealed nothing (a typo? `inspect --show-paths` lists "
-            "the session's local names):"
+            f"notice: {counted(len(made.unrevealed), 'name')} in claims.privacy.reveal_names "
+            "matched nothing in this session and revealed nothing (a typo? `inspect "
+            "--show-paths` lists the session's local names):"
         )
         _say_places(made.unrevealed)
     if made.prices_unused:
         tell(
-            f"notice: {counted(len(made.prices_unused), 'entry', 'entries')} of claims.pricing price "
-            "nothing this session uses (a model, billing context or tool it does not call; a "
-            "typo?): left out of the bundle, which carries only the prices its events use:"
+            f"notice: {counted(len(made.prices_unused), 'entry', 'entries')} of claims.pricing "
+            "price nothing this session uses (a model, billing context or tool it does not "
+            "call; a typo?): left out of the bundle, which carries only the prices its events "
+            "use:"
         )
         _say_places(made.prices_unused)
+
+
+def _say_written(bundle: BundleHead, data: bytearray, *, signed: bool) -> None:
     c = bundle.receipt.counts
     # As evaluate counts them ("2 tasks, 1 excluded"): the tasks it labels, then those the
     # contract excludes (a new user read "3 tasks (1 excluded)" beside it as a miscount)
@@ -458,7 +471,7 @@ def _bundle(
         f"{counted(c.tool_calls, 'tool call')}, "
         f"evidence sha256 {bundle.receipt.evidence_sha256}"
     )
-    if attest_key is not None:
+    if signed:
         from converter.attest.statement import SUBJECT_NAME
 
         say("signed: the attestation is beside the bundle, named as it is plus .intoto.json")
