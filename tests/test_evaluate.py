@@ -1016,6 +1016,13 @@ def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
     )
     assert trace.text() in render_markdown(ev)
     assert json.loads(render_json(ev))["reasons"][0]["unpriced_calls"] == 2
+    # the totals say so as the gates do, with which calls leave them open
+    assert (
+        "Total effective cost: $16.0000 – no bound (without the requests of 2 calls to a "
+        "server tool no price covers)"
+    ) in render_text(ev)
+    assert "| **all** | $8.0000 – no bound |" in render_markdown(ev)  # cost per model
+    assert "$16.0000 – no bound |" in render_markdown(ev)  # cost per task's all row
     failing = [make_task(0, 11), *(make_task(i) for i in (1, 2, 3))]
     assert gate(evaluate(make_workload(failing, findings=unpriced)), "runtime-caps").status == (
         "fail"

@@ -20,6 +20,7 @@ from converter.evaluate.inputs import Policy, TaskFacts, Workload
 from converter.evaluate.kernel import compute
 from converter.evaluate.result import (
     EXIT_OF,
+    UNPRICED_SERVER_TOOLS,
     Bounds,
     CheckInfo,
     Comparison,
@@ -167,8 +168,6 @@ def _check(
 # 1.3: so it does with calls of an unpriced server tool (CC-REC-SERVER-TOOL-UNPRICED), whose
 # requests no cost counts: 1.2 decided SCALE on a cost that left them out.
 _EFFECTIVE_COST_VERSION = "1.3"
-# The bundle finding that counts those calls (errors/codes.py).
-UNPRICED_SERVER_TOOLS = "CC-REC-SERVER-TOOL-UNPRICED"
 
 
 # SPEC §10's table, in its order. The order is part of the decision contract.

@@ -20,6 +20,7 @@ from converter.evaluate.inputs import (
     is_hidden,
 )
 from converter.evaluate.result import (
+    UNPRICED_SERVER_TOOLS,
     Bounds,
     Evaluation,
     Finding,
@@ -312,11 +313,17 @@ def render_text(ev: Evaluation) -> str:
     out += [
         "",
         "Total effective cost: "
-        + usd_span(m.total_effective_cost.low, m.total_effective_cost.high, m.unbounded_calls)
+        + usd_span(m.total_effective_cost.low, m.total_effective_cost.high, _open_calls(ev))
         + (
             f" ({usd(m.total_effective_cost.high)} without the input of the "
             f"{counted(m.unbounded_calls, 'call')} that recorded none)"
             if m.unbounded_calls
+            else ""
+        )
+        + (
+            f" (without the requests of {counted(_unpriced_calls(ev), 'call')} to a server "
+            "tool no price covers)"
+            if _unpriced_calls(ev)
             else ""
         ),
         *_spend_lines(ev),
@@ -387,6 +394,17 @@ def _costliest_rows(ev: Evaluation, columns: list[Column]) -> list[str]:
     return _within(rows, MARKDOWN_TASK_ROWS, MARKDOWN_TASK_BYTES)
 
 
+def _unpriced_calls(ev: Evaluation) -> int:
+    """Calls of a server tool no price covers: which task's is not published, so only the
+    workload's totals show them (as `checks.evaluate` opens every cost gate above)."""
+    return sum(f.count for f in ev.findings if f.code == UNPRICED_SERVER_TOOLS)
+
+
+def _open_calls(ev: Evaluation) -> int:
+    """Calls that leave the workload's total cost with no high end."""
+    return ev.metrics.unbounded_calls + _unpriced_calls(ev)
+
+
 def _model_rows(ev: Evaluation) -> list[list[str]]:
     """Each model's spend, then the tool calls' (priced per call, no model's), then the sum of
     both: the same total as the cost-per-task table's agent columns."""
@@ -405,7 +423,7 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     tools_low = MONEY_SUMS.subtract(low, _sum([p.low for p in models]))
     tools_high = MONEY_SUMS.subtract(high, _sum([p.high for p in models]))
     rows.append(["tool calls", usd_span(tools_low, tools_high)])
-    rows.append(["**all**", usd_span(low, high, m.unbounded_calls)])
+    rows.append(["**all**", usd_span(low, high, _open_calls(ev))])
     return rows
 
 
@@ -489,7 +507,7 @@ def render_markdown(ev: Evaluation) -> str:
     total += [_agent_cell(ev, c, m.cost_by_agent_type, m.unbounded_by_agent_type) for c in columns]
     total += [
         *_outcome_costs(ev),
-        usd_span(m.total_effective_cost.low, m.total_effective_cost.high, m.unbounded_calls),
+        usd_span(m.total_effective_cost.low, m.total_effective_cost.high, _open_calls(ev)),
     ]
     table = _table(header, [total], right=3)
     out += [*table[:2], *shown, *table[2:]]

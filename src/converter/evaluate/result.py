@@ -214,6 +214,11 @@ def passes_at_ends(measures: tuple[Measure, ...]) -> tuple[bool, bool]:
     )
 
 
+# The bundle finding that counts calls of a server tool no price covers (errors/codes.py): every
+# cost of a workload holding one is a lower bound (checks.evaluate, EVAL-COST-UNPRICED).
+UNPRICED_SERVER_TOOLS = "CC-REC-SERVER-TOOL-UNPRICED"
+
+
 class Reason(Closed):
     """Why the decision is INCOMPLETE, as data; `text()` renders the one sentence."""
 
