@@ -728,6 +728,24 @@ def test_a_hidden_call_is_attributed_by_its_requests_prompt_id(cli: Any, tmp_pat
     )
 
 
+def test_a_hidden_call_of_an_unpriced_server_tool_keeps_cost_gates_open(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: a hidden call whose response counts a server tool no price covers was left
+    out of CC-REC-SERVER-TOOL-UNPRICED, and evaluate decided SCALE on costs without its
+    requests (a transcript call's was counted)."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=PROMPT_ID))
+    response = bodies.responses[response_name(TITLE)]
+    response["usage"]["server_tool_use"] = {"web_search_requests": 0, "code_execution_requests": 5}
+    _, out, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    findings = {f["code"]: f["count"] for f in bundle["receipt"]["findings"]}
+    assert findings["CC-REC-SERVER-TOOL-UNPRICED"] == 1
+    shown = cli("evaluate", "--bundle", str(out), "--format", "json")
+    assert shown.code == 2, shown.err
+    assert {r["code"] for r in json.loads(shown.out)["reasons"]} == {"EVAL-COST-UNPRICED"}
+
+
 def test_a_hidden_call_is_attributed_along_its_requests_chain(cli: Any, tmp_path: Path) -> None:
     """A compaction's request names the previous call of its chain (cc_prev_req), and no
     turn: the call that request id names is a transcript call's, and the call is its task's.

@@ -184,9 +184,11 @@ def _summaries(acc: Account) -> None:
     refused_calls = sum(msg_id in acc.calls for msg_id in refused)
     if refused_calls:
         acc.findings["CC-REC-REFUSED-CALL"] += refused_calls
+    # hidden calls' too: a title or suggestion call's response can count a server tool (a
+    # review: such a call left out, evaluate decided SCALE on costs without its requests)
     unpriced = sum(
         c.usage is not None and c.usage.unpriced_server_tools for c in acc.calls.values()
-    )
+    ) + sum(h.usage.unpriced_server_tools for h in acc.hidden)
     if unpriced:
         acc.findings["CC-REC-SERVER-TOOL-UNPRICED"] += unpriced
     unknown = sum(
