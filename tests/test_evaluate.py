@@ -998,8 +998,8 @@ def test_hidden_calls_of_bundles_that_observed_them_are_not_said_unobserved() ->
 def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
     """A SPEC audit: a bundle counting calls of a server tool no version prices (its requests
     in no cost) was decided SCALE. A cost gate met is now met only without them: INCOMPLETE,
-    said why; a gate failing at the low cost still fails, and stubs without input, the user's
-    to complete, are said first."""
+    said why; a gate failing at the low cost still fails, and stubs without input are
+    said beside them, first (a review: only they were)."""
     unpriced = {"CC-REC-SERVER-TOOL-UNPRICED": 2}
     ev = evaluate(make_workload([make_task(i) for i in range(4)], findings=unpriced))
     assert evaluate(scale()).decision == "SCALE"  # the same workload without them
@@ -1029,4 +1029,7 @@ def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
     )
     stub = [make_task(0, 2, 3, incomplete=1, unbounded=1), *(make_task(i) for i in (1, 2, 3))]
     both = evaluate(make_workload(stub, findings=unpriced))
-    assert {r.code for r in both.reasons} == {"EVAL-COST-UNBOUNDED"}
+    said = [(r.check, r.code) for r in both.reasons if r.check == "runtime-caps"]
+    assert said == [("runtime-caps", "EVAL-COST-UNBOUNDED"), ("runtime-caps", "EVAL-COST-UNPRICED")]
+    assert both.metrics.unpriced_calls == 2
+    assert json.loads(render_json(both))["metrics"]["unpriced_calls"] == 2

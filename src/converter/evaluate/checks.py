@@ -20,7 +20,6 @@ from converter.evaluate.inputs import Policy, TaskFacts, Workload
 from converter.evaluate.kernel import compute
 from converter.evaluate.result import (
     EXIT_OF,
-    UNPRICED_SERVER_TOOLS,
     Bounds,
     CheckInfo,
     Comparison,
@@ -250,9 +249,9 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
         raise ValueError("a check id appears twice in the check set")  # a bug, not input
     tasks, metrics = compute(workload)
     unbounded = metrics.unbounded_calls
-    # a bundle's count of calls whose server-tool requests no price covers: which task's they
-    # are is not published, so every cost measure of the workload is open above
-    unpriced = workload.findings.get(UNPRICED_SERVER_TOOLS, 0)
+    # calls whose server-tool requests no price covers: which task's they are is not
+    # published, so every cost measure of the workload is open above
+    unpriced = metrics.unpriced_calls
     gates = tuple(_run(c, metrics, workload.policy, unbounded + unpriced) for c in checks)
     reasons = _reasons(gates, metrics, (unbounded, unpriced))
     decision = _decide(gates, reasons)
@@ -326,44 +325,68 @@ def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: tuple[int, int]
     if gate.status != "indeterminate":
         return []
     return [
-        _indeterminate(info, m, metrics, unbounded)
+        reason
         for m in gate.measures
         if m.passes_at_low_cost != m.passes_at_high_cost
+        for reason in _indeterminate(info, m, metrics, unbounded)
     ]
 
 
 def _indeterminate(
     info: CheckInfo, m: Measure, metrics: Metrics, unbounded: tuple[int, int]
-) -> Reason:
+) -> list[Reason]:
     """Why a measure's verdict is not one: its high end is no bound (`_unbounded`: whether or
     not the value there meets the limit, only completing those calls, or pricing them, can
     decide), or its cost interval straddles the limit. `unbounded`: the calls without input,
-    then the calls of an unpriced server tool; the first are said first (completing them is
-    the user's to do)."""
+    then the calls of an unpriced server tool; each kind is said, in that order (a review:
+    with both, only the first was, and the second came to light once it was mended)."""
     no_input, unpriced = unbounded
     no_bound = not m.high_is_bound
     # Unbounded: the values at low and at high cost, so named (net value falls as cost rises);
     # straddling: the two ends in order, "between" them.
     ends = (m.observed.at_low_cost, m.observed.at_high_cost)
     low, high = ends if no_bound else m.observed.ordered() or (None, None)
-    if no_bound and not no_input:
-        return Reason(
-            code="EVAL-COST-UNPRICED",
-            coverage=info.coverage,
-            check=info.id,
-            measure=m.name,
-            unit=m.unit,
-            unpriced_calls=unpriced,
-            low=low,
-            limit=m.limit,
+    if not no_bound:
+        return [
+            _reason(
+                "EVAL-GATE-INDETERMINATE",
+                info,
+                m,
+                usage_incomplete_calls=metrics.usage_incomplete_calls,
+                low=low,
+                high=high,
+            )
+        ]
+    reasons = []
+    if no_input:
+        reasons.append(
+            _reason(
+                "EVAL-COST-UNBOUNDED", info, m, usage_incomplete_calls=no_input, low=low, high=high
+            )
         )
+    if unpriced:
+        reasons.append(_reason("EVAL-COST-UNPRICED", info, m, unpriced_calls=unpriced, low=low))
+    return reasons
+
+
+def _reason(
+    code: str,
+    info: CheckInfo,
+    m: Measure,
+    *,
+    low: Decimal | None,
+    high: Decimal | None = None,
+    usage_incomplete_calls: int | None = None,
+    unpriced_calls: int | None = None,
+) -> Reason:
     return Reason(
-        code="EVAL-COST-UNBOUNDED" if no_bound else "EVAL-GATE-INDETERMINATE",
+        code=code,
         coverage=info.coverage,
         check=info.id,
         measure=m.name,
         unit=m.unit,
-        usage_incomplete_calls=no_input if no_bound else metrics.usage_incomplete_calls,
+        usage_incomplete_calls=usage_incomplete_calls,
+        unpriced_calls=unpriced_calls,
         low=low,
         high=high,
         limit=m.limit,

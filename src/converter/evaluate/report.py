@@ -20,7 +20,6 @@ from converter.evaluate.inputs import (
     is_hidden,
 )
 from converter.evaluate.result import (
-    UNPRICED_SERVER_TOOLS,
     Bounds,
     Evaluation,
     Finding,
@@ -397,7 +396,7 @@ def _costliest_rows(ev: Evaluation, columns: list[Column]) -> list[str]:
 def _unpriced_calls(ev: Evaluation) -> int:
     """Calls of a server tool no price covers: which task's is not published, so only the
     workload's totals show them (as `checks.evaluate` opens every cost gate above)."""
-    return sum(f.count for f in ev.findings if f.code == UNPRICED_SERVER_TOOLS)
+    return ev.metrics.unpriced_calls
 
 
 def _open_calls(ev: Evaluation) -> int:

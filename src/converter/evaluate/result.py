@@ -144,6 +144,9 @@ class Metrics(Closed):
     usage_incomplete_calls: Count
     # Of those, the calls that recorded no input: no high end above bounds their cost.
     unbounded_calls: Count = 0
+    # Calls of a server tool no price covers (UNPRICED_SERVER_TOOLS, the bundles' finding): no
+    # cost counts their requests, and which task's they are is not published.
+    unpriced_calls: Count = 0
     cache_read_tokens: Count
     input_tokens_total: Count
     cost_by_agent_type: dict[AgentTypeKey, Span]
