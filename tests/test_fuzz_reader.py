@@ -360,9 +360,8 @@ def test_property_a_line_too_long_is_one_refusal_and_the_rest_read_as_before(
     whole = list(iter_lines(io.BytesIO(raw), Digest()))
     digest = Digest()
     bounded = list(iter_lines(bounded_lines(io.BytesIO(raw), limit), digest))
-    # a line of `limit` bytes or more with its newline (the last one without: as long) is
-    # too long; one just at the limit without a newline is too, never parsed
-    long = {n for n, line in enumerate(lines, 1) if len(line) + 1 > limit}
+    # a line of more than `limit` bytes before its newline (or the file's end) is too long
+    long = {n for n, line in enumerate(lines, 1) if len(line) > limit}
     expected = [(n, BadLine("CC-LINE-TOO-LONG", n) if n in long else item) for n, item in whole]
     assert bounded == expected
     assert (digest.size, digest.sha256) == (len(raw), hashlib.sha256(raw).hexdigest())
@@ -374,3 +373,40 @@ def test_property_a_document_past_the_limit_is_bound_not_held(size: int, limit: 
     data, digest = read_bounded(io.BytesIO(raw), limit)
     assert data == (raw if size <= limit else None)
     assert (digest.size, digest.sha256) == (size, hashlib.sha256(raw).hexdigest())
+
+
+@given(
+    lengths=st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=6),
+    limit=st.integers(min_value=2, max_value=24),
+    cut=st.floats(min_value=0, max_value=1),
+)
+def test_property_a_file_read_as_it_was_when_opened_reads_as_its_copy_then(
+    lengths: list[int], limit: int, cut: float
+) -> None:
+    """A transcript being appended to is read up to its size when opened (`bounded_lines`'s
+    `size`): exactly as a copy of those bytes reads, a line too long to read included (a
+    review: the cut was judged on bytes past it, and a mutant marking every piece a line's
+    start passed)."""
+    raw = b"".join(b'{"k":"' + b"x" * n + b'"}\n' for n in lengths)
+    size = int(len(raw) * cut)
+    copy, live = Digest(), Digest()
+    expected = list(iter_lines(bounded_lines(io.BytesIO(raw[:size]), limit), copy))
+    got = list(iter_lines(bounded_lines(io.BytesIO(raw), limit, size), live))
+    assert got == expected
+    assert (live.size, live.sha256) == (copy.size, copy.sha256) == (size, _sha(raw[:size]))
+
+
+@given(limit=st.integers(min_value=2, max_value=24), lines=st.integers(min_value=1, max_value=3))
+def test_property_a_wide_text_whose_first_line_is_too_long_is_still_one_utf16(
+    limit: int, lines: int
+) -> None:
+    """A review: a UTF-16 file whose first line passed the limit was TOO-LONG, TOO-LONG, TORN."""
+    raw = ("\n".join(['{"key":"' + "v" * 40 + '"}'] * lines) + "\n").encode("utf-16")
+    digest = Digest()
+    items = list(iter_lines(bounded_lines(io.BytesIO(raw), limit), digest))
+    assert [(n, getattr(i, "code", None)) for n, i in items] == [(1, "CC-LINE-UTF16")]
+    assert (digest.size, digest.sha256) == (len(raw), _sha(raw))
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -13,7 +13,7 @@ import os
 import struct
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO
 
 import msgspec
 
@@ -24,7 +24,6 @@ from converter.sources.jsonl import (
     BadLine,
     CutRecord,
     Digest,
-    LongPiece,
     bounded_lines,
     iter_lines,
 )
@@ -48,22 +47,6 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     turns: dict[int, str] = msgspec.field(default_factory=dict)
 
 
-def _up_to(stream: BinaryIO, size: int) -> Iterator[bytes]:
-    """The file's lines as it was when opened: its first `size` bytes. Claude Code appends to a
-    live session; a line half written when the reader reached it would else be read in two
-    parts (a torn line, then its rest as a line of invalid JSON, every line after it numbered
-    one too many), and the digest would bind bytes that were never the file at one moment.
-    A line too long to read comes in pieces (`bounded_lines`)."""
-    left = size
-    for raw in bounded_lines(stream):
-        if len(raw) >= left:
-            if left:  # a piece of a line too long to read stays one (a slice is plain bytes)
-                yield LongPiece.of(raw[:left], raw.first) if type(raw) is LongPiece else raw[:left]
-            return
-        left -= len(raw)
-        yield raw
-
-
 def read_transcript(
     path: Path, trimmer: Trimmer | None = None, request_ids: bool = False
 ) -> FileReading:
@@ -84,7 +67,7 @@ def read_transcript(
     try:
         with path.open("rb") as stream:
             size = os.fstat(stream.fileno()).st_size
-            for number, item in iter_lines(_up_to(stream, size), digest, torn.split):
+            for number, item in iter_lines(bounded_lines(stream, size=size), digest, torn.split):
                 if trimmer is not None:
                     trimmer.read(digest.size - counted)
                     counted = digest.size

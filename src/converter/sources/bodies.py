@@ -32,7 +32,15 @@ from pathlib import Path
 from typing import BinaryIO
 
 from converter.errors import Problem
-from converter.sources.jsonl import BadLine, Digest, JSONObject, bounded_lines, iter_lines
+from converter.sources.jsonl import (
+    BadLine,
+    Digest,
+    JSONObject,
+    LongPiece,
+    Piece,
+    bounded_lines,
+    iter_lines,
+)
 from converter.sources.tree import SourceFile, TreeLayout, entry_kind
 
 INDEX_NAME = "index.jsonl"
@@ -78,13 +86,13 @@ class _Tap:
     """The raw lines of a stream as `iter_lines` takes them, the last one kept: the exact bytes
     of the line it has just yielded."""
 
-    def __init__(self, stream: Iterable[bytes]) -> None:
+    def __init__(self, stream: Iterable[Piece]) -> None:
         self.stream = stream
         self.last = b""
 
-    def __iter__(self) -> Iterator[bytes]:
+    def __iter__(self) -> Iterator[Piece]:
         for raw in self.stream:
-            self.last = raw
+            self.last = raw.data if isinstance(raw, LongPiece) else raw
             yield raw
 
 

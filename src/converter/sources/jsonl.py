@@ -16,6 +16,7 @@ can be a float (records.py refuses it there), and content it skips is not judged
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator
@@ -49,30 +50,46 @@ def wide_text(start: bytes) -> bool:
 MAX_LINE = 128 << 20
 
 
-class LongPiece(bytes):
-    """A piece, at most MAX_LINE bytes, of a line longer than that (`bounded_lines`): hashed,
-    never parsed. `first` on the piece that starts the line."""
+@dataclass(frozen=True, slots=True)
+class LongPiece:
+    """A piece of a line longer than MAX_LINE, its line end not counted (`bounded_lines`):
+    hashed, never parsed. `first` on the piece that starts the line. Not a bytes subclass:
+    wrapping a piece copies nothing."""
 
+    data: bytes
     first: bool
 
-    @classmethod
-    def of(cls, raw: bytes, first: bool) -> LongPiece:
-        piece = cls(raw)
-        piece.first = first
-        return piece
+
+Piece = bytes | LongPiece
+_REST = 1 << 20
 
 
-def bounded_lines(stream: BinaryIO, limit: int = MAX_LINE) -> Iterator[bytes]:
-    """A binary file's lines, as iterating it gives them, except that a line longer than
-    `limit` comes as LongPieces of at most `limit` bytes: memory stays bounded by `limit`."""
+def bounded_lines(
+    stream: BinaryIO, limit: int | None = None, size: int | None = None
+) -> Iterator[Piece]:
+    """A binary file's lines, as iterating it gives them, except that a line of more than
+    `limit` bytes (MAX_LINE) before its `\n` comes as LongPieces: its first `limit + 1`
+    bytes, then pieces of a MiB at most. Memory stays bounded by `limit`.
+
+    `size`: read only the file's first `size` bytes, as it was when opened. Claude Code appends
+    to a live session; a line half written when the reader reached it would else be read in
+    two parts (a torn line, then its rest as a line of invalid JSON, every line after it
+    numbered one too many), and the digest would bind bytes that were never the file at one
+    moment. A line the cut leaves at `limit` bytes or fewer is read as any line cut short."""
     readline = stream.readline
-    while raw := readline(limit):
-        if len(raw) < limit or raw.endswith(b"\n"):
+    if limit is None:
+        limit = MAX_LINE
+    cap = limit + 1  # a line of `limit` bytes and its newline is read whole
+    left = (1 << 62) if size is None else size
+    while left > 0 and (raw := readline(cap if left > cap else left)):
+        left -= len(raw)
+        if len(raw) <= limit or raw.endswith(b"\n"):
             yield raw
             continue
-        yield LongPiece.of(raw, first=True)
-        while raw := readline(limit):
-            yield LongPiece.of(raw, first=False)
+        yield LongPiece(raw, first=True)
+        while left > 0 and (raw := readline(_REST if left > _REST else left)):
+            left -= len(raw)  # the rest in small pieces: only the first is large
+            yield LongPiece(raw, first=False)
             if raw.endswith(b"\n"):
                 break
 
@@ -271,18 +288,18 @@ _MAYBE_CUT = frozenset({"CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8"})
 
 @overload
 def iter_lines(
-    stream: Iterable[bytes], digest: Digest, cuts: None = None
+    stream: Iterable[Piece], digest: Digest, cuts: None = None
 ) -> Iterator[tuple[int, JSONObject | BadLine]]: ...
 
 
 @overload
 def iter_lines(
-    stream: Iterable[bytes], digest: Digest, cuts: Callable[[bytes], Cut | None]
+    stream: Iterable[Piece], digest: Digest, cuts: Callable[[bytes], Cut | None]
 ) -> Iterator[tuple[int, JSONObject | BadLine | CutRecord]]: ...
 
 
 def iter_lines(
-    stream: Iterable[bytes], digest: Digest, cuts: Callable[[bytes], Cut | None] | None = None
+    stream: Iterable[Piece], digest: Digest, cuts: Callable[[bytes], Cut | None] | None = None
 ) -> Iterator[tuple[int, JSONObject | BadLine | CutRecord]]:
     """Yield (line number, object or BadLine) for each non-blank line; fill `digest` at the end.
 
@@ -297,23 +314,25 @@ def iter_lines(
     digest.size = 0
     lines = iter(stream)
     for raw in lines:
-        if type(raw) is LongPiece:  # bound as it is, not read (MAX_LINE)
-            hasher.update(raw)
-            digest.size += len(raw)
+        if isinstance(raw, LongPiece):  # bound as it is, not read (MAX_LINE)
+            if number == 0 and wide_text(raw.data):
+                yield 1, BadLine("CC-LINE-UTF16", 1)
+                _bind_rest(hasher, digest, raw, lines)
+                break
+            hasher.update(raw.data)
+            digest.size += len(raw.data)
             if raw.first:
                 number += 1
                 yield number, BadLine("CC-LINE-TOO-LONG", number)
             continue
         number += 1
-        hasher.update(raw)
-        digest.size += len(raw)  # kept current: a caller may pace work by bytes read
         body = raw
         if number == 1 and wide_text(raw):
             yield number, BadLine("CC-LINE-UTF16", number)
-            for rest in lines:  # bound as it is, not read as lines
-                hasher.update(rest)
-                digest.size += len(rest)
+            _bind_rest(hasher, digest, raw, lines)
             break
+        hasher.update(raw)
+        digest.size += len(raw)  # kept current: a caller may pace work by bytes read
         if number == 1 and body.startswith(_BOM):
             body = body[len(_BOM) :]
         complete = body.endswith(b"\n")
@@ -341,6 +360,14 @@ def iter_lines(
         torn = not complete and _cut_short(body, parsed.code)
         yield number, BadLine("CC-LINE-TORN" if torn else parsed.code, number)
     digest.sha256 = hasher.hexdigest()
+
+
+def _bind_rest(hasher: Any, digest: Digest, first: Piece, lines: Iterator[Piece]) -> None:
+    """A file not read as lines (CC-LINE-UTF16) is still bound: every byte hashed."""
+    for piece in itertools.chain((first,), lines):
+        data = piece.data if isinstance(piece, LongPiece) else piece
+        hasher.update(data)
+        digest.size += len(data)
 
 
 def cut_short(data: bytes) -> bool:

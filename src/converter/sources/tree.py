@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from converter.errors import Problem
+from converter.sources.jsonl import LongPiece, bounded_lines
 
 Role = Literal[
     "parent",
@@ -412,7 +413,11 @@ def sessions_named_inside(path: Path) -> set[str] | None:
     found: set[str] = set()
     try:
         with path.open("rb") as stream:
-            for line in stream:
+            # a piece at a time, as the readers read (a review: a gigabyte with no newline
+            # took twice its size in memory); an id across two pieces of a line too long to
+            # read is missed, and that line is refused when the file is read
+            for piece in bounded_lines(stream):
+                line = piece.data if isinstance(piece, LongPiece) else piece
                 found.update(m.decode("ascii") for m in _SESSION_FIELD.findall(line))
     except OSError:
         return None
