@@ -1625,6 +1625,31 @@ def test_a_call_that_recorded_no_input_leaves_no_high_bound(tmp_path: Path, cli:
     assert "no bound" not in complete
 
 
+def test_a_call_without_input_of_a_model_the_card_does_not_price_is_spend_in_no_figure(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A walkthrough: a gateway model's stubs that recorded no input made the workload
+    INCOMPLETE in evaluate, while their scan row said only "nothing priced" (the no-input
+    count is of the calls the card prices). The row says `[spend in no figure]` for them."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", tmp_path / "projects")
+    lines = tree.parent.read_bytes().splitlines(keepends=True)
+    last = json.loads(lines[8])
+    last["message"]["stop_reason"] = None
+    last["message"]["model"] = "MiniMax-M2.7"  # no card prices it
+    last["message"]["usage"] = {"input_tokens": 0, "output_tokens": 3}
+    lines[8] = json.dumps(last).encode() + b"\n"
+    tree.parent.write_bytes(b"".join(lines))
+    card = ("--price-card", "anthropic-2026-12")
+    figures = cli("scan", str(tmp_path / "projects"), "--jobs", "1", "--json", *card).json()
+    (row,) = figures["sessions"]
+    assert row["cost"]["model_calls_unbounded"] == 0  # no figure holds the call
+    assert row["cost"]["spend_left_out"] == ["CC-REC-USAGE-INCOMPLETE-NO-INPUT"]
+    shown = cli("scan", str(tmp_path / "projects"), "--jobs", "1", *card)
+    assert "[spend in no figure]" in shown.out, shown.out
+
+
 def test_a_call_of_a_model_with_no_max_output_on_the_card_is_in_the_scan_with_no_high_end(
     tmp_path: Path, cli: Any
 ) -> None:

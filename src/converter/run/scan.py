@@ -91,6 +91,8 @@ MAX_JOBS = 64
 CallCost = tuple[Decimal, Decimal, bool, str]
 _NUMBERS = ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents")
 
+_NO_INPUT = "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
+
 
 def default_projects_dir() -> Path | None:
     """`$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`; None with no home folder."""
@@ -457,7 +459,13 @@ def inspect_part(
 
             found = estimate(cross(account, pseudo), card, each=True)
             cost = _cost(found)
-            cost["spend_left_out"] = sorted(SPEND_LEFT_OUT & set(account.findings))
+            left_out = set(SPEND_LEFT_OUT & account.findings.keys())
+            # calls that recorded no input, of a model the card does not price: in no figure,
+            # and each keeps evaluate's cost gates open (a walkthrough: the row said only
+            # "nothing priced", and the workload came back INCOMPLETE for them)
+            if account.findings[_NO_INPUT] > found.unbounded_calls:
+                left_out.add(_NO_INPUT)
+            cost["spend_left_out"] = sorted(left_out)
             each = found.by_event or {}
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
