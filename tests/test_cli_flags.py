@@ -967,7 +967,7 @@ def test_a_folder_given_as_a_bundle_is_named_by_its_place(cli: Any, tmp_path: Pa
         "evaluate", "--bundle", str(tmp_path / "a.json"), "--bundle", str(tmp_path / "folder")
     )
     assert result.code == 2
-    assert "BUNDLE-UNREADABLE [bundle 1 of 2]" in result.err  # a.json does not exist
+    assert "BUNDLE-UNREADABLE [bundle 1 of 2: no such file]" in result.err  # a.json does not exist
     # Was BUNDLE-UNREADABLE, "check the path and permissions", for a folder too (a new user's
     # first try at a week's bundles): said as what it is, with the way to give them.
     assert "BUNDLE-IS-FOLDER [bundle 2 of 2]" in result.err

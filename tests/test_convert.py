@@ -2853,3 +2853,29 @@ def test_a_price_written_with_an_exponent_in_a_string_says_what_a_decimal_is(
     assert result.code == 2
     assert 'an optional point ("40", "0.30"), or a number)]' in result.err
     assert "/tiers/0/input (expected: a decimal string of digits" in result.err
+
+
+@pytest.mark.parametrize("option", ["--policy", "--contract"])
+def test_an_input_with_nothing_at_its_path_is_said_so(
+    option: str, cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough ran the README's `--policy contracts/examples/...` from outside the clone:
+    told only "could not be read, or is not valid strict JSON". Nothing at the path is said as
+    such (the path itself never is); a file that is there and unreadable is not."""
+    parent = str(fixture_parent("synthetic_tree"))
+    if option == "--policy":
+        args = ["--template", str(tmp_path / "t.json"), "--policy"]
+        code = "CONTRACT-POLICY-FILE-UNREADABLE"
+    else:
+        args = ["--out", str(tmp_path / "b.json"), "--contract"]
+        code = "CONTRACT-UNREADABLE"
+    missing = cli("convert", "--in", parent, *args, str(tmp_path / "nothere.json"))
+    assert missing.code == 2
+    assert f"refused: {code} [no such file]:" in missing.err
+    assert "nothere" not in missing.err
+    fifo = tmp_path / "fifo.json"  # there, and no regular file: refused unopened
+    os.mkfifo(fifo)
+    there = cli("convert", "--in", parent, *args, str(fifo))
+    assert there.code == 2
+    assert f"refused: {code}:" in there.err
+    assert "no such file" not in there.err

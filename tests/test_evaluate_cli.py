@@ -584,7 +584,7 @@ def test_every_failing_bundle_is_named_by_position(cli: Any, tmp_path: Path) -> 
     assert refused.code == 2
     lines = refused.err.splitlines()
     assert lines[0].startswith("refused: BUNDLE-NOT-A-BUNDLE [bundle 2 of 3]:")
-    assert lines[1].startswith("refused: BUNDLE-UNREADABLE [bundle 3 of 3]:")
+    assert lines[1].startswith("refused: BUNDLE-UNREADABLE [bundle 3 of 3: no such file]:")
     assert len(lines) == 2
     # A tampered bundle exits 5 even after a broken one: the broken one cannot hide it.
     both = cli("evaluate", "--bundle", str(empty), "--bundle", str(tampered))
@@ -1052,7 +1052,7 @@ def test_limits_are_said_with_the_other_bundles_refusals(cli: Any, tmp_path: Pat
     assert "EVAL-POLICY-MISMATCH [bundle 1 of 2: policy/min_tasks differs from --policy]" in (
         result.err
     )
-    assert "BUNDLE-UNREADABLE [bundle 2 of 2]" in result.err
+    assert "BUNDLE-UNREADABLE [bundle 2 of 2: no such file]" in result.err
 
 
 def test_a_tampered_bundle_is_a_mismatch_whatever_the_policy_file(cli: Any, tmp_path: Path) -> None:

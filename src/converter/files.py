@@ -38,6 +38,10 @@ def read_regular(path: Path, limit: int | None) -> tuple[bytes, os.stat_result]:
         return stream.read() if limit is None else stream.read(limit + 1), opened
 
 
+# Where a refusal of an input is, when nothing is at its path: the path itself is never said.
+NO_FILE = "no such file"
+
+
 def read_input(
     path: Path,
     code: str,
@@ -53,6 +57,10 @@ def read_input(
     `folder`, a folder given for the file is refused with that code."""
     try:
         data, _ = read_regular(path, at_most)
+    except FileNotFoundError:  # the commonest slip, said as such (a walkthrough: "could not
+        # be read, or is not valid strict JSON" for a path typed from the wrong folder)
+        where = None if code.endswith("-MISSING") else NO_FILE  # the code says it already
+        raise Refused([Problem(code, where=where)]) from None
     except (NotRegular, OSError, ValueError):  # ValueError: a NUL in the path
         if folder is not None and _is_folder(path):
             raise Refused([Problem(folder)]) from None
