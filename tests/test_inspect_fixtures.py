@@ -486,3 +486,34 @@ def test_the_price_card_figure_says_how_much_of_its_width_is_incomplete_calls(
     width = f"${expected.quantize(Decimal('0.0001')):,}"
     assert f"width: {width} of it is in 1 usage-incomplete call, whose output" in text, text
     assert f"({model} {limit:,})" in text
+
+
+def test_a_card_estimate_says_how_it_priced_cache_writes_with_no_split(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough: the low end priced unsplit cache writes at the 5m rate, said nowhere,
+    and the contract's "1h" then came out above it. The estimate says how it took them."""
+    from tests.damage import copy_tree
+
+    card = ("--price-card", "anthropic-2026-12")
+    split = cli("inspect", "--in", str(fixture_parent("synthetic_tree")), *card)
+    assert split.code == 0, split.err
+    assert "unsplit:" not in split.out  # every write has its split
+    tree = copy_tree("synthetic_tree", tmp_path / "projects")
+    edited = 0
+    for path in [tree.parent, *tree.parent.with_suffix("").rglob("*.jsonl")]:  # copies too
+        lines = path.read_bytes().splitlines(keepends=True)
+        for i, raw in enumerate(lines):
+            record = json.loads(raw)
+            message = record.get("message")
+            usage = message.get("usage") if isinstance(message, dict) else None
+            if isinstance(usage, dict) and usage.get("cache_creation_input_tokens"):
+                usage.pop("cache_creation", None)
+                lines[i] = json.dumps(record).encode() + b"\n"
+                edited += 1
+        path.write_bytes(b"".join(lines))
+    assert edited
+    shown = cli("inspect", "--in", str(tree.parent), *card)
+    assert shown.code == 0, shown.err
+    assert "    unsplit: " in shown.out
+    assert "at the 5m rate in the low end and the 1h rate in the high" in shown.out

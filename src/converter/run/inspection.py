@@ -291,6 +291,15 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"  auxiliary calls: {said} ({_AUXILIARY[said]})")
     if "card_cost" in report:
         lines += _cost_lines(report["card_cost"])
+        unsplit = u["cache_creation_unsplit_input_tokens"]
+        if unsplit and report["card_cost"]["model_calls_priced"]:
+            # a walkthrough: the low end took the 5m rate for them, said nowhere, and its
+            # contract's "1h" (as the docs advise) came out above scan's low end
+            lines.append(
+                f"    unsplit: {counted(unsplit, 'cache-write token')} with no 5m/1h split are "
+                "priced at the 5m rate in the low end and the 1h rate in the high; a "
+                "contract's unsplit_cache_write_rule picks one (Claude Code writes mostly 1h)"
+            )
     if report["findings"]:
         lines.append("Findings (recorded, not refusals):")
         lines += [
