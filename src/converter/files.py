@@ -59,7 +59,7 @@ def read_input(
         data, _ = read_regular(path, at_most)
     except FileNotFoundError:  # the commonest slip, said as such (a walkthrough: "could not
         # be read, or is not valid strict JSON" for a path typed from the wrong folder)
-        where = None if code.endswith("-MISSING") else NO_FILE  # the code says it already
+        where = None if empty_is_missing else NO_FILE  # a code for "missing" says it already
         raise Refused([Problem(code, where=where)]) from None
     except (NotRegular, OSError, ValueError):  # ValueError: a NUL in the path
         if folder is not None and _is_folder(path):

@@ -320,9 +320,9 @@ def render_text(ev: Evaluation) -> str:
             else ""
         )
         + (
-            f" (without the requests of {counted(_unpriced_calls(ev), 'call')} to a server "
+            f" (without the requests of {counted(m.unpriced_calls, 'call')} to a server "
             "tool no price covers)"
-            if _unpriced_calls(ev)
+            if m.unpriced_calls
             else ""
         ),
         *_spend_lines(ev),
@@ -393,15 +393,11 @@ def _costliest_rows(ev: Evaluation, columns: list[Column]) -> list[str]:
     return _within(rows, MARKDOWN_TASK_ROWS, MARKDOWN_TASK_BYTES)
 
 
-def _unpriced_calls(ev: Evaluation) -> int:
-    """Calls of a server tool no price covers: which task's is not published, so only the
-    workload's totals show them (as `checks.evaluate` opens every cost gate above)."""
-    return ev.metrics.unpriced_calls
-
-
 def _open_calls(ev: Evaluation) -> int:
-    """Calls that leave the workload's total cost with no high end."""
-    return ev.metrics.unbounded_calls + _unpriced_calls(ev)
+    """Calls that leave the workload's total cost with no high end: those that recorded no
+    input, and those of a server tool no price covers (which task's is not published, so only
+    the workload's totals show them)."""
+    return ev.metrics.unbounded_calls + ev.metrics.unpriced_calls
 
 
 def _model_rows(ev: Evaluation) -> list[list[str]]:

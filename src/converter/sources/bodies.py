@@ -36,10 +36,10 @@ from converter.sources.jsonl import (
     BadLine,
     Digest,
     JSONObject,
-    LongPiece,
     Piece,
     bounded_lines,
     iter_lines,
+    piece_bytes,
 )
 from converter.sources.tree import SourceFile, TreeLayout, entry_kind
 
@@ -92,7 +92,7 @@ class _Tap:
 
     def __iter__(self) -> Iterator[Piece]:
         for raw in self.stream:
-            self.last = raw.data if isinstance(raw, LongPiece) else raw
+            self.last = piece_bytes(raw)
             yield raw
 
 

@@ -61,6 +61,13 @@ class LongPiece:
 
 
 Piece = bytes | LongPiece
+
+
+def piece_bytes(piece: Piece) -> bytes:
+    """The bytes a piece holds, of a line read whole or of one too long to read."""
+    return piece.data if isinstance(piece, LongPiece) else piece
+
+
 _REST = 1 << 20
 
 
@@ -365,7 +372,7 @@ def iter_lines(
 def _bind_rest(hasher: Any, digest: Digest, first: Piece, lines: Iterator[Piece]) -> None:
     """A file not read as lines (CC-LINE-UTF16) is still bound: every byte hashed."""
     for piece in itertools.chain((first,), lines):
-        data = piece.data if isinstance(piece, LongPiece) else piece
+        data = piece_bytes(piece)
         hasher.update(data)
         digest.size += len(data)
 

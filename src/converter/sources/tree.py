@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Literal
 
 from converter.errors import Problem
-from converter.sources.jsonl import LongPiece, bounded_lines
+from converter.sources.jsonl import bounded_lines, piece_bytes
 
 Role = Literal[
     "parent",
@@ -417,8 +417,7 @@ def sessions_named_inside(path: Path) -> set[str] | None:
             # took twice its size in memory); an id across two pieces of a line too long to
             # read is missed, and that line is refused when the file is read
             for piece in bounded_lines(stream):
-                line = piece.data if isinstance(piece, LongPiece) else piece
-                found.update(m.decode("ascii") for m in _SESSION_FIELD.findall(line))
+                found.update(m.decode("ascii") for m in _SESSION_FIELD.findall(piece_bytes(piece)))
     except OSError:
         return None
     return {sid for sid in found if SESSION_ID.fullmatch(sid)}
