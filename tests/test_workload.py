@@ -189,6 +189,36 @@ def test_bundles_naming_other_cards_are_one_workload_when_their_prices_agree() -
     assert _card_id(_card_ids([HEAD])) == "none"
 
 
+def test_a_contracts_own_price_is_a_cards_only_at_the_cards_value() -> None:
+    """A walkthrough: a contract naming no card priced a model at 100x, and beside a bundle
+    whose card merely lists that model the report dropped the "(the contract's own prices, not
+    a card's)" mark and `digests.own_prices`. A price is another card's only where that card
+    states the same value; what the card does not state alike stays the contract's."""
+    from converter.evaluate.inputs import OwnBound, OwnPrice
+    from converter.pricing.card import load_price_card
+    from converter.run.workload import _owns
+
+    card = load_price_card("anthropic-2026-11")
+    named = _other_session(HEAD, price_card=card.ref())
+    assert HEAD.pricing is not None and HEAD.receipt.price_card is None
+    opus = HEAD.pricing.models["claude-opus-4-8"]
+    assert opus.tiers == card.models["claude-opus-4-8"].tiers
+    mine = OwnBound(model="claude-opus-4-8", max_output_tokens=64000)
+    assert card.models["claude-opus-4-8"].max_output_tokens != 64000
+    assert _owns([HEAD]) == ((OwnPrice(model="claude-opus-4-8"),), ())
+    # the card's tiers: the card's prices, but the contract's 64,000 for the card's 128,000
+    assert _owns([HEAD, named]) == ((), (mine,))
+    dear = opus.tiers[0].model_copy(update={"output": opus.tiers[0].output * 100})
+    costly = _priced(HEAD, models={"claude-opus-4-8": opus.model_copy(update={"tiers": (dear,)})})
+    # (the named bundle's contract too chose 64,000 for its card's 128,000)
+    assert _owns([costly, named]) == ((OwnPrice(model="claude-opus-4-8"),), (mine,))
+    assert _owns([named, costly]) == _owns([costly, named])
+    fast = dict(opus.contexts) | {"standard|fast|not_available": Decimal(6)}
+    quick = _priced(HEAD, models={"claude-opus-4-8": opus.model_copy(update={"contexts": fast})})
+    own = OwnPrice(model="claude-opus-4-8", context="standard|fast|not_available")
+    assert _owns([quick, named]) == ((own,), (mine,))
+
+
 def test_a_mixed_workload_report_says_which_card_each_bundle_named() -> None:
     """Was `price card: mixed` alone: the report no longer said which card priced which bundle."""
     from converter.evaluate import render_markdown, render_text

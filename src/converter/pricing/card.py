@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from functools import cache
 from importlib import resources
@@ -354,6 +354,45 @@ def own_bounds(pricing: PricingClaims, ref: PriceCardRef | None) -> list[tuple[s
         if known is not None and bound is not None and bound != known.max_output_tokens:
             found.append((model, bound))
     return found
+
+
+def own_beside(
+    pricing: PricingClaims, ref: PriceCardRef | None, cards: Sequence[PriceCard]
+) -> tuple[list[tuple[str, str | None]], list[tuple[str, int]]]:
+    """`own_prices` and `own_bounds` of one bundle among others, less what one of the other
+    bundles' shipped `cards` states at the same value: that price is the card's in the whole
+    workload. A card listing the model at another price leaves it the contract's (a walkthrough:
+    a contract's 100x price lost its mark beside a bundle whose card listed the model). A model
+    a card prices alike keeps as its own the multipliers and the max_output_tokens no card
+    states alike."""
+    prices: dict[tuple[str, str | None], None] = {}
+    bounds = dict(own_bounds(pricing, ref))
+    for model, context in own_prices(pricing, ref):
+        entry = pricing.models[model]
+        alike = [c for c in cards if _states_alike(c, model, None, entry)]
+        if context is not None or not alike:
+            if not any(_states_alike(c, model, context, entry) for c in cards):
+                prices[(model, context)] = None
+            continue
+        for key in sorted(entry.contexts):
+            if not any(_states_alike(c, model, key, entry) for c in cards):
+                prices[(model, key)] = None
+        bound = entry.max_output_tokens
+        if bound is not None and all(c.models[model].max_output_tokens != bound for c in alike):
+            bounds[model] = bound
+    return list(prices), sorted(bounds.items())
+
+
+def _states_alike(card: PriceCard, model: str, context: str | None, entry: ModelPricing) -> bool:
+    """Whether `card` states `entry`'s price of `model` (its tiers, `context` None) or its
+    multiplier for `context`, at the same value."""
+    known = card.models.get(model)
+    if known is None:
+        return False
+    if context is None:
+        return not _tiers_differ(entry, known)
+    stated = context_multiplier(known, context)
+    return stated is not None and entry.contexts.get(context) == stated
 
 
 def card_states(card: PriceCard, model: str, context: str | None) -> bool:

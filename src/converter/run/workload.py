@@ -46,7 +46,7 @@ from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge, no_input_recorded
 from converter.limits import MONEY_SUMS
 from converter.pricing import shipped_cards
-from converter.pricing.card import card_states, own_bounds, own_prices, shipped_card_named
+from converter.pricing.card import own_beside, shipped_card_named
 from converter.pricing.model import PricingClaims
 from converter.text import counted
 from converter.vocabulary import hidden_kind_of
@@ -257,31 +257,24 @@ def _unshipped(ids: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({i for i in ids if i != "none" and i not in shipped}))
 
 
-def _own_prices(bundles: Sequence[BundleHead]) -> tuple[OwnPrice, ...]:
-    """Every bundle's prices its card does not state, once each, in the order found; less
-    those another bundle's card states (the bundles' prices agree, `_mismatches`: a price one
-    card states is that card's, in every bundle of the workload)."""
-    found: dict[tuple[str, str | None], None] = {}
-    for bundle in bundles:
-        if bundle.pricing is not None:  # a v1 bundle carries no prices
-            found.update(dict.fromkeys(own_prices(bundle.pricing, bundle.receipt.price_card)))
+def _owns(bundles: Sequence[BundleHead]) -> tuple[tuple[OwnPrice, ...], tuple[OwnBound, ...]]:
+    """Every bundle's prices and max_output_tokens its card does not state, once each, in the
+    order found; less those another bundle's card states at the same value (`own_beside`).
+    The bundles agree on every price two of them use (`_mismatches`), so a bound is one per
+    model."""
     named = {b.receipt.price_card for b in bundles}
     cards = [card for card in map(shipped_card_named, named) if card is not None]
-    return tuple(
-        OwnPrice(model=model, context=context)
-        for model, context in found
-        if not any(card_states(card, model, context) for card in cards)
-    )
-
-
-def _own_bounds(bundles: Sequence[BundleHead]) -> tuple[OwnBound, ...]:
-    """Every bundle's max_output_tokens its card states otherwise, once each by model (the
-    bundles of a workload agree on it, `_mismatches`)."""
-    found: dict[str, int] = {}
+    prices: dict[tuple[str, str | None], None] = {}
+    bounds: dict[str, int] = {}
     for bundle in bundles:
         if bundle.pricing is not None:  # a v1 bundle carries no prices
-            found.update(own_bounds(bundle.pricing, bundle.receipt.price_card))
-    return tuple(OwnBound(model=m, max_output_tokens=n) for m, n in sorted(found.items()))
+            own, bound = own_beside(bundle.pricing, bundle.receipt.price_card, cards)
+            prices.update(dict.fromkeys(own))
+            bounds.update(bound)
+    return (
+        tuple(OwnPrice(model=model, context=context) for model, context in prices),
+        tuple(OwnBound(model=m, max_output_tokens=n) for m, n in sorted(bounds.items())),
+    )
 
 
 def bundle_label(position: int, total: int) -> str | None:
@@ -602,6 +595,7 @@ def _digests(
 ) -> Digests:
     receipt = bundles[0].receipt
     cards = _card_ids(bundles)
+    own_prices, own_bounds = _owns(bundles)
     fixed: list[str] = []
     left: list[str] = []
     if required is not None:
@@ -614,8 +608,8 @@ def _digests(
         contract_sha256=tuple(b.receipt.contract_sha256 for b in bundles),
         price_card_id=_card_id(cards),
         price_card_ids=cards,
-        own_prices=_own_prices(bundles),
-        own_max_output_tokens=_own_bounds(bundles),
+        own_prices=own_prices,
+        own_max_output_tokens=own_bounds,
         unshipped_price_cards=_unshipped(cards),
         signed_by=signed_by,
         limits_required_by=required_by,
