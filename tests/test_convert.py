@@ -1970,6 +1970,41 @@ def test_a_dropped_labelled_task_with_calls_is_said_with_them(cli: Any, tmp_path
     assert "every claim is filled; check the dropped tasks (below), then" in result.out
 
 
+def test_another_sessions_contract_carries_its_claims_and_says_whose_it_is(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough: --from-contract with another session's contract exited 0 saying of each
+    of its labelled tasks "in the same session its calls are in other tasks now" and asked to
+    check them. Its pricing, policy and privacy still carry (a team's settings, chosen once);
+    its labels are another session's, and that is what is said."""
+    contract = _contract(cli, fixture_parent("rich_tree"), tmp_path)
+    old = read_json(contract)
+    old["claims"]["policy"]["min_tasks"] = 7
+    write_json(contract, old)
+    result = _carry(cli, fixture_parent("synthetic_tree"), contract, tmp_path)
+    assert result.code == 0, result.err
+    assert (
+        "notice: the --from-contract contract was made for another session (its inventory does "
+        "not bind this session's main transcript): its pricing, policy and privacy claims are carried, "
+        "none of its tasks' labels"
+    ) in result.err
+    assert "same session" not in result.out and "check the dropped tasks" not in result.out
+    dropped = [line for line in result.out.splitlines() if line.startswith("  dropped ")]
+    assert len(dropped) == len(old["claims"]["outcomes"]) > 0
+    assert any(
+        line.endswith(": another session's task, with a label, not carried") for line in dropped
+    )
+    again = read_json(tmp_path / "again.json")
+    assert again["claims"]["policy"]["min_tasks"] == 7
+    assert all(v is None for o in again["claims"]["outcomes"].values() for v in o.values())
+    # The session's own contract is not another session's: no notice.
+    (tmp_path / "own").mkdir()
+    mine = _contract(cli, fixture_parent("synthetic_tree"), tmp_path / "own")
+    (tmp_path / "again.json").unlink()
+    result = _carry(cli, fixture_parent("synthetic_tree"), mine, tmp_path)
+    assert result.code == 0 and "another session" not in result.err + result.out
+
+
 def test_an_excluded_task_that_now_has_calls_is_to_label_again(cli: Any, tmp_path: Path) -> None:
     """Was: the exclusion (an unanswered last prompt, `aborted`) was carried onto the task after
     it was answered, '0 labelled tasks changed' was said, and only convert --contract refused

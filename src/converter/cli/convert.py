@@ -238,7 +238,7 @@ def _template(
     review = None
     if carried is not None and carried.changed:
         review = "check the changed tasks' outcomes (below)"
-    elif carried is not None and carried.dropped_labelled:
+    elif carried is not None and carried.dropped_labelled and not carried.other_session:
         review = "check the dropped tasks (below)"
     _say_template(reading.canonical.counts, made.to_fill, review)
     if old is None:  # a carried bound is one its author already chose
@@ -320,6 +320,12 @@ def _say_bounds(bounds: tuple[tuple[str, int, int], ...]) -> None:
 
 
 def _say_carried(c: Carried, card: PriceCard | None) -> None:
+    if c.other_session:
+        tell(
+            "notice: the --from-contract contract was made for another session (its inventory does "
+            "not bind this session's main transcript): its pricing, policy and privacy claims are "
+            "carried, none of its tasks' labels"
+        )
     say(
         f"carried claims forward: {counted(len(c.dropped), 'task')} dropped, "
         f"{counted(len(c.new), 'new task')} to label, "
@@ -329,9 +335,11 @@ def _say_carried(c: Carried, card: PriceCard | None) -> None:
     )
     for task_id in c.dropped:
         calls = c.dropped_labelled.get(task_id)
-        if calls:
-            # Where its calls went is not known here: into another task (the task rule
-            # changed, as 0.4.8's did), or nowhere (the contract was another session's).
+        if calls and c.other_session:
+            say(f"  dropped {task_id}: another session's task, with a label, not carried")
+        elif calls:
+            # The same session: its calls went into another task (the task rule changed, as
+            # 0.4.8's did).
             say(
                 f"  dropped {task_id}: it had {counted(calls, 'model call')} and a label, not "
                 "carried; in the same session its calls are in other tasks now (a changed or "

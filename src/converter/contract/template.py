@@ -169,6 +169,9 @@ class Carried:
     repriced: list[str] = field(default_factory=list)
     # Prices of the user's own that differ from the card given: the template names no card
     own_prices_kept: bool = False
+    # The old contract binds none of this session's main transcript (`other_session`): its
+    # tasks are another session's, none carried; its pricing, policy and privacy are.
+    other_session: bool = False
 
 
 def carry_forward(template: Contract, old: Contract) -> tuple[Contract, Carried]:

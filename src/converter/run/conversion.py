@@ -22,6 +22,7 @@ from converter.contract.template import Carried, build_template, carry_forward
 from converter.contract.validate import (
     check_against_sources,
     file_differences,
+    other_session,
     own_problems,
     task_claims,
 )
@@ -192,6 +193,9 @@ def make_template(
     own_prices = False  # carried from a contract that named no card
     if old is not None:
         template, carried = carry_forward(template, old)
+        # (a walkthrough: another session's contract was carried as if this one had grown, and
+        # each of its labelled tasks was said to be in "the same session", its calls elsewhere)
+        carried = replace(carried, other_session=other_session(old.inventory, template.inventory))
         own_prices = old.claims.pricing.price_card is None
     # A card's name over prices that are not the card's: a shipped card is looked up by its
     # name, the card given (a file too) compared as it is.
