@@ -1436,9 +1436,9 @@ CODES: dict[str, CodeInfo] = {
         "Convert again once the sessions are idle, or with --provider-bodies if Claude Code "
         "wrote them (a call's response gives its final usage, unless it states no input "
         "either). A finished session whose gateway wrote such stubs, with no bodies (or "
-        "bodies of no input), has no bound on these calls' cost: no cost "
-        "gate can decide for it, and the decision stays INCOMPLETE while its bundle is in the "
-        "workload. The report's task table says `no bound` in the cost of each such task, with "
+        "bodies of no input), has no bound on these calls' cost: no cost gate can pass for it "
+        "(one that fails even at the low cost still fails), and the decision stays INCOMPLETE "
+        "while its bundle is in the workload. The report's task table says `no bound` in the cost of each such task, with "
         "its bundle's number.",
     ),
     "EVAL-SAMPLE-TOO-SMALL": _c(
