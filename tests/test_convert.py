@@ -1397,6 +1397,38 @@ def test_a_claim_problem_hides_no_missing_price(
     assert code in result.err
 
 
+def test_a_deleted_claim_or_price_is_said_to_be_missing_not_null(cli: Any, tmp_path: Path) -> None:
+    """A walkthrough: a claim field deleted by hand was "still null", and a model's deleted
+    `tiers` list five PRICE-NULL at `tiers/0/...`, paths the contract did not hold."""
+
+    tasks: list[str] = []
+
+    def edit(data: Any) -> None:
+        claims = data["claims"]
+        del claims["policy"]["min_tasks"]
+        claims["baseline"]["name"] = None  # a null as written: still null, said as before
+        tasks.append(next(iter(claims["outcomes"])))
+        del claims["outcomes"][tasks[0]]["acceptable"]
+        del claims["pricing"]["models"]["claude-opus-4-8"]["tiers"]
+        del claims["pricing"]["unsplit_cache_write_rule"]
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    said = [line for line in result.err.splitlines() if line.startswith("refused: ")]
+    missing = [line.split(": ")[1] for line in said if "(the field is missing)" in line]
+    task = tasks[0]
+    assert sorted(missing) == sorted(
+        [
+            "CONTRACT-CLAIM-NULL [claims/policy/min_tasks (the field is missing)]",
+            f"CONTRACT-CLAIM-NULL [claims/outcomes/{task}/acceptable (the field is missing)]",
+            "PRICE-NULL [claims/pricing/models/claude-opus-4-8/tiers (the field is missing)]",
+            "PRICE-NULL [claims/pricing/unsplit_cache_write_rule (the field is missing)]",
+        ]
+    )
+    assert any("CONTRACT-CLAIM-NULL [claims/baseline/name]" in line for line in said)
+    assert "tiers/0" not in result.err
+
+
 def test_a_refused_source_hides_no_contract_problem(cli: Any, tmp_path: Path) -> None:
     parent = _copy_tree("synthetic_tree", tmp_path)
     contract = _contract(cli, parent, tmp_path)
@@ -1988,7 +2020,8 @@ def test_another_sessions_contract_carries_its_claims_and_says_whose_it_is(
         "not bind this session's main transcript): its pricing, policy and privacy claims are carried, "
         "none of its tasks' labels"
     ) in result.err
-    assert "same session" not in result.out and "check the dropped tasks" not in result.out
+    assert "same session" not in result.out
+    assert "check the dropped tasks" not in result.out
     dropped = [line for line in result.out.splitlines() if line.startswith("  dropped ")]
     assert len(dropped) == len(old["claims"]["outcomes"]) > 0
     assert any(
@@ -2002,7 +2035,8 @@ def test_another_sessions_contract_carries_its_claims_and_says_whose_it_is(
     mine = _contract(cli, fixture_parent("synthetic_tree"), tmp_path / "own")
     (tmp_path / "again.json").unlink()
     result = _carry(cli, fixture_parent("synthetic_tree"), mine, tmp_path)
-    assert result.code == 0 and "another session" not in result.err + result.out
+    assert result.code == 0
+    assert "another session" not in result.err + result.out
 
 
 def test_an_excluded_task_that_now_has_calls_is_to_label_again(cli: Any, tmp_path: Path) -> None:

@@ -200,7 +200,8 @@ def test_a_contracts_own_price_is_a_cards_only_at_the_cards_value() -> None:
 
     card = load_price_card("anthropic-2026-11")
     named = _other_session(HEAD, price_card=card.ref())
-    assert HEAD.pricing is not None and HEAD.receipt.price_card is None
+    assert HEAD.pricing is not None
+    assert HEAD.receipt.price_card is None
     opus = HEAD.pricing.models["claude-opus-4-8"]
     assert opus.tiers == card.models["claude-opus-4-8"].tiers
     mine = OwnBound(model="claude-opus-4-8", max_output_tokens=64000)

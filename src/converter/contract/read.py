@@ -80,6 +80,10 @@ class ContractParts:
 
     # Each key of the contract as written, by its path: its place in its object (`key_places`).
     places: Mapping[tuple[Any, ...], int] = field(default_factory=dict)
+    # The claims' fields the schema has and the contract does not hold (deleted by hand: a
+    # template writes every field), of the parts that validated: their default is no value
+    # written, and a refusal says so (`_absent`).
+    absent: frozenset[tuple[Any, ...]] = frozenset()
 
     def where(self, *loc: Any) -> str:
         """`safe_path` of a path into the contract: a key the firewall does not let a message
@@ -142,6 +146,7 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         outcome_ids=outcome_ids,
         excluded_ids=excluded_ids,
         places=_task_places(outcome_ids, excluded_ids),
+        absent=_absent(claims, raw["claims"]),
     )
 
 
@@ -279,12 +284,41 @@ def _parts(
         None,
         **found,
         disabled_checks=names,
+        absent=_absent({n: found[n] for n in _CLAIMS}, claims)
+        if isinstance(claims, dict)
+        else frozenset(),
         raw_nulls=nulls,
         raw_pricing=claims.get("pricing") if isinstance(claims, dict) else None,
         outcome_ids=outcome_ids,
         excluded_ids=excluded_ids,
         places=places,
     )
+
+
+def _absent(parts: Mapping[str, Any], claims: Mapping[str, Any]) -> frozenset[tuple[Any, ...]]:
+    """Where a claim part that validated (None: it did not) has a field `claims`, as written,
+    does not hold: walked side by side, one step at a time (no recursion on input depth)."""
+    found: list[tuple[Any, ...]] = []
+    stack: list[tuple[Any, Any, tuple[Any, ...]]] = [
+        (part, claims[name], ("claims", name))
+        for name, part in parts.items()
+        if part is not None and name in claims
+    ]
+    while stack:
+        node, written, where = stack.pop()
+        if isinstance(node, BaseModel) and isinstance(written, dict):
+            for name in type(node).model_fields:
+                if name in written:
+                    stack.append((getattr(node, name), written[name], (*where, name)))
+                else:
+                    found.append((*where, name))
+        elif isinstance(node, dict) and isinstance(written, dict):
+            stack += [(v, written[k], (*where, k)) for k, v in node.items() if k in written]
+        elif isinstance(node, tuple) and isinstance(written, tuple):
+            stack += [
+                (v, w, (*where, i)) for i, (v, w) in enumerate(zip(node, written, strict=False))
+            ]
+    return frozenset(found)
 
 
 def _task_ids(raw: Any) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:

@@ -18,7 +18,7 @@ from converter.contract.read import ContractParts, safe_path, unknown_checks
 from converter.errors import CODES, Problem
 from converter.firewall.view import BoundFile, Task
 from converter.pricing.card import card_problems, partial_card_problems
-from converter.pricing.model import partial_problems, template_problems
+from converter.pricing.model import PricingProblem, partial_problems, template_problems
 
 
 def _nulls(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
@@ -43,12 +43,37 @@ def own_problems(parts: ContractParts) -> list[Problem]:
         parts.policy.disabled_checks if parts.policy is not None else parts.disabled_checks
     )
     if parts.pricing is not None:
-        problems += [p.as_problem() for p in template_problems(parts.pricing)]
+        problems += _as_written(parts, template_problems(parts.pricing))
         problems += card_problems(parts.pricing)
     else:
-        problems += [p.as_problem() for p in partial_problems(parts.raw_pricing)]
+        problems += _as_written(parts, partial_problems(parts.raw_pricing))
         problems += partial_card_problems(parts.raw_pricing)
     return problems
+
+
+# Beside a null claim or price whose field the contract does not hold at all (deleted by hand:
+# the template writes every field): "still null" would send the user looking for a null.
+MISSING = " (the field is missing)"
+
+
+def _missing(parts: ContractParts, loc: tuple[Any, ...]) -> str:
+    return MISSING if loc in parts.absent else ""
+
+
+def _as_written(parts: ContractParts, found: list[PricingProblem]) -> list[Problem]:
+    """The pricing problems as refusals, a field the contract does not hold said to be
+    missing; a model's deleted `tiers` once, not as each price of the one tier a model's entry
+    defaults to (a walkthrough: five PRICE-NULL at `tiers/0/...`, a list that was not there)."""
+    out: list[Problem] = []
+    for p in found:
+        loc = p.loc()
+        if p.tier is not None and _missing(parts, loc[:5]):
+            where = PricingProblem(code=p.code, model=p.model, field="tiers").where() + MISSING
+            if not any(q.where == where for q in out):
+                out.append(Problem(p.code, where=where))
+            continue
+        out.append(Problem(p.code, where=p.where() + _missing(parts, loc)))
+    return out
 
 
 def null_claims(parts: ContractParts) -> list[Problem]:
@@ -61,7 +86,7 @@ def null_claims(parts: ContractParts) -> list[Problem]:
     for section, value in sections:
         if value is not None:
             found += [
-                Problem("CONTRACT-CLAIM-NULL", where=safe_path(p))
+                Problem("CONTRACT-CLAIM-NULL", where=safe_path(p) + _missing(parts, p))
                 for p in sorted(_nulls(value, ("claims", section)), key=str)
             ]
     excluded = parts.excluded_tasks or {}
@@ -74,7 +99,7 @@ def null_claims(parts: ContractParts) -> list[Problem]:
         if task_id in excluded:
             continue
         found += [
-            Problem("CONTRACT-CLAIM-NULL", where=parts.where(*p))
+            Problem("CONTRACT-CLAIM-NULL", where=parts.where(*p) + _missing(parts, p))
             for p in sorted(_nulls(outcome, ("claims", "outcomes", task_id)), key=str)
         ]
     return found

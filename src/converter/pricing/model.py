@@ -222,6 +222,22 @@ class PricingProblem(Closed):
             parts.append(self.field)
         return "/".join(parts)
 
+    def loc(self) -> tuple[str | int, ...]:
+        """Its path in the contract as keys (names as written, the tier as an index), to
+        look up where the contract was read (`ContractParts.places`)."""
+        parts: list[str | int] = ["claims", "pricing"]
+        if self.model:
+            parts += ["models", self.model]
+            if self.context:
+                parts += ["contexts", self.context]
+            if self.tier is not None:
+                parts += ["tiers", self.tier]
+        elif self.tool:
+            parts += [self.section or "client_tools", self.tool]
+        if self.field:
+            parts.append(self.field)
+        return tuple(parts)
+
     def as_problem(self) -> Problem:
         """The refusal it is, located by `where`."""
         return Problem(self.code, where=self.where() or None)
