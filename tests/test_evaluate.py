@@ -1033,3 +1033,18 @@ def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
     assert said == [("runtime-caps", "EVAL-COST-UNBOUNDED"), ("runtime-caps", "EVAL-COST-UNPRICED")]
     assert both.metrics.unpriced_calls == 2
     assert json.loads(render_json(both))["metrics"]["unpriced_calls"] == 2
+    # An interval that straddles the limit beside them: both said at once (was: only the tool,
+    # and the straddle came to light once it was priced).
+    straddling = [make_task(0, 2, 12, incomplete=1), *(make_task(i) for i in (1, 2, 3))]
+    open_both = evaluate(make_workload(straddling, findings=unpriced))
+    said = [(r.check, r.code) for r in open_both.reasons if r.check == "runtime-caps"]
+    assert said == [
+        ("runtime-caps", "EVAL-COST-UNPRICED"),
+        ("runtime-caps", "EVAL-GATE-INDETERMINATE"),
+    ]
+    assert open_both.reasons[-1].text() == (
+        "runtime-caps: 1 usage-incomplete call leaves the trace cost per task between "
+        "$2.0000 and $12.0000 (limit $10.0000)"
+    )
+    priced = evaluate(make_workload(straddling))
+    assert {r.code for r in priced.reasons} == {"EVAL-GATE-INDETERMINATE"}

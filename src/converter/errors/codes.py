@@ -1422,7 +1422,8 @@ CODES: dict[str, CodeInfo] = {
         "other than web search and web fetch (CC-REC-SERVER-TOOL-UNPRICED): no version prices "
         "its requests, so every cost leaves them out and is a lower bound. The limit is shown "
         "to be met only without them, so the decision is INCOMPLETE; a cost gate that fails "
-        "still fails.",
+        "still fails. Where the interval of the priced calls already crosses the limit, "
+        "EVAL-GATE-INDETERMINATE is said beside it.",
         "Look up the provider's price for that tool and the requests those calls made: if the "
         "limit holds with them, decide by hand and record why; a newer agent-evidence may "
         "price the tool. Which task's calls they are is not published.",

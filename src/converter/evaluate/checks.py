@@ -366,6 +366,21 @@ def _indeterminate(
         )
     if unpriced:
         reasons.append(_reason("EVAL-COST-UNPRICED", info, m, unpriced_calls=unpriced, low=low))
+        if not no_input and not _passes(m.observed.at_high_cost, m.limit, m.comparison):
+            # Without stubs, the high end bounds every priced call: where it already misses the
+            # limit, usage-incomplete calls leave it open too, whatever the tool's price (a
+            # walkthrough: only the unpriced tool was said, and the straddle once it was priced).
+            low, high = m.observed.ordered() or (None, None)
+            reasons.append(
+                _reason(
+                    "EVAL-GATE-INDETERMINATE",
+                    info,
+                    m,
+                    usage_incomplete_calls=metrics.usage_incomplete_calls,
+                    low=low,
+                    high=high,
+                )
+            )
     return reasons
 
 
