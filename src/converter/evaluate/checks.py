@@ -341,22 +341,20 @@ def _indeterminate(
     then the calls of an unpriced server tool; each kind is said, in that order (a review:
     with both, only the first was, and the second came to light once it was mended)."""
     no_input, unpriced = unbounded
-    no_bound = not m.high_is_bound
-    # Unbounded: the values at low and at high cost, so named (net value falls as cost rises);
-    # straddling: the two ends in order, "between" them.
-    ends = (m.observed.at_low_cost, m.observed.at_high_cost)
-    low, high = ends if no_bound else m.observed.ordered() or (None, None)
-    if not no_bound:
-        return [
-            _reason(
-                "EVAL-GATE-INDETERMINATE",
-                info,
-                m,
-                usage_incomplete_calls=metrics.usage_incomplete_calls,
-                low=low,
-                high=high,
-            )
-        ]
+    # Straddling: the two ends in order, "between" them.
+    low, high = m.observed.ordered() or (None, None)
+    straddles = _reason(
+        "EVAL-GATE-INDETERMINATE",
+        info,
+        m,
+        usage_incomplete_calls=metrics.usage_incomplete_calls,
+        low=low,
+        high=high,
+    )
+    if m.high_is_bound:
+        return [straddles]
+    # Unbounded: the values at low and at high cost, so named (net value falls as cost rises).
+    low, high = m.observed.at_low_cost, m.observed.at_high_cost
     reasons = []
     if no_input:
         reasons.append(
@@ -366,21 +364,11 @@ def _indeterminate(
         )
     if unpriced:
         reasons.append(_reason("EVAL-COST-UNPRICED", info, m, unpriced_calls=unpriced, low=low))
-        if not no_input and not _passes(m.observed.at_high_cost, m.limit, m.comparison):
+        if not no_input and not _passes(high, m.limit, m.comparison):
             # Without stubs, the high end bounds every priced call: where it already misses the
             # limit, usage-incomplete calls leave it open too, whatever the tool's price (a
             # walkthrough: only the unpriced tool was said, and the straddle once it was priced).
-            low, high = m.observed.ordered() or (None, None)
-            reasons.append(
-                _reason(
-                    "EVAL-GATE-INDETERMINATE",
-                    info,
-                    m,
-                    usage_incomplete_calls=metrics.usage_incomplete_calls,
-                    low=low,
-                    high=high,
-                )
-            )
+            reasons.append(straddles)
     return reasons
 
 
