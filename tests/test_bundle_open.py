@@ -791,6 +791,21 @@ def test_a_tool_events_high_cost_edited_alone_is_refused() -> None:
     ]
 
 
+def test_a_tool_events_low_cost_edited_alone_is_refused() -> None:
+    """A mutation audit: comparing only a tool's `high` with its price survived; a tool priced
+    at 1 whose cost reads 0 – 1 would let evaluate's low-cost measures leave its calls out."""
+
+    def edit(body: dict[str, Any]) -> None:
+        body["pricing"]["client_tools"]["Read"] = "1"
+        for event in body["events"]:
+            if event.get("name") == "Read":
+                event["cost"] = {"low": "0.0000000000", "high": "1.0000000000"}
+
+    with pytest.raises(Refused) as raised:
+        open_bundle(_resealed(edit))
+    assert "BUNDLE-COST-MISMATCH" in {p.code for p in raised.value.problems}
+
+
 def test_a_receipts_usage_incomplete_count_is_checked() -> None:
     assert _codes_at(_set("receipt/counts/usage_incomplete_calls", 3)) == [
         ("BUNDLE-COUNT-MISMATCH", "receipt/counts/usage_incomplete_calls")

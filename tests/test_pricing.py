@@ -985,3 +985,15 @@ def test_the_card_estimate_prices_unsplit_cache_writes_both_ways() -> None:
     assert low.low < high.low  # the card's 1h write rate is above its 5m one
     got = estimate(acc, CARD)
     assert (got.low, got.high) == (low.low, high.high)
+    # A card file may state a 5m rate above the 1h one: the low end is the cheaper way, whichever
+    # it is (a mutation audit: taking the 5m way's low survived, the shipped cards agreeing).
+    opus = CARD.models["claude-opus-4-6"]
+    dear = opus.tiers[0].model_copy(update={"cache_write_5m": opus.tiers[0].cache_write_1h * 2})
+    swapped = CARD.model_copy(
+        update={
+            "models": {**CARD.models, "claude-opus-4-6": opus.model_copy(update={"tiers": (dear,)})}
+        }
+    )
+    turned = estimate(acc, swapped)
+    assert turned.low == high.low  # the 1h way, now the cheaper
+    assert turned.low < turned.high

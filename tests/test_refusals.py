@@ -1931,6 +1931,54 @@ def test_a_fragment_with_less_output_is_another_call(syn: Tree, cli: Any, tmp_pa
     expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A1_AGENT_LINE)
 
 
+def test_less_output_after_a_fragment_not_yet_ended_is_another_call(
+    syn: Tree, cli: Any, tmp_path: Path
+) -> None:
+    """A mutation audit: the test above covers a fragment after an ended one; after one with no
+    stop_reason yet, a later fragment with less output was merged into it (its spend lost)."""
+    out = syn.record("", A1_TEXT_LINE)["message"]["usage"]["output_tokens"]
+
+    def not_ended(obj: dict[str, Any]) -> None:
+        obj["message"]["stop_reason"] = None
+        obj["message"]["usage"].pop("iterations", None)
+
+    syn.edit_record("", A1_TEXT_LINE, not_ended)
+    syn.edit_record(
+        "", A1_AGENT_LINE, lambda o: o["message"]["usage"].update(output_tokens=out - 1)
+    )
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-MESSAGE-ID-REUSED", syn.label("parent", ""), A1_AGENT_LINE)
+
+
+def test_a_copy_one_token_above_the_final_output_disagrees(
+    syn: Tree, cli: Any, tmp_path: Path
+) -> None:
+    """A mutation audit: the boundary of a fork copy's output above its call's final output
+    was not pinned (one token more than final passed as a copy)."""
+    call = syn.record("", A1_AGENT_LINE)
+    assert syn.record(SYN_CHILD, 2)["message"]["id"] == call["message"]["id"]
+    final = call["message"]["usage"]["output_tokens"]
+    syn.edit_record(SYN_CHILD, 2, lambda o: o["message"]["usage"].update(output_tokens=final + 1))
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, "CC-REC-COPY-DISAGREE", syn.label("subagent", SYN_CHILD), 2)
+
+
+def test_a_stub_with_the_stated_output_may_be_the_stated_call(syn: Tree, cli: Any) -> None:
+    """A mutation audit: a streaming stub whose output equals what the Agent result states
+    could be that call; the boundary (`<=`) was untested, and `<` also said the child was cut
+    short (CC-REC-AGENT-USAGE-DISAGREE)."""
+    last = _child_calls(syn)[-1]
+
+    def stub(obj: dict[str, Any]) -> None:
+        obj["message"]["stop_reason"] = None  # every count as stated, not ended
+        del obj["message"]["usage"]["iterations"]
+
+    syn.edit_record(SYN_CHILD, last, stub)
+    found = _findings(syn, cli)
+    assert found.get("CC-REC-USAGE-INCOMPLETE") == 1
+    assert "CC-REC-AGENT-USAGE-DISAGREE" not in found
+
+
 def _no_input_stub(obj: dict[str, Any]) -> None:
     """A gateway's streaming stub: no input or cache counts recorded, no stop_reason."""
     obj["message"]["stop_reason"] = None
