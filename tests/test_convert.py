@@ -882,6 +882,36 @@ def test_a_bundle_or_report_never_replaces_a_contract(cli: Any, tmp_path: Path) 
     assert "OUT-REPLACES-EVIDENCE" in result.err
 
 
+def test_an_output_never_replaces_the_teams_policy_file_or_a_price_card(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough: `evaluate --report team.json` (meant: --policy) and `convert --out` over
+    the team's policy file or a copied price card replaced it, exit 0 or 2, without a word."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    bundle = tmp_path / "b.json"
+    assert _convert(cli, parent, contract, bundle).code == 0
+    team = tmp_path / "team.json"
+    team.write_text('{"policy": {"min_tasks": 20}, "baseline": {"name": "manual"}}')
+    card = tmp_path / "card.json"
+    card.write_bytes((ROOT / "src/converter/pricing/cards/anthropic-2026-12.json").read_bytes())
+    for target in (team, card):
+        before = target.read_bytes()
+        for args in (
+            ["evaluate", "--bundle", str(bundle), "--report", str(target)],
+            ["convert", "--in", str(parent), "--contract", str(contract), "--out", str(target)],
+            ["convert", "--in", str(parent), "--template", str(target), "--force"],
+        ):
+            result = cli(*args)
+            assert result.code == 2, (args, result.err)
+            assert "OUT-REPLACES-EVIDENCE" in result.err
+            assert target.read_bytes() == before
+    # Any other JSON is a report's to replace, as before.
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"policy": 1, "mine": true}')
+    assert cli("evaluate", "--bundle", str(bundle), "--report", str(notes)).code == 0
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import re
 import signal
@@ -165,8 +166,9 @@ _ENVELOPE = re.compile(rb'"payloadType"\s*:')
 def _evidence_kind(path: Path) -> str | None:
     """What an existing file is, when it is something an output must not lightly replace:
     `bundle` or `conversion-contract` (by its schema_version), `attestation` (a DSSE envelope:
-    nobody without the signing key can make it again) or `transcript` (a `.jsonl` file: no
-    output of this tool is one, and a session's transcript is the source of everything). A
+    nobody without the signing key can make it again), `transcript` (a `.jsonl` file: no
+    output of this tool is one, and a session's transcript is the source of everything), or
+    a team's `policy-file` or a `price-card` (`_settings_kind`). A
     filled contract is hours of labelling; a bundle is the evidence itself. Read in chunks: a
     bundle of any size is looked into, never held whole."""
     if path.suffix == ".jsonl":
@@ -188,6 +190,31 @@ def _evidence_kind(path: Path) -> str | None:
                 tail = chunk[-_OVERLAP:]
     except OSError:
         return None
+    return _settings_kind(path)
+
+
+# A team's `--policy` file holds only claim sections; a price card, its own fields. Both are
+# small, and chosen before any result is seen: a `--report` or `--out` typed where `--policy`
+# was meant replaced one without a word (a walkthrough).
+_POLICY_SECTIONS = frozenset({"policy", "baseline", "outcome_contract"})
+_CARD_FIELDS = frozenset({"id", "effective_date", "source", "models"})
+_SETTINGS_MAX = 2**20
+
+
+def _settings_kind(path: Path) -> str | None:
+    """`policy-file` or `price-card` for a small JSON document of that shape, else None."""
+    try:
+        if path.stat().st_size > _SETTINGS_MAX:
+            return None
+        doc = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or not doc:
+        return None
+    if set(doc) <= _POLICY_SECTIONS:
+        return "policy-file"
+    if set(doc) >= _CARD_FIELDS:
+        return "price-card"
     return None
 
 

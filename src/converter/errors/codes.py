@@ -1725,8 +1725,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     "OUT-REPLACES-EVIDENCE": _c(
         "An output path holds evidence this output may not replace: a conversion contract, a "
-        "bundle, an attestation (a DSSE envelope) or a transcript (.jsonl). A bundle replaces only "
-        "a bundle, an attestation only the one beside its bundle, a report none of them.",
+        "bundle, an attestation (a DSSE envelope), a transcript (.jsonl), or a team's --policy "
+        "file or a price card (chosen before any result, never written by this tool). A bundle "
+        "replaces only a bundle, an attestation only the one beside its bundle, a report none "
+        "of them.",
         "Write the output to another file. A template replaces a contract or a bundle only with "
         "--force.",
     ),
