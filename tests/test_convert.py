@@ -431,6 +431,23 @@ def test_a_bundle_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None
     assert not out.exists()
 
 
+def test_a_transcript_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None:
+    """A walkthrough: `--in contract.json --contract SESSION.jsonl` (swapped) was told to mend
+    a syntax error at line 2 of the session file (CONTRACT-UNREADABLE)."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    out = tmp_path / "b.json"
+    for result in (
+        _convert(cli, contract, parent, out),
+        _convert(cli, parent, parent, out),
+        cli("convert", "--in", str(parent), "--template", str(out), "--from-contract", str(parent)),
+    ):
+        assert result.code == 2
+        assert "CONTRACT-IS-A-TRANSCRIPT" in _codes(result.err)
+        assert "CONTRACT-UNREADABLE" not in result.err
+    assert not out.exists()
+
+
 def test_a_policy_file_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> None:
     """Was: ten CONTRACT-SHAPE lines (seven fields missing, then `<key #1>` to `<key #3>`
     "no such field": the file's own sections, masked). The team's --policy file is what a

@@ -535,6 +535,21 @@ def test_a_template_given_as_a_bundle_is_named(cli: Any, tmp_path: Path) -> None
     assert [r.split()[1].rstrip(":") for r in _refusals(result.err)] == ["BUNDLE-IS-A-CONTRACT"]
 
 
+def test_a_transcript_given_as_a_bundle_is_named(cli: Any, tmp_path: Path) -> None:
+    """A walkthrough: a session's .jsonl given as --bundle was BUNDLE-NOT-A-BUNDLE ("empty,
+    cut short, not JSON"), as if a download had failed."""
+    for command in ("evaluate", "verify"):
+        result = cli(command, "--bundle", str(PARENT))
+        assert result.code == 2, command
+        codes = [r.split()[1].rstrip(":") for r in _refusals(result.err)]
+        assert codes == ["BUNDLE-IS-A-TRANSCRIPT"], command
+    # One JSON document with a trailing line is still no transcript.
+    odd = tmp_path / "odd.json"
+    odd.write_text('["not", "a", "bundle"]\n{}\n')
+    result = cli("evaluate", "--bundle", str(odd))
+    assert [r.split()[1].rstrip(":") for r in _refusals(result.err)] == ["BUNDLE-NOT-A-BUNDLE"]
+
+
 def test_an_attestation_given_as_a_bundle_is_named(cli: Any, tmp_path: Path) -> None:
     """A walk-through: the .intoto.json given as --bundle was BUNDLE-NOT-A-BUNDLE ("empty, cut
     short, not JSON ... download it again")."""

@@ -29,7 +29,13 @@ from converter.codec.canonical import (
     sha256_hex,
     value_sha256,
 )
-from converter.codec.jsontext import NotStrictJSON, loads_exact, loads_integral, loads_with_floats
+from converter.codec.jsontext import (
+    NotStrictJSON,
+    is_json_lines,
+    loads_exact,
+    loads_integral,
+    loads_with_floats,
+)
 from converter.contract.model import CONTRACT_SCHEMA
 from converter.errors import IntegrityFailure, Problem, Refused
 from converter.firewall.names import masked_path, schema_field_names
@@ -119,6 +125,8 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
         # JSON the writer never writes (a repeated key makes two readers disagree): edited.
         if bad.parsed:
             raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
+        if is_json_lines(data):  # a session's transcript, given as a bundle
+            raise Refused([Problem("BUNDLE-IS-A-TRANSCRIPT")]) from None
         raise not_a_bundle from None
     if not isinstance(raw, dict):
         raise not_a_bundle

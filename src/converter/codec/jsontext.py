@@ -126,6 +126,19 @@ def _scan(data: bytes, **hooks: Any) -> Any:
         raise NotStrictJSON(type(bad).__name__) from None
 
 
+def is_json_lines(data: bytes) -> bool:
+    """Whether `data` reads as JSON Lines, a transcript's form: a JSON object on its first line
+    and more after it. Said of a file given where one JSON document was wanted (a contract, a
+    bundle), so the refusal names the mix-up, not a syntax error at line 2."""
+    first, newline, rest = data.partition(b"\n")
+    if not newline or not rest.strip():
+        return False
+    try:
+        return isinstance(orjson.loads(first), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
 def loads_exact(data: bytes) -> Any:
     """Parse strict JSON; raises NotStrictJSON (a ValueError) on anything else."""
     return _scan(data, parse_float=Decimal, parse_int=_long_integer, object_pairs_hook=_unique)

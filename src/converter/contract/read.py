@@ -19,7 +19,7 @@ from typing import Annotated, Any, get_args
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
-from converter.codec.jsontext import NotStrictJSON, as_tuples, loads_exact
+from converter.codec.jsontext import NotStrictJSON, as_tuples, is_json_lines, loads_exact
 from converter.contract.model import (
     BaselineClaim,
     CheckId,
@@ -118,6 +118,8 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
     try:
         raw = as_tuples(loads_exact(data))
     except NotStrictJSON as bad:
+        if is_json_lines(data):  # a session's transcript, given as the contract
+            return [Problem("CONTRACT-IS-A-TRANSCRIPT")]
         # An editor's UTF-16 (its byte-order mark first) is wrong from the first line on: say
         # so, or the fix would read as "the file could not be read at all" (an operations
         # review).
@@ -168,6 +170,8 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
     try:
         raw = as_tuples(loads_exact(data))
     except NotStrictJSON as bad:
+        if is_json_lines(data):  # a session's transcript, given as the contract
+            return [Problem("CONTRACT-IS-A-TRANSCRIPT")]
         return [Problem("CONTRACT-POLICY-FILE-UNREADABLE", line=bad.line)]
     sections = tuple(Preset.model_fields)
     if isinstance(raw, dict) and ("claims" in raw or _is_bundle(raw)):  # a contract, a bundle

@@ -1019,6 +1019,12 @@ CODES: dict[str, CodeInfo] = {
         "bundle is what convert --contract writes, not what it reads.",
         "Give the contract the bundle was made from; a bundle is the output of convert --contract.",
     ),
+    "CONTRACT-IS-A-TRANSCRIPT": _c(
+        "The file given as a contract is JSON Lines, a session transcript's form (one JSON "
+        "object per line), not a conversion contract: the transcript is what --in reads.",
+        "Pass the transcript with --in and the contract (made by convert --template, then "
+        "filled) with --contract.",
+    ),
     "CONTRACT-IS-A-POLICY-FILE": _c(
         "The file given as a contract is a policy file (it holds only the policy, baseline or "
         "outcome_contract sections, as --policy reads them), not a conversion contract: a "
@@ -1135,6 +1141,12 @@ CODES: dict[str, CodeInfo] = {
         "The file given as a bundle is a conversion contract or its template (its "
         "schema_version is a contract's): a contract is what convert turns into a bundle.",
         "Convert it first: agent-evidence convert --contract FILE --in SESSION --out "
+        "bundle.json, then pass bundle.json.",
+    ),
+    "BUNDLE-IS-A-TRANSCRIPT": _c(
+        "The file given as a bundle is JSON Lines, a session transcript's form (one JSON object "
+        "per line), not a bundle: a bundle is what convert --contract writes from a session.",
+        "Convert the session first: agent-evidence convert --in SESSION --contract FILE --out "
         "bundle.json, then pass bundle.json.",
     ),
     "BUNDLE-IS-AN-ATTESTATION": _c(
