@@ -777,7 +777,9 @@ def test_an_attestation_path_beside_the_bundle_holding_something_else_is_never_r
         "convert", "--in", str(PARENT), "--contract", fixture, "--out", str(other / "b.json")
     )
     assert result.code == 2
-    assert "OUT-NOT-A-FILE" in result.err
+    # which output: not --out as given (a walkthrough: the refusal named none, and its fix
+    # spoke of --report)
+    assert "OUT-NOT-A-FILE [the attestation beside --out: its name + .intoto.json]" in result.err
     assert not (other / "b.json").exists()
     plain = tmp_path / "p"
     plain.mkdir()

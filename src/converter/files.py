@@ -13,6 +13,7 @@ import signal
 import stat
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from converter.errors import Problem, Refused
@@ -229,12 +230,16 @@ def is_attestation(path: Path) -> bool:
 
 
 def check_outputs(
-    outputs: list[Path], inputs: list[Path], may_replace: tuple[str, ...] = ()
+    outputs: list[Path],
+    inputs: list[Path],
+    may_replace: tuple[str, ...] = (),
+    role: str | None = None,
 ) -> None:
     """Refuse before any work when an output would replace an input, another output, a key,
     anything that is not a regular file, or a bundle or conversion contract of a kind not in
     `may_replace` (`_evidence_kind`: a bundle may replace a bundle, the same conversion run
-    again, and an attestation an attestation; a report replaces none)."""
+    again, and an attestation an attestation; a report replaces none). `role` is said with
+    each problem."""
     problems = []
     for out in outputs:
         if any(_same_file(out, source) for source in inputs):
@@ -251,7 +256,10 @@ def check_outputs(
     if len({_resolved(o) for o in outputs}) != len(outputs):
         problems.append(Problem("OUT-SAME-AS-INPUT"))
     if problems:
-        raise Refused(problems)
+        # `role`: which output, where the user named none of them (the attestation beside
+        # --out); not of its folder, which is --out's too (said once)
+        named = [p if p.code == "OUT-UNWRITABLE" else replace(p, where=role) for p in problems]
+        raise Refused(named if role else problems)
 
 
 class NotCreated(Exception):

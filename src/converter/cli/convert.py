@@ -420,7 +420,8 @@ def _bundle(
     if attest_key or os.path.lexists(beside):  # and the attestation beside it only an attestation:
         # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key
         # there is refused, never deleted)
-        first(lambda: check_outputs([beside], inputs, ("attestation",)))
+        role = "the attestation beside --out: its name + .intoto.json"
+        first(lambda: check_outputs([beside], inputs, ("attestation",), role))
     contract_bytes = first(lambda: read_input(contract_in, "CONTRACT-UNREADABLE"))
     # the passphrase is asked only of a run nothing else refuses (the key file's own checks
     # still run): nobody types it to learn that the contract path was mistyped

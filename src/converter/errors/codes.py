@@ -1747,8 +1747,9 @@ CODES: dict[str, CodeInfo] = {
     "OUT-NOT-A-FILE": _c(
         "An output path is a symlink, a device, a pipe, a socket or a folder. Outputs are "
         "written to a new file and renamed into place, which would replace it.",
-        "Name a new file or an existing regular file. To see a report on the terminal, leave "
-        "out --report: evaluate prints it.",
+        "Name a new file or an existing regular file; for the attestation beside a bundle "
+        "(the --out name + .intoto.json), move what is at that path away. To see a report on "
+        "the terminal, leave out --report: evaluate prints it.",
     ),
     "OUT-STDOUT-FAILED": _c(
         "The command's output could not be written to standard output: the disk or device is "
