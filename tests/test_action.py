@@ -685,6 +685,31 @@ def test_convert_mode_with_a_signature_input_says_it_needs_signed_bundles(
     assert "public-key, public-key-pem and require-signature need signed bundles" in run.summary
 
 
+def test_a_usage_error_of_agent_evidence_names_the_input_in_the_annotation(
+    runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """A walkthrough: `adapter: claude` gave the annotation "USAGE-ERROR (exit 64)" with no
+    reason, and the summary spoke of '--from', an option the workflow never wrote."""
+    shutil.copytree(PARENT.parent, workspace / "sessions")
+    shutil.copy2(CONTRACT, workspace / "contract.json")
+    inputs = {
+        "adapter": "claude",
+        "session": f"sessions/{PARENT.name}",
+        "contract": "contract.json",
+    }
+    run = run_action(
+        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
+    )
+    assert_gate(run, "USAGE-ERROR", 64)
+    errors = [line for line in run.log.splitlines() if line.startswith("::error")]
+    assert errors
+    assert errors[0].startswith(
+        "::error title=agent-evidence::USAGE-ERROR (exit 64): Invalid value for input adapter "
+        "(--from)"
+    ), errors
+    assert "the action's inputs: Invalid value for input adapter (--from)" in run.summary
+
+
 def test_convert_with_provider_bodies(
     cli: Any, runner: Runner, workspace: Path, tmp_path: Path
 ) -> None:
