@@ -967,7 +967,9 @@ CODES: dict[str, CodeInfo] = {
         "A field of the --policy file is missing, unknown, or of the wrong type or range (named "
         "by the path it fills in the contract).",
         'Give the field what the message says it expects (README, "Filling the contract", says '
-        "what each is); a field left out stays null in the template, to fill there.",
+        "what each is). With convert --template, a field left out stays null in the template, "
+        "to fill there; with evaluate --policy, a field left out is one the bundles' contracts "
+        "may set as they chose.",
     ),
     "CONTRACT-UNREADABLE": _c(
         "The contract file could not be read, or is not valid strict JSON (a syntax error, a "
