@@ -441,6 +441,7 @@ def test_a_transcript_given_as_a_contract_is_named(cli: Any, tmp_path: Path) -> 
         _convert(cli, contract, parent, out),
         _convert(cli, parent, parent, out),
         cli("convert", "--in", str(parent), "--template", str(out), "--from-contract", str(parent)),
+        cli("convert", "--in", str(parent), "--template", str(out), "--policy", str(parent)),
     ):
         assert result.code == 2
         assert "CONTRACT-IS-A-TRANSCRIPT" in _codes(result.err)

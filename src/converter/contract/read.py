@@ -170,7 +170,7 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
     try:
         raw = as_tuples(loads_exact(data))
     except NotStrictJSON as bad:
-        if is_json_lines(data):  # a session's transcript, given as the contract
+        if is_json_lines(data):  # a session's transcript, given as the --policy file
             return [Problem("CONTRACT-IS-A-TRANSCRIPT")]
         return [Problem("CONTRACT-POLICY-FILE-UNREADABLE", line=bad.line)]
     sections = tuple(Preset.model_fields)

@@ -1022,10 +1022,10 @@ CODES: dict[str, CodeInfo] = {
         "Give the contract the bundle was made from; a bundle is the output of convert --contract.",
     ),
     "CONTRACT-IS-A-TRANSCRIPT": _c(
-        "The file given as a contract is JSON Lines, a session transcript's form (one JSON "
-        "object per line), not a conversion contract: the transcript is what --in reads.",
-        "Pass the transcript with --in and the contract (made by convert --template, then "
-        "filled) with --contract.",
+        "The file given as a contract (or as a --policy file) is JSON Lines, a session "
+        "transcript's form (one JSON object per line): the transcript is what --in reads.",
+        "Pass the transcript with --in, the contract (made by convert --template, then filled) "
+        "with --contract, and the team's policy file with --policy.",
     ),
     "CONTRACT-IS-A-POLICY-FILE": _c(
         "The file given as a contract is a policy file (it holds only the policy, baseline or "
