@@ -661,6 +661,23 @@ def test_convert_then_evaluate(cli: Any, runner: Runner, workspace: Path, tmp_pa
     assert "no public-key" not in run.summary
 
 
+def _convert_the_fixture(
+    runner: Runner, workspace: Path, tmp_path: Path, extra: dict[str, str]
+) -> Any:
+    """The action converting the synthetic tree with its contract, `extra` inputs over them."""
+    shutil.copytree(PARENT.parent, workspace / "sessions")
+    shutil.copy2(CONTRACT, workspace / "contract.json")
+    inputs = {
+        "adapter": "claude-code-tree",
+        "session": f"sessions/{PARENT.name}",
+        "contract": "contract.json",
+        **extra,
+    }
+    return run_action(
+        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
+    )
+
+
 @pytest.mark.parametrize(
     "signed", [{"require-signature": "true"}, {"public-key-pem": "x"}], ids=["require", "pem"]
 )
@@ -670,17 +687,7 @@ def test_convert_mode_with_a_signature_input_says_it_needs_signed_bundles(
     """A CI walkthrough: require-signature in convert mode asked for a key, and the key then
     gave "public-key needs signed bundles" (public-key-pem's blamed public-key): one message
     that names them all, since a bundle converted on the runner is unsigned."""
-    shutil.copytree(PARENT.parent, workspace / "sessions")
-    shutil.copy2(CONTRACT, workspace / "contract.json")
-    inputs = {
-        "adapter": "claude-code-tree",
-        "session": f"sessions/{PARENT.name}",
-        "contract": "contract.json",
-        **signed,
-    }
-    run = run_action(
-        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
-    )
+    run = _convert_the_fixture(runner, workspace, tmp_path, signed)
     assert_gate(run, "USAGE-ERROR", 64)
     assert "public-key, public-key-pem and require-signature need signed bundles" in run.summary
 
@@ -690,16 +697,7 @@ def test_a_usage_error_of_agent_evidence_names_the_input_in_the_annotation(
 ) -> None:
     """A walkthrough: `adapter: claude` gave the annotation "USAGE-ERROR (exit 64)" with no
     reason, and the summary spoke of '--from', an option the workflow never wrote."""
-    shutil.copytree(PARENT.parent, workspace / "sessions")
-    shutil.copy2(CONTRACT, workspace / "contract.json")
-    inputs = {
-        "adapter": "claude",
-        "session": f"sessions/{PARENT.name}",
-        "contract": "contract.json",
-    }
-    run = run_action(
-        runner, tmp_path, workspace, inputs, caller_env={"AGENT_EVIDENCE_KEY": DEMO_KEY}
-    )
+    run = _convert_the_fixture(runner, workspace, tmp_path, {"adapter": "claude"})
     assert_gate(run, "USAGE-ERROR", 64)
     errors = [line for line in run.log.splitlines() if line.startswith("::error")]
     assert errors
