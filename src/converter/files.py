@@ -175,6 +175,7 @@ def _evidence_kind(path: Path) -> str | None:
     if path.suffix == ".jsonl":
         return "transcript"
     tail = b""
+    chunks: list[bytes] = []  # the first, while it is the whole file
     try:
         with path.open("rb") as handle:
             # An envelope's `payloadType` follows its whole payload (the signed receipt: one
@@ -182,6 +183,7 @@ def _evidence_kind(path: Path) -> str | None:
             envelope = handle.read(4096).lstrip().startswith(b"{")
             handle.seek(0)
             while chunk := handle.read(_CHUNK):
+                chunks = [] if tail else [chunk]
                 window = tail + chunk
                 if envelope and _ENVELOPE.search(window):
                     return "attestation"
@@ -191,7 +193,7 @@ def _evidence_kind(path: Path) -> str | None:
                 tail = chunk[-_OVERLAP:]
     except OSError:
         return None
-    return _settings_kind(path)
+    return _settings_kind(chunks[0]) if chunks else None
 
 
 # A team's `--policy` file holds only claim sections; a price card, its own fields. Both are
@@ -202,13 +204,14 @@ _CARD_FIELDS = frozenset({"id", "effective_date", "source", "models"})
 _SETTINGS_MAX = 2**20
 
 
-def _settings_kind(path: Path) -> str | None:
-    """`policy-file` or `price-card` for a small JSON document of that shape, else None."""
+def _settings_kind(data: bytes) -> str | None:
+    """`policy-file` or `price-card` for a small JSON document of that shape, else None (the
+    bytes `_evidence_kind` read already: a file of one chunk)."""
+    if len(data) > _SETTINGS_MAX:
+        return None
     try:
-        if path.stat().st_size > _SETTINGS_MAX:
-            return None
-        doc = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+        doc = json.loads(data)
+    except (ValueError, RecursionError):
         return None
     if not isinstance(doc, dict) or not doc:
         return None
