@@ -12,9 +12,10 @@ import re
 import signal
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import IO, Protocol
 
 from converter.errors import Problem, Refused
 
@@ -303,9 +304,35 @@ def _stage_prefix(path: Path) -> str:
     return f".{cut}."
 
 
-def write_atomic(path: Path, data: bytes | bytearray) -> None:
+class Chunked(Protocol):
+    """Bytes too large to hold twice, written a chunk at a time (`bundle.spool.SealedBytes`)."""
+
+    def chunks(self) -> Iterator[bytes | bytearray]: ...
+
+
+Output = bytes | bytearray | Chunked
+
+
+def write_atomic(path: Path, data: Output) -> None:
     """One output, staged in its folder and renamed into place (`write_all_atomic`)."""
     write_all_atomic([(path, data)])
+
+
+def spill_file(folder: Path) -> IO[bytes] | None:
+    """An unnamed file in `folder` (the output's, so the bytes stay on its disk) to build a large
+    output in, rather than in memory; gone with its last handle, an interrupt's or a crash's
+    included. None where none can be made there: the output is then built in memory, and its
+    write says what is wrong with the folder."""
+    try:
+        return tempfile.TemporaryFile(dir=folder)
+    except OSError:
+        return None
+
+
+def write_refused(error: OSError) -> Refused:
+    """The refusal for an output that could not be written: no room (the disk, a quota, the
+    largest file allowed), which is not the folder's fault, or the folder."""
+    return Refused([Problem("OUT-NO-SPACE" if error.errno in _NO_SPACE else "OUT-UNWRITABLE")])
 
 
 # How many outputs this process has put in place. An interrupt that lands after them must not
@@ -398,9 +425,7 @@ def _drop_kept(kept: dict[Path, str | None]) -> None:
                 os.unlink(old)
 
 
-def write_all_atomic(
-    files: list[tuple[Path, bytes | bytearray]], removing: tuple[Path, ...] = ()
-) -> None:
+def write_all_atomic(files: list[tuple[Path, Output]], removing: tuple[Path, ...] = ()) -> None:
     """Write several outputs as one, and remove the files in `removing` (a stale attestation
     beside a new bundle) with them. Ctrl-C is held from the first staged byte to the last
     removal: an interrupt lands before any of it (nothing written) or after all of it (every
@@ -417,7 +442,8 @@ def write_all_atomic(
                 fd, tmp = tempfile.mkstemp(prefix=_stage_prefix(path), suffix=".tmp", dir=folder)
                 staged.append((tmp, path))
                 with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
+                    for chunk in (data,) if isinstance(data, bytes | bytearray) else data.chunks():
+                        handle.write(chunk)
                     handle.flush()
                     os.fsync(handle.fileno())
                 os.chmod(tmp, 0o644)
@@ -429,8 +455,7 @@ def write_all_atomic(
             _take_back(staged, kept)
             if not isinstance(stopped, OSError):
                 raise
-            full = stopped.errno in _NO_SPACE  # not the folder's fault (an operations review)
-            raise Refused([Problem("OUT-NO-SPACE" if full else "OUT-UNWRITABLE")]) from None
+            raise write_refused(stopped) from None  # (no room: an operations review)
         _drop_kept(kept)
         for path in removing:
             with contextlib.suppress(FileNotFoundError):

@@ -27,6 +27,7 @@ from converter.attest.errors import (
     StatementInvalid,
     SubjectMismatch,
 )
+from converter.bundle.spool import SealedBytes
 from converter.codec.canonical import canonical_bytes
 from converter.codec.jsontext import NotStrictJSON, loads_integral
 from converter.errors import ConverterError
@@ -62,19 +63,24 @@ class Statement(Closed):
         return canonical_bytes(self.model_dump(mode="json", by_alias=True))
 
 
+def _sha256(data: bytes | bytearray | SealedBytes) -> str:
+    """A bundle's SHA-256: a sealed bundle's was taken as it was built (`bundle.spool`)."""
+    if isinstance(data, SealedBytes):
+        return data.sha256
+    return hashlib.sha256(data).hexdigest()
+
+
 def build_statement(
-    bundle_bytes: bytes | bytearray, bundle_name: str, receipt: dict[str, Any]
+    bundle_bytes: bytes | bytearray | SealedBytes, bundle_name: str, receipt: dict[str, Any]
 ) -> Statement:
-    subject = Subject(
-        name=bundle_name, digest=SubjectDigest(sha256=hashlib.sha256(bundle_bytes).hexdigest())
-    )
+    subject = Subject(name=bundle_name, digest=SubjectDigest(sha256=_sha256(bundle_bytes)))
     return Statement(
         type_=STATEMENT_TYPE, subject=(subject,), predicateType=PREDICATE_TYPE, predicate=receipt
     )
 
 
 def attest(
-    bundle_bytes: bytes | bytearray,
+    bundle_bytes: bytes | bytearray | SealedBytes,
     bundle_name: str,
     receipt: dict[str, Any],
     key: Ed25519PrivateKey,
@@ -153,11 +159,11 @@ def parse_statement(payload: bytes) -> SignedStatement:
     return SignedStatement(sha256, predicate)
 
 
-def names_subject(envelope: bytes, data: bytes | bytearray) -> bool:
+def names_subject(envelope: bytes, data: bytes | bytearray | SealedBytes) -> bool:
     """Whether an attestation's subject is the SHA-256 of `data`: read, not verified (whoever
     checks it needs the public key; this only decides whether it still belongs beside `data`)."""
     try:
         statement = parse_statement(b64decode(parse_envelope(envelope).payload))
     except ConverterError:
         return False
-    return statement.sha256 == hashlib.sha256(data).hexdigest()
+    return statement.sha256 == _sha256(data)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import IO, Any
 
 from pydantic import BaseModel
 
@@ -24,6 +24,7 @@ from converter.bundle.model import (
     Receipt,
     TaskOut,
 )
+from converter.bundle.spool import Spool
 from converter.codec.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
 from converter.contract.model import Contract, Privacy, PublishedBaseline
 from converter.errors import Problem
@@ -43,10 +44,11 @@ MAX_COST = Decimal(10) ** 20
 @dataclass(slots=True)
 class BuiltBundle:
     """A bundle written as it is built: `data` holds its canonical bytes with the receipt still
-    unsealed at `receipt_at` (`bundle.io.seal` puts the evidence digest there, in place)."""
+    unsealed at `receipt_at` of its tail (`bundle.io.seal` puts the evidence digest there, in
+    place)."""
 
     head: BundleHead
-    data: bytearray
+    data: Spool
     receipt_at: int
     receipt_len: int
     # Entries of the contract's privacy.reveal_names the session has no name for (`_revealed`
@@ -59,28 +61,29 @@ class BuiltBundle:
 
 
 class _Writer:
-    """Canonical bytes of the bundle, written member by member in key order. Events and edges
-    are encoded as they are priced and never kept as models: the bundle of the 200 MB bench tree
-    would hold 70k of them."""
+    """Canonical bytes of the bundle, written member by member in key order into a `Spool`.
+    Events and edges are encoded as they are priced and never kept as models: the bundle of the
+    200 MB bench tree would hold 70k of them."""
 
-    def __init__(self) -> None:
-        self.data = bytearray(b"{")
+    def __init__(self, spill: IO[bytes] | None) -> None:
+        self.data = Spool(spill)
+        self.data.add(b"{")
         self.members = 0
 
     def key(self, name: str) -> None:
-        self.data += (b"," if self.members else b"") + encode(name) + b":"
+        self.data.add((b"," if self.members else b"") + encode(name) + b":")
         self.members += 1
 
     def value(self, model: BaseModel, name: str) -> None:
         self.key(name)
         for part in field_chunks(model, name):
-            self.data += part
+            self.data.add(part)
 
     def items(self, name: str, values: Iterable[Any]) -> None:
         """A JSON array of already dumped values, each encoded and appended as it comes."""
         self.key(name)
         for part in array_chunks(values):
-            self.data += part
+            self.data.add(part)
 
 
 def build_bundle(
@@ -89,13 +92,17 @@ def build_bundle(
     canonical: PublicAccount,
     shown: PublicAccount,
     claims: PricingClaims,
+    spill: IO[bytes] | None = None,
 ) -> BuiltBundle | list[Problem]:
+    """The bundle's bytes, unsealed, or every problem met pricing its events. With `spill` (an
+    unnamed file, `files.spill_file`), the bytes before the receipt are kept there, not in
+    memory: an OSError writing it is the caller's to report."""
     problems: list[Problem] = []
     prices, unused = _prices_used(canonical, shown, claims)
     head = _head(contract, contract_bytes, shown, claims, prices)
     # Top-level keys in canonical order: agents, baseline, edges, events, then the rest.
     names = sorted([*type(head).model_fields, *BULK_FIELDS])
-    writer = _Writer()
+    writer = _Writer(spill)
     receipt_at = receipt_len = 0
     for name in names:
         if name == "edges":
@@ -104,14 +111,14 @@ def build_bundle(
             writer.items(name, _events(canonical, shown, claims, problems))
         elif name == "receipt":
             writer.key(name)
-            receipt_at = len(writer.data)
+            receipt_at = writer.data.hold()  # sealing rewrites the receipt: it stays in memory
             # Unsealed: without `evidence_sha256`, which is what the digest is taken over.
             receipt = encode(head.receipt.model_dump(mode="json", exclude={"evidence_sha256"}))
             receipt_len = len(receipt)
-            writer.data += receipt
+            writer.data.add(receipt)
         else:
             writer.value(head, name)
-    writer.data += b"}"
+    writer.data.add(b"}")
     if problems:
         return sorted(set(problems), key=lambda p: (p.code, p.where or ""))
     revealed = set(head.receipt.privacy.reveal_names)

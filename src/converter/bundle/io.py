@@ -21,6 +21,7 @@ from converter.bundle.model import (
     ModelEventOut,
     ToolEventOut,
 )
+from converter.bundle.spool import SealedBytes
 from converter.codec.canonical import (
     canonical_bytes,
     encode,
@@ -72,17 +73,20 @@ def evidence_digest(
         raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
 
 
-def seal(built: BuiltBundle) -> tuple[BundleHead, bytearray]:
+def seal(built: BuiltBundle) -> tuple[BundleHead, SealedBytes]:
     """The sealed head and the bundle's bytes: the digest of the bytes as built (the receipt
-    without `evidence_sha256`), then the receipt re-encoded with it, in place (canonical key
-    order puts the receipt's members in the same order either way)."""
-    digest = sha256_hex(built.data)
+    without `evidence_sha256`), then the receipt re-encoded with it, in place in the spool's
+    tail (canonical key order puts the receipt's members in the same order either way). No
+    spilled byte is read again: both digests continue the hash of those already taken."""
+    spool = built.data
+    digest = spool.digest().hexdigest()
     receipt = built.head.receipt.model_dump(mode="json")
     receipt["evidence_sha256"] = digest
     at, length = built.receipt_at, built.receipt_len
-    built.data[at : at + length] = encode(receipt)
+    spool.tail[at : at + length] = encode(receipt)
     sealed = built.head.receipt.model_copy(update={"evidence_sha256": digest})
-    return built.head.model_copy(update={"receipt": sealed}), built.data
+    head = built.head.model_copy(update={"receipt": sealed})
+    return head, SealedBytes(spool, spool.digest().hexdigest())
 
 
 class BundleSink(Protocol):

@@ -3,7 +3,6 @@ bundle. Both refuse with every problem found and write nothing on refusal."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -56,6 +55,7 @@ if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from converter.bundle.model import BundleHead
+    from converter.bundle.spool import SealedBytes
 
 Timestamps = Literal["exact", "minute", "hour", "day"]
 
@@ -429,7 +429,19 @@ def _bundle(
     signing_key = first(lambda: _signing_key(attest_key, ask)) if attest_key else None
     first.done()
     assert contract_bytes is not None
-    made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies)
+    # The bundle is built in an unnamed file beside --out, not in memory (`bundle.spool`).
+    made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies, out.parent)
+    try:
+        _write_bundle(made, out, attest_key, signing_key)
+    finally:
+        made.data.close()
+    _say_unused(made)
+    _say_written(made.head, made.data, signed=attest_key is not None)
+
+
+def _write_bundle(
+    made: MadeBundle, out: Path, attest_key: Path | None, signing_key: Ed25519PrivateKey | None
+) -> None:
     bundle, data = made.head, made.data
     if made.bodies_unused:
         _say_bodies_unused()
@@ -445,8 +457,6 @@ def _bundle(
         what = "the replaced bundle's old bytes" if writes.replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")
         say("  sign this one with --attest-key")
-    _say_unused(made)
-    _say_written(bundle, data, signed=attest_key is not None)
 
 
 def _say_unused(made: MadeBundle) -> None:
@@ -468,7 +478,7 @@ def _say_unused(made: MadeBundle) -> None:
         _say_places(made.prices_unused)
 
 
-def _say_written(bundle: BundleHead, data: bytearray, *, signed: bool) -> None:
+def _say_written(bundle: BundleHead, data: SealedBytes, *, signed: bool) -> None:
     c = bundle.receipt.counts
     # As evaluate counts them ("2 tasks, 1 excluded"): the tasks it labels, then those the
     # contract excludes (a new user read "3 tasks (1 excluded)" beside it as a miscount)
@@ -486,4 +496,4 @@ def _say_written(bundle: BundleHead, data: bytearray, *, signed: bool) -> None:
         say("signed: the attestation is beside the bundle, named as it is plus .intoto.json")
         # what it signs, to publish beside the public key (an attest audit: only the evidence
         # digest was printed, which is not the subject's)
-        say(f"  its subject: {SUBJECT_NAME}, sha256 {hashlib.sha256(data).hexdigest()}")
+        say(f"  its subject: {SUBJECT_NAME}, sha256 {data.sha256}")

@@ -15,6 +15,7 @@ from converter import __version__
 from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
+from converter.bundle.spool import SealedBytes
 from converter.codec.canonical import pretty_bytes
 from converter.contract.model import Contract, Preset, Privacy, Source
 from converter.contract.read import ContractParts, contract_paths, parse_contract, read_contract
@@ -27,6 +28,7 @@ from converter.contract.validate import (
     task_claims,
 )
 from converter.errors import IntegrityFailure, Problem, Refused
+from converter.files import Output, spill_file, write_refused
 from converter.firewall.boundary import (
     Policy,
     cross,
@@ -271,7 +273,7 @@ def _nulls_left(data: bytes, canonical: PublicAccount) -> int:
 
 class MadeBundle(NamedTuple):
     head: BundleHead
-    data: bytearray
+    data: SealedBytes  # spilled to an unnamed file in `spill_to`'s folder, when one was given
     # Where in the contract (`contract_paths`): reveal_names entries with no name in the
     # session, price entries for nothing the session uses (`BuiltBundle`).
     unrevealed: tuple[str, ...]
@@ -286,9 +288,11 @@ def make_bundle(
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
     bodies: Path | None = None,
+    spill_to: Path | None = None,
 ) -> MadeBundle:
     """Check the contract against the sources and its own claims; all problems, or the bundle's
-    sealed head and bytes (a bytearray: the bytes as built, sealed in place, never copied), and
+    sealed head and bytes (as built, sealed in place, never copied; with `spill_to`, a folder,
+    all but the receipt and what follows it are in an unnamed file there, not in memory), and
     where the contract's reveal_names entries that revealed nothing and price entries that
     price nothing are.
     `source` and `task_unit` None: the ones the contract's `source` names (the defaults if it
@@ -298,7 +302,7 @@ def make_bundle(
     the bundle is serialized: they never share the peak with the bundle's bytes.
     """
     built, bodies_unused = _checked_bundle(
-        parent, source, task_unit, pseudo, contract_bytes, bodies
+        parent, source, task_unit, pseudo, contract_bytes, bodies, spill_to
     )
     head, data = seal(built)
     unrevealed: tuple[str, ...] = ()
@@ -314,13 +318,13 @@ class BundleWrites:
     """What `convert --contract` writes, and removes with the same write: the bundle, the
     attestation it signs now, and an old attestation beside it that signs other bytes."""
 
-    files: tuple[tuple[Path, bytes | bytearray], ...]
+    files: tuple[tuple[Path, Output], ...]
     removing: tuple[Path, ...]
     replaced: bool  # a bundle was at `out` before (what a removed attestation signed)
 
 
 def bundle_writes(
-    out: Path, data: bytes | bytearray, envelope: bytes | None, *, signing: bool
+    out: Path, data: SealedBytes, envelope: bytes | None, *, signing: bool
 ) -> BundleWrites:
     """The bundle's bytes and, when `signing`, its new attestation `envelope`. Unsigned, an
     attestation already beside the bundle stays only if it signs these very bytes (the same
@@ -330,14 +334,14 @@ def bundle_writes(
     from converter.files import attestation_path, is_attestation
 
     beside = attestation_path(out)
-    files: list[tuple[Path, bytes | bytearray]] = [(out, data)]
+    files: list[tuple[Path, Output]] = [(out, data)]
     if envelope is not None:
         files.append((beside, envelope))
     stale = not signing and is_attestation(beside) and not _signs(beside, data)
     return BundleWrites(tuple(files), (beside,) if stale else (), out.exists())
 
 
-def _signs(envelope: Path, data: bytes | bytearray) -> bool:
+def _signs(envelope: Path, data: SealedBytes) -> bool:
     """Whether the attestation file `envelope` signs `data` (`names_subject`)."""
     from converter.attest.statement import names_subject
     from converter.files import NotRegular, read_regular
@@ -372,6 +376,7 @@ def _checked_bundle(
     pseudo: Pseudonymizer,
     contract_bytes: bytes,
     bodies: Path | None,
+    spill_to: Path | None,
 ) -> tuple[BuiltBundle, bool]:
     """Every problem of the contract, each part checked on its own (SPEC §7 reports them all),
     or the bundle built from it (and `bodies_unused` of the reading)."""
@@ -409,8 +414,18 @@ def _checked_bundle(
     canonical, no_bodies = reading.canonical, bodies_unused(reading)
     del reading  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
-    built = build_bundle(contract, contract_bytes, canonical, shown, claims)
+    spill = spill_file(spill_to) if spill_to is not None else None
+    try:
+        built = build_bundle(contract, contract_bytes, canonical, shown, claims, spill)
+    except BaseException as failed:
+        if spill is not None:
+            spill.close()
+        if isinstance(failed, OSError):  # writing the spill file: the disk full, most likely
+            raise write_refused(failed) from None
+        raise
     if isinstance(built, list):
+        if spill is not None:
+            spill.close()
         raise Refused(built)
     return built, no_bodies
 
@@ -681,5 +696,5 @@ def rederive(
             failure.details = Refused(found, refused.labels, refused.paths)
             raise failure from None
         raise
-    if rederived != data:
+    if len(rederived) != len(data) or rederived.sha256 != hashlib.sha256(data).hexdigest():
         raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")

@@ -1,0 +1,87 @@
+"""A bundle's bytes as they are built: held in memory, or, given a file to spill to, mostly on
+disk. The events and edges (19 MB of the 200 MB bench tree's bundle) come before the receipt
+in canonical key order, so they can leave memory a block at a time, hashed as they go; only
+the part from the receipt on (what sealing rewrites) must stay in memory until the end.
+
+Spilled, `convert --contract` holds no copy of the bundle on top of the public account it is
+built from; its peak is then the reading's, not the bundle's (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+BLOCK = 1 << 20  # what is spilled, or read back, at a time
+
+
+class Spool:
+    """Bytes appended in order. With a `file`, whole blocks leave memory for it until `hold()`:
+    from then on every byte stays in `tail`, where it can be rewritten in place."""
+
+    def __init__(self, file: IO[bytes] | None) -> None:
+        self.tail = bytearray()
+        self.file = file
+        self.spilled = hashlib.sha256()  # over the bytes in `file`, in order
+        self.spilled_len = 0
+        self.holding = file is None
+
+    def add(self, part: bytes | bytearray) -> None:
+        self.tail += part
+        if not self.holding and len(self.tail) >= BLOCK:
+            assert self.file is not None
+            self.file.write(self.tail)
+            self.spilled.update(self.tail)
+            self.spilled_len += len(self.tail)
+            self.tail = bytearray()
+
+    def hold(self) -> int:
+        """Keep every byte from here on in memory; the offset of the next one in `tail`."""
+        self.holding = True
+        return len(self.tail)
+
+    def __len__(self) -> int:
+        return self.spilled_len + len(self.tail)
+
+    def digest(self) -> Any:
+        """A SHA-256 hasher over all the bytes so far (the spilled ones are not read again)."""
+        hasher = self.spilled.copy()
+        hasher.update(self.tail)
+        return hasher
+
+
+@dataclass(frozen=True, slots=True)
+class SealedBytes:
+    """A sealed bundle's bytes (`bundle.io.seal`): the spilled blocks, then the tail, and their
+    SHA-256 (what an attestation's subject names), computed as they were built. Written with
+    `chunks()`; `bytes()` joins them, for a bundle small enough to hold (tests, `verify`)."""
+
+    spool: Spool
+    sha256: str
+
+    def __len__(self) -> int:
+        return len(self.spool)
+
+    def chunks(self) -> Iterator[bytes | bytearray]:
+        file = self.spool.file
+        if file is not None and self.spool.spilled_len:
+            file.flush()
+            file.seek(0)
+            left = self.spool.spilled_len
+            while left:
+                block = file.read(min(BLOCK, left))
+                if not block:  # the file is its own, unnamed: only a failing disk shortens it
+                    raise OSError("the bundle's spilled bytes could not be read back")
+                left -= len(block)
+                yield block
+        yield self.spool.tail
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.chunks())
+
+    def close(self) -> None:
+        """Free the spill file (unnamed: it is gone with its last handle)."""
+        if self.spool.file is not None:
+            self.spool.file.close()

@@ -1,0 +1,191 @@
+"""`convert --contract` builds the bundle in an unnamed file beside --out, not in memory
+(bundle/spool.py): the bench tree's 19 MB bundle sat on top of the public account it was built
+from and made the bundle step the peak of the whole run. The blocks here are shrunk so the small
+fixtures spill too; the bytes must be the very bytes an in-memory build gives."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from converter.firewall.pseudonyms import Pseudonymizer, PseudonymKey
+from converter.run.conversion import make_bundle
+from tests.conftest import FIXTURES, fixture_parent
+
+PARENT = fixture_parent("synthetic_tree")
+CONTRACT = FIXTURES / "synthetic_contract.json"
+GOLDEN = FIXTURES / "synthetic_bundle.golden.json"
+DEMO_KEY = "de" * 32  # the key the checked-in contract was made under
+PSEUDO = Pseudonymizer(PseudonymKey(bytes.fromhex(DEMO_KEY)))
+SMALL = 256  # a block: the fixture's bundle is some 30 kB
+
+
+@pytest.fixture(autouse=True)
+def _demo_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", DEMO_KEY)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("converter.bundle.spool.BLOCK", SMALL)
+
+
+def _convert(cli: Any, out: Path, *extra: str, contract: Path = CONTRACT) -> Any:
+    return cli(
+        "convert", "--in", str(PARENT), "--contract", str(contract), "--out", str(out), *extra
+    )
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_a_spilled_bundle_is_the_bytes_built_in_memory(tmp_path: Path) -> None:
+    contract = CONTRACT.read_bytes()
+    held = make_bundle(PARENT, None, None, PSEUDO, contract)
+    spilled = make_bundle(PARENT, None, None, PSEUDO, contract, spill_to=tmp_path)
+    try:
+        assert held.data.spool.file is None
+        spool = spilled.data.spool
+        assert spool.file is not None
+        assert spool.spilled_len > 0
+        assert list(tmp_path.iterdir()) == []  # the spill file has no name: nothing to leave
+        data = bytes(spilled.data)
+        assert data == bytes(held.data) == GOLDEN.read_bytes()
+        assert len(spilled.data) == len(data)
+        assert spilled.data.sha256 == held.data.sha256 == hashlib.sha256(data).hexdigest()
+        assert spilled.head == held.head
+        # What stayed in memory: less than a block before the receipt, and the receipt on.
+        from_receipt = len(data) - data.index(b',"receipt":')
+        assert len(spool.tail) < SMALL + from_receipt
+        assert bytes(spilled.data) == data  # read back again: the same bytes
+    finally:
+        spilled.data.close()
+
+
+def test_a_bundle_of_one_block_is_never_spilled(tmp_path: Path) -> None:
+    made = make_bundle(PARENT, None, None, PSEUDO, CONTRACT.read_bytes(), spill_to=tmp_path)
+    try:
+        assert made.data.spool.spilled_len == 0
+        assert bytes(made.data) == GOLDEN.read_bytes()
+    finally:
+        made.data.close()
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_convert_writes_and_signs_the_spilled_bytes(cli: Any, tmp_path: Path) -> None:
+    """The file, the attestation's subject and what convert prints all name the same bytes,
+    and `verify` re-derives them."""
+    assert cli("keygen", "--out", str(tmp_path / "producer.pem")).code == 0
+    out = tmp_path / "b.json"
+    result = _convert(cli, out, "--attest-key", str(tmp_path / "producer.pem"))
+    assert result.code == 0, result.err
+    data = out.read_bytes()
+    assert data == GOLDEN.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    assert f"sha256 {digest}" in result.out
+    envelope = json.loads((tmp_path / "b.json.intoto.json").read_text())
+    from converter.attest.dsse import b64decode
+
+    statement = json.loads(b64decode(envelope["payload"]))
+    assert statement["subject"][0]["digest"]["sha256"] == digest
+    checked = cli(
+        "verify",
+        *("--bundle", str(out), "--contract", str(CONTRACT), "--in", str(PARENT)),
+        *("--public-key", str(tmp_path / "producer.pem.pub")),
+    )
+    assert checked.code == 0, checked.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "b.json",
+        "b.json.intoto.json",
+        "producer.pem",
+        "producer.pem.pub",
+    ]
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_an_unsigned_run_keeps_the_attestation_of_the_same_bytes(cli: Any, tmp_path: Path) -> None:
+    """The attestation beside the bundle is kept when it signs these bytes: compared with the
+    spilled bundle's digest, not with bytes held in memory."""
+    assert cli("keygen", "--out", str(tmp_path / "producer.pem")).code == 0
+    out = tmp_path / "b.json"
+    assert _convert(cli, out, "--attest-key", str(tmp_path / "producer.pem")).code == 0
+    envelope = (tmp_path / "b.json.intoto.json").read_bytes()
+    again = _convert(cli, out)
+    assert again.code == 0, again.err
+    assert (tmp_path / "b.json.intoto.json").read_bytes() == envelope
+    assert "removed the attestation" not in again.out
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize("full", ["ENOSPC", "EDQUOT", "EFBIG"])
+def test_no_room_for_the_spill_is_said_and_leaves_nothing(
+    full: str, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[Any] = []
+
+    class NoRoom:
+        def __init__(self, **_: Any) -> None:
+            self.closed = False
+            made.append(self)
+
+        def write(self, _: bytes) -> int:
+            raise OSError(getattr(errno, full), "No space left on device")
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setattr("converter.files.tempfile.TemporaryFile", NoRoom)
+    result = _convert(cli, tmp_path / "b.json")
+    assert result.code == 2
+    assert "OUT-NO-SPACE" in result.err
+    assert "Traceback" not in result.err
+    assert [f.closed for f in made] == [True]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_with_no_room_for_a_spill_file_builds_in_memory(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unnamed file cannot be made (a file system without O_TMPFILE and a folder that
+    refuses the fallback's name): the bundle is held in memory, as before, and written."""
+
+    def refused(**_: Any) -> Any:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr("converter.files.tempfile.TemporaryFile", refused)
+    out = tmp_path / "b.json"
+    result = _convert(cli, out)
+    assert result.code == 0, result.err
+    assert out.read_bytes() == GOLDEN.read_bytes()
+
+
+@pytest.mark.usefixtures("small_blocks")
+def test_a_refusal_while_pricing_closes_the_spill_file(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Prices that multiply past any artifact are found as the events are written, after some
+    have spilled: the refusal leaves nothing behind and no file open."""
+    opened: list[Any] = []
+    real = tempfile.TemporaryFile
+
+    def tracked(**kwargs: Any) -> Any:
+        opened.append(real(**kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr("converter.files.tempfile.TemporaryFile", tracked)
+    contract = json.loads(CONTRACT.read_text())
+    for entry in contract["claims"]["pricing"]["models"].values():
+        entry["tiers"][0]["output"] = "9" * 30
+        entry["contexts"] = dict.fromkeys(entry["contexts"], "9" * 30)
+    edited = tmp_path / "c.json"
+    edited.write_text(json.dumps(contract))
+    result = _convert(cli, tmp_path / "b.json", contract=edited)
+    assert result.code == 2, result.err
+    assert "PRICE-COST-TOO-LARGE" in result.err
+    assert len(opened) == 1
+    assert opened[0].closed
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
