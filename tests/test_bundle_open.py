@@ -957,3 +957,36 @@ def test_an_integer_past_64_bits_resealed_is_refused_by_shape_not_called_changed
     body["receipt"]["evidence_sha256"] = "0" * 64  # the same value, not resealed: changed
     with pytest.raises(IntegrityFailure):
         open_bundle(reference_bytes(body))
+
+
+def _layouts() -> list[bytes]:
+    """The golden bundle as written, re-indented with its keys in another order, and behind a
+    byte order mark: one value, three texts."""
+    data = GOLDEN.read_bytes()
+    body = json.loads(data)
+    backwards = json.dumps({k: body[k] for k in reversed(body)}, indent=2).encode()
+    return [data, backwards, b"\xef\xbb\xbf" + data]
+
+
+@pytest.mark.parametrize("data", _layouts(), ids=["as-written", "re-indented", "bom"])
+def test_the_split_reader_opens_what_the_whole_reader_opens(
+    data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """evaluate keeps a bundle's events and edges as canonical bytes, never as 75 MB of values
+    (the bench bundle): the same head, events and edges as parsing the whole document gives."""
+    from converter.bundle import io
+
+    assert io._split_value(data) is not None  # the split reader takes it
+    split = open_whole_bundle(data)
+    monkeypatch.setattr(io, "_split_value", lambda _: None)
+    assert open_whole_bundle(data) == split
+
+
+def test_a_changed_byte_is_left_to_the_whole_reader_and_called_changed() -> None:
+    from converter.bundle import io
+
+    data = GOLDEN.read_bytes().replace(b'"input_tokens":', b'"input_tokens":1', 1)
+    assert io._split_value(data) is None  # the digest does not match: not taken
+    with pytest.raises(IntegrityFailure) as failed:
+        open_bundle(data)
+    assert failed.value.code == "BUNDLE-DIGEST-MISMATCH"

@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from converter.codec.jsontext import NotStrictJSON, loads_exact, loads_integral
+from converter.codec.canonical import encode
+from converter.codec.jsontext import (
+    NotStrictJSON,
+    Split,
+    loads_exact,
+    loads_integral,
+    loads_integral_split,
+)
 
 keys = st.text(st.characters(exclude_categories=("Cs",)), max_size=4)
 values = st.recursive(
@@ -107,3 +114,96 @@ def test_nan_and_infinity_name_their_line(doc: bytes, line: int) -> None:
             reader(doc)
         assert refused.value.line == line
         assert refused.value.parsed
+
+
+# --- loads_integral_split: a bundle's events and edges packed, never values all at once -------
+
+SPLIT = ("events", "edges")
+small_ints = st.integers(-(2**63), 2**63 - 1)  # what orjson writes (the split reader encodes)
+items = st.recursive(
+    st.none() | st.booleans() | small_ints | keys,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3),
+    max_leaves=10,
+)
+documents = st.builds(
+    lambda head, events, edges: {**head, "events": events, "edges": edges},
+    st.dictionaries(keys.filter(lambda k: k not in SPLIT), items, max_size=4),
+    st.lists(items, max_size=4),
+    st.lists(items, max_size=4),
+)
+layouts = st.sampled_from([{}, {"indent": 2}, {"indent": 0}, {"separators": (" ,", " : ")}])
+
+
+def _joined(split: Split) -> dict[str, Any]:
+    return {
+        **split.members,
+        **{name: [json.loads(item) for item in split.arrays[name].items()] for name in SPLIT},
+    }
+
+
+@given(document=documents, layout=layouts, data=st.data())
+def test_split_reads_what_the_whole_reader_reads(
+    document: dict[str, Any], layout: dict[str, Any], data: st.DataObject
+) -> None:
+    order = data.draw(st.permutations(sorted(document)))
+    text = json.dumps({k: document[k] for k in order}, ensure_ascii=False, **layout)
+    split = loads_integral_split(text.encode(), SPLIT)
+    assert split is not None
+    assert _joined(split) == document == loads_integral(text.encode())
+    for name in SPLIT:
+        packed = split.arrays[name]
+        assert [*packed.items()] == [encode(item) for item in document[name]]
+        assert bytes(packed.data) == encode(document[name])  # what the digest is taken over
+
+
+@given(document=documents, layout=layouts, data=st.data())
+def test_split_never_reads_what_the_whole_reader_refuses(
+    document: dict[str, Any], layout: dict[str, Any], data: st.DataObject
+) -> None:
+    """One character put anywhere (a repeated key's quote, a fraction, a stray comma...):
+    the split reader reads the document only as `loads_integral` does, or leaves it to it."""
+    text = json.dumps(document, ensure_ascii=False, **layout)
+    at = data.draw(st.integers(0, len(text)))
+    put = data.draw(st.sampled_from([*',:[]{}"1.eE- \\', "NaN", '"a":1,', '"events":[],']))
+    edited = (text[:at] + put + text[at:]).encode()
+    split = loads_integral_split(edited, SPLIT)
+    try:
+        whole = loads_integral(edited)
+    except NotStrictJSON:
+        assert split is None
+        return
+    if split is not None:
+        assert _joined(split) == whole
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        b'{"events": [], "edges": [], "a": 1, "a": 2}',  # a repeated key, top level
+        b'{"events": [{"k": 1, "k": 2}], "edges": []}',  # in an item
+        b'{"events": [], "events": [], "edges": []}',  # a split member twice
+        b'{"events": [1.5], "edges": []}',
+        b'{"events": [], "edges": [], "x": 1e3}',
+        b'{"events": [NaN], "edges": []}',
+        b'{"events": [18446744073709551616], "edges": []}',  # past 64 bits: not encodable
+        b'{"events": ["\\ud800"], "edges": []}',  # a lone surrogate: not encodable
+        b'{"events": [{"a\\u003a": 1}], "edges": []}',  # an escaped colon: no tally
+        b'{"events": {}, "edges": []}',  # a split member that is no array
+        b'{"events": []}',  # one missing
+        b'{"events": [1,], "edges": []}',
+        b'{"events": [], "edges": [],}',
+        b'{"events": [], "edges": []} x',
+        b'[{"events": [], "edges": []}]',
+        b"\xff",
+    ],
+)
+def test_split_leaves_to_the_whole_reader(doc: bytes) -> None:
+    assert loads_integral_split(doc, SPLIT) is None
+
+
+def test_split_empty_arrays() -> None:
+    split = loads_integral_split(b' { "events" : [ ] , "edges":[]}\n', SPLIT)
+    assert split is not None
+    assert split.members == {}
+    assert [len(split.arrays[name]) for name in SPLIT] == [0, 0]
+    assert bytes(split.arrays["events"].data) == b"[]"

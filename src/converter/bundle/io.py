@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import codecs
+import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any, Protocol, TypeVar
 
@@ -26,15 +27,19 @@ from converter.codec.canonical import (
     canonical_bytes,
     encode,
     foreign_bytes,
+    object_chunks,
     reference_bytes,
     sha256_hex,
     value_sha256,
 )
 from converter.codec.jsontext import (
     NotStrictJSON,
+    Packed,
+    Split,
     is_json_lines,
     loads_exact,
     loads_integral,
+    loads_integral_split,
     loads_with_floats,
 )
 from converter.contract.model import CONTRACT_SCHEMA
@@ -147,6 +152,33 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     return raw
 
 
+def _split_value(data: bytes) -> Split | None:
+    """The bundle read as `_checked_value` reads it, but with its events and edges kept as
+    their canonical bytes (`loads_integral_split`), when it is strict JSON of the bulk arrays
+    and its evidence digest matches; None for anything else, which `_checked_value` decides
+    (and refuses) as before. The digest is taken over the same canonical bytes."""
+    data = data.removeprefix(codecs.BOM_UTF8)
+    split = loads_integral_split(data, BULK_FIELDS)
+    if split is None:
+        return None
+    receipt = split.members.get("receipt")
+    claimed = receipt.get("evidence_sha256") if isinstance(receipt, dict) else None
+    if not isinstance(claimed, str):
+        return None
+    assert isinstance(receipt, dict)
+    unsealed = {k: v for k, v in receipt.items() if k != "evidence_sha256"}
+    members: dict[str, Iterable[bytes | bytearray]] = {
+        name: [encode(value)] for name, value in split.members.items() if name != "receipt"
+    }
+    members["receipt"] = [encode(unsealed)]
+    for name, packed in split.arrays.items():
+        members[name] = [packed.data]
+    hasher = hashlib.sha256()
+    for chunk in object_chunks(members):
+        hasher.update(chunk)
+    return split if hasher.hexdigest() == claimed else None
+
+
 def _resealed_with_fractions(data: bytes) -> bool:
     """Whether strict JSON `data`, whose one fault is numbers with a fraction (this program
     writes money as text, and no float), holds the evidence digest canonicaljson computes over
@@ -222,8 +254,15 @@ def open_bundle(
     excluded has an outcome, every receipt count matches; each disagreement is refused (2) with
     its field path, all of them at once. The sink has then seen the bundle: discard its result.
     """
-    raw = _checked_value(data, reference)
-    events, edges = (raw.pop(name, None) for name in BULK_FIELDS)
+    split = None if reference else _split_value(data)
+    events: Packed | list[Any] | None
+    edges: Packed | list[Any] | None
+    if split is not None:  # the bulk items as their canonical bytes, checked already
+        raw, encoded = split.members, True
+        events, edges = (split.arrays[name] for name in BULK_FIELDS)
+    else:  # the exact reader decides what the split one could not
+        raw, encoded = _checked_value(data, reference), False
+        events, edges = (raw.pop(name, None) for name in BULK_FIELDS)
     shape: list[Problem] = []  # every misshapen part, each named: the run goes on past one
     head = check = None
     try:
@@ -235,22 +274,20 @@ def open_bundle(
     shape += [
         Problem("BUNDLE-SHAPE", where=name)
         for name, bulk in zip(BULK_FIELDS, (events, edges), strict=True)
-        if type(bulk) is not list
+        if type(bulk) is not list and not isinstance(bulk, Packed)
     ]
     if head is not None:
         check = Consistency(head)
         if sink is not None:
             sink.start(head)
-    for index, item in enumerate(events if type(events) is list else ()):
-        events[index] = None
-        event = _item(_EVENT.validate_json, item, ("events", index), shape)
+    for index, item in enumerate(_each(events)):
+        event = _item(_EVENT.validate_json, item, ("events", index), shape, encoded)
         if event is not None and check is not None and not shape:
             check.event(index, event)
             if sink is not None:
                 sink.event(event)
-    for index, item in enumerate(edges if type(edges) is list else ()):
-        edges[index] = None
-        edge = _item(Edge.model_validate_json, item, ("edges", index), shape)
+    for index, item in enumerate(_each(edges)):
+        edge = _item(Edge.model_validate_json, item, ("edges", index), shape, encoded)
         if edge is not None and check is not None and not shape:
             check.edge(index, edge)
             if sink is not None:
@@ -264,6 +301,17 @@ def open_bundle(
         raise Refused(problems)
     return_free_memory()  # the parsed JSON value's pages
     return head
+
+
+def _each(bulk: Packed | list[Any] | None) -> Iterator[Any]:
+    """A bulk field's items: a packed array's as their bytes; a parsed list's values, each
+    dropped from the list as it is taken (freed once validated). Nothing from anything else."""
+    if isinstance(bulk, Packed):
+        yield from bulk.items()
+    elif type(bulk) is list:
+        for index, item in enumerate(bulk):
+            bulk[index] = None
+            yield item
 
 
 T = TypeVar("T")
@@ -290,11 +338,16 @@ def _capped(problems: list[Problem]) -> list[Problem]:
 
 
 def _item(
-    validate: Callable[[bytes], T], item: Any, at: tuple[Any, ...], shape: list[Problem]
+    validate: Callable[[bytes], T],
+    item: Any,
+    at: tuple[Any, ...],
+    shape: list[Problem],
+    encoded: bool,
 ) -> T | None:
-    """One event or edge validated from its canonical JSON, or None with its problems added."""
+    """One event or edge validated from its canonical JSON (`item` itself when `encoded`), or
+    None with its problems added."""
     try:
-        return validate(encode(item))
+        return validate(item if encoded else encode(item))
     except ValidationError as bad:
         shape += _shape_problems(at, bad)
     except TypeError:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Iterator
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -210,3 +211,141 @@ def as_tuples(value: Any) -> Any:
         members = node.values() if isinstance(node, dict) else node
         stack.extend((m, False) for m in members if isinstance(m, dict | list))
     return done[id(value)]
+
+
+class Packed:
+    """A JSON array as its canonical bytes (`[`, each item as `canonical.encode` writes it, `,`
+    between, `]`) and where each item begins: one buffer, not an object per item (orjson's
+    output keeps a 4 KB buffer each: 70k of them would take 280 MB)."""
+
+    __slots__ = ("data", "starts")
+
+    def __init__(self) -> None:
+        self.data = bytearray(b"[")
+        self.starts = array("q")
+
+    def add(self, item: bytes) -> None:
+        if self.starts:
+            self.data += b","
+        self.starts.append(len(self.data))
+        self.data += item
+
+    def close(self) -> None:
+        self.data += b"]"
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def items(self) -> Iterator[bytes]:
+        """Each item's bytes, in order."""
+        starts, data = self.starts, self.data
+        last = len(starts) - 1
+        for index, start in enumerate(starts):
+            # up to the comma before the next item, or to the closing bracket
+            end = starts[index + 1] - 1 if index < last else len(data) - 1
+            yield bytes(data[start:end])
+
+
+class Split(NamedTuple):
+    """A JSON object read with some of its array members packed (`loads_integral_split`)."""
+
+    members: dict[str, Any]  # every other member, as `loads_integral` reads it
+    arrays: dict[str, Packed]
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, and only it
+_INTEGRAL = json.JSONDecoder(parse_float=_no_fraction, parse_constant=_no_constant)
+
+
+def loads_integral_split(data: bytes, split: tuple[str, ...]) -> Split | None:
+    """`loads_integral(data)` for an object whose members named in `split` are arrays, with
+    their items held as canonical bytes: a bundle's 70k events and edges are never values all
+    at once (75 MB for the bench tree's 19 MB bundle, beside a text copy of it: the peak of
+    `evaluate`), and each item is encoded once, for its digest and its model alike.
+
+    None for anything but such an object whose every value `loads_integral` takes (a repeated
+    key, a fraction, NaN, invalid UTF-8, a `\\u003a`-style escape, a split member missing or
+    not an array, a value orjson cannot write): then `loads_integral` decides, and refuses.
+    """
+    if b"\\u003" in data:  # the colon tally below cannot see a repeated key so escaped
+        return None
+    try:
+        text = data.decode("utf-8")
+        found = _split_members(text, split)
+    except (ValueError, RecursionError, orjson.JSONEncodeError):  # NotStrictJSON is a ValueError
+        return None
+    if found is None or any(name not in found.arrays for name in split):
+        return None
+    del text
+    # A repeated key anywhere: the colons a reader that dropped it writes are fewer than the
+    # bytes hold (`loads_integral`'s tally, over the items' bytes as they are).
+    written = 0
+    for name, member in found.members.items():
+        written += 1 + name.count(":") + orjson.dumps(member).count(b":")
+    for name, packed in found.arrays.items():
+        written += 1 + name.count(":") + packed.data.count(b":")
+    return found if written == data.count(b":") else None
+
+
+def _skip(text: str, at: int) -> int:
+    """The position of the first byte at or after `at` that is not JSON whitespace."""
+    space = _SPACE.match(text, at)
+    assert space is not None  # it matches the empty string
+    return space.end()
+
+
+def _split_members(text: str, split: tuple[str, ...]) -> Split | None:
+    """The top-level object of `text`, walked member by member; None where it is not one
+    object of distinct keys. Raises what the scanner or the encoder raise."""
+    members: dict[str, Any] = {}
+    arrays: dict[str, Packed] = {}
+    at = _skip(text, 0)
+    if text[at : at + 1] != "{":
+        return None
+    at = _skip(text, at + 1)
+    following = text[at : at + 1]
+    if following == "}":
+        at += 1
+    while following != "}":
+        if text[at : at + 1] != '"':
+            return None
+        name, at = _INTEGRAL.raw_decode(text, at)
+        at = _skip(text, at)
+        if text[at : at + 1] != ":" or name in members or name in arrays:
+            return None
+        at = _skip(text, at + 1)
+        if name in split:
+            items = _encoded_items(text, at)
+            if items is None:
+                return None
+            arrays[name], at = items
+        else:
+            members[name], at = _INTEGRAL.raw_decode(text, at)
+        at = _skip(text, at)
+        following = text[at : at + 1]
+        if following not in ("}", ","):
+            return None
+        at = _skip(text, at + 1)
+    return Split(members, arrays) if _skip(text, at) == len(text) else None
+
+
+def _encoded_items(text: str, at: int) -> tuple[Packed, int] | None:
+    """The array at `at`, packed, and the position after it; None where no array is there."""
+    from converter.codec.canonical import encode  # (canonical does not import this module)
+
+    if text[at : at + 1] != "[":
+        return None
+    packed = Packed()
+    at = _skip(text, at + 1)
+    following = text[at : at + 1]
+    while following != "]":
+        item, at = _INTEGRAL.raw_decode(text, at)
+        packed.add(encode(item))
+        at = _skip(text, at)
+        following = text[at : at + 1]
+        if following not in ("]", ","):
+            return None
+        if following == ",":
+            at = _skip(text, at + 1)
+    packed.close()
+    return packed, at + 1
