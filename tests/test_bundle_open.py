@@ -941,13 +941,20 @@ def test_a_bundle_of_a_version_that_counted_hidden_calls_without_pricing_them_op
     assert open_bundle(_resealed(counted_only)).receipt.hidden_calls == 2
 
 
-def test_an_integer_past_64_bits_resealed_is_refused_by_shape_not_called_changed() -> None:
+@pytest.mark.parametrize("where", ["event", "receipt"])
+def test_an_integer_past_64_bits_resealed_is_refused_by_shape_not_called_changed(
+    where: str,
+) -> None:
     """An adversary's find: a count of 2**64 resealed over the edit. `verify` refused it by
     shape (2) but opening it called it changed since it was sealed (5): the fast encoder
-    writes no integer past 64 bits and its TypeError read as a digest mismatch."""
+    writes no integer past 64 bits and its TypeError read as a digest mismatch. (Outside the
+    events, such a count crashed the split reader's tally, exit 70, before it was caught.)"""
 
     def huge(body: dict[str, Any]) -> None:
-        body["events"][0]["usage"]["input_tokens"] = 2**64
+        if where == "event":
+            body["events"][0]["usage"]["input_tokens"] = 2**64
+        else:
+            body["receipt"]["counts"]["model_calls"] = 2**64
 
     data = _resealed(huge)
     with pytest.raises(Refused) as refused:

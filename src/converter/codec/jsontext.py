@@ -281,7 +281,10 @@ def loads_integral_split(data: bytes, split: tuple[str, ...]) -> Split | None:
     # bytes hold (`loads_integral`'s tally, over the items' bytes as they are).
     written = 0
     for name, member in found.members.items():
-        written += 1 + name.count(":") + orjson.dumps(member).count(b":")
+        try:
+            written += 1 + name.count(":") + orjson.dumps(member).count(b":")
+        except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate
+            return None
     for name, packed in found.arrays.items():
         written += 1 + name.count(":") + packed.data.count(b":")
     return found if written == data.count(b":") else None
@@ -330,21 +333,33 @@ def _split_members(text: str, split: tuple[str, ...]) -> Split | None:
 
 
 def _encoded_items(text: str, at: int) -> tuple[Packed, int] | None:
-    """The array at `at`, packed, and the position after it; None where no array is there."""
+    """The array at `at`, packed, and the position after it; None where no array is there.
+    (The loop runs once per event and edge: the scanner is called directly, and whitespace
+    looked for only where a character that is not `,` or `]` follows an item.)"""
     from converter.codec.canonical import encode  # (canonical does not import this module)
 
     if text[at : at + 1] != "[":
         return None
     packed = Packed()
+    data, starts = packed.data, packed.starts
+    scan = _INTEGRAL.scan_once
     at = _skip(text, at + 1)
     following = text[at : at + 1]
     while following != "]":
-        item, at = _INTEGRAL.raw_decode(text, at)
-        packed.add(encode(item))
-        at = _skip(text, at)
+        try:
+            item, at = scan(text, at)
+        except StopIteration:  # no JSON value begins here
+            return None
+        if starts:
+            data += b","
+        starts.append(len(data))
+        data += encode(item)
         following = text[at : at + 1]
         if following not in ("]", ","):
-            return None
+            at = _skip(text, at)
+            following = text[at : at + 1]
+            if following not in ("]", ","):
+                return None
         if following == ",":
             at = _skip(text, at + 1)
     packed.close()
