@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
+from json.scanner import make_scanner
 from typing import Any, NamedTuple
 
 import orjson
@@ -255,6 +256,8 @@ class Split(NamedTuple):
 
 _SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, and only it
 _INTEGRAL = json.JSONDecoder(parse_float=_no_fraction, parse_constant=_no_constant)
+# raw_decode's scanner, without its wrapping call (typeshed types make_scanner as a class)
+_SCAN_ONE: Callable[[str, int], tuple[Any, int]] = make_scanner(_INTEGRAL)  # type: ignore[arg-type]
 
 
 def loads_integral_split(data: bytes, split: tuple[str, ...]) -> Split | None:
@@ -342,7 +345,7 @@ def _encoded_items(text: str, at: int) -> tuple[Packed, int] | None:
         return None
     packed = Packed()
     data, starts = packed.data, packed.starts
-    scan = _INTEGRAL.scan_once
+    scan = _SCAN_ONE
     at = _skip(text, at + 1)
     following = text[at : at + 1]
     while following != "]":
