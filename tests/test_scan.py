@@ -1908,3 +1908,112 @@ def test_the_totals_by_model_put_a_model_with_no_bound_first() -> None:
     }
     ranked = [name for name, _ in sorted(by_model.items(), key=scan_module._costliest_first)]
     assert ranked == ["sonnet-4", "haiku", "opus", "sonnet-4-5"]
+
+
+# --- --since: only the sessions written to since a moment -----------------------------------
+
+OLD = 1_700_000_000  # 2023-11-14, a time no file of a test run has
+
+
+def _age(paths: Any, when: float = OLD) -> None:
+    for path in paths:
+        os.utime(path, (when, when), follow_symlinks=False)
+
+
+@pytest.fixture
+def dated(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """Three sessions and a pruned one: `old` written to last in 2023, `resumed` whose main
+    transcript is from 2023 but a subagent of it was written just now, `new`, and a pruned
+    session folder from 2023. Each is named by its label."""
+    root = tmp_path / "projects"
+    old = generate(root / PROJECTS[0], _tiny(700))
+    resumed = generate(root / PROJECTS[1], _tiny(701, agent_rate=0.9))
+    new = generate(root / PROJECTS[2], _tiny(702))
+    pruned = generate(root / PROJECTS[2], _tiny(703, agent_rate=0.9))
+    assert resumed.subagents > 0
+    assert pruned.subagents > 0
+    pruned.parent.unlink()
+    _age([old.parent, *old.parent.with_suffix("").rglob("*")])
+    _age([resumed.parent])  # its folder's files keep today's times
+    _age(pruned.parent.with_suffix("").rglob("*"))
+    pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+    labels = {
+        name: scan_module.session_label(pseudo, tree.parent.stem)
+        for name, tree in (("old", old), ("resumed", resumed), ("new", new), ("pruned", pruned))
+    }
+    return root, labels
+
+
+def test_since_keeps_the_sessions_written_to_since_then(dated: Any, cli: Any) -> None:
+    root, labels = dated
+    result = cli("scan", str(root), "--json", "--since", "2024-01-01")
+    assert result.code == 0, result.err
+    doc = result.json()
+    assert doc["since"] == "2024-01-01T00:00:00Z"
+    assert sorted(r["session"] for r in doc["sessions"]) == sorted(
+        [labels["resumed"], labels["new"]]
+    )
+    assert doc["totals"]["sessions"] == 2
+    assert doc["totals"]["sessions_before_since"] == 2  # the old one and the pruned folder
+    schema = json.loads((ROOT / "contracts" / "scan.schema.json").read_text())
+    assert [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(doc)] == []
+    every = cli("scan", str(root), "--json").json()
+    assert every["since"] is None
+    assert every["totals"]["sessions_before_since"] == 0
+    assert every["totals"]["sessions"] == 4
+    kept = {r["session"]: r for r in doc["sessions"]}
+    assert all(kept[r["session"]] == r for r in every["sessions"] if r["session"] in kept)
+
+
+def test_since_is_said_in_the_table(dated: Any, cli: Any) -> None:
+    root, _ = dated
+    result = cli("scan", str(root), "--since", "2024-01-01T00:00:00+01:00")
+    assert result.code == 0, result.err
+    assert (
+        "--since 2023-12-31T23:00:00Z: 2 sessions last written before it left out (by their "
+        "files' modification times), in no row or total"
+    ) in result.out
+    assert "--since" not in cli("scan", str(root)).out
+
+
+def test_since_a_span_back_from_now(dated: Any, cli: Any) -> None:
+    root, _ = dated
+    doc = cli("scan", str(root), "--json", "--since", "30d").json()
+    assert doc["totals"]["sessions"] == 2
+    assert cli("scan", str(root), "--json", "--since", "0h").json()["totals"]["sessions"] == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("2024-01-01T09:00", "without its offset"),
+        ("/home/alice/.claude/projects", "is not a date"),
+        ("last week", "is not a date"),
+        ("999999d", "further back than a date can be"),
+    ],
+)
+def test_since_refuses_what_it_would_have_to_guess(
+    value: str, says: str, dated: Any, cli: Any
+) -> None:
+    root, _ = dated
+    result = cli("scan", str(root), "--since", value)
+    assert result.code == 64
+    assert says in result.err
+    assert "alice" not in result.err
+    assert "week" not in result.err
+
+
+def test_since_follows_no_symlinked_session_folder(dated: Any, cli: Any, tmp_path: Path) -> None:
+    """A session folder that is a link is never followed (SPEC §3): the files behind it give
+    the session no time of its own."""
+    root, labels = dated
+    [old_parent] = list((root / PROJECTS[0]).glob("*.jsonl"))
+    folder = old_parent.with_suffix("")
+    assert not folder.exists()  # a session with no subagents: no folder of its own
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "fresh.jsonl").write_text("{}\n")  # a file of today's, behind the link
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    _age([folder])
+    doc = cli("scan", str(root), "--json", "--since", "2024-01-01").json()
+    assert labels["old"] not in {r["session"] for r in doc["sessions"]}

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import click
@@ -27,6 +29,7 @@ from converter.run.scan import (
     find_sessions,
     local_paths,
     render_text,
+    written_since,
 )
 from converter.run.scan import scan as run_scan
 
@@ -80,6 +83,38 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
         yield start
 
 
+_BACK = re.compile(r"([0-9]{1,6})([dh])")
+
+
+def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime | None:
+    """`--since`: a date (from midnight UTC), an instant with its offset, or `7d` / `12h` back
+    from now; a UTC datetime. A time with no offset is refused, not guessed to be UTC. (The
+    value is never repeated in the message: a usage error shows none.)"""
+    if value is None:
+        return None
+    text = value.strip()
+    back = _BACK.fullmatch(text)
+    if back:
+        amount = int(back.group(1))
+        span = timedelta(days=amount) if back.group(2) == "d" else timedelta(hours=amount)
+        try:
+            return datetime.now(UTC) - span
+        except OverflowError:
+            raise click.BadParameter("is further back than a date can be") from None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter(
+            "is not a date (2026-11-01), an instant (2026-11-01T09:00:00Z) or a span back from "
+            "now (7d, 12h)"
+        ) from None
+    if when.tzinfo is None:
+        if len(text) > len("2026-11-01"):  # a time of day, in no stated zone
+            raise click.BadParameter("gives a time without its offset: end it with Z for UTC")
+        when = when.replace(tzinfo=UTC)  # a date alone: its first instant, UTC
+    return when.astimezone(UTC)
+
+
 def _folder_source(projects_dir: str | None) -> str:
     if projects_dir is not None:
         return "PROJECTS_DIR"
@@ -102,6 +137,15 @@ def _folder_source(projects_dir: str | None) -> str:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 @click.option(
+    "--since",
+    metavar="WHEN",
+    callback=_since,
+    default=None,
+    help="Only sessions whose files were written to since WHEN (their modification times): a "
+    "date, 2026-11-01 (from midnight UTC), an instant, 2026-11-01T09:00:00Z, or a span back "
+    "from now, 7d or 12h. The others are counted, not inspected.",
+)
+@click.option(
     "--price-card",
     default=None,
     help=f"Also say what each convertible session cost by this card ({CARD_CHOICE}), as "
@@ -116,6 +160,7 @@ def scan(
     projects_dir: str | None,
     jobs: int | None,
     as_json: bool,
+    since: datetime | None,
     price_card: str | None,
     show_paths: bool,
     key_file: Path | None,
@@ -147,8 +192,10 @@ def scan(
         found = find_sessions(folder)  # one walk: the rows and --show-paths name the same sessions
     except OSError:  # the projects folder itself cannot be listed (its subfolders are counted)
         raise Refused([missing]) from None
+    if since is not None:
+        found = written_since(found, since.timestamp())
     with _progress(stderr_is_terminal()) as progress:
-        result = run_scan(folder, key.secret, workers, progress, found, card)
+        result = run_scan(folder, key.secret, workers, progress, found, card, since)
     if as_json:
         say(orjson.dumps(result, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
     else:

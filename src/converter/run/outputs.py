@@ -24,6 +24,7 @@ from converter.firewall.types import (
     KeyId,
     Pseudonym,
     PublicName,
+    Timestamp,
 )
 from converter.firewall.view import AgentKind, Finding, Refusal, TreeCounts
 from converter.vocabulary import HiddenKind
@@ -331,6 +332,9 @@ class ScanTotals(ScanNumbers):
     skipped_jsonl_files: Count
     symlinked_folders: Count
     unreadable_folders: Count
+    sessions_before_since: Count = Field(
+        description="sessions left out by --since: their files were last written before it"
+    )
     cost: TotalCost | None = Field(default=None, description="present with --price-card")
 
 
@@ -341,6 +345,10 @@ class ScanReport(Closed):
     project_folders: Count
     config_folder: bool
     one_project_folder: bool
+    since: Timestamp | None = Field(
+        description="--since, as an instant (UTC): only sessions whose files were written to "
+        "then or later are in the rows and totals; null without it"
+    )
     sessions: list[ScanRow]
     totals: ScanTotals
 

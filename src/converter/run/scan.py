@@ -38,7 +38,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -160,6 +161,35 @@ class Found:
     # The folder scanned, which the paths above are relative to: the folder given, or its
     # `projects/` folder (`config_folder`).
     root: Path = Path()
+    # Sessions left out by `scan --since` (`written_since`): last written before it.
+    before_since: int = 0
+
+
+def last_written(session: Session, root: Path) -> float | None:
+    """When a session's files were last written (their newest modification time, seconds since
+    the epoch): its main transcripts and the files in its session folders, which a resumed
+    session appends to. Read from the file system, never from a transcript; None when no file
+    of it can be told (it is then kept: inspected, a vanished file is said as such)."""
+    folders = [root / d for d in session.orphan_dirs]
+    folders += [p.with_suffix("") for p in session.parents]
+    folders = [f for f in folders if not f.is_symlink()]  # never followed (SPEC §3)
+    times = []
+    for path in session.parents:
+        with contextlib.suppress(OSError):
+            times.append(path.stat().st_mtime)
+    for folder in folders:  # os.walk follows no symlink, and passes over what it cannot list
+        for where, _, names in os.walk(folder):
+            for name in names:
+                with contextlib.suppress(OSError):
+                    times.append(os.stat(os.path.join(where, name), follow_symlinks=False).st_mtime)
+    return max(times) if times else None
+
+
+def written_since(found: Found, since: float) -> Found:
+    """`found` with only the sessions written to at or after `since` (`last_written`); the
+    others are counted (`before_since`), not inspected."""
+    kept = [s for s in found.sessions if (last_written(s, found.root) or since) >= since]
+    return replace(found, sessions=kept, before_since=len(found.sessions) - len(kept))
 
 
 def find_sessions(projects_dir: Path) -> Found:
@@ -766,12 +796,16 @@ def scan(
     progress: Callable[[int], Callable[[], None]] | None = None,
     found: Found | None = None,
     card: PriceCard | None = None,
+    since: datetime | None = None,
 ) -> dict[str, Any]:
     """Scan a projects folder (or the sessions already `found` in it); the JSON object
     `scan --json` prints. With a `card`, each convertible session's cost by it, as `inspect
-    --price-card` says it."""
+    --price-card` says it. `since` (UTC): only the sessions last written then or later."""
     pseudo = Pseudonymizer(PseudonymKey(secret))
-    found = found or find_sessions(projects_dir)
+    if found is None:  # (the command finds them, and leaves out the older, itself)
+        found = find_sessions(projects_dir)
+        if since is not None:
+            found = written_since(found, since.timestamp())
     sessions = found.sessions
     parents = [parent for s in sessions for parent in s.parents]
     parts = [
@@ -832,6 +866,7 @@ def scan(
         "skipped_jsonl_files": found.stray_transcripts,
         "symlinked_folders": found.symlinks,
         "unreadable_folders": found.unreadable,
+        "sessions_before_since": found.before_since,
     }
     if card is not None:
         cost, (again, again_by_model) = _total_cost(card.id, rows), _cost_counted_again(priced)
@@ -843,6 +878,7 @@ def scan(
         "project_folders": found.project_folders,
         "config_folder": found.config_folder,
         "one_project_folder": found.one_project,
+        "since": None if since is None else since.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "sessions": rows,
         "totals": totals,
     }
@@ -1202,6 +1238,13 @@ def _notes(result: dict[str, Any]) -> list[str]:
             "fork (`--fork-session`, `/bg`) or duplicated holds its original's; the totals sum "
             f"the rows, so they count {counted(t['model_calls_counted_again'], 'call')} again "
             "(and their tokens; with a card, the cost line says what of the cost)"
+        )
+    if result.get("since") is not None:
+        n = t["sessions_before_since"]
+        lines.append(
+            f"--since {result['since']}: {counted(n, 'session')} last written before it "
+            f"left out (by {'its' if n == 1 else 'their'} files' modification times), in no "
+            "row or total"
         )
     if t["refusal_codes"]:
         lines.append(
