@@ -997,3 +997,12 @@ def test_a_changed_byte_is_left_to_the_whole_reader_and_called_changed() -> None
     with pytest.raises(IntegrityFailure) as failed:
         open_bundle(data)
     assert failed.value.code == "BUNDLE-DIGEST-MISMATCH"
+
+
+def test_a_key_no_encoder_writes_is_left_to_the_whole_reader() -> None:
+    """An audit's find: a lone surrogate as a top-level key crashed the split reader's digest
+    (exit 70); the whole reader calls the bundle changed, as it always did."""
+    data = b'{"\\ud800":0,"edges":[],"events":[],"receipt":{"evidence_sha256":"x"}}'
+    with pytest.raises(IntegrityFailure) as failed:
+        open_bundle(data)
+    assert failed.value.code == "BUNDLE-DIGEST-MISMATCH"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -189,3 +190,85 @@ def test_a_refusal_while_pricing_closes_the_spill_file(
     assert len(opened) == 1
     assert opened[0].closed
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
+
+
+class _FillingDisk:
+    """An unnamed file on a disk with `room` bytes left: a write past it is cut short, the next
+    raises `error`; closing it raises too, as a buffered file's close would, flushing what a
+    short write left behind (an audit: that close replaced the refusal with exit 70)."""
+
+    def __init__(self, room: int, error: int) -> None:
+        self.room, self.error, self.closed = room, error, False
+
+    def write(self, data: Any) -> int:
+        if not self.room:
+            raise OSError(self.error, os.strerror(self.error))
+        taken = min(self.room, len(data))
+        self.room -= taken
+        return taken
+
+    def close(self) -> None:
+        self.closed = True
+        raise OSError(self.error, os.strerror(self.error))
+
+
+@pytest.mark.usefixtures("small_blocks")
+@pytest.mark.parametrize(("error", "code"), [("ENOSPC", "OUT-NO-SPACE"), ("EIO", "OUT-UNWRITABLE")])
+def test_a_disk_that_fills_mid_block_is_said_as_such(
+    error: str, code: str, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[_FillingDisk] = []
+
+    def filling(**_: Any) -> _FillingDisk:
+        made.append(_FillingDisk(SMALL + SMALL // 2, getattr(errno, error)))
+        return made[-1]
+
+    monkeypatch.setattr("converter.files.tempfile.TemporaryFile", filling)
+    result = _convert(cli, tmp_path / "b.json")
+    assert result.code == 2, result.err
+    assert code in result.err
+    assert "OUT-STDOUT-FAILED" not in result.err
+    assert [f.closed for f in made] == [True]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_at_the_write_is_not_replaced_by_closing_the_spill(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundle was spilled whole; the disk fills as it is written out, and the spill file's
+    close fails too: the refusal said is the write's."""
+    real = tempfile.TemporaryFile
+
+    class ClosingFails:
+        def __init__(self, **kwargs: Any) -> None:
+            self.file = real(**kwargs)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.file, name)
+
+        def close(self) -> None:
+            self.file.close()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    def no_room(_: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("converter.bundle.spool.BLOCK", SMALL)
+    monkeypatch.setattr("converter.files.tempfile.TemporaryFile", ClosingFails)
+    monkeypatch.setattr("converter.files.os.fsync", no_room)
+    result = _convert(cli, tmp_path / "b.json")
+    assert result.code == 2, result.err
+    assert "OUT-NO-SPACE" in result.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_spill_file_is_unbuffered(tmp_path: Path) -> None:
+    """Unbuffered, a write that fails, fails where it is made: nothing is left for close()."""
+    from converter.files import spill_file
+
+    spill = spill_file(tmp_path)
+    assert spill is not None
+    try:
+        assert not hasattr(spill, "raw")  # a raw file, not a BufferedRandom over one
+    finally:
+        spill.close()

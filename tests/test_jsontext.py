@@ -188,6 +188,7 @@ def test_split_never_reads_what_the_whole_reader_refuses(
         b'{"events": [18446744073709551616], "edges": []}',  # past 64 bits: not encodable
         b'{"events": [], "edges": [], "x": [-18446744073709551616]}',  # outside the arrays too
         b'{"events": ["\\ud800"], "edges": []}',  # a lone surrogate: not encodable
+        b'{"\\ud800": 0, "events": [], "edges": []}',  # in a top-level key (an audit: exit 70)
         b'{"events": [{"a\\u003a": 1}], "edges": []}',  # an escaped colon: no tally
         b'{"events": {}, "edges": []}',  # a split member that is no array
         b'{"events": []}',  # one missing

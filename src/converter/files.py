@@ -323,8 +323,8 @@ def spill_file(folder: Path) -> IO[bytes] | None:
     output in, rather than in memory; gone with its last handle, an interrupt's or a crash's
     included. None where none can be made there: the output is then built in memory, and its
     write says what is wrong with the folder."""
-    try:
-        return tempfile.TemporaryFile(dir=folder)
+    try:  # unbuffered: a write that fails, fails where it is made (`bundle.spool._write_all`)
+        return tempfile.TemporaryFile(dir=folder, buffering=0)
     except OSError:
         return None
 

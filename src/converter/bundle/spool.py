@@ -9,6 +9,7 @@ built from; its peak is then the reading's, not the bundle's (docs/performance.m
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ class Spool:
         self.tail += part
         if not self.holding and len(self.tail) >= BLOCK:
             assert self.file is not None
-            self.file.write(self.tail)
+            _write_all(self.file, self.tail)
             self.spilled.update(self.tail)
             self.spilled_len += len(self.tail)
             self.tail = bytearray()
@@ -83,5 +84,24 @@ class SealedBytes:
 
     def close(self) -> None:
         """Free the spill file (unnamed: it is gone with its last handle)."""
-        if self.spool.file is not None:
-            self.spool.file.close()
+        close_spill(self.spool.file)
+
+
+def _write_all(file: IO[bytes], data: bytearray) -> None:
+    """All of `data` into an unbuffered file, which may take less than it is given: a disk that
+    fills mid-block raises on the next write, here, never later when the file is closed (a
+    buffered file's close would then raise, in place of the refusal being reported)."""
+    view = memoryview(data)
+    while view:
+        written = file.write(view)
+        if not written:  # (a raw file returns None only when non-blocking)
+            raise OSError("the spill file took no bytes")
+        view = view[written:]
+
+
+def close_spill(file: IO[bytes] | None) -> None:
+    """Close a spill file, if any: unbuffered, it has nothing left to write, and what failed
+    writing it was raised then; closing it never replaces that failure, or a refusal."""
+    if file is not None:
+        with contextlib.suppress(OSError):
+            file.close()

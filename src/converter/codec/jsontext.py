@@ -283,11 +283,11 @@ def loads_integral_split(data: bytes, split: tuple[str, ...]) -> Split | None:
     # A repeated key anywhere: the colons a reader that dropped it writes are fewer than the
     # bytes hold (`loads_integral`'s tally, over the items' bytes as they are).
     written = 0
-    for name, member in found.members.items():
-        try:
-            written += 1 + name.count(":") + orjson.dumps(member).count(b":")
-        except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate
-            return None
+    try:  # (every key and value is encoded again: one orjson cannot write is not split)
+        for name, member in found.members.items():
+            written += 1 + orjson.dumps(name).count(b":") + orjson.dumps(member).count(b":")
+    except orjson.JSONEncodeError:  # an integer past 64 bits, a lone surrogate, a key's too
+        return None
     for name, packed in found.arrays.items():
         written += 1 + name.count(":") + packed.data.count(b":")
     return found if written == data.count(b":") else None

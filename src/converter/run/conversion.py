@@ -15,7 +15,7 @@ from converter import __version__
 from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
-from converter.bundle.spool import SealedBytes
+from converter.bundle.spool import SealedBytes, close_spill
 from converter.codec.canonical import pretty_bytes
 from converter.contract.model import Contract, Preset, Privacy, Source
 from converter.contract.read import ContractParts, contract_paths, parse_contract, read_contract
@@ -418,14 +418,12 @@ def _checked_bundle(
     try:
         built = build_bundle(contract, contract_bytes, canonical, shown, claims, spill)
     except BaseException as failed:
-        if spill is not None:
-            spill.close()
+        close_spill(spill)
         if isinstance(failed, OSError):  # writing the spill file: the disk full, most likely
             raise write_refused(failed) from None
         raise
     if isinstance(built, list):
-        if spill is not None:
-            spill.close()
+        close_spill(spill)
         raise Refused(built)
     return built, no_bodies
 
