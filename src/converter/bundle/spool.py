@@ -57,7 +57,7 @@ class Spool:
 class SealedBytes:
     """A sealed bundle's bytes (`bundle.io.seal`): the spilled blocks, then the tail, and their
     SHA-256 (what an attestation's subject names), computed as they were built. Written with
-    `chunks()`; `bytes()` joins them, for a bundle small enough to hold (tests, `verify`)."""
+    `chunks()`; `bytes()` joins them, for a bundle small enough to hold (tests)."""
 
     spool: Spool
     sha256: str
