@@ -1920,6 +1920,15 @@ def _age(paths: Any, when: float = OLD) -> None:
         os.utime(path, (when, when), follow_symlinks=False)
 
 
+def _parts(parent: Path) -> list[Path]:
+    """A session's main transcript (if any), its folder (if any) and all in it, deepest first:
+    aging a file after its folder would not change the folder's time, but listing it does not
+    either."""
+    folder = parent.with_suffix("")
+    inside = sorted(folder.rglob("*"), key=lambda p: -len(p.parts)) if folder.exists() else []
+    return [p for p in (parent, *inside, folder) if os.path.lexists(p)]
+
+
 @pytest.fixture
 def dated(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """Three sessions and a pruned one: `old` written to last in 2023, `resumed` whose main
@@ -1933,9 +1942,9 @@ def dated(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     assert resumed.subagents > 0
     assert pruned.subagents > 0
     pruned.parent.unlink()
-    _age([old.parent, *old.parent.with_suffix("").rglob("*")])
+    _age(_parts(old.parent))
     _age([resumed.parent])  # its folder's files keep today's times
-    _age(pruned.parent.with_suffix("").rglob("*"))
+    _age(_parts(pruned.parent))
     pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
     labels = {
         name: scan_module.session_label(pseudo, tree.parent.stem)
@@ -1989,7 +1998,7 @@ def test_since_a_span_back_from_now(dated: Any, cli: Any) -> None:
         ("2024-01-01T09:00", "without its offset"),
         ("/home/alice/.claude/projects", "is not a date"),
         ("last week", "is not a date"),
-        ("999999d", "further back than a date can be"),
+        ("999999d", "outside the times a file can have"),
     ],
 )
 def test_since_refuses_what_it_would_have_to_guess(
@@ -2003,17 +2012,114 @@ def test_since_refuses_what_it_would_have_to_guess(
     assert "week" not in result.err
 
 
-def test_since_follows_no_symlinked_session_folder(dated: Any, cli: Any, tmp_path: Path) -> None:
-    """A session folder that is a link is never followed (SPEC §3): the files behind it give
-    the session no time of its own."""
+def test_since_keeps_a_session_with_a_symlink_it_does_not_follow(
+    dated: Any, cli: Any, tmp_path: Path
+) -> None:
+    """A session folder or main transcript that is a link is never followed (SPEC §3): its time
+    cannot be told, so the session is kept and its row says CC-TREE-SYMLINK (an audit: it was
+    dated by its other parts, or by the link's target, and left out with its refusal)."""
     root, labels = dated
     [old_parent] = list((root / PROJECTS[0]).glob("*.jsonl"))
     folder = old_parent.with_suffix("")
     assert not folder.exists()  # a session with no subagents: no folder of its own
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    (elsewhere / "fresh.jsonl").write_text("{}\n")  # a file of today's, behind the link
+    _age([elsewhere])
     folder.symlink_to(elsewhere, target_is_directory=True)
     _age([folder])
     doc = cli("scan", str(root), "--json", "--since", "2024-01-01").json()
-    assert labels["old"] not in {r["session"] for r in doc["sessions"]}
+    [row] = [r for r in doc["sessions"] if r["session"] == labels["old"]]
+    assert "CC-TREE-SYMLINK" in row["refusals"]
+    folder.unlink()
+    moved = tmp_path / "moved.jsonl"
+    old_parent.rename(moved)
+    old_parent.symlink_to(moved)  # the transcript a link now, its target from 2023
+    _age([old_parent])
+    doc = cli("scan", str(root), "--json", "--since", "2024-01-01").json()
+    assert labels["old"] in {r["session"] for r in doc["sessions"]}
+
+
+def test_since_keeps_a_session_part_of_which_cannot_be_read(
+    dated: Any, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session folder that cannot be listed hides the times in it: the session is kept and
+    its row says why, not dated by what could be read and left out (an audit)."""
+    root, labels = dated
+    real = os.walk
+
+    def walk(top: Any, onerror: Any = None, **kw: Any) -> Any:
+        if onerror is not None:
+            onerror(PermissionError(13, "Permission denied"))
+        return real(top, onerror=onerror, **kw)
+
+    monkeypatch.setattr("converter.run.scan.os.walk", walk)
+    doc = cli("scan", str(root), "--json", "--since", "2024-01-01").json()
+    kept = {r["session"] for r in doc["sessions"]}
+    assert labels["pruned"] in kept  # its folder could not be listed (here: said so)
+    assert labels["old"] not in kept  # no folder: every part of it told, all from 2023
+
+
+def test_since_dates_what_a_session_has_beside_and_inside(dated: Any, cli: Any) -> None:
+    """A 2.0.x agent transcript beside the main one, naming the session, is part of its time;
+    an empty session folder is dated by its own time; a file time of 0 is a time (an audit:
+    it was taken for none, and the session kept)."""
+    root, labels = dated
+    [old_parent] = list((root / PROJECTS[0]).glob("*.jsonl"))
+    since = ("--json", "--since", "2024-01-01")
+    _age([old_parent], 0)
+    assert labels["old"] not in {
+        r["session"] for r in cli("scan", str(root), *since).json()["sessions"]
+    }
+    sibling = old_parent.parent / "agent-1a2b3c4d.jsonl"
+    sibling.write_text(json.dumps({"sessionId": old_parent.stem, "type": "user"}) + "\n")
+    assert labels["old"] in {
+        r["session"] for r in cli("scan", str(root), *since).json()["sessions"]
+    }
+    sibling.unlink()
+    pruned = next(
+        p
+        for p in (root / PROJECTS[2]).iterdir()
+        if p.is_dir() and not p.with_suffix(".jsonl").exists()
+    )
+    shutil.rmtree(pruned)
+    pruned.mkdir()  # an empty session folder, made just now
+    doc = cli("scan", str(root), *since).json()
+    assert labels["pruned"] in {r["session"] for r in doc["sessions"]}
+    _age([pruned])
+    doc = cli("scan", str(root), *since).json()
+    assert labels["pruned"] not in {r["session"] for r in doc["sessions"]}
+
+
+def test_since_says_the_instant_it_used(dated: Any, cli: Any) -> None:
+    """To the microsecond (an audit: the fraction was dropped from what was said, not from what
+    was used)."""
+    root, labels = dated
+    [new_parent] = list((root / PROJECTS[2]).glob("*.jsonl"))
+    at = 1_800_000_000  # 2027-01-15T08:00:00Z
+    _age([new_parent], at + 0.25)
+    doc = cli("scan", str(root), "--json", "--since", "2027-01-15T08:00:00.250001Z").json()
+    assert doc["since"] == "2027-01-15T08:00:00.250001Z"
+    assert labels["new"] not in {r["session"] for r in doc["sessions"]}
+    doc = cli("scan", str(root), "--json", "--since", "2027-01-15T09:00:00.25+01:00").json()
+    assert doc["since"] == "2027-01-15T08:00:00.250000Z"
+    assert labels["new"] in {r["session"] for r in doc["sessions"]}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "0999-01-01",
+        "1969-12-31T23:59:59Z",
+        "400000d",
+        "99999999999h",
+        "0001-01-01T00:00:00+01:00",
+        "9999-12-31T23:00:00-05:00",
+    ],
+)
+def test_since_before_file_times_began_is_a_usage_error(value: str, dated: Any, cli: Any) -> None:
+    """Was exit 70 after the whole scan (an audit): a year of fewer than four digits failed the
+    report's check, an offset at the calendar's edge overflowed."""
+    root, _ = dated
+    result = cli("scan", str(root), "--since", value)
+    assert result.code == 64, result.err
+    assert "outside the times a file can have" in result.err

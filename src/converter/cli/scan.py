@@ -83,24 +83,37 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
         yield start
 
 
-_BACK = re.compile(r"([0-9]{1,6})([dh])")
+_BACK = re.compile(r"([0-9]+)([dh])", re.IGNORECASE)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # no file's time is earlier
+_OUT_OF_RANGE = "is outside the times a file can have (1970 on)"
 
 
 def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime | None:
     """`--since`: a date (from midnight UTC), an instant with its offset, or `7d` / `12h` back
-    from now; a UTC datetime. A time with no offset is refused, not guessed to be UTC. (The
-    value is never repeated in the message: a usage error shows none.)"""
+    from now; a UTC datetime, 1970 or later. A time with no offset is refused, not guessed to
+    be UTC. (The value is never repeated in the message: a usage error shows none.)"""
     if value is None:
         return None
     text = value.strip()
     back = _BACK.fullmatch(text)
-    if back:
-        amount = int(back.group(1))
-        span = timedelta(days=amount) if back.group(2) == "d" else timedelta(hours=amount)
-        try:
-            return datetime.now(UTC) - span
-        except OverflowError:
-            raise click.BadParameter("is further back than a date can be") from None
+    try:
+        if back:
+            amount = int(back.group(1))
+            hours = amount * 24 if back.group(2) in "dD" else amount
+            when = datetime.now(UTC) - timedelta(hours=hours)
+        else:
+            when = _instant(text[:-1] + "Z" if text.endswith("z") else text)
+            when = when.astimezone(UTC)
+    except (OverflowError, ValueError):  # past what a date can be, either way
+        raise click.BadParameter(_OUT_OF_RANGE) from None
+    if when < _EPOCH:
+        raise click.BadParameter(_OUT_OF_RANGE)
+    return when
+
+
+def _instant(text: str) -> datetime:
+    """`--since` as an ISO 8601 date or instant (Python's reading of it: `2026-11-01`,
+    `20261101`, `2026-11-01T09:00:00.5+01:00`); usage errors for the rest."""
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
@@ -109,10 +122,10 @@ def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> dat
             "now (7d, 12h)"
         ) from None
     if when.tzinfo is None:
-        if len(text) > len("2026-11-01"):  # a time of day, in no stated zone
+        if "T" in text.upper() or " " in text or ":" in text:  # a time of day, no stated zone
             raise click.BadParameter("gives a time without its offset: end it with Z for UTC")
         when = when.replace(tzinfo=UTC)  # a date alone: its first instant, UTC
-    return when.astimezone(UTC)
+    return when
 
 
 def _folder_source(projects_dir: str | None) -> str:

@@ -33,6 +33,7 @@ import ctypes
 import hashlib
 import os
 import signal
+import stat
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -165,30 +166,58 @@ class Found:
     before_since: int = 0
 
 
-def last_written(session: Session, root: Path) -> float | None:
+def last_written(session: Session, found: Found) -> float | None:
     """When a session's files were last written (their newest modification time, seconds since
-    the epoch): its main transcripts and the files in its session folders, which a resumed
-    session appends to. Read from the file system, never from a transcript; None when no file
-    of it can be told (it is then kept: inspected, a vanished file is said as such)."""
-    folders = [root / d for d in session.orphan_dirs]
-    folders += [p.with_suffix("") for p in session.parents]
-    folders = [f for f in folders if not f.is_symlink()]  # never followed (SPEC §3)
+    the epoch): its main transcripts, the 2.0.x agent transcripts beside them that its tree
+    reads, and its session folders, each folder and file in them (a resumed session appends to
+    them; a folder's own time dates an empty one). Read from the file system, never from a
+    transcript. None when any part of it cannot be told: a file or folder that cannot be read
+    for its time, one that vanished, a symlink (never followed, SPEC §3): the session is then
+    kept, and its row says what is wrong with it."""
+    files = [*session.parents]
+    files += [Path(f) for parent in session.parents for f in found.siblings.get(parent, ())]
+    folders = [found.root / d for d in session.orphan_dirs]
+    folders += [p.with_suffix("") for p in session.parents if os.path.lexists(p.with_suffix(""))]
+    unknown: list[OSError] = []
     times = []
-    for path in session.parents:
-        with contextlib.suppress(OSError):
-            times.append(path.stat().st_mtime)
-    for folder in folders:  # os.walk follows no symlink, and passes over what it cannot list
-        for where, _, names in os.walk(folder):
-            for name in names:
-                with contextlib.suppress(OSError):
+    for path in [*files, *folders]:
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            return None
+        times.append(info.st_mtime)
+    for folder in folders:
+        for where, subfolders, names in os.walk(folder, onerror=unknown.append):
+            for name in [*subfolders, *names]:  # a symlink among them is not followed, dated
+                try:
                     times.append(os.stat(os.path.join(where, name), follow_symlinks=False).st_mtime)
+                except OSError:
+                    return None
+        if unknown:  # a folder in it that could not be listed
+            return None
     return max(times) if times else None
+
+
+def instant_text(when: datetime) -> str:
+    """A UTC instant as `scan --json` says it: to the second, or to the microsecond when it has
+    a fraction (the instant used, not one near it)."""
+    text = when.strftime("%Y-%m-%dT%H:%M:%S")
+    if len(text) != len("2026-11-01T00:00:00"):  # (`_since` keeps to years 1970 on)
+        raise ValueError("a year of four digits")
+    return text + (f".{when.microsecond:06d}Z" if when.microsecond else "Z")
 
 
 def written_since(found: Found, since: float) -> Found:
     """`found` with only the sessions written to at or after `since` (`last_written`); the
-    others are counted (`before_since`), not inspected."""
-    kept = [s for s in found.sessions if (last_written(s, found.root) or since) >= since]
+    others are counted (`before_since`), not inspected. A session whose time cannot be told is
+    kept."""
+    kept = []
+    for session in found.sessions:
+        written = last_written(session, found)
+        if written is None or written >= since:
+            kept.append(session)
     return replace(found, sessions=kept, before_since=len(found.sessions) - len(kept))
 
 
@@ -878,7 +907,7 @@ def scan(
         "project_folders": found.project_folders,
         "config_folder": found.config_folder,
         "one_project_folder": found.one_project,
-        "since": None if since is None else since.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "since": None if since is None else instant_text(since),
         "sessions": rows,
         "totals": totals,
     }
