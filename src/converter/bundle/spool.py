@@ -68,8 +68,7 @@ class SealedBytes:
     def chunks(self) -> Iterator[bytes | bytearray]:
         file = self.spool.file
         if file is not None and self.spool.spilled_len:
-            file.flush()
-            file.seek(0)
+            file.seek(0)  # (unbuffered: every spilled byte is in the file already)
             left = self.spool.spilled_len
             while left:
                 block = file.read(min(BLOCK, left))

@@ -239,12 +239,12 @@ class Packed:
 
     def items(self) -> Iterator[bytes]:
         """Each item's bytes, in order."""
-        starts, data = self.starts, self.data
+        starts, view = self.starts, memoryview(self.data)
         last = len(starts) - 1
         for index, start in enumerate(starts):
-            # up to the comma before the next item, or to the closing bracket
-            end = starts[index + 1] - 1 if index < last else len(data) - 1
-            yield bytes(data[start:end])
+            # up to the comma before the next item, or to the closing bracket (one copy)
+            end = starts[index + 1] - 1 if index < last else len(view) - 1
+            yield bytes(view[start:end])
 
 
 class Split(NamedTuple):
