@@ -959,6 +959,22 @@ def test_a_bundle_path_that_is_not_there_is_named(
     assert "Bundles, numbered" not in run.summary
 
 
+def test_a_refusal_of_thousands_of_paths_keeps_the_summary_under_githubs_limit(
+    runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """An audit: a refusal without a report was pasted into the job summary whole; over many
+    bundles it passed the 1 MiB GitHub takes, and the summary was dropped. 64 KiB of it is
+    kept, and the log has the rest."""
+    paths = [f"evidence/2026/week-{n:04d}/team-alpha.bundle.json" for n in range(2_500)]
+    run = run_action(runner, tmp_path, workspace, {"bundle": "\n".join(paths)})
+    assert_gate(run, "REFUSED", 2)
+    assert len(run.summary.encode()) < 70_000
+    assert paths[0] in run.summary
+    assert paths[-1] not in run.summary
+    assert re.search(r"\[\.\.\. \d+ more bytes: the step's log has the whole output\]", run.summary)
+    assert paths[-1] in run.log  # the annotation names every path
+
+
 def test_a_path_with_a_backtick_is_one_code_span_in_the_summary(
     cli: Any, runner: Runner, workspace: Path, tmp_path: Path
 ) -> None:
