@@ -4,7 +4,12 @@ said in two places drift apart)."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 from tests.conftest import ROOT
 
@@ -51,3 +56,41 @@ def test_every_anchor_the_readme_links_is_a_heading_of_its_page() -> None:
         text = (ROOT / page).read_text()
         headings = {_slug(h) for h in re.findall(r"^#+ (.+)$", text, re.M)}
         assert anchor in headings, (page, anchor)
+
+
+def _many_sessions_script(fill: str) -> str:
+    """The README's "Many sessions" script, with `fill` where the user fills the contracts."""
+    block = README.split("Many sessions:", 1)[1].split("```\n", 2)[1]
+    before, after = block.split("#   ... fill", 1)
+    return f"{before}{fill}\n{after.split(chr(10), 1)[1]}"
+
+
+def test_the_readme_many_sessions_loop_numbers_only_the_bundles_it_wrote(tmp_path: Path) -> None:
+    """A walkthrough: the loop took a number before each convert, so a refused contract left a
+    gap, and `bundle 1 of 8` was `session-004.json`, not the `session-001.json` README says."""
+    projects = tmp_path / "claude" / "projects"
+    for folder, fixture in (("a-first", "rich_tree"), ("b-second", "synthetic_tree")):
+        shutil.copytree(ROOT / "fixtures" / fixture, projects / folder)
+    work = tmp_path / "work"
+    shutil.copytree(ROOT / "contracts" / "examples", work / "contracts" / "examples")
+    env = {
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(projects.parent),
+        "AGENT_EVIDENCE_KEY": "de" * 32,  # the key the fixture's filled contract was made under
+        "LANG": "C.UTF-8",
+    }
+    # The first session's template is left unfilled (refused); the second's is filled.
+    synthetic = next((ROOT / "fixtures" / "synthetic_tree").glob("*.jsonl")).stem
+    filled = ROOT / "fixtures" / "synthetic_contract.json"
+    script = _many_sessions_script(f"cp '{filled}' 'contracts.d/{synthetic}.json'")
+    done = subprocess.run(
+        ["sh", "-c", script], cwd=work, env=env, capture_output=True, text=True, check=False
+    )
+    contracts = sorted(p.name for p in (work / "contracts.d").iterdir())
+    assert contracts == sorted(f"{p.stem}.json" for p in (ROOT / "fixtures").glob("*_tree/*.jsonl"))
+    assert "no bundle: contracts.d/1b5e18bf" in done.stderr
+    assert sorted(p.name for p in (work / "bundles").iterdir()) == ["session-001.json"]
+    # evaluate judged the one bundle written (the fixture's contract decides SCALE)
+    assert "Decision: SCALE (exit 0) — 1 task, 0 excluded" in done.stdout
+    assert done.returncode == 0, done.stderr
