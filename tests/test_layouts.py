@@ -1485,3 +1485,50 @@ def test_a_template_says_which_filled_bound_sets_the_high_end(cli: Any, tmp_path
     assert "check max_output_tokens" not in again.out
     bare = cli("convert", "--in", str(parent), "--template", str(tmp_path / "t3.json"))
     assert "check max_output_tokens" not in bare.out  # no card: the bound is a null to fill
+    assert "  fill max_output_tokens of claude-haiku-4-5-20251001: it bounds the output" in bare.out
+
+
+def test_a_template_says_which_bound_is_left_to_fill_and_where_its_value_comes_from(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough: a 1.0.x session of Sonnet 4 (no max_output_tokens on the card), 166 of
+    its 170 calls usage-incomplete, had a template that said nothing of the bound, then a
+    refusal at convert --contract naming no number. The template says which bound is null,
+    for how many calls, and where its value comes from; so does a carried template while the
+    carried contract leaves it null."""
+    stub = _answer("msg_2", "CANARY-stub", stop_reason=None)
+    stub["model"] = "claude-sonnet-4-20250514"
+    parent = _parent(
+        tmp_path,
+        _line(type="assistant", uuid="a2", parentUuid="a1", sessionId=SID, message=stub),
+    )
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(template),
+        "--price-card",
+        "anthropic-2026-12",
+    )
+    assert made.code == 0, made.err
+    fill = (
+        "  fill max_output_tokens of claude-sonnet-4-20250514: it bounds the output of its 1 "
+        "usage-incomplete call, the high end of their cost; set the output limit your Claude Code "
+        "requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, when set), else the model's documented maximum "
+        "output"
+    )
+    assert [line for line in made.out.splitlines() if "max_output_tokens" in line] == [fill]
+    assert "CANARY" not in made.out + made.err
+    again = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(tmp_path / "t2.json"),
+        "--from-contract",
+        str(template),
+    )
+    assert again.code == 0, again.err
+    assert fill in again.out.splitlines()

@@ -241,8 +241,7 @@ def _template(
     elif carried is not None and carried.dropped_labelled and not carried.other_session:
         review = "check the dropped tasks (below)"
     _say_template(reading.canonical.counts, made.to_fill, review)
-    if old is None:  # a carried bound is one its author already chose
-        _say_bounds(made.bounds)
+    _say_bounds(made.bounds, carried=old is not None)
     if carried is not None:
         _say_carried(carried, card)
 
@@ -307,10 +306,22 @@ def _say_template(counts: Counts, to_fill: int, review: str | None = None) -> No
     )
 
 
-def _say_bounds(bounds: tuple[tuple[str, int, int], ...]) -> None:
+def _say_bounds(bounds: tuple[tuple[str, int | None, int], ...], *, carried: bool) -> None:
     """The filled max_output_tokens that set the high end of usage-incomplete calls: not
-    among the claims to fill, so a user doing what they are told would never look at them."""
+    among the claims to fill, so a user doing what they are told would never look at them
+    (unless `carried`: a carried bound is one its author already chose). And those left null,
+    with where their value comes from: the refusal that follows names no number to fill."""
     for model, bound, calls in bounds:
+        if bound is None:
+            say(
+                f"  fill max_output_tokens of {model}: it bounds the output of its "
+                f"{counted(calls, 'usage-incomplete call')}, the high end of their cost; set "
+                "the output limit your Claude Code requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, "
+                "when set), else the model's documented maximum output"
+            )
+            continue
+        if carried:
+            continue
         say(
             f"  check max_output_tokens of {model} ({bound:,}): it bounds the output of its "
             f"{counted(calls, 'usage-incomplete call')}, the high end of their cost; set the "

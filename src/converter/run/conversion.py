@@ -162,10 +162,11 @@ class MadeTemplate(NamedTuple):
     data: bytes
     carried: Carried | None  # what carrying forward from an old contract did
     to_fill: int  # null claims and prices left: what convert --contract would refuse as null
-    # (model, max_output_tokens, usage-incomplete calls): bounds filled in, not left null, that
-    # price the high end of those calls' output (a card's model maximum, most often): not
-    # among the claims "to fill", and the widest part of an interval.
-    bounds: tuple[tuple[str, int, int], ...] = ()
+    # (model, max_output_tokens, usage-incomplete calls) of each model with such calls: a bound
+    # filled in prices the high end of their output (a card's model maximum, most often), not
+    # among the claims "to fill", and the widest part of an interval; None, one left null,
+    # which convert --contract refuses (PRICE-MAX-OUTPUT-MISSING) and no card can fill.
+    bounds: tuple[tuple[str, int | None, int], ...] = ()
 
 
 def make_template(
@@ -242,21 +243,22 @@ def make_template(
     claims = template.claims.model_copy(update={"privacy": privacy})
     template = template.model_copy(update={"claims": claims, "tasks": reading.shown(privacy).tasks})
     data = pretty_bytes(template)
-    bounds = _bounds_filled(template.claims.pricing, reading.canonical)
+    bounds = _bounds(template.claims.pricing, reading.canonical)
     return MadeTemplate(data, carried, _nulls_left(data, reading.canonical), bounds)
 
 
-def _bounds_filled(
+def _bounds(
     pricing: PricingTemplate | None, canonical: PublicAccount
-) -> tuple[tuple[str, int, int], ...]:
-    """Each model with usage-incomplete calls whose max_output_tokens the template fills."""
+) -> tuple[tuple[str, int | None, int], ...]:
+    """Each model with usage-incomplete calls, the max_output_tokens the template gives it
+    (None: left null), and how many such calls it has."""
     if pricing is None:
         return ()
     incomplete = Counter(e.model for e in canonical.model_events if not e.usage_complete)
     return tuple(
         (model, entry.max_output_tokens, incomplete[model])
         for model, entry in sorted(pricing.models.items())
-        if incomplete[model] and entry.max_output_tokens is not None
+        if incomplete[model]
     )
 
 
