@@ -97,6 +97,38 @@ def test_wrong_key_is_signature_invalid() -> None:
     assert raised.value.code == "ATTEST-SIGNATURE-INVALID"
 
 
+def _where(envelope: Envelope) -> str | None:
+    with pytest.raises(SignatureInvalid) as raised:
+        verify_envelope(envelope, OTHER.public_key())
+    (problem,) = raised.value.problems
+    assert problem.code == "ATTEST-SIGNATURE-INVALID"
+    return problem.where
+
+
+def test_a_keyid_of_another_key_says_the_likelier_cause_and_decides_nothing() -> None:
+    """A walkthrough: a bundle signed right, checked with another producer's key, was told
+    "otherwise the envelope was altered after signing", and read as tampered. Where every
+    keyid names another key, the refusal says so; the outcome is the same failure. A keyid
+    that names the key tried (forged, or an envelope altered after signing) or none at all
+    says nothing more."""
+    signed = sign_envelope(b"x", TYPE, KEY)
+    assert _where(signed) == "its keyid names another key"
+
+    def hinted(*keyids: str) -> Envelope:
+        sig = signed.signatures[0].sig
+        return signed.model_copy(
+            update={"signatures": tuple(Signature(keyid=k, sig=sig) for k in keyids)}
+        )
+
+    assert _where(hinted(key_id(OTHER.public_key()))) is None
+    assert _where(hinted("")) is None
+    assert _where(hinted(key_id(KEY.public_key()), "")) is None
+    assert _where(hinted(key_id(KEY.public_key()), "a" * 64)) == "its keyid names another key"
+    assert _where(Envelope(payload="eA==", payloadType=TYPE, signatures=())) is None
+    altered = sign_envelope(b"x", TYPE, OTHER).model_copy(update={"payload": "eQ=="})
+    assert _where(altered) is None
+
+
 def test_no_signature_is_signature_invalid() -> None:
     unsigned = Envelope(payload="eA==", payloadType=TYPE, signatures=())
     with pytest.raises(SignatureInvalid):

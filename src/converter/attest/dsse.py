@@ -104,7 +104,8 @@ def sign_envelope(payload: bytes, payload_type: str, private_key: Ed25519Private
 
 
 def verify_envelope(envelope: Envelope, public_key: Ed25519PublicKey) -> bytes:
-    """The payload, if at least one signature verifies with `public_key`; else SignatureInvalid.
+    """The payload, if at least one signature verifies with `public_key`; else SignatureInvalid
+    (saying so where every signature's keyid hint names another key: the likelier cause).
 
     The payload type is authenticated here but not interpreted: the caller checks it.
     """
@@ -116,7 +117,10 @@ def verify_envelope(envelope: Envelope, public_key: Ed25519PublicKey) -> bytes:
         except (InvalidSignature, EnvelopeMalformed):
             continue
         return payload
-    raise SignatureInvalid
+    hints = {signature.keyid for signature in envelope.signatures}
+    raise SignatureInvalid(
+        other_key=bool(hints) and "" not in hints and key_id(public_key) not in hints
+    )
 
 
 def b64decode(text: str) -> bytes:

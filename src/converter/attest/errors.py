@@ -27,7 +27,17 @@ class EnvelopeMalformed(AttestationFailure):
 
 
 class SignatureInvalid(AttestationFailure):
+    """`other_key`: every signature's keyid names another key than the one tried. The keyid is
+    unsigned, so this decides nothing; it only says the likelier cause (the wrong key given,
+    not an altered envelope)."""
+
     code_for_class = "ATTEST-SIGNATURE-INVALID"
+    OTHER_KEY: ClassVar[str] = "its keyid names another key"
+
+    def __init__(self, *, other_key: bool = False) -> None:
+        super().__init__()
+        if other_key:
+            self.problems = [Problem(self.code_for_class, where=self.OTHER_KEY)]
 
 
 class PayloadTypeUnsupported(AttestationFailure):

@@ -1593,7 +1593,9 @@ CODES: dict[str, CodeInfo] = {
         "subject digest too.",
     ),
     "ATTEST-SIGNATURE-INVALID": _c(
-        "No signature in the attestation verifies with the given public key; exit 5.",
+        "No signature in the attestation verifies with the given public key; exit 5. With "
+        "[its keyid names another key], the signatures' keyids (unsigned hints) name another "
+        "key: most likely the wrong key was given.",
         "Check that --public-key (in the Action: public-key or public-key-pem) is the key of "
         "whoever made the bundle; otherwise the envelope was altered after signing.",
     ),
