@@ -396,6 +396,25 @@ def test_empty_projects_dir(tmp_path: Path, cli: Any) -> None:
     assert result.json()["totals"]["sessions"] == 0
 
 
+def test_a_folder_with_no_project_folder_says_what_a_projects_folder_is(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A walkthrough: scan of a folder of bundles said '0 sessions in 0 project folders ... 8
+    entries skipped' and no more. It now says what it looked for; not where a project folder
+    was found, empty or not."""
+    note = "no project folder here: Claude Code's projects folder holds one folder per project"
+    bundles = tmp_path / "bundles"
+    bundles.mkdir()
+    (bundles / "session-001.json").write_text("{}")
+    (tmp_path / "empty").mkdir()
+    for folder in (bundles, tmp_path / "empty"):
+        result = cli("scan", str(folder))
+        assert result.code == 0, result.err
+        assert note in result.out
+    (bundles / "a-project").mkdir()
+    assert note not in cli("scan", str(bundles)).out
+
+
 def test_one_project_folder_given_is_scanned_as_one(tmp_path: Path, cli: Any) -> None:
     """Was: '0 sessions ... N entries skipped: not a session transcript', exit 0, when the
     folder given held session transcripts itself (one project folder, not the projects one);

@@ -1337,4 +1337,12 @@ def _notes(result: dict[str, Any]) -> list[str]:
             f"{'it' if n == 1 else 'each'} into its project folder, or read "
             f"{'it' if n == 1 else 'one'} alone with `inspect --in FILE`"
         )
+    if not (rows or result["project_folders"] or t["symlinked_folders"] or t["unreadable_folders"]):
+        # A walkthrough: a folder of bundles said "0 sessions ... 8 entries skipped" and left
+        # the user to guess it was not a projects folder.
+        lines.append(
+            "no project folder here: Claude Code's projects folder holds one folder per project, "
+            "each with its sessions' <session-id>.jsonl transcripts (~/.claude/projects, or "
+            "$CLAUDE_CONFIG_DIR/projects when set: `scan` with no folder reads it)"
+        )
     return lines
