@@ -418,11 +418,47 @@ def test_on_a_terminal_keygen_asks_twice_without_echo(tmp_path: Path) -> None:
     assert load_private_key(tmp_path / "k.pem", _Asked(typed))
 
 
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+def test_a_new_keys_passphrase_too_short_is_asked_again_and_refused_from_the_environment(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A walkthrough: `keygen --encrypt` took the passphrase `a`, which anyone holding the key
+    file finds by trying them all. Typed, it is asked again, saying why, and never shown; set in
+    the environment, it is a usage error and nothing is written. A key already made under a
+    short one still opens (the rule is for new keys)."""
+    code, shown = _on_a_terminal(
+        ["keygen", "--out", "k.pem", "--encrypt"],
+        [b"short", b"long enough", b"long enough"],
+        tmp_path,
+        # getpass drops what is typed before it asks: each answer waits for its own prompt
+        prompts=[b"more): ", b"more): ", b"again: "],
+    )
+    assert code == 0, shown
+    assert b"(8 characters or more)" in shown
+    assert b"Error: a new signing key's passphrase needs 8 bytes or more" in shown
+    assert b"short" not in shown.replace(b"shorter", b"")
+    assert load_private_key(tmp_path / "k.pem", _Asked(b"long enough"))
+    monkeypatch.setenv("AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE", "7 bytes")
+    refused = cli("keygen", "--out", str(tmp_path / "e.pem"), "--encrypt")
+    assert refused.code == 64
+    assert "needs 8 bytes or more" in refused.err
+    assert "7 bytes" not in refused.err
+    assert not (tmp_path / "e.pem").exists()
+    old = generate_key_files(tmp_path / "old.pem", _Asked(b"a"))
+    assert old.public_path.exists()
+    assert load_private_key(tmp_path / "old.pem", _Asked(b"a"))
+
+
 def _on_a_terminal(
-    argv: list[str], answers: list[bytes], tmp_path: Path, passphrase_env: str | None = None
+    argv: list[str],
+    answers: list[bytes],
+    tmp_path: Path,
+    passphrase_env: str | None = None,
+    prompts: list[bytes] | None = None,
 ) -> tuple[int, bytes]:
-    """Run the command on a pty (stdin and stderr), answering each prompt in turn; its exit
-    code and what the terminal showed. `passphrase_env`: the variable's value, if set."""
+    """Run the command on a pty (stdin and stderr), answering each prompt in turn (each
+    known by its end, `prompts`, else `: `); its exit code and what the terminal showed.
+    `passphrase_env`: the variable's value, if set."""
     leader, follower = os.openpty()
     env = {k: v for k, v in os.environ.items() if k != "AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE"}
     if passphrase_env is not None:
@@ -446,9 +482,9 @@ def _on_a_terminal(
     seen = b""
     at = 0  # where the next marker is looked for: one read may hold a newline and a prompt
     try:
-        for answer in answers:
-            seen = _read_until(leader, b": ", seen, at)
-            at = seen.index(b": ", at) + 2
+        for answer, prompt in zip(answers, prompts or [b": "] * len(answers), strict=True):
+            seen = _read_until(leader, prompt, seen, at)
+            at = seen.index(prompt, at) + len(prompt)
             os.write(leader, answer + b"\n")
             seen = _read_until(leader, b"\n", seen, at)
             at = seen.index(b"\n", at) + 1

@@ -178,18 +178,28 @@ def signing_passphrase(*, new: bool) -> Callable[[], bytes | None]:
     unset CI secret expands), else a prompt on the terminal that does not echo (twice for a
     `new` key), else None (the caller refuses: ATTEST-KEY-PASSPHRASE-MISSING)."""
 
+    def usable(passphrase: bytes) -> bytes:
+        return _long_enough(_usable(passphrase)) if new else _usable(passphrase)
+
+    def checked(text: str) -> str:  # a new key's, as typed: too short is asked again, said why
+        _long_enough(os.fsencode(text))
+        return text
+
     def ask() -> bytes | None:
         given = os.environ.get(PASSPHRASE_ENV)
         if given:
-            return _usable(os.fsencode(given))  # the bytes as set (fsencode undoes the decoding)
+            return usable(os.fsencode(given))  # the bytes as set (fsencode undoes the decoding)
         if not _terminal_to_ask():
             return None
         try:
             typed: str = click.prompt(
-                "passphrase of the new signing key" if new else "passphrase of the signing key",
+                f"passphrase of the new signing key ({_NEW_PASSPHRASE_MIN} characters or more)"
+                if new
+                else "passphrase of the signing key",
                 hide_input=True,
                 confirmation_prompt="the same passphrase again" if new else False,
                 err=True,
+                value_proc=checked if new else None,
             )
         except UnicodeDecodeError:  # getpass reads /dev/tty as the locale's text, strictly;
             # its message quotes a byte of the passphrase and where it is: never said
@@ -197,9 +207,23 @@ def signing_passphrase(*, new: bool) -> Callable[[], bytes | None]:
                 "the passphrase typed is not text in the terminal's encoding: set its bytes in "
                 f"${PASSPHRASE_ENV} instead"
             ) from None
-        return _usable(os.fsencode(typed))  # as the variable's: a byte getpass kept escaped
+        return usable(os.fsencode(typed))  # as the variable's: a byte getpass kept escaped
 
     return ask
+
+
+# A new key's passphrase, at least: one shorter is found by trying them all, the key file being
+# all an attacker needs (ssh-keygen asks for 5 bytes or more).
+_NEW_PASSPHRASE_MIN = 8
+
+
+def _long_enough(passphrase: bytes) -> bytes:
+    if len(passphrase) < _NEW_PASSPHRASE_MIN:
+        raise click.UsageError(
+            f"a new signing key's passphrase needs {_NEW_PASSPHRASE_MIN} bytes or more: a "
+            "shorter one is found by trying them all, from the key file alone"
+        )
+    return passphrase
 
 
 # OpenSSL's PEM password callback takes at most 1,023 bytes (cryptography raises ValueError).
