@@ -416,6 +416,47 @@ def test_extra_arguments_after_a_repeated_option_say_to_repeat_it(cli: Any, tmp_
     assert "repeat" not in stray.err
 
 
+def test_an_input_given_without_its_option_says_which_option_takes_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough: `evaluate bundle.json` said only "Missing option '--bundle'", as if the
+    file given were not there. It says the input goes after its option, never the value; not
+    where the option is given, nor where click names an unknown option first."""
+    secret = str(tmp_path / "secret-bundle.json")
+    for argv, option in (
+        (["evaluate", secret], "--bundle PATH"),
+        (["verify", "--", secret], "--bundle PATH"),
+        (["inspect", "--json", secret], "--in PATH"),
+        (["convert", secret, secret], "--in PATH"),
+    ):
+        result = cli(*argv)
+        assert result.code == 64, argv
+        assert (
+            "given without an option: this command takes each input after its option" in result.err
+        )
+        assert f"({option})" in result.err
+        assert "secret" not in result.err
+    assert "2 arguments given" in cli("convert", secret, secret).err
+    assert "without an option" not in cli("evaluate", "--bundle", secret, secret).err
+    assert "No such option" in cli("evaluate", "--bogus", secret).err
+    assert "without an option" not in cli("evaluate", secret, "-h").err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["inspect", "--in", "x.jsonl"], ["scan"], ["convert", "--in", "x.jsonl", "--template", "t"]],
+)
+def test_an_empty_price_card_is_a_usage_error_as_an_empty_path_is(
+    cli: Any, argv: list[str]
+) -> None:
+    """A walkthrough: `--price-card ""` (an unset variable) was PRICE-CARD-UNREADABLE (2), where
+    every other empty path is a usage error (64)."""
+    result = cli(*argv, "--price-card", " ")
+    assert result.code == 64
+    assert "the card given is empty: give the name of a shipped card (anthropic-" in result.err
+    assert "<value>" not in result.err
+
+
 def test_a_mistyped_subcommand_lists_its_groups_commands(cli: Any) -> None:
     result = cli("key", "frob-secret")
     assert result.code == 64

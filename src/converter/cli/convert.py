@@ -15,6 +15,7 @@ from converter.cli.options import (
     CARD_CHOICE,
     FILE,
     PASSPHRASE_ENV,
+    card_given,
     convert_source_options,
     key_option,
     provider_bodies_option,
@@ -77,6 +78,7 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 @click.option(
     "--price-card",
     default=None,
+    callback=card_given,
     help=f"Pre-fill known models from a card ({CARD_CHOICE}).",
 )
 @click.option(

@@ -12,6 +12,7 @@ import orjson
 from converter.cli.diagnostics import emit_names, emit_problems, emit_tasks, say
 from converter.cli.options import (
     CARD_CHOICE,
+    card_given,
     key_option,
     provider_bodies_option,
     pseudonymizer,
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 @click.option(
     "--price-card",
     default=None,
+    callback=card_given,
     help=f"Also say what the calls cost by this card ({CARD_CHOICE}): only what the card "
     "prices, as an interval; no contract needed.",
 )

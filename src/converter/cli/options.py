@@ -15,6 +15,7 @@ from converter.cli.diagnostics import remember_show_paths, tell
 from converter.firewall.keys import PseudonymKey, default_key_shown, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing import shipped_cards
+from converter.text import counted
 from converter.vocabulary import SOURCE_NAMES, TASK_UNITS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -76,6 +77,20 @@ def provider_bodies_option(func: F) -> F:
 
 # What --price-card takes, for its help: the names this version ships, or a card file.
 CARD_CHOICE = f"a shipped card's name: {', '.join(shipped_cards())}; or a card file's path"
+
+
+def card_given(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--price-card's value, refusing an empty one (an unset shell variable) as a usage error,
+    as an empty path is: a walkthrough's `--price-card ""` was PRICE-CARD-UNREADABLE (2)."""
+    if value is not None and not value.strip():
+        # (no apostrophe: a quoted span in a usage error is masked as a value typed)
+        raise click.BadParameter(
+            f"the card given is empty: give the name of a shipped card "
+            f"({', '.join(shipped_cards())}) or the path of a card file",
+            ctx,
+            param,
+        )
+    return value
 
 
 def show_paths_option(text: str) -> Callable[[F], F]:
@@ -257,26 +272,61 @@ class NamedGroup(click.Group):
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None and not isinstance(command, click.Group):
             # the command's own context, so the usage error names its `-h`
-            _refuse_repeated(command, rest, click.Context(command, info_name=name, parent=ctx))
+            own = click.Context(command, info_name=name, parent=ctx)
+            bare = _refuse_repeated(command, rest, own)
+            if bare:
+                _refuse_bare(command, rest, bare, own)
         return name, command, rest
 
 
-def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context) -> None:
+def _refuse_bare(command: click.Command, args: list[str], bare: int, ctx: click.Context) -> None:
+    """A walkthrough: `evaluate bundle.json` said only "Missing option '--bundle'", as if the
+    file given were not there. Where a command of options only lacks one it requires and was
+    given `bare` arguments, and every option typed is its own (click names any other first),
+    the usage error says the inputs go after their options; the values are never echoed."""
+    if any(isinstance(p, click.Argument) for p in command.params):
+        return
+    spelled = {
+        name
+        for p in command.params
+        if isinstance(p, click.Option)
+        for name in (*p.opts, *p.secondary_opts)
+    }
+    typed = {a.split("=", 1)[0] for a in args[: args.index("--") if "--" in args else None]}
+    typed = {a if a.startswith("--") else a[:2] for a in typed if a.startswith("-") and a != "-"}
+    missing = [
+        p.opts[0]
+        for p in command.params
+        if isinstance(p, click.Option) and p.required and not set(p.opts) & typed
+    ]
+    if missing and typed <= spelled:
+        raise click.UsageError(
+            f"{counted(bare, 'argument')} given without an option: this command takes each "
+            f"input after its option ({', '.join(f'{m} PATH' for m in missing)})",
+            ctx,
+        )
+
+
+def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context) -> int:
     """An option that takes one value, given twice (`verify --bundle A --bundle B`), is a usage
     error: click would keep the last and drop the first without a word (an operations review:
-    a tampered first bundle passed verify). A flag given twice says the same thing twice."""
+    a tampered first bundle passed verify). A flag given twice says the same thing twice.
+    How many arguments are no option's nor an option's value (0 when help is asked for)."""
     if any(arg in ("-h", "--help") for arg in args[: args.index("--") if "--" in args else None]):
-        return  # help asked for: click shows it, whatever else was typed
+        return 0  # help asked for: click shows it, whatever else was typed
     valued: dict[str, click.Option] = {}  # every option that takes a value, by its spellings
     for param in command.params:
         if isinstance(param, click.Option) and not param.is_flag and not param.count:
             valued.update(dict.fromkeys((*param.opts, *param.secondary_opts), param))
     seen: set[str] = set()
+    bare = 0
     i = 0
     while i < len(args):
         arg = args[i]
         if arg == "--":
-            break
+            return bare + len(args) - i - 1
+        if not arg.startswith("-") or arg == "-":
+            bare += 1
         opt = arg.split("=", 1)[0] if arg.startswith("--") else arg[:2]
         option = valued.get(opt) if arg.startswith("-") else None
         if option is not None:
@@ -287,3 +337,4 @@ def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context
             if arg == opt:
                 i += 1  # its value is the next argument, even one spelled like an option
         i += 1
+    return bare

@@ -17,7 +17,13 @@ import click
 import orjson
 
 from converter.cli.diagnostics import printable, say, stderr_is_terminal, tell
-from converter.cli.options import CARD_CHOICE, key_option, pseudonym_key, show_paths_option
+from converter.cli.options import (
+    CARD_CHOICE,
+    card_given,
+    key_option,
+    pseudonym_key,
+    show_paths_option,
+)
 from converter.errors import Exit, Problem, Refused
 from converter.files import ask
 from converter.run.scan import (
@@ -161,6 +167,7 @@ def _folder_source(projects_dir: str | None) -> str:
 @click.option(
     "--price-card",
     default=None,
+    callback=card_given,
     help=f"Also say what each convertible session cost by this card ({CARD_CHOICE}), as "
     "inspect --price-card does: only what the card prices, as an interval.",
 )
