@@ -1443,45 +1443,40 @@ def test_a_compaction_call_is_the_task_it_descends_from(tmp_path: Path) -> None:
     assert tasks["msg_compact"] == tasks["msg_1"]
 
 
-def test_a_template_says_which_filled_bound_sets_the_high_end(cli: Any, tmp_path: Path) -> None:
-    """A FinOps walkthrough: the card's max_output_tokens (the model maximum) is filled in, not
-    among the claims "to fill", and sets the high end of every usage-incomplete call, so a user
-    doing as told never looked at the one number that made the interval 7.5x wide. The template
-    says it, per model with such calls; not for a bound a carried contract already chose."""
+def _templates_of_a_stub(cli: Any, tmp_path: Path, model: str) -> tuple[Path, Any, Any]:
+    """A session whose one call of `model` is usage-incomplete: its parent, its template made
+    with the shipped card, and a second one carried `--from-contract` the first."""
     stub = _answer("msg_2", "CANARY-stub", stop_reason=None)
-    stub["model"] = "claude-haiku-4-5-20251001"
+    stub["model"] = model
     parent = _parent(
         tmp_path,
         _line(type="assistant", uuid="a2", parentUuid="a1", sessionId=SID, message=stub),
     )
     template = tmp_path / "t.json"
-    made = cli(
-        "convert",
-        "--in",
-        str(parent),
-        "--template",
-        str(template),
-        "--price-card",
-        "anthropic-2026-12",
-    )
+    card = ("--price-card", "anthropic-2026-12")
+    made = cli("convert", "--in", str(parent), "--template", str(template), *card)
     assert made.code == 0, made.err
+    assert "CANARY" not in made.out + made.err
+    again_at = str(tmp_path / "t2.json")
+    again = cli(
+        "convert", "--in", str(parent), "--template", again_at, "--from-contract", str(template)
+    )
+    assert again.code == 0, again.err
+    return parent, made, again
+
+
+def test_a_template_says_which_filled_bound_sets_the_high_end(cli: Any, tmp_path: Path) -> None:
+    """A FinOps walkthrough: the card's max_output_tokens (the model maximum) is filled in, not
+    among the claims "to fill", and sets the high end of every usage-incomplete call, so a user
+    doing as told never looked at the one number that made the interval 7.5x wide. The template
+    says it, per model with such calls; not for a bound a carried contract already chose."""
+    parent, made, again = _templates_of_a_stub(cli, tmp_path, "claude-haiku-4-5-20251001")
     said = [line for line in made.out.splitlines() if "check max_output_tokens" in line]
     assert said == [
         "  check max_output_tokens of claude-haiku-4-5-20251001 (64,000): it bounds the output "
         "of its 1 usage-incomplete call, the high end of their cost; set the output limit your "
         "Claude Code requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, when set) if lower"
     ]
-    assert "CANARY" not in made.out + made.err
-    again = cli(
-        "convert",
-        "--in",
-        str(parent),
-        "--template",
-        str(tmp_path / "t2.json"),
-        "--from-contract",
-        str(template),
-    )
-    assert again.code == 0, again.err
     assert "check max_output_tokens" not in again.out
     bare = cli("convert", "--in", str(parent), "--template", str(tmp_path / "t3.json"))
     assert "check max_output_tokens" not in bare.out  # no card: the bound is a null to fill
@@ -1496,23 +1491,7 @@ def test_a_template_says_which_bound_is_left_to_fill_and_where_its_value_comes_f
     refusal at convert --contract naming no number. The template says which bound is null,
     for how many calls, and where its value comes from; so does a carried template while the
     carried contract leaves it null."""
-    stub = _answer("msg_2", "CANARY-stub", stop_reason=None)
-    stub["model"] = "claude-sonnet-4-20250514"
-    parent = _parent(
-        tmp_path,
-        _line(type="assistant", uuid="a2", parentUuid="a1", sessionId=SID, message=stub),
-    )
-    template = tmp_path / "t.json"
-    made = cli(
-        "convert",
-        "--in",
-        str(parent),
-        "--template",
-        str(template),
-        "--price-card",
-        "anthropic-2026-12",
-    )
-    assert made.code == 0, made.err
+    _, made, again = _templates_of_a_stub(cli, tmp_path, "claude-sonnet-4-20250514")
     fill = (
         "  fill max_output_tokens of claude-sonnet-4-20250514: it bounds the output of its 1 "
         "usage-incomplete call, the high end of their cost; set the output limit your Claude Code "
@@ -1520,15 +1499,4 @@ def test_a_template_says_which_bound_is_left_to_fill_and_where_its_value_comes_f
         "output"
     )
     assert [line for line in made.out.splitlines() if "max_output_tokens" in line] == [fill]
-    assert "CANARY" not in made.out + made.err
-    again = cli(
-        "convert",
-        "--in",
-        str(parent),
-        "--template",
-        str(tmp_path / "t2.json"),
-        "--from-contract",
-        str(template),
-    )
-    assert again.code == 0, again.err
     assert fill in again.out.splitlines()
