@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import click
 
@@ -273,16 +273,23 @@ class NamedGroup(click.Group):
         if command is not None and not isinstance(command, click.Group):
             # the command's own context, so the usage error names its `-h`
             own = click.Context(command, info_name=name, parent=ctx)
-            bare = _refuse_repeated(command, rest, own)
-            if bare:
-                _refuse_bare(command, rest, bare, own)
+            typed = _refuse_repeated(command, rest, own)
+            if typed.bare:
+                _refuse_bare(command, typed, own)
         return name, command, rest
 
 
-def _refuse_bare(command: click.Command, args: list[str], bare: int, ctx: click.Context) -> None:
+class _Typed(NamedTuple):
+    """What a command line holds, before click parses it."""
+
+    bare: int  # arguments that are no option nor an option's value (all of them after `--`)
+    options: frozenset[str]  # the option spellings typed (`--bundle`, `-j`), values left out
+
+
+def _refuse_bare(command: click.Command, typed: _Typed, ctx: click.Context) -> None:
     """A walkthrough: `evaluate bundle.json` said only "Missing option '--bundle'", as if the
     file given were not there. Where a command of options only lacks one it requires and was
-    given `bare` arguments, and every option typed is its own (click names any other first),
+    given bare arguments, and every option typed is its own (click names any other first),
     the usage error says the inputs go after their options; the values are never echoed."""
     if any(isinstance(p, click.Argument) for p in command.params):
         return
@@ -292,14 +299,13 @@ def _refuse_bare(command: click.Command, args: list[str], bare: int, ctx: click.
         if isinstance(p, click.Option)
         for name in (*p.opts, *p.secondary_opts)
     }
-    typed = {a.split("=", 1)[0] for a in args[: args.index("--") if "--" in args else None]}
-    typed = {a if a.startswith("--") else a[:2] for a in typed if a.startswith("-") and a != "-"}
+    bare, typed_options = typed
     missing = [
         p.opts[0]
         for p in command.params
-        if isinstance(p, click.Option) and p.required and not set(p.opts) & typed
+        if isinstance(p, click.Option) and p.required and not set(p.opts) & typed_options
     ]
-    if missing and typed <= spelled:
+    if missing and typed_options <= spelled:
         raise click.UsageError(
             f"{counted(bare, 'argument')} given without an option: this command takes each "
             f"input after its option ({', '.join(f'{m} PATH' for m in missing)})",
@@ -307,27 +313,31 @@ def _refuse_bare(command: click.Command, args: list[str], bare: int, ctx: click.
         )
 
 
-def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context) -> int:
+def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context) -> _Typed:
     """An option that takes one value, given twice (`verify --bundle A --bundle B`), is a usage
     error: click would keep the last and drop the first without a word (an operations review:
     a tampered first bundle passed verify). A flag given twice says the same thing twice.
-    How many arguments are no option's nor an option's value (0 when help is asked for)."""
+    What the line holds, as the walk found it (nothing when help is asked for)."""
     if any(arg in ("-h", "--help") for arg in args[: args.index("--") if "--" in args else None]):
-        return 0  # help asked for: click shows it, whatever else was typed
+        return _Typed(0, frozenset())  # help asked for: click shows it, whatever else was typed
     valued: dict[str, click.Option] = {}  # every option that takes a value, by its spellings
     for param in command.params:
         if isinstance(param, click.Option) and not param.is_flag and not param.count:
             valued.update(dict.fromkeys((*param.opts, *param.secondary_opts), param))
     seen: set[str] = set()
+    typed: set[str] = set()
     bare = 0
     i = 0
     while i < len(args):
         arg = args[i]
         if arg == "--":
-            return bare + len(args) - i - 1
+            bare += len(args) - i - 1
+            break
         if not arg.startswith("-") or arg == "-":
             bare += 1
         opt = arg.split("=", 1)[0] if arg.startswith("--") else arg[:2]
+        if arg.startswith("-") and arg != "-":
+            typed.add(opt)
         option = valued.get(opt) if arg.startswith("-") else None
         if option is not None:
             if not option.multiple:
@@ -337,4 +347,4 @@ def _refuse_repeated(command: click.Command, args: list[str], ctx: click.Context
             if arg == opt:
                 i += 1  # its value is the next argument, even one spelled like an option
         i += 1
-    return bare
+    return _Typed(bare, frozenset(typed))
