@@ -339,3 +339,54 @@ def test_an_attestation_of_any_size_is_known_as_one(tmp_path: Path, size: int) -
     path.write_bytes(envelope)
     assert envelope.index(b'"payloadType"') > min(size, 4096)
     assert is_attestation(path)
+
+
+def _tree_copy(tmp_path: Path, project: str = "-home-dev-app") -> Path:
+    """The synthetic tree in a projects folder of its own: its parent transcript's path."""
+    here = tmp_path / "projects" / project
+    shutil.copytree(PARENT.parent, here)
+    return here / PARENT.name
+
+
+def test_no_output_lands_in_the_session_folder(cli: Any, tmp_path: Path) -> None:
+    """An audit: `--out` onto a bound .meta.json wrote the bundle there (exit 0), and the
+    contract was refused ever after (CONTRACT-FILE-CHANGED); a template written into the
+    session folder made the next step refuse the tree for a stray file. Each is refused before
+    the work, and what is there is unchanged."""
+    parent = _tree_copy(tmp_path)
+    folder = parent.parent / parent.stem
+    meta = next(folder.glob("subagents/*.meta.json"))
+    before = meta.read_bytes()
+    for out in (folder / "t.json", folder / "subagents" / "t.json", meta):
+        made = cli("convert", "--in", str(parent), "--template", str(out), "--force")
+        assert made.code == 2, made.err
+        assert "OUT-IN-SESSION-TREE" in made.err
+        bundle = cli("convert", "--in", str(parent), "--contract", str(CONTRACT), "--out", str(out))
+        assert bundle.code == 2, bundle.err
+        assert "OUT-IN-SESSION-TREE" in bundle.err
+        assert "wrote" not in bundle.out + bundle.err
+    assert meta.read_bytes() == before
+    assert sorted(p.name for p in folder.rglob("*")) == sorted(
+        p.name for p in (PARENT.parent / PARENT.stem).rglob("*")
+    )
+    beside = cli("convert", "--in", str(parent), "--template", str(tmp_path / "t.json"))
+    assert beside.code == 0, beside.err  # outside the session folder: made
+
+
+def test_no_output_lands_in_the_sessions_folder_in_a_worktree_project(
+    cli: Any, tmp_path: Path
+) -> None:
+    """The session's children in another project folder (a git worktree's) are its tree too:
+    found only once the tree is read, and refused then, with the contract's other problems."""
+    parent = _tree_copy(tmp_path)
+    worktree = parent.parent.parent / "-home-dev-app--claude-worktrees-w"
+    worktree.mkdir()
+    shutil.move(parent.parent / parent.stem, worktree / parent.stem)
+    out = worktree / parent.stem / "subagents" / "b.json"
+    made = cli("convert", "--in", str(parent), "--template", str(out))
+    assert made.code == 2, made.err
+    assert "OUT-IN-SESSION-TREE" in made.err
+    bundle = cli("convert", "--in", str(parent), "--contract", str(CONTRACT), "--out", str(out))
+    assert bundle.code == 2, bundle.err
+    assert "OUT-IN-SESSION-TREE" in bundle.err
+    assert not out.exists()

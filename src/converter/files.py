@@ -238,16 +238,21 @@ def check_outputs(
     inputs: list[Path],
     may_replace: tuple[str, ...] = (),
     role: str | None = None,
+    folders: list[Path] | None = None,
 ) -> None:
     """Refuse before any work when an output would replace an input, another output, a key,
     anything that is not a regular file, or a bundle or conversion contract of a kind not in
     `may_replace` (`_evidence_kind`: a bundle may replace a bundle, the same conversion run
-    again, and an attestation an attestation; a report replaces none). `role` is said with
-    each problem."""
+    again, and an attestation an attestation; a report replaces none), or be written into one of
+    `folders` (a session tree's: `sources.tree.session_folders`). `role` is said with each
+    problem."""
     problems = []
+    within = [_resolved(f) for f in folders or []]
     for out in outputs:
         if any(_same_file(out, source) for source in inputs):
             problems.append(Problem("OUT-SAME-AS-INPUT"))
+        elif any(_resolved(out).is_relative_to(folder) for folder in within):
+            problems.append(Problem("OUT-IN-SESSION-TREE"))
         elif _not_a_plain_file(out):
             problems.append(Problem("OUT-NOT-A-FILE"))
         elif ask(out.is_file) and (kind := _evidence_kind(out)) and kind not in may_replace:

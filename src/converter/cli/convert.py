@@ -38,7 +38,6 @@ from converter.firewall.view import Counts
 from converter.pricing.card import PriceCard, load_price_card
 from converter.run.conversion import (
     MadeBundle,
-    Reading,
     bodies_unused,
     bundle_writes,
     make_bundle,
@@ -49,6 +48,7 @@ from converter.run.conversion import (
     template_pricing,
 )
 from converter.sources.bodies import body_names
+from converter.sources.tree import SourceFile, session_folders
 from converter.text import counted
 from converter.vocabulary import SourceName, TaskUnit
 
@@ -214,12 +214,14 @@ def _template(
     inputs = [parent] + [p for p in (old_contract, policy_file) if p is not None]
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
     old, card, preset = _template_inputs(
-        out, inputs, replaceable, old_contract, price_card, policy_file, pseudo, force
+        out, inputs, replaceable, old_contract, price_card, policy_file, pseudo, force, parent
     )
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit
     reading = read_sources(parent, source, task_unit, pseudo, bodies)
-    check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
+    bound = reading.account.tree.bound_files
+    tree = session_folders(parent, bound)
+    check_outputs([out], inputs + [f.path for f in bound], replaceable, folders=tree)
     if bodies_unused(reading):
         _say_bodies_unused()
     priced = template_pricing(reading, card, old)
@@ -257,11 +259,13 @@ def _template_inputs(
     policy_file: Path | None,
     pseudo: Pseudonymizer,
     force: bool,
+    parent: Path,
 ) -> tuple[Contract | None, PriceCard | None, Preset | None]:
     """The output checked and every input read, each problem of them said at once, before the
     sources are read."""
     first = Gathered()
-    first(lambda: check_outputs([out], inputs, replaceable))
+    tree = session_folders(parent, [])  # the session's own folder: its other ones once read
+    first(lambda: check_outputs([out], inputs, replaceable, folders=tree))
     # A filled contract is hours of labelling: never lose it. (Said only of an output that may
     # be replaced at all: "pass --force" would not help one that is an input.)
     if not first.problems and out.exists() and not force:
@@ -399,10 +403,6 @@ def _not_asked() -> bytes | None:
     raise Refused([])  # the run is refused already, for what the other checks found
 
 
-def _bound_paths(reading: Reading) -> list[Path]:
-    return [f.path for f in reading.account.tree.bound_files]
-
-
 # The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes or units).
 _NAME_MAX = 255
 
@@ -429,12 +429,21 @@ def _bundle(
             "longer than a file name may be): give the bundle a shorter name"
         )
     first = Gathered()
-    first(lambda: check_outputs([out], inputs, ("bundle",)))  # a bundle replaces only a bundle
-    if attest_key or os.path.lexists(beside):  # and the attestation beside it only an attestation:
-        # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key
-        # there is refused, never deleted)
-        role = "the attestation beside --out: its name + .intoto.json"
-        first(lambda: check_outputs([beside], inputs, ("attestation",), role))
+    # A bundle replaces only a bundle, and the attestation beside it only an attestation:
+    # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key there
+    # is refused, never deleted). Checked again once the tree is read: its files and folders.
+    role = "the attestation beside --out: its name + .intoto.json"
+    attesting = attest_key is not None or os.path.lexists(beside)
+
+    def check(files: list[SourceFile]) -> list[Problem]:
+        found = Gathered()
+        tree, bound = session_folders(parent, files), inputs + [f.path for f in files]
+        found(lambda: check_outputs([out], bound, ("bundle",), folders=tree))
+        if attesting:
+            found(lambda: check_outputs([beside], bound, ("attestation",), role, folders=tree))
+        return found.problems
+
+    first.problems.extend(check([]))
     contract_bytes = first(lambda: read_input(contract_in, "CONTRACT-UNREADABLE"))
     # the passphrase is asked only of a run nothing else refuses (the key file's own checks
     # still run): nobody types it to learn that the contract path was mistyped
@@ -443,7 +452,9 @@ def _bundle(
     first.done()
     assert contract_bytes is not None
     # The bundle is built in an unnamed file beside --out, not in memory (`bundle.spool`).
-    made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies, out.parent)
+    made = make_bundle(
+        parent, source, task_unit, pseudo, contract_bytes, bodies, out.parent, guard=check
+    )
     try:
         _write_bundle(made, out, attest_key, signing_key)
     finally:

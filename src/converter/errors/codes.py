@@ -1734,6 +1734,15 @@ CODES: dict[str, CodeInfo] = {
         "An output path is the same file as an input.",
         "Write the output to a new file.",
     ),
+    "OUT-IN-SESSION-TREE": _c(
+        "An output path is inside the session's tree: its <session-id>/ folder beside the "
+        "parent transcript (or that session's folder in another project folder), which holds its "
+        "subagent transcripts, their metadata and workflow runs. A file written there would be "
+        "read with the session next time (and refused as a stray file), or would replace a file "
+        "the contract binds.",
+        "Write the output outside the session's folder: beside it, or in a folder of your own "
+        '(the contracts and bundles of many sessions: README, "Many sessions").',
+    ),
     "OUT-REPLACES-KEY": _c(
         "An output path holds a key (a PEM signing key or its public half, or a pseudonym "
         "key); writing the output there would destroy it.",

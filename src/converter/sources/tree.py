@@ -21,6 +21,7 @@ file is `reader/load.py`'s.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -371,6 +372,29 @@ def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path
         elif entry_kind(other / session_id) != "missing":
             found.append(other / session_id)
     return found, split
+
+
+# The roles of files a session tree holds in its <session-id>/ folders (not a bodies folder's).
+_TREE_ROLES = frozenset({"subagent", "meta", "journal", "workflow-manifest"})
+
+
+def session_folders(parent: Path, files: list[SourceFile]) -> list[Path]:
+    """The folders no output may be written into: the `<session-id>/` folder beside `parent`
+    (whether or not it exists yet) and the session's folder in any other project folder that
+    holds one of `files` (a worktree's). A file written there is read with the session next time
+    (a stray file, refused) or replaces one its contract binds (an audit: `--out` onto a bound
+    .meta.json wrote the bundle, and the contract was refused ever after)."""
+    projects = parent.absolute().parent.parent
+    folders = {parent.absolute().parent / parent.stem}
+    for entry in files:
+        if entry.role not in _TREE_ROLES:
+            continue
+        with contextlib.suppress(ValueError):
+            # <projects>/<project>/<session-id>/...: the folder two below the projects folder
+            rel = entry.path.absolute().relative_to(projects)
+            if len(rel.parts) > 3:
+                folders.add(projects / rel.parts[0] / rel.parts[1])
+    return sorted(folders)
 
 
 def same_folder(one: Path, other: Path) -> bool:
