@@ -15,8 +15,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import jsonschema
 import pytest
+from hypothesis import strategies as st
 
 import converter.run.scan as scan_module
 from converter.devtools.bench.generate import Expected, Params, generate
@@ -1181,6 +1183,51 @@ def test_a_worker_that_dies_costs_only_its_own_tree_a_row(monkeypatch: pytest.Mo
         n for n in names if n != "dies"
     ]
     assert len(ticks) == len(names)  # every row ticks the progress bar once, when it is done
+
+
+def test_after_a_worker_died_a_process_is_started_again_only_when_one_dies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An audit: after one worker was killed, every tree left got a process of its own (19.5 s
+    for 3,000 empty sessions, where the scan took 1.3 s). The trees left share `workers`
+    processes, and one is started again only for the one that died."""
+    monkeypatch.setattr(scan_module, "inspect_part", _dies_on)
+    monkeypatch.setattr(scan_module, "available_cpus", lambda: 2)
+    started: list[int] = []
+    real = scan_module._pool
+
+    def counted(workers: int, secret: bytes, card: Any) -> Any:
+        started.append(workers)
+        return real(workers, secret, card)
+
+    monkeypatch.setattr(scan_module, "_pool", counted)
+    names = ["dies", *(f"t{i}" for i in range(40))]
+    results = scan_module._run_parts(
+        [scan_module.Part(Path(n)) for n in names], bytes(32), 2, lambda: None
+    )
+    assert results[0] == {"error": "WorkerDied"}
+    assert all(r.get("ok") for r in results[1:])
+    # the first pool of 2, then 2 processes of one for the trees left, and one more for the
+    # one that died again
+    assert started[0] == 2
+    assert started[1:] == [1, 1, 1]
+
+
+@hypothesis.given(st.lists(st.integers(0, 5 << 20), max_size=300), st.integers(2, 8))
+def test_batches_hold_every_tree_once_small_ones_together(sizes: list[int], workers: int) -> None:
+    """Trees of a few KB are sent to the workers together (an audit: one task per tree made
+    --jobs 2 slower than --jobs 1 on a folder of 3,000 empty sessions), never so many that a
+    few batches would leave a worker idle; a large tree goes alone, the largest first."""
+    made = scan_module.batches(sizes, workers)
+    assert sorted(i for b in made for i in b) == list(range(len(sizes)))
+    flat = [sizes[i] for b in made for i in b]
+    assert flat == sorted(sizes, reverse=True)
+    for batch in made:
+        assert len(batch) <= max(1, min(64, len(sizes) // (workers * 4)))
+        if len(batch) > 1:
+            assert sum(sizes[i] for i in batch) <= 1 << 20
+    if len(sizes) >= workers * 4:
+        assert len(made) >= workers * 4
 
 
 def test_an_unreadable_project_folder_is_counted_not_fatal(
