@@ -2189,3 +2189,12 @@ def test_since_before_file_times_began_is_a_usage_error(value: str, dated: Any, 
     result = cli("scan", str(root), "--since", value)
     assert result.code == 64, result.err
     assert "outside the times a file can have" in result.err
+
+
+def test_a_missing_folder_and_an_unknown_card_are_both_said(tmp_path: Path, cli: Any) -> None:
+    """An audit: only the folder was said; the mistyped card came out on the next try."""
+    result = cli("scan", str(tmp_path / "nowhere"), "--price-card", "no-such-card")
+    assert result.code == 2
+    codes = re.findall(r"refused: ([A-Z-]+[A-Z])", result.err)
+    assert codes[0] == "CC-TREE-PROJECTS-MISSING"
+    assert codes[1].startswith("PRICE-CARD-"), result.err

@@ -24,7 +24,7 @@ from converter.cli.options import (
     pseudonym_key,
     show_paths_option,
 )
-from converter.errors import Exit, Problem, Refused
+from converter.errors import Exit, Gathered, Problem, Refused
 from converter.files import ask
 from converter.run.scan import (
     MAX_JOBS,
@@ -191,21 +191,25 @@ def scan(
         # `scan "$DIR"` with DIR unset: not the working directory, which Path("") would be.
         raise click.UsageError("PROJECTS_DIR is empty; leave it out for the default folder")
     folder = Path(projects_dir) if projects_dir is not None else default_projects_dir()
-    if folder is None:  # no home folder: no ~ to look in
-        raise Refused([Problem("CC-TREE-PROJECTS-MISSING", where=_folder_source(projects_dir))])
+    first = Gathered()  # the folder and the price card: each problem said at once
     # Which folder was looked in, said by where it came from (the path itself is the user's,
     # shown with --show-paths): a CLAUDE_CONFIG_DIR set to the projects folder itself is a
     # likely slip, and a refusal that did not say it was used left it to be guessed.
     missing = Problem(
-        "CC-TREE-PROJECTS-MISSING", where=_folder_source(projects_dir), local_path=str(folder)
+        "CC-TREE-PROJECTS-MISSING",
+        where=_folder_source(projects_dir),
+        local_path=None if folder is None else str(folder),
     )
-    if not ask(folder.is_dir):  # (a link to a folder counts; one that cannot be told does not)
-        raise Refused([missing])
+    # (no home folder: no ~ to look in; a link to a folder counts, one that cannot be told not)
+    if folder is None or not ask(folder.is_dir):
+        first.refuse(missing)
     card = None
     if price_card is not None:  # loaded before the work: a mistyped name is said at once
         from converter.pricing.card import load_price_card
 
-        card = load_price_card(price_card)
+        card = first(lambda: load_price_card(price_card))
+    first.done()
+    assert folder is not None
     key = pseudonym_key(key_file)
     workers = jobs or available_cpus()
     try:
