@@ -390,3 +390,20 @@ def test_no_output_lands_in_the_sessions_folder_in_a_worktree_project(
     assert bundle.code == 2, bundle.err
     assert "OUT-IN-SESSION-TREE" in bundle.err
     assert not out.exists()
+
+
+def test_a_transcript_of_the_session_in_another_project_folder_is_a_finding(
+    cli: Any, tmp_path: Path
+) -> None:
+    """An audit: a copy of the parent transcript in another project folder converted with no
+    word of it (scan refuses the pair, CC-TREE-SPLIT-OVERLAP; evaluate only the two bundles
+    together). The tree still converts; its findings say the other transcript is there."""
+    parent = _tree_copy(tmp_path)
+    other = parent.parent.parent / "-home-dev-other"
+    other.mkdir()
+    shutil.copy(parent, other / parent.name)
+    report = cli("inspect", "--in", str(parent), "--json").json()
+    assert report["convertible"], report["refusals"]
+    assert {"code": "CC-TREE-SPLIT-SESSION", "count": 1} in report["findings"]
+    alone = cli("inspect", "--in", str(PARENT), "--json").json()
+    assert "CC-TREE-SPLIT-SESSION" not in {f["code"] for f in alone["findings"]}

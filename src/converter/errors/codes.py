@@ -301,6 +301,18 @@ CODES: dict[str, CodeInfo] = {
         "contract's findings.",
         blocking=False,
     ),
+    "CC-TREE-SPLIT-SESSION": _c(
+        "Another project folder holds a main transcript of this session too (<session-id>.jsonl "
+        "there as here): a session Claude Code went on with in another folder, or a copy. This "
+        "tree reads its own transcript only. If the other is a part of the session, its spend "
+        "is not in this account; if it is a copy, a bundle of each counts the same calls twice "
+        "(evaluate refuses the two together: EVAL-BUNDLE-OVERLAP).",
+        "Run `agent-evidence scan` over the projects folder: a row refused CC-TREE-SPLIT-OVERLAP "
+        "means the transcripts are copies (keep the whole one, move the others out of the "
+        "projects folder, and make the template again); otherwise convert each transcript and "
+        "evaluate their bundles together. The count is among the contract's findings.",
+        blocking=False,
+    ),
     "CC-TREE-WORKFLOW-AGENT-MISSING": _c(
         "A workflow run's journal names an agent (at this line) whose transcript is not in the "
         "run's folder, or holds no record (empty, or blank lines only): its spend would be "

@@ -520,6 +520,10 @@ def discover(
     if elsewhere is None:
         elsewhere, layout.split = session_folders_elsewhere(parent.parent, stem)
     if layout.split:  # read by no part of the session: refused, as `scan` refuses its row
+        # The other transcript is not read: its calls may be this session's too (an audit: a
+        # copy of the parent in another project folder converted unremarked, where scan
+        # refuses the pair). Bound, as a remote agent's spend is: a count, not a refusal.
+        layout.not_read["CC-TREE-SPLIT-SESSION"] += 1
         for folder in elsewhere:
             walker.stray(folder, "CC-TREE-PARENT-MISSING")
     else:
