@@ -66,3 +66,27 @@ def test_a_result_before_its_call_is_an_orphan_and_makes_no_edge(tmp_path: Path)
     assert acc.findings["CC-REC-ORPHAN-TOOL-RESULT"] == 1
     consumes = [e for e in acc.edges if e.kind == "consumes"]
     assert consumes == []  # never ("tool", Q) -> ("model", msg_01B), its own requester
+
+
+def test_a_second_result_of_one_call_is_a_finding_and_the_first_stays(tmp_path: Path) -> None:
+    """An audit: a result written twice (a new uuid) was dropped unremarked. The first is the
+    call's; the second is said (CC-REC-EXTRA-TOOL-RESULT), as one that names no call is."""
+    tool = {"type": "tool_use", "id": "toolu_Q", "name": "Bash", "input": {"command": "x"}}
+    error = {"type": "tool_result", "tool_use_id": "toolu_Q", "content": "x", "is_error": True}
+    records = [
+        _rec(1, None, type="user", message={"role": "user", "content": "go"}),
+        _call(2, 1, "msg_01B", [tool]),
+        _result(3, 2, "toolu_Q"),
+        _rec(4, 3, type="user", message={"role": "user", "content": [error]}),
+        _call(5, 4, "msg_01C", [{"type": "text", "text": "c"}]),
+    ]
+    parent = tmp_path / f"{SID}.jsonl"
+    parent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    acc = build_account(load(discover(parent), jobs=1))
+    assert acc.tools["toolu_Q"].status == "ok"  # the first result's, not the second's error
+    assert acc.findings["CC-REC-EXTRA-TOOL-RESULT"] == 1
+    assert acc.findings["CC-REC-ORPHAN-TOOL-RESULT"] == 0
+    once = tmp_path / "once" / f"{SID}.jsonl"
+    once.parent.mkdir()
+    once.write_text("".join(json.dumps(r) + "\n" for i, r in enumerate(records) if i != 3))
+    assert build_account(load(discover(once), jobs=1)).findings["CC-REC-EXTRA-TOOL-RESULT"] == 0

@@ -608,6 +608,14 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do; the result is counted but carries no spend.",
         blocking=False,
     ),
+    "CC-REC-EXTRA-TOOL-RESULT": _c(
+        "A tool result names a tool call that has its result already, or one another "
+        "transcript of the tree records (a result written twice, or in the wrong file): it is "
+        "not taken. The call keeps the first result in its own transcript, or stays no-result.",
+        "Nothing to do; the result carries no spend. Many of them: a transcript was edited or "
+        "joined from copies, which the tree's files' dates may show.",
+        blocking=False,
+    ),
     "CC-REC-TOOL-NO-RESULT": _c(
         "Tool calls with no result (interrupted session) are counted with status no-result.",
         "Nothing to do.",
