@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from pydantic import BaseModel
@@ -58,6 +58,7 @@ from converter.devtools.bench.fill import fill
 from converter.errors import CODES
 from converter.firewall import view
 from converter.firewall.names import BUILTIN_AGENT_TYPES, BUILTIN_TOOLS
+from converter.sources.tree import Role
 from tests.canary.generate import json_strings
 from tests.canary.leaks import OutputIndex, describe, leaks
 from tests.conftest import shared_dir
@@ -89,8 +90,10 @@ _TOKEN = re.compile(r"[^\s\"'`{}\[\](),;|]+")
 _NUMBER = re.compile(r"-?[0-9][0-9,]*(\.[0-9]+)?")
 # Keyed pseudonyms and digests are HMAC / SHA-256 output: they cannot carry content, and their
 # random hex can meet a source string's 8 characters by chance.
+# A file's label in a diagnostic or a finding's place is its role (fixed vocabulary) and key.
+_ROLES = "|".join(re.escape(role) for role in (*get_args(Role), "unbound"))
 _KEYED = re.compile(
-    r"((task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{12}"
+    rf"(((?:{_ROLES})/)?(task|event|agent|file|tool|agent-type|model|run|edge)-[0-9a-f]{{12}}"
     r"|(hmac-sha256:|key-)?[0-9a-f]{16,64})"
 )
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9:.]+Z)?")

@@ -86,7 +86,34 @@ def test_a_second_result_of_one_call_is_a_finding_and_the_first_stays(tmp_path: 
     assert acc.tools["toolu_Q"].status == "ok"  # the first result's, not the second's error
     assert acc.findings["CC-REC-EXTRA-TOOL-RESULT"] == 1
     assert acc.findings["CC-REC-ORPHAN-TOOL-RESULT"] == 0
+    assert acc.finding_places["CC-REC-EXTRA-TOOL-RESULT"] == [(0, 4)]  # the parent's line 4
     once = tmp_path / "once" / f"{SID}.jsonl"
     once.parent.mkdir()
     once.write_text("".join(json.dumps(r) + "\n" for i, r in enumerate(records) if i != 3))
     assert build_account(load(discover(once), jobs=1)).findings["CC-REC-EXTRA-TOOL-RESULT"] == 0
+
+
+def test_inspect_names_where_the_first_few_of_a_finding_are(tmp_path: Path, cli: Any) -> None:
+    """SPEC §6.4: a diagnostic names a file and a line. A finding said only by its count left
+    the user to search the tree for it (an audit); the first five places are named, by the
+    file's label (its path with --show-paths, on stderr) and line, and whether there are more."""
+    tool = {"type": "tool_use", "id": "toolu_Q", "name": "Bash", "input": {"command": "x"}}
+    records = [
+        _rec(1, None, type="user", message={"role": "user", "content": "go"}),
+        _call(2, 1, "msg_01B", [tool]),
+        _result(3, 2, "toolu_Q"),
+        *(_result(n, n - 1, "toolu_Q") for n in range(4, 11)),  # seven results again
+        _call(11, 10, "msg_01C", [{"type": "text", "text": "c"}]),
+    ]
+    parent = tmp_path / f"{SID}.jsonl"
+    parent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = cli("inspect", "--in", str(parent), "--json").json()
+    places = report["finding_places"]["CC-REC-EXTRA-TOOL-RESULT"]
+    assert [p["line"] for p in places["at"]] == [4, 5, 6, 7, 8]
+    assert places["more"] is True
+    label = places["at"][0]["file"]
+    assert label.startswith("parent/file-")
+    text = cli("inspect", "--in", str(parent), "--show-paths")
+    assert f"    at {label} lines 4, 5, 6, 7, 8, and more" in text.out
+    assert f"file: {label} = {parent.name}" in text.err
+    assert parent.name not in text.out

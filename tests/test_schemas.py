@@ -181,6 +181,12 @@ def test_the_output_schemas_refuse_free_text() -> None:
         "key_id": "key-0123456789abcdef",
         "refusals": [],
         "findings": [{"code": "CC-REC-PROGRESS-COPY", "count": 1}],
+        "finding_places": {
+            "CC-REC-PROGRESS-COPY": {
+                "at": [{"file": "parent/file-0123456789ab", "line": 7}],
+                "more": False,
+            }
+        },
         "not_read": [],
         "counts": dict.fromkeys(INSPECT["$defs"]["TreeCounts"]["required"], 0),
         "bound_files": 1,
@@ -193,6 +199,8 @@ def test_the_output_schemas_refuse_free_text() -> None:
     for path, value in [
         (("claude_code_versions", 0), "written by Alice"),
         (("findings", 0, "code"), "secret words"),
+        (("finding_places", "CC-REC-PROGRESS-COPY", "at", 0, "file"), "/home/alice/x.jsonl"),
+        (("finding_places", "CC-REC-PROGRESS-COPY", "at", 0, "line"), "line seven"),
         (("key_id",), "alice@example.com"),
         (("bound_files",), 1.5),
     ]:
@@ -205,6 +213,9 @@ def test_the_output_schemas_refuse_free_text() -> None:
         assert errors(INSPECT, doc), path
     doc = copy.deepcopy(report)
     doc["by_model"]["/home/alice/model"] = {"model_calls": 1, "usage": report["usage"]}
+    assert errors(INSPECT, doc)
+    doc = copy.deepcopy(report)
+    doc["finding_places"]["secret words"] = {"at": [], "more": False}
     assert errors(INSPECT, doc)
 
 

@@ -149,6 +149,13 @@ def emit_names(names: list[tuple[str, str]]) -> None:
         tell(f"name: {public} = {shown}")
 
 
+def emit_files(files: list[tuple[str, str]]) -> None:
+    """`inspect --show-paths`: the local path of each file a finding's place names (its label
+    is all stdout says), on stderr only, escaped like every path shown."""
+    for label, path in files:
+        tell(f"file: {label} = {printable(path)}")
+
+
 def emit_tasks(tasks: list[tuple[str, int]], whole_session: bool) -> None:
     """`inspect --show-paths`: each task id with where its prompt is, on stderr only, so the
     outcomes a contract lists by id can be labelled knowing which prompt each one is."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 import click
 import orjson
 
-from converter.cli.diagnostics import emit_names, emit_problems, emit_tasks, say
+from converter.cli.diagnostics import emit_files, emit_names, emit_problems, emit_tasks, say
 from converter.cli.options import (
     CARD_CHOICE,
     card_given,
@@ -19,7 +19,7 @@ from converter.cli.options import (
     source_options,
 )
 from converter.errors import Exit
-from converter.firewall.boundary import local_names, local_tasks
+from converter.firewall.boundary import finding_files, local_names, local_tasks
 from converter.run.inspection import inspect_output, render_text
 from converter.run.pipeline import summarize_tree
 from converter.vocabulary import SourceName, TaskUnit
@@ -66,6 +66,7 @@ def inspect(
     if show_paths:  # local names, like local paths, are for the terminal only: never stdout
         emit_names(local_names(account, pseudo))
         emit_tasks(local_tasks(account, pseudo), task_unit == "session")
+        emit_files(finding_files(account, pseudo))
     if account.refusals:
         emit_problems(account.refusals, account, pseudo, show_paths)
         sys.exit(Exit.REFUSED)

@@ -23,7 +23,7 @@ from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.shapes import as_model
 from converter.firewall.times import coarsen
 from converter.firewall.types import VERSION
-from converter.reader.model import Account, Call, EventKey, HiddenCall
+from converter.reader.model import PLACES_KEPT, Account, Call, EventKey, HiddenCall
 from converter.reader.records import Usage
 from converter.sources.tree import SourceFile
 from converter.vocabulary import HIDDEN, HIDDEN_AGENT_KINDS, HiddenKind
@@ -55,6 +55,14 @@ def unbound_ref(pseudo: Pseudonymizer, problem: Problem) -> str | None:
 def file_labels(account: Account, pseudo: Pseudonymizer) -> dict[int, str]:
     """`role/label` of every laid-out file, for diagnostics raised away from the account."""
     return {f.index: f"{f.role}/{pseudo.name('file', f.rel)}" for f in account.tree.layout.files}
+
+
+def finding_files(account: Account, pseudo: Pseudonymizer) -> list[tuple[str, str]]:
+    """`role/label` and local relative path of each file a finding's place names: for
+    `inspect --show-paths` (stderr) only, as `local_names` is."""
+    named = {file for places in account.finding_places.values() for file, _ in places}
+    labels = file_labels(account, pseudo)
+    return sorted((labels[i], account.tree.layout.files[i].rel) for i in named)
 
 
 def task_id(pseudo: Pseudonymizer, unit: str, session: str, digest: str, index: int) -> str:
@@ -241,6 +249,16 @@ def _refusals(c: _Crossing) -> tuple[view.Refusal, ...]:
     return tuple(
         view.Refusal(code=p.code, file=file_ref(c.pseudo, c.acc, p), line=p.line)
         for p in c.acc.refusals
+    )
+
+
+def _finding_places(acc: Account, pseudo: Pseudonymizer) -> tuple[view.FindingPlace, ...]:
+    """Each finding's first places, by file label and line, in the order of the findings."""
+    labels = file_labels(acc, pseudo)
+    return tuple(
+        view.FindingPlace(code=code, file=labels[file], line=line)
+        for code, places in sorted(acc.finding_places.items())
+        for file, line in places[:PLACES_KEPT]
     )
 
 
@@ -435,6 +453,8 @@ def summarize(account: Account, pseudo: Pseudonymizer) -> view.PublicSummary:
         agents=_agents(c),
         refusals=refusals,
         findings=_findings(c),
+        finding_places=_finding_places(acc, pseudo),
+        more_places=tuple(sorted(k for k, v in acc.finding_places.items() if len(v) > PLACES_KEPT)),
         not_read=tuple(
             view.Finding(code=code, count=count)
             for code, count in sorted(acc.tree.layout.not_read.items())

@@ -149,6 +149,14 @@ class Finding(Closed):
     count: Count
 
 
+class FindingPlace(Closed):
+    """Where one of a finding's first few is (`inspect` only; a contract binds the counts)."""
+
+    code: Code
+    file: str = Field(pattern=r"^[a-z-]+/(file|agent|run)-[0-9a-f]{12}$")
+    line: Count | None = None
+
+
 class TreeCounts(Closed):
     """A tree's counts as `inspect` reports them (its bound files apart)."""
 
@@ -213,6 +221,10 @@ class PublicSummary(Closed):
     # Files of the session folder counted and never opened, whose number says nothing of the
     # spend (persisted tool outputs, memory notes, a file browser's files): shown, not bound.
     not_read: tuple[Finding, ...] = ()
+    # Where the first few of each finding are (`reader.model.PLACES_KEPT` per code), and the
+    # codes that have more places than are named.
+    finding_places: tuple[FindingPlace, ...] = ()
+    more_places: tuple[Code, ...] = ()
     # Provider bodies bound (`--provider-bodies`: responses, and the folder's index), among the
     # bound files.
     provider_files: Count = 0

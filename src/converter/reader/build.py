@@ -148,62 +148,61 @@ def _journal_agents(acc: Account, unread: Unread) -> None:
 
 
 def _summaries(acc: Account) -> None:
-    incomplete = sum(not c.final for c in acc.calls.values())
-    incomplete += sum(not h.final for h in acc.hidden)
-    if incomplete:
-        acc.findings["CC-REC-USAGE-INCOMPLETE"] += incomplete
+    for c in acc.calls.values():
+        if not c.final:
+            acc.found("CC-REC-USAGE-INCOMPLETE", c.file, c.line)
+    for h in acc.hidden:
+        if not h.final:
+            acc.found("CC-REC-USAGE-INCOMPLETE", h.file)
     # Every call reads input: a stub recording none was written before it was counted, and
     # max_output_tokens bounds only the output of such a call (its input is in neither end).
     # A call recorded as final with no input at all: damaged, or a gateway's; priced as written,
     # its input is in no figure (an audit: such a call was priced at $0 unremarked).
-    blind = Counter(c.final for c in acc.calls.values() if not any(c.usage.input_side()))
-    if blind[False]:
-        acc.findings["CC-REC-USAGE-INCOMPLETE-NO-INPUT"] += blind[False]
-    if blind[True]:
-        acc.findings["CC-REC-FINAL-NO-INPUT"] += blind[True]
+    for c in acc.calls.values():
+        if not any(c.usage.input_side()):
+            code = "CC-REC-FINAL-NO-INPUT" if c.final else "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
+            acc.found(code, c.file, c.line)
     if acc.synthetic_records:
         acc.findings["CC-REC-SYNTHETIC"] += acc.synthetic_records
     # A call's searches are the larger of its usage's count and its results' (SPEC §4.7): only
     # those above the usage's are taken from results.
-    taken = sum(
-        max(0, sum(acc.tools[t].web_searches for t in c.tool_ids if t in acc.tools) - counted)
-        for c in acc.calls.values()
-        for counted in (c.usage.web_search_requests,)
-    )
-    if taken:
-        acc.findings["CC-REC-WEBSEARCH-FROM-RESULT"] += taken
-    credited = sum(c.usage.credit_redeemed for c in acc.calls.values())
-    if credited:
-        acc.findings["CC-REC-FALLBACK-CREDIT"] += credited
+    for c in acc.calls.values():
+        found = sum(acc.tools[t].web_searches for t in c.tool_ids if t in acc.tools)
+        if found > c.usage.web_search_requests:
+            taken = found - c.usage.web_search_requests
+            acc.found("CC-REC-WEBSEARCH-FROM-RESULT", c.file, c.line, taken)
+        if c.usage.credit_redeemed:
+            acc.found("CC-REC-FALLBACK-CREDIT", c.file, c.line, c.usage.credit_redeemed)
     refused = {
         r.msg_id
         for s in acc.streams
         for r in s.records
         if r.refusal and r.msg_id and not r.synthetic  # an API-error placeholder is no call
     }
-    refused_calls = sum(msg_id in acc.calls for msg_id in refused)
-    if refused_calls:
-        acc.findings["CC-REC-REFUSED-CALL"] += refused_calls
+    for msg_id in sorted(refused):
+        if (call := acc.calls.get(msg_id)) is not None:
+            acc.found("CC-REC-REFUSED-CALL", call.file, call.line)
     # hidden calls' too: a title or suggestion call's response can count a server tool (a
     # review: such a call left out, evaluate decided SCALE on costs without its requests)
-    unpriced = sum(
-        c.usage is not None and c.usage.unpriced_server_tools for c in acc.calls.values()
-    ) + sum(h.usage.unpriced_server_tools for h in acc.hidden)
-    if unpriced:
-        acc.findings["CC-REC-SERVER-TOOL-UNPRICED"] += unpriced
-    unknown = sum(
-        t.name == "WebSearch" and t.web_searches == 0 and t.status != "error"
-        for t in acc.tools.values()
-    )
-    if unknown:
-        acc.findings["CC-REC-WEBSEARCH-COUNT-UNKNOWN"] += unknown
+    for c in acc.calls.values():
+        if c.usage is not None and c.usage.unpriced_server_tools:
+            acc.found("CC-REC-SERVER-TOOL-UNPRICED", c.file, c.line)
+    for h in acc.hidden:
+        if h.usage.unpriced_server_tools:
+            acc.found("CC-REC-SERVER-TOOL-UNPRICED", h.file)
+    for t in acc.tools.values():
+        if t.name == "WebSearch" and t.web_searches == 0 and t.status != "error":
+            acc.found("CC-REC-WEBSEARCH-COUNT-UNKNOWN", t.file, t.line)
     acc.findings["CC-REC-UNKNOWN-TYPE"] += acc.tree.unknown_types.total()
     for code, count in acc.tree.layout.not_read.items():
         if code not in NOT_BOUND:  # a count that says spend is elsewhere is bound
             acc.findings[code] += count
     for problem in acc.problems:
         if not problem.blocking:
-            acc.findings[problem.code] += 1
+            if problem.file is not None and problem.file >= 0:
+                acc.found(problem.code, problem.file, problem.line)
+            else:
+                acc.findings[problem.code] += 1
     if not acc.calls and not acc.refusals:
         acc.problems.append(Problem("CC-TREE-NO-CALLS", 0))
     empty_tasks = sum(t.calls == 0 for t in acc.tasks)

@@ -54,7 +54,7 @@ def group_calls(acc: Account) -> None:
             if rec.version is not None:
                 acc.versions.add(rec.version)
             if rec.type == "progress" and rec.progress_has_usage:
-                acc.findings["CC-REC-PROGRESS-COPY"] += 1
+                acc.found("CC-REC-PROGRESS-COPY", rec.file, rec.line)
             if rec.type != "assistant":
                 continue
             if rec.synthetic:
@@ -140,7 +140,7 @@ def _add_fragment(acc: Account, owner: dict[str, int], stream: Stream, pos: int,
             acc.problems.append(Problem("CC-REC-MESSAGE-ID-REUSED", rec.file, rec.line))
             return
         if new.input_side() != call.usage.input_side():
-            acc.findings["CC-REC-FRAGMENT-DISAGREE"] += 1
+            acc.found("CC-REC-FRAGMENT-DISAGREE", rec.file, rec.line)
         if rec.model != call.model:
             acc.problems.append(Problem("CC-REC-MODEL-DISAGREE", rec.file, rec.line))
         if _drops_advisor(call.advisor, rec.advisor):
@@ -209,17 +209,17 @@ def match_results(acc: Account) -> None:
             for result in rec.tool_results:
                 tool = acc.tools.get(result.tool_use_id)
                 if tool is None:
-                    acc.findings["CC-REC-ORPHAN-TOOL-RESULT"] += 1
+                    acc.found("CC-REC-ORPHAN-TOOL-RESULT", rec.file, rec.line)
                     continue
                 if tool.result_position is not None or tool.stream != stream.index:
                     # A second result, or one in another transcript than its call's: not the
                     # call's (an audit: both were dropped unremarked; none in the corpus).
-                    acc.findings["CC-REC-EXTRA-TOOL-RESULT"] += 1
+                    acc.found("CC-REC-EXTRA-TOOL-RESULT", rec.file, rec.line)
                     continue
                 if pos < tool.position:
                     # Written before the tool_use it names: no result of that call (taken, it
                     # would answer the call and make an edge back to the call that asked).
-                    acc.findings["CC-REC-ORPHAN-TOOL-RESULT"] += 1
+                    acc.found("CC-REC-ORPHAN-TOOL-RESULT", rec.file, rec.line)
                     continue
                 if rec.result_states_usage and tool.name not in SUBAGENT_TOOLS:
                     # Another tool's result with usage (a tool that calls a model itself):
@@ -234,9 +234,9 @@ def match_results(acc: Account) -> None:
                 tool.web_searches = rec.web_searches if tool.name == "WebSearch" else 0
     # The calls of a stream with no depth had no result looked for (it is refused: in a cycle,
     # an orphan, a join conflict, or hanging from one): not said to have none
-    acc.findings["CC-REC-TOOL-NO-RESULT"] += sum(
-        t.status == "no-result" and acc.streams[t.stream].depth >= 0 for t in acc.tools.values()
-    )
+    for t in acc.tools.values():
+        if t.status == "no-result" and acc.streams[t.stream].depth >= 0:
+            acc.found("CC-REC-TOOL-NO-RESULT", t.file, t.line)
 
 
 def stated_usage_agrees(acc: Account) -> None:
@@ -274,7 +274,7 @@ def stated_usage_agrees(acc: Account) -> None:
                 # 997, with a finding that blamed a child cut short).
                 acc.problems.extend(Problem("CC-BODY-USAGE-DISAGREES", b) for b in completed)
                 continue
-            acc.findings["CC-REC-AGENT-USAGE-DISAGREE"] += 1
+            acc.found("CC-REC-AGENT-USAGE-DISAGREE", tool.file, tool.line)
 
 
 def _could_be(stated: Usage, call: Call, last: bool) -> bool:

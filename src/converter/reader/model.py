@@ -128,6 +128,10 @@ class Edge:
     kind: EdgeKind
 
 
+# A finding's places kept to be said: enough to find the first few, never one per record.
+PLACES_KEPT = 5
+
+
 @dataclass(slots=True)
 class Account:
     tree: LoadedTree
@@ -143,6 +147,9 @@ class Account:
     edges: list[Edge] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     findings: Counter[str] = field(default_factory=Counter)
+    # Where the first PLACES_KEPT of each finding are, as (file index, line or None): what
+    # `inspect` says beside the count (SPEC §6.4: a diagnostic names a file and a line).
+    finding_places: dict[str, list[tuple[int, int | None]]] = field(default_factory=dict)
     synthetic_records: int = 0
     versions: set[str] = field(default_factory=set)
     delegations_expanded: int = 0
@@ -159,6 +166,13 @@ class Account:
     # disagreeing evidence names (CC-TREE-JOIN-CONFLICT, -ORPHAN-CHILD, by each child's file).
     # Not also refused as unexpanded, the same fault said again.
     join_candidates: set[str] = field(default_factory=set)
+
+    def found(self, code: str, file: int, line: int | None = None, count: int = 1) -> None:
+        """`count` more of the finding `code`, at `line` of the tree's file `file`."""
+        self.findings[code] += count
+        places = self.finding_places.setdefault(code, [])
+        if len(places) <= PLACES_KEPT:  # one more than is said: that there are more is said
+            places.append((file, line))
 
     @property
     def refusals(self) -> list[Problem]:

@@ -157,14 +157,14 @@ def drop_branch_copies(acc: Account) -> None:
                         )
                 elif rec.uuid is not None:
                     leading.setdefault(rec.uuid, rec)
-                acc.findings["CC-REC-BRANCH-COPY"] += 1
+                acc.found("CC-REC-BRANCH-COPY", file, rec.line)
                 continue
             twin = marked.get(rec.uuid) if rec.uuid is not None else None
             if twin is not None:
                 if not _is_twin(twin, rec):
                     code = rec.blanked or "CC-REC-UUID-CONFLICT"
                     acc.problems.append(Problem(code, file, rec.line))
-                acc.findings["CC-REC-BRANCH-COPY"] += 1
+                acc.found("CC-REC-BRANCH-COPY", file, rec.line)
                 continue
             if starts_task(rec) or (rec.type == "assistant" and rec.msg_id and not rec.synthetic):
                 own_work = True
@@ -202,7 +202,7 @@ def dedup_uuids(acc: Account) -> None:
                     if not _is_copy(earlier, read_as, rec):
                         code = rec.blanked or "CC-REC-UUID-CONFLICT"
                         acc.problems.append(Problem(code, file, rec.line))
-                    acc.findings["CC-REC-DUPLICATE-UUID"] += 1
+                    acc.found("CC-REC-DUPLICATE-UUID", file, rec.line)
                     continue
             if rec.blanked is not None:  # zeroed counts, and no copy: refused as read
                 acc.problems.append(Problem(rec.blanked, file, rec.line))
@@ -445,7 +445,7 @@ def _evidence(acc: Account, index: Index, stream: Stream) -> tuple[set[str], boo
             if placed is None:
                 acc.problems.append(Problem("CC-TREE-WORKFLOW-RESUME-UNPLACED", stream.file))
                 return None  # said once, by its own code; the join is not tried
-            acc.findings["CC-TREE-WORKFLOW-RESUMED"] += 1
+            acc.found("CC-TREE-WORKFLOW-RESUMED", stream.file)
             launches = {placed}
         found |= launches
         started = tree.journal_started.get(entry.run_id)

@@ -24,7 +24,7 @@ def find_tasks(acc: Account) -> None:
         if starts_task(rec) and (digest := rec.content_digest):
             acc.tasks.append(Task(len(acc.tasks), rec.file, rec.line, pos, digest, rec.timestamp))
             if rec.kind == "channel":  # said: such a task may be a person's, or a bot's
-                acc.findings["CC-TASK-CHANNEL-PROMPT"] += 1
+                acc.found("CC-TASK-CHANNEL-PROMPT", rec.file, rec.line)
         elif rec.type == "user" and rec.kind == "unknown":
             # A prompt or not? Either answer moves calls between tasks: refused, not guessed.
             acc.problems.append(Problem("CC-TASK-USER-CONTENT-UNKNOWN", rec.file, rec.line))
@@ -36,7 +36,7 @@ def find_tasks(acc: Account) -> None:
         elif rec.kind == "queued-prompt":
             # Not a task (SPEC §5.1 counts `user` prompts): the running task answers it. Said,
             # so a reader knows a task's calls may serve a prompt typed while it ran.
-            acc.findings["CC-REC-QUEUED-PROMPT"] += 1
+            acc.found("CC-REC-QUEUED-PROMPT", rec.file, rec.line)
 
 
 def task_at(acc: Account, position: int) -> int | None:

@@ -37,11 +37,17 @@ def _usage(total: UsageTotals) -> dict[str, int]:
 def inspect_report(summary: PublicSummary) -> dict[str, Any]:
     counts = summary.counts.model_dump()
     counts.pop("bound_files")
+    places: dict[str, list[dict[str, Any]]] = {}
+    for place in summary.finding_places:
+        places.setdefault(place.code, []).append({"file": place.file, "line": place.line})
     report: dict[str, Any] = {
         "convertible": summary.convertible,
         "key_id": summary.key_id,
         "refusals": [r.model_dump() for r in summary.refusals],
         "findings": [f.model_dump() for f in summary.findings],
+        "finding_places": {
+            code: {"at": at, "more": code in summary.more_places} for code, at in places.items()
+        },
         "not_read": [f.model_dump() for f in summary.not_read],
         "counts": counts,
         "bound_files": summary.counts.bound_files,
@@ -254,6 +260,20 @@ _AUXILIARY = {
 _NOT_READ_UNIT = {"CC-BODY-NONE-SELECTED": "folder"}
 
 
+def _places(places: list[dict[str, Any]], more: bool) -> str:
+    """`at parent/file-… line 57; …`, and whether there are more than are named."""
+    by_file: dict[str, list[str]] = {}  # in the order found, each file named once
+    for p in places:
+        lines = by_file.setdefault(p["file"], [])
+        if p["line"] is not None:
+            lines.append(f"{p['line']:,}")
+    named = "; ".join(
+        f"{file} line{'s' if len(lines) > 1 else ''} {', '.join(lines)}" if lines else file
+        for file, lines in by_file.items()
+    )
+    return f"at {named}" + (", and more (the first found are named)" if more else "")
+
+
 def render_text(report: dict[str, Any]) -> str:
     c = report["counts"]
     u = report["usage"]
@@ -302,10 +322,12 @@ def render_text(report: dict[str, Any]) -> str:
             )
     if report["findings"]:
         lines.append("Findings (recorded, not refusals):")
-        lines += [
-            f"  {f['code']}: {counted(f['count'], 'time')}. {CODES[f['code']].message}"
-            for f in report["findings"]
-        ]
+        for f in report["findings"]:
+            lines.append(
+                f"  {f['code']}: {counted(f['count'], 'time')}. {CODES[f['code']].message}"
+            )
+            if (places := report["finding_places"].get(f["code"])) is not None:
+                lines.append(f"    {_places(places['at'], places['more'])}")
     tree = [f for f in report["not_read"] if not f["code"].startswith("CC-BODY-")]
     if tree:
         lines.append("Not read (no model call in them; not bound):")

@@ -79,6 +79,18 @@ class KnownFinding(Finding):
     code: KnownCode
 
 
+class Place(Closed):
+    file: str = Field(pattern=r"^[a-z-]+/(file|agent|run)-[0-9a-f]{12}$")
+    line: Count | None = None
+
+
+class FindingPlaces(Closed):
+    at: list[Place] = Field(
+        description="where the first few are (up to 5, in the order found): file role/label, line"
+    )
+    more: bool = Field(description="the finding is in more places than these")
+
+
 class ModelUsage(Closed):
     model_calls: Count
     usage: Usage
@@ -176,6 +188,9 @@ class InspectReport(Closed):
     key_id: KeyId
     refusals: list[KnownRefusal]
     findings: list[KnownFinding]
+    finding_places: dict[KnownCode, FindingPlaces] = Field(
+        description="of the findings that name a file: where the first few are"
+    )
     not_read: list[KnownFinding]
     counts: TreeCounts
     bound_files: Count
