@@ -483,7 +483,14 @@ def test_a_turn_re_emitted_with_zeroed_counts_is_counted_once_as_written(
     assert (plain["counts"]["model_calls"], plain["counts"]["tasks"]) == (2, 2)
     assert plain["usage"]["output_tokens"] == 917 + 5
     assert plain["card_cost"]["low_usd"] != "0"
-    del plain["findings"], again["findings"]
+    assert [p["line"] for p in again["finding_places"]["CC-REC-DUPLICATE-UUID"]["at"]] == [
+        7,
+        8,
+        9,
+        10,
+        11,
+    ]
+    del plain["findings"], again["findings"], plain["finding_places"], again["finding_places"]
     assert again == plain
 
 
