@@ -128,8 +128,20 @@ def test_disagreeing_bundles_refuse(cli: Any, tmp_path: Path) -> None:
         b'{"agents":[],"baseline":',
         b'{"receipt":{"evidence_sha256":"' + b"0" * 64 + b'"},"tasks":[',
         b'{"bundles":[{"evidence_sha256":"' + b"0" * 64 + b'"}]}',
+        b'{"daily":[{"totalCost":1.23}],"totals":{"totalCost":1.23}}',
+        b'{"name":"x","name":"y"}',
     ],
-    ids=["empty", "no-digest", "error-page", "cut-early", "cut-after-the-digest", "a-report"],
+    ids=[
+        "empty",
+        "no-digest",
+        "error-page",
+        "cut-early",
+        "cut-after-the-digest",
+        "a-report",
+        # an audit: JSON this program never writes, with no digest to mismatch, exited 5
+        "a-usage-export-with-fractions",
+        "a-repeated-key",
+    ],
 )
 def test_not_a_bundle_is_refused_not_called_tampering(
     content: bytes, cli: Any, tmp_path: Path

@@ -107,13 +107,17 @@ class BundleSink(Protocol):
 _EVENT: TypeAdapter[ModelEventOut | ToolEventOut] = TypeAdapter(BundleEvent)
 
 
+# The receipt's key for the evidence digest, as any bundle's bytes hold it.
+_EVIDENCE_KEY = b'"evidence_sha256"'
+
+
 def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
     """Strict parse (no duplicate keys, NaN, floats or fractions) and the evidence digest
     recomputed over the values as written; the parsed value, or integrity failure (5).
 
     A file with no evidence digest to compare is not a bundle, refused (2) rather than called
     changed after it was written: empty, cut short, not JSON, another document (a contract, a
-    report). Parsed JSON that this program never writes (a repeated key, a fraction, NaN) was
+    report, a usage export with fractions or a repeated key). Parsed JSON that this program never writes (a repeated key, a fraction, NaN) was
     edited: a mismatch (5), unless its one fault is fractions and canonicaljson's digest over
     them holds (resealed after the edit: refused as such, 2, `_resealed_with_fractions`).
     """
@@ -131,9 +135,13 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
         # digest holds, and refused as such (2), not called changed since it was sealed.
         if bad.parsed and _resealed_with_fractions(data):
             raise Refused([Problem("BUNDLE-SHAPE")]) from None
-        # JSON the writer never writes (a repeated key makes two readers disagree): edited.
-        if bad.parsed:
+        # JSON the writer never writes (a repeated key makes two readers disagree): edited,
+        # when it claims an evidence digest at all; a document that names none is no bundle
+        # (an audit: a usage export with fractions, given as a bundle, exited 5 as tampered).
+        if bad.parsed and _EVIDENCE_KEY in data:
             raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
+        if bad.parsed:
+            raise not_a_bundle from None
         if is_json_lines(data):  # a session's transcript, given as a bundle
             raise Refused([Problem("BUNDLE-IS-A-TRANSCRIPT")]) from None
         raise not_a_bundle from None
