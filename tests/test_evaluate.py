@@ -539,6 +539,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-GATE-INDETERMINATE",
         "EVAL-COST-UNBOUNDED",
         "EVAL-COST-UNPRICED",
+        "EVAL-COST-LEFT-OUT",
         "EVAL-SAMPLE-TOO-SMALL",
         "EVAL-REPEATED-TOOL-SHAPE",
         "EVAL-DEPENDENCY-CYCLE",
@@ -1048,3 +1049,42 @@ def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
     )
     priced = evaluate(make_workload(straddling))
     assert {r.code for r in priced.reasons} == {"EVAL-GATE-INDETERMINATE"}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "CC-REC-WEBSEARCH-COUNT-UNKNOWN",
+        "CC-REC-AGENT-USAGE-DISAGREE",
+        "CC-TREE-REMOTE-AGENT",
+        "CC-TREE-DELEGATION-REMOTE",
+        "CC-REC-FINAL-NO-INPUT",
+    ],
+)
+def test_findings_of_spend_in_no_cost_leave_every_cost_open_above(code: str) -> None:
+    """An audit: a cost gate met by $0.00001 decided SCALE while a finding said a web search
+    was priced at nothing, where an unpriced server tool made the same gate INCOMPLETE. Every
+    finding that says some spend is in no cost leaves a met cost gate met only without it;
+    a failing one still fails."""
+    ev = evaluate(make_workload([make_task(i) for i in range(4)], findings={code: 3}))
+    assert ev.decision == "INCOMPLETE"
+    assert ev.at_best == "SCALE"
+    assert {r.code for r in ev.reasons} == {"EVAL-COST-LEFT-OUT"}
+    assert gate(ev, "acceptable-rate").status == "pass"
+    trace = next(r for r in ev.reasons if r.check == "runtime-caps")
+    assert trace.left_out == 3
+    assert trace.text() == (
+        "runtime-caps: 3 findings of the bundles say some spend is in no cost (a search count "
+        "unknown, a subagent cut short, agents run elsewhere, a final call with no input), so "
+        "the trace cost per task is a lower bound: the limit ($10.0000) is shown to be met only "
+        "without that spend ($2.0000)"
+    )
+    assert ev.metrics.spend_left_out == 3
+    assert json.loads(render_json(ev))["metrics"]["spend_left_out"] == 3
+    assert "(without the spend 3 findings of the bundles say is in no cost)" in render_text(ev)
+    failing = [make_task(0, 11), *(make_task(i) for i in (1, 2, 3))]
+    assert gate(evaluate(make_workload(failing, findings={code: 3})), "runtime-caps").status == (
+        "fail"
+    )
+    other = evaluate(make_workload([make_task(i) for i in range(4)], findings={"CC-REC-REPLAY": 3}))
+    assert other.decision == "SCALE"  # a finding that leaves no spend out routes nothing

@@ -52,6 +52,7 @@ SPEND_LEFT_OUT = frozenset(
         "CC-REC-SERVER-TOOL-UNPRICED",
         "CC-REC-AGENT-USAGE-DISAGREE",
         "CC-TREE-REMOTE-AGENT",
+        "CC-TREE-DELEGATION-REMOTE",
         "CC-REC-FINAL-NO-INPUT",
     }
 )
@@ -1450,6 +1451,20 @@ CODES: dict[str, CodeInfo] = {
         "`inspect --price-card` says how much of the interval those calls make. Or convert "
         "with --provider-bodies, if Claude Code wrote them: a call's response gives its final "
         "usage. Or leave such sessions out of the workload a cost gate judges.",
+    ),
+    "EVAL-COST-LEFT-OUT": _c(
+        "A cost gate meets its limit, but a bundle's findings say some spend is in no cost: "
+        "WebSearch calls whose search count is unknown (CC-REC-WEBSEARCH-COUNT-UNKNOWN), a "
+        "subagent whose transcript misses its last calls (CC-REC-AGENT-USAGE-DISAGREE), agents "
+        "that ran elsewhere (CC-TREE-REMOTE-AGENT, CC-TREE-DELEGATION-REMOTE), or calls recorded final with no input "
+        "(CC-REC-FINAL-NO-INPUT). No file states how much: every cost is a lower bound, and "
+        "the limit is shown to be met only without that spend, so the decision is INCOMPLETE; "
+        "a cost gate that fails still fails.",
+        "Complete the evidence where the finding's fix says how (--provider-bodies records the "
+        "searches' side calls and completes calls; a cut subagent's transcript may be found "
+        "again), or account for that spend beside the report and decide by hand, recording why; "
+        "or leave those sessions' bundles out of the workload. `inspect` names where each "
+        "finding is.",
     ),
     "EVAL-COST-UNPRICED": _c(
         "A cost gate meets its limit, but a bundle counts model calls that used a server tool "

@@ -252,8 +252,13 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
     # calls whose server-tool requests no price covers: which task's they are is not
     # published, so every cost measure of the workload is open above
     unpriced = metrics.unpriced_calls
-    gates = tuple(_run(c, metrics, workload.policy, unbounded + unpriced) for c in checks)
-    reasons = _reasons(gates, metrics, (unbounded, unpriced))
+    # and findings that some spend is in no cost at all (a search count unknown, a subagent
+    # cut short, agents run elsewhere): an audit decided SCALE $0.00001 under a cost limit
+    # with a search known to be missing, where an unpriced server tool made it INCOMPLETE
+    left_out = metrics.spend_left_out
+    open_above = unbounded + unpriced + left_out
+    gates = tuple(_run(c, metrics, workload.policy, open_above) for c in checks)
+    reasons = _reasons(gates, metrics, (unbounded, unpriced, left_out))
     decision = _decide(gates, reasons)
     return Evaluation(
         decision=decision,
@@ -291,7 +296,7 @@ def _run(check: Check, metrics: Metrics, policy: Policy, unbounded: int) -> Gate
 
 
 def _reasons(
-    gates: tuple[GateResult, ...], metrics: Metrics, unbounded: tuple[int, int]
+    gates: tuple[GateResult, ...], metrics: Metrics, unbounded: tuple[int, int, int]
 ) -> tuple[Reason, ...]:
     reasons: list[Reason] = []
     present = {g.check.coverage for g in gates}
@@ -303,7 +308,9 @@ def _reasons(
     return tuple(reasons)
 
 
-def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: tuple[int, int]) -> list[Reason]:
+def _gate_reasons(
+    gate: GateResult, metrics: Metrics, unbounded: tuple[int, int, int]
+) -> list[Reason]:
     info = gate.check
     if gate.status == "disabled":
         return [Reason(code="EVAL-GATE-DISABLED", coverage=info.coverage, check=info.id)]
@@ -333,14 +340,15 @@ def _gate_reasons(gate: GateResult, metrics: Metrics, unbounded: tuple[int, int]
 
 
 def _indeterminate(
-    info: CheckInfo, m: Measure, metrics: Metrics, unbounded: tuple[int, int]
+    info: CheckInfo, m: Measure, metrics: Metrics, unbounded: tuple[int, int, int]
 ) -> list[Reason]:
     """Why a measure's verdict is not one: its high end is no bound (`_unbounded`: whether or
     not the value there meets the limit, only completing those calls, or pricing them, can
     decide), or its cost interval straddles the limit. `unbounded`: the calls without input,
-    then the calls of an unpriced server tool; each kind is said, in that order (a review:
-    with both, only the first was, and the second came to light once it was mended)."""
-    no_input, unpriced = unbounded
+    then the calls of an unpriced server tool, then the findings of spend in no cost; each kind
+    is said, in that order (a review: with both, only the first was, and the second came to
+    light once it was mended)."""
+    no_input, unpriced, left_out = unbounded
     # Straddling: the two ends in order, "between" them.
     low, high = m.observed.ordered() or (None, None)
     straddles = _reason(
@@ -364,11 +372,13 @@ def _indeterminate(
         )
     if unpriced:
         reasons.append(_reason("EVAL-COST-UNPRICED", info, m, unpriced_calls=unpriced, low=low))
-        if not no_input and not _passes(high, m.limit, m.comparison):
-            # Without stubs, the high end bounds every priced call: where it already misses the
-            # limit, usage-incomplete calls leave it open too, whatever the tool's price (a
-            # walkthrough: only the unpriced tool was said, and the straddle once it was priced).
-            reasons.append(straddles)
+    if left_out:
+        reasons.append(_reason("EVAL-COST-LEFT-OUT", info, m, left_out=left_out, low=low))
+    if (unpriced or left_out) and not no_input and not _passes(high, m.limit, m.comparison):
+        # Without stubs, the high end bounds every priced call: where it already misses the
+        # limit, usage-incomplete calls leave it open too, whatever the tool's price (a
+        # walkthrough: only the unpriced tool was said, and the straddle once it was priced).
+        reasons.append(straddles)
     return reasons
 
 
@@ -381,6 +391,7 @@ def _reason(
     high: Decimal | None = None,
     usage_incomplete_calls: int | None = None,
     unpriced_calls: int | None = None,
+    left_out: int | None = None,
 ) -> Reason:
     return Reason(
         code=code,
@@ -390,6 +401,7 @@ def _reason(
         unit=m.unit,
         usage_incomplete_calls=usage_incomplete_calls,
         unpriced_calls=unpriced_calls,
+        left_out=left_out,
         low=low,
         high=high,
         limit=m.limit,

@@ -24,7 +24,14 @@ from decimal import (
 )
 
 from converter.evaluate.inputs import Interval, Policy, TaskFacts, Workload
-from converter.evaluate.result import UNPRICED_SERVER_TOOLS, Bounds, Metrics, Span, TaskCost
+from converter.evaluate.result import (
+    SPEND_LEFT_OUT_ELSE,
+    UNPRICED_SERVER_TOOLS,
+    Bounds,
+    Metrics,
+    Span,
+    TaskCost,
+)
 from converter.limits import MONEY_PLACES, MONEY_QUANTUM
 
 _CONTEXT = Context(
@@ -138,6 +145,7 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
         usage_incomplete_calls=sum(c.usage_incomplete_calls for c in costs),
         unbounded_calls=sum(c.unbounded_calls for c in costs),
         unpriced_calls=workload.findings.get(UNPRICED_SERVER_TOOLS, 0),
+        spend_left_out=sum(workload.findings.get(code, 0) for code in SPEND_LEFT_OUT_ELSE),
         cache_read_tokens=sum(c.cache_read_tokens for c in costs),
         input_tokens_total=sum(c.input_tokens_total for c in costs),
         cost_by_agent_type=_split(c.cost_by_agent_type for c in costs),

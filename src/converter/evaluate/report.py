@@ -324,6 +324,12 @@ def render_text(ev: Evaluation) -> str:
             "tool no price covers)"
             if m.unpriced_calls
             else ""
+        )
+        + (
+            f" (without the spend {counted(m.spend_left_out, 'finding')} of the bundles say is "
+            "in no cost)"
+            if m.spend_left_out
+            else ""
         ),
         *_spend_lines(ev),
         f"Baseline {ev.baseline.name}: net value per attempt {usd(m.baseline_net_value_per_attempt)}",
@@ -396,8 +402,8 @@ def _costliest_rows(ev: Evaluation, columns: list[Column]) -> list[str]:
 def _open_calls(ev: Evaluation) -> int:
     """Calls that leave the workload's total cost with no high end: those that recorded no
     input, and those of a server tool no price covers (which task's is not published, so only
-    the workload's totals show them)."""
-    return ev.metrics.unbounded_calls + ev.metrics.unpriced_calls
+    the workload's totals show them), and findings that some spend is in no cost."""
+    return ev.metrics.unbounded_calls + ev.metrics.unpriced_calls + ev.metrics.spend_left_out
 
 
 def _model_rows(ev: Evaluation) -> list[list[str]]:

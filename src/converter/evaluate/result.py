@@ -9,6 +9,7 @@ from pydantic import Field, PlainSerializer, field_serializer
 
 from converter.contract.model import CheckId
 from converter.errors import Exit
+from converter.errors.codes import SPEND_LEFT_OUT
 from converter.evaluate.fmt import JSON_MAX_PLACES, json_decimal, number, places_against
 from converter.evaluate.inputs import (
     AgentTypeKey,
@@ -147,6 +148,10 @@ class Metrics(Closed):
     # Calls of a server tool no price covers (UNPRICED_SERVER_TOOLS, the bundles' finding): no
     # cost counts their requests, and which task's they are is not published.
     unpriced_calls: Count = 0
+    # The bundles' other findings that some spend is in no cost (SPEND_LEFT_OUT_ELSE: a search
+    # count unknown, a subagent cut short, agents run elsewhere, a final call with no input),
+    # summed: every cost is a lower bound by an amount no file states.
+    spend_left_out: Count = 0
     cache_read_tokens: Count
     input_tokens_total: Count
     cost_by_agent_type: dict[AgentTypeKey, Span]
@@ -220,6 +225,9 @@ def passes_at_ends(measures: tuple[Measure, ...]) -> tuple[bool, bool]:
 # The bundle finding that counts calls of a server tool no price covers (errors/codes.py): every
 # cost of a workload holding one is a lower bound (checks.evaluate, EVAL-COST-UNPRICED).
 UNPRICED_SERVER_TOOLS = "CC-REC-SERVER-TOOL-UNPRICED"
+# The other findings that say some spend is in no cost (errors/codes.py SPEND_LEFT_OUT): with
+# any, every cost of the workload is a lower bound too (EVAL-COST-LEFT-OUT).
+SPEND_LEFT_OUT_ELSE = SPEND_LEFT_OUT - {UNPRICED_SERVER_TOOLS}
 
 
 class Reason(Closed):
@@ -232,6 +240,7 @@ class Reason(Closed):
     unit: Unit | None = None
     usage_incomplete_calls: Count | None = None
     unpriced_calls: Count | None = None  # EVAL-COST-UNPRICED: calls of an unpriced server tool
+    left_out: Count | None = None  # EVAL-COST-LEFT-OUT: the findings that say spend is in no cost
     low: Decimal | None = None
     high: Decimal | None = None
     limit: Decimal | None = None
@@ -269,6 +278,15 @@ class Reason(Closed):
                 f"{'its' if unpriced == 1 else 'their'} requests: the limit "
                 f"({number(self.limit, self.unit, places)}) is shown to be met only without "
                 f"them ({number(self.low, self.unit, places)})"
+            )
+        if self.code == "EVAL-COST-LEFT-OUT":
+            left = self.left_out or 0
+            return (
+                f"{where}: {counted(left, 'finding')} of the bundles say some spend is in no "
+                "cost (a search count unknown, a subagent cut short, agents run elsewhere, a "
+                f"final call with no input), so the {self.measure} is a lower bound: the limit "
+                f"({number(self.limit, self.unit, places)}) is shown to be met only without "
+                f"that spend ({number(self.low, self.unit, places)})"
             )
         if self.code == "EVAL-COST-UNBOUNDED":
             them = "its" if calls == 1 else "their"
