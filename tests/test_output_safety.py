@@ -392,6 +392,40 @@ def test_no_output_lands_in_the_sessions_folder_in_a_worktree_project(
     assert not out.exists()
 
 
+def test_a_session_folder_in_any_project_folder_is_the_trees_whether_or_not_it_holds_files(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: a worktree project's session folder holding no bound file (empty, or only
+    tool results) took a template, and the parent given through `..` let one into the folder
+    that held the children; each next run refused the tree for a stray file."""
+    parent = _tree_copy(tmp_path)
+    projects = parent.parent.parent
+    empty = projects / "-home-dev-app--claude-worktrees-w" / parent.stem
+    empty.mkdir(parents=True)
+    made = cli("convert", "--in", str(parent), "--template", str(empty / "t.json"))
+    assert made.code == 2, made.err
+    assert "OUT-IN-SESSION-TREE" in made.err
+    monkeypatch.chdir(parent.parent / parent.stem)
+    dotted = Path("..") / ".." / parent.parent.name / parent.name
+    inside = cli("convert", "--in", str(dotted), "--template", "t.json")
+    assert inside.code == 2, inside.err
+    assert "OUT-IN-SESSION-TREE" in inside.err
+    assert sorted(p.name for p in empty.iterdir()) == []
+    assert not (parent.parent / parent.stem / "t.json").exists()
+
+
+def test_a_lone_exports_name_is_no_session_folder(cli: Any, tmp_path: Path) -> None:
+    """A review: `--from claude-code --in export.jsonl` refused a template in `export/`, a
+    folder no session has (0.6.9 wrote it): only a session id names a session's folders."""
+    export = tmp_path / "export.jsonl"
+    export.write_bytes(b"".join(PARENT.read_bytes().splitlines(keepends=True)[:6]))
+    (tmp_path / "export").mkdir()
+    out = tmp_path / "export" / "t.json"
+    made = cli("convert", "--from", "claude-code", "--in", str(export), "--template", str(out))
+    assert made.code == 0, made.err
+    assert out.exists()
+
+
 def test_a_transcript_of_the_session_in_another_project_folder_is_a_finding(
     cli: Any, tmp_path: Path
 ) -> None:

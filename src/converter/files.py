@@ -238,20 +238,19 @@ def check_outputs(
     inputs: list[Path],
     may_replace: tuple[str, ...] = (),
     role: str | None = None,
-    folders: list[Path] | None = None,
+    in_tree: Callable[[Path], bool] | None = None,
 ) -> None:
     """Refuse before any work when an output would replace an input, another output, a key,
     anything that is not a regular file, or a bundle or conversion contract of a kind not in
     `may_replace` (`_evidence_kind`: a bundle may replace a bundle, the same conversion run
-    again, and an attestation an attestation; a report replaces none), or be written into one of
-    `folders` (a session tree's: `sources.tree.session_folders`). `role` is said with each
-    problem."""
+    again, and an attestation an attestation; a report replaces none), or be written where
+    `in_tree` says a session tree is (`sources.tree.in_session_folder`). `role` is said with
+    each problem."""
     problems = []
-    within = [_resolved(f) for f in folders or []]
     for out in outputs:
         if any(_same_file(out, source) for source in inputs):
             problems.append(Problem("OUT-SAME-AS-INPUT"))
-        elif any(_resolved(out).is_relative_to(folder) for folder in within):
+        elif in_tree is not None and in_tree(out):
             problems.append(Problem("OUT-IN-SESSION-TREE"))
         elif _not_a_plain_file(out):
             problems.append(Problem("OUT-NOT-A-FILE"))

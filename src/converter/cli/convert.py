@@ -4,7 +4,7 @@ bundle. Both refuse with every problem found and write nothing on refusal."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
@@ -38,6 +38,7 @@ from converter.firewall.view import Counts
 from converter.pricing.card import PriceCard, load_price_card
 from converter.run.conversion import (
     MadeBundle,
+    Reading,
     bodies_unused,
     bundle_writes,
     make_bundle,
@@ -48,7 +49,7 @@ from converter.run.conversion import (
     template_pricing,
 )
 from converter.sources.bodies import body_names
-from converter.sources.tree import SourceFile, session_folders
+from converter.sources.tree import in_session_folder
 from converter.text import counted
 from converter.vocabulary import SourceName, TaskUnit
 
@@ -219,9 +220,7 @@ def _template(
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit
     reading = read_sources(parent, source, task_unit, pseudo, bodies)
-    bound = reading.account.tree.bound_files
-    tree = session_folders(parent, bound)
-    check_outputs([out], inputs + [f.path for f in bound], replaceable, folders=tree)
+    check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
     if bodies_unused(reading):
         _say_bodies_unused()
     priced = template_pricing(reading, card, old)
@@ -264,8 +263,7 @@ def _template_inputs(
     """The output checked and every input read, each problem of them said at once, before the
     sources are read."""
     first = Gathered()
-    tree = session_folders(parent, [])  # the session's own folder: its other ones once read
-    first(lambda: check_outputs([out], inputs, replaceable, folders=tree))
+    first(lambda: check_outputs([out], inputs, replaceable, in_tree=_in_tree(parent)))
     # A filled contract is hours of labelling: never lose it. (Said only of an output that may
     # be replaced at all: "pass --force" would not help one that is an input.)
     if not first.problems and out.exists() and not force:
@@ -403,6 +401,15 @@ def _not_asked() -> bytes | None:
     raise Refused([])  # the run is refused already, for what the other checks found
 
 
+def _in_tree(parent: Path) -> Callable[[Path], bool]:
+    """Whether an output path is in a folder of `parent`'s session (OUT-IN-SESSION-TREE)."""
+    return lambda out: in_session_folder(out, parent)
+
+
+def _bound_paths(reading: Reading) -> list[Path]:
+    return [f.path for f in reading.account.tree.bound_files]
+
+
 # The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes or units).
 _NAME_MAX = 255
 
@@ -429,21 +436,14 @@ def _bundle(
             "longer than a file name may be): give the bundle a shorter name"
         )
     first = Gathered()
-    # A bundle replaces only a bundle, and the attestation beside it only an attestation:
-    # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key there
-    # is refused, never deleted). Checked again once the tree is read: its files and folders.
-    role = "the attestation beside --out: its name + .intoto.json"
-    attesting = attest_key is not None or os.path.lexists(beside)
-
-    def check(files: list[SourceFile]) -> list[Problem]:
-        found = Gathered()
-        tree, bound = session_folders(parent, files), inputs + [f.path for f in files]
-        found(lambda: check_outputs([out], bound, ("bundle",), folders=tree))
-        if attesting:
-            found(lambda: check_outputs([beside], bound, ("attestation",), role, folders=tree))
-        return found.problems
-
-    first.problems.extend(check([]))
+    tree = _in_tree(parent)
+    # a bundle replaces only a bundle
+    first(lambda: check_outputs([out], inputs, ("bundle",), in_tree=tree))
+    if attest_key or os.path.lexists(beside):  # and the attestation beside it only an attestation:
+        # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key
+        # there is refused, never deleted)
+        role = "the attestation beside --out: its name + .intoto.json"
+        first(lambda: check_outputs([beside], inputs, ("attestation",), role, in_tree=tree))
     contract_bytes = first(lambda: read_input(contract_in, "CONTRACT-UNREADABLE"))
     # the passphrase is asked only of a run nothing else refuses (the key file's own checks
     # still run): nobody types it to learn that the contract path was mistyped
@@ -452,9 +452,7 @@ def _bundle(
     first.done()
     assert contract_bytes is not None
     # The bundle is built in an unnamed file beside --out, not in memory (`bundle.spool`).
-    made = make_bundle(
-        parent, source, task_unit, pseudo, contract_bytes, bodies, out.parent, guard=check
-    )
+    made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies, out.parent)
     try:
         _write_bundle(made, out, attest_key, signing_key)
     finally:

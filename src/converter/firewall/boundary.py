@@ -60,7 +60,7 @@ def file_labels(account: Account, pseudo: Pseudonymizer) -> dict[int, str]:
 def finding_files(account: Account, pseudo: Pseudonymizer) -> list[tuple[str, str]]:
     """`role/label` and local relative path of each file a finding's place names: for
     `inspect --show-paths` (stderr) only, as `local_names` is."""
-    named = {file for places in account.finding_places.values() for file, _ in places}
+    named = {file for places in account.finding_places.values() for file, _ in places[:PLACES_KEPT]}
     labels = file_labels(account, pseudo)
     return sorted((labels[i], account.tree.layout.files[i].rel) for i in named)
 

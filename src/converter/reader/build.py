@@ -173,13 +173,13 @@ def _summaries(acc: Account) -> None:
             acc.found("CC-REC-WEBSEARCH-FROM-RESULT", c.file, c.line, taken)
         if c.usage.credit_redeemed:
             acc.found("CC-REC-FALLBACK-CREDIT", c.file, c.line, c.usage.credit_redeemed)
-    refused = {
-        r.msg_id
+    refused = {  # in the order the streams write them: the places kept are the first found
+        r.msg_id: None
         for s in acc.streams
         for r in s.records
         if r.refusal and r.msg_id and not r.synthetic  # an API-error placeholder is no call
     }
-    for msg_id in sorted(refused):
+    for msg_id in refused:
         if (call := acc.calls.get(msg_id)) is not None:
             acc.found("CC-REC-REFUSED-CALL", call.file, call.line)
     # hidden calls' too: a title or suggestion call's response can count a server tool (a

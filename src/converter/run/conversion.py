@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -291,7 +291,6 @@ def make_bundle(
     contract_bytes: bytes,
     bodies: Path | None = None,
     spill_to: Path | None = None,
-    guard: Callable[[list[SourceFile]], list[Problem]] | None = None,
 ) -> MadeBundle:
     """Check the contract against the sources and its own claims; all problems, or the bundle's
     sealed head and bytes (as built, sealed in place, never copied; with `spill_to`, a folder,
@@ -300,14 +299,12 @@ def make_bundle(
     price nothing are.
     `source` and `task_unit` None: the ones the contract's `source` names (the defaults if it
     names none that validates).
-    `guard`: the problems of writing the outputs, given the files the reading binds (an output
-    may not replace one, nor land in the session's folder); said with the contract's.
 
     The reading, its crossings and the fresh template die with `_checked_bundle`'s frame, before
     the bundle is serialized: they never share the peak with the bundle's bytes.
     """
     built, bodies_unused = _checked_bundle(
-        parent, source, task_unit, pseudo, contract_bytes, bodies, spill_to, guard
+        parent, source, task_unit, pseudo, contract_bytes, bodies, spill_to
     )
     head, data = seal(built)
     unrevealed: tuple[str, ...] = ()
@@ -382,7 +379,6 @@ def _checked_bundle(
     contract_bytes: bytes,
     bodies: Path | None,
     spill_to: Path | None,
-    guard: Callable[[list[SourceFile]], list[Problem]] | None = None,
 ) -> tuple[BuiltBundle, bool]:
     """Every problem of the contract, each part checked on its own (SPEC §7 reports them all),
     or the bundle built from it (and `bodies_unused` of the reading)."""
@@ -411,8 +407,6 @@ def _checked_bundle(
         problems = [*refused.problems, *changed, *parts.problems, *own_problems(parts)]
         raise Refused(problems, refused.labels, refused.paths) from None
     problems, shown = _problems(parts, reading, wanted)
-    if guard is not None:
-        problems = [*guard(reading.account.tree.bound_files), *problems]
     if problems or parts.contract is None:
         raise Refused(_with_local_paths(problems, reading))
     contract = parts.contract

@@ -729,7 +729,12 @@ def _each_alone(
             while left and len(running) < workers:
                 i = left.pop(0)
                 alone = idle.pop() if idle else _pool(1, secret, card)
-                job = alone.submit(inspect_part, *parts[i].args())
+                try:
+                    job = alone.submit(inspect_part, *parts[i].args())
+                except BrokenProcessPool:  # its process died while idle: a new one takes it
+                    alone.shutdown()
+                    alone = _pool(1, secret, card)
+                    job = alone.submit(inspect_part, *parts[i].args())
                 running[job] = (i, alone)
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for job in done:

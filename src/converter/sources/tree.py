@@ -21,7 +21,6 @@ file is `reader/load.py`'s.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import stat
@@ -374,27 +373,32 @@ def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path
     return found, split
 
 
-# The roles of files a session tree holds in its <session-id>/ folders (not a bodies folder's).
-_TREE_ROLES = frozenset({"subagent", "meta", "journal", "workflow-manifest"})
+def in_session_folder(path: Path, parent: Path) -> bool:
+    """Whether `path` is in a folder of the session whose main transcript is `parent`: a
+    `<session-id>/` folder in any project folder beside the parent's (its own holds its
+    subagents, a worktree's project folder its worktree agents'; `session_folders_elsewhere`
+    looks in each), whether or not the folder exists yet. A file written there is read with the
+    session next time (a stray file, refused) or replaces one its contract binds (an audit:
+    `--out` onto a bound .meta.json wrote the bundle, and the contract was refused ever after).
+    Only a parent named by a session id has such folders (a lone export's name has none)."""
+    stem = parent.name.removesuffix(".jsonl")
+    if not SESSION_ID.fullmatch(stem):
+        return False
+    projects = _real(Path(os.path.abspath(parent)).parent.parent)
+    try:
+        rel = _real(Path(os.path.abspath(path))).relative_to(projects)
+    except ValueError:
+        return False
+    return len(rel.parts) >= 3 and rel.parts[1] == stem
 
 
-def session_folders(parent: Path, files: list[SourceFile]) -> list[Path]:
-    """The folders no output may be written into: the `<session-id>/` folder beside `parent`
-    (whether or not it exists yet) and the session's folder in any other project folder that
-    holds one of `files` (a worktree's). A file written there is read with the session next time
-    (a stray file, refused) or replaces one its contract binds (an audit: `--out` onto a bound
-    .meta.json wrote the bundle, and the contract was refused ever after)."""
-    projects = parent.absolute().parent.parent
-    folders = {parent.absolute().parent / parent.stem}
-    for entry in files:
-        if entry.role not in _TREE_ROLES:
-            continue
-        with contextlib.suppress(ValueError):
-            # <projects>/<project>/<session-id>/...: the folder two below the projects folder
-            rel = entry.path.absolute().relative_to(projects)
-            if len(rel.parts) > 3:
-                folders.add(projects / rel.parts[0] / rel.parts[1])
-    return sorted(folders)
+def _real(path: Path) -> Path:
+    """`path` with the symlinks of its existing part followed (as the file system will), or as
+    given when they cannot be (a loop)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
 
 
 def same_folder(one: Path, other: Path) -> bool:
