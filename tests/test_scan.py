@@ -1499,7 +1499,7 @@ def test_a_pruned_sessions_row_shows_no_count_where_nothing_was_read(
     )
     row = next(line for line in result.out.splitlines() if line.startswith(label))
     assert row.split()[1:7] == ["orphan", "-", "-", "-", "-", "-"], row
-    assert "subagents' calls were not read, and are in no count" in result.out
+    assert "a subagent transcript in it is not read, its calls in no count" in result.out
     assert pruned not in result.out
 
 

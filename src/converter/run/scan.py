@@ -1288,8 +1288,10 @@ def _notes(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"{counted(pruned, 'session folder')} without {'its' if pruned == 1 else 'their'} "
             f"main transcript in any project folder ({ORPHAN_CODE}): pruned, or moved away; "
-            f"{'its' if pruned == 1 else 'their'} subagents' calls were not read, and are in no "
-            "count (`-` in the table; 0 in --json)"
+            "a subagent transcript in "
+            f"{'it' if pruned == 1 else 'them'} is not read, its calls in no count (`-` in the "
+            "table; 0 in --json), and one with none (only tool results or memory notes) "
+            "recorded no call"
         )
     if beside:
         lines.append(
