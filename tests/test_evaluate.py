@@ -1088,3 +1088,13 @@ def test_findings_of_spend_in_no_cost_leave_every_cost_open_above(code: str) -> 
     )
     other = evaluate(make_workload([make_task(i) for i in range(4)], findings={"CC-REC-REPLAY": 3}))
     assert other.decision == "SCALE"  # a finding that leaves no spend out routes nothing
+
+
+def test_claims_are_restated_as_written_in_json() -> None:
+    """An audit: a claim of 1e-30 came out of --format json as 0.000000000000, rounded as a
+    quotient is. A claim is no quotient: restated whole; human time (a division) still rounds."""
+    tiny = Decimal("0.000000000000000000000000000001")
+    ev = evaluate(make_workload([make_task(0, value=tiny, remediation=tiny, incident=tiny)]))
+    (task,) = json.loads(render_json(ev))["tasks"]
+    assert task["business_value_usd"] == "0.000000000000000000000000000001"
+    assert task["remediation_usd"] == task["incident_loss_usd"] == task["business_value_usd"]

@@ -33,6 +33,11 @@ from converter.text import counted
 
 # Decimals leave as strings; long quotients are rounded to 12 places (see fmt.py).
 Dec = Annotated[Decimal, PlainSerializer(json_decimal, return_type=str, when_used="json")]
+# A contract's claim restated as written, never rounded: no division made it (an audit: a
+# claim of 1e-30 came out as 0.000000000000).
+Claim = Annotated[
+    Decimal, PlainSerializer(lambda v: format(v, "f"), return_type=str, when_used="json")
+]
 Decision = Literal["SCALE", "ASSIST", "STOP", "INCOMPLETE"]
 Route = Literal["ASSIST", "STOP", "INCOMPLETE"]
 Coverage = Literal[
@@ -101,11 +106,11 @@ class Bounds(Closed):
 class TaskCost(Closed):
     id: Pseudonym
     acceptable: bool
-    business_value_usd: Dec
+    business_value_usd: Claim
     spend: Interval  # model and tool spend
-    human_usd: Dec
-    remediation_usd: Dec
-    incident_loss_usd: Dec
+    human_usd: Dec  # minutes × hourly cost / 60: a quotient
+    remediation_usd: Claim
+    incident_loss_usd: Claim
     effective: Span
     model_calls: Count
     tool_calls: Count
