@@ -1209,3 +1209,16 @@ def test_the_text_report_says_what_the_agents_spent_apart_from_human_time(
     report = json.loads(cli("evaluate", "--bundle", str(bundle), "--format", "json").out)
     human = sum(Decimal(t["human_usd"]) for t in report["tasks"])
     assert f"  human time: ${human:.4f}; remediation: $0.0000; incident loss: $0.0000" in text
+
+
+def test_each_bundles_findings_name_the_bundle(cli: Any, tmp_path: Path) -> None:
+    """A walkthrough: over 17 bundles the report said a finding 7 times and never which
+    bundle's, where its fix is to leave that bundle out. A bundle's finding names it."""
+    bundle = _bundle(cli, tmp_path, "one")
+    result = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    (fork,) = [
+        f for f in json.loads(result.out)["findings"] if f["code"] == "CC-REC-FORK-BOOTSTRAP"
+    ]
+    assert fork["bundle"] == 1
+    text = cli("evaluate", "--bundle", str(bundle)).out
+    assert "CC-REC-FORK-BOOTSTRAP ×1 in bundle 1" in text

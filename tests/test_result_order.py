@@ -117,3 +117,32 @@ def test_inspect_names_where_the_first_few_of_a_finding_are(tmp_path: Path, cli:
     assert f"    at {label} lines 4, 5, 6, 7, 8, and more" in text.out
     assert f"file: {label} = {parent.name}" in text.err
     assert parent.name not in text.out
+
+
+def test_the_template_says_when_evaluate_will_meet_no_cost_gate(tmp_path: Path, cli: Any) -> None:
+    """A walkthrough labelled every task of a session, then met EVAL-COST-LEFT-OUT: the
+    template step says it first, for a finding that some spend is in no cost (a WebSearch whose
+    result names no search count)."""
+    tool = {"type": "tool_use", "id": "toolu_W", "name": "WebSearch", "input": {"query": "q"}}
+    records = [
+        _rec(1, None, type="user", message={"role": "user", "content": "go"}),
+        _call(2, 1, "msg_01B", [tool]),
+        _result(3, 2, "toolu_W"),  # no structured result: the search count is unknown
+        _call(4, 3, "msg_01C", [{"type": "text", "text": "c"}]),
+    ]
+    parent = tmp_path / f"{SID}.jsonl"
+    parent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    made = cli("convert", "--in", str(parent), "--template", str(tmp_path / "t.json"))
+    assert made.code == 0, made.err
+    assert (
+        "notice: this session's findings say some spend is in no cost "
+        "(CC-REC-WEBSEARCH-COUNT-UNKNOWN 1): evaluate will meet no cost gate"
+    ) in made.err
+    plain = [r for r in records if r["uuid"] != records[2]["uuid"]]
+    plain[1]["message"]["content"] = [{"type": "text", "text": "b"}]
+    other = tmp_path / "plain" / f"{SID}.jsonl"
+    other.parent.mkdir()
+    other.write_text("".join(json.dumps(r) + "\n" for r in plain))
+    quiet = cli("convert", "--in", str(other), "--template", str(tmp_path / "u.json"))
+    assert quiet.code == 0, quiet.err
+    assert "in no cost" not in quiet.err

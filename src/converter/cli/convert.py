@@ -26,6 +26,7 @@ from converter.contract.model import Contract, Preset
 from converter.contract.read import load_preset
 from converter.contract.template import Carried
 from converter.errors import Gathered, Problem, Refused
+from converter.evaluate.result import SPEND_LEFT_OUT_ELSE
 from converter.files import (
     attestation_path,
     check_outputs,
@@ -244,6 +245,7 @@ def _template(
     elif carried is not None and carried.dropped_labelled and not carried.other_session:
         review = "check the dropped tasks (below)"
     _say_template(reading.canonical.counts, made.to_fill, review)
+    _say_left_out([(f.code, f.count) for f in reading.canonical.findings])
     _say_bounds(made.bounds, carried=old is not None)
     if carried is not None:
         _say_carried(carried, card)
@@ -308,6 +310,20 @@ def _say_template(counts: Counts, to_fill: int, review: str | None = None) -> No
         f"{counted(counts.model_calls, 'model call')}, {counted(counts.tool_calls, 'tool call')}; "
         + then
     )
+
+
+def _say_left_out(findings: list[tuple[str, int]]) -> None:
+    """Findings that say some spend is in no cost: told before any task is labelled, since
+    evaluate then meets no cost gate with this session's bundle (a walkthrough labelled every
+    task first, then met EVAL-COST-LEFT-OUT)."""
+    left = [(code, n) for code, n in findings if code in SPEND_LEFT_OUT_ELSE]
+    if left:
+        said = ", ".join(f"{code} {n:,}" for code, n in left)
+        tell(
+            f"notice: this session's findings say some spend is in no cost ({said}): evaluate "
+            "will meet no cost gate with its bundle (EVAL-COST-LEFT-OUT, INCOMPLETE); "
+            "docs/refusals.md says each one's way out"
+        )
 
 
 def _say_bounds(bounds: tuple[tuple[str, int | None, int], ...], *, carried: bool) -> None:

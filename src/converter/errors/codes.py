@@ -722,10 +722,12 @@ CODES: dict[str, CodeInfo] = {
         "structured result recorded): their search count is unknown and priced as 0, so the "
         "web-search spend is a lower bound, short by at least one search per such call ($0.01 "
         "each at the public price).",
-        "Nothing in the contract can change it: no file states the count. If web-search spend "
-        "matters, budget it beside the report from this count. (The searches ran in a side call "
-        "no transcript records: with --provider-bodies its response is a hidden call, "
-        "CC-BODY-HIDDEN-CALL, priced in its task.)",
+        "Nothing in the contract can change it: no file states the count. Evaluate then meets "
+        "no cost gate with this session's bundle (EVAL-COST-LEFT-OUT, INCOMPLETE): budget the "
+        "searches beside the report from this count and decide by hand, or leave the bundle "
+        "out of the workload. (The searches ran in a side call no transcript records: with "
+        "--provider-bodies its tokens are a hidden call, CC-BODY-HIDDEN-CALL, priced in its "
+        "task; its search count stays unknown.)",
         blocking=False,
     ),
     "CC-REC-SERVER-TOOL-UNPRICED": _c(
@@ -1460,11 +1462,12 @@ CODES: dict[str, CodeInfo] = {
         "(CC-REC-FINAL-NO-INPUT). No file states how much: every cost is a lower bound, and "
         "the limit is shown to be met only without that spend, so the decision is INCOMPLETE; "
         "a cost gate that fails still fails.",
-        "Complete the evidence where the finding's fix says how (--provider-bodies records the "
-        "searches' side calls and completes calls; a cut subagent's transcript may be found "
-        "again), or account for that spend beside the report and decide by hand, recording why; "
-        "or leave those sessions' bundles out of the workload. `inspect` names where each "
-        "finding is.",
+        "The report's findings name each such finding and its bundle. Where a finding's own fix "
+        "completes the evidence (a cut subagent's transcript found again, --provider-bodies for "
+        "a call with no input), do it and convert again; else account for that spend beside the "
+        "report and decide by hand, recording why, or leave those bundles out of the workload "
+        "(their tasks with them). `convert --template` says so when a session has one; `inspect` "
+        "names where each is.",
     ),
     "EVAL-COST-UNPRICED": _c(
         "A cost gate meets its limit, but a bundle counts model calls that used a server tool "

@@ -442,9 +442,15 @@ def diagnose(workload: Workload) -> tuple[Finding, ...]:
         findings.append(Finding(code="EVAL-AUXILIARY-NOT-OBSERVED", count=1))
     if workload.costs_unchecked:
         findings.append(Finding(code="EVAL-COSTS-UNCHECKED", count=workload.costs_unchecked))
-    findings.extend(
-        Finding(code=code, count=count) for code, count in sorted(workload.findings.items())
-    )
+    if workload.bundle_findings:  # each in its bundle (an audit: which bundle's, untold)
+        findings.extend(
+            Finding(code=code, count=count, bundle=place)
+            for place, code, count in workload.bundle_findings
+        )
+    else:
+        findings.extend(
+            Finding(code=code, count=count) for code, count in sorted(workload.findings.items())
+        )
     return tuple(findings)
 
 

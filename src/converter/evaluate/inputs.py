@@ -224,6 +224,8 @@ class Workload(Closed):
     # calls no transcript records were looked for. Empty: every bundle's is `auxiliary_calls`.
     auxiliary_by_bundle: tuple[Literal["observed", "not-observed"], ...] = ()
     findings: dict[Code, Count]  # the bundles' own finding counts
+    # The same, each bundle's (its place, from 1): what the report lists. Empty: said summed.
+    bundle_findings: tuple[tuple[Count, Code, Count], ...] = ()
     digests: Digests
     # Bundles that carry no prices (schema v1): their costs could not be priced again.
     costs_unchecked: Count = 0

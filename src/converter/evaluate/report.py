@@ -140,6 +140,8 @@ def _finding_text(f: Finding, quote: Callable[[str], str] | None = None) -> str:
         parts.append(f"tool {(quote or _as_is)(f.subject)}")
     if f.extent is not None:
         parts.append(f"longest {f.extent}")
+    if f.bundle is not None:
+        parts.append(f"in bundle {f.bundle}")
     message = CODES[f.code].message if f.code in CODES else ""
     return " ".join(parts) + (f" — {message}" if message else "")
 

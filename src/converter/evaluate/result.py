@@ -289,9 +289,10 @@ class Reason(Closed):
             return (
                 f"{where}: {counted(left, 'finding')} of the bundles say some spend is in no "
                 "cost (a search count unknown, a subagent cut short, agents run elsewhere, a "
-                f"final call with no input), so the {self.measure} is a lower bound: the limit "
+                "final call with no input: the findings below name each and its bundle), so "
+                f"the {self.measure} counts none of it: the limit "
                 f"({number(self.limit, self.unit, places)}) is shown to be met only without "
-                f"that spend ({number(self.low, self.unit, places)})"
+                f"it ({number(self.low, self.unit, places)})"
             )
         if self.code == "EVAL-COST-UNBOUNDED":
             them = "its" if calls == 1 else "their"
@@ -318,6 +319,7 @@ class Finding(Closed):
     task: Pseudonym | None = None
     subject: PublicName | None = None  # the tool of a repeated shape
     extent: Count | None = None  # longest run, or largest cycle
+    bundle: Count | None = None  # a bundle's own finding: the bundle's place, from 1
 
 
 class DiagnosticInfo(Closed):

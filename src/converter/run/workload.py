@@ -537,9 +537,11 @@ def build_workload(
     if problems or policy is None or baseline is None:
         raise Refused(problems)
     findings: dict[str, int] = defaultdict(int)
-    for bundle in bundles:
+    each: list[tuple[int, str, int]] = []
+    for place, bundle in enumerate(bundles, 1):
         for finding in bundle.receipt.findings:
             findings[finding.code] += finding.count
+            each.append((place, finding.code, finding.count))
     try:
         return Workload(
             tasks=tuple(tasks),
@@ -553,6 +555,7 @@ def build_workload(
             ),
             auxiliary_by_bundle=tuple(b.receipt.auxiliary_calls for b in bundles),
             findings=dict(sorted(findings.items())),
+            bundle_findings=tuple(each),
             costs_unchecked=sum(b.pricing is None for b in bundles),
             digests=_digests(bundles, signed_by, required, required_by),
         )
