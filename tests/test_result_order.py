@@ -138,6 +138,10 @@ def test_the_template_says_when_evaluate_will_meet_no_cost_gate(tmp_path: Path, 
         "notice: this session's findings say some spend is in no cost "
         "(CC-REC-WEBSEARCH-COUNT-UNKNOWN 1): evaluate will meet no cost gate"
     ) in made.err
+    report = cli("inspect", "--in", str(parent), "--json", "--price-card", "anthropic-2026-12")
+    assert report.json()["card_cost"]["spend_left_out"] == ["CC-REC-WEBSEARCH-COUNT-UNKNOWN"]
+    text = cli("inspect", "--in", str(parent), "--price-card", "anthropic-2026-12").out
+    assert "+ spend in no figure: CC-REC-WEBSEARCH-COUNT-UNKNOWN" in text  # as scan's `+`
     plain = [r for r in records if r["uuid"] != records[2]["uuid"]]
     plain[1]["message"]["content"] = [{"type": "text", "text": "b"}]
     other = tmp_path / "plain" / f"{SID}.jsonl"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from converter.errors import CODES
+from converter.errors.codes import SPEND_LEFT_OUT
 from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicSummary, UsageTotals
 from converter.run.outputs import HiddenFigure, InspectReport, checked
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from converter.pricing.estimate import Estimate, ModelCost
     from converter.reader.model import Account
 
+NO_INPUT = "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
 TOKEN_KEYS = (
     "input_tokens",
     "output_tokens",
@@ -84,8 +86,21 @@ def inspect_output(
         from converter.firewall.boundary import cross
         from converter.pricing.estimate import estimate
 
-        report["card_cost"] = card_cost(estimate(cross(account, pseudo), card))
+        found = estimate(cross(account, pseudo), card)
+        report["card_cost"] = card_cost(found)
+        report["card_cost"]["spend_left_out"] = spend_left_out(account, found)
     return checked(InspectReport, report)
+
+
+def spend_left_out(account: Account, found: Estimate) -> list[str]:
+    """The codes of the findings that say some of the tree's spend is in no figure of `found`
+    (`SPEND_LEFT_OUT`), and calls that recorded no input of a model the card does not price
+    (in no figure: a walkthrough saw only "nothing priced", and evaluate came back INCOMPLETE
+    for them). `scan` marks such a figure `+`; `inspect` says the codes under it."""
+    left_out = {code for code in SPEND_LEFT_OUT if account.findings.get(code)}
+    if account.findings.get(NO_INPUT, 0) > found.unbounded_calls:
+        left_out.add(NO_INPUT)
+    return sorted(left_out)
 
 
 def card_cost(found: Estimate) -> dict[str, Any]:
@@ -231,6 +246,12 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
         lines.append(
             f"    not priced: {counted(cost['tool_calls_not_priced'], 'tool call')} of tools "
             "whose price is yours to state in a contract (MCP; built-in tools cost nothing)"
+        )
+    if cost.get("spend_left_out"):  # as scan's `+`: the findings above say which and where
+        lines.append(
+            f"    + spend in no figure: {', '.join(cost['spend_left_out'])} (findings, below): "
+            "the figure is short of it, and evaluate meets no cost gate with this session's "
+            "bundle (EVAL-COST-LEFT-OUT, -UNPRICED or -UNBOUNDED)"
         )
     return lines
 

@@ -155,6 +155,11 @@ class HiddenFigure(Closed):
 class CardCost(Closed):
     """`inspect --price-card`: the tree's cost by a card, before any contract."""
 
+    spend_left_out: list[KnownCode] = Field(
+        default_factory=list,
+        description="codes of findings that say some of the tree's spend is in no figure",
+    )
+
     price_card: CardId
     low_usd: Usd
     high_usd: Usd | None = Field(description=HIGH_USD)

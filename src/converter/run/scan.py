@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from converter.errors import Refused
-from converter.errors.codes import SPEND_LEFT_OUT
 from converter.files import RUNNER_STOPS, home_folder
 from converter.firewall.boundary import cross, event_id, usage_totals
 from converter.firewall.keys import PseudonymKey
@@ -63,6 +62,7 @@ from converter.run.inspection import (
     inspect_report,
     model_figure,
     money_span,
+    spend_left_out,
 )
 from converter.run.outputs import ScanCost, ScanModelCost, ScanReport, checked
 from converter.run.pipeline import summarize_tree
@@ -93,8 +93,6 @@ MAX_JOBS = 64
 # A priced call's low and high, whether its high end is open, its model (`Estimate.by_event`).
 CallCost = tuple[Decimal, Decimal, bool, str]
 _NUMBERS = ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents")
-
-_NO_INPUT = "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
 
 
 def default_projects_dir() -> Path | None:
@@ -519,13 +517,7 @@ def inspect_part(
 
             found = estimate(cross(account, pseudo), card, each=True)
             cost = _cost(found)
-            left_out = set(SPEND_LEFT_OUT & account.findings.keys())
-            # calls that recorded no input, of a model the card does not price: in no figure,
-            # and each keeps evaluate's cost gates open (a walkthrough: the row said only
-            # "nothing priced", and the workload came back INCOMPLETE for them)
-            if account.findings[_NO_INPUT] > found.unbounded_calls:
-                left_out.add(_NO_INPUT)
-            cost["spend_left_out"] = sorted(left_out)
+            cost["spend_left_out"] = spend_left_out(account, found)  # as inspect says it
             each = found.by_event or {}
     except Refused as refused:
         return {"codes": sorted({p.code for p in refused.problems}), "convertible": False}
