@@ -414,6 +414,45 @@ def test_a_session_folder_in_any_project_folder_is_the_trees_whether_or_not_it_h
     assert not (parent.parent / parent.stem / "t.json").exists()
 
 
+def test_no_output_lands_in_another_sessions_folder_or_through_a_symlinked_project(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A walkthrough: a template in another session's folder made that session refused for a
+    stray file, a bundle onto its bound .meta.json changed its agent type unremarked, a file
+    named as a session id became a stray of a session with no folder yet, and a parent given
+    through a symlink to its project folder let outputs into its own session folder. Each is
+    refused before the work; the folders are unchanged."""
+    parent = _tree_copy(tmp_path)
+    project = parent.parent
+    other = shutil.copytree(project / parent.stem, project / "0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b")
+    meta = next(other.glob("subagents/*.meta.json"))
+    before = meta.read_bytes()
+    link = tmp_path / "link"
+    link.symlink_to(project, target_is_directory=True)
+    via_link = link / parent.name
+    unborn = project / "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"
+    for given, out in [
+        (parent, other / "t.json"),
+        (parent, meta),
+        (parent, unborn),
+        (parent, project / f"{unborn.name}.jsonl"),
+        (via_link, project / parent.stem / "t.json"),
+        (via_link, link / parent.stem / "subagents" / "t.json"),
+    ]:
+        made = cli("convert", "--in", str(given), "--template", str(out), "--force")
+        assert made.code == 2, (out, made.err)
+        assert "OUT-IN-SESSION-TREE" in made.err
+        bundle = cli("convert", "--in", str(given), "--contract", str(CONTRACT), "--out", str(out))
+        assert bundle.code == 2, (out, bundle.err)
+        assert "OUT-IN-SESSION-TREE" in bundle.err
+    assert meta.read_bytes() == before
+    assert not unborn.exists() and not (project / f"{unborn.name}.jsonl").exists()
+    assert not (other / "t.json").exists() and not (project / parent.stem / "t.json").exists()
+    # a contract named by its session id, as README's loop names them, is no session's
+    named = cli("convert", "--in", str(parent), "--template", str(project / f"{parent.stem}.json"))
+    assert named.code == 0, named.err
+
+
 def test_a_lone_exports_name_is_no_session_folder(cli: Any, tmp_path: Path) -> None:
     """A review: `--from claude-code --in export.jsonl` refused a template in `export/`, a
     folder no session has (0.6.9 wrote it): only a session id names a session's folders."""

@@ -1773,13 +1773,13 @@ CODES: dict[str, CodeInfo] = {
         "Write the output to a new file.",
     ),
     "OUT-IN-SESSION-TREE": _c(
-        "An output path is inside the session's tree: its <session-id>/ folder beside the "
-        "parent transcript (or that session's folder in another project folder), which holds its "
-        "subagent transcripts, their metadata and workflow runs. A file written there would be "
-        "read with the session next time (and refused as a stray file), or would replace a file "
-        "the contract binds.",
-        "Write the output outside the session's folder: beside it, or in a folder of your own "
-        '(the contracts and bundles of many sessions: README, "Many sessions").',
+        "An output path is inside a session's tree, or named as one's transcript or folder: a "
+        "<session-id>/ folder (this session's or another's) in the parent transcript's project "
+        "folder or one beside it, which holds that session's subagent transcripts, their "
+        "metadata and workflow runs. A file written there would be read with that session next "
+        "time (and refused as a stray file), or would replace a file its contract binds.",
+        "Write the output outside the projects folder's session folders: in a folder of your "
+        'own (the contracts and bundles of many sessions: README, "Many sessions").',
     ),
     "OUT-REPLACES-KEY": _c(
         "An output path holds a key (a PEM signing key or its public half, or a pseudonym "

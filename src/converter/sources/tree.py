@@ -374,22 +374,29 @@ def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path
 
 
 def in_session_folder(path: Path, parent: Path) -> bool:
-    """Whether `path` is in a folder of the session whose main transcript is `parent`: a
-    `<session-id>/` folder in any project folder beside the parent's (its own holds its
-    subagents, a worktree's project folder its worktree agents'; `session_folders_elsewhere`
-    looks in each), whether or not the folder exists yet. A file written there is read with the
-    session next time (a stray file, refused) or replaces one its contract binds (an audit:
-    `--out` onto a bound .meta.json wrote the bundle, and the contract was refused ever after).
-    Only a parent named by a session id has such folders (a lone export's name has none)."""
-    stem = parent.name.removesuffix(".jsonl")
-    if not SESSION_ID.fullmatch(stem):
+    """Whether `path` is in a session's folder, or named as a session's transcript or folder, in
+    the parent's project folder or any beside it: a `<session-id>/` folder holds a session's
+    subagents (its own, in its project folder; a worktree's project folder, its worktree
+    agents'), whether or not it exists yet, and whichever session it is. A file written there
+    is read with that session next time (a stray file, refused) or replaces one its contract
+    binds (audits: `--out` onto a bound .meta.json wrote the bundle, and the contract was
+    refused ever after; so did a template in another session's folder, or a bundle named as a
+    session id). The project folders are those beside the parent as given and beside the folder
+    it is in, symlinks followed (a review: a project folder reached by a symlink let outputs
+    into the folder it names). Only a parent named by a session id is in a projects folder (a
+    lone export's name has none)."""
+    if not SESSION_ID.fullmatch(parent.name.removesuffix(".jsonl")):
         return False
-    projects = _real(Path(os.path.abspath(parent)).parent.parent)
-    try:
-        rel = _real(Path(os.path.abspath(path))).relative_to(projects)
-    except ValueError:
-        return False
-    return len(rel.parts) >= 3 and rel.parts[1] == stem
+    given = Path(os.path.abspath(parent))
+    out = _real(Path(os.path.abspath(path)))
+    for projects in {_real(given.parent.parent), _real(given.parent).parent}:
+        try:
+            rel = out.relative_to(projects)
+        except ValueError:
+            continue
+        if len(rel.parts) >= 2 and SESSION_ID.fullmatch(rel.parts[1].removesuffix(".jsonl")):
+            return True
+    return False
 
 
 def _real(path: Path) -> Path:
