@@ -119,6 +119,17 @@ def test_inspect_names_where_the_first_few_of_a_finding_are(tmp_path: Path, cli:
     assert parent.name not in text.out
 
 
+
+def test_a_places_line_numbers_are_written_without_thousands_commas() -> None:
+    """A walkthrough read `lines 1,475, 1,477` as lines 1, 475, 1 and 477."""
+    from converter.run.inspection import _places
+
+    at = [{"file": "parent/file-a", "line": 1475}, {"file": "parent/file-a", "line": 12030}]
+    assert _places(at, False) == "at parent/file-a lines 1475, 12030"
+    assert _places([{"file": "meta/file-b", "line": None}], True) == (
+        "at meta/file-b, and more (the first found are named)"
+    )
+
 def test_the_template_says_when_evaluate_will_meet_no_cost_gate(tmp_path: Path, cli: Any) -> None:
     """A walkthrough labelled every task of a session, then met EVAL-COST-LEFT-OUT: the
     template step says it first, for a finding that some spend is in no cost (a WebSearch whose

@@ -287,7 +287,7 @@ def _places(places: list[dict[str, Any]], more: bool) -> str:
     for p in places:
         lines = by_file.setdefault(p["file"], [])
         if p["line"] is not None:
-            lines.append(f"{p['line']:,}")
+            lines.append(str(p["line"]))  # no thousands commas: in a list, 1,475 reads as two
     named = "; ".join(
         f"{file} line{'s' if len(lines) > 1 else ''} {', '.join(lines)}" if lines else file
         for file, lines in by_file.items()
