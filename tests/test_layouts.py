@@ -550,6 +550,12 @@ def test_a_delegation_launched_remotely_is_a_finding(
     else:
         assert report["convertible"] is True, report["refusals"]
         assert findings["CC-TREE-DELEGATION-REMOTE"] == 1
+        # named by the delegation's line (a walkthrough: EVAL-COST-LEFT-OUT's fix says inspect
+        # names where each finding is, and this one was a count alone)
+        lines = parent.read_text().splitlines()
+        launch = next(n for n, text in enumerate(lines, 1) if '"tool_use"' in text)
+        (place,) = report["finding_places"]["CC-TREE-DELEGATION-REMOTE"]["at"]
+        assert place["line"] == launch and place["file"].startswith("parent/file-")
 
 
 def test_a_folder_named_like_a_file_browser_file_is_still_stray(cli: Any, tmp_path: Path) -> None:

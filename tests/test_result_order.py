@@ -119,6 +119,26 @@ def test_inspect_names_where_the_first_few_of_a_finding_are(tmp_path: Path, cli:
     assert parent.name not in text.out
 
 
+def test_per_record_findings_are_named_by_their_line(tmp_path: Path, cli: Any) -> None:
+    """A walkthrough: a synthetic record, and a prompt no call followed, were counts alone in
+    inspect, where every finding whose line is known is named by it."""
+    synthetic = _call(3, 2, "msg_01S", [{"type": "text", "text": "No response requested."}])
+    synthetic["message"]["model"] = "<synthetic>"
+    synthetic["message"]["usage"] = dict.fromkeys(
+        ("input_tokens", "output_tokens", "cache_read_input_tokens"), 0
+    )
+    records = [
+        _rec(1, None, type="user", message={"role": "user", "content": "go"}),
+        _call(2, 1, "msg_01B", [{"type": "text", "text": "b"}]),
+        synthetic,
+        _rec(4, 3, type="user", message={"role": "user", "content": "again"}),
+    ]
+    parent = tmp_path / f"{SID}.jsonl"
+    parent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    places = cli("inspect", "--in", str(parent), "--json").json()["finding_places"]
+    assert [p["line"] for p in places["CC-REC-SYNTHETIC"]["at"]] == [3]
+    assert [p["line"] for p in places["CC-TASK-NO-CALLS"]["at"]] == [4]
+
 
 def test_a_places_line_numbers_are_written_without_thousands_commas() -> None:
     """A walkthrough read `lines 1,475, 1,477` as lines 1, 475, 1 and 477."""
@@ -129,6 +149,7 @@ def test_a_places_line_numbers_are_written_without_thousands_commas() -> None:
     assert _places([{"file": "meta/file-b", "line": None}], True) == (
         "at meta/file-b, and more (the first found are named)"
     )
+
 
 def test_the_template_says_when_evaluate_will_meet_no_cost_gate(tmp_path: Path, cli: Any) -> None:
     """A walkthrough labelled every task of a session, then met EVAL-COST-LEFT-OUT: the

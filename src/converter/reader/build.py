@@ -108,7 +108,7 @@ def _unexpanded(acc: Account, single_file: bool, unread: Unread) -> None:
         if tool.result_status == "remote_launched":
             # Launched in a cloud session (Claude Code on the web): no transcript of it can be
             # on this machine, so none is missing; its spend is said to be elsewhere.
-            acc.findings["CC-TREE-DELEGATION-REMOTE"] += 1
+            acc.found("CC-TREE-DELEGATION-REMOTE", tool.file, tool.line)
             continue
         if unread.excuses_delegation(tool):  # its child may be a transcript not read: refused so
             continue
@@ -162,8 +162,6 @@ def _summaries(acc: Account) -> None:
         if not any(c.usage.input_side()):
             code = "CC-REC-FINAL-NO-INPUT" if c.final else "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
             acc.found(code, c.file, c.line)
-    if acc.synthetic_records:
-        acc.findings["CC-REC-SYNTHETIC"] += acc.synthetic_records
     # A call's searches are the larger of its usage's count and its results' (SPEC §4.7): only
     # those above the usage's are taken from results.
     for c in acc.calls.values():
@@ -193,7 +191,8 @@ def _summaries(acc: Account) -> None:
     for t in acc.tools.values():
         if t.name == "WebSearch" and t.web_searches == 0 and t.status != "error":
             acc.found("CC-REC-WEBSEARCH-COUNT-UNKNOWN", t.file, t.line)
-    acc.findings["CC-REC-UNKNOWN-TYPE"] += acc.tree.unknown_types.total()
+    for index, unknown in sorted(acc.tree.unknown_per_file.items()):  # the file, not the line
+        acc.found("CC-REC-UNKNOWN-TYPE", index, None, unknown)
     for code, count in acc.tree.layout.not_read.items():
         if code not in NOT_BOUND:  # a count that says spend is elsewhere is bound
             acc.findings[code] += count
@@ -205,9 +204,9 @@ def _summaries(acc: Account) -> None:
                 acc.findings[problem.code] += 1
     if not acc.calls and not acc.refusals:
         acc.problems.append(Problem("CC-TREE-NO-CALLS", 0))
-    empty_tasks = sum(t.calls == 0 for t in acc.tasks)
-    if empty_tasks:
-        acc.findings["CC-TASK-NO-CALLS"] += empty_tasks
+    for task in acc.tasks:
+        if task.calls == 0:
+            acc.found("CC-TASK-NO-CALLS", task.file, task.line)
 
 
 def build_account(

@@ -59,6 +59,7 @@ def group_calls(acc: Account) -> None:
                 continue
             if rec.synthetic:
                 acc.synthetic_records += 1
+                acc.found("CC-REC-SYNTHETIC", rec.file, rec.line)
                 if rec.usage is not None and not rec.usage.is_zero():
                     acc.problems.append(Problem("CC-REC-SYNTHETIC-WITH-USAGE", rec.file, rec.line))
                 continue

@@ -66,6 +66,7 @@ class LoadedTree:
     unbound: set[int] = field(default_factory=set)  # legacy siblings of another session
     problems: list[Problem] = field(default_factory=list)
     unknown_types: Counter[str] = field(default_factory=Counter)
+    unknown_per_file: dict[int, int] = field(default_factory=dict)  # their count in each file
     consumed: bool = False  # build_account has taken (and released) the records
     # Kept only when provider bodies are read (`load(request_ids=True)`): per transcript file,
     # message id -> the request id it names; and the responses read (reader/bodies.py).
@@ -399,6 +400,8 @@ def _load(layout: TreeLayout, jobs: int, min_bytes: int, request_ids: bool) -> L
     for index, counts in unknown.items():
         if index not in tree.unbound:
             tree.unknown_types.update(counts)
+            if counts:
+                tree.unknown_per_file[index] = counts.total()
     return tree
 
 

@@ -658,12 +658,9 @@ def _joined(
             acc.join_candidates |= calls
     # 1.0.x in-file sidechains joined to their delegation (one that is not is refused by its
     # own code, and is not said to have been joined)
-    joined = sum(
-        s.kind == "sidechain" and s.delegation is not None and s.index not in shared
-        for s in acc.streams
-    )
-    if joined:
-        acc.findings["CC-REC-SIDECHAIN-IN-FILE"] += joined
+    for s in acc.streams:
+        if s.kind == "sidechain" and s.delegation is not None and s.index not in shared:
+            acc.found("CC-REC-SIDECHAIN-IN-FILE", s.file, s.records[0].line if s.records else None)
 
 
 # The agent type of each fork label Claude Code is known to write (`sources/tree.fork_label`).
@@ -888,6 +885,7 @@ def copies(acc: Account, index: Index) -> None:
         ancestors: set[int] | None = None  # only for a call another stream also holds
         head = 0
         copied = 0
+        first: int | None = None  # the line of the first record copied
         for pos, rec in enumerate(stream.records):
             if rec.type == "assistant" and not rec.synthetic:
                 held = index.message_streams.get(rec.msg_id or "")
@@ -896,6 +894,7 @@ def copies(acc: Account, index: Index) -> None:
                         ancestors = _ancestors(acc, stream)
                     if ancestors.intersection(held):
                         copied += 1
+                        first = rec.line if first is None else first
                         head = pos + 1
                         continue
                 break
@@ -904,4 +903,5 @@ def copies(acc: Account, index: Index) -> None:
         stream.head = head if copied else 0
         if copied:
             forked = bool(stream.records) and stream.records[0].type == "fork-context-ref"
-            acc.findings["CC-REC-FORK-BOOTSTRAP" if forked else "CC-REC-REPLAY"] += copied
+            code = "CC-REC-FORK-BOOTSTRAP" if forked else "CC-REC-REPLAY"
+            acc.found(code, stream.file, first, copied)
