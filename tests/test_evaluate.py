@@ -1019,8 +1019,8 @@ def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
     assert json.loads(render_json(ev))["reasons"][0]["unpriced_calls"] == 2
     # the totals say so as the gates do, with which calls leave them open
     assert (
-        "Total effective cost: $16.0000 – no bound (without the requests of 2 calls to a "
-        "server tool no price covers)"
+        "Total effective cost: $16.0000 – no bound ($16.0000 without the requests of 2 calls "
+        "to a server tool no price covers)"
     ) in render_text(ev)
     assert "| **all** | $8.0000 – no bound |" in render_markdown(ev)  # cost per model
     assert "$16.0000 – no bound |" in render_markdown(ev)  # cost per task's all row
@@ -1033,6 +1033,7 @@ def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
     said = [(r.check, r.code) for r in both.reasons if r.check == "runtime-caps"]
     assert said == [("runtime-caps", "EVAL-COST-UNBOUNDED"), ("runtime-caps", "EVAL-COST-UNPRICED")]
     assert both.metrics.unpriced_calls == 2
+    assert "that recorded none and the requests of 2 calls to a server tool" in render_text(both)
     assert json.loads(render_json(both))["metrics"]["unpriced_calls"] == 2
     # An interval that straddles the limit beside them: both said at once (was: only the tool,
     # and the straddle came to light once it was priced).
@@ -1081,7 +1082,13 @@ def test_findings_of_spend_in_no_cost_leave_every_cost_open_above(code: str) -> 
     )
     assert ev.metrics.spend_left_out == 3
     assert json.loads(render_json(ev))["metrics"]["spend_left_out"] == 3
-    assert "(without the spend 3 findings of the bundles say is in no cost)" in render_text(ev)
+    assert json.loads(render_json(ev))["metrics"]["high_is_bound"] is False
+    assert json.loads(render_json(evaluate(scale())))["metrics"]["high_is_bound"] is True
+    assert "($16.0000 without the spend 3 findings of the bundles say is in no cost)" in (
+        render_text(ev)
+    )
+    one = evaluate(make_workload([make_task(i) for i in range(4)], findings={code: 1}))
+    assert "the spend 1 finding of the bundles says is in no cost)" in render_text(one)
     failing = [make_task(0, 11), *(make_task(i) for i in (1, 2, 3))]
     assert gate(evaluate(make_workload(failing, findings={code: 3})), "runtime-caps").status == (
         "fail"

@@ -121,6 +121,9 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
         at_low_cost=None if net.at_low_cost is None else net.at_low_cost - baseline_value,
         at_high_cost=None if net.at_high_cost is None else net.at_high_cost - baseline_value,
     )
+    unbounded = sum(c.unbounded_calls for c in costs)
+    unpriced = workload.findings.get(UNPRICED_SERVER_TOOLS, 0)
+    left_out = sum(workload.findings.get(code, 0) for code in SPEND_LEFT_OUT_ELSE)
     return Metrics(
         tasks=n,
         acceptable_tasks=len(accepted),
@@ -143,9 +146,10 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
             else _none()
         ),
         usage_incomplete_calls=sum(c.usage_incomplete_calls for c in costs),
-        unbounded_calls=sum(c.unbounded_calls for c in costs),
-        unpriced_calls=workload.findings.get(UNPRICED_SERVER_TOOLS, 0),
-        spend_left_out=sum(workload.findings.get(code, 0) for code in SPEND_LEFT_OUT_ELSE),
+        unbounded_calls=unbounded,
+        unpriced_calls=unpriced,
+        spend_left_out=left_out,
+        high_is_bound=not (unbounded or unpriced or left_out),
         cache_read_tokens=sum(c.cache_read_tokens for c in costs),
         input_tokens_total=sum(c.input_tokens_total for c in costs),
         cost_by_agent_type=_split(c.cost_by_agent_type for c in costs),

@@ -302,6 +302,27 @@ def _remedies(ev: Evaluation) -> list[tuple[str, str]]:
     return [(code, CODES[code].fix) for code in codes]
 
 
+def _left_out_of_high(ev: Evaluation) -> str:
+    """What the total's high end leaves out, when it is no bound: ` ($X without A, B and C)`,
+    each kind once (a walkthrough: each kind its own parenthesis, stacked, and the figure
+    said only for calls that recorded no input)."""
+    m = ev.metrics
+    left = []
+    if m.unbounded_calls:
+        left.append(f"the input of the {counted(m.unbounded_calls, 'call')} that recorded none")
+    if m.unpriced_calls:
+        calls = counted(m.unpriced_calls, "call")
+        left.append(f"the requests of {calls} to a server tool no price covers")
+    if m.spend_left_out:
+        says = "says" if m.spend_left_out == 1 else "say"
+        findings = counted(m.spend_left_out, "finding")
+        left.append(f"the spend {findings} of the bundles {says} is in no cost")
+    if not left:
+        return ""
+    listed = left[0] if len(left) == 1 else ", ".join(left[:-1]) + " and " + left[-1]
+    return f" ({usd(m.total_effective_cost.high)} without {listed})"
+
+
 def render_text(ev: Evaluation) -> str:
     out = [f"Decision: {_headline(ev)}"]
     out += [f"  because {r.code}: {r.text()}" for r in ev.reasons]
@@ -315,24 +336,7 @@ def render_text(ev: Evaluation) -> str:
         "",
         "Total effective cost: "
         + usd_span(m.total_effective_cost.low, m.total_effective_cost.high, _open_calls(ev))
-        + (
-            f" ({usd(m.total_effective_cost.high)} without the input of the "
-            f"{counted(m.unbounded_calls, 'call')} that recorded none)"
-            if m.unbounded_calls
-            else ""
-        )
-        + (
-            f" (without the requests of {counted(m.unpriced_calls, 'call')} to a server "
-            "tool no price covers)"
-            if m.unpriced_calls
-            else ""
-        )
-        + (
-            f" (without the spend {counted(m.spend_left_out, 'finding')} of the bundles say is "
-            "in no cost)"
-            if m.spend_left_out
-            else ""
-        ),
+        + _left_out_of_high(ev),
         *_spend_lines(ev),
         f"Baseline {ev.baseline.name}: net value per attempt {usd(m.baseline_net_value_per_attempt)}",
         "",

@@ -157,6 +157,10 @@ class Metrics(Closed):
     # count unknown, a subagent cut short, agents run elsewhere, a final call with no input),
     # summed: every cost is a lower bound by an amount no file states.
     spend_left_out: Count = 0
+    # False when any of the three above is not 0: every cost's high end (the total's, each
+    # split's, each measure's at high cost) leaves that spend out and bounds nothing; the text
+    # reports say `no bound` (a walkthrough: JSON gave a finite high, with no mark of it).
+    high_is_bound: bool = True
     cache_read_tokens: Count
     input_tokens_total: Count
     cost_by_agent_type: dict[AgentTypeKey, Span]
@@ -174,8 +178,9 @@ class Measure(Closed):
     comparison: Comparison
     passes_at_low_cost: bool
     passes_at_high_cost: bool
-    # False for a cost measure of a workload with calls that recorded no input: its value at
-    # high cost leaves their input out, so it bounds nothing (`checks._unbounded`)
+    # False for a cost measure of a workload whose costs leave some spend out (calls that
+    # recorded no input, an unpriced server tool's requests, findings of spend in no cost:
+    # Metrics.high_is_bound): its value at high cost bounds nothing (`checks._unbounded`)
     high_is_bound: bool = True
 
     @field_serializer("limit", when_used="json")
