@@ -1208,9 +1208,10 @@ def test_after_a_worker_died_a_process_is_started_again_only_when_one_dies(
     assert results[0] == {"error": "WorkerDied"}
     assert all(r.get("ok") for r in results[1:])
     # the first pool of 2, then 2 processes of one for the trees left, and one more for the
-    # one that died again
+    # one that died again, unless the other had inspected every tree left by then (a run of
+    # the suite: the dying process's start-up outlasted 39 trees of nothing)
     assert started[0] == 2
-    assert started[1:] == [1, 1, 1]
+    assert started[1:] in ([1, 1, 1], [1, 1])
 
 
 @hypothesis.given(st.lists(st.integers(0, 5 << 20), max_size=300), st.integers(2, 8))

@@ -1093,7 +1093,9 @@ def render_text(result: dict[str, Any]) -> str:
 # The table's abbreviated headings, and what `tokens` adds up (cache reads are most of it, and
 # cost a tenth of input: it is no proxy for spend; a walkthrough took it for one).
 _LEGEND = (
-    "(calls: model calls; incompl.: of them, usage-incomplete; tools: tool calls; subag.: "
+    "(orphan: a session folder whose main transcript no project folder holds, so no tree "
+    "to read; error: the tree could not be inspected; "
+    "calls: model calls; incompl.: of them, usage-incomplete; tools: tool calls; subag.: "
     "subagents; tokens: input + output + cache read + cache write, a count of tokens, not "
     "of cost: a cache read costs a tenth of an input token)"
 )
