@@ -555,7 +555,8 @@ def test_a_delegation_launched_remotely_is_a_finding(
         lines = parent.read_text().splitlines()
         launch = next(n for n, text in enumerate(lines, 1) if '"tool_use"' in text)
         (place,) = report["finding_places"]["CC-TREE-DELEGATION-REMOTE"]["at"]
-        assert place["line"] == launch and place["file"].startswith("parent/file-")
+        assert place["line"] == launch
+        assert place["file"].startswith("parent/file-")
 
 
 def test_a_folder_named_like_a_file_browser_file_is_still_stray(cli: Any, tmp_path: Path) -> None:

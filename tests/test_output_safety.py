@@ -446,8 +446,10 @@ def test_no_output_lands_in_another_sessions_folder_or_through_a_symlinked_proje
         assert bundle.code == 2, (out, bundle.err)
         assert "OUT-IN-SESSION-TREE" in bundle.err
     assert meta.read_bytes() == before
-    assert not unborn.exists() and not (project / f"{unborn.name}.jsonl").exists()
-    assert not (other / "t.json").exists() and not (project / parent.stem / "t.json").exists()
+    assert not unborn.exists()
+    assert not (project / f"{unborn.name}.jsonl").exists()
+    assert not (other / "t.json").exists()
+    assert not (project / parent.stem / "t.json").exists()
     # a contract named by its session id, as README's loop names them, is no session's
     named = cli("convert", "--in", str(parent), "--template", str(project / f"{parent.stem}.json"))
     assert named.code == 0, named.err
