@@ -1467,7 +1467,8 @@ CODES: dict[str, CodeInfo] = {
         "a call with no input), do it and convert again; else account for that spend beside the "
         "report and decide by hand, recording why, or leave those bundles out of the workload "
         "(their tasks with them). `convert --template` says so when a session has one; `inspect` "
-        "names where each is.",
+        "names the transcript line of each that one records (a remote agents' folder is a "
+        "count of the tree).",
     ),
     "EVAL-COST-UNPRICED": _c(
         "A cost gate meets its limit, but a bundle counts model calls that used a server tool "
