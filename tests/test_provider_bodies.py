@@ -1220,56 +1220,47 @@ def _tear(bodies: Bodies, at: int, written: int | None) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("written", [60, None], ids=["cut-short", "whole-without-newline"])
-def test_a_torn_last_index_line_is_left_for_the_next_run(
-    cli: Any, tmp_path: Path, written: int | None
-) -> None:
-    """Claude Code appends to the index as it works: a last line cut short is counted (not
-    bound); the response it would name is still the call's by the request id the transcript
-    names (C1 is completed), as a response written before the index existed is. A line whole
-    but for its newline is still being written too (a fuzz: this session's was bound, and
-    `verify` said 5 once the newline came)."""
-    tree, bodies = setup(tmp_path)
-    assert bodies.lines is not None
-    folder = _tear(bodies, bodies.line_of(C1) - 1, written)
-    shown = inspect(cli, tree, tmp_path, folder)
-    assert shown.code == 0, shown.err
-    assert shown.report is not None
-    assert {"code": "CC-BODY-INDEX-TORN", "count": 1} in shown.report["not_read"]
-    assert finding(shown.report, "CC-BODY-INDEX-TORN") == 0
-    assert shown.report["counts"]["usage_incomplete_calls"] == 0
-    text = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(folder))
-    assert "CC-BODY-INDEX-TORN: 1 line." in text.out
-
-
+@pytest.mark.parametrize("hidden", [False, True], ids=["a-calls-line", "a-title-calls-line"])
 @pytest.mark.parametrize(
     "written",
     [20, 50, 58, 75, 120, None],
     ids=["in-timestamp", "in-key", "before-id", "in-id", "after-id", "whole-without-newline"],
 )
-def test_this_sessions_line_being_written_leaves_hidden_calls_not_observed(
-    cli: Any, tmp_path: Path, written: int | None
+def test_a_line_that_may_be_this_sessions_being_written_is_refused_until_whole(
+    cli: Any, tmp_path: Path, written: int | None, hidden: bool
 ) -> None:
-    """An audit: this session's last index line, still being written, named a hidden call (a
-    session title, the last thing a session does); it was left for the next run, as it must
-    be, yet the bundle said `auxiliary_calls: "observed"` with the call in no figure. A line
-    being written that names the session is a call not yet looked for."""
+    """Audits: this session's last index line, still being written, named a hidden call (a
+    session title, the last thing a session does); left for the next run, the bundle said
+    `auxiliary_calls: "observed"` with the call in no figure. Said "not-observed" instead, a
+    bundle made then differed from one made once the line was whole, and `verify` said 5 of
+    sources no byte of which had changed. A last line that may be this session's is refused
+    (CC-BODY-INDEX-PENDING, at its line) until it is whole; then the call is taken. A line
+    whole but for its newline is still being written too (a fuzz: bound, `verify` said 5 once
+    the newline came)."""
     tree, bodies = setup(tmp_path)
-    add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
+    if hidden:
+        add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
     assert bodies.lines is not None
-    folder = _tear(bodies, len(bodies.lines) - 1, written)
+    at = len(bodies.lines) - 1 if hidden else bodies.line_of(C1) - 1
+    whole = json.dumps(bodies.lines[at]).encode()
+    folder = _tear(bodies, at, written)
     shown = inspect(cli, tree, tmp_path, folder)
-    assert shown.code == 0, shown.err
+    assert shown.code == 2, shown.err
     assert shown.report is not None
-    assert {"code": "CC-BODY-INDEX-TORN", "count": 1} in shown.report["not_read"]
-    assert shown.report["auxiliary_calls"] == "not-observed"
-    # and inspect's text gives that reason, not an index missing a response
-    text = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(folder)).out
-    said = next(line for line in text.splitlines() if "auxiliary calls:" in line)
-    assert "still being written" in said, said
+    refused = [r for r in shown.report["refusals"] if r["code"] == "CC-BODY-INDEX-PENDING"]
+    assert [r["line"] for r in refused] == [len(bodies.lines) + 1]  # the last line: its own
+    made = cli(
+        "convert", "--in", str(tree.parent), "--template", str(tmp_path / "t.json"),
+        "--provider-bodies", str(folder),
+    )  # fmt: skip
+    assert made.code == 2
+    assert "CC-BODY-INDEX-PENDING" in made.err
+    assert not (tmp_path / "t.json").exists()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(whole[len(whole) if written is None else written :] + b"\n")
     _, _, bundle = convert_chain(cli, tree, tmp_path / "run", folder)
-    assert hidden_events(bundle) == []
-    assert bundle["receipt"]["auxiliary_calls"] == "not-observed"
+    assert bundle["receipt"]["auxiliary_calls"] == "observed"
+    assert len(hidden_events(bundle)) == (1 if hidden else 0)
 
 
 @pytest.mark.parametrize("written", [60, 100], ids=["in-id", "after-id"])
@@ -1279,12 +1270,17 @@ def test_another_sessions_line_being_written_changes_no_contract(
     """A torn last line that shows another session's id (whole, or the start of one): not
     bound, so a contract made while it was being written still converts, its bundle says
     "observed", and it re-derives once the line is whole. (Cut before any id is written, it
-    may be this session's: "not-observed", above.)"""
+    may be this session's: refused, above.)"""
     tree, bodies = setup(tmp_path)
     folder = bodies.write()
     other = json.dumps(index_line(("msg_w", "req_011W"), OTHER)).encode()
     with (folder / "index.jsonl").open("ab") as out:
         out.write(other[:written])
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert {"code": "CC-BODY-INDEX-TORN", "count": 1} in shown.report["not_read"]
+    assert finding(shown.report, "CC-BODY-INDEX-TORN") == 0  # counted, not bound
     contract, bundle, made = convert_chain(cli, tree, tmp_path / "run", folder)
     assert made["receipt"]["auxiliary_calls"] == "observed"
     with (folder / "index.jsonl").open("ab") as out:

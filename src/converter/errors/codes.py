@@ -877,12 +877,26 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-BODY-INDEX-TORN": _c(
-        "The last line of the bodies folder's index.jsonl is incomplete (no newline and not valid "
-        "JSON): Claude Code is still writing it, for this session or another. It is not read: "
-        "the response it names is left for a later run. Shown by inspect, not bound: a line "
-        "another session is writing changes no contract.",
-        "Nothing to do; convert again once the session is idle to take that response too.",
+        "The last line of the bodies folder's index.jsonl is still being written (no newline "
+        "yet) by another session: its session id is written, or the start of one that is not "
+        "this session's. It is not read. Shown by inspect, not bound: a line another session "
+        "is writing changes no contract. (One that may be this session's is refused: "
+        "CC-BODY-INDEX-PENDING.)",
+        "Nothing to do.",
         blocking=False,
+    ),
+    "CC-BODY-INDEX-PENDING": _c(
+        "The last line of the bodies folder's index.jsonl is still being written (no newline "
+        "yet), and it may be this session's: cut before its session id, or naming this "
+        "session. A call it names has not been looked for, and whether every call no "
+        "transcript records was (`auxiliary_calls`) cannot be told until it is whole: a bundle "
+        "made now would differ from one made a moment later, and `verify` would call the "
+        "sources changed.",
+        "Run again in a moment, once Claude Code has finished the line. If it stays cut (Claude "
+        "Code was stopped while writing it, and nothing has been written since), its call's "
+        "response was never recorded whole: keep a copy of index.jsonl, remove that last "
+        "partial line from it (no session's complete line changes), and run again; or "
+        + _WITHOUT_BODIES,
     ),
     "CC-BODY-FILE-MISSING": _c(
         "A line of index.jsonl for this session names a response file, or for a hidden call a "

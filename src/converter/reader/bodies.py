@@ -124,7 +124,6 @@ def read_bodies(tree: LoadedTree, folder: Path, *, requests: bool = True) -> Non
     ]
     selection = select(folder, tree.layout, session_of(tree), named)
     tree.problems.extend(selection.problems)
-    tree.bodies_pending = selection.pending
     if selection.index is not None and selection.index_digest is not None:
         tree.digests[selection.index.index] = selection.index_digest
         if not selection.index_digest.size:
@@ -371,8 +370,6 @@ def _all_indexed(acc: Account) -> bool:
     through_index = {r.id for r in acc.tree.responses if r.index_line is not None}
     index = next((f for f in acc.tree.bound_files if f.role == "provider-index"), None)
     if index is None or index.index in acc.tree.unbound or acc.tree.layout.split:
-        return False
-    if acc.tree.bodies_pending:  # a line of this session still being written
         return False
     # A call the transcript left a stub and no response completed did not succeed (an
     # interrupted stream): Claude Code writes a response only for a success, so its missing

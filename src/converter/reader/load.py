@@ -75,8 +75,6 @@ class LoadedTree:
     # ... and per transcript file, line -> the `promptId` of a turn starting there
     # (`transcript.read_transcript`): what attributes a hidden call (reader/hidden.py).
     turns: dict[int, dict[int, str]] = field(default_factory=dict)
-    # A last index line still being written names this session (`sources.bodies.select`).
-    bodies_pending: bool = False
 
     @property
     def bound_files(self) -> list[SourceFile]:

@@ -274,8 +274,7 @@ def _kinds(report: dict[str, Any]) -> str:
 _AUXILIARY = {
     "observed": "every call no transcript records was looked for in the bodies' index",
     "not-observed": "the bodies' index does not name every complete call's response, or there "
-    "is none, or a line of it still being written names this session: calls no transcript "
-    "records may be missing",
+    "is none: calls no transcript records may be missing",
 }
 # What a provider-bodies count of `not_read` counts, where it is not index lines.
 _NOT_READ_UNIT = {"CC-BODY-NONE-SELECTED": "folder"}

@@ -77,9 +77,6 @@ class Selection:
     index_digest: Digest | None = None  # of this session's lines
     responses: list[Selected] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    # A last index line still being written names this session: a call of it not yet looked
-    # for (its hidden calls are not all observed, `reader/bodies._all_indexed`).
-    pending: bool = False
 
 
 class _Tap:
@@ -183,15 +180,19 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
                 if not raw.endswith(b"\n") or (
                     isinstance(item, BadLine) and item.code == "CC-LINE-TORN"
                 ):
-                    # A last line still being written, maybe by another session: left for the
-                    # next run, counted and not bound (it would change no byte of this session).
-                    # Whole JSON before its newline is still being written too (a fuzz: bound,
-                    # it made `verify` say 5 once Claude Code wrote the newline).
-                    layout.not_read["CC-BODY-INDEX-TORN"] += 1
-                    # Not bound, yet if it may name this session its call was not looked for
-                    # (an audit: a title call's line being written was left out with the
-                    # bundle saying "observed").
-                    found.pending = found.pending or _may_be_of(item, raw, session_id)
+                    # A last line still being written. Another session's: left for the next
+                    # run, counted and not bound (it changes no byte of this session). Whole
+                    # JSON before its newline is still being written too (a fuzz: bound, it
+                    # made `verify` say 5 once Claude Code wrote the newline).
+                    if _may_be_of(item, raw, session_id):
+                        # It may name a call of this session not yet looked for (an audit: a
+                        # title call's line left out, the bundle said "observed"); said
+                        # "not-observed", a bundle made now and one made once the line is
+                        # whole differed, and `verify` said 5 of sources no byte of which
+                        # changed (an audit). Refused until it is whole: said, not guessed.
+                        found.problems.append(Problem("CC-BODY-INDEX-PENDING", entry.index, number))
+                    else:
+                        layout.not_read["CC-BODY-INDEX-TORN"] += 1
                     continue
                 if isinstance(item, BadLine) and item.code == "CC-LINE-BLANK":
                     # no session's: counted, not bound (another session's writing must change
