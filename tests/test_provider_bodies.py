@@ -390,6 +390,27 @@ def test_a_response_whose_usage_disagrees_is_refused(
     expect(outcome, "CC-BODY-USAGE-DISAGREES", label("provider-response", response_name(call)))
 
 
+def test_a_complete_calls_response_without_a_cache_split_agrees(cli: Any, tmp_path: Path) -> None:
+    """An audit: a complete call whose response had no `cache_creation` object was refused
+    (CC-BODY-USAGE-DISAGREES), where a response leaving out its billing context was not, nor
+    a stub's: a split left out states none. The bundle is the one made without it."""
+    tree, bodies = setup(tmp_path)
+    _, _, before = convert_chain(cli, tree, tmp_path / "before", bodies.write())
+    response = bodies.response(A2)
+    assert response["usage"]["cache_creation"]  # the transcript states the split, 1h
+    del response["usage"]["cache_creation"]
+    outcome = inspect(cli, tree, tmp_path, bodies.write())
+    assert outcome.code == 0, outcome.err
+    _, _, after = convert_chain(cli, tree, tmp_path / "after", bodies.write())
+    assert after["events"] == before["events"]
+    response["usage"]["cache_creation_input_tokens"] += 1  # the total is still compared
+    expect(
+        inspect(cli, tree, tmp_path, bodies.write()),
+        "CC-BODY-USAGE-DISAGREES",
+        label("provider-response", response_name(A2)),
+    )
+
+
 @pytest.mark.parametrize("call", [C1, A2], ids=["stub", "final"])
 @pytest.mark.parametrize(
     "changed",

@@ -45,6 +45,7 @@ from converter.errors import Problem
 from converter.reader.load import LoadedTree, read_bytes
 from converter.reader.model import Account, Call, HiddenCall
 from converter.reader.records import (
+    COUNTERS,
     BadField,
     Usage,
     first_pass_input,
@@ -462,6 +463,17 @@ def _stated_alike(seen: Usage, said: Usage, *, split: bool = True, stub: bool = 
     return all(a is None or b is None or a == b for a, b in pairs)
 
 
+def _same_counts(seen: Usage, said: Usage) -> bool:
+    """Every counter the same, the cache-write split only where both state one: a response
+    that leaves it out states no other (an audit: a complete call whose response had no
+    `cache_creation` object was refused, where leaving out its billing context was not)."""
+    if seen.split_present and said.split_present:
+        return seen.counters() == said.counters()
+    kept = [i for i, name in enumerate(COUNTERS) if name not in ("cache_5m", "cache_1h")]
+    ours, theirs = seen.counters(), said.counters()
+    return all(ours[i] == theirs[i] for i in kept)
+
+
 def _agrees(call: Call, r: Response) -> bool:
     """Whether the response can be this call's answer as the transcript records the call."""
     seen, said = call.usage, r.usage
@@ -491,7 +503,7 @@ def _agrees(call: Call, r: Response) -> bool:
     if not _stated_alike(seen, said, stub=not call.final):
         return False
     if call.final and r.final:  # both final: the same usage, counter for counter
-        return seen.counters() == said.counters() and call.advisor == r.advisor
+        return _same_counts(seen, said) and call.advisor == r.advisor
     if call.final:  # a stub response of a complete call: written before it, never after
         return (
             seen.input_totals() == said.input_totals() and said.output_tokens <= seen.output_tokens
