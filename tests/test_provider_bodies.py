@@ -973,6 +973,9 @@ def test_a_hidden_calls_request_is_read_strictly(
     name = add_hidden(bodies, TITLE, request=written)
     shown = inspect(cli, tree, tmp_path, bodies.write())
     expect(shown, code, label("provider-request", name), line)
+    # the request's refusal says why the call has no task: no follow-on refusal whose fix
+    # (`--task-unit session`) would not help (an audit)
+    assert [r.code for r in shown.refusals] == [code]
 
 
 def test_a_hidden_calls_missing_or_misnamed_request_is_refused_at_its_index_line(
@@ -984,6 +987,7 @@ def test_a_hidden_calls_missing_or_misnamed_request_is_refused_at_its_index_line
     folder = bodies.write()
     shown = inspect(cli, tree, tmp_path, folder)
     expect(shown, "CC-BODY-FILE-MISSING", INDEX, bodies.line_of(TITLE))
+    assert [r.code for r in shown.refusals] == ["CC-BODY-FILE-MISSING"]
     assert bodies.lines is not None
     bodies.lines[bodies.line_of(TITLE) - 1]["request_file"] = "../outside.request.json"
     shown = inspect(cli, tree, tmp_path, bodies.write())

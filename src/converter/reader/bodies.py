@@ -78,6 +78,9 @@ class Response:
     query_source: str | None = None  # its index line's, as written (`hidden_kind`)
     # A hidden call's request, when read: the billing header's ids.
     request: Request | None = None
+    # Its request is refused (a symlink, damaged, cut short): that refusal says why it has
+    # no task, not a follow-on CC-BODY-HIDDEN-UNATTRIBUTED and its wrong fix (an audit).
+    request_refused: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,10 +171,10 @@ def _read_requests(
             continue
         if isinstance(entry, Problem):
             tree.problems.append(entry)
+            tree.responses[n] = replace(r, request_refused=True)
             continue
         request = _read_request(tree, entry)
-        if request is not None:
-            tree.responses[n] = replace(r, request=request)
+        tree.responses[n] = replace(r, request=request, request_refused=request is None)
 
 
 _REQUEST_UNFINISHED = "CC-BODY-REQUEST-UNFINISHED"
@@ -404,6 +407,7 @@ def _hidden_calls(r: Response) -> list[HiddenCall]:
         final=r.final,
         prompt_id=request.prompt_id if request else None,
         prev_request=request.prev_request if request else None,
+        request_refused=r.request_refused,
     )
     passes = [
         replace(

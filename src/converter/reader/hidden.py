@@ -34,6 +34,8 @@ def attribute_hidden(acc: Account) -> None:
             if h.advisor_of is not None:
                 h.task = owner.get(h.advisor_of)
     for h in acc.hidden:
+        if h.refusal == "CC-BODY-HIDDEN-UNATTRIBUTED" and h.request_refused and acc.refusals:
+            continue  # its request's refusal says why (a symlink, damaged, cut short)
         if h.refusal is not None:
             acc.problems.append(Problem(h.refusal, h.file))
         elif h.task is not None:

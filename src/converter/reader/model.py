@@ -83,6 +83,7 @@ class HiddenCall:
     advisor_of: str | None = None  # an advisor pass's call: the hidden call it was part of
     task: int | None = None
     refusal: str | None = None  # why it has no task
+    request_refused: bool = False  # its request is refused: that says why it has no task
 
 
 @dataclass(slots=True)
