@@ -1315,6 +1315,26 @@ def test_another_sessions_line_being_written_changes_no_contract(
     assert done.code == 0, done.err
 
 
+def test_a_last_line_joined_to_another_sessions_cut_line_may_still_be_this_sessions(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A last line a crashed write left cut, then continued by this session's line being
+    written, shows two ids: the first another session's. Read by its first id alone, it was
+    another's, and this session's call went unlooked-for; any id that may be this one's
+    refuses until the line is whole."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
+    assert bodies.lines is not None
+    ours = json.dumps(bodies.lines.pop()).encode()
+    folder = bodies.write()
+    other = json.dumps(index_line(("msg_w", "req_011W"), OTHER)).encode()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(other[:100] + ours[:120])
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 2, shown.err
+    assert "CC-BODY-INDEX-PENDING" in [r.code for r in shown.refusals]
+
+
 def test_a_bad_index_line_before_the_last_is_refused(cli: Any, tmp_path: Path) -> None:
     """Any session's line may be this one's: a line that does not parse (not the last, being
     written) refuses with its line code, as in a transcript."""

@@ -157,12 +157,13 @@ def _may_be_of(item: JSONObject | BadLine, raw: bytes, session_id: str) -> bool:
         return False
     if not isinstance(item, BadLine):
         return item.get("session_id") == session_id
-    written = _SESSION_FIELD.search(raw)
-    if written is None:
+    written = [m.groups() for m in _SESSION_FIELD.finditer(raw)]
+    if not written:
         return True
-    value, closed = written.groups()
     mine = session_id.encode()
-    return value == mine if closed else mine.startswith(value)
+    # every id the line shows (a line a crashed write left cut, then joined by the next
+    # session's, shows two): any of them this one's, or its start, may be
+    return any(value == mine if closed else mine.startswith(value) for value, closed in written)
 
 
 def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: str) -> None:
