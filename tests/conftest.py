@@ -87,6 +87,17 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> Result:
     return Result(code, captured.out, captured.err)
 
 
+@pytest.fixture
+def tmp_path(tmp_path: Path) -> Path:
+    """Each test's folder one level down in pytest's own: a transcript a test writes straight
+    into its folder has that folder as its project folder, and pytest's folders of the other
+    tests beside it were project folders beside it, holding the same fixed session ids: a
+    split session (CC-TREE-SPLIT-SESSION), which evaluate holds open, by the order tests ran."""
+    own = tmp_path / "w"
+    own.mkdir()
+    return own
+
+
 @pytest.fixture(autouse=True)
 def _isolated_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test runs with a fixed key and a private config dir, never the user's own."""

@@ -83,14 +83,17 @@ def test_the_readme_many_sessions_loop_numbers_only_the_bundles_it_wrote(tmp_pat
     # The first session's template is left unfilled (refused); the second's is filled.
     synthetic = next((ROOT / "fixtures" / "synthetic_tree").glob("*.jsonl")).stem
     filled = ROOT / "fixtures" / "synthetic_contract.json"
-    script = _many_sessions_script(f"cp '{filled}' 'contracts.d/{synthetic}.json'")
+    script = _many_sessions_script(f"cp '{filled}' 'contracts.d/b-second--{synthetic}.json'")
     done = subprocess.run(
         ["sh", "-c", script], cwd=work, env=env, capture_output=True, text=True, check=False
     )
     contracts = sorted(p.name for p in (work / "contracts.d").iterdir())
-    assert contracts == sorted(f"{p.stem}.json" for p in (ROOT / "fixtures").glob("*_tree/*.jsonl"))
-    assert "no bundle: contracts.d/1b5e18bf" in done.stderr
-    assert sorted(p.name for p in (work / "bundles").iterdir()) == ["session-001.json"]
+    assert contracts == [
+        f"a-first--{next((ROOT / 'fixtures' / 'rich_tree').glob('*.jsonl')).stem}.json",
+        f"b-second--{synthetic}.json",
+    ]
+    assert "no bundle: contracts.d/a-first--1b5e18bf" in done.stderr
+    assert sorted(p.name for p in (work / "bundles").iterdir()) == ["session-0001.json"]
     # evaluate judged the one bundle written (the fixture's contract decides SCALE)
     assert "Decision: SCALE (exit 0) — 1 task, 0 excluded" in done.stdout
     assert done.returncode == 0, done.stderr

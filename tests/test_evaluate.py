@@ -1076,9 +1076,10 @@ def test_findings_of_spend_in_no_cost_leave_every_cost_open_above(code: str) -> 
     assert trace.left_out == 3
     assert trace.text() == (
         "runtime-caps: 3 findings of the bundles say some spend is in no cost (a search count "
-        "unknown, a subagent cut short, agents run elsewhere, a final call with no input: the "
-        "findings below name each and its bundle), so the trace cost per task counts none of "
-        "it: the limit ($10.0000) is shown to be met only without it ($2.0000)"
+        "unknown, a subagent cut short, agents run elsewhere, a final call with no input, a "
+        "split session's other part not in the workload: the findings below name each and its "
+        "bundle), so the trace cost per task counts none of it: the limit ($10.0000) is shown "
+        "to be met only without it ($2.0000)"
     )
     assert ev.metrics.spend_left_out == 3
     assert json.loads(render_json(ev))["metrics"]["spend_left_out"] == 3

@@ -162,7 +162,10 @@ def test_the_template_says_when_evaluate_will_meet_no_cost_gate(tmp_path: Path, 
         _result(3, 2, "toolu_W"),  # no structured result: the search count is unknown
         _call(4, 3, "msg_01C", [{"type": "text", "text": "c"}]),
     ]
-    parent = tmp_path / f"{SID}.jsonl"
+    # a projects folder of its own: the test folders beside tmp_path hold this session id too
+    # (a split session, CC-TREE-SPLIT-SESSION, another spend in no cost)
+    parent = tmp_path / "projects" / "p" / f"{SID}.jsonl"
+    parent.parent.mkdir(parents=True)
     parent.write_text("".join(json.dumps(r) + "\n" for r in records))
     made = cli("convert", "--in", str(parent), "--template", str(tmp_path / "t.json"))
     assert made.code == 0, made.err
@@ -176,8 +179,8 @@ def test_the_template_says_when_evaluate_will_meet_no_cost_gate(tmp_path: Path, 
     assert "+ spend in no figure: CC-REC-WEBSEARCH-COUNT-UNKNOWN" in text  # as scan's `+`
     plain = [r for r in records if r["uuid"] != records[2]["uuid"]]
     plain[1]["message"]["content"] = [{"type": "text", "text": "b"}]
-    other = tmp_path / "plain" / f"{SID}.jsonl"
-    other.parent.mkdir()
+    other = tmp_path / "other-projects" / "plain" / f"{SID}.jsonl"
+    other.parent.mkdir(parents=True)
     other.write_text("".join(json.dumps(r) + "\n" for r in plain))
     quiet = cli("convert", "--in", str(other), "--template", str(tmp_path / "u.json"))
     assert quiet.code == 0, quiet.err

@@ -26,7 +26,7 @@ from converter.contract.model import Contract, Preset
 from converter.contract.read import load_preset
 from converter.contract.template import Carried
 from converter.errors import Gathered, Problem, Refused
-from converter.evaluate.result import SPEND_LEFT_OUT_ELSE
+from converter.evaluate.result import SPEND_LEFT_OUT_ELSE, SPLIT_SESSION
 from converter.files import (
     attestation_path,
     check_outputs,
@@ -323,6 +323,14 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             f"notice: this session's findings say some spend is in no cost ({said}): evaluate "
             "will meet no cost gate with its bundle (EVAL-COST-LEFT-OUT, INCOMPLETE); "
             "docs/refusals.md says each one's way out"
+        )
+    split = sum(n for code, n in findings if code == SPLIT_SESSION)
+    if split:
+        tell(
+            f"notice: {counted(split, 'other project folder')} {'holds' if split == 1 else 'hold'} "
+            f"this session's main transcript too ({SPLIT_SESSION}): convert each and evaluate "
+            "their bundles together, or evaluate will meet no cost gate with this one "
+            "(EVAL-COST-LEFT-OUT); `scan --show-paths` says where they are"
         )
 
 

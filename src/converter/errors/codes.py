@@ -54,6 +54,7 @@ SPEND_LEFT_OUT = frozenset(
         "CC-TREE-REMOTE-AGENT",
         "CC-TREE-DELEGATION-REMOTE",
         "CC-REC-FINAL-NO-INPUT",
+        "CC-TREE-SPLIT-SESSION",  # the other parts' spend; evaluate: unless their bundles are in
     }
 )
 
@@ -306,8 +307,10 @@ CODES: dict[str, CodeInfo] = {
         "Another project folder holds a main transcript of this session too (<session-id>.jsonl "
         "there as here): a session Claude Code went on with in another folder, or a copy. This "
         "tree reads its own transcript only. If the other is a part of the session, its spend "
-        "is not in this account; if it is a copy, a bundle of each counts the same calls twice "
-        "(evaluate refuses the two together: EVAL-BUNDLE-OVERLAP).",
+        "is not in this account, and evaluate meets no cost gate with this bundle unless the "
+        "other part's bundle is in the workload too (EVAL-COST-LEFT-OUT); if it is a copy, a "
+        "bundle of each counts the same calls twice (evaluate refuses the two together: "
+        "EVAL-BUNDLE-OVERLAP). The count is of the other transcripts.",
         "Run `agent-evidence scan` over the projects folder: a row refused CC-TREE-SPLIT-OVERLAP "
         "means the transcripts are copies (keep the whole one, move the others out of the "
         "projects folder, and make the template again); otherwise convert each transcript and "
@@ -1472,13 +1475,16 @@ CODES: dict[str, CodeInfo] = {
         "A cost gate meets its limit, but a bundle's findings say some spend is in no cost: "
         "WebSearch calls whose search count is unknown (CC-REC-WEBSEARCH-COUNT-UNKNOWN), a "
         "subagent whose transcript misses its last calls (CC-REC-AGENT-USAGE-DISAGREE), agents "
-        "that ran elsewhere (CC-TREE-REMOTE-AGENT, CC-TREE-DELEGATION-REMOTE), or calls recorded final with no input "
-        "(CC-REC-FINAL-NO-INPUT). No file states how much: every cost is a lower bound, and "
+        "that ran elsewhere (CC-TREE-REMOTE-AGENT, CC-TREE-DELEGATION-REMOTE), calls recorded "
+        "final with no input (CC-REC-FINAL-NO-INPUT), or a split session's other transcripts "
+        "whose bundles are not in the workload (CC-TREE-SPLIT-SESSION: a bundle of each part "
+        "given together completes it). No file states how much: every cost is a lower bound, and "
         "the limit is shown to be met only without that spend, so the decision is INCOMPLETE; "
         "a cost gate that fails still fails.",
         "The report's findings name each such finding and its bundle. Where a finding's own fix "
         "completes the evidence (a cut subagent's transcript found again, --provider-bodies for "
-        "a call with no input), do it and convert again; else account for that spend beside the "
+        "a call with no input, the other part of a split session converted and its bundle "
+        "given too), do it and convert again; else account for that spend beside the "
         "report and decide by hand, recording why, or leave those bundles out of the workload "
         "(their tasks with them). `convert --template` says so when a session has one; `inspect` "
         "names the transcript line of each that one records (a remote agents' folder is a "

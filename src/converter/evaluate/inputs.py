@@ -229,6 +229,10 @@ class Workload(Closed):
     digests: Digests
     # Bundles that carry no prices (schema v1): their costs could not be priced again.
     costs_unchecked: Count = 0
+    # Transcripts of split sessions (CC-TREE-SPLIT-SESSION: another project folder holds the
+    # session's main transcript too) whose bundles are not in the workload: their spend is in
+    # no cost (a walkthrough: one part's bundle decided SCALE on half the session's spend).
+    split_parts_missing: Count = 0
 
     @model_validator(mode="after")
     def _unique_tasks(self) -> Workload:

@@ -124,6 +124,7 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
     unbounded = sum(c.unbounded_calls for c in costs)
     unpriced = workload.findings.get(UNPRICED_SERVER_TOOLS, 0)
     left_out = sum(workload.findings.get(code, 0) for code in SPEND_LEFT_OUT_ELSE)
+    left_out += workload.split_parts_missing
     return Metrics(
         tasks=n,
         acceptable_tasks=len(accepted),

@@ -235,9 +235,12 @@ def passes_at_ends(measures: tuple[Measure, ...]) -> tuple[bool, bool]:
 # The bundle finding that counts calls of a server tool no price covers (errors/codes.py): every
 # cost of a workload holding one is a lower bound (checks.evaluate, EVAL-COST-UNPRICED).
 UNPRICED_SERVER_TOOLS = "CC-REC-SERVER-TOOL-UNPRICED"
+# The finding that counts a session's other transcripts in other project folders: its spend is
+# in no cost of the workload unless their bundles are in it too (`Workload.split_parts_missing`).
+SPLIT_SESSION = "CC-TREE-SPLIT-SESSION"
 # The other findings that say some spend is in no cost (errors/codes.py SPEND_LEFT_OUT): with
 # any, every cost of the workload is a lower bound too (EVAL-COST-LEFT-OUT).
-SPEND_LEFT_OUT_ELSE = SPEND_LEFT_OUT - {UNPRICED_SERVER_TOOLS}
+SPEND_LEFT_OUT_ELSE = SPEND_LEFT_OUT - {UNPRICED_SERVER_TOOLS, SPLIT_SESSION}
 
 
 class Reason(Closed):
@@ -292,9 +295,11 @@ class Reason(Closed):
         if self.code == "EVAL-COST-LEFT-OUT":
             left = self.left_out or 0
             return (
-                f"{where}: {counted(left, 'finding')} of the bundles say some spend is in no "
-                "cost (a search count unknown, a subagent cut short, agents run elsewhere, a "
-                "final call with no input: the findings below name each and its bundle), so "
+                f"{where}: {counted(left, 'finding')} of the bundles "
+                f"{'says' if left == 1 else 'say'} some spend is in no cost (a search count "
+                "unknown, a subagent cut short, agents run elsewhere, a final call with no "
+                "input, a split session's other part not in the workload: the findings below "
+                "name each and its bundle), so "
                 f"the {self.measure} counts none of it: the limit "
                 f"({number(self.limit, self.unit, places)}) is shown to be met only without "
                 f"it ({number(self.low, self.unit, places)})"

@@ -557,6 +557,7 @@ def build_workload(
             findings=dict(sorted(findings.items())),
             bundle_findings=tuple(each),
             costs_unchecked=sum(b.pricing is None for b in bundles),
+            split_parts_missing=_split_parts_missing(bundles),
             digests=_digests(bundles, signed_by, required, required_by),
         )
     except ValidationError as error:
@@ -588,6 +589,23 @@ def _claims(head: BundleHead) -> tuple[Policy | None, Baseline | None, list[Prob
     except ValidationError as error:
         problems += claim_problems(error, "baseline")
     return policy, baseline, problems
+
+
+def _split_parts_missing(bundles: Sequence[BundleHead]) -> int:
+    """The transcripts of split sessions whose bundles are not in the workload: each bundle's
+    CC-TREE-SPLIT-SESSION counts the session's other main transcripts, and a bundle of one of
+    them has the same parent label (the keyed name of `<session-id>.jsonl`, the project
+    folder's name not in it). Copies of one part are refused before (EVAL-BUNDLE-OVERLAP)."""
+
+    def parent(bundle: BundleHead) -> str | None:
+        return next((f.label for f in bundle.receipt.files if f.role == "parent"), None)
+
+    parts = Counter(parent(b) for b in bundles)
+    missing = 0
+    for bundle in bundles:
+        others = sum(f.count for f in bundle.receipt.findings if f.code == "CC-TREE-SPLIT-SESSION")
+        missing += max(0, others - (parts[parent(bundle)] - 1))
+    return missing
 
 
 def _digests(

@@ -102,9 +102,9 @@ class TreeLayout:
     files: list[SourceFile] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     not_read: Counter[str] = field(default_factory=Counter)  # finding code -> entries left
-    # Another project folder holds a transcript of this session too (`session_folders_elsewhere`):
-    # a call this tree does not record may be the other part's.
-    split: bool = False
+    # How many other project folders hold a transcript of this session too
+    # (`session_folders_elsewhere`): a call this tree does not record may be theirs.
+    split: int = 0
     # The file given as the parent is a subagent transcript (CC-TREE-PARENT-IS-SUBAGENT): its
     # records are read as one stream, its own, not as a 1.0.x parent's in-file sidechains.
     parent_is_subagent: bool = False
@@ -349,25 +349,25 @@ def legacy_agent_id(name: str) -> str | None:
     return agent_id
 
 
-def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path], bool]:
+def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path], int]:
     """The session's folders in the other project folders beside `project`: where Claude Code
     writes the children of an agent isolated in a git worktree, or every child after the
     session enters a worktree (the worktree is a project folder of its own; the parent
     transcript stays where the session began). A session id names one session, so such a
     folder is this tree's, unless the session is split: when another project folder holds a
     transcript of the session too, which part a folder belongs to cannot be told: the second
-    value says so, and the folders found are none of this tree's (`discover` refuses them, as
+    value counts the other transcripts, and the folders found are none of this tree's (`discover` refuses them, as
     `scan` refuses the session's row: a fork's spend there has no delegation call to say it is
     missing). A symlink or file by the session's id is returned too, to be refused as in the
     session's own folder (`scan` counts a symlinked one and does not follow it). A symlinked
     project folder is not followed."""
     found: list[Path] = []
-    split = False
+    split = 0
     for other in _entries(project.parent) or []:
         if entry_kind(other) != "dir" or same_folder(other, project):
             continue
         if entry_kind(other / f"{session_id}.jsonl") != "missing":
-            split = True  # another transcript of the session: the folder beside it is its own
+            split += 1  # another transcript of the session: the folder beside it is its own
         elif entry_kind(other / session_id) != "missing":
             found.append(other / session_id)
     return found, split
@@ -534,7 +534,7 @@ def discover(
         # The other transcript is not read: its calls may be this session's too (an audit: a
         # copy of the parent in another project folder converted unremarked, where scan
         # refuses the pair). Bound, as a remote agent's spend is: a count, not a refusal.
-        layout.not_read["CC-TREE-SPLIT-SESSION"] += 1
+        layout.not_read["CC-TREE-SPLIT-SESSION"] += layout.split  # one per other transcript
         for folder in elsewhere:
             walker.stray(folder, "CC-TREE-PARENT-MISSING")
     else:

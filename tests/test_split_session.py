@@ -1,0 +1,109 @@
+"""A session whose main transcript is in two project folders (CC-TREE-SPLIT-SESSION): each part
+converts on its own, and evaluate holds the cost gates open unless every part's bundle is in the
+workload (a walkthrough: README's loop converted one part and evaluate decided SCALE on half
+the session's spend)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, fixture_parent
+
+PARENT = fixture_parent("synthetic_tree")
+CONTRACT = FIXTURES / "synthetic_contract.json"
+
+
+@pytest.fixture(autouse=True)
+def _demo_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)  # the checked-in contract's key
+
+
+def _second_part(project: Path) -> Path:
+    """A transcript of the fixture's session in another project folder: one prompt, one call
+    of its own (not a copy: a copy's bundle would overlap the first's)."""
+    sid = PARENT.stem
+
+    def rec(n: int, parent: int | None, **fields: Any) -> dict[str, Any]:
+        uuid = f"00000000-0000-4000-8000-{n:012d}"
+        before = None if parent is None else f"00000000-0000-4000-8000-{parent:012d}"
+        stamp = f"2026-07-21T10:00:{n:02d}.000Z"
+        return {"uuid": uuid, "parentUuid": before, "sessionId": sid, "version": "2.1.216"} | {
+            "timestamp": stamp,
+            **fields,
+        }
+
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "service_tier": "standard",
+        "speed": "standard",
+        "inference_geo": "not_available",
+    }
+    message = {
+        "id": "msg_B2",
+        "role": "assistant",
+        "model": "claude-opus-4-8",
+        "content": [{"type": "text", "text": "x"}],
+        "stop_reason": "end_turn",
+        "usage": usage,
+    }
+    records = [
+        rec(1, None, type="user", message={"role": "user", "content": "part two"}),
+        rec(2, 1, type="assistant", requestId="req_B2", message=message),
+    ]
+    project.mkdir(parents=True)
+    path = project / PARENT.name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _bundle(cli: Any, parent: Path, work: Path) -> Path:
+    """The part's template, filled with the fixture contract's claims, and its bundle."""
+    template = work / "template.json"
+    made = cli("convert", "--in", str(parent), "--template", str(template))
+    assert made.code == 0, made.err
+    assert "CC-TREE-SPLIT-SESSION" in made.err  # said before any task is labelled
+    doc = json.loads(template.read_text())
+    claims = json.loads(CONTRACT.read_text())["claims"]
+    outcome = next(iter(claims["outcomes"].values()))
+    claims["outcomes"] = {task["id"]: outcome for task in doc["tasks"]}
+    used = doc["claims"]["pricing"]["client_tools"] or {}
+    claims["pricing"]["client_tools"] = {
+        k: v for k, v in claims["pricing"]["client_tools"].items() if k in used
+    }
+    doc["claims"] = claims
+    contract = work / "contract.json"
+    contract.write_text(json.dumps(doc))
+    bundle = work / "bundle.json"
+    done = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
+    assert done.code == 0, done.err
+    return bundle
+
+
+def test_one_part_of_a_split_session_meets_no_cost_gate_alone(cli: Any, tmp_path: Path) -> None:
+    projects = tmp_path / "projects"
+    first = projects / "-home-dev-app"
+    shutil.copytree(PARENT.parent, first)
+    second = _second_part(projects / "-home-dev-app--claude-worktrees-w")
+    bundles = []
+    for n, parent in enumerate((first / PARENT.name, second)):
+        (tmp_path / f"work{n}").mkdir()
+        bundles.append(_bundle(cli, parent, tmp_path / f"work{n}"))
+    for bundle in bundles:
+        alone = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+        assert alone.code == 2, alone.err
+        result = json.loads(alone.out)
+        assert result["decision"] == "INCOMPLETE"
+        assert result["at_best"] == "SCALE"
+        assert {r["code"] for r in result["reasons"]} == {"EVAL-COST-LEFT-OUT"}
+        assert result["metrics"]["spend_left_out"] == 1
+    both = cli("evaluate", "--bundle", str(bundles[0]), "--bundle", str(bundles[1]))
+    assert both.code == 0, both.out + both.err
+    assert both.out.startswith("Decision: SCALE")
