@@ -494,6 +494,11 @@ def test_each_decision(
     assert_gate(run, decision, code)
     # INCOMPLETE for too few tasks only: more could still give SCALE
     assert run.outputs["at-best"] == (decision if decision != "INCOMPLETE" else "SCALE")
+    if decision == "INCOMPLETE":  # the PR check names the first reason, as a refusal's code
+        assert (
+            "::error title=agent-evidence::INCOMPLETE (exit 2): EVAL-SAMPLE-TOO-SMALL (the job "
+            "summary says why; at best SCALE)"
+        ) in run.log
     assert decision in run.report
     assert "|" in run.report
     assert Path(run.outputs["report"]).is_relative_to(runner.temp)
