@@ -64,10 +64,10 @@ def _second_part(project: Path) -> Path:
     return path
 
 
-def _bundle(cli: Any, parent: Path, work: Path) -> Path:
+def _bundle(cli: Any, parent: Path, work: Path, *source: str) -> Path:
     """The part's template, filled with the fixture contract's claims, and its bundle."""
     template = work / "template.json"
-    made = cli("convert", "--in", str(parent), "--template", str(template))
+    made = cli("convert", *source, "--in", str(parent), "--template", str(template))
     assert made.code == 0, made.err
     assert "CC-TREE-SPLIT-SESSION" in made.err  # said before any task is labelled
     doc = json.loads(template.read_text())
@@ -82,7 +82,9 @@ def _bundle(cli: Any, parent: Path, work: Path) -> Path:
     contract = work / "contract.json"
     contract.write_text(json.dumps(doc))
     bundle = work / "bundle.json"
-    done = cli("convert", "--in", str(parent), "--contract", str(contract), "--out", str(bundle))
+    done = cli(
+        "convert", *source, "--in", str(parent), "--contract", str(contract), "--out", str(bundle)
+    )
     assert done.code == 0, done.err
     return bundle
 
@@ -107,3 +109,15 @@ def test_one_part_of_a_split_session_meets_no_cost_gate_alone(cli: Any, tmp_path
     both = cli("evaluate", "--bundle", str(bundles[0]), "--bundle", str(bundles[1]))
     assert both.code == 0, both.out + both.err
     assert both.out.startswith("Decision: SCALE")
+
+
+def test_a_part_read_as_one_file_is_a_part_still(cli: Any, tmp_path: Path) -> None:
+    """`--from claude-code` reads one transcript on its own: a split session's part read so
+    says the other part is there too (a review: it did not, and evaluate decided SCALE)."""
+    projects = tmp_path / "projects"
+    _second_part(projects / "-home-dev-app")
+    second = _second_part(projects / "-home-dev-app--claude-worktrees-w")
+    bundle = _bundle(cli, second, tmp_path, "--from", "claude-code")
+    alone = cli("evaluate", "--bundle", str(bundle))
+    assert alone.code == 2, alone.out + alone.err
+    assert "EVAL-COST-LEFT-OUT" in alone.out

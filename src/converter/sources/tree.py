@@ -520,6 +520,12 @@ def discover(
         sid = stem if SESSION_ID.fullmatch(stem) else session_named_inside(parent)
         if sid is not None and _holds_children(parent.parent / sid / "subagents"):
             layout.problems.append(Problem("CC-TREE-CHILDREN-NOT-READ", 0))
+        if SESSION_ID.fullmatch(stem):
+            # in a projects folder, as the tree source reads it: a split session's part read
+            # alone is one part still (a review: `--from claude-code` left the finding out, and
+            # evaluate decided on one part's spend)
+            _, layout.split = session_folders_elsewhere(parent.parent, stem)
+            layout.not_read["CC-TREE-SPLIT-SESSION"] += layout.split
         return layout
     if not SESSION_ID.fullmatch(stem):
         # Read and account it (so inspect shows its usage), but its children cannot be found.
