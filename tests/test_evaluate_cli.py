@@ -481,7 +481,11 @@ def test_one_session_converted_before_and_after_it_grew_is_refused(
     """Was: SCALE. The grown file has another digest and the other task unit other task ids, so
     neither check saw the session twice; its first three calls counted twice, and a workload
     short of `min_tasks` (INCOMPLETE) passed the gate. The calls' ids are the same."""
-    old = _session(tmp_path / "old", 3)
+    # the copy before it grew in a projects folder of its own: beside the grown one, it would
+    # be a part of a split session (CC-TREE-SPLIT-SESSION), and the grown one's bundle alone
+    # would meet no cost gate
+    (tmp_path / "before").mkdir()
+    old = _session(tmp_path / "before" / "old", 3)
     new = _session(tmp_path / "new", 4)
     a = _filled(cli, tmp_path, "old", "--from", "claude-code", "--task-unit", units[0], parent=old)
     b = _filled(cli, tmp_path, "new", "--from", "claude-code", "--task-unit", units[1], parent=new)
