@@ -450,7 +450,7 @@ def test_no_output_lands_in_another_sessions_folder_or_through_a_symlinked_proje
     assert not (project / f"{unborn.name}.jsonl").exists()
     assert not (other / "t.json").exists()
     assert not (project / parent.stem / "t.json").exists()
-    # a contract named by its session id, as README's loop names them, is no session's
+    # a contract named by its session id (README's loop adds the project's name) is no session's
     named = cli("convert", "--in", str(parent), "--template", str(project / f"{parent.stem}.json"))
     assert named.code == 0, named.err
 
@@ -465,6 +465,34 @@ def test_a_lone_exports_name_is_no_session_folder(cli: Any, tmp_path: Path) -> N
     made = cli("convert", "--from", "claude-code", "--in", str(export), "--template", str(out))
     assert made.code == 0, made.err
     assert out.exists()
+
+
+def test_a_folder_of_ones_own_beside_a_lone_export_takes_outputs(cli: Any, tmp_path: Path) -> None:
+    """A review: beside `exports/<id>.jsonl`, 0.6.11's first cut refused outputs in any
+    `<other-id>/` folder of any folder beside it (`runs/<other-id>/c.json`), folders no session
+    reads. The export's own project folder, the session's own id, and a folder that holds a
+    session are refused still."""
+    exports = shutil.copytree(PARENT.parent, tmp_path / "exports")
+    parent = exports / PARENT.name
+    other = "0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b"
+    for out in (tmp_path / "runs" / other / "t.json", tmp_path / "out" / f"{other}.json"):
+        out.parent.mkdir(parents=True)
+        made = cli("convert", "--in", str(parent), "--template", str(out))
+        assert made.code == 0, (out, made.err)
+        assert out.exists()
+    held = tmp_path / "held"
+    (held / other / "subagents").mkdir(parents=True)
+    (tmp_path / "runs" / PARENT.stem).mkdir()
+    for out in (
+        exports / other / "t.json",
+        tmp_path / "runs" / PARENT.stem / "t.json",
+        held / "9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d.jsonl",
+    ):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        made = cli("convert", "--in", str(parent), "--template", str(out))
+        assert made.code == 2, (out, made.err)
+        assert "OUT-IN-SESSION-TREE" in made.err
+        assert not out.exists()
 
 
 def test_a_transcript_of_the_session_in_another_project_folder_is_a_finding(

@@ -310,7 +310,9 @@ CODES: dict[str, CodeInfo] = {
         "is not in this account, and evaluate meets no cost gate with this bundle unless the "
         "other part's bundle is in the workload too (EVAL-COST-LEFT-OUT); if it is a copy, a "
         "bundle of each counts the same calls twice (evaluate refuses the two together: "
-        "EVAL-BUNDLE-OVERLAP). The count is of the other transcripts.",
+        "EVAL-BUNDLE-OVERLAP). The count is of the other transcripts (not an empty one, nor the "
+        "parent itself through a symlink); read with --from claude-code, only in a folder named "
+        "as Claude Code names project folders (-home-dev-app, or C--Users-dev-app).",
         "Run `agent-evidence scan` over the projects folder: a row refused CC-TREE-SPLIT-OVERLAP "
         "means the transcripts are copies (keep the whole one, move the others out of the "
         "projects folder, and make the template again); otherwise convert each transcript and "
@@ -1795,10 +1797,11 @@ CODES: dict[str, CodeInfo] = {
     ),
     "OUT-IN-SESSION-TREE": _c(
         "An output path is inside a session's tree, or named as one's transcript or folder: a "
-        "<session-id>/ folder (this session's or another's) in the parent transcript's project "
-        "folder or one beside it, which holds that session's subagent transcripts, their "
-        "metadata and workflow runs. A file written there would be read with that session next "
-        "time (and refused as a stray file), or would replace a file its contract binds.",
+        "<session-id>/ folder in the parent transcript's project folder (this session's also in "
+        "a folder beside it; another session's in a folder beside it that holds a session), "
+        "which holds that session's subagent transcripts, their metadata and workflow runs. A "
+        "file written there would be read with that session next time (and refused as a stray "
+        "file), or would replace a file its contract binds.",
         "Write the output outside the projects folder's session folders: in a folder of your "
         'own (the contracts and bundles of many sessions: README, "Many sessions").',
     ),

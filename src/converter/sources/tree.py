@@ -44,6 +44,9 @@ Role = Literal[
     "provider-request",  # a hidden call's request (bodies.py `request_entry`)
 ]
 
+# How Claude Code names a project folder: its working folder's path with every `/`, `\\`, `:`
+# and `.` as `-` (`-home-dev-app`; on Windows `C--Users-dev-app`).
+PROJECT_FOLDER_NAME = re.compile(r"-|[A-Za-z]--")
 SESSION_ID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 )
@@ -360,17 +363,40 @@ def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path
     `scan` refuses the session's row: a fork's spend there has no delegation call to say it is
     missing). A symlink or file by the session's id is returned too, to be refused as in the
     session's own folder (`scan` counts a symlinked one and does not follow it). A symlinked
-    project folder is not followed."""
+    project folder is not followed; the project folders are looked for beside `project` as
+    given and beside the folder it names (a review: a parent given through a symlink to its
+    project folder was read as a whole session, its other part unseen). A transcript that is
+    the parent itself (a symlink to it) or is empty holds no other part's spend."""
     found: list[Path] = []
     split = 0
-    for other in _entries(project.parent) or []:
-        if entry_kind(other) != "dir" or same_folder(other, project):
-            continue
-        if entry_kind(other / f"{session_id}.jsonl") != "missing":
-            split += 1  # another transcript of the session: the folder beside it is its own
-        elif entry_kind(other / session_id) != "missing":
-            found.append(other / session_id)
+    seen: set[Path] = set()
+    parent = project / f"{session_id}.jsonl"
+    for projects in dict.fromkeys((project.parent, _real(project).parent)):
+        for other in _entries(projects) or []:
+            if entry_kind(other) != "dir" or same_folder(other, project):
+                continue
+            if _real(other) in seen:
+                continue
+            seen.add(_real(other))
+            transcript = other / f"{session_id}.jsonl"
+            if entry_kind(transcript) != "missing":
+                # another transcript of the session: the folder beside it is its own
+                split += _holds_another_part(transcript, parent)
+            elif entry_kind(other / session_id) != "missing":
+                found.append(other / session_id)
     return found, split
+
+
+def _holds_another_part(transcript: Path, parent: Path) -> bool:
+    """Whether another project folder's transcript of the session may hold calls the parent
+    does not: not when it is the parent (a symlink to it) or empty (a review: an empty part
+    made the session's every bundle INCOMPLETE, and it has no bundle of its own to add)."""
+    try:
+        if os.path.samefile(transcript, parent):
+            return False
+        return os.stat(transcript).st_size > 0
+    except OSError:
+        return True  # unreadable or a broken symlink: what it holds cannot be told
 
 
 def in_session_folder(path: Path, parent: Path) -> bool:
@@ -384,17 +410,42 @@ def in_session_folder(path: Path, parent: Path) -> bool:
     session id). The project folders are those beside the parent as given and beside the folder
     it is in, symlinks followed (a review: a project folder reached by a symlink let outputs
     into the folder it names). Only a parent named by a session id is in a projects folder (a
-    lone export's name has none)."""
-    if not SESSION_ID.fullmatch(parent.name.removesuffix(".jsonl")):
+    lone export's name has none).
+
+    Another session's name is refused in the parent's own project folder, and in a folder
+    beside it only when that folder is a project folder: it holds a session's transcript or a
+    session folder with subagents (a review: beside a lone export `exports/<id>.jsonl`, a
+    folder of the user's own such as `runs/<other-id>/` is read by no session)."""
+    own = parent.name.removesuffix(".jsonl")
+    if not SESSION_ID.fullmatch(own):
         return False
     given = Path(os.path.abspath(parent))
     out = _real(Path(os.path.abspath(path)))
-    for projects in {_real(given.parent.parent), _real(given.parent).parent}:
+    home = _real(given.parent)
+    for projects in {_real(given.parent.parent), home.parent}:
         try:
             rel = out.relative_to(projects)
         except ValueError:
             continue
-        if len(rel.parts) >= 2 and SESSION_ID.fullmatch(rel.parts[1].removesuffix(".jsonl")):
+        if len(rel.parts) < 2:
+            continue
+        name = rel.parts[1].removesuffix(".jsonl")
+        if not SESSION_ID.fullmatch(name):
+            continue
+        folder = projects / rel.parts[0]
+        if name == own or same_folder(folder, home) or _is_project_folder(folder):
+            return True
+    return False
+
+
+def _is_project_folder(folder: Path) -> bool:
+    """Whether a folder holds a session: a `<session-id>.jsonl` transcript, or a
+    `<session-id>/subagents/` folder (a pruned session's)."""
+    for entry in _entries(folder) or []:
+        name = entry.name.removesuffix(".jsonl")
+        if not SESSION_ID.fullmatch(name):
+            continue
+        if entry.name.endswith(".jsonl") or entry_kind(entry / "subagents") == "dir":
             return True
     return False
 
@@ -520,10 +571,12 @@ def discover(
         sid = stem if SESSION_ID.fullmatch(stem) else session_named_inside(parent)
         if sid is not None and _holds_children(parent.parent / sid / "subagents"):
             layout.problems.append(Problem("CC-TREE-CHILDREN-NOT-READ", 0))
-        if SESSION_ID.fullmatch(stem):
+        if SESSION_ID.fullmatch(stem) and PROJECT_FOLDER_NAME.match(parent.parent.name):
             # in a projects folder, as the tree source reads it: a split session's part read
             # alone is one part still (a review: `--from claude-code` left the finding out, and
-            # evaluate decided on one part's spend)
+            # evaluate decided on one part's spend). Only in a folder named as Claude Code
+            # names project folders: dated copies of one export (`evidence/2026-07-01/`,
+            # `evidence/2026-07-02/`) are no split (a review: each was INCOMPLETE forever).
             _, layout.split = session_folders_elsewhere(parent.parent, stem)
             layout.not_read["CC-TREE-SPLIT-SESSION"] += layout.split
         return layout
