@@ -23,14 +23,15 @@ def _demo_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)  # the checked-in contract's key
 
 
-def _second_part(project: Path) -> Path:
+def _second_part(project: Path, part: int = 2) -> Path:
     """A transcript of the fixture's session in another project folder: one prompt, one call
-    of its own (not a copy: a copy's bundle would overlap the first's)."""
+    of its own (not a copy: a copy's bundle would overlap the first's; `part` tells parts
+    apart)."""
     sid = PARENT.stem
 
     def rec(n: int, parent: int | None, **fields: Any) -> dict[str, Any]:
-        uuid = f"00000000-0000-4000-8000-{n:012d}"
-        before = None if parent is None else f"00000000-0000-4000-8000-{parent:012d}"
+        uuid = f"00000000-0000-4000-800{part}-{n:012d}"
+        before = None if parent is None else f"00000000-0000-4000-800{part}-{parent:012d}"
         stamp = f"2026-07-21T10:00:{n:02d}.000Z"
         return {"uuid": uuid, "parentUuid": before, "sessionId": sid, "version": "2.1.216"} | {
             "timestamp": stamp,
@@ -47,7 +48,7 @@ def _second_part(project: Path) -> Path:
         "inference_geo": "not_available",
     }
     message = {
-        "id": "msg_B2",
+        "id": f"msg_B{part}",
         "role": "assistant",
         "model": "claude-opus-4-8",
         "content": [{"type": "text", "text": "x"}],
@@ -55,8 +56,8 @@ def _second_part(project: Path) -> Path:
         "usage": usage,
     }
     records = [
-        rec(1, None, type="user", message={"role": "user", "content": "part two"}),
-        rec(2, 1, type="assistant", requestId="req_B2", message=message),
+        rec(1, None, type="user", message={"role": "user", "content": f"part {part}"}),
+        rec(2, 1, type="assistant", requestId=f"req_B{part}", message=message),
     ]
     project.mkdir(parents=True)
     path = project / PARENT.name
@@ -121,3 +122,88 @@ def test_a_part_read_as_one_file_is_a_part_still(cli: Any, tmp_path: Path) -> No
     alone = cli("evaluate", "--bundle", str(bundle))
     assert alone.code == 2, alone.out + alone.err
     assert "EVAL-COST-LEFT-OUT" in alone.out
+
+
+def test_a_part_given_through_a_symlinked_project_folder_is_a_part_still(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: `--in link/<id>.jsonl`, the link naming a project folder, looked for the other
+    parts beside the link, found none, and evaluate decided SCALE on one part's spend."""
+    projects = tmp_path / "projects"
+    first = projects / "-home-dev-app"
+    shutil.copytree(PARENT.parent, first)
+    _second_part(projects / "-home-dev-app--claude-worktrees-w")
+    link = tmp_path / "elsewhere" / "app"
+    link.parent.mkdir()
+    link.symlink_to(first, target_is_directory=True)
+    (tmp_path / "work").mkdir()
+    bundle = _bundle(cli, link / PARENT.name, tmp_path / "work")
+    alone = cli("evaluate", "--bundle", str(bundle))
+    assert alone.code == 2, alone.out + alone.err
+    assert "EVAL-COST-LEFT-OUT" in alone.out
+
+
+def test_no_part_is_missing_where_the_other_is_empty_or_the_same_file(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: an empty transcript of the session in another project folder made every
+    bundle of it INCOMPLETE, and has no calls (nor a bundle) of its own to add; a symlink to
+    the parent is the parent."""
+    projects = tmp_path / "projects"
+    first = projects / "-home-dev-app"
+    shutil.copytree(PARENT.parent, first)
+    empty = projects / "-home-dev-app--claude-worktrees-w"
+    empty.mkdir()
+    (empty / PARENT.name).write_bytes(b"")
+    same = projects / "-home-dev-app--claude-worktrees-v"
+    same.mkdir()
+    (same / PARENT.name).symlink_to(first / PARENT.name)
+    made = cli("convert", "--in", str(first / PARENT.name), "--template", str(tmp_path / "t.json"))
+    assert made.code == 0, made.err
+    assert "CC-TREE-SPLIT-SESSION" not in made.err
+    # a non-empty part beside them is one part missing, counted once
+    _second_part(projects / "-home-dev-app--claude-worktrees-x")
+    look = cli("inspect", "--in", str(first / PARENT.name), "--json")
+    assert look.code == 0, look.err
+    assert {"code": "CC-TREE-SPLIT-SESSION", "count": 1} in json.loads(look.out)["findings"]
+
+
+def test_dated_copies_of_one_export_are_no_split_session(cli: Any, tmp_path: Path) -> None:
+    """A review: `--from claude-code` read copies of one export kept in dated folders as parts
+    of a split session, and each bundle was INCOMPLETE forever. Only folders named as Claude
+    Code names project folders (`-home-dev-app`) hold a split session's parts."""
+    evidence = tmp_path / "evidence"
+    _second_part(evidence / "2026-07-01")
+    later = _second_part(evidence / "2026-07-02")
+    made = cli(
+        "convert",
+        "--from",
+        "claude-code",
+        "--in",
+        str(later),
+        "--template",
+        str(tmp_path / "t.json"),
+    )
+    assert made.code == 0, made.err
+    assert "CC-TREE-SPLIT-SESSION" not in made.err
+
+
+def test_a_part_missing_is_counted_once_whatever_bundles_of_the_session_are_there(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: two bundles of a session split three ways each said one part was missing, and
+    evaluate counted two."""
+    projects = tmp_path / "projects"
+    parts = [_second_part(projects / f"-home-dev-app{n}", n) for n in (2, 3, 4)]
+    bundles = []
+    for n, parent in enumerate(parts[:2]):
+        (tmp_path / f"work{n}").mkdir()
+        bundles.append(_bundle(cli, parent, tmp_path / f"work{n}"))
+    two = cli(
+        "evaluate", "--bundle", str(bundles[0]), "--bundle", str(bundles[1]), "--format", "json"
+    )
+    assert two.code == 2, two.err
+    assert two.out, two.err
+    result = json.loads(two.out)
+    assert result["decision"] == "INCOMPLETE"
+    assert result["metrics"]["spend_left_out"] == 1

@@ -247,11 +247,14 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
             f"    not priced: {counted(cost['tool_calls_not_priced'], 'tool call')} of tools "
             "whose price is yours to state in a contract (MCP; built-in tools cost nothing)"
         )
-    if cost.get("spend_left_out"):  # as scan's `+`: the findings above say which and where
+    left_out = cost.get("spend_left_out") or []
+    if left_out:  # as scan's `+`: the findings above say which and where
+        only_split = set(left_out) == {"CC-TREE-SPLIT-SESSION"}
         lines.append(
-            f"    + spend in no figure: {', '.join(cost['spend_left_out'])} (findings, below): "
+            f"    + spend in no figure: {', '.join(left_out)} (findings, below): "
             "the figure is short of it, and evaluate meets no cost gate with this session's "
             "bundle (EVAL-COST-LEFT-OUT, -UNPRICED or -UNBOUNDED)"
+            + (" unless a bundle of each other part is in the workload too" if only_split else "")
         )
     return lines
 

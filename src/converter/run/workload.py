@@ -600,12 +600,16 @@ def _split_parts_missing(bundles: Sequence[BundleHead]) -> int:
     def parent(bundle: BundleHead) -> str | None:
         return next((f.label for f in bundle.receipt.files if f.role == "parent"), None)
 
-    parts = Counter(parent(b) for b in bundles)
-    missing = 0
+    present = Counter(parent(b) for b in bundles)
+    parts: dict[str | None, int] = {}  # each session's parts, as its bundles count them
     for bundle in bundles:
         others = sum(f.count for f in bundle.receipt.findings if f.code == "CC-TREE-SPLIT-SESSION")
-        missing += max(0, others - (parts[parent(bundle)] - 1))
-    return missing
+        if others:
+            label = parent(bundle)
+            parts[label] = max(parts.get(label, 0), others + 1)
+    # once per session, not per bundle of it (a review: two bundles of a three-way split said
+    # two parts missing where one was)
+    return sum(max(0, n - present[label]) for label, n in parts.items())
 
 
 def _digests(
