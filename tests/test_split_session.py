@@ -207,3 +207,19 @@ def test_a_part_missing_is_counted_once_whatever_bundles_of_the_session_are_ther
     result = json.loads(two.out)
     assert result["decision"] == "INCOMPLETE"
     assert result["metrics"]["spend_left_out"] == 1
+
+
+def test_inspect_show_paths_names_the_other_parts_on_stderr_only(cli: Any, tmp_path: Path) -> None:
+    """A user told another project folder holds a part asked which: `--show-paths` says where
+    (relative to the parent's folder), on stderr; stdout and the JSON name no path."""
+    projects = tmp_path / "projects"
+    first = projects / "-home-dev-app"
+    shutil.copytree(PARENT.parent, first)
+    _second_part(projects / "-home-dev-app--claude-worktrees-w")
+    shown = cli("inspect", "--in", str(first / PARENT.name), "--show-paths", "--json")
+    assert shown.code == 0, shown.err
+    part = f"../-home-dev-app--claude-worktrees-w/{PARENT.name}"
+    assert f"part: {part} (another main transcript of this session, 1 of 1)" in shown.err
+    assert "worktrees" not in shown.out
+    plain = cli("inspect", "--in", str(first / PARENT.name))
+    assert "worktrees" not in plain.out + plain.err

@@ -156,6 +156,15 @@ def emit_files(files: list[tuple[str, str]]) -> None:
         tell(f"file: {label} = {printable(path)}")
 
 
+def emit_parts(parts: list[str]) -> None:
+    """`inspect --show-paths`: where the session's other main transcripts are
+    (CC-TREE-SPLIT-SESSION), on stderr only, escaped like every path shown."""
+    for number, path in enumerate(parts, 1):
+        tell(
+            f"part: {printable(path)} (another main transcript of this session, {number} of {len(parts)})"
+        )
+
+
 def emit_tasks(tasks: list[tuple[str, int]], whole_session: bool) -> None:
     """`inspect --show-paths`: each task id with where its prompt is, on stderr only, so the
     outcomes a contract lists by id can be labelled knowing which prompt each one is."""

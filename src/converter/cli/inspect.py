@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, cast
 import click
 import orjson
 
-from converter.cli.diagnostics import emit_files, emit_names, emit_problems, emit_tasks, say
+from converter.cli.diagnostics import (
+    emit_files,
+    emit_names,
+    emit_parts,
+    emit_problems,
+    emit_tasks,
+    say,
+)
 from converter.cli.options import (
     CARD_CHOICE,
     card_given,
@@ -67,6 +74,7 @@ def inspect(
         emit_names(local_names(account, pseudo))
         emit_tasks(local_tasks(account, pseudo), task_unit == "session")
         emit_files(finding_files(account, pseudo))
+        emit_parts(account.tree.layout.other_parts)
     if account.refusals:
         emit_problems(account.refusals, account, pseudo, show_paths)
         sys.exit(Exit.REFUSED)

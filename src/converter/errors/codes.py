@@ -313,7 +313,8 @@ CODES: dict[str, CodeInfo] = {
         "EVAL-BUNDLE-OVERLAP). The count is of the other transcripts (not an empty one, nor the "
         "parent itself through a symlink); read with --from claude-code, only in a folder named "
         "as Claude Code names project folders (-home-dev-app, or C--Users-dev-app).",
-        "Run `agent-evidence scan` over the projects folder: a row refused CC-TREE-SPLIT-OVERLAP "
+        "`inspect --show-paths` names where the other transcripts are. Run `agent-evidence "
+        "scan` over the projects folder: a row refused CC-TREE-SPLIT-OVERLAP "
         "means the transcripts are copies (keep the whole one, move the others out of the "
         "projects folder, and make the template again); otherwise convert each transcript and "
         "evaluate their bundles together. The count is among the contract's findings.",

@@ -108,6 +108,9 @@ class TreeLayout:
     # How many other project folders hold a transcript of this session too
     # (`session_folders_elsewhere`): a call this tree does not record may be theirs.
     split: int = 0
+    # Their paths relative to the parent's folder (`inspect --show-paths` names them, on
+    # stderr only: they are local paths).
+    other_parts: list[str] = field(default_factory=list)
     # The file given as the parent is a subagent transcript (CC-TREE-PARENT-IS-SUBAGENT): its
     # records are read as one stream, its own, not as a 1.0.x parent's in-file sidechains.
     parent_is_subagent: bool = False
@@ -122,6 +125,11 @@ class TreeLayout:
     def rel(self, path: Path) -> str:
         """`path` relative to the parent's folder (`../<project>/…` for another project's)."""
         return Path(os.path.relpath(path, self.root)).as_posix()
+
+    def other_parts_at(self, others: Sequence[Path]) -> None:
+        """The session's other main transcripts, in other project folders."""
+        self.split = len(others)
+        self.other_parts = [self.rel(p) for p in others]
 
     def add(
         self, role: Role, path: Path, *, rel: str | None = None, **ids: str | bool | None
@@ -352,14 +360,14 @@ def legacy_agent_id(name: str) -> str | None:
     return agent_id
 
 
-def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path], int]:
+def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path], list[Path]]:
     """The session's folders in the other project folders beside `project`: where Claude Code
     writes the children of an agent isolated in a git worktree, or every child after the
     session enters a worktree (the worktree is a project folder of its own; the parent
     transcript stays where the session began). A session id names one session, so such a
     folder is this tree's, unless the session is split: when another project folder holds a
     transcript of the session too, which part a folder belongs to cannot be told: the second
-    value counts the other transcripts, and the folders found are none of this tree's (`discover` refuses them, as
+    value lists the other transcripts, and the folders found are none of this tree's (`discover` refuses them, as
     `scan` refuses the session's row: a fork's spend there has no delegation call to say it is
     missing). A symlink or file by the session's id is returned too, to be refused as in the
     session's own folder (`scan` counts a symlinked one and does not follow it). A symlinked
@@ -368,7 +376,7 @@ def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path
     project folder was read as a whole session, its other part unseen). A transcript that is
     the parent itself (a symlink to it) or is empty holds no other part's spend."""
     found: list[Path] = []
-    split = 0
+    others: list[Path] = []
     seen: set[Path] = set()
     parent = project / f"{session_id}.jsonl"
     for projects in dict.fromkeys((project.parent, _real(project).parent)):
@@ -381,10 +389,11 @@ def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path
             transcript = other / f"{session_id}.jsonl"
             if entry_kind(transcript) != "missing":
                 # another transcript of the session: the folder beside it is its own
-                split += _holds_another_part(transcript, parent)
+                if _holds_another_part(transcript, parent):
+                    others.append(transcript)
             elif entry_kind(other / session_id) != "missing":
                 found.append(other / session_id)
-    return found, split
+    return found, others
 
 
 def _holds_another_part(transcript: Path, parent: Path) -> bool:
@@ -577,7 +586,8 @@ def discover(
             # evaluate decided on one part's spend). Only in a folder named as Claude Code
             # names project folders: dated copies of one export (`evidence/2026-07-01/`,
             # `evidence/2026-07-02/`) are no split (a review: each was INCOMPLETE forever).
-            _, layout.split = session_folders_elsewhere(parent.parent, stem)
+            _, others = session_folders_elsewhere(parent.parent, stem)
+            layout.other_parts_at(others)
             layout.not_read["CC-TREE-SPLIT-SESSION"] += layout.split
         return layout
     if not SESSION_ID.fullmatch(stem):
@@ -588,7 +598,8 @@ def discover(
     walker.session_folder_at(parent.parent / stem)
     walker.legacy_siblings(walker.listing(parent.parent, (None,)) if siblings is None else siblings)
     if elsewhere is None:
-        elsewhere, layout.split = session_folders_elsewhere(parent.parent, stem)
+        elsewhere, others = session_folders_elsewhere(parent.parent, stem)
+        layout.other_parts_at(others)
     if layout.split:  # read by no part of the session: refused, as `scan` refuses its row
         # The other transcript is not read: its calls may be this session's too (an audit: a
         # copy of the parent in another project folder converted unremarked, where scan
