@@ -495,6 +495,24 @@ def test_a_folder_of_ones_own_beside_a_lone_export_takes_outputs(cli: Any, tmp_p
         assert not out.exists()
 
 
+def test_no_output_lands_where_another_session_reads_its_folder(cli: Any, tmp_path: Path) -> None:
+    """A review: a folder beside the parent's that holds no session (`scratch/`) took
+    `<other-id>/t.json` and `<other-id>.jsonl`, and that session, which reads its `<id>/` in
+    every folder beside its own, was refused for a stray file, or made split, next time."""
+    parent = _tree_copy(tmp_path)
+    projects = parent.parent.parent
+    other = "0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b"
+    (projects / "-home-dev-other").mkdir()
+    shutil.copy(parent, projects / "-home-dev-other" / f"{other}.jsonl")
+    (projects / "scratch").mkdir()
+    for out in (projects / "scratch" / other / "t.json", projects / "scratch" / f"{other}.jsonl"):
+        out.parent.mkdir(exist_ok=True)
+        made = cli("convert", "--in", str(parent), "--template", str(out))
+        assert made.code == 2, (out, made.err)
+        assert "OUT-IN-SESSION-TREE" in made.err
+        assert not out.exists()
+
+
 def test_a_transcript_of_the_session_in_another_project_folder_is_a_finding(
     cli: Any, tmp_path: Path
 ) -> None:

@@ -223,3 +223,44 @@ def test_inspect_show_paths_names_the_other_parts_on_stderr_only(cli: Any, tmp_p
     assert "worktrees" not in shown.out
     plain = cli("inspect", "--in", str(first / PARENT.name))
     assert "worktrees" not in plain.out + plain.err
+
+
+def _split_count(cli: Any, parent: Path, *source: str) -> int:
+    look = cli("inspect", *source, "--in", str(parent), "--json")
+    # (the fixture's children refuse it read as one file; its findings are counted still)
+    assert look.code in (0, 2), look.err
+    found = [f["count"] for f in look.json()["findings"] if f["code"] == "CC-TREE-SPLIT-SESSION"]
+    return sum(found)
+
+
+def test_what_is_one_other_part_and_what_is_none(cli: Any, tmp_path: Path) -> None:
+    """A review of 0.6.12's first cut: a part behind a symlinked worktree folder was unseen
+    (SCALE on the other), a symlink to a part was a part of its own, a part holding a prompt
+    and no answer (convert refuses it: no bundle to add) held the session INCOMPLETE, and
+    `--from claude-code` through a symlinked project folder, or beside a dated copy, judged by
+    the wrong folder's name."""
+    projects = tmp_path / "projects"
+    first = projects / "-home-dev-app"
+    shutil.copytree(PARENT.parent, first)
+    parent = first / PARENT.name
+    # a prompt and no answer: no model call, no other part
+    asked = projects / "-home-dev-app--claude-worktrees-q"
+    asked.mkdir()
+    prompt = {"type": "user", "sessionId": PARENT.stem, "message": {"content": "hi"}}
+    (asked / PARENT.name).write_text(json.dumps(prompt) + "\n")
+    assert _split_count(cli, parent) == 0
+    # a part in a folder linked from elsewhere is a part; a second name of it is the same part
+    real = _second_part(tmp_path / "elsewhere" / "w")
+    (projects / "-home-dev-app--claude-worktrees-w").symlink_to(real.parent, True)
+    (projects / "-home-dev-app--claude-worktrees-x").mkdir()
+    (projects / "-home-dev-app--claude-worktrees-x" / PARENT.name).symlink_to(real)
+    assert _split_count(cli, parent) == 1
+    # `--from claude-code` through a link named otherwise finds it too
+    link = tmp_path / "current"
+    link.symlink_to(first, True)
+    assert _split_count(cli, link / PARENT.name, "--from", "claude-code") == 1
+    # a dated copy beside a project folder is no part of it
+    dated = tmp_path / "evidence"
+    _second_part(dated / "-home-dev-app", 3)
+    _second_part(dated / "2026-07-01", 4)
+    assert _split_count(cli, dated / "-home-dev-app" / PARENT.name, "--from", "claude-code") == 0

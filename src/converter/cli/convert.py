@@ -330,7 +330,7 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             f"notice: {counted(split, 'other project folder')} {'holds' if split == 1 else 'hold'} "
             f"this session's main transcript too ({SPLIT_SESSION}): convert each and evaluate "
             "their bundles together, or evaluate will meet no cost gate with this one "
-            "(EVAL-COST-LEFT-OUT); `scan --show-paths` says where they are"
+            "(EVAL-COST-LEFT-OUT); `inspect --show-paths` says where they are"
         )
 
 

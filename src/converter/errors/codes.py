@@ -310,9 +310,10 @@ CODES: dict[str, CodeInfo] = {
         "is not in this account, and evaluate meets no cost gate with this bundle unless the "
         "other part's bundle is in the workload too (EVAL-COST-LEFT-OUT); if it is a copy, a "
         "bundle of each counts the same calls twice (evaluate refuses the two together: "
-        "EVAL-BUNDLE-OVERLAP). The count is of the other transcripts (not an empty one, nor the "
-        "parent itself through a symlink); read with --from claude-code, only in a folder named "
-        "as Claude Code names project folders (-home-dev-app, or C--Users-dev-app).",
+        "EVAL-BUNDLE-OVERLAP). The count is of the other transcripts (each file once, not the "
+        "parent, and not one with no assistant record: it holds no call); read with --from "
+        "claude-code, only between folders named as Claude Code names project folders "
+        "(-home-dev-app, or C--Users-dev-app).",
         "`inspect --show-paths` names where the other transcripts are. Run `agent-evidence "
         "scan` over the projects folder: a row refused CC-TREE-SPLIT-OVERLAP "
         "means the transcripts are copies (keep the whole one, move the others out of the "

@@ -21,6 +21,7 @@ file is `reader/load.py`'s.
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import stat
@@ -360,52 +361,78 @@ def legacy_agent_id(name: str) -> str | None:
     return agent_id
 
 
-def session_folders_elsewhere(project: Path, session_id: str) -> tuple[list[Path], list[Path]]:
+def session_folders_elsewhere(
+    project: Path, session_id: str, *, project_names_only: bool = False
+) -> tuple[list[Path], list[Path]]:
     """The session's folders in the other project folders beside `project`: where Claude Code
     writes the children of an agent isolated in a git worktree, or every child after the
     session enters a worktree (the worktree is a project folder of its own; the parent
     transcript stays where the session began). A session id names one session, so such a
     folder is this tree's, unless the session is split: when another project folder holds a
     transcript of the session too, which part a folder belongs to cannot be told: the second
-    value lists the other transcripts, and the folders found are none of this tree's (`discover` refuses them, as
-    `scan` refuses the session's row: a fork's spend there has no delegation call to say it is
-    missing). A symlink or file by the session's id is returned too, to be refused as in the
-    session's own folder (`scan` counts a symlinked one and does not follow it). A symlinked
-    project folder is not followed; the project folders are looked for beside `project` as
-    given and beside the folder it names (a review: a parent given through a symlink to its
-    project folder was read as a whole session, its other part unseen). A transcript that is
-    the parent itself (a symlink to it) or is empty holds no other part's spend."""
+    value lists the other transcripts, and the folders found are none of this tree's
+    (`discover` refuses them, as `scan` refuses the session's row: a fork's spend there has no
+    delegation call to say it is missing). A symlink or file by the session's id is returned
+    too, to be refused as in the session's own folder (`scan` counts a symlinked one and does
+    not follow it).
+
+    A symlinked project folder is not followed for children; a transcript in it is another
+    part still (a review: a worktree's folder linked from elsewhere hid the part, SCALE on the
+    other). The project folders are looked for beside `project` as given and beside the folder
+    it names (a review: a parent given through a symlink to its project folder was read as a
+    whole session, its other part unseen). One file is one part, whichever names reach it;
+    a transcript that is the parent, or holds no model call, is no other part.
+    `project_names_only`: only folders named as Claude Code names project folders count
+    (`--from claude-code`: dated copies of one export side by side are no parts)."""
     found: list[Path] = []
     others: list[Path] = []
     seen: set[Path] = set()
-    parent = project / f"{session_id}.jsonl"
+    files = {_identity(project / f"{session_id}.jsonl")}
     for projects in dict.fromkeys((project.parent, _real(project).parent)):
         for other in _entries(projects) or []:
-            if entry_kind(other) != "dir" or same_folder(other, project):
+            kind = entry_kind(other)
+            if kind not in ("dir", "link") or same_folder(other, project):
                 continue
-            if _real(other) in seen:
+            if project_names_only and not PROJECT_FOLDER_NAME.match(other.name):
+                continue
+            if _real(other) in seen or (kind == "link" and not _real(other).is_dir()):
                 continue
             seen.add(_real(other))
             transcript = other / f"{session_id}.jsonl"
             if entry_kind(transcript) != "missing":
                 # another transcript of the session: the folder beside it is its own
-                if _holds_another_part(transcript, parent):
+                identity = _identity(transcript)
+                if identity not in files and _holds_calls(transcript):
                     others.append(transcript)
-            elif entry_kind(other / session_id) != "missing":
+                files.add(identity)
+            elif kind == "dir" and entry_kind(other / session_id) != "missing":
                 found.append(other / session_id)
     return found, others
 
 
-def _holds_another_part(transcript: Path, parent: Path) -> bool:
-    """Whether another project folder's transcript of the session may hold calls the parent
-    does not: not when it is the parent (a symlink to it) or empty (a review: an empty part
-    made the session's every bundle INCOMPLETE, and it has no bundle of its own to add)."""
+def _identity(path: Path) -> tuple[int, int] | Path:
+    """A file's device and inode, symlinks followed (one file by two names is one part); its
+    path when it cannot be looked at."""
     try:
-        if os.path.samefile(transcript, parent):
-            return False
-        return os.stat(transcript).st_size > 0
+        st = os.stat(path)
     except OSError:
-        return True  # unreadable or a broken symlink: what it holds cannot be told
+        return path
+    return (st.st_dev, st.st_ino)
+
+
+def _holds_calls(transcript: Path) -> bool:
+    """Whether another project folder's transcript of the session may hold model calls: a
+    call is an `"assistant"` record, and a file without those bytes holds none (a review: an
+    empty part, or one with a prompt and no answer, made every bundle of the session
+    INCOMPLETE, and has no bundle of its own to add: convert refuses it). Unreadable: may."""
+    try:
+        with open(transcript, "rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                return False
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                return view.find(b'"assistant"') >= 0
+    except (OSError, ValueError):
+        return True
 
 
 def in_session_folder(path: Path, parent: Path) -> bool:
@@ -422,9 +449,11 @@ def in_session_folder(path: Path, parent: Path) -> bool:
     lone export's name has none).
 
     Another session's name is refused in the parent's own project folder, and in a folder
-    beside it only when that folder is a project folder: it holds a session's transcript or a
-    session folder with subagents (a review: beside a lone export `exports/<id>.jsonl`, a
-    folder of the user's own such as `runs/<other-id>/` is read by no session)."""
+    beside it when that folder holds a session (a transcript, or a session folder with
+    subagents) or that session is beside it (its transcript or session folder in any folder
+    there: it reads its `<id>/` in every one). A review: beside a lone export
+    `exports/<id>.jsonl`, a folder of the user's own such as `runs/<other-id>/` is read by no
+    session; and one found `scratch/<other-id>/` read by that session as a stray."""
     own = parent.name.removesuffix(".jsonl")
     if not SESSION_ID.fullmatch(own):
         return False
@@ -443,6 +472,21 @@ def in_session_folder(path: Path, parent: Path) -> bool:
             continue
         folder = projects / rel.parts[0]
         if name == own or same_folder(folder, home) or _is_project_folder(folder):
+            return True
+        if _session_beside(projects, name):
+            return True
+    return False
+
+
+def _session_beside(projects: Path, session_id: str) -> bool:
+    """Whether a folder in `projects` holds the session's transcript or its session folder
+    with subagents: the session reads its `<session-id>/` in every folder beside its own."""
+    for folder in _entries(projects) or []:
+        if entry_kind(folder) != "dir":
+            continue
+        if entry_kind(folder / f"{session_id}.jsonl") != "missing":
+            return True
+        if entry_kind(folder / session_id / "subagents") == "dir":
             return True
     return False
 
@@ -580,13 +624,16 @@ def discover(
         sid = stem if SESSION_ID.fullmatch(stem) else session_named_inside(parent)
         if sid is not None and _holds_children(parent.parent / sid / "subagents"):
             layout.problems.append(Problem("CC-TREE-CHILDREN-NOT-READ", 0))
-        if SESSION_ID.fullmatch(stem) and PROJECT_FOLDER_NAME.match(parent.parent.name):
+        if SESSION_ID.fullmatch(stem) and (
+            PROJECT_FOLDER_NAME.match(parent.parent.name)
+            or PROJECT_FOLDER_NAME.match(_real(parent.parent).name)
+        ):
             # in a projects folder, as the tree source reads it: a split session's part read
             # alone is one part still (a review: `--from claude-code` left the finding out, and
             # evaluate decided on one part's spend). Only in a folder named as Claude Code
             # names project folders: dated copies of one export (`evidence/2026-07-01/`,
             # `evidence/2026-07-02/`) are no split (a review: each was INCOMPLETE forever).
-            _, others = session_folders_elsewhere(parent.parent, stem)
+            _, others = session_folders_elsewhere(parent.parent, stem, project_names_only=True)
             layout.other_parts_at(others)
             layout.not_read["CC-TREE-SPLIT-SESSION"] += layout.split
         return layout
