@@ -6,6 +6,7 @@ the session's spend)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -264,3 +265,14 @@ def test_what_is_one_other_part_and_what_is_none(cli: Any, tmp_path: Path) -> No
     _second_part(dated / "-home-dev-app", 3)
     _second_part(dated / "2026-07-01", 4)
     assert _split_count(cli, dated / "-home-dev-app" / PARENT.name, "--from", "claude-code") == 0
+
+
+def test_a_fifo_named_as_the_session_beside_is_counted_unopened(cli: Any, tmp_path: Path) -> None:
+    """Opening a FIFO to look for calls would wait for a writer forever: it is counted as a
+    part (what it holds cannot be told) and never opened. A hang fails the run by its time."""
+    projects = tmp_path / "projects"
+    first = projects / "-home-dev-app"
+    shutil.copytree(PARENT.parent, first)
+    (projects / "-home-dev-b").mkdir()
+    os.mkfifo(projects / "-home-dev-b" / PARENT.name)
+    assert _split_count(cli, first / PARENT.name) == 1

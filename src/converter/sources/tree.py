@@ -426,11 +426,17 @@ def _holds_calls(transcript: Path) -> bool:
     empty part, or one with a prompt and no answer, made every bundle of the session
     INCOMPLETE, and has no bundle of its own to add: convert refuses it). Unreadable: may."""
     try:
-        with open(transcript, "rb") as f:
-            if os.fstat(f.fileno()).st_size == 0:
-                return False
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        st = os.stat(transcript)
+        if not stat.S_ISREG(st.st_mode):
+            return True  # a FIFO would block the open; a device is no transcript: may
+        if st.st_size == 0:
+            return False
+        fd = os.open(transcript, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as view:
                 return view.find(b'"assistant"') >= 0
+        finally:
+            os.close(fd)
     except (OSError, ValueError):
         return True
 
