@@ -235,20 +235,17 @@ def _split_count(cli: Any, parent: Path, *source: str) -> int:
 
 
 def test_what_is_one_other_part_and_what_is_none(cli: Any, tmp_path: Path) -> None:
-    """A review of 0.6.12's first cut: a part behind a symlinked worktree folder was unseen
-    (SCALE on the other), a symlink to a part was a part of its own, a part holding a prompt
-    and no answer (convert refuses it: no bundle to add) held the session INCOMPLETE, and
-    `--from claude-code` through a symlinked project folder, or beside a dated copy, judged by
-    the wrong folder's name."""
+    """Reviews of 0.6.12's first cuts: a part behind a symlinked worktree folder was unseen
+    (SCALE on the other), a symlink to a part was a part of its own, an empty file held the
+    session INCOMPLETE with no bundle to add, and `--from claude-code` judged the wrong
+    folder's name, or one side's only."""
     projects = tmp_path / "projects"
     first = projects / "-home-dev-app"
     shutil.copytree(PARENT.parent, first)
     parent = first / PARENT.name
-    # a prompt and no answer: no model call, no other part
-    asked = projects / "-home-dev-app--claude-worktrees-q"
-    asked.mkdir()
-    prompt = {"type": "user", "sessionId": PARENT.stem, "message": {"content": "hi"}}
-    (asked / PARENT.name).write_text(json.dumps(prompt) + "\n")
+    empty = projects / "-home-dev-app--claude-worktrees-q"
+    empty.mkdir()
+    (empty / PARENT.name).write_bytes(b"")
     assert _split_count(cli, parent) == 0
     # a part in a folder linked from elsewhere is a part; a second name of it is the same part
     real = _second_part(tmp_path / "elsewhere" / "w")
@@ -260,11 +257,15 @@ def test_what_is_one_other_part_and_what_is_none(cli: Any, tmp_path: Path) -> No
     link = tmp_path / "current"
     link.symlink_to(first, True)
     assert _split_count(cli, link / PARENT.name, "--from", "claude-code") == 1
-    # a dated copy beside a project folder is no part of it
+    assert _split_count(cli, link / PARENT.name) == 1
+    # read as one file, a folder that is no project folder holds no part, nor is beside one;
+    # the tree source, as scan, takes every folder beside as a project folder
     dated = tmp_path / "evidence"
     _second_part(dated / "-home-dev-app", 3)
-    _second_part(dated / "2026-07-01", 4)
+    later = _second_part(dated / "2026-07-01", 4)
     assert _split_count(cli, dated / "-home-dev-app" / PARENT.name, "--from", "claude-code") == 0
+    assert _split_count(cli, later, "--from", "claude-code") == 0
+    assert _split_count(cli, later) == 1
 
 
 def test_a_fifo_named_as_the_session_beside_is_counted_unopened(cli: Any, tmp_path: Path) -> None:
@@ -276,3 +277,29 @@ def test_a_fifo_named_as_the_session_beside_is_counted_unopened(cli: Any, tmp_pa
     (projects / "-home-dev-b").mkdir()
     os.mkfifo(projects / "-home-dev-b" / PARENT.name)
     assert _split_count(cli, first / PARENT.name) == 1
+
+
+def test_a_folder_beside_that_cannot_be_looked_into_is_a_part_only_by_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: a lone export in a home folder counted another user's home beside it, which
+    it may not look into, as a part (every bundle INCOMPLETE, `part:` naming a file that is
+    not there). Such a folder is a part only when named as a project folder is."""
+    from converter.sources import tree
+
+    home = tmp_path / "home"
+    (home / "me").mkdir(parents=True)
+    (home / "bob").mkdir()
+    (home / "-home-dev-app").mkdir()
+    parent = home / "me" / PARENT.name
+    shutil.copy(PARENT, parent)
+    real = tree.entry_kind
+
+    def kind(path: Path) -> str:
+        if path.parent.name in ("bob", "-home-dev-app") and path.name == PARENT.name:
+            return "unreadable"
+        return real(path)
+
+    monkeypatch.setattr(tree, "entry_kind", kind)
+    _, others = tree.session_folders_elsewhere(parent.parent, PARENT.stem)
+    assert others == [home / "-home-dev-app" / PARENT.name]

@@ -311,14 +311,15 @@ CODES: dict[str, CodeInfo] = {
         "other part's bundle is in the workload too (EVAL-COST-LEFT-OUT); if it is a copy, a "
         "bundle of each counts the same calls twice (evaluate refuses the two together: "
         "EVAL-BUNDLE-OVERLAP). The count is of the other transcripts (each file once, not the "
-        "parent, and not one with no assistant record: it holds no call); read with --from "
-        "claude-code, only between folders named as Claude Code names project folders "
-        "(-home-dev-app, or C--Users-dev-app).",
+        "parent nor an empty one); read with --from claude-code, only between folders named as "
+        "Claude Code names project folders (-home-dev-app, or C--Users-dev-app).",
         "`inspect --show-paths` names where the other transcripts are. Run `agent-evidence "
         "scan` over the projects folder: a row refused CC-TREE-SPLIT-OVERLAP "
         "means the transcripts are copies (keep the whole one, move the others out of the "
         "projects folder, and make the template again); otherwise convert each transcript and "
-        "evaluate their bundles together. The count is among the contract's findings.",
+        "evaluate their bundles together; one that holds no model call (convert refuses it, "
+        "CC-TREE-NO-CALLS) has no spend to add: move it out of the projects folder and make the "
+        "template again. The count is among the contract's findings.",
         blocking=False,
     ),
     "CC-TREE-WORKFLOW-AGENT-MISSING": _c(

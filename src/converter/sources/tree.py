@@ -21,7 +21,6 @@ file is `reader/load.py`'s.
 
 from __future__ import annotations
 
-import mmap
 import os
 import re
 import stat
@@ -376,33 +375,42 @@ def session_folders_elsewhere(
     too, to be refused as in the session's own folder (`scan` counts a symlinked one and does
     not follow it).
 
-    A symlinked project folder is not followed for children; a transcript in it is another
-    part still (a review: a worktree's folder linked from elsewhere hid the part, SCALE on the
-    other). The project folders are looked for beside `project` as given and beside the folder
-    it names (a review: a parent given through a symlink to its project folder was read as a
-    whole session, its other part unseen). One file is one part, whichever names reach it;
-    a transcript that is the parent, or holds no model call, is no other part.
-    `project_names_only`: only folders named as Claude Code names project folders count
-    (`--from claude-code`: dated copies of one export side by side are no parts)."""
+    Every folder beside is a project folder, as `scan` takes every folder in a projects
+    folder; with `project_names_only` (`--from claude-code`, which reads no children) only
+    those named as Claude Code names project folders, and only beside one (a review: dated
+    copies of one export side by side, `evidence/2026-07-01/` and `-02/`, were each a part,
+    INCOMPLETE forever). A transcript that is not a regular file may be a part; one that
+    cannot be looked at is, in a folder so named only (a review: a lone export in a home
+    folder counted another user's home beside it). An empty one is none, nor the parent, and
+    one file is one part whichever names reach it. A
+    symlinked project folder is not followed for children; a transcript in it is a part still
+    (a review: a worktree's folder linked from elsewhere hid the part, SCALE on the other).
+    The project folders are looked for beside `project` as given and beside the folder it
+    names (a review: a parent given through a symlink to its project folder was read as a
+    whole session, its other part unseen)."""
     found: list[Path] = []
     others: list[Path] = []
     seen: set[Path] = set()
     files = {_identity(project / f"{session_id}.jsonl")}
+    in_projects = project_names_only and is_project_folder_name(project)
     for projects in dict.fromkeys((project.parent, _real(project).parent)):
         for other in _entries(projects) or []:
             kind = entry_kind(other)
             if kind not in ("dir", "link") or same_folder(other, project):
                 continue
-            if project_names_only and not PROJECT_FOLDER_NAME.match(other.name):
-                continue
-            if _real(other) in seen or (kind == "link" and not _real(other).is_dir()):
+            if _real(other) in seen or (kind == "link" and not _may_be_folder(other)):
                 continue
             seen.add(_real(other))
             transcript = other / f"{session_id}.jsonl"
             if entry_kind(transcript) != "missing":
                 # another transcript of the session: the folder beside it is its own
                 identity = _identity(transcript)
-                if identity not in files and _holds_calls(transcript):
+                named = PROJECT_FOLDER_NAME.match(other.name) is not None
+                if project_names_only:
+                    part = named and in_projects
+                else:
+                    part = named or entry_kind(transcript) != "unreadable"
+                if part and identity not in files and not _empty(transcript):
                     others.append(transcript)
                 files.add(identity)
             elif kind == "dir" and entry_kind(other / session_id) != "missing":
@@ -410,35 +418,41 @@ def session_folders_elsewhere(
     return found, others
 
 
+def is_project_folder_name(folder: Path) -> bool:
+    """Whether a folder is named as Claude Code names project folders, by the name it is
+    given or the one a symlink to it names."""
+    return any(PROJECT_FOLDER_NAME.match(f.name) for f in (folder, _real(folder)))
+
+
+def _may_be_folder(link: Path) -> bool:
+    """Whether a symlink names a folder, or may (what it names cannot be looked at)."""
+    try:
+        return stat.S_ISDIR(os.stat(link).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False  # broken: names nothing
+    except (OSError, ValueError):
+        return True
+
+
 def _identity(path: Path) -> tuple[int, int] | Path:
     """A file's device and inode, symlinks followed (one file by two names is one part); its
     path when it cannot be looked at."""
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):
         return path
     return (st.st_dev, st.st_ino)
 
 
-def _holds_calls(transcript: Path) -> bool:
-    """Whether another project folder's transcript of the session may hold model calls: a
-    call is an `"assistant"` record, and a file without those bytes holds none (a review: an
-    empty part, or one with a prompt and no answer, made every bundle of the session
-    INCOMPLETE, and has no bundle of its own to add: convert refuses it). Unreadable: may."""
+def _empty(transcript: Path) -> bool:
+    """Whether a transcript is a regular file of no bytes (no call in it, no bundle of it to
+    add: a review found an empty part made every bundle of the session INCOMPLETE). Never
+    opened: a FIFO would wait for a writer."""
     try:
         st = os.stat(transcript)
-        if not stat.S_ISREG(st.st_mode):
-            return True  # a FIFO would block the open; a device is no transcript: may
-        if st.st_size == 0:
-            return False
-        fd = os.open(transcript, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as view:
-                return view.find(b'"assistant"') >= 0
-        finally:
-            os.close(fd)
     except (OSError, ValueError):
-        return True
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
 
 def in_session_folder(path: Path, parent: Path) -> bool:
@@ -488,7 +502,7 @@ def _session_beside(projects: Path, session_id: str) -> bool:
     """Whether a folder in `projects` holds the session's transcript or its session folder
     with subagents: the session reads its `<session-id>/` in every folder beside its own."""
     for folder in _entries(projects) or []:
-        if entry_kind(folder) != "dir":
+        if entry_kind(folder) not in ("dir", "link"):  # a symlinked project folder's too
             continue
         if entry_kind(folder / f"{session_id}.jsonl") != "missing":
             return True
@@ -630,15 +644,11 @@ def discover(
         sid = stem if SESSION_ID.fullmatch(stem) else session_named_inside(parent)
         if sid is not None and _holds_children(parent.parent / sid / "subagents"):
             layout.problems.append(Problem("CC-TREE-CHILDREN-NOT-READ", 0))
-        if SESSION_ID.fullmatch(stem) and (
-            PROJECT_FOLDER_NAME.match(parent.parent.name)
-            or PROJECT_FOLDER_NAME.match(_real(parent.parent).name)
-        ):
+        if SESSION_ID.fullmatch(stem):
             # in a projects folder, as the tree source reads it: a split session's part read
             # alone is one part still (a review: `--from claude-code` left the finding out, and
-            # evaluate decided on one part's spend). Only in a folder named as Claude Code
-            # names project folders: dated copies of one export (`evidence/2026-07-01/`,
-            # `evidence/2026-07-02/`) are no split (a review: each was INCOMPLETE forever).
+            # evaluate decided on one part's spend), between folders named as project folders
+            # (no children are read: nothing else says what a folder beside it is).
             _, others = session_folders_elsewhere(parent.parent, stem, project_names_only=True)
             layout.other_parts_at(others)
             layout.not_read["CC-TREE-SPLIT-SESSION"] += layout.split
