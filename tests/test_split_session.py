@@ -292,8 +292,9 @@ def test_a_folder_beside_that_cannot_be_looked_into_is_a_part_only_by_its_name(
 
     home = tmp_path / "home"
     (home / "me").mkdir(parents=True)
-    (home / "bob").mkdir()
-    (home / "-home-dev-app").mkdir()
+    for folder in ("bob", "-home-dev-app"):  # what a look would find, were it allowed
+        (home / folder).mkdir()
+        shutil.copy(PARENT, home / folder / PARENT.name)
     parent = home / "me" / PARENT.name
     shutil.copy(PARENT, parent)
     real = tree.entry_kind
@@ -306,3 +307,52 @@ def test_a_folder_beside_that_cannot_be_looked_into_is_a_part_only_by_its_name(
     monkeypatch.setattr(tree, "entry_kind", kind)
     _, others = tree.session_folders_elsewhere(parent.parent, PARENT.stem)
     assert others == [home / "-home-dev-app" / PARENT.name]
+
+
+def test_a_project_folder_first_seen_by_another_name_is_looked_at_by_its_own(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: read as one file through `~/current`, a link to the project folder, the
+    worktree's folder was seen first as `~/wt` (no project folder's name), marked seen, and its
+    part never counted: SCALE on one part."""
+    projects = tmp_path / "projects"
+    first = projects / "-home-dev-app"
+    _second_part(first, 1)
+    worktree = _second_part(projects / "-home-dev-app--claude-worktrees-w").parent
+    (tmp_path / "current").symlink_to(first, True)
+    (tmp_path / "wt").symlink_to(worktree, True)
+    given = tmp_path / "current" / PARENT.name
+    assert _split_count(cli, given, "--from", "claude-code") == 1
+    assert _split_count(cli, given) == 1
+
+
+def test_beside_an_empty_transcript_the_sessions_children_are_read(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: an empty `<id>.jsonl` in a worktree's folder, no part, hid the session's
+    children beside it there (a compaction agent's call unread, no finding, SCALE)."""
+    projects = tmp_path / "projects"
+    parent = _second_part(projects / "-home-dev-app", 1)
+    worktree = projects / "-home-dev-app--claude-worktrees-w"
+    children = worktree / PARENT.stem / "subagents"
+    children.mkdir(parents=True)
+    usage = {"input_tokens": 1000, "output_tokens": 500}
+    usage |= {"cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+    answer = {"id": "msg_c", "type": "message", "role": "assistant", "model": "claude-opus-4-8"}
+    answer |= {"content": [{"type": "text", "text": "s"}], "stop_reason": "end_turn"}
+    records = [
+        {"type": "user", "uuid": "c1", "parentUuid": "00000000-0000-4000-8001-000000000002"}
+        | {"message": {"role": "user", "content": "summarise"}},
+        {"type": "assistant", "uuid": "c2", "parentUuid": "c1", "requestId": "req_c"}
+        | {"message": answer | {"usage": usage}},
+    ]
+    for r in records:
+        r |= {"sessionId": PARENT.stem, "isSidechain": True, "agentId": "acompact-3f2a1b"}
+        r |= {"timestamp": "2026-07-21T10:00:03.000Z", "version": "2.1.216"}
+    agent = children / "agent-acompact-3f2a1b.jsonl"
+    agent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    before = cli("inspect", "--in", str(parent), "--json").json()
+    (worktree / PARENT.name).write_bytes(b"")
+    after = cli("inspect", "--in", str(parent), "--json").json()
+    assert after["counts"]["model_calls"] == before["counts"]["model_calls"] == 2
+    assert "CC-TREE-SPLIT-SESSION" not in {f["code"] for f in after["findings"]}

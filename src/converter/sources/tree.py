@@ -21,6 +21,7 @@ file is `reader/load.py`'s.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -391,7 +392,8 @@ def session_folders_elsewhere(
     found: list[Path] = []
     others: list[Path] = []
     seen: set[Path] = set()
-    files = {_identity(project / f"{session_id}.jsonl")}
+    itself = _identity(project / f"{session_id}.jsonl")
+    files = {itself}
     in_projects = project_names_only and is_project_folder_name(project)
     for projects in dict.fromkeys((project.parent, _real(project).parent)):
         for other in _entries(projects) or []:
@@ -400,20 +402,29 @@ def session_folders_elsewhere(
                 continue
             if _real(other) in seen or (kind == "link" and not _may_be_folder(other)):
                 continue
-            seen.add(_real(other))
             transcript = other / f"{session_id}.jsonl"
-            if entry_kind(transcript) != "missing":
-                # another transcript of the session: the folder beside it is its own
-                identity = _identity(transcript)
-                named = PROJECT_FOLDER_NAME.match(other.name) is not None
+            held = entry_kind(transcript)
+            if held != "missing":
+                named = is_project_folder_name(other)
                 if project_names_only:
                     part = named and in_projects
                 else:
-                    part = named or entry_kind(transcript) != "unreadable"
-                if part and identity not in files and not _empty(transcript):
+                    part = named or held != "unreadable"
+                if not part:
+                    # no project folder by this name: another name of it may be one (a review:
+                    # a folder seen first by a name that is not a project folder's was never
+                    # looked at again, SCALE on one part)
+                    continue
+            seen.add(_real(other))
+            identity = _identity(transcript)
+            if held != "missing" and identity != itself and not _no_part(transcript):
+                # another transcript of the session: the folder beside it is its own
+                if identity not in files:
                     others.append(transcript)
                 files.add(identity)
             elif kind == "dir" and entry_kind(other / session_id) != "missing":
+                # an empty transcript, or the parent itself, is as if none were there: the
+                # folder's children are this session's (a review: they went unread, SCALE)
                 found.append(other / session_id)
     return found, others
 
@@ -430,7 +441,9 @@ def _may_be_folder(link: Path) -> bool:
         return stat.S_ISDIR(os.stat(link).st_mode)
     except (FileNotFoundError, NotADirectoryError):
         return False  # broken: names nothing
-    except (OSError, ValueError):
+    except OSError as error:
+        return error.errno != errno.ELOOP  # a loop names nothing either
+    except ValueError:
         return True
 
 
@@ -444,13 +457,18 @@ def _identity(path: Path) -> tuple[int, int] | Path:
     return (st.st_dev, st.st_ino)
 
 
-def _empty(transcript: Path) -> bool:
-    """Whether a transcript is a regular file of no bytes (no call in it, no bundle of it to
-    add: a review found an empty part made every bundle of the session INCOMPLETE). Never
-    opened: a FIFO would wait for a writer."""
+def _no_part(transcript: Path) -> bool:
+    """Whether a transcript by the session's name beside is no other part: an empty regular file (no call in it, no bundle of it to
+    add: a review found an empty part made every bundle of the session INCOMPLETE), or a
+    symlink that names nothing (broken, a loop). Never opened: a FIFO would wait for a writer.
+    Anything else that is not a regular file (a FIFO, a socket, a folder) may be one."""
     try:
         st = os.stat(transcript)
-    except (OSError, ValueError):
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError as error:
+        return error.errno == errno.ELOOP
+    except ValueError:
         return False
     return stat.S_ISREG(st.st_mode) and st.st_size == 0
 
