@@ -351,6 +351,8 @@ def test_beside_an_empty_transcript_the_sessions_children_are_read(
         r |= {"timestamp": "2026-07-21T10:00:03.000Z", "version": "2.1.216"}
     agent = children / "agent-acompact-3f2a1b.jsonl"
     agent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    # a link to the worktree's folder listed first hid it too (a review: `-aaa` sorts first)
+    (projects / "-aaa").symlink_to(worktree, True)
     before = cli("inspect", "--in", str(parent), "--json").json()
     (worktree / PARENT.name).write_bytes(b"")
     after = cli("inspect", "--in", str(parent), "--json").json()

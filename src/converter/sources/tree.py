@@ -415,17 +415,25 @@ def session_folders_elsewhere(
                     # a folder seen first by a name that is not a project folder's was never
                     # looked at again, SCALE on one part)
                     continue
-            seen.add(_real(other))
-            identity = _identity(transcript)
-            if held != "missing" and identity != itself and not _no_part(transcript):
+            identity = _identity(transcript) if held != "missing" else None
+            if identity == itself:
+                # the parent by another name (a hard-linked copy of the project folder): its
+                # folder is a copy of this one's, neither a part nor more children
+                seen.add(_real(other))
+            elif held != "missing" and not _no_part(transcript):
                 # another transcript of the session: the folder beside it is its own
+                seen.add(_real(other))
                 if identity not in files:
                     others.append(transcript)
                 files.add(identity)
-            elif kind == "dir" and entry_kind(other / session_id) != "missing":
-                # an empty transcript, or the parent itself, is as if none were there: the
-                # folder's children are this session's (a review: they went unread, SCALE)
-                found.append(other / session_id)
+            elif kind == "dir":
+                # an empty transcript is as if none were there: the folder's children are this
+                # session's (a review: they went unread, SCALE). A symlinked folder is not
+                # followed for children, nor marked seen: the folder it names, beside, is
+                # read by its own name (a review: `~/wt` seen first hid `-…-worktrees-w`).
+                seen.add(_real(other))
+                if entry_kind(other / session_id) != "missing":
+                    found.append(other / session_id)
     return found, others
 
 
