@@ -415,7 +415,7 @@ def session_folders_elsewhere(
                     # a folder seen first by a name that is not a project folder's was never
                     # looked at again, SCALE on one part)
                     continue
-            identity = _identity(transcript) if held != "missing" else None
+            identity = _identity(transcript)  # its path when missing: never the parent's
             if identity == itself:
                 # the parent by another name (a hard-linked copy of the project folder): its
                 # folder is a copy of this one's, neither a part nor more children
