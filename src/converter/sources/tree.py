@@ -383,9 +383,9 @@ def session_folders_elsewhere(
     INCOMPLETE forever). A transcript that is not a regular file may be a part; one that
     cannot be looked at is, in a folder so named only (a review: a lone export in a home
     folder counted another user's home beside it). An empty one is none, nor the parent, and
-    one file is one part whichever names reach it. A
-    symlinked project folder is not followed for children; a transcript in it is a part still
-    (a review: a worktree's folder linked from elsewhere hid the part, SCALE on the other).
+    one file is one part whichever names reach it. A symlinked project folder is not followed
+    for children; a transcript in it is a part still (a review: a worktree's folder linked
+    from elsewhere hid the part, SCALE on the other).
     The project folders are looked for beside `project` as given and beside the folder it
     names (a review: a parent given through a symlink to its project folder was read as a
     whole session, its other part unseen)."""
@@ -415,7 +415,7 @@ def session_folders_elsewhere(
                     # a folder seen first by a name that is not a project folder's was never
                     # looked at again, SCALE on one part)
                     continue
-            identity = _identity(transcript)  # its path when missing: never the parent's
+            identity = transcript if held == "missing" else _identity(transcript)
             if identity == itself:
                 # the parent by another name (a hard-linked copy of the project folder): its
                 # folder is a copy of this one's, neither a part nor more children
@@ -466,10 +466,11 @@ def _identity(path: Path) -> tuple[int, int] | Path:
 
 
 def _no_part(transcript: Path) -> bool:
-    """Whether a transcript by the session's name beside is no other part: an empty regular file (no call in it, no bundle of it to
-    add: a review found an empty part made every bundle of the session INCOMPLETE), or a
-    symlink that names nothing (broken, a loop). Never opened: a FIFO would wait for a writer.
-    Anything else that is not a regular file (a FIFO, a socket, a folder) may be one."""
+    """Whether a transcript by the session's name beside is no other part: an empty regular
+    file (no call in it, no bundle of it to add: a review found an empty part made every bundle
+    of the session INCOMPLETE), or a symlink that names nothing (broken, a loop). Never
+    opened: a FIFO would wait for a writer. Anything else that is not a regular file (a FIFO,
+    a socket, a folder) may be one."""
     try:
         st = os.stat(transcript)
     except (FileNotFoundError, NotADirectoryError):
