@@ -526,28 +526,27 @@ def in_session_folder(path: Path, parent: Path) -> bool:
 
 
 def _session_beside(projects: Path, session_id: str) -> bool:
-    """Whether a folder in `projects` holds the session's transcript or its session folder
-    with subagents: the session reads its `<session-id>/` in every folder beside its own."""
-    for folder in _entries(projects) or []:
-        if entry_kind(folder) not in ("dir", "link"):  # a symlinked project folder's too
-            continue
-        if entry_kind(folder / f"{session_id}.jsonl") != "missing":
-            return True
-        if entry_kind(folder / session_id / "subagents") == "dir":
-            return True
-    return False
+    """Whether a folder in `projects` holds the session: the session reads its
+    `<session-id>/` in every folder beside its own."""
+    return any(
+        _holds_session(folder, session_id)
+        for folder in _entries(projects) or []
+        if entry_kind(folder) in ("dir", "link")  # a symlinked project folder's too
+    )
 
 
 def _is_project_folder(folder: Path) -> bool:
-    """Whether a folder holds a session: a `<session-id>.jsonl` transcript, or a
+    """Whether a folder holds any session."""
+    names = {entry.name.removesuffix(".jsonl") for entry in _entries(folder) or []}
+    return any(SESSION_ID.fullmatch(name) and _holds_session(folder, name) for name in names)
+
+
+def _holds_session(folder: Path, session_id: str) -> bool:
+    """Whether a folder holds the session's `<session-id>.jsonl` transcript, or its
     `<session-id>/subagents/` folder (a pruned session's)."""
-    for entry in _entries(folder) or []:
-        name = entry.name.removesuffix(".jsonl")
-        if not SESSION_ID.fullmatch(name):
-            continue
-        if entry.name.endswith(".jsonl") or entry_kind(entry / "subagents") == "dir":
-            return True
-    return False
+    return entry_kind(folder / f"{session_id}.jsonl") != "missing" or (
+        entry_kind(folder / session_id / "subagents") == "dir"
+    )
 
 
 def _real(path: Path) -> Path:
