@@ -52,6 +52,13 @@ def _by_hand(event: dict[str, Any], pricing: dict[str, Any]) -> tuple[Decimal, D
     if usage["web_search_requests"]:
         search = pricing["server_tools"]["web_search"]
         rest.append(_line(usage["web_search_requests"], search, Decimal(1), 1))
+    # the high end's output: a usage-incomplete call's bound (its request's max_tokens where the
+    # event gives one, else the model's max_output_tokens) where above what it recorded
+    bound = event.get("request_max_tokens", model.get("max_output_tokens"))
+    high_output = usage["output_tokens"]
+    if not event["usage_complete"]:
+        high_output = max(high_output, bound)
+    assert applied["output_tokens_high"] == high_output
     with localcontext(prec=200):
         low = sum(rest, _line(usage["output_tokens"], tier["output"], multiplier, 10**6))
         high = sum(rest, _line(applied["output_tokens_high"], tier["output"], multiplier, 10**6))

@@ -25,7 +25,7 @@ from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from tests.canary.leaks import index_outputs, leaks
 from tests.conftest import TEST_KEY
-from tests.contract_helpers import fill, read_json, write_json
+from tests.contract_helpers import PRICES, fill, read_json, write_json
 from tests.damage import (
     INSPECT,
     MARKER,
@@ -37,6 +37,7 @@ from tests.damage import (
     parse_refusals,
     run_command,
 )
+from tests.test_bundle_recompute import _by_hand
 
 SID = "65e893e5-a69d-4955-a5e1-5d5ee7bc592e"
 OTHER = "99999999-9999-4999-8999-999999999999"
@@ -633,10 +634,11 @@ def add_hidden(
     header: str | None = None,
     request: bytes | None = None,
     output: int = 12,
+    max_tokens: object = 512,
 ) -> str:
     """A hidden call: its response, its index line, and its request (a billing header, or no
-    system prompt at all when `header` is None; `request`: the file's bytes as written).
-    Returns the request file's name."""
+    system prompt at all when `header` is None; `request`: the file's bytes as written;
+    `max_tokens`: the request's, left out when None). Returns the request file's name."""
     bodies.responses[response_name(call)] = {
         "id": call[0],
         "type": "message",
@@ -651,8 +653,9 @@ def add_hidden(
         "model": HAIKU,
         "messages": [{"role": "user", "content": f"{MARKER}-hidden request"}],
         "metadata": {"user_id": json.dumps({"session_id": SID})},
-        "max_tokens": 512,
     }
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
     if header is not None:
         body["system"] = [{"type": "text", "text": header}, {"type": "text", "text": MARKER}]
     bodies.raw[name] = request if request is not None else json.dumps(body).encode()
@@ -2201,10 +2204,12 @@ def test_a_hidden_stub_of_a_model_with_no_max_output_on_the_card_is_counted_by_k
     cli: Any, tmp_path: Path
 ) -> None:
     """A hidden call usage-incomplete, of a model the card gives no max_output_tokens (Opus
-    4): its kind's figure counts it (model_calls_no_max_output), as the totals and its model
-    do, and its span says no bound: the kind's high end holds only its recorded usage."""
+    4), whose request gives no max_tokens either: its kind's figure counts it
+    (model_calls_no_max_output), as the totals and its model do, and its span says no bound:
+    the kind's high end holds only its recorded usage."""
     tree, bodies = setup(tmp_path)
-    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prompt_id=PROMPT_ID))
+    header = billing(cc_prompt_id=PROMPT_ID)
+    add_hidden(bodies, TITLE, source="compact", header=header, max_tokens=None)
     bodies.response(TITLE)["model"] = "claude-opus-4-20250514"
     bodies.response(TITLE)["stop_reason"] = None
     by_card = ["--in", str(tree.parent), "--provider-bodies", str(bodies.write())]
@@ -2219,3 +2224,134 @@ def test_a_hidden_stub_of_a_model_with_no_max_output_on_the_card_is_counted_by_k
     said = cli("inspect", *by_card)
     assert said.code == 0, said.err
     assert re.search(r"of which hidden calls: compaction \$[0-9.,]+ – no bound", said.out), said.out
+
+
+def _hidden_stub_chain(
+    cli: Any, tmp_path: Path, task_unit: str, max_tokens: object, *, header: str | None = None
+) -> tuple[Tree, Path, Path, Path, dict[str, Any]]:
+    """A hidden compaction call whose response has no stop reason (12 tokens of output), its
+    request's max_tokens `max_tokens`, converted under `task_unit` with the filled contract
+    (max_output_tokens 64,000): (tree, bodies folder, contract, bundle path, bundle)."""
+    tree, bodies = setup(tmp_path)
+    header = header or billing(cc_prompt_id=PROMPT_ID)
+    add_hidden(bodies, TITLE, source="compact", header=header, max_tokens=max_tokens)
+    bodies.response(TITLE)["stop_reason"] = None
+    folder = bodies.write()
+    work = tmp_path / "run"
+    work.mkdir()
+    given = ["--provider-bodies", str(folder)]
+    template = work / "t.json"
+    unit = ["--task-unit", task_unit]
+    made = cli("convert", "--in", str(tree.parent), "--template", str(template), *given, *unit)
+    assert made.code == 0, made.err
+    write_json(work / "c.json", fill(read_json(template)))
+    out = work / "b.json"
+    args = ["--contract", str(work / "c.json"), "--out", str(out), *given]
+    done = cli("convert", "--in", str(tree.parent), *args)
+    assert done.code == 0, done.err
+    return tree, folder, work / "c.json", out, read_json(out)
+
+
+@pytest.mark.parametrize("task_unit", ["prompt", "session"])
+def test_a_hidden_stubs_request_bounds_its_output(cli: Any, tmp_path: Path, task_unit: str) -> None:
+    """SPEC §8.4: a usage-incomplete call's high end takes the request's max_tokens when its
+    request is read. An audit: a hidden stub whose request asked for 512 tokens was priced up
+    to the contract's 64,000 ($0.32 where $0.003 bounds it). Under either task unit (one task
+    reads no request for its ids, but reads a stub's for its bound); the bundle says the bound,
+    a reviewer recomputes the cost from it, and verify re-derives it byte for byte."""
+    tree, folder, contract, out, bundle = _hidden_stub_chain(cli, tmp_path, task_unit, 512)
+    (event,) = hidden_events(bundle)
+    assert event["usage_complete"] is False
+    assert event["request_max_tokens"] == 512
+    assert event["pricing"]["output_tokens_high"] == 512
+    width = Decimal(event["cost"]["high"]) - Decimal(event["cost"]["low"])
+    assert width == Decimal(512 - 12) * Decimal(PRICES["output"]) / 10**6
+    assert _by_hand(event, bundle["pricing"]) == (
+        Decimal(event["cost"]["low"]),
+        Decimal(event["cost"]["high"]),
+    )
+    roles = [f["role"] for f in bundle["receipt"]["files"]]
+    assert roles.count("provider-request") == 1
+    # only this event says a bound: every other is as it was (the golden bundle pins that)
+    assert sum("request_max_tokens" in e for e in bundle["events"]) == 1
+    verify = ["verify", "--bundle", str(out), "--contract", str(contract)]
+    done = cli(*verify, "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert done.code == 0, done.err
+    assert "byte for byte" in done.out
+
+
+def test_one_task_reads_a_stubs_request_for_its_bound_only(cli: Any, tmp_path: Path) -> None:
+    """Under --task-unit session a request's ids decide nothing: a stub's request is read for
+    its max_tokens, and a billing header that would refuse a per-prompt conversion
+    (CC-BODY-REQUEST-SHAPE: an id given twice) refuses nothing there."""
+    tree, bodies = setup(tmp_path)
+    header = billing(cc_prompt_id=PROMPT_ID) + f" cc_prompt_id={PROMPT_ID};"
+    name = add_hidden(bodies, TITLE, source="compact", header=header)
+    bodies.response(TITLE)["stop_reason"] = None
+    folder = bodies.write()
+    per_prompt = inspect(cli, tree, tmp_path, folder)
+    expect(per_prompt, "CC-BODY-REQUEST-SHAPE", label("provider-request", name), 1)
+    *_, bundle = _hidden_stub_chain(cli, tmp_path / "one", "session", 512, header=header)
+    (event,) = hidden_events(bundle)
+    assert event["request_max_tokens"] == 512
+
+
+@pytest.mark.parametrize("max_tokens", [512, None], ids=["request-bound", "no-request-bound"])
+def test_a_hidden_stub_a_request_bounds_needs_no_max_output_tokens(
+    cli: Any, tmp_path: Path, max_tokens: int | None
+) -> None:
+    """The request's bound stands in for the contract's: a contract that gives the model no
+    max_output_tokens converts, and the template does not ask for one for that call. Without
+    the request's bound, the same contract is refused: the call would have no high end."""
+    tree, bodies = setup(tmp_path)
+    header = billing(cc_prompt_id=PROMPT_ID)
+    add_hidden(bodies, TITLE, source="compact", header=header, max_tokens=max_tokens)
+    bodies.response(TITLE)["stop_reason"] = None
+    given = ["--provider-bodies", str(bodies.write())]
+    template = tmp_path / "t.json"
+    made = cli("convert", "--in", str(tree.parent), "--template", str(template), *given)
+    assert made.code == 0, made.err
+    asks = f"max_output_tokens of {HAIKU}" in made.out
+    assert asks == (max_tokens is None), made.out
+    contract = fill(read_json(template))
+    contract["claims"]["pricing"]["models"][HAIKU]["max_output_tokens"] = None
+    write_json(tmp_path / "c.json", contract)
+    out = tmp_path / "b.json"
+    args = ["--contract", str(tmp_path / "c.json"), "--out", str(out), *given]
+    done = cli("convert", "--in", str(tree.parent), *args)
+    if max_tokens is None:
+        assert done.code == 2
+        assert "PRICE-MAX-OUTPUT-MISSING" in done.err
+        return
+    assert done.code == 0, done.err
+    (event,) = hidden_events(read_json(out))
+    assert event["pricing"]["output_tokens_high"] == 512
+
+
+@pytest.mark.parametrize(
+    "max_tokens",
+    [None, "512", 0, -5, True, 512.0, 10**8],
+    ids=["absent", "text", "zero", "negative", "bool", "float", "huge"],
+)
+def test_a_requests_max_tokens_that_is_no_count_bounds_nothing(
+    cli: Any, tmp_path: Path, max_tokens: object
+) -> None:
+    """A max_tokens that is absent or no whole number from 1 to 10,000,000 (a gateway's own
+    shape) is not taken: the contract's max_output_tokens bounds the call, a wider interval,
+    never a narrower one, and nothing is refused for it."""
+    *_, bundle = _hidden_stub_chain(cli, tmp_path, "prompt", max_tokens)
+    (event,) = hidden_events(bundle)
+    assert "request_max_tokens" not in event
+    assert event["pricing"]["output_tokens_high"] == 64000
+
+
+def test_a_complete_hidden_calls_request_bounds_nothing(cli: Any, tmp_path: Path) -> None:
+    """A call with a stop reason is priced as it stands: its request's max_tokens is not kept,
+    and its event has no request_max_tokens."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prompt_id=PROMPT_ID))
+    *_, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    (event,) = hidden_events(bundle)
+    assert event["usage_complete"] is True
+    assert "request_max_tokens" not in event
+    assert event["cost"]["low"] == event["cost"]["high"]

@@ -270,7 +270,8 @@ class Consistency:
 
     def _model_cost(self, index: int, event: ModelEventOut, pricing: PricingClaims) -> None:
         """A v2 bundle carries the prices its events use: each cost and each applied price
-        (tier, context multiplier, unsplit rule, high output) is priced again from them. A
+        (tier, context multiplier, unsplit rule, high output, from the request's bound where the
+        event gives one) is priced again from them. A
         resealed bundle with costs edited down, or prices edited without its costs, disagrees."""
         priced = price_model_event(event, pricing)
         if isinstance(priced, list):  # its pricing lacks what the event needs
@@ -288,6 +289,8 @@ class Consistency:
             or applied.context_multiplier != priced.multiplier
             or applied.unsplit_cache_write_rule != pricing.unsplit_cache_write_rule
             or applied.output_tokens_high != high_output
+            # a bound only a usage-incomplete call has: a complete one's is no price of it
+            or (event.usage_complete and event.request_max_tokens is not None)
         ):
             self._add("BUNDLE-COST-MISMATCH", "events/*/pricing", f"events/{index}/pricing")
 

@@ -36,6 +36,7 @@ from converter.firewall.view import (
     Counts,
     Edge,
     Finding,
+    RequestedOutput,
     UsageTotals,
 )
 from converter.pricing.model import ContextKey, PriceCardRef, PricingClaims
@@ -69,7 +70,9 @@ class ModelPricingApplied(Closed):
     context: ContextKey
     context_multiplier: Money
     unsplit_cache_write_rule: Literal["5m", "1h"]
-    output_tokens_high: Count  # = recorded output for complete calls, max_output_tokens otherwise
+    # = recorded output for complete calls; otherwise the larger of it and the bound: the
+    # request's max_tokens where the event gives one, else the model's max_output_tokens
+    output_tokens_high: Count
 
 
 class ModelEventOut(Closed):
@@ -87,6 +90,7 @@ class ModelEventOut(Closed):
     context: BillingContext
     cost: Cost
     pricing: ModelPricingApplied
+    request_max_tokens: RequestedOutput = None
 
 
 class ToolEventOut(Closed):

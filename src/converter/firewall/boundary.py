@@ -196,6 +196,7 @@ class _Crossing:
             usage_complete=h.final,
             context=self.context(h.usage),
             fragments=1,
+            request_max_tokens=h.max_tokens,
         )
 
 

@@ -6,7 +6,7 @@ not a digest, pseudonym, count, allowed name, model id, version or timestamp can
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -109,6 +109,25 @@ class Task(Closed):
     subagents: Count
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
+# The `max_tokens` of a usage-incomplete call's provider request, where one was read (a hidden
+# call whose response is not final): the high end's output, in place of the contract's
+# `max_output_tokens` (SPEC §8.4). Written only when there is one, so every other event, and
+# every digest taken over events, is as it was before the field existed.
+RequestedOutput = Annotated[
+    Count | None,
+    Field(
+        exclude_if=_absent,
+        description="The max_tokens of the call's provider request, read for a usage-incomplete "
+        "call: its high end's output, in place of the contract's max_output_tokens (SPEC §8.4). "
+        "Absent when no request bounds it.",
+    ),
+]
+
+
 class ModelEvent(Closed):
     id: Pseudonym
     task: Pseudonym | None
@@ -119,6 +138,7 @@ class ModelEvent(Closed):
     usage_complete: bool
     context: BillingContext
     fragments: Count
+    request_max_tokens: RequestedOutput = None
 
 
 class ToolEvent(Closed):

@@ -50,6 +50,14 @@ class ModelCall(Protocol):
     def usage_complete(self) -> bool: ...
     @property
     def context(self) -> BillingContext: ...
+    @property
+    def request_max_tokens(self) -> int | None: ...
+
+
+def bounded_by_contract(event: ModelCall) -> bool:
+    """Whether the contract's `max_output_tokens` sets the call's high end: a usage-incomplete
+    call whose request gave no `max_tokens` (SPEC §8.4)."""
+    return not event.usage_complete and event.request_max_tokens is None
 
 
 class ToolCall(Protocol):
@@ -81,7 +89,7 @@ class PricedCall:
     input_total_tokens: int  # input + cache read + every cache write: selects the tier
     tier: int  # index into the model's tiers
     breakdown: tuple[BucketCost, ...]  # as recorded: sums to `low`
-    high_output: BucketCost | None  # the output line at max_output_tokens (incomplete calls)
+    high_output: BucketCost | None  # the output line at its bound (incomplete calls)
     low: Decimal
     high: Decimal
 
@@ -158,7 +166,7 @@ def _problems(event: ModelCall, claims: PricingClaims | PricingTemplate) -> list
     key = event.context.key()
     if key not in pricing.contexts:
         out.append(PricingProblem(code="PRICE-CONTEXT-MISSING", model=event.model, context=key))
-    if not event.usage_complete and pricing.max_output_tokens is None:
+    if bounded_by_contract(event) and pricing.max_output_tokens is None:
         out.append(
             PricingProblem(
                 code="PRICE-MAX-OUTPUT-MISSING", model=event.model, field="max_output_tokens"
@@ -198,8 +206,11 @@ def price_model_event(event: ModelCall, claims: PricingClaims) -> PricedCall | l
     low = total(lines)
     high_output = None
     high = low
-    if not event.usage_complete and pricing.max_output_tokens is not None:
-        units = max(usage.output_tokens, pricing.max_output_tokens)
+    bound = event.request_max_tokens
+    if bound is None:
+        bound = pricing.max_output_tokens
+    if not event.usage_complete and bound is not None:
+        units = max(usage.output_tokens, bound)
         high_output = line("output", units, tier.output, multiplier, 1_000_000)
         rest = [item for item in lines if item.bucket != "output"]
         high = total([*rest, high_output])
@@ -244,7 +255,7 @@ def account_problems(
         asks = (
             model_event.model,
             model_event.context.key(),
-            model_event.usage_complete,
+            bounded_by_contract(model_event),
             model_event.usage.web_search_requests > 0,
         )
         if asks in seen:

@@ -31,7 +31,12 @@ from converter.pricing.card import (
     unrecorded_bounds,
     unrecorded_else_standard,
 )
-from converter.pricing.engine import PricedCall, observed_keys, price_model_event
+from converter.pricing.engine import (
+    PricedCall,
+    bounded_by_contract,
+    observed_keys,
+    price_model_event,
+)
 from converter.pricing.model import ModelPricing, ModelTemplate, PricingClaims, PricingTemplate
 from converter.vocabulary import hidden_kind_of
 
@@ -140,7 +145,7 @@ def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> 
     for event in account.model_events:
         known = card.models.get(event.model)
         open_high = (
-            not event.usage_complete and known is not None and known.max_output_tokens is None
+            bounded_by_contract(event) and known is not None and known.max_output_tokens is None
         )
         # the recorded usage is what it cost at least: priced as it stands, the end left open
         priced_as = event.model_copy(update={"usage_complete": True}) if open_high else event

@@ -27,7 +27,9 @@ A response whose id no transcript call has, named by this session's index line, 
 any call is, of the kind its index line's `query_source` says (`hidden_kind`). `read_bodies`
 reads its request (the line's `request_file`, bound like every body) for the billing header's
 `cc_prompt_id` and `cc_prev_req`; `reader/hidden.py` (pure, once every call has its task) gives
-it the task they name. Two responses for one call, or a join that does not agree, refuse.
+it the task they name. A hidden call whose response is not final keeps its request's
+`max_tokens`, the high end's output (SPEC §8.4). Two responses for one call, or a join that
+does not agree, refuse.
 """
 
 from __future__ import annotations
@@ -86,10 +88,13 @@ class Response:
 @dataclass(frozen=True, slots=True)
 class Request:
     """What a hidden call's request names: the turn (`cc_prompt_id`, the transcript's
-    `promptId`) and the previous call of its chain (`cc_prev_req`, a request id)."""
+    `promptId`) and the previous call of its chain (`cc_prev_req`, a request id); and the most
+    output it asked for (`max_tokens`), which bounds the call's output if its response is not
+    final (SPEC §8.4)."""
 
     prompt_id: str | None
     prev_request: str | None
+    max_tokens: int | None = None
 
 
 def session_of(tree: LoadedTree) -> str:
@@ -103,8 +108,9 @@ def session_of(tree: LoadedTree) -> str:
 def read_bodies(tree: LoadedTree, folder: Path, *, requests: bool = True) -> None:
     """Select, bind and read this tree's provider bodies in `folder` into `tree.responses`;
     every problem met goes to `tree.problems`. Nothing is selected for a tree with no parent.
-    `requests`: read hidden calls' requests (not when the whole tree is one task: they would
-    decide nothing, and a request is the most private file there is)."""
+    `requests`: read every hidden call's request (not when the whole tree is one task: their
+    ids would decide nothing, and a request is the most private file there is); without it,
+    only the request of a hidden call whose response is not final, for its `max_tokens`."""
     if not tree.layout.files:  # no parent laid out: its refusal says why; the folder is
         if entry_kind(Path(os.path.abspath(folder))) != "dir":  # still judged
             tree.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
@@ -142,17 +148,19 @@ def read_bodies(tree: LoadedTree, folder: Path, *, requests: bool = True) -> Non
         found = _read_response(tree, selected, selection.index.index if selection.index else None)
         if found is not None:
             tree.responses.append(found)
-    if requests and selection.index is not None and not tree.layout.split:
-        _read_requests(tree, folder, bound, {s.entry.index: s for s in selection.responses})
+    if selection.index is not None and not tree.layout.split:
+        by_file = {s.entry.index: s for s in selection.responses}
+        _read_requests(tree, folder, bound, by_file, every=requests)
 
 
 def _read_requests(
-    tree: LoadedTree, folder: Path, bound: set[int], selected: dict[int, Selected]
+    tree: LoadedTree, folder: Path, bound: set[int], selected: dict[int, Selected], *, every: bool
 ) -> None:
     """Read the request of each hidden call (a response named by this session's index line
-    whose id no record of the tree's transcripts has): its billing header names the turn and
-    the chain it belongs to. Only theirs: a request is 100-200 KB of prompts and schemas, and
-    a transcript call needs none. In a split session no response is taken as hidden.
+    whose id no record of the tree's transcripts has; not `every`: of each whose response is
+    not final): its billing header names the turn and the chain it belongs to, its `max_tokens`
+    the most output it could have. Only theirs: a request is 100-200 KB of prompts and schemas,
+    and a transcript call needs none. In a split session no response is taken as hidden.
     (`join_bodies` decides which responses are hidden calls, once calls are grouped; this
     reads ahead by the records' message ids, which name the same calls.)"""
     recorded = {
@@ -166,6 +174,8 @@ def _read_requests(
     for n, r in enumerate(tree.responses):
         if r.index_line is None or r.id in recorded or r.message_id not in (None, r.id):
             continue
+        if not every and r.final:
+            continue
         entry = request_entry(folder, tree.layout, selected[r.file], taken)
         if entry is None:  # no request named: attributed without one, or refused as such
             continue
@@ -173,7 +183,7 @@ def _read_requests(
             tree.problems.append(entry)
             tree.responses[n] = replace(r, request_refused=True)
             continue
-        request = _read_request(tree, entry)
+        request = _read_request(tree, entry, ids=every)
         tree.responses[n] = replace(r, request=request, request_refused=request is None)
 
 
@@ -182,16 +192,36 @@ _BILLING_HEADER = "x-anthropic-billing-header:"
 _HEADER_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
-def _read_request(tree: LoadedTree, entry: SourceFile) -> Request | None:
+def _read_request(tree: LoadedTree, entry: SourceFile, *, ids: bool) -> Request | None:
+    """A request read, bound and parsed; with `ids`, its billing header's too (without: only
+    its `max_tokens` is wanted, and a header it does not need refuses nothing)."""
     doc = _body_document(tree, entry, _REQUEST_UNFINISHED)
     if doc is None:
         return None
-    try:
-        prompt_id, prev_request = billing_ids(doc)
-    except BadField as bad:
-        tree.problems.append(Problem(bad.code, entry.index, 1))
+    prompt_id = prev_request = None
+    if ids:
+        try:
+            prompt_id, prev_request = billing_ids(doc)
+        except BadField as bad:
+            tree.problems.append(Problem(bad.code, entry.index, 1))
+            return None
+    return Request(prompt_id, prev_request, requested_output(doc))
+
+
+def requested_output(request: dict[str, Any]) -> int | None:
+    """A request's `max_tokens`: the API stops the answer there, so it bounds the output of a
+    call whose response is not final (SPEC §8.4). None when it is not a whole number from 1 to
+    `MAX_REQUESTED_OUTPUT` (absent, or a gateway's own shape): the contract's
+    `max_output_tokens` bounds the call then, a wider interval, never a narrower one."""
+    value = request.get("max_tokens")
+    if type(value) is not int or not 1 <= value <= MAX_REQUESTED_OUTPUT:
         return None
-    return Request(prompt_id, prev_request)
+    return value
+
+
+# Above any model's output (the largest a card states is 128,000): no request answered under a
+# larger bound was bounded by it.
+MAX_REQUESTED_OUTPUT = 10_000_000
 
 
 def _body_document(tree: LoadedTree, entry: SourceFile, unfinished: str) -> dict[str, Any] | None:
@@ -407,6 +437,7 @@ def _hidden_calls(r: Response) -> list[HiddenCall]:
         final=r.final,
         prompt_id=request.prompt_id if request else None,
         prev_request=request.prev_request if request else None,
+        max_tokens=request.max_tokens if request and not r.final else None,
         request_refused=r.request_refused,
     )
     passes = [

@@ -80,6 +80,8 @@ class HiddenCall:
     final: bool
     prompt_id: str | None = None  # the request's `cc_prompt_id`
     prev_request: str | None = None  # the request's `cc_prev_req`
+    # the request's `max_tokens`, kept only if the response is not final: its output's bound
+    max_tokens: int | None = None
     advisor_of: str | None = None  # an advisor pass's call: the hidden call it was part of
     task: int | None = None
     refusal: str | None = None  # why it has no task

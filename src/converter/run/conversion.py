@@ -48,7 +48,7 @@ from converter.pricing.card import (
     prices_unlike,
     shipped_card_named,
 )
-from converter.pricing.engine import account_problems, observed_keys
+from converter.pricing.engine import account_problems, bounded_by_contract, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
 from converter.run.pipeline import read_tree
@@ -250,11 +250,12 @@ def make_template(
 def _bounds(
     pricing: PricingTemplate | None, canonical: PublicAccount
 ) -> tuple[tuple[str, int | None, int], ...]:
-    """Each model with usage-incomplete calls, the max_output_tokens the template gives it
-    (None: left null), and how many such calls it has."""
+    """Each model with usage-incomplete calls its max_output_tokens bounds (not those a
+    request's max_tokens bounds), the max_output_tokens the template gives it (None: left null),
+    and how many such calls it has."""
     if pricing is None:
         return ()
-    incomplete = Counter(e.model for e in canonical.model_events if not e.usage_complete)
+    incomplete = Counter(e.model for e in canonical.model_events if bounded_by_contract(e))
     return tuple(
         (model, entry.max_output_tokens, incomplete[model])
         for model, entry in sorted(pricing.models.items())

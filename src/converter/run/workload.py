@@ -47,6 +47,7 @@ from converter.firewall.view import Edge, no_input_recorded
 from converter.limits import MONEY_SUMS
 from converter.pricing import shipped_cards
 from converter.pricing.card import own_beside, shipped_card_named
+from converter.pricing.engine import bounded_by_contract
 from converter.pricing.model import PricingClaims
 from converter.text import counted
 from converter.vocabulary import hidden_kind_of
@@ -104,13 +105,13 @@ def _prices(bundle: BundleHead) -> dict[FieldPath, object]:
 
 def used_prices(event: ModelEventOut | ToolEventOut) -> set[FieldPath]:
     """The parts of `_prices` an event was priced with: its model's tiers and context, the
-    model's max_output_tokens only for a usage-incomplete call, the unsplit rule only for unsplit
+    model's max_output_tokens only for a usage-incomplete call no request bounds, the unsplit rule only for unsplit
     cache writes, web search only for a call that searched, a tool's price for a tool call."""
     if isinstance(event, ToolEventOut):
         return {("pricing", "client_tools", event.name)}
     model = ("pricing", "models", event.model)
     used = {model, (*model, "contexts", event.context.key())}
-    if not event.usage_complete:
+    if bounded_by_contract(event):
         used.add((*model, "max_output_tokens"))
     if event.usage.cache_creation_unsplit_input_tokens:
         used.add(("pricing", "unsplit_cache_write_rule"))
