@@ -217,6 +217,45 @@ def test_once_the_run_has_decided_a_late_ctrl_c_is_ignored(tmp_path: Path) -> No
     assert done.stdout.splitlines()[-1] == "0 True"
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_a_stop_after_the_run_decided_ends_it_with_its_decision(stop: str) -> None:
+    """Was: a SIGTERM in the interpreter's last milliseconds (a CI timeout landing just after
+    `convert` wrote its bundle) ended the run with 143 and no word, the bundle whole on disk (a
+    new user's walk: 4 of 24 tries). It still ends the process at once, with the code decided;
+    what was printed stands."""
+    number = int(getattr(signal, stop))
+    code = (
+        "import os, signal, sys, time\n"
+        f"signal.signal({number}, signal.SIG_DFL)\n"
+        "import converter.cli.main as entry\n"
+        "real = entry._ignore_interrupts\n"
+        "def then_stopped(decided):\n"
+        "    real(decided)\n"
+        f"    os.kill(os.getpid(), {number})\n"
+        "    time.sleep(30)  # a slow shutdown: the stop must end it, not wait for it\n"
+        "entry._ignore_interrupts = then_stopped\n"
+        "sys.argv = ['agent-evidence', 'evaluate', '--bundle', sys.argv[1]]\n"
+        "entry.main()\n"
+    )
+    plain = subprocess.run(
+        [sys.executable, "-m", "converter", "evaluate", "--bundle", str(GOLDEN)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    stopped = subprocess.run(
+        [sys.executable, "-c", code, str(GOLDEN)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=20,
+    )
+    assert plain.returncode in (0, 1), plain.stderr
+    assert (stopped.returncode, stopped.stdout) == (plain.returncode, plain.stdout)
+    assert stopped.stderr == plain.stderr
+
+
 def test_a_ctrl_c_while_the_decided_exit_is_on_its_way_keeps_the_decision() -> None:
     """Was a traceback and 130: a Ctrl-C in the instant between evaluate's `sys.exit(3)` and
     the process's end. The decision it interrupted is the exit code."""

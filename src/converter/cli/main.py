@@ -10,7 +10,7 @@ import signal
 import sys
 import traceback
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, partial
 from typing import Any, NoReturn
 
 import click
@@ -382,28 +382,42 @@ def _main(argv: list[str] | None) -> None:
     forget_show_paths()
     if stdout_unusable():
         _output_failed(written_before)
+    decided: object = None
     try:
         _dispatch(args, debug, written_before)
+    except SystemExit as done:
+        decided = done.code
+        raise
     finally:
         if argv is None:
-            _ignore_interrupts()
+            _ignore_interrupts(decided)
 
 
-def _ignore_interrupts() -> None:
+def _ignore_interrupts(decided: object) -> None:
     """The run has decided (its output written, its code chosen): a Ctrl-C in the last
     milliseconds of the interpreter's shutdown must not turn a decision into 130, nor print a
     traceback. One that arrives while the handler is being replaced is dropped too. A SIGTERM
-    or SIGHUP from now on ends the process as it would any other (no traceback either): one
-    is a request to stop that a hung shutdown must still obey."""
+    or SIGHUP from now on ends the process at once, as a request to stop that a hung shutdown
+    must still obey, with the code decided (`decided`, SystemExit's): a finished run stopped
+    in its last milliseconds was 143 with no word, its bundle whole on disk (a new user's
+    walk). Everything said is written already (`say` and `tell` flush each line). Where no
+    code was decided (an exception on its way out), the stop ends the process as any other."""
+    code = 0 if decided is None else decided if type(decided) is int else None
+    on_stop = signal.SIG_DFL if code is None else partial(_stop_decided, code)
     while True:
         try:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             for stop in RUNNER_STOPS:
                 if signal.getsignal(stop) is _note_interrupt:
-                    signal.signal(stop, signal.SIG_DFL)
+                    signal.signal(stop, on_stop)
             return
         except KeyboardInterrupt:
             continue
+
+
+def _stop_decided(code: int, signum: int, frame: object) -> None:
+    """A SIGTERM or SIGHUP after the run decided: the process ends now, with that decision."""
+    os._exit(code)
 
 
 def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
