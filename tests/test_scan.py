@@ -417,6 +417,41 @@ def test_a_folder_with_no_project_folder_says_what_a_projects_folder_is(
     assert note not in cli("scan", str(bundles)).out
 
 
+def test_a_sessions_own_folder_given_says_where_its_transcript_is(tmp_path: Path, cli: Any) -> None:
+    """A new user's walk: `scan` of a session's `<session-id>/` folder said "0 sessions in 1
+    project folder ... 0 model calls" of a session with subagents' calls, and no more. It now
+    says what the folder is and what reads it; a folder that only has such a name does not."""
+    project = tmp_path / "projects" / "-home-dev-alpha"
+    parent = generate(project, _tiny(702, agent_rate=0.9)).parent
+    folder = parent.with_suffix("")
+    assert (folder / "subagents").is_dir()
+    note = "the folder given is one session's own folder"
+    result = cli("scan", str(folder), "--json")
+    assert result.code == 0, result.err
+    assert result.json()["session_folder"] is True
+    assert result.json()["totals"]["sessions"] == 0
+    assert note in cli("scan", str(folder)).out
+    assert cli("scan", str(project.parent), "--json").json()["session_folder"] is False
+    alike = tmp_path / "elsewhere" / folder.name  # a session id's name, nothing of a session's
+    alike.mkdir(parents=True)
+    assert note not in cli("scan", str(alike)).out
+
+
+def test_the_legend_explains_only_the_statuses_the_table_has(tmp_path: Path, cli: Any) -> None:
+    """A new user's walk: every table explained `orphan` and `error`, rows or none. Each is
+    explained where a row has it."""
+    project = tmp_path / "projects" / "-home-dev-alpha"
+    parent = generate(project, _tiny(703, agent_rate=0.9)).parent
+    plain = cli("scan", str(project.parent)).out
+    assert "calls: model calls" in plain
+    assert "orphan:" not in plain
+    assert "error:" not in plain
+    parent.unlink()  # its folder stays: an orphan row
+    orphaned = cli("scan", str(project.parent)).out
+    assert "(orphan: a session folder whose main transcript no project folder holds" in orphaned
+    assert "error:" not in orphaned
+
+
 def test_one_project_folder_given_is_scanned_as_one(tmp_path: Path, cli: Any) -> None:
     """Was: '0 sessions ... N entries skipped: not a session transcript', exit 0, when the
     folder given held session transcripts itself (one project folder, not the projects one);

@@ -365,6 +365,10 @@ class ScanReport(Closed):
     project_folders: Count
     config_folder: bool
     one_project_folder: bool
+    session_folder: bool = Field(
+        description="the folder given is one session's own folder (<session-id>/), where no "
+        "session is: its transcript is beside it"
+    )
     since: Timestamp | None = Field(
         description="--since, as an instant (UTC): only sessions whose files were written to "
         "then or later are in the rows and totals; null without it"

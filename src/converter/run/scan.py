@@ -145,6 +145,9 @@ class Found:
     # The folder given is itself one project folder (session transcripts in it, none in its
     # subfolders): scanned as that one project folder.
     one_project: bool = False
+    # The folder given is one session's own folder (`<session-id>/`, `_is_session_folder`),
+    # where no session is: its transcript is beside it.
+    session_folder: bool = False
     # Of the skipped entries, the .jsonl files not named by a session id (an excerpt, a copy, a
     # renamed transcript): `inspect --from claude-code` reads one on its own.
     stray_transcripts: int = 0
@@ -227,7 +230,20 @@ def find_sessions(projects_dir: Path) -> Found:
         found = _find_sessions(projects_dir / "projects")
         found.config_folder = True
         return found
-    return _find_sessions(projects_dir)
+    found = _find_sessions(projects_dir)
+    found.session_folder = not found.sessions and _is_session_folder(projects_dir)
+    return found
+
+
+def _is_session_folder(folder: Path) -> bool:
+    """Whether `folder` is a session's own folder, `<session-id>/`: named by a session id, with
+    its `subagents/` folder in it or its `<session-id>.jsonl` beside it. A walkthrough: scanning
+    one said "0 sessions in 1 project folder, 0 model calls" of a session with 160 KB of
+    subagent transcripts."""
+    if not SESSION_ID.fullmatch(folder.name):
+        return False
+    beside = folder.parent / f"{folder.name}.jsonl"
+    return entry_kind(folder / "subagents") == "dir" or entry_kind(beside) != "missing"
 
 
 def _is_config_folder(folder: Path) -> bool:
@@ -950,6 +966,7 @@ def scan(
         "project_folders": found.project_folders,
         "config_folder": found.config_folder,
         "one_project_folder": found.one_project,
+        "session_folder": found.session_folder,
         "since": None if since is None else instant_text(since),
         "sessions": rows,
         "totals": totals,
@@ -1081,7 +1098,9 @@ def bug_rows(result: dict[str, Any]) -> int:
 
 def render_text(result: dict[str, Any]) -> str:
     """The table of sessions, the totals, then a note for each thing the scan left out."""
-    legend = _LEGEND
+    statuses = {r["status"] for r in result["sessions"]}
+    legend = "(" + "; ".join(part for status, part in _LEGEND if status in statuses or not status)
+    legend += ")"
     marked = "cost" in result["totals"] and any(
         _row_cost(r["cost"]).endswith("+") for r in result["sessions"] if r["status"] != "empty"
     )
@@ -1092,12 +1111,20 @@ def render_text(result: dict[str, Any]) -> str:
 
 # The table's abbreviated headings, and what `tokens` adds up (cache reads are most of it, and
 # cost a tenth of input: it is no proxy for spend; a walkthrough took it for one).
+# Each part with the row status it explains, said only where a row has it ("": always).
 _LEGEND = (
-    "(orphan: a session folder whose main transcript no project folder holds, so no tree "
-    "to read; error: the tree could not be inspected; "
-    "calls: model calls; incompl.: of them, usage-incomplete; tools: tool calls; subag.: "
-    "subagents; tokens: input + output + cache read + cache write, a count of tokens, not "
-    "of cost: a cache read costs a tenth of an input token)"
+    (
+        "orphan",
+        "orphan: a session folder whose main transcript no project folder holds, so no tree "
+        "to read",
+    ),
+    ("error", "error: the tree could not be inspected"),
+    (
+        "",
+        "calls: model calls; incompl.: of them, usage-incomplete; tools: tool calls; subag.: "
+        "subagents; tokens: input + output + cache read + cache write, a count of tokens, not "
+        "of cost: a cache read costs a tenth of an input token",
+    ),
 )
 
 
@@ -1355,6 +1382,13 @@ def _notes(result: dict[str, Any]) -> list[str]:
                 f"{'its row counts' if parts == 1 else 'their rows count'} this folder's only; "
                 "scan the projects folder for the whole session"
             )
+    if result.get("session_folder"):
+        lines.append(
+            "the folder given is one session's own folder (<session-id>/: its subagents' "
+            "transcripts), not a projects folder: no session is in it; `inspect --in` the "
+            "<session-id>.jsonl beside it reads that session whole, subagents included, and "
+            "`scan` of the projects folder reads every session"
+        )
     if result.get("config_folder"):
         lines.append(
             "the folder given is Claude Code's config folder (a projects/ folder in it, no "
