@@ -1381,6 +1381,17 @@ def test_key_init_says_when_the_environment_key_shadows_it(cli: Any) -> None:
     assert f"AGENT_EVIDENCE_KEY is set, and commands use its key ({in_use})" in result.err
 
 
+def test_key_init_refused_by_a_key_there_says_which_key_is_in_use(cli: Any) -> None:
+    """A new user's walk: with AGENT_EVIDENCE_KEY set, a second `key init` said only that the
+    key file exists, though no command uses that file while the variable is set."""
+    assert cli("key", "init").code == 0
+    again = cli("key", "init")
+    assert again.code == 2
+    assert "refused: KEY-EXISTS" in again.err
+    in_use = cli("key", "show-id").out.strip()
+    assert f"AGENT_EVIDENCE_KEY is set, and commands use its key ({in_use})" in again.err
+
+
 def test_key_init_with_a_bad_environment_key_still_succeeds(
     cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

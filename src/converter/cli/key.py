@@ -33,20 +33,30 @@ def key() -> None:
 )
 def key_init(key_file: Path | None) -> None:
     """Create a new pseudonym key (mode 0600); refuses to replace one."""
-    created = create_key(key_file)
+    shadowed = key_file is None and bool(os.environ.get(ENV_VAR))
+    try:
+        created = create_key(key_file)
+    except Refused:
+        if shadowed:  # a file there already (KEY-EXISTS), or none made: neither is in use
+            tell(f"notice: {ENV_VAR} is set, and commands use {_env_key()} before any key file.")
+        raise
     where = "the --key-file given" if key_file is not None else default_key_shown()
     say(f"created pseudonym key {created.key_id} in {where}")
-    if key_file is None and os.environ.get(ENV_VAR):
+    if shadowed:
         # Every other command would use the variable's key: say so before pseudonyms diverge.
         # (The key is created either way: a notice never turns it into a refusal.)
-        try:
-            in_use = f"its key ({load_key(None, create=False).key.key_id})"
-        except Refused:
-            in_use = "it (not a valid key: they refuse until it is fixed)"
         tell(
-            f"notice: {ENV_VAR} is set, and commands use {in_use} before this file; unset it "
-            "to use the new key."
+            f"notice: {ENV_VAR} is set, and commands use {_env_key()} before this file; unset "
+            "it to use the new key."
         )
+
+
+def _env_key() -> str:
+    """The key $AGENT_EVIDENCE_KEY holds, by its key id, as a notice names it."""
+    try:
+        return f"its key ({load_key(None, create=False).key.key_id})"
+    except Refused:
+        return "it (not a valid key: they refuse until it is fixed)"
 
 
 @key.command("show-id", short_help="Print the key's public fingerprint (key_id).")
