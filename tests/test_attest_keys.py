@@ -514,6 +514,27 @@ def test_a_passphrase_typed_in_bytes_the_terminal_cannot_decode_is_a_usage_error
 
 
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+@pytest.mark.parametrize(
+    ("typed", "code", "said"),
+    [
+        (b"\x04", 64, b"no passphrase was typed (the input ended)"),
+        (b"\x03", 130, b"interrupted: nothing was written"),
+    ],
+    ids=["ctrl-d", "ctrl-c"],
+)
+def test_the_input_ending_at_the_passphrase_prompt_is_a_usage_error(
+    tmp_path: Path, typed: bytes, code: int, said: bytes
+) -> None:
+    """Was: Ctrl-D at the prompt said `interrupted: nothing was written`, exit 130, as if the
+    run had been stopped; no passphrase was given, which is the user's input to fix (64). A
+    Ctrl-C there is still an interrupt."""
+    done, shown = _on_a_terminal(["keygen", "--out", "k.pem", "--encrypt"], [typed], tmp_path)
+    assert done == code, shown
+    assert said in shown
+    assert not (tmp_path / "k.pem").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
 def test_an_empty_passphrase_variable_leaves_the_terminal_to_ask(tmp_path: Path) -> None:
     """An empty $AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE counts as unset (an unset CI secret
     expands to nothing): on a terminal the passphrase is still asked, not refused as missing."""

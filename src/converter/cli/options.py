@@ -216,6 +216,13 @@ def signing_passphrase(*, new: bool) -> Callable[[], bytes | None]:
                 err=True,
                 value_proc=checked if new else None,
             )
+        except click.exceptions.Abort as stopped:
+            if isinstance(stopped.__context__, EOFError):  # Ctrl-D: no passphrase, no interrupt
+                raise click.UsageError(
+                    "no passphrase was typed (the input ended): type it at the prompt, or set "
+                    f"${PASSPHRASE_ENV}"
+                ) from None
+            raise  # a Ctrl-C: the run is interrupted
         except UnicodeDecodeError:  # getpass reads /dev/tty as the locale's text, strictly;
             # its message quotes a byte of the passphrase and where it is: never said
             raise click.UsageError(
