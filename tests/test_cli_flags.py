@@ -256,6 +256,32 @@ def test_a_stop_after_the_run_decided_ends_it_with_its_decision(stop: str) -> No
     assert stopped.stderr == plain.stderr
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
+def test_a_stop_after_a_run_that_decided_nothing_ends_it_as_any_stop() -> None:
+    """A review: where no exit code was decided (an exception on its way out instead of an
+    exit), a late SIGTERM ended the process with 0. It ends it as the signal does."""
+    code = (
+        "import os, signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        "import converter.cli.main as entry\n"
+        "def undecided(args, debug, written):\n"
+        "    raise BaseException('no decision')\n"
+        "entry._dispatch = undecided\n"
+        "real = entry._ignore_interrupts\n"
+        "def then_stopped(decided):\n"
+        "    real(decided)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(30)\n"
+        "entry._ignore_interrupts = then_stopped\n"
+        "sys.argv = ['agent-evidence', '--version']\n"
+        "entry.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=20
+    )
+    assert done.returncode == -signal.SIGTERM, done.stderr
+
+
 def test_a_ctrl_c_while_the_decided_exit_is_on_its_way_keeps_the_decision() -> None:
     """Was a traceback and 130: a Ctrl-C in the instant between evaluate's `sys.exit(3)` and
     the process's end. The decision it interrupted is the exit code."""

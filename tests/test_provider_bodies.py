@@ -2236,7 +2236,13 @@ def _hidden_stub_chain(
     header = header or billing(cc_prompt_id=PROMPT_ID)
     add_hidden(bodies, TITLE, source="compact", header=header, max_tokens=max_tokens)
     bodies.response(TITLE)["stop_reason"] = None
-    folder = bodies.write()
+    return _hidden_stub_chain_of(cli, tmp_path, tree, bodies.write(), task_unit)
+
+
+def _hidden_stub_chain_of(
+    cli: Any, tmp_path: Path, tree: Tree, folder: Path, task_unit: str = "session"
+) -> tuple[Tree, Path, Path, Path, dict[str, Any]]:
+    """`tree` with the bodies in `folder` converted under `task_unit`, template to bundle."""
     work = tmp_path / "run"
     work.mkdir()
     given = ["--provider-bodies", str(folder)]
@@ -2326,6 +2332,125 @@ def test_a_hidden_stub_a_request_bounds_needs_no_max_output_tokens(
     assert done.code == 0, done.err
     (event,) = hidden_events(read_json(out))
     assert event["pricing"]["output_tokens_high"] == 512
+
+
+def test_a_hidden_stubs_advisor_pass_takes_no_bound(cli: Any, tmp_path: Path) -> None:
+    """A review: each advisor pass of a hidden stub took the stub's request bound, on a complete
+    event; the bundle convert wrote was refused by its own evaluate (BUNDLE-COST-MISMATCH). The
+    pass is complete: priced as it stands, with no bound."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prompt_id=PROMPT_ID))
+    response = bodies.response(TITLE)
+    response["stop_reason"] = None
+    own = response["usage"]
+    parts = ("input_tokens", "output_tokens", "cache_read_input_tokens")
+    own["iterations"] = [
+        {"type": "message", **{k: own[k] for k in parts}, "cache_creation_input_tokens": 0},
+        {"type": "advisor_message", "model": MODEL, "input_tokens": 700, "output_tokens": 40},
+    ]
+    _, out, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    events = hidden_events(bundle)
+    assert [(e["usage_complete"], e.get("request_max_tokens")) for e in events] == [
+        (False, 512),
+        (True, None),
+    ]
+    assert cli("evaluate", "--bundle", str(out)).code in (0, 1)
+
+
+@pytest.mark.parametrize("damage", ["missing", "symlink", "repeated-key", "not-json"])
+def test_one_task_converts_with_a_stubs_request_unusable(
+    cli: Any, tmp_path: Path, damage: str
+) -> None:
+    """A review: under --task-unit session, a hidden stub's request missing or damaged refused a
+    session 0.6.12 converted without opening it. It bounds nothing then (the contract's
+    max_output_tokens does) and is not bound; verify re-derives the bundle."""
+    tree, bodies = setup(tmp_path)
+    name = add_hidden(bodies, TITLE, source="compact")  # no ids: one task converts it
+    bodies.response(TITLE)["stop_reason"] = None
+    if damage == "repeated-key":
+        bodies.raw[name] = b'{"max_tokens": 512, "max_tokens": 1}'
+    elif damage == "not-json":
+        bodies.raw[name] = b'{"max_tokens": 512} trailing'
+    else:
+        del bodies.raw[name]
+    folder = bodies.write()
+    if damage == "symlink":
+        (folder / name).symlink_to(folder / "index.jsonl")
+    tree_, _, contract, out, bundle = _hidden_stub_chain_of(cli, tmp_path, tree, folder)
+    (event,) = hidden_events(bundle)
+    assert "request_max_tokens" not in event
+    assert event["pricing"]["output_tokens_high"] == 64000
+    assert [f["role"] for f in bundle["receipt"]["files"]].count("provider-request") == 0
+    verify = ["verify", "--bundle", str(out), "--contract", str(contract)]
+    done = cli(*verify, "--in", str(tree_.parent), "--provider-bodies", str(folder))
+    assert done.code == 0, done.err
+
+
+def test_one_task_refuses_a_stubs_request_still_being_written(cli: Any, tmp_path: Path) -> None:
+    """A request cut short may be one still being written: a bundle made now would differ from
+    one made once it is whole, so it refuses, as every body does."""
+    tree, bodies = setup(tmp_path)
+    name = add_hidden(bodies, TITLE, source="compact")
+    bodies.response(TITLE)["stop_reason"] = None
+    bodies.raw[name] = b'{"model": "claude-haiku'
+    given = ["--provider-bodies", str(bodies.write()), "--task-unit", "session"]
+    shown = cli("inspect", "--in", str(tree.parent), *given)
+    assert shown.code == 2
+    assert "CC-BODY-REQUEST-UNFINISHED" in shown.err
+
+
+def test_a_request_bound_below_the_output_recorded_bounds_nothing(cli: Any, tmp_path: Path) -> None:
+    """A review: a request whose max_tokens (1) is below the output its response states (12)
+    cannot be this call's bound, yet collapsed its interval to the low end. The contract's
+    max_output_tokens bounds it instead."""
+    *_, bundle = _hidden_stub_chain(cli, tmp_path, "prompt", 1)
+    (event,) = hidden_events(bundle)
+    assert "request_max_tokens" not in event
+    assert event["pricing"]["output_tokens_high"] == 64000
+
+
+def _reopened(bundle: dict[str, Any], edit: Any) -> list[tuple[str, str | None]]:
+    """The refusals of opening `bundle` edited by `edit` and resealed (its digest recomputed,
+    as by someone who edits a bundle on purpose); [] when it opens."""
+    from converter.bundle.io import evidence_digest, open_bundle
+    from converter.codec.canonical import reference_bytes
+    from converter.errors import Refused
+
+    body = json.loads(json.dumps(bundle))
+    edit(body)
+    body["receipt"].pop("evidence_sha256", None)
+    body["receipt"]["evidence_sha256"] = evidence_digest(body)
+    try:
+        open_bundle(reference_bytes(body))
+    except Refused as refused:
+        return [(p.code, p.where) for p in refused.problems]
+    return []
+
+
+def test_a_request_bound_edited_in_a_bundle_is_refused_on_opening(cli: Any, tmp_path: Path) -> None:
+    """A review: a bound written where the converter writes none (a transcript call's event,
+    below the output recorded, null), or one that does not price the high end, opened and
+    narrowed the interval. Opening a bundle refuses each; as written, it opens."""
+    *_, bundle = _hidden_stub_chain(cli, tmp_path, "prompt", 512)
+    events = bundle["events"]
+    (stub,) = [n for n, e in enumerate(events) if e.get("request_max_tokens")]
+    other = next(
+        n for n, e in enumerate(events) if e["kind"] == "model" and "request_max_tokens" not in e
+    )
+
+    def set_bound(n: int, value: object) -> Any:
+        return lambda body: body["events"][n].__setitem__("request_max_tokens", value)
+
+    assert _reopened(bundle, lambda body: None) == []
+    cost = [("BUNDLE-COST-MISMATCH", f"events/{stub}/{part}") for part in ("cost", "pricing")]
+    assert _reopened(bundle, set_bound(stub, 4096)) == cost  # its cost says 512
+    assert _reopened(bundle, lambda body: body["events"][stub].pop("request_max_tokens")) == cost
+    misplaced = [("BUNDLE-HIDDEN-CALLS", f"events/{stub}/request_max_tokens")]
+    assert _reopened(bundle, set_bound(stub, None)) == misplaced + cost  # priced to 64,000
+    below = _reopened(bundle, set_bound(stub, 11))  # it recorded 12 tokens of output
+    assert below[0] == misplaced[0]
+    placed = [("BUNDLE-HIDDEN-CALLS", f"events/{other}/request_max_tokens")]
+    assert _reopened(bundle, set_bound(other, 4096)) == placed
 
 
 @pytest.mark.parametrize(

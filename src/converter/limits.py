@@ -12,6 +12,11 @@ INT64_MAX = 2**63 - 1
 # far inside the 64-bit integers JSON writers accept.
 MAX_TOKEN_COUNT = 2**32
 
+# A request's `max_tokens` is taken as a bound of its call's output (SPEC §8.4) from 1 to this,
+# above any model's output (the largest a card states is 128,000): no request answered under a
+# larger bound was bounded by it. A bundle holding one outside it was not written by the tool.
+MAX_REQUESTED_OUTPUT = 10_000_000
+
 # Money is exact to 10 decimal places (USD): each priced bucket is rounded half-even to this, and
 # so is a task's human cost in evaluate, so every total is the exact sum of its parts.
 MONEY_PLACES = 10

@@ -231,6 +231,9 @@ class Consistency:
             self.hidden_events += hidden
             if hidden:
                 self.hidden_ids.add(event.id)
+            if _bound_misplaced(event, hidden):
+                where = f"events/{index}/request_max_tokens"
+                self._add("BUNDLE-HIDDEN-CALLS", "events/*/request_max_tokens", where)
             self._name("model", event.model, "events/*/model", index)
             self._name("context", event.context.key(), "events/*/context", index)
             self._time(event.timestamp, "events/*/timestamp", f"events/{index}/timestamp")
@@ -289,8 +292,6 @@ class Consistency:
             or applied.context_multiplier != priced.multiplier
             or applied.unsplit_cache_write_rule != pricing.unsplit_cache_write_rule
             or applied.output_tokens_high != high_output
-            # a bound only a usage-incomplete call has: a complete one's is no price of it
-            or (event.usage_complete and event.request_max_tokens is not None)
         ):
             self._add("BUNDLE-COST-MISMATCH", "events/*/pricing", f"events/{index}/pricing")
 
@@ -355,3 +356,14 @@ def _writes_v2(version: str) -> bool:
     """Whether agent-evidence `version` writes bundle schema v2: every release from 0.2 on
     (0.1 wrote v1; no released 0.2 build wrote v1)."""
     return _version(version) >= (0, 2)
+
+
+def _bound_misplaced(event: ModelEventOut, hidden: bool) -> bool:
+    """A request's bound where the converter writes none (a review: a transcript call's
+    usage-incomplete event given one, resealed, narrowed its high end and opened): only a
+    hidden call's usage-incomplete event has one, never below the output it recorded, and
+    never written as null (the field is left out where there is none)."""
+    if "request_max_tokens" not in event.model_fields_set:
+        return False
+    bound = event.request_max_tokens
+    return bound is None or not hidden or event.usage_complete or bound < event.usage.output_tokens

@@ -382,7 +382,7 @@ def _main(argv: list[str] | None) -> None:
     forget_show_paths()
     if stdout_unusable():
         _output_failed(written_before)
-    decided: object = None
+    decided: object = _UNDECIDED
     try:
         _dispatch(args, debug, written_before)
     except SystemExit as done:
@@ -391,6 +391,11 @@ def _main(argv: list[str] | None) -> None:
     finally:
         if argv is None:
             _ignore_interrupts(decided)
+
+
+# No code decided: `_dispatch` ended by another exception than SystemExit (a review: a second
+# SIGTERM turned a stop during a refusal's output into exit 0).
+_UNDECIDED = object()
 
 
 def _ignore_interrupts(decided: object) -> None:
@@ -402,7 +407,7 @@ def _ignore_interrupts(decided: object) -> None:
     in its last milliseconds was 143 with no word, its bundle whole on disk (a new user's
     walk). Everything said is written already (`say` and `tell` flush each line). Where no
     code was decided (an exception on its way out), the stop ends the process as any other."""
-    code = 0 if decided is None else decided if type(decided) is int else None
+    code = 0 if decided is None else decided if type(decided) is int else None  # SystemExit's
     on_stop = signal.SIG_DFL if code is None else partial(_stop_decided, code)
     while True:
         try:

@@ -1242,8 +1242,9 @@ CODES: dict[str, CodeInfo] = {
         "The bundle's hidden calls (calls only provider bodies show) are not as a conversion "
         "writes them: an agent of kind hidden-* must have agent type hidden, depth 1, the root "
         "as parent and no delegation, one agent per kind; such an agent has no tool events, "
-        "its model events no timestamp and no edge; and receipt.hidden_calls is 0 exactly when "
-        "no model event is a hidden agent's, and at most their number.",
+        "its model events no timestamp and no edge; only a usage-incomplete one may state "
+        "request_max_tokens, never below its output; and receipt.hidden_calls is 0 exactly "
+        "when no model event is a hidden agent's, and at most their number.",
         "The bundle was edited after it was written. Use the bundle as convert wrote it, or "
         "convert again.",
     ),

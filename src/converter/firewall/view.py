@@ -26,6 +26,7 @@ from converter.firewall.types import (
     Timestamp,
     Version,
 )
+from converter.limits import MAX_REQUESTED_OUTPUT
 from converter.vocabulary import HiddenAgentKind, TaskUnit
 
 AgentKind = Literal[
@@ -118,7 +119,7 @@ def _absent(value: object) -> bool:
 # `max_output_tokens` (SPEC §8.4). Written only when there is one, so every other event, and
 # every digest taken over events, is as it was before the field existed.
 RequestedOutput = Annotated[
-    Count | None,
+    Annotated[int, Field(ge=1, le=MAX_REQUESTED_OUTPUT)] | None,
     Field(
         exclude_if=_absent,
         description="The max_tokens of the call's provider request, read for a usage-incomplete "

@@ -44,6 +44,7 @@ from typing import Any
 import msgspec
 
 from converter.errors import Problem
+from converter.limits import MAX_REQUESTED_OUTPUT
 from converter.reader.load import LoadedTree, read_bytes
 from converter.reader.model import Account, Call, HiddenCall
 from converter.reader.records import (
@@ -179,12 +180,33 @@ def _read_requests(
         entry = request_entry(folder, tree.layout, selected[r.file], taken)
         if entry is None:  # no request named: attributed without one, or refused as such
             continue
+        if not every:
+            tree.responses[n] = replace(r, request=_request_for_bound(tree, entry))
+            continue
         if isinstance(entry, Problem):
             tree.problems.append(entry)
             tree.responses[n] = replace(r, request_refused=True)
             continue
-        request = _read_request(tree, entry, ids=every)
+        request = _read_request(tree, entry, ids=True)
         tree.responses[n] = replace(r, request=request, request_refused=request is None)
+
+
+def _request_for_bound(tree: LoadedTree, entry: SourceFile | Problem) -> Request | None:
+    """A hidden stub's request read for its `max_tokens` alone (the whole tree one task): a
+    request missing, not a regular file or damaged bounds nothing, and refuses nothing, and is
+    not bound (the contract's `max_output_tokens` bounds the call, as for a request that
+    states no `max_tokens`; a review: 0.6.12 converted such sessions, never opening it). One
+    that may still be being written (empty, cut short) refuses, as every body does: a bundle
+    made now would differ from one made once it is whole."""
+    if isinstance(entry, Problem):
+        return None
+    before = len(tree.problems)
+    request = _read_request(tree, entry, ids=False)
+    if request is None and all(p.code != _REQUEST_UNFINISHED for p in tree.problems[before:]):
+        del tree.problems[before:]
+        tree.unread.discard(entry.index)
+        tree.unbound.add(entry.index)
+    return request
 
 
 _REQUEST_UNFINISHED = "CC-BODY-REQUEST-UNFINISHED"
@@ -217,11 +239,6 @@ def requested_output(request: dict[str, Any]) -> int | None:
     if type(value) is not int or not 1 <= value <= MAX_REQUESTED_OUTPUT:
         return None
     return value
-
-
-# Above any model's output (the largest a card states is 128,000): no request answered under a
-# larger bound was bounded by it.
-MAX_REQUESTED_OUTPUT = 10_000_000
 
 
 def _body_document(tree: LoadedTree, entry: SourceFile, unfinished: str) -> dict[str, Any] | None:
@@ -437,7 +454,7 @@ def _hidden_calls(r: Response) -> list[HiddenCall]:
         final=r.final,
         prompt_id=request.prompt_id if request else None,
         prev_request=request.prev_request if request else None,
-        max_tokens=request.max_tokens if request and not r.final else None,
+        max_tokens=_output_bound(r),
         request_refused=r.request_refused,
     )
     passes = [
@@ -447,11 +464,21 @@ def _hidden_calls(r: Response) -> list[HiddenCall]:
             model=model,
             usage=usage,
             final=True,
+            max_tokens=None,  # a pass is complete: no bound (a review: it took the call's)
             advisor_of=r.id,
         )
         for n, (model, usage) in enumerate(r.advisor, 1)
     ]
     return [call, *passes]
+
+
+def _output_bound(r: Response) -> int | None:
+    """The request's `max_tokens` of a hidden call whose response is not final: the most output
+    it could have had (SPEC §8.4). None for a final one (priced as it stands), and for a bound
+    below the output the response already states, which cannot be this call's: the contract's
+    `max_output_tokens` bounds it then (a review: the interval collapsed to its low end)."""
+    bound = r.request.max_tokens if r.request is not None and not r.final else None
+    return bound if bound is not None and bound >= r.usage.output_tokens else None
 
 
 def _kept(seen: Usage, said: Usage) -> Usage:
