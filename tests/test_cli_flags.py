@@ -257,6 +257,71 @@ def test_a_stop_after_the_run_decided_ends_it_with_its_decision(stop: str) -> No
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
+@pytest.mark.parametrize(
+    "args",
+    [["inspect", "--in", "/nonexistent/x.jsonl"], ["convert", "--bogus"]],
+    ids=["refused", "usage"],
+)
+def test_a_late_stop_keeps_a_refusals_code(args: list[str]) -> None:
+    """A review: the codes the tool names (`Exit.REFUSED`, `Exit.USAGE`, an IntEnum) were taken
+    for no decision, and a late SIGTERM made them 143."""
+    code = (
+        "import os, signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        "import converter.cli.main as entry\n"
+        "real = entry._ignore_interrupts\n"
+        "def then_stopped(decided):\n"
+        "    real(decided)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(30)\n"
+        "entry._ignore_interrupts = then_stopped\n"
+        "sys.argv = ['agent-evidence', *sys.argv[1:]]\n"
+        "entry.main()\n"
+    )
+    plain = subprocess.run(
+        [sys.executable, "-m", "converter", *args], capture_output=True, text=True, check=False
+    )
+    stopped = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False, timeout=20
+    )
+    assert plain.returncode in (2, 64), plain.stderr
+    assert (stopped.returncode, stopped.stderr) == (plain.returncode, plain.stderr)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
+def test_a_stop_while_a_refusal_is_said_is_an_interrupt_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """A review: a SIGTERM while a refusal was being printed escaped the command's handling:
+    a traceback, and 130 as if by Ctrl-C. It is 143, said as an interrupt."""
+    code = (
+        "import os, signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        "import converter.cli.main as entry\n"
+        "real = entry._emit_refused\n"
+        "def stopped(*args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(5)\n"
+        "    return real(*args, **kwargs)\n"
+        "entry._emit_refused = stopped\n"
+        "sys.argv = ['agent-evidence', 'convert', '--in', '/nonexistent/x.jsonl', '--template',"
+        " sys.argv[1]]\n"
+        "entry.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "t.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=20,
+    )
+    assert (done.returncode, done.stderr.strip()) == (
+        128 + signal.SIGTERM,
+        "interrupted: nothing was written",
+    )
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
 def test_a_stop_after_a_run_that_decided_nothing_ends_it_as_any_stop() -> None:
     """A review: where no exit code was decided (an exception on its way out instead of an
     exit), a late SIGTERM ended the process with 0. It ends it as the signal does."""

@@ -2380,10 +2380,57 @@ def test_one_task_converts_with_a_stubs_request_unusable(
     (event,) = hidden_events(bundle)
     assert "request_max_tokens" not in event
     assert event["pricing"]["output_tokens_high"] == 64000
-    assert [f["role"] for f in bundle["receipt"]["files"]].count("provider-request") == 0
+    # one read whole is bound as read, damaged or not: a change to it is a change
+    read = damage in ("repeated-key", "not-json")
+    assert [f["role"] for f in bundle["receipt"]["files"]].count("provider-request") == read
     verify = ["verify", "--bundle", str(out), "--contract", str(contract)]
-    done = cli(*verify, "--in", str(tree_.parent), "--provider-bodies", str(folder))
+    verify += ["--in", str(tree_.parent), "--provider-bodies", str(folder)]
+    done = cli(*verify)
     assert done.code == 0, done.err
+    if read:
+        (folder / name).write_bytes(json.dumps({"max_tokens": 512}).encode())
+        changed = cli(*verify)
+        assert changed.code == 5
+        assert "CONTRACT-FILE-CHANGED" in changed.err
+        assert "CONTRACT-FILE-REMOVED" not in changed.err
+
+
+def test_one_task_refuses_a_request_the_index_names_twice(cli: Any, tmp_path: Path) -> None:
+    """A review: two hidden stubs whose index lines name one request file were accepted under
+    --task-unit session, the first bounded by it; whichever unit, that is ambiguous."""
+    tree, bodies = setup(tmp_path)
+    second = ("msg_01SecondHiddenCall", "req_01SecondHidden")
+    name = add_hidden(bodies, TITLE, source="compact")
+    add_hidden(bodies, second, source="compact")
+    for call in (TITLE, second):
+        bodies.response(call)["stop_reason"] = None
+    assert bodies.lines is not None
+    bodies.lines[-1]["request_file"] = name
+    given = ["--provider-bodies", str(bodies.write()), "--task-unit", "session"]
+    shown = cli("inspect", "--in", str(tree.parent), *given)
+    assert shown.code == 2
+    assert "CC-BODY-DUPLICATE" in shown.err
+
+
+def test_one_task_refuses_a_stubs_request_it_cannot_read(modes_cli: Any, tmp_path: Path) -> None:
+    """A review: a request that could not be read (its bytes unknown) was left out, and the
+    session converted: a read error that passes would give another bundle of the same files."""
+    tree, bodies = setup(tmp_path)
+    name = add_hidden(bodies, TITLE, source="compact")
+    bodies.response(TITLE)["stop_reason"] = None
+    folder = bodies.write()
+    (folder / name).chmod(0)
+    shown = modes_cli(
+        "inspect",
+        "--in",
+        str(tree.parent),
+        "--provider-bodies",
+        str(folder),
+        "--task-unit",
+        "session",
+    )
+    assert shown.code == 2, shown.err
+    assert "CC-TREE-UNREADABLE" in shown.err
 
 
 def test_one_task_refuses_a_stubs_request_still_being_written(cli: Any, tmp_path: Path) -> None:

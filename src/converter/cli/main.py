@@ -357,6 +357,11 @@ def main(argv: list[str] | None = None) -> None:
         decided = late.__context__
         if argv is None and isinstance(decided, SystemExit):
             raise SystemExit(decided.code) from None
+        if argv is None:
+            # A stop while a refusal or an error was being said, outside the command's own
+            # handling (a review: a SIGTERM then was a traceback and 130): an interrupt, said so.
+            # The console entry point runs one command: nothing was written before it.
+            _interrupted(0)
         raise
 
 
@@ -407,7 +412,7 @@ def _ignore_interrupts(decided: object) -> None:
     in its last milliseconds was 143 with no word, its bundle whole on disk (a new user's
     walk). Everything said is written already (`say` and `tell` flush each line). Where no
     code was decided (an exception on its way out), the stop ends the process as any other."""
-    code = 0 if decided is None else decided if type(decided) is int else None  # SystemExit's
+    code = 0 if decided is None else _exit_code(decided)  # SystemExit's
     on_stop = signal.SIG_DFL if code is None else partial(_stop_decided, code)
     while True:
         try:
@@ -418,6 +423,14 @@ def _ignore_interrupts(decided: object) -> None:
             return
         except KeyboardInterrupt:
             continue
+
+
+def _exit_code(decided: object) -> int | None:
+    """SystemExit's code as the process would exit with it: an int (the `Exit` members are
+    ints too; a review: they were taken for no code), else None."""
+    if isinstance(decided, int) and not isinstance(decided, bool):
+        return int(decided)
+    return None
 
 
 def _stop_decided(code: int, signum: int, frame: object) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from converter.firewall.shapes import ArgShape
 from converter.firewall.types import (
@@ -120,6 +120,8 @@ def _absent(value: object) -> bool:
 # every digest taken over events, is as it was before the field existed.
 RequestedOutput = Annotated[
     Annotated[int, Field(ge=1, le=MAX_REQUESTED_OUTPUT)] | None,
+    # as written: a count, or no key at all (a null is refused on opening: BUNDLE-HIDDEN-CALLS)
+    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_REQUESTED_OUTPUT}),
     Field(
         exclude_if=_absent,
         description="The max_tokens of the call's provider request, read for a usage-incomplete "

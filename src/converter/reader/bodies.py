@@ -192,21 +192,29 @@ def _read_requests(
 
 
 def _request_for_bound(tree: LoadedTree, entry: SourceFile | Problem) -> Request | None:
-    """A hidden stub's request read for its `max_tokens` alone (the whole tree one task): a
-    request missing, not a regular file or damaged bounds nothing, and refuses nothing, and is
-    not bound (the contract's `max_output_tokens` bounds the call, as for a request that
-    states no `max_tokens`; a review: 0.6.12 converted such sessions, never opening it). One
-    that may still be being written (empty, cut short) refuses, as every body does: a bundle
-    made now would differ from one made once it is whole."""
+    """A hidden stub's request read for its `max_tokens` alone (the whole tree one task). Where
+    0.6.12 never opened it, a request that is not there to read bounds nothing and refuses
+    nothing: missing, or not a regular file (never opened), so not bound; or read whole and
+    damaged (not JSON, a key twice), bound as read, so that a later change to it is one (a
+    review: 0.6.12 converted such sessions). The contract's `max_output_tokens` bounds the
+    call then, as for a request that states no `max_tokens`. Anything else refuses, as every
+    body does: one that may still be being written (a bundle made now would differ from one
+    made once it is whole), one that could not be read (its bytes unknown), and an index line
+    naming a request another line names or no request file (ambiguous, whichever unit)."""
     if isinstance(entry, Problem):
+        if entry.code not in ("CC-BODY-FILE-MISSING", "CC-BODY-NOT-REGULAR"):
+            tree.problems.append(entry)
         return None
     before = len(tree.problems)
     request = _read_request(tree, entry, ids=False)
-    if request is None and all(p.code != _REQUEST_UNFINISHED for p in tree.problems[before:]):
+    if request is None and all(_damaged(p.code) for p in tree.problems[before:]):
         del tree.problems[before:]
-        tree.unread.discard(entry.index)
-        tree.unbound.add(entry.index)
     return request
+
+
+def _damaged(code: str) -> bool:
+    """A body read whole whose bytes are no JSON document, or not one as strictly read."""
+    return code.startswith("CC-LINE-") and code != "CC-LINE-TOO-LONG"
 
 
 _REQUEST_UNFINISHED = "CC-BODY-REQUEST-UNFINISHED"
