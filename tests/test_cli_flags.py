@@ -217,6 +217,37 @@ def test_once_the_run_has_decided_a_late_ctrl_c_is_ignored(tmp_path: Path) -> No
     assert done.stdout.splitlines()[-1] == "0 True"
 
 
+def _stopped_after_deciding(
+    argv: list[str], *, number: int = int(signal.SIGTERM), setup: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """The console entry point run with `argv`, sending itself signal `number` just after the
+    run decided (`_ignore_interrupts`), then dawdling as a slow shutdown would: the stop must
+    end it, not wait for it. `setup`: lines run before (a patch of `entry`)."""
+    code = (
+        "import os, signal, sys, time\n"
+        f"signal.signal({number}, signal.SIG_DFL)\n"
+        "import converter.cli.main as entry\n"
+        f"{setup}"
+        "real = entry._ignore_interrupts\n"
+        "def then_stopped(decided):\n"
+        "    real(decided)\n"
+        f"    os.kill(os.getpid(), {number})\n"
+        "    time.sleep(30)\n"
+        "entry._ignore_interrupts = then_stopped\n"
+        "sys.argv = ['agent-evidence', *sys.argv[1:]]\n"
+        "entry.main()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=False, timeout=20
+    )
+
+
+def _plain(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "converter", *argv], capture_output=True, text=True, check=False
+    )
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
 @pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
 def test_a_stop_after_the_run_decided_ends_it_with_its_decision(stop: str) -> None:
@@ -224,33 +255,9 @@ def test_a_stop_after_the_run_decided_ends_it_with_its_decision(stop: str) -> No
     `convert` wrote its bundle) ended the run with 143 and no word, the bundle whole on disk (a
     new user's walk: 4 of 24 tries). It still ends the process at once, with the code decided;
     what was printed stands."""
-    number = int(getattr(signal, stop))
-    code = (
-        "import os, signal, sys, time\n"
-        f"signal.signal({number}, signal.SIG_DFL)\n"
-        "import converter.cli.main as entry\n"
-        "real = entry._ignore_interrupts\n"
-        "def then_stopped(decided):\n"
-        "    real(decided)\n"
-        f"    os.kill(os.getpid(), {number})\n"
-        "    time.sleep(30)  # a slow shutdown: the stop must end it, not wait for it\n"
-        "entry._ignore_interrupts = then_stopped\n"
-        "sys.argv = ['agent-evidence', 'evaluate', '--bundle', sys.argv[1]]\n"
-        "entry.main()\n"
-    )
-    plain = subprocess.run(
-        [sys.executable, "-m", "converter", "evaluate", "--bundle", str(GOLDEN)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    stopped = subprocess.run(
-        [sys.executable, "-c", code, str(GOLDEN)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=20,
-    )
+    argv = ["evaluate", "--bundle", str(GOLDEN)]
+    plain = _plain(argv)
+    stopped = _stopped_after_deciding(argv, number=int(getattr(signal, stop)))
     assert plain.returncode in (0, 1), plain.stderr
     assert (stopped.returncode, stopped.stdout) == (plain.returncode, plain.stdout)
     assert stopped.stderr == plain.stderr
@@ -265,27 +272,22 @@ def test_a_stop_after_the_run_decided_ends_it_with_its_decision(stop: str) -> No
 def test_a_late_stop_keeps_a_refusals_code(args: list[str]) -> None:
     """A review: the codes the tool names (`Exit.REFUSED`, `Exit.USAGE`, an IntEnum) were taken
     for no decision, and a late SIGTERM made them 143."""
-    code = (
-        "import os, signal, sys, time\n"
-        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
-        "import converter.cli.main as entry\n"
-        "real = entry._ignore_interrupts\n"
-        "def then_stopped(decided):\n"
-        "    real(decided)\n"
-        "    os.kill(os.getpid(), signal.SIGTERM)\n"
-        "    time.sleep(30)\n"
-        "entry._ignore_interrupts = then_stopped\n"
-        "sys.argv = ['agent-evidence', *sys.argv[1:]]\n"
-        "entry.main()\n"
-    )
-    plain = subprocess.run(
-        [sys.executable, "-m", "converter", *args], capture_output=True, text=True, check=False
-    )
-    stopped = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=False, timeout=20
-    )
+    plain, stopped = _plain(args), _stopped_after_deciding(args)
     assert plain.returncode in (2, 64), plain.stderr
     assert (stopped.returncode, stopped.stderr) == (plain.returncode, plain.stderr)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
+def test_a_stop_after_a_run_that_decided_nothing_ends_it_as_any_stop() -> None:
+    """A review: where no exit code was decided (an exception on its way out instead of an
+    exit), a late SIGTERM ended the process with 0. It ends it as the signal does."""
+    undecided = (
+        "def undecided(args, debug, written):\n"
+        "    raise BaseException('no decision')\n"
+        "entry._dispatch = undecided\n"
+    )
+    done = _stopped_after_deciding(["--version"], setup=undecided)
+    assert done.returncode == -signal.SIGTERM, done.stderr
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
@@ -319,32 +321,6 @@ def test_a_stop_while_a_refusal_is_said_is_an_interrupt_without_a_traceback(
         128 + signal.SIGTERM,
         "interrupted: nothing was written",
     )
-
-
-@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="POSIX stops")
-def test_a_stop_after_a_run_that_decided_nothing_ends_it_as_any_stop() -> None:
-    """A review: where no exit code was decided (an exception on its way out instead of an
-    exit), a late SIGTERM ended the process with 0. It ends it as the signal does."""
-    code = (
-        "import os, signal, sys, time\n"
-        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
-        "import converter.cli.main as entry\n"
-        "def undecided(args, debug, written):\n"
-        "    raise BaseException('no decision')\n"
-        "entry._dispatch = undecided\n"
-        "real = entry._ignore_interrupts\n"
-        "def then_stopped(decided):\n"
-        "    real(decided)\n"
-        "    os.kill(os.getpid(), signal.SIGTERM)\n"
-        "    time.sleep(30)\n"
-        "entry._ignore_interrupts = then_stopped\n"
-        "sys.argv = ['agent-evidence', '--version']\n"
-        "entry.main()\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=20
-    )
-    assert done.returncode == -signal.SIGTERM, done.stderr
 
 
 def test_a_ctrl_c_while_the_decided_exit_is_on_its_way_keeps_the_decision() -> None:
