@@ -273,9 +273,9 @@ class Consistency:
 
     def _model_cost(self, index: int, event: ModelEventOut, pricing: PricingClaims) -> None:
         """A v2 bundle carries the prices its events use: each cost and each applied price
-        (tier, context multiplier, unsplit rule, high output, from the request's bound where the
-        event gives one) is priced again from them. A
-        resealed bundle with costs edited down, or prices edited without its costs, disagrees."""
+        (tier, context multiplier, unsplit rule, high output, at the request's bound where the
+        event gives one) is priced again from them. A resealed bundle with costs edited down, or
+        prices edited without its costs, disagrees."""
         priced = price_model_event(event, pricing)
         if isinstance(priced, list):  # its pricing lacks what the event needs
             self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
