@@ -499,6 +499,18 @@ def test_each_decision(
             "::error title=agent-evidence::INCOMPLETE (exit 2): EVAL-SAMPLE-TOO-SMALL (the job "
             "summary says why; at best SCALE)"
         ) in run.log
+    if decision in ("ASSIST", "STOP"):  # and the gates that failed (a CI walk: said only ASSIST)
+        annotation = re.search(r"^::error title=agent-evidence::.*$", run.log, re.MULTILINE)
+        assert annotation is not None, run.log
+        assert annotation.group().startswith(
+            f"::error title=agent-evidence::{decision} (exit {code}): failed "
+        ), annotation.group()
+        assert annotation.group().endswith(
+            "(the job summary says why); the gate passes only on SCALE"
+        )
+        first_line = run.report.splitlines()[0]
+        listed = annotation.group().split(": failed ", 1)[1].split(" (the job", 1)[0]
+        assert first_line.endswith(f"; failed: {listed}**"), (first_line, listed)
     assert decision in run.report
     assert "|" in run.report
     assert Path(run.outputs["report"]).is_relative_to(runner.temp)
@@ -959,6 +971,12 @@ def test_a_bundle_path_that_is_not_there_is_named(
     assert_gate(run, "REFUSED", 2)
     # Each path quoted: two paths joined by a space read as one with a space in it.
     assert 'no bundle file at: "evidence/*.json", "my bundle.json" (' in run.summary
+    # In the annotation a `%` is escaped, as the runner decodes `%0A` into a new line (a CI walk)
+    run = run_action(runner, tmp_path, workspace, {"bundle": "pct%0A::warning x.json"})
+    assert_gate(run, "REFUSED", 2)
+    assert '::error title=agent-evidence::REFUSED (exit 2): no bundle file at: "pct%250A' in (
+        run.log
+    )
     assert "globs are not expanded" in run.summary
     # The refusal names paths, not numbers: a list "numbered as above" had nothing above it.
     assert "Bundles, numbered" not in run.summary
