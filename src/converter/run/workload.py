@@ -105,8 +105,9 @@ def _prices(bundle: BundleHead) -> dict[FieldPath, object]:
 
 def used_prices(event: ModelEventOut | ToolEventOut) -> set[FieldPath]:
     """The parts of `_prices` an event was priced with: its model's tiers and context, the
-    model's max_output_tokens only for a usage-incomplete call no request bounds, the unsplit rule only for unsplit
-    cache writes, web search only for a call that searched, a tool's price for a tool call."""
+    model's max_output_tokens only for a usage-incomplete call no request bounds, the unsplit
+    rule only for unsplit cache writes, web search only for a call that searched, a tool's
+    price for a tool call."""
     if isinstance(event, ToolEventOut):
         return {("pricing", "client_tools", event.name)}
     model = ("pricing", "models", event.model)
