@@ -2334,6 +2334,25 @@ def test_a_hidden_stub_a_request_bounds_needs_no_max_output_tokens(
     assert event["pricing"]["output_tokens_high"] == 512
 
 
+def test_inspect_by_card_says_a_hidden_stub_is_bounded_by_its_request(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A docs review: the card's figure said every usage-incomplete call was priced up to the
+    card's max_output_tokens, while a hidden stub's width was its request's 500 tokens."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prompt_id=PROMPT_ID))
+    bodies.response(TITLE)["stop_reason"] = None
+    by_card = ["--in", str(tree.parent), "--provider-bodies", str(bodies.write())]
+    shown = cli("inspect", *by_card, "--price-card", "anthropic-2026-12")
+    assert shown.code == 0, shown.err
+    assert "or a hidden call's up to its request's max_tokens" in shown.out
+    cost = json.loads(cli("inspect", "--json", *by_card, "--price-card", "anthropic-2026-12").out)
+    (kind,) = cost["card_cost"]["hidden_by_kind"].values()
+    width = Decimal(kind["high_usd"]) - Decimal(kind["low_usd"])
+    haiku_output = Decimal(5)  # USD per million output tokens on the card
+    assert width == (512 - 12) * haiku_output / 10**6
+
+
 def test_a_hidden_stubs_advisor_pass_takes_no_bound(cli: Any, tmp_path: Path) -> None:
     """A review: each advisor pass of a hidden stub took the stub's request bound, on a complete
     event; the bundle convert wrote was refused by its own evaluate (BUNDLE-COST-MISMATCH). The

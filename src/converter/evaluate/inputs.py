@@ -175,7 +175,8 @@ class OwnPrice(Closed):
 
 class OwnBound(Closed):
     """A model's max_output_tokens that a bundle's contract chose, which the shipped card it
-    names states otherwise or not at all: the high end of the model's usage-incomplete calls."""
+    names states otherwise or not at all: the high end of the model's usage-incomplete calls
+    that no request's max_tokens bounds."""
 
     model: ModelName
     max_output_tokens: Count

@@ -212,6 +212,8 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
             "output limit Claude Code requested, bounds them"
         )
     if cost["model_calls_usage_incomplete"]:
+        # with hidden calls, one with no stop reason may be bounded by its request instead
+        hidden = bool(cost["hidden_by_kind"])
         width = cost["usage_incomplete_width_usd"]
         limits = "; ".join(
             f"{model} {entry['max_output_tokens']:,}"
@@ -221,8 +223,10 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
         lines.append(
             f"    width: {money_span(width, width)} of it is in "
             f"{counted(cost['model_calls_usage_incomplete'], 'usage-incomplete call')}, "
-            f"whose output is priced up to the card's max_output_tokens ({limits}); a contract's "
-            "max_output_tokens, set to the output limit Claude Code requested, narrows it"
+            f"whose output is priced up to the card's max_output_tokens ({limits})"
+            + (", or a hidden call's up to its request's max_tokens" if hidden else "")
+            + "; a contract's max_output_tokens, set to the output limit Claude Code requested, "
+            + ("narrows the card's" if hidden else "narrows it")
         )
     if cost["model_calls_assumed_standard"]:
         lines.append(

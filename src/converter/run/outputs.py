@@ -132,10 +132,11 @@ class ModelFigure(Closed):
     high_usd_known: Usd = Field(description=HIGH_USD_KNOWN)
     _high_end = model_validator(mode="after")(_a_bound_or_null)
     model_calls_unbounded: Count
-    model_calls_no_max_output: Count  # usage-incomplete, and no max_output_tokens on the card
+    model_calls_no_max_output: Count  # usage-incomplete, unbounded by the card or a request
     model_calls_usage_incomplete: Count = Field(
-        description="usage-incomplete calls priced up to the card's max_output_tokens (those "
-        "of a model the card gives none are model_calls_no_max_output)"
+        description="usage-incomplete calls priced up to a bound: the card's max_output_tokens, "
+        "or a hidden call's request max_tokens where it gives one (those of a model the card "
+        "gives none, and no request bounds, are model_calls_no_max_output)"
     )
     max_output_tokens: Count | None  # the card's, which prices the incomplete calls' high end
 
@@ -173,11 +174,13 @@ class CardCost(Closed):
     model_calls_unbounded: Count
     model_calls_no_max_output: Count = Field(
         description="usage-incomplete calls of models the card states no max_output_tokens "
-        "for: in low_usd at their recorded usage; high_usd is then null"
+        "for, and no request's max_tokens bounds: in low_usd at their recorded usage; high_usd "
+        "is then null"
     )
     model_calls_usage_incomplete: Count = Field(
-        description="usage-incomplete calls priced up to the card's max_output_tokens (those "
-        "of a model the card gives none are model_calls_no_max_output)"
+        description="usage-incomplete calls priced up to a bound: the card's max_output_tokens, "
+        "or a hidden call's request max_tokens where it gives one (those of a model the card "
+        "gives none, and no request bounds, are model_calls_no_max_output)"
     )
     usage_incomplete_width_usd: Usd
     by_model: dict[CrossedModel, ModelFigure]
