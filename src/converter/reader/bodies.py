@@ -205,16 +205,7 @@ def _request_for_bound(tree: LoadedTree, entry: SourceFile | Problem) -> Request
         if entry.code not in ("CC-BODY-FILE-MISSING", "CC-BODY-NOT-REGULAR"):
             tree.problems.append(entry)
         return None
-    before = len(tree.problems)
-    request = _read_request(tree, entry, ids=False)
-    if request is None and all(_damaged(p.code) for p in tree.problems[before:]):
-        del tree.problems[before:]
-    return request
-
-
-def _damaged(code: str) -> bool:
-    """A body read whole whose bytes are no JSON document, or not one as strictly read."""
-    return code.startswith("CC-LINE-") and code != "CC-LINE-TOO-LONG"
+    return _read_request(tree, entry, ids=False)
 
 
 _REQUEST_UNFINISHED = "CC-BODY-REQUEST-UNFINISHED"
@@ -223,9 +214,10 @@ _HEADER_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def _read_request(tree: LoadedTree, entry: SourceFile, *, ids: bool) -> Request | None:
-    """A request read, bound and parsed; with `ids`, its billing header's too (without: only
-    its `max_tokens` is wanted, and a header it does not need refuses nothing)."""
-    doc = _body_document(tree, entry, _REQUEST_UNFINISHED)
+    """A request read, bound and parsed; with `ids`, its billing header's too. Without: only
+    its `max_tokens` is wanted, and neither a header it does not need nor bytes read whole that
+    are no JSON object refuse anything (`_request_for_bound`)."""
+    doc = _body_document(tree, entry, _REQUEST_UNFINISHED, damage_refuses=ids)
     if doc is None:
         return None
     prompt_id = prev_request = None
@@ -249,11 +241,14 @@ def requested_output(request: dict[str, Any]) -> int | None:
     return value
 
 
-def _body_document(tree: LoadedTree, entry: SourceFile, unfinished: str) -> dict[str, Any] | None:
+def _body_document(
+    tree: LoadedTree, entry: SourceFile, unfinished: str, *, damage_refuses: bool = True
+) -> dict[str, Any] | None:
     """A body file read once, bound (size and SHA-256 of its bytes) and parsed strictly as one
     JSON object; None, its problem said, otherwise. Each is written in one write with no rename
     (FORMAT-NOTES §5): one being written reads empty, or cut short, said as `unfinished`, not
-    "damaged"."""
+    "damaged". Without `damage_refuses`, bytes read whole that are no JSON object (a key twice,
+    not JSON) are None and said nothing of: bound as read, they change nothing else."""
     data = read_bytes(tree, entry, empty=unfinished)
     if data is None:
         return None
@@ -261,7 +256,8 @@ def _body_document(tree: LoadedTree, entry: SourceFile, unfinished: str) -> dict
     if isinstance(doc, BadLine):
         parse = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
         code = unfinished if parse and cut_short(data) else doc.code
-        tree.problems.append(Problem(code, entry.index, 1))
+        if damage_refuses or code == unfinished:
+            tree.problems.append(Problem(code, entry.index, 1))
         return None
     return doc
 
