@@ -1011,3 +1011,28 @@ def test_a_key_no_encoder_writes_is_left_to_the_whole_reader() -> None:
     with pytest.raises(IntegrityFailure) as failed:
         open_bundle(data)
     assert failed.value.code == "BUNDLE-DIGEST-MISMATCH"
+
+
+@pytest.mark.parametrize(
+    "edited",
+    [
+        (b'"max_calls_per_task":', b'"max_calls_per_task":' + b"9" * 4301),
+        (b'"excluded_tasks":[]', b'"excluded_tasks":' + b"[" * 100_000 + b"]" * 100_000),
+    ],
+    ids=["an-integer-of-4301-digits", "nesting-100000-deep"],
+)
+def test_json_past_the_parsers_limits_is_called_changed(edited: tuple[bytes, bytes]) -> None:
+    """An auditor's edit: an integer of more digits than the interpreter converts, or nesting
+    deeper than the parser goes, is valid JSON no conversion writes. It was refused as not a
+    bundle at all (2, "empty, cut short, not JSON"); a bundle that claims an evidence digest and
+    holds it was changed (5), as with a repeated key. Without a digest, it is still no bundle."""
+    old, new = edited
+    data = GOLDEN.read_bytes().replace(old, new, 1)
+    assert data != GOLDEN.read_bytes()
+    with pytest.raises(IntegrityFailure) as failed:
+        open_bundle(data)
+    assert failed.value.code == "BUNDLE-DIGEST-MISMATCH"
+    unsealed = data.replace(b'"evidence_sha256"', b'"evidence_sha_256"')
+    with pytest.raises(Refused) as refused:
+        open_bundle(unsealed)
+    assert [p.code for p in refused.value.problems] == ["BUNDLE-NOT-A-BUNDLE"]

@@ -31,7 +31,7 @@ from converter.evaluate import (
     shape_key,
 )
 from converter.evaluate.fmt import json_decimal, percent, usd
-from converter.evaluate.kernel import nearest_rank
+from converter.evaluate.kernel import nearest_rank, unplaced_left_out
 from converter.firewall.shapes import shape_of
 
 D = Decimal
@@ -83,6 +83,7 @@ def make_task(
     tool_calls: int = 3,
     incomplete: int = 0,
     unbounded: int = 0,
+    searches: int = 0,
     split: dict[str, Interval] | None = None,
     tool_shapes: tuple[tuple[str, str], ...] = (),
     edges: tuple[tuple[str, str], ...] = (),
@@ -106,6 +107,7 @@ def make_task(
         cost_by_model={"claude-sonnet-4-5": spend},
         unbounded_by_agent_type={next(iter(split or {"main": 0})): unbounded} if unbounded else {},
         unbounded_by_model={"claude-sonnet-4-5": unbounded} if unbounded else {},
+        searches_unknown_by_agent_type={"main": searches} if searches else {},
         cache_read_tokens=300,
         input_tokens_total=1000,
         tool_shapes=tool_shapes,
@@ -118,6 +120,7 @@ def make_workload(
     *,
     auxiliary: str = "observed",
     findings: dict[str, int] | None = None,
+    unplaced: tuple[int, ...] = (),
     **policy: Any,
 ) -> Workload:
     return Workload.model_validate(
@@ -129,6 +132,7 @@ def make_workload(
             "auxiliary_calls": auxiliary,
             "findings": findings or {},
             "digests": DIGESTS,
+            "unplaced_left_out": unplaced,
         }
     )
 
@@ -1106,3 +1110,73 @@ def test_claims_are_restated_as_written_in_json() -> None:
     (task,) = json.loads(render_json(ev))["tasks"]
     assert task["business_value_usd"] == "0.000000000000000000000000000001"
     assert task["remediation_usd"] == task["incident_loss_usd"] == task["business_value_usd"]
+
+
+def _bound(ev: Evaluation) -> dict[str, bool]:
+    return {t.id: t.high_is_bound for t in ev.tasks}
+
+
+def test_a_task_has_no_high_end_where_some_of_its_spend_may_be_in_no_cost() -> None:
+    """An audit: the workload's total said `no bound` while each task's high end, in JSON and
+    Markdown, read as a bound. A task's is none when its own calls recorded no input, when it
+    holds a WebSearch call of unknown count, or when a finding of its bundle says some spend is
+    in no cost and names no task; else it is one."""
+    tasks = [make_task(0, 2, 3, incomplete=1, unbounded=1), make_task(1, searches=1), make_task(2)]
+    searched = {"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 1}
+    ev = evaluate(make_workload(tasks, findings=searched))
+    assert _bound(ev) == {task_id(0): False, task_id(1): False, task_id(2): True}
+    assert ev.metrics.searches_unknown_by_agent_type == {"main": 1}
+    # a search the finding counts that no task's event shows: any task may hold it
+    more = evaluate(make_workload(tasks, findings={"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 2}))
+    assert not any(_bound(more).values())
+    for code in ("CC-TREE-REMOTE-AGENT", "CC-REC-SERVER-TOOL-UNPRICED", "CC-REC-FINAL-NO-INPUT"):
+        assert not any(_bound(evaluate(make_workload(tasks, findings={code: 1}))).values())
+    for code in ("CC-REC-REPLAY", "CC-TREE-SPLIT-SESSION"):  # no spend out; parts: counted
+        assert _bound(evaluate(make_workload(tasks, findings={code: 1})))[task_id(2)]
+    rows = render_markdown(ev)
+    assert "`no bound`: some of that cost is in no figure" in rows
+    assert "`no bound`" not in render_markdown(evaluate(scale()))
+    (open_row,) = [r for r in rows.splitlines() if task_id(1) in r]
+    assert open_row.endswith(
+        "| $2.0000 – no bound | $0.0000 | $2.0000 | $0.0000 | $0.0000 | $4.0000 – no bound |"
+    )
+    assert json.loads(render_json(ev))["tasks"][1]["high_is_bound"] is False
+
+
+def test_findings_that_name_no_task_open_only_their_own_bundles_tasks() -> None:
+    """Each bundle's findings of spend in no cost hold open its own tasks' high ends, not
+    another bundle's (`Workload.unplaced_left_out`, one count a bundle)."""
+    tasks = [
+        make_task(0).model_copy(update={"bundle": 1}),
+        make_task(1).model_copy(update={"bundle": 2}),
+    ]
+    ev = evaluate(make_workload(tasks, findings={"CC-TREE-REMOTE-AGENT": 1}, unplaced=(0, 1)))
+    assert _bound(ev) == {task_id(0): True, task_id(1): False}
+    assert ev.metrics.high_is_bound is False
+    with pytest.raises(ValidationError):
+        make_workload(tasks, unplaced=(0,))  # the second bundle's count is missing
+
+
+def test_searches_of_unknown_count_split_as_the_task_does() -> None:
+    with pytest.raises(ValidationError):
+        make_task(0, split={"main": Interval(low=D(2), high=D(2))}, tool_calls=0, searches=1)
+    with pytest.raises(ValidationError):
+        make_task(0, split={"Explore": Interval(low=D(2), high=D(2))}, searches=1)  # main's
+
+
+@pytest.mark.parametrize(
+    ("findings", "placed", "split", "expected"),
+    [
+        ({}, 0, 0, 0),
+        ({"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 2}, 2, 0, 0),
+        ({"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 2}, 1, 0, 1),
+        ({"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 1}, 3, 0, 0),
+        ({"CC-TREE-SPLIT-SESSION": 2}, 0, 1, 1),
+        ({"CC-REC-SERVER-TOOL-UNPRICED": 1, "CC-REC-AGENT-USAGE-DISAGREE": 2}, 0, 0, 3),
+        ({"CC-REC-REPLAY": 4, "CC-REC-USAGE-INCOMPLETE": 9}, 0, 0, 0),
+    ],
+)
+def test_unplaced_left_out(
+    findings: dict[str, int], placed: int, split: int, expected: int
+) -> None:
+    assert unplaced_left_out(findings, placed, split) == expected

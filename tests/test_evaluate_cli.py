@@ -1226,3 +1226,53 @@ def test_each_bundles_findings_name_the_bundle(cli: Any, tmp_path: Path) -> None
     assert fork["bundle"] == 1
     text = cli("evaluate", "--bundle", str(bundle)).out
     assert "CC-REC-FORK-BOOTSTRAP ×1 in bundle 1" in text
+
+
+def test_a_task_holding_a_search_of_unknown_count_has_no_high_end(
+    cli: Any, rich: Any, tmp_path: Path
+) -> None:
+    """An audit: a WebSearch call whose search count is unknown left the workload's total with
+    no high end (`no bound`), while the task holding it showed a range in Markdown and, in
+    JSON, a finite high end with no mark of it. Its task, its agent's cost and the tool
+    calls' now say no bound; the other tasks keep theirs."""
+    line = rich.find_line("", "srvtoolu")
+
+    def unnamed(record: dict[str, Any]) -> None:  # an older result shape: no search named
+        for entry in record["toolUseResult"]["results"]:
+            if isinstance(entry, dict):
+                entry.pop("tool_use_id", None)
+
+    rich.edit_record("", line, unnamed)
+    template = tmp_path / "template.json"
+    assert cli("convert", "--in", str(rich.parent), "--template", str(template)).code == 0
+    contract = tmp_path / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    bundle = tmp_path / "bundle.json"
+    made = cli(
+        "convert", "--in", str(rich.parent), "--contract", str(contract), "--out", str(bundle)
+    )
+    assert made.code == 0, made.err
+    result = cli("evaluate", "--bundle", str(bundle), "--format", "json")
+    report = json.loads(result.out)
+    assert {"code": "CC-REC-WEBSEARCH-COUNT-UNKNOWN", "count": 1, "bundle": 1} in [
+        {k: f[k] for k in ("code", "count", "bundle")} for f in report["findings"]
+    ]
+    assert report["metrics"]["high_is_bound"] is False
+    assert report["metrics"]["searches_unknown_by_agent_type"] == {"main": 1}
+    (held,) = [t for t in report["tasks"] if not t["high_is_bound"]]
+    assert held["searches_unknown_by_agent_type"] == {"main": 1}
+    others = [t for t in report["tasks"] if t["id"] != held["id"]]
+    assert len(others) == 5
+    assert all(t["high_is_bound"] and not t["searches_unknown_by_agent_type"] for t in others)
+    markdown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
+    rows = {
+        t["id"]: next(r for r in markdown.splitlines() if t["id"] in r) for t in report["tasks"]
+    }
+    assert rows[held["id"]].endswith(" – no bound |")
+    assert rows[held["id"]].split(" | ")[3].endswith("– no bound")  # its agent's (main) cost
+    assert not any("no bound" in rows[t["id"]] for t in others)
+    assert "| tool calls | " in markdown
+    assert next(r for r in markdown.splitlines() if r.startswith("| tool calls |")).endswith(
+        "– no bound |"
+    )
+    assert "`no bound`: some of that cost is in no figure" in markdown

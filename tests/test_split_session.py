@@ -115,9 +115,13 @@ def test_one_part_of_a_split_session_meets_no_cost_gate_alone(cli: Any, tmp_path
         assert result["at_best"] == "SCALE"
         assert {r["code"] for r in result["reasons"]} == {"EVAL-COST-LEFT-OUT"}
         assert result["metrics"]["spend_left_out"] == 1
+        # which task the other part's spend is of is not known: none of this part's is bounded
+        assert [t["high_is_bound"] for t in result["tasks"]] == [False] * len(result["tasks"])
     both = cli("evaluate", "--bundle", str(bundles[0]), "--bundle", str(bundles[1]))
     assert both.code == 0, both.out + both.err
     assert both.out.startswith("Decision: SCALE")
+    together = cli("evaluate", *(f"--bundle={b}" for b in bundles), "--format", "json")
+    assert all(t["high_is_bound"] for t in json.loads(together.out)["tasks"])
 
 
 def test_a_part_read_as_one_file_is_a_part_still(cli: Any, tmp_path: Path) -> None:

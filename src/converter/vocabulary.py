@@ -29,3 +29,17 @@ _KIND_OF_AGENT: dict[str, HiddenKind] = {agent: kind for kind, agent in HIDDEN_A
 def hidden_kind_of(agent_kind: str) -> HiddenKind | None:
     """The kind of hidden call an agent of `agent_kind` holds; None for any other agent."""
     return _KIND_OF_AGENT.get(agent_kind)
+
+
+# The client tool whose result names the server searches it ran (SPEC §4.7).
+WEB_SEARCH_TOOL = "WebSearch"
+# The finding for a WebSearch call whose search count is unknown (`search_count_unknown`).
+SEARCH_COUNT_UNKNOWN = "CC-REC-WEBSEARCH-COUNT-UNKNOWN"
+
+
+def search_count_unknown(name: str, searches: int, status: str) -> bool:
+    """A WebSearch call that did not fail and whose result names no search: it ran at least
+    one that no figure prices. The reader finds it (SEARCH_COUNT_UNKNOWN) in a tool call, and
+    evaluate in the bundle's tool event, by this one rule: a task's cost holding one has no
+    high end (a review: the workload's total said `no bound`, the task's own row a range)."""
+    return name == WEB_SEARCH_TOOL and searches == 0 and status != "error"

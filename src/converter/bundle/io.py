@@ -135,10 +135,12 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
         # digest holds, and refused as such (2), not called changed since it was sealed.
         if bad.parsed and _resealed_with_fractions(data):
             raise Refused([Problem("BUNDLE-SHAPE")]) from None
-        # JSON the writer never writes (a repeated key makes two readers disagree): edited,
-        # when it claims an evidence digest at all; a document that names none is no bundle
-        # (an audit: a usage export with fractions, given as a bundle, exited 5 as tampered).
-        if bad.parsed and _EVIDENCE_KEY in data:
+        # JSON the writer never writes (a repeated key makes two readers disagree; an integer
+        # of thousands of digits, or nesting thousands deep, which the parser stops at, and no
+        # conversion writes: an auditor's edit was called not a bundle, 2): edited, when it
+        # claims an evidence digest at all; a document that names none is no bundle (an audit:
+        # a usage export with fractions, given as a bundle, exited 5 as tampered).
+        if (bad.parsed or bad.exceeds) and _EVIDENCE_KEY in data:
             raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
         if bad.parsed:
             raise not_a_bundle from None

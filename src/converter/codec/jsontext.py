@@ -21,12 +21,17 @@ import orjson
 class NotStrictJSON(ValueError):
     """The bytes are not one strict JSON document; `line` is where, when the parser knows.
     `parsed`: the bytes are JSON, but of a kind refused here (a repeated key, NaN, a fraction
-    where only integers may be), rather than not JSON at all."""
+    where only integers may be), rather than not JSON at all. `exceeds`: the parser stopped at
+    its own limits (an integer of more digits than the interpreter converts, nesting deeper
+    than its recursion limit), so whether the rest is JSON is not known."""
 
-    def __init__(self, reason: str, line: int | None = None, *, parsed: bool = False) -> None:
+    def __init__(
+        self, reason: str, line: int | None = None, *, parsed: bool = False, exceeds: bool = False
+    ) -> None:
         super().__init__(reason)
         self.line = line
         self.parsed = parsed
+        self.exceeds = exceeds
 
 
 class _DuplicateKey(NotStrictJSON):
@@ -124,8 +129,12 @@ def _scan(data: bytes, **hooks: Any) -> Any:
         raise
     except json.JSONDecodeError as bad:
         raise NotStrictJSON("syntax", _error_line(text, bad)) from None
-    except (ValueError, UnicodeDecodeError, RecursionError) as bad:
-        raise NotStrictJSON(type(bad).__name__) from None
+    except RecursionError:
+        raise NotStrictJSON("nested deeper than the parser goes", exceeds=True) from None
+    except ValueError as bad:
+        # an integer literal past the interpreter's digit limit (`sys.get_int_max_str_digits`)
+        exceeds = "integer string conversion" in str(bad)
+        raise NotStrictJSON(type(bad).__name__, exceeds=exceeds) from None
 
 
 def is_json_lines(data: bytes) -> bool:

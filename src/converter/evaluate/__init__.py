@@ -29,6 +29,7 @@ from converter.evaluate.inputs import (
     is_hidden,
     shape_key,
 )
+from converter.evaluate.kernel import unplaced_left_out
 from converter.evaluate.report import render_json, render_markdown, render_text
 from converter.evaluate.result import Evaluation
 
@@ -57,4 +58,5 @@ __all__ = [
     "render_markdown",
     "render_text",
     "shape_key",
+    "unplaced_left_out",
 ]

@@ -127,6 +127,10 @@ class TaskFacts(Closed):
     # none left out): a row of either split holding one has no high end either
     unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
     unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
+    # WebSearch calls whose search count is unknown (`vocabulary.search_count_unknown`), by the
+    # agent type whose cost holds them: a search each at least is in no cost, so that cost and
+    # the task's have no high end either
+    searches_unknown_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
     cache_read_tokens: Count
     input_tokens_total: Count  # input + cache read + cache write, over every model call
     tool_shapes: tuple[tuple[PublicName, ShapeKey], ...] = ()  # in call order
@@ -157,6 +161,10 @@ class TaskFacts(Closed):
         ):
             if sum(counts.values()) != self.unbounded_calls or not counts.keys() <= costs.keys():
                 raise ValueError("calls without input split other than the task's")
+        if not self.searches_unknown_by_agent_type.keys() <= self.cost_by_agent_type.keys():
+            raise ValueError("WebSearch calls split other than the task's")
+        if sum(self.searches_unknown_by_agent_type.values()) > self.tool_calls:
+            raise ValueError("more WebSearch calls than tool calls")
         if self.unbounded_calls > self.usage_incomplete_calls:
             raise ValueError("more calls without input than usage-incomplete calls")
         if self.usage_incomplete_calls > self.model_calls:
@@ -234,11 +242,19 @@ class Workload(Closed):
     # session's main transcript too) whose bundles are not in the workload: their spend is in
     # no cost (a walkthrough: one part's bundle decided SCALE on half the session's spend).
     split_parts_missing: Count = 0
+    # Each bundle's findings of spend in no cost that no task's events show (its place, from 1;
+    # `kernel.unplaced_left_out`): every task of that bundle has no high end. Empty: the
+    # workload's, for every task.
+    unplaced_left_out: tuple[Count, ...] = ()
 
     @model_validator(mode="after")
     def _unique_tasks(self) -> Workload:
         if len({t.id for t in self.tasks}) != len(self.tasks):
             raise ValueError("a task id appears twice in the workload")
+        if self.unplaced_left_out and any(
+            t.bundle > len(self.unplaced_left_out) for t in self.tasks
+        ):
+            raise ValueError("a task's bundle has no count of spend left out")
         return self
 
 

@@ -12,7 +12,7 @@ digits apart: a gate 1e-30 from its limit could pass.)
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import (
     ROUND_HALF_EVEN,
     Context,
@@ -23,9 +23,11 @@ from decimal import (
     localcontext,
 )
 
+from converter.errors.codes import SPEND_LEFT_OUT
 from converter.evaluate.inputs import Interval, Policy, TaskFacts, Workload
 from converter.evaluate.result import (
     SPEND_LEFT_OUT_ELSE,
+    SPLIT_SESSION,
     UNPRICED_SERVER_TOOLS,
     Bounds,
     Metrics,
@@ -33,6 +35,7 @@ from converter.evaluate.result import (
     TaskCost,
 )
 from converter.limits import MONEY_PLACES, MONEY_QUANTUM
+from converter.vocabulary import SEARCH_COUNT_UNKNOWN
 
 _CONTEXT = Context(
     prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation, DivisionByZero, Overflow]
@@ -44,8 +47,10 @@ _ZERO = Decimal(0)
 _MINUTES_PER_HOUR = Decimal(60)
 
 
-def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
-    """Effective cost = spend + human minutes × hourly cost / 60 + remediation + incident loss.
+def task_cost(task: TaskFacts, policy: Policy, unplaced: int = 0) -> TaskCost:
+    """Effective cost = spend + human minutes × hourly cost / 60 + remediation + incident loss;
+    `unplaced`: its bundle's findings of spend in no cost that no task's events show
+    (`unplaced_left_out`), which leave its high end no bound.
 
     The human cost is money like a call's cost: when it has more than 10 decimal places, it is
     rounded half-even to the pricing quantum once, per task, so every total a report gives is
@@ -77,6 +82,8 @@ def task_cost(task: TaskFacts, policy: Policy) -> TaskCost:
         cost_by_model=task.cost_by_model,
         unbounded_by_agent_type=task.unbounded_by_agent_type,
         unbounded_by_model=task.unbounded_by_model,
+        searches_unknown_by_agent_type=task.searches_unknown_by_agent_type,
+        high_is_bound=not (task.unbounded_calls or task.searches_unknown_by_agent_type or unplaced),
         cache_read_tokens=task.cache_read_tokens,
         input_tokens_total=task.input_tokens_total,
         bundle=task.bundle,
@@ -97,9 +104,40 @@ def nearest_rank(values: Sequence[Decimal], percent: int = 95) -> Decimal:
     return sorted(values)[rank - 1]
 
 
+# Of the findings that some spend is in no cost, those the search's tool event places in a
+# task (`vocabulary.search_count_unknown`) and the split session's, which the workload counts.
+_PLACED_OR_COUNTED = frozenset({SEARCH_COUNT_UNKNOWN, SPLIT_SESSION})
+
+
+def unplaced_left_out(findings: Mapping[str, int], searches_placed: int, split_missing: int) -> int:
+    """Of a bundle's (or a workload's) findings that some spend is in no cost, those no task's
+    events show, which leave every task of it with no high end: all but the WebSearch calls
+    of unknown count that `searches_placed` of its tool events show (whose tasks are known),
+    and the `split_missing` other parts of a split session whose bundles are not evaluated."""
+    others = sum(n for code, n in findings.items() if code in SPEND_LEFT_OUT - _PLACED_OR_COUNTED)
+    searches = max(0, findings.get(SEARCH_COUNT_UNKNOWN, 0) - searches_placed)
+    return others + searches + split_missing
+
+
+def searches_unknown(task: TaskFacts | TaskCost) -> int:
+    return sum(task.searches_unknown_by_agent_type.values())
+
+
 def compute(workload: Workload) -> tuple[tuple[TaskCost, ...], Metrics]:
+    by_bundle = workload.unplaced_left_out
+    whole = 0
+    if not by_bundle:  # the workload's, for every task
+        placed = sum(searches_unknown(t) for t in workload.tasks)
+        whole = unplaced_left_out(workload.findings, placed, workload.split_parts_missing)
+
+    def unplaced(task: TaskFacts) -> int:
+        return by_bundle[task.bundle - 1] if by_bundle else whole
+
     costs = tuple(
-        sorted((task_cost(t, workload.policy) for t in workload.tasks), key=lambda c: c.id)
+        sorted(
+            (task_cost(t, workload.policy, unplaced(t)) for t in workload.tasks),
+            key=lambda c: c.id,
+        )
     )
     with localcontext(_CONTEXT):
         return costs, _metrics(costs, workload)
@@ -157,6 +195,7 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
         cost_by_model=_split(c.cost_by_model for c in costs),
         unbounded_by_agent_type=_counts(c.unbounded_by_agent_type for c in costs),
         unbounded_by_model=_counts(c.unbounded_by_model for c in costs),
+        searches_unknown_by_agent_type=_counts(c.searches_unknown_by_agent_type for c in costs),
     )
 
 

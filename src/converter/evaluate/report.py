@@ -6,6 +6,7 @@ Renderers only read the result; nothing here computes a verdict. Number formats 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 
@@ -25,6 +26,7 @@ from converter.evaluate.result import (
     Finding,
     GateResult,
     Measure,
+    Metrics,
     Span,
     TaskCost,
 )
@@ -173,6 +175,16 @@ def _cell(part: Interval | Span | None, unbounded: int = 0) -> str:
     of its calls recorded no input."""
     return usd(_ZERO) if part is None else usd_span(part.low, part.high, unbounded)
 
+
+# Where the cost-per-task table says `no bound` (an audit: a task's row gave a range while the
+# total said no bound, and its JSON no mark of it).
+_NO_BOUND_LEGEND = (
+    "`no bound`: some of that cost is in no figure, so its high end bounds nothing: calls that "
+    "recorded no input and WebSearch calls whose search count is unknown leave their agent's "
+    "cost and their task's open; findings of a bundle that some spend is in no cost and that "
+    "name no task (the evidence completeness below lists each) leave every task of that bundle "
+    "open, in its Effective column."
+)
 
 NOT_OBSERVED = "n/o"
 _NOT_OBSERVED_LEGEND = (
@@ -377,16 +389,21 @@ def _task_row(ev: Evaluation, columns: list[Column], t: TaskCost) -> str:
         f"`{t.id}`" + (f" (bundle {t.bundle})" if several else ""),
         t.started_at or "—",
         "yes" if t.acceptable else "no",
-        *(
-            _agent_cell(ev, c, t.cost_by_agent_type, t.unbounded_by_agent_type, t.bundle)
-            for c in columns
-        ),
+        *(_agent_cell(ev, c, t.cost_by_agent_type, _open_by_type(t), t.bundle) for c in columns),
         usd(t.human_usd),
         usd(t.remediation_usd),
         usd(t.incident_loss_usd),
-        usd_span(t.effective.low, t.effective.high, t.unbounded_calls),
+        usd_span(t.effective.low, t.effective.high, not t.high_is_bound),
     ]
     return "| " + " | ".join(cells) + " |"
+
+
+def _open_by_type(costs: TaskCost | Metrics) -> dict[str, int]:
+    """By agent type, what leaves its cost no high end: calls that recorded no input, and
+    WebSearch calls whose search count is unknown."""
+    both = Counter(costs.unbounded_by_agent_type)
+    both.update(costs.searches_unknown_by_agent_type)
+    return dict(both)
 
 
 def _in_start_order(tasks: Sequence[TaskCost]) -> list[TaskCost]:
@@ -429,7 +446,8 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     models = m.cost_by_model.values()
     tools_low = MONEY_SUMS.subtract(low, _sum([p.low for p in models]))
     tools_high = MONEY_SUMS.subtract(high, _sum([p.high for p in models]))
-    rows.append(["tool calls", usd_span(tools_low, tools_high)])
+    searches = sum(m.searches_unknown_by_agent_type.values())
+    rows.append(["tool calls", usd_span(tools_low, tools_high, searches)])
     rows.append(["**all**", usd_span(low, high, _open_calls(ev))])
     return rows
 
@@ -511,7 +529,7 @@ def render_markdown(ev: Evaluation) -> str:
     shown = _costliest_rows(ev, columns)
     m = ev.metrics
     total = ["**all**", "", f"{m.acceptable_tasks}/{m.tasks}"]
-    total += [_agent_cell(ev, c, m.cost_by_agent_type, m.unbounded_by_agent_type) for c in columns]
+    total += [_agent_cell(ev, c, m.cost_by_agent_type, _open_by_type(m)) for c in columns]
     total += [
         *_outcome_costs(ev),
         usd_span(m.total_effective_cost.low, m.total_effective_cost.high, _open_calls(ev)),
@@ -523,6 +541,8 @@ def render_markdown(ev: Evaluation) -> str:
         "Each amount is rounded to $0.0001 on its own; the **all** row is the exact sum, "
         "rounded once, so it can differ from the rows shown in the last place.",
     ]
+    if not m.high_is_bound or not all(t.high_is_bound for t in ev.tasks):
+        out += ["", _NO_BOUND_LEGEND]
     folded = [keys for _, keys in columns[1:-1] if len(keys) > 1]  # not main, not hidden
     if folded:
         out += [

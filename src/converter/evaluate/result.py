@@ -122,6 +122,15 @@ class TaskCost(Closed):
     # the unbounded calls in each agent type's and model's cost (none: not listed)
     unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
     unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
+    # WebSearch calls whose search count is unknown, by agent type (`TaskFacts`'): a search
+    # each at least is in no cost (none: not listed)
+    searches_unknown_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    # False when some of the task's spend may be in no cost: calls of it that recorded no
+    # input, WebSearch calls of it whose count is unknown, or findings of its bundle that say
+    # some spend is in no cost and that no task's events show (`Workload.unplaced_left_out`):
+    # its `spend.high` and `effective.high` then bound nothing (reports say `no bound`; an
+    # audit: a task's row gave a range while the workload's total said no bound)
+    high_is_bound: bool = True
     cache_read_tokens: Count
     input_tokens_total: Count
     bundle: Count = 1  # its bundle's place among those given (the report's evidence digests)
@@ -168,6 +177,8 @@ class Metrics(Closed):
     # the unbounded calls in each agent type's and model's cost (none: not listed)
     unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
     unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
+    # the tasks' WebSearch calls whose search count is unknown, by agent type
+    searches_unknown_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
 
 
 class Measure(Closed):

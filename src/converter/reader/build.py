@@ -50,7 +50,7 @@ from converter.reader.streams import (
 from converter.reader.tasks import assign, find_tasks, link_edges
 from converter.reader.unread import Unread, find_unread
 from converter.recorded import DELEGATION_TOOLS
-from converter.vocabulary import TaskUnit
+from converter.vocabulary import SEARCH_COUNT_UNKNOWN, TaskUnit, search_count_unknown
 
 
 def _unexpanded(acc: Account, single_file: bool, unread: Unread) -> None:
@@ -189,8 +189,8 @@ def _summaries(acc: Account) -> None:
         if h.usage.unpriced_server_tools:
             acc.found("CC-REC-SERVER-TOOL-UNPRICED", h.file)
     for t in acc.tools.values():
-        if t.name == "WebSearch" and t.web_searches == 0 and t.status != "error":
-            acc.found("CC-REC-WEBSEARCH-COUNT-UNKNOWN", t.file, t.line)
+        if search_count_unknown(t.name, t.web_searches, t.status):
+            acc.found(SEARCH_COUNT_UNKNOWN, t.file, t.line)
     for index, unknown in sorted(acc.tree.unknown_per_file.items()):  # the file, not the line
         acc.found("CC-REC-UNKNOWN-TYPE", index, None, unknown)
     for code, count in acc.tree.layout.not_read.items():

@@ -40,6 +40,7 @@ from converter.evaluate import (
     hidden_key,
     is_hidden,
     shape_key,
+    unplaced_left_out,
 )
 from converter.files import attestation_path, read_input
 from converter.firewall.names import masked_path, schema_field_names
@@ -50,7 +51,7 @@ from converter.pricing.card import own_beside, shipped_card_named
 from converter.pricing.engine import bounded_by_contract
 from converter.pricing.model import PricingClaims
 from converter.text import counted
-from converter.vocabulary import hidden_kind_of
+from converter.vocabulary import hidden_kind_of, search_count_unknown
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -367,6 +368,7 @@ class _Task:
         self.incomplete = 0
         self.unbounded_by_type: Counter[str] = Counter()
         self.unbounded_by_model: Counter[str] = Counter()
+        self.searches_unknown_by_type: Counter[str] = Counter()
         self.cache_read = 0
         self.input_total = 0
         self.shapes: list[tuple[str, str]] = []
@@ -380,6 +382,8 @@ class _Task:
         if isinstance(event, ToolEventOut):
             self.tool_calls += 1
             self.shapes.append((event.name, shape_key(event.shape)))
+            if search_count_unknown(event.name, event.web_search_requests, event.status):
+                self.searches_unknown_by_type[agent_type] += 1
             return
         u = event.usage
         self.model_calls += 1
@@ -409,6 +413,10 @@ class FactsBuilder:
         self.edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.used: set[FieldPath] = set()  # the prices its events were priced with
         self.excluded_events: list[str] = []  # ids of the excluded tasks' events
+        self.excluded: set[str] = set()
+        # WebSearch calls of unknown count in a task, counted or excluded: the bundle's finding
+        # of them places these (`kernel.unplaced_left_out`)
+        self.searches_placed = 0
 
     @property
     def event_ids(self) -> Iterator[str]:
@@ -419,11 +427,17 @@ class FactsBuilder:
     def start(self, head: BundleHead) -> None:
         self.head = head
         self.types = _agent_types(head)
-        excluded = {e.task for e in head.excluded_tasks}
-        self.tasks = {t.id: _Task() for t in head.tasks if t.id not in excluded}
+        self.excluded = {e.task for e in head.excluded_tasks}
+        self.tasks = {t.id: _Task() for t in head.tasks if t.id not in self.excluded}
 
     def event(self, event: ModelEventOut | ToolEventOut) -> None:
         self.used |= used_prices(event)
+        if (
+            isinstance(event, ToolEventOut)
+            and (event.task in self.tasks or event.task in self.excluded)
+            and search_count_unknown(event.name, event.web_search_requests, event.status)
+        ):
+            self.searches_placed += 1
         if event.task in self.tasks:
             self.tasks[event.task].add(event, self.types.get(event.agent, ROOT_AGENT))
             self.owner[event.id] = event.task
@@ -469,6 +483,9 @@ class FactsBuilder:
                     cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
                     unbounded_by_agent_type=dict(sorted(acc.unbounded_by_type.items())),
                     unbounded_by_model=dict(sorted(acc.unbounded_by_model.items())),
+                    searches_unknown_by_agent_type=dict(
+                        sorted(acc.searches_unknown_by_type.items())
+                    ),
                     cache_read_tokens=acc.cache_read,
                     input_tokens_total=acc.input_total,
                     tool_shapes=tuple(acc.shapes),
@@ -544,6 +561,13 @@ def build_workload(
         for finding in bundle.receipt.findings:
             findings[finding.code] += finding.count
             each.append((place, finding.code, finding.count))
+    missing, missing_by_bundle = _split_parts_missing(bundles)
+    unplaced = tuple(
+        unplaced_left_out(
+            {f.code: f.count for f in head.receipt.findings}, builder.searches_placed, split
+        )
+        for (head, builder), split in zip(loaded, missing_by_bundle, strict=True)
+    )
     try:
         return Workload(
             tasks=tuple(tasks),
@@ -559,7 +583,8 @@ def build_workload(
             findings=dict(sorted(findings.items())),
             bundle_findings=tuple(each),
             costs_unchecked=sum(b.pricing is None for b in bundles),
-            split_parts_missing=_split_parts_missing(bundles),
+            split_parts_missing=missing,
+            unplaced_left_out=unplaced,
             digests=_digests(bundles, signed_by, required, required_by),
         )
     except ValidationError as error:
@@ -593,11 +618,12 @@ def _claims(head: BundleHead) -> tuple[Policy | None, Baseline | None, list[Prob
     return policy, baseline, problems
 
 
-def _split_parts_missing(bundles: Sequence[BundleHead]) -> int:
-    """The transcripts of split sessions whose bundles are not in the workload: each bundle's
-    CC-TREE-SPLIT-SESSION counts the session's other main transcripts, and a bundle of one of
-    them has the same parent label (the keyed name of `<session-id>.jsonl`, the project
-    folder's name not in it). Copies of one part are refused before (EVAL-BUNDLE-OVERLAP)."""
+def _split_parts_missing(bundles: Sequence[BundleHead]) -> tuple[int, tuple[int, ...]]:
+    """The transcripts of split sessions whose bundles are not in the workload, in all and
+    each bundle's session's: each bundle's CC-TREE-SPLIT-SESSION counts the session's other
+    main transcripts, and a bundle of one of them has the same parent label (the keyed name of
+    `<session-id>.jsonl`, the project folder's name not in it). Copies of one part are refused
+    before (EVAL-BUNDLE-OVERLAP)."""
 
     def parent(bundle: BundleHead) -> str | None:
         return next((f.label for f in bundle.receipt.files if f.role == "parent"), None)
@@ -609,9 +635,10 @@ def _split_parts_missing(bundles: Sequence[BundleHead]) -> int:
         if others:
             label = parent(bundle)
             parts[label] = max(parts.get(label, 0), others + 1)
+    missing = {label: max(0, n - present[label]) for label, n in parts.items()}
     # once per session, not per bundle of it (a review: two bundles of a three-way split said
     # two parts missing where one was)
-    return sum(max(0, n - present[label]) for label, n in parts.items())
+    return sum(missing.values()), tuple(missing.get(parent(b), 0) for b in bundles)
 
 
 def _digests(
