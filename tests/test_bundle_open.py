@@ -1036,3 +1036,20 @@ def test_json_past_the_parsers_limits_is_called_changed(edited: tuple[bytes, byt
     with pytest.raises(Refused) as refused:
         open_bundle(unsealed)
     assert [p.code for p in refused.value.problems] == ["BUNDLE-NOT-A-BUNDLE"]
+
+
+def test_calls_said_looked_for_without_the_bodies_index_are_refused() -> None:
+    """An adversarial review: a bundle made without provider bodies, resealed with
+    `auxiliary_calls: observed`, opened, and evaluate dropped its finding that calls no
+    transcript records were not looked for. They are looked for in the bodies' index alone."""
+    assert _codes_at(_set("receipt/auxiliary_calls", "observed")) == [
+        ("BUNDLE-HIDDEN-CALLS", "receipt/auxiliary_calls")
+    ]
+
+    def with_an_index(body: dict[str, Any]) -> None:
+        body["receipt"]["auxiliary_calls"] = "observed"
+        index = {"label": "file-" + "1" * 12, "role": "provider-index", "size": 1}
+        body["receipt"]["files"].append({**index, "sha256": "0" * 64})
+        body["receipt"]["counts"]["bound_files"] += 1
+
+    open_bundle(_resealed(with_an_index))  # as a conversion with bodies writes it

@@ -2141,3 +2141,29 @@ def test_a_fragment_both_rules_see_as_another_call_is_refused_once(syn: Tree, cl
     result = cli("inspect", "--in", str(syn.parent), "--json")
     refusals = [(r["code"], r["line"]) for r in result.json()["refusals"]]
     assert refusals == [("CC-REC-MESSAGE-ID-REUSED", A2_LINE)]
+
+
+def test_a_record_written_before_its_parent_is_refused(
+    rich: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """An adversarial review: a prompt moved 88 lines up in a real parent converted, and took 60
+    calls and 7 subagents from the task before it. Claude Code appends a record after its
+    parent, and tasks follow line order: a record whose parentUuid names a later line says the
+    order was changed, and which prompt each call followed cannot be told."""
+    lines = rich.lines()
+    first = {}
+    for number, raw in enumerate(lines, 1):
+        first.setdefault(json.loads(raw).get("uuid"), number)
+    prompt = next(
+        number
+        for number, raw in enumerate(lines, 1)
+        if (record := json.loads(raw)).get("type") == "user"
+        and isinstance(record["message"]["content"], str)
+        and first.get(record.get("parentUuid"), 0) > 1
+    )
+    parent = first[json.loads(lines[prompt - 1])["parentUuid"]]
+    moved = lines.pop(prompt - 1)
+    lines.insert(parent - 1, moved)  # now written before the record it follows
+    rich.write_lines("", lines)
+    outcome = run_command(cli, command, rich, tmp_path)
+    expect_refusal(outcome, "CC-REC-LINE-ORDER", rich.label("parent", ""), parent)

@@ -128,6 +128,14 @@ class Consistency:
         self._count("transcript_files", sum(f.role in _TRANSCRIPT_ROLES for f in files))
         self._count("meta_files", sum(f.role == "meta" for f in files))
         self._count("bound_files", len(files))
+        if head.receipt.auxiliary_calls == "observed" and not any(
+            f.role == "provider-index" for f in files
+        ):
+            # calls no transcript records are looked for only in the bodies' index: a bundle
+            # made without one that says they were (resealed) dropped evaluate's finding that
+            # they were not (an adversarial review)
+            where = "receipt/auxiliary_calls"
+            self._add("BUNDLE-HIDDEN-CALLS", where, where)
 
     def _hidden_agents(self) -> None:
         """An agent of hidden calls as the firewall writes it (`boundary._agents`): one per

@@ -571,6 +571,15 @@ CODES: dict[str, CodeInfo] = {
         "Nothing to do; this is recorded as evidence of a streaming anomaly.",
         blocking=False,
     ),
+    "CC-REC-LINE-ORDER": _c(
+        "A record names as its parent (parentUuid) a record written after it in the same "
+        "transcript: its lines are not in the order Claude Code wrote them (moved by an edit, "
+        "sorted, reversed, or files merged), and which prompt each call followed, its task, "
+        "cannot be told from them.",
+        "Convert the file as Claude Code wrote it: restore it from its original or a backup. "
+        "The order cannot be recovered from the lines alone; without the original, leave the "
+        "session out of what you convert and evaluate.",
+    ),
     "CC-REC-BAD-TIMESTAMP": _c(
         "A prompt's or call's timestamp is not an instant (no time zone, a leap second, not a "
         "date): it is published as null. (An RFC 3339 offset such as +05:30 is converted to UTC; "
@@ -1243,8 +1252,10 @@ CODES: dict[str, CodeInfo] = {
         "writes them: an agent of kind hidden-* must have agent type hidden, depth 1, the root "
         "as parent and no delegation, one agent per kind; such an agent has no tool events, "
         "its model events no timestamp and no edge; only a usage-incomplete one may state "
-        "request_max_tokens, never below its output; and receipt.hidden_calls is 0 exactly "
-        "when no model event is a hidden agent's, and at most their number.",
+        "request_max_tokens, never below its output; receipt.hidden_calls is 0 exactly "
+        "when no model event is a hidden agent's, and at most their number; and "
+        "receipt.auxiliary_calls is observed only when a provider-index file is among its "
+        "files (those calls are looked for in the bodies' index alone).",
         "The bundle was edited after it was written. Use the bundle as convert wrote it, or "
         "convert again.",
     ),

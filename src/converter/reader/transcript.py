@@ -107,6 +107,7 @@ def read_transcript(
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
+    problems += _out_of_order(records)
     problems = _whole_file_codes(problems, records, cut, typed=typed or unreadable)
     kept = requests.request_of if request_ids else {}
     return FileReading(
@@ -124,6 +125,24 @@ def _whole_file_codes(
     """The line codes with what only the whole file shows: records cut short, or no record."""
     problems = [*problems, *_cut_codes(records, cut)]
     return problems if typed or cut else _no_transcript(problems)
+
+
+def _out_of_order(records: list[Rec]) -> list[tuple[str, int]]:
+    """Records whose `parentUuid` names a record written later in the same file: Claude Code
+    appends a record after its parent, and tasks follow line order (FORMAT-NOTES §3), so lines
+    moved by an edit, sorted or merged would move calls between prompts unremarked (an
+    adversarial review: a prompt moved 88 lines up took 60 calls and 7 subagents from the task
+    before it, and converted). None in the corpus's 50 transcripts. A parent in another file
+    (a subagent's first record) or in none is not this."""
+    first: dict[str, int] = {}
+    for rec in records:
+        if rec.uuid is not None:
+            first.setdefault(rec.uuid, rec.line)
+    return [
+        ("CC-REC-LINE-ORDER", rec.line)
+        for rec in records
+        if rec.parent_uuid is not None and first.get(rec.parent_uuid, 0) > rec.line
+    ]
 
 
 def _no_transcript(problems: list[tuple[str, int]]) -> list[tuple[str, int]]:
