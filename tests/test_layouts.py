@@ -1366,6 +1366,7 @@ def test_a_branch_mark_no_branch_explains_refuses(cli: Any, tmp_path: Path, case
             del copy["forkedFrom"]["sessionId"]
     records = [*branch, *own]
     if case == "after-own-work":
+        own[0]["parentUuid"] = None  # its parent, a copy, would come after it (CC-REC-LINE-ORDER)
         records = [*own, *branch]
     path = _write_branch(tmp_path, records)
     report = cli("inspect", "--json", "--in", str(path)).json()

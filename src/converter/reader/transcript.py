@@ -107,7 +107,6 @@ def read_transcript(
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
-    problems += _out_of_order(records)
     problems = _whole_file_codes(problems, records, cut, typed=typed or unreadable)
     kept = requests.request_of if request_ids else {}
     return FileReading(
@@ -122,8 +121,9 @@ def _whole_file_codes(
     *,
     typed: bool,
 ) -> list[tuple[str, int]]:
-    """The line codes with what only the whole file shows: records cut short, or no record."""
-    problems = [*problems, *_cut_codes(records, cut)]
+    """The line codes with what only the whole file shows: records cut short, records out of
+    order, or no record."""
+    problems = [*problems, *_out_of_order(records), *_cut_codes(records, cut)]
     return problems if typed or cut else _no_transcript(problems)
 
 
