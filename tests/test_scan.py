@@ -2234,3 +2234,35 @@ def test_a_missing_folder_and_an_unknown_card_are_both_said(tmp_path: Path, cli:
     codes = re.findall(r"refused: ([A-Z-]+[A-Z])", result.err)
     assert codes[0] == "CC-TREE-PROJECTS-MISSING"
     assert codes[1].startswith("PRICE-CARD-"), result.err
+
+
+@pytest.mark.parametrize("folder_there", [False, True])
+def test_an_empty_transcript_beside_another_part_is_no_part(
+    tmp_path: Path, cli: Any, folder_there: bool
+) -> None:
+    """A review: an empty `<sid>.jsonl` in another project folder made the row refused
+    (CC-TREE-EMPTY-FILE) and split, while `inspect` of the real transcript converts it (an
+    empty file is no part). The row now says what `inspect` says, and the session's folder
+    beside the empty file is read with the transcript, as `inspect` reads it."""
+    root = tmp_path / "projects"
+    exp = generate(root / "-home-dev-app", _tiny(907, agent_rate=0.9))
+    sid = exp.parent.stem
+    other = root / "-home-dev-app--claude-worktrees-w"
+    other.mkdir()
+    (other / exp.parent.name).write_bytes(b"")
+    if folder_there:  # the children's folder beside the empty transcript
+        (root / "-home-dev-app" / sid).rename(other / sid)
+    inspected = cli("inspect", "--json", "--in", str(exp.parent)).json()
+    assert inspected["convertible"] is True, inspected["refusals"]
+    [row] = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"]
+    assert row["status"] == "convertible", row
+    assert row["split"] is False
+    assert row["model_calls"] == inspected["counts"]["model_calls"]
+    assert row["subagents"] == inspected["counts"]["subagents"] > 0
+    # one project folder given, the empty transcript beside it: no part either
+    [alone] = cli("scan", str(exp.parent.parent), "--json", "--jobs", "1").json()["sessions"]
+    assert (alone["status"], alone["split"]) == ("convertible", False), alone
+    assert alone["subagents"] == row["subagents"]
+    (exp.parent).write_bytes(b"")  # every transcript of it empty: its tree refuses it
+    [row] = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"]
+    assert "CC-TREE-EMPTY-FILE" in row["refusals"]

@@ -71,6 +71,7 @@ from converter.sources.tree import (
     SESSION_ID,
     entry_kind,
     legacy_agent_id,
+    no_part,
     same_folder,
     sessions_named_inside,
 )
@@ -292,11 +293,29 @@ def _find_sessions(projects_dir: Path) -> Found:
         walk.beside(projects_dir)
         walk.found.one_project = True
     found = walk.found
+    for session in walk.sessions.values():
+        _drop_empty_parts(session, found.root)
     for sid, entries in walk.odd.items():
         if sid in walk.sessions:  # a session of no transcript or folder has no tree to refuse
             walk.sessions[sid].odd += entries
     found.sessions = [walk.sessions[k] for k in sorted(walk.sessions)]
     return found
+
+
+def _drop_empty_parts(session: Session, root: Path) -> None:
+    """A session's transcripts that are no part of it beside one that is (an empty file, a
+    symlink naming nothing: `sources.tree.no_part`), left out as `inspect` of that part leaves
+    them out: the folder beside such a one is then the session's, read with its transcript (a
+    review: the row said refused, CC-TREE-EMPTY-FILE and split, for a session `inspect`
+    converts). A session of such transcripts only keeps them: its tree refuses them."""
+    kept = [p for p in session.parents if not no_part(p)]
+    if not kept or len(kept) == len(session.parents):
+        return
+    for parent in session.parents:
+        folder = parent.with_suffix("")
+        if parent not in kept and entry_kind(folder) != "missing":
+            session.orphan_dirs.append(f"{_relative(folder, root)}/")
+    session.parents = kept
 
 
 class _Walk:
@@ -399,7 +418,7 @@ class _Walk:
             except OSError:
                 continue
             for sid in mine:
-                if f"{sid}.jsonl" in names:
+                if f"{sid}.jsonl" in names and not no_part(other / f"{sid}.jsonl"):
                     self.sessions[sid].beside = True
                 elif sid in names:
                     folders[sid].append(other / sid)

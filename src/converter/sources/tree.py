@@ -420,7 +420,7 @@ def session_folders_elsewhere(
                 # the parent by another name (a hard-linked copy of the project folder): its
                 # folder is a copy of this one's, neither a part nor more children
                 seen.add(_real(other))
-            elif held != "missing" and not _no_part(transcript):
+            elif held != "missing" and not no_part(transcript):
                 # another transcript of the session: the folder beside it is its own
                 seen.add(_real(other))
                 if identity not in files:
@@ -465,7 +465,7 @@ def _identity(path: Path) -> tuple[int, int] | Path:
     return (st.st_dev, st.st_ino)
 
 
-def _no_part(transcript: Path) -> bool:
+def no_part(transcript: Path) -> bool:
     """Whether a transcript by the session's name beside is no other part: an empty regular
     file (no call in it, no bundle of it to add: a review found an empty part made every bundle
     of the session INCOMPLETE), or a symlink that names nothing (broken, a loop). Never
