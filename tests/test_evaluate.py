@@ -627,6 +627,13 @@ def test_many_subagent_types_share_a_column_past_the_costliest() -> None:
     shared = sum(range(1, len(rest) + 1))  # $1 + $2 + … of the types folded
     assert f"| ${shared:,}.0000 |" in row, row
     assert set(json.loads(render_json(ev))["metrics"]["cost_by_agent_type"]) == {"main", *types}
+    # a type whose cost has no high end keeps its column, however cheap at its low end
+    cheapest = types[0]
+    open_task = task.model_copy(update={"searches_unknown_by_agent_type": {cheapest: 1}})
+    text = render_markdown(evaluate(make_workload([open_task, make_task(1), make_task(2)])))
+    header = next(x for x in text.splitlines() if x.startswith("| Task |"))
+    assert f"`{cheapest}`" in header
+    assert f"`{kept[0]}`" not in header  # the cheapest of the others gave it its place
 
 
 def test_markdown_report_carries_every_fact() -> None:
@@ -1180,3 +1187,45 @@ def test_unplaced_left_out(
     findings: dict[str, int], placed: int, split: int, expected: int
 ) -> None:
     assert unplaced_left_out(findings, placed, split) == expected
+
+
+def test_every_reason_a_gate_is_open_is_said_at_once() -> None:
+    """A FinOps reading: a workload with calls of no input said only EVAL-COST-UNBOUNDED; its
+    fix (leave that bundle out) then showed a straddle of the other usage-incomplete calls no
+    report had named. And EVAL-COST-LEFT-OUT said the limit was "met only without it" where
+    the priced calls' high end missed it too: it now says met at low cost only."""
+    stubs = make_task(0, 2, 12, incomplete=2, unbounded=1)  # one stub of no input, one other
+    rest = [make_task(i) for i in (1, 2, 3)]
+    ev = evaluate(make_workload([stubs, *rest]))
+    said = [r.code for r in ev.reasons if r.check == "runtime-caps"]
+    assert said == ["EVAL-COST-UNBOUNDED", "EVAL-GATE-INDETERMINATE"]
+    assert "(each amount rounded to $0.0001 on its own; each total is the exact sum" in (
+        render_text(ev)
+    )
+    # every usage-incomplete call recorded no input: leaving them out leaves no straddle
+    alone = evaluate(make_workload([make_task(0, 2, 12, incomplete=1, unbounded=1), *rest]))
+    assert [r.code for r in alone.reasons if r.check == "runtime-caps"] == ["EVAL-COST-UNBOUNDED"]
+    left = evaluate(
+        make_workload(
+            [make_task(0, 2, 12, incomplete=1), *rest],
+            findings={"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 1},
+        )
+    )
+    [reason] = [r for r in left.reasons if r.check == "runtime-caps" and r.left_out]
+    assert reason.text().endswith(
+        "the limit ($10.0000) is shown to be met only without it, and then only at low cost "
+        "($2.0000; $12.0000 at high cost)"
+    )
+    assert [r.code for r in left.reasons if r.check == "runtime-caps"] == [
+        "EVAL-COST-LEFT-OUT",
+        "EVAL-GATE-INDETERMINATE",
+    ]
+    met = evaluate(
+        make_workload(
+            [make_task(0, 2, 3, incomplete=1), *rest],
+            findings={"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 1},
+        )
+    )
+    [reason] = [r for r in met.reasons if r.check == "runtime-caps" and r.left_out]
+    assert reason.text().endswith("is shown to be met only without it ($2.0000)")
+    assert reason.high is None

@@ -1508,3 +1508,30 @@ def test_a_template_says_which_bound_is_left_to_fill_and_where_its_value_comes_f
     )
     assert [line for line in made.out.splitlines() if "max_output_tokens" in line] == [fill]
     assert fill in again.out.splitlines()
+
+
+def test_the_template_says_a_stub_with_no_input_has_no_high_end(cli: Any, tmp_path: Path) -> None:
+    """A walkthrough: the template told a user to fill max_output_tokens since "it bounds ...
+    the high end of their cost" of 4 calls that recorded no input, whose cost has none; and it
+    gave no notice that evaluate would then meet no cost gate, as it does for a finding that
+    some spend is in no cost."""
+    only = _parent(tmp_path, _stub("msg_2", "a2", "a1"))
+    made = cli("convert", "--in", str(only), "--template", str(tmp_path / "t.json"))
+    assert made.code == 0, made.err
+    assert "recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT): its cost has no high end" in (
+        made.err
+    )
+    assert "(EVAL-COST-UNBOUNDED, INCOMPLETE)" in made.err
+    assert (
+        "it bounds the output of its 1 usage-incomplete call, but it recorded no input: no bound "
+        "gives its cost a high end;"
+    ) in made.out
+    mixed = _parent(
+        tmp_path, _stub("msg_2", "a2", "a1") + _stub("msg_3", "a3", "a2", input_tokens=7)
+    )
+    made = cli("convert", "--in", str(mixed), "--template", str(tmp_path / "t2.json"))
+    assert (
+        "it bounds the output of its 2 usage-incomplete calls, the high end of their cost (not "
+        "of the 1 that recorded no input: no bound gives theirs one);"
+    ) in made.out
+    assert "1 usage-incomplete call recorded no input" in made.err

@@ -39,6 +39,7 @@ from converter.firewall.view import Counts
 from converter.pricing.card import PriceCard, load_price_card
 from converter.run.conversion import (
     MadeBundle,
+    ModelBound,
     Reading,
     bodies_unused,
     bundle_writes,
@@ -49,6 +50,7 @@ from converter.run.conversion import (
     source_for,
     template_pricing,
 )
+from converter.run.inspection import NO_INPUT
 from converter.sources.bodies import body_names
 from converter.sources.tree import in_session_folder
 from converter.text import counted
@@ -324,6 +326,16 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             "will meet no cost gate with its bundle (EVAL-COST-LEFT-OUT, INCOMPLETE); "
             "docs/refusals.md says each one's way out"
         )
+    no_input = sum(n for code, n in findings if code == NO_INPUT)
+    if no_input:
+        them = "its" if no_input == 1 else "their"
+        tell(
+            f"notice: {counted(no_input, 'usage-incomplete call')} recorded no input "
+            f"({NO_INPUT}): {them} cost has no high end, so evaluate will meet no cost gate "
+            "with this session's bundle unless the gate fails even at the low cost "
+            "(EVAL-COST-UNBOUNDED, INCOMPLETE); --provider-bodies completes such a call, if "
+            "Claude Code wrote its response"
+        )
     split = sum(n for code, n in findings if code == SPLIT_SESSION)
     if split:
         tell(
@@ -334,28 +346,37 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
         )
 
 
-def _say_bounds(bounds: tuple[tuple[str, int | None, int], ...], *, carried: bool) -> None:
+def _say_bounds(bounds: tuple[ModelBound, ...], *, carried: bool) -> None:
     """The filled max_output_tokens that set the high end of usage-incomplete calls: not
     among the claims to fill, so a user doing what they are told would never look at them
     (unless `carried`: a carried bound is one its author already chose). And those left null,
     with where their value comes from: the refusal that follows names no number to fill."""
-    for model, bound, calls in bounds:
-        if bound is None:
-            say(
-                f"  fill max_output_tokens of {model}: it bounds the output of its "
-                f"{counted(calls, 'usage-incomplete call')}, the high end of their cost; set "
-                "the output limit your Claude Code requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, "
-                "when set), else the model's documented maximum output"
+    for b in bounds:
+        if b.max_output_tokens is not None and carried:
+            continue
+        verb = "fill" if b.max_output_tokens is None else "check"
+        value = "" if b.max_output_tokens is None else f" ({b.max_output_tokens:,})"
+        said = f"  {verb} max_output_tokens of {b.model}{value}: it bounds the output of its "
+        said += counted(b.calls, "usage-incomplete call")
+        if b.no_input == b.calls:  # a walkthrough: told it bounds their cost, which none does
+            they, their = ("it", "its") if b.calls == 1 else ("they all", "their")
+            said += f", but {they} recorded no input: no bound gives {their} cost a high end"
+        elif b.no_input:
+            said += (
+                f", the high end of their cost (not of the {b.no_input:,} that recorded no "
+                "input: no bound gives theirs one)"
             )
-            continue
-        if carried:
-            continue
-        say(
-            f"  check max_output_tokens of {model} ({bound:,}): it bounds the output of its "
-            f"{counted(calls, 'usage-incomplete call')}, the high end of their cost; set the "
-            "output limit your Claude Code requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, when set) "
-            "if lower"
+        else:
+            said += ", the high end of their cost"
+        said += (
+            "; set the output limit your Claude Code requested (CLAUDE_CODE_MAX_OUTPUT_TOKENS, "
+            + (
+                "when set), else the model's documented maximum output"
+                if b.max_output_tokens is None
+                else "when set) if lower"
+            )
         )
+        say(said)
 
 
 def _say_carried(c: Carried, card: PriceCard | None) -> None:

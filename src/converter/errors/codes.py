@@ -1497,7 +1497,8 @@ CODES: dict[str, CodeInfo] = {
         "whose bundles are not in the workload (CC-TREE-SPLIT-SESSION: a bundle of each part "
         "given together completes it). No file states how much: every cost is a lower bound, and "
         "the limit is shown to be met only without that spend, so the decision is INCOMPLETE; "
-        "a cost gate that fails still fails.",
+        "a cost gate that fails still fails. Where the interval of the priced calls already "
+        "crosses the limit, EVAL-GATE-INDETERMINATE is said beside it.",
         "The report's findings name each such finding and its bundle. Where a finding's own fix "
         "completes the evidence (a cut subagent's transcript found again, --provider-bodies for "
         "a call with no input, the other part of a split session converted and its bundle "
@@ -1529,8 +1530,10 @@ CODES: dict[str, CodeInfo] = {
         "either). A finished session whose gateway wrote such stubs, with no bodies (or "
         "bodies of no input), has no bound on these calls' cost: no cost gate can pass for it "
         "(one that fails even at the low cost still fails), and the decision stays INCOMPLETE "
-        "while its bundle is in the workload. The report's task table says `no bound` in the cost of each such task, with "
-        "its bundle's number.",
+        "while its bundle is in the workload. The Markdown report's task table says `no bound` "
+        "in the cost of each such task, with its bundle's number (JSON: tasks[].high_is_bound "
+        "false). Where other usage-incomplete calls make the gate's interval cross the limit "
+        "too, EVAL-GATE-INDETERMINATE is said beside it, with its own fix.",
     ),
     "EVAL-SAMPLE-TOO-SMALL": _c(
         "The workload has fewer tasks than the policy's min_tasks, so the decision is INCOMPLETE.",

@@ -370,14 +370,24 @@ def _indeterminate(
                 "EVAL-COST-UNBOUNDED", info, m, usage_incomplete_calls=no_input, low=low, high=high
             )
         )
+    # The priced calls' own interval already crosses the limit: usage-incomplete calls leave
+    # the gate open too, whatever the spend left out (a walkthrough: only the unpriced tool was
+    # said, and the straddle once it was priced). Said beside the calls with no input as well,
+    # where other usage-incomplete calls make it (a FinOps reading: leaving the unbounded
+    # bundle out, as its fix says, showed a straddle no report had named); the others' reasons
+    # then say they are met at low cost only (`high`).
+    crosses = not _passes(high, m.limit, m.comparison)
+    straddle = crosses and metrics.usage_incomplete_calls > no_input
+    beyond = high if crosses else None
     if unpriced:
-        reasons.append(_reason("EVAL-COST-UNPRICED", info, m, unpriced_calls=unpriced, low=low))
+        reasons.append(
+            _reason("EVAL-COST-UNPRICED", info, m, unpriced_calls=unpriced, low=low, high=beyond)
+        )
     if left_out:
-        reasons.append(_reason("EVAL-COST-LEFT-OUT", info, m, left_out=left_out, low=low))
-    if (unpriced or left_out) and not no_input and not _passes(high, m.limit, m.comparison):
-        # Without stubs, the high end bounds every priced call: where it already misses the
-        # limit, usage-incomplete calls leave it open too, whatever the tool's price (a
-        # walkthrough: only the unpriced tool was said, and the straddle once it was priced).
+        reasons.append(
+            _reason("EVAL-COST-LEFT-OUT", info, m, left_out=left_out, low=low, high=beyond)
+        )
+    if straddle and (unpriced or left_out or no_input):
         reasons.append(straddles)
     return reasons
 

@@ -154,13 +154,16 @@ Column = tuple[str, tuple[str, ...]]
 
 def _agent_columns(ev: Evaluation) -> list[Column]:
     """Root agent first, subagent types sorted, hidden calls last. Past MARKDOWN_AGENT_COLUMNS
-    subagent types, the costliest (high end, then name) keep a column and the rest share one."""
+    subagent types, those whose cost has no high end, then the costliest (high end, then name)
+    keep a column and the rest share one (a FinOps reading: a type of no bound, cheap at its
+    low end, was folded away while one with a bound kept its column)."""
     keys = {k for t in ev.tasks for k in t.cost_by_agent_type}
     hidden = tuple(hidden_key(kind) for kind in HIDDEN_KINDS)
     middle = sorted(k for k in keys - {ROOT_AGENT} if not is_hidden(k))
     if len(middle) > MARKDOWN_AGENT_COLUMNS:
         spend = ev.metrics.cost_by_agent_type
-        ranked = sorted(middle, key=lambda k: (-spend[k].high, k))
+        open_above = _open_by_type(ev.metrics)
+        ranked = sorted(middle, key=lambda k: (not open_above.get(k), -spend[k].high, k))
         kept = sorted(ranked[: MARKDOWN_AGENT_COLUMNS - 1])
         rest = tuple(sorted(ranked[MARKDOWN_AGENT_COLUMNS - 1 :]))
         columns: list[Column] = [(_code(k), (k,)) for k in kept]
@@ -464,6 +467,8 @@ def _spend_lines(ev: Evaluation) -> list[str]:
         f"  agents' spend: {every}" + (unseen if ev.auxiliary_calls == "not-observed" else ""),
         *(f"    {_plain(name)}: {spend}" for name, spend in parts),
         f"  human time: {human}; remediation: {remediation}; incident loss: {incident}",
+        # (a FinOps reading: the model lines added up a cent of a hundredth off the total)
+        "  (each amount rounded to $0.0001 on its own; each total is the exact sum, rounded once)",
     ]
 
 

@@ -294,14 +294,24 @@ class Reason(Closed):
         verb = "leaves" if calls == 1 else "leave"
         bounds = [b for b in (self.low, self.high) if b is not None]
         places = None if self.limit is None else places_against(self.limit, bounds, self.unit)
+        # UNPRICED and LEFT-OUT: `high` given only where the priced calls' high end misses the
+        # limit too (a FinOps reading: "met only without it" read as met at either end)
+        met = (
+            f"the limit ({number(self.limit, self.unit, places)}) is shown to be met only "
+            "without {it}"
+            + (
+                f", and then only at low cost ({number(self.low, self.unit, places)}; "
+                f"{number(self.high, self.unit, places)} at high cost)"
+                if self.high is not None
+                else f" ({number(self.low, self.unit, places)})"
+            )
+        )
         if self.code == "EVAL-COST-UNPRICED":
             unpriced = self.unpriced_calls or 0
             return (
                 f"{where}: {counted(unpriced, 'model call')} used a server tool no price "
                 f"covers (CC-REC-SERVER-TOOL-UNPRICED), so the {self.measure} counts none of "
-                f"{'its' if unpriced == 1 else 'their'} requests: the limit "
-                f"({number(self.limit, self.unit, places)}) is shown to be met only without "
-                f"them ({number(self.low, self.unit, places)})"
+                f"{'its' if unpriced == 1 else 'their'} requests: " + met.format(it="them")
             )
         if self.code == "EVAL-COST-LEFT-OUT":
             left = self.left_out or 0
@@ -311,9 +321,7 @@ class Reason(Closed):
                 "unknown, a subagent cut short, agents run elsewhere, a final call with no "
                 "input, a split session's other part not in the workload: the findings below "
                 "name each and its bundle), so "
-                f"the {self.measure} counts none of it: the limit "
-                f"({number(self.limit, self.unit, places)}) is shown to be met only without "
-                f"it ({number(self.low, self.unit, places)})"
+                f"the {self.measure} counts none of it: " + met.format(it="it")
             )
         if self.code == "EVAL-COST-UNBOUNDED":
             them = "its" if calls == 1 else "their"

@@ -39,7 +39,7 @@ from converter.firewall.boundary import (
 )
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.times import coarsen
-from converter.firewall.view import BoundFile, PublicAccount
+from converter.firewall.view import BoundFile, PublicAccount, no_input_recorded
 from converter.heap import return_free_memory
 from converter.pricing.card import (
     PriceCard,
@@ -158,15 +158,26 @@ def template_pricing(
     return TemplatePricing(pricing, unpriced)
 
 
+class ModelBound(NamedTuple):
+    """A model whose usage-incomplete calls its max_output_tokens bounds (`MadeTemplate`)."""
+
+    model: str
+    max_output_tokens: int | None  # the template's; None: left null
+    calls: int  # its usage-incomplete calls the bound prices
+    # of them, calls that recorded no input: the bound sets their output's high end, but their
+    # input is in no figure, so their cost has no high end whatever it is (EVAL-COST-UNBOUNDED)
+    no_input: int = 0
+
+
 class MadeTemplate(NamedTuple):
     data: bytes
     carried: Carried | None  # what carrying forward from an old contract did
     to_fill: int  # null claims and prices left: what convert --contract would refuse as null
-    # (model, max_output_tokens, usage-incomplete calls) of each model with such calls: a bound
-    # filled in prices the high end of their output (a card's model maximum, most often), not
-    # among the claims "to fill", and the widest part of an interval; None, one left null,
-    # which convert --contract refuses (PRICE-MAX-OUTPUT-MISSING) and no card can fill.
-    bounds: tuple[tuple[str, int | None, int], ...] = ()
+    # Each model with usage-incomplete calls: a bound filled in prices the high end of their
+    # output (a card's model maximum, most often), not among the claims "to fill", and the
+    # widest part of an interval; None, one left null, which convert --contract refuses
+    # (PRICE-MAX-OUTPUT-MISSING) and no card can fill.
+    bounds: tuple[ModelBound, ...] = ()
 
 
 def make_template(
@@ -247,17 +258,17 @@ def make_template(
     return MadeTemplate(data, carried, _nulls_left(data, reading.canonical), bounds)
 
 
-def _bounds(
-    pricing: PricingTemplate | None, canonical: PublicAccount
-) -> tuple[tuple[str, int | None, int], ...]:
+def _bounds(pricing: PricingTemplate | None, canonical: PublicAccount) -> tuple[ModelBound, ...]:
     """Each model with usage-incomplete calls its max_output_tokens bounds (not those a
     request's max_tokens bounds), the max_output_tokens the template gives it (None: left null),
-    and how many such calls it has."""
+    how many such calls it has, and how many of them recorded no input."""
     if pricing is None:
         return ()
-    incomplete = Counter(e.model for e in canonical.model_events if bounded_by_contract(e))
+    bounded = [e for e in canonical.model_events if bounded_by_contract(e)]
+    incomplete = Counter(e.model for e in bounded)
+    no_input = Counter(e.model for e in bounded if no_input_recorded(e.usage_complete, e.usage))
     return tuple(
-        (model, entry.max_output_tokens, incomplete[model])
+        ModelBound(model, entry.max_output_tokens, incomplete[model], no_input[model])
         for model, entry in sorted(pricing.models.items())
         if incomplete[model]
     )
