@@ -1036,6 +1036,10 @@ def test_json_past_the_parsers_limits_is_called_changed(edited: tuple[bytes, byt
     with pytest.raises(Refused) as refused:
         open_bundle(unsealed)
     assert [p.code for p in refused.value.problems] == ["BUNDLE-NOT-A-BUNDLE"]
+    cut = data[: data.index(new) + len(new)]  # cut short just past the limit: not known JSON
+    with pytest.raises(Refused) as refused:
+        open_bundle(cut + b'"evidence_sha256"')
+    assert [p.code for p in refused.value.problems] == ["BUNDLE-NOT-A-BUNDLE"]
 
 
 def test_calls_said_looked_for_without_the_bodies_index_are_refused() -> None:
@@ -1053,3 +1057,41 @@ def test_calls_said_looked_for_without_the_bodies_index_are_refused() -> None:
         body["receipt"]["counts"]["bound_files"] += 1
 
     open_bundle(_resealed(with_an_index))  # as a conversion with bodies writes it
+
+
+def _a_search_of_unknown_count(body: dict[str, Any]) -> None:
+    """The Read call made a WebSearch whose result named no search, as a conversion writes
+    it: its finding in the receipt, the tool's price in the bundle's pricing."""
+    body["events"][5]["name"] = "WebSearch"
+    body["pricing"]["client_tools"] = {"Agent": "0", "WebSearch": "0"}
+    body["receipt"]["findings"].append({"code": "CC-REC-WEBSEARCH-COUNT-UNKNOWN", "count": 1})
+    body["receipt"]["findings"].sort(key=lambda f: f["code"])
+
+
+def test_a_finding_its_events_place_is_held_to_them() -> None:
+    """A review: a bundle resealed without its finding of a WebSearch of unknown count decided
+    SCALE, while evaluate's per-task marks, read from the event, said its task was open. From
+    0.6.14 each such finding (and CC-REC-FINAL-NO-INPUT) is one event, as a conversion writes
+    it; before, not checked."""
+    assert open_bundle(_resealed(_a_search_of_unknown_count))
+
+    def without_its_finding(body: dict[str, Any]) -> None:
+        _a_search_of_unknown_count(body)
+        body["receipt"]["findings"] = [
+            f for f in body["receipt"]["findings"] if f["code"] != "CC-REC-WEBSEARCH-COUNT-UNKNOWN"
+        ]
+
+    assert _codes_at(without_its_finding) == [("BUNDLE-COUNT-MISMATCH", "receipt/findings")]
+
+    def a_final_call_said_of_no_input(body: dict[str, Any]) -> None:
+        body["receipt"]["findings"].append({"code": "CC-REC-FINAL-NO-INPUT", "count": 1})
+
+    assert _codes_at(a_final_call_said_of_no_input) == [
+        ("BUNDLE-COUNT-MISMATCH", "receipt/findings")
+    ]
+
+    def by_0_6_13(body: dict[str, Any]) -> None:
+        without_its_finding(body)
+        body["generator"]["version"] = "0.6.13"
+
+    assert open_bundle(_resealed(by_0_6_13))

@@ -107,7 +107,7 @@ def make_task(
         cost_by_model={"claude-sonnet-4-5": spend},
         unbounded_by_agent_type={next(iter(split or {"main": 0})): unbounded} if unbounded else {},
         unbounded_by_model={"claude-sonnet-4-5": unbounded} if unbounded else {},
-        searches_unknown_by_agent_type={"main": searches} if searches else {},
+        left_out_by_agent_type={"main": searches} if searches else {},
         cache_read_tokens=300,
         input_tokens_total=1000,
         tool_shapes=tool_shapes,
@@ -276,7 +276,10 @@ def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
     # The gate table shows no span inside the limit beside "indeterminate" (a walkthrough read
     # "$2.0000 – $3.0000, limit ≤ $10.0000 [indeterminate]" as a mistake).
     shown = render_text(ev)
-    assert "trace cost per task: $2.0000 at low cost, no bound at high cost, limit" in shown
+    assert (
+        "trace cost per task: $2.0000 at low cost, no bound at high cost (as priced: $3.0000), "
+        "limit"
+    ) in shown  # the figure JSON gives, said as what it is (a FinOps reading)
     assert "$2.0000 – $3.0000" not in shown
     # Nor do the costs: a walkthrough read the totals' high ends as bounds (the gates said so).
     assert (ev.metrics.unbounded_calls, ev.tasks[0].unbounded_calls) == (1, 1)
@@ -313,7 +316,10 @@ def test_a_cost_with_no_high_end_is_no_bound_where_its_high_end_fails_the_limit_
     assert trace.code == "EVAL-COST-UNBOUNDED"
     assert {r.code for r in ev.reasons} == {"EVAL-COST-UNBOUNDED"}
     shown = render_text(ev)
-    assert "trace cost per task: $2.0000 at low cost, no bound at high cost, limit" in shown
+    assert (
+        "trace cost per task: $2.0000 at low cost, no bound at high cost (as priced: $12.0000), "
+        "limit"
+    ) in shown
     assert "$2.0000 – $12.0000" not in shown
     measure = gate(ev, "runtime-caps").measures
     printed = json.loads(render_json(ev))
@@ -629,7 +635,7 @@ def test_many_subagent_types_share_a_column_past_the_costliest() -> None:
     assert set(json.loads(render_json(ev))["metrics"]["cost_by_agent_type"]) == {"main", *types}
     # a type whose cost has no high end keeps its column, however cheap at its low end
     cheapest = types[0]
-    open_task = task.model_copy(update={"searches_unknown_by_agent_type": {cheapest: 1}})
+    open_task = task.model_copy(update={"left_out_by_agent_type": {cheapest: 1}})
     text = render_markdown(evaluate(make_workload([open_task, make_task(1), make_task(2)])))
     header = next(x for x in text.splitlines() if x.startswith("| Task |"))
     assert f"`{cheapest}`" in header
@@ -1132,12 +1138,15 @@ def test_a_task_has_no_high_end_where_some_of_its_spend_may_be_in_no_cost() -> N
     searched = {"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 1}
     ev = evaluate(make_workload(tasks, findings=searched))
     assert _bound(ev) == {task_id(0): False, task_id(1): False, task_id(2): True}
-    assert ev.metrics.searches_unknown_by_agent_type == {"main": 1}
+    assert ev.metrics.left_out_by_agent_type == {"main": 1}
     # a search the finding counts that no task's event shows: any task may hold it
     more = evaluate(make_workload(tasks, findings={"CC-REC-WEBSEARCH-COUNT-UNKNOWN": 2}))
     assert not any(_bound(more).values())
-    for code in ("CC-TREE-REMOTE-AGENT", "CC-REC-SERVER-TOOL-UNPRICED", "CC-REC-FINAL-NO-INPUT"):
+    for code in ("CC-TREE-REMOTE-AGENT", "CC-REC-SERVER-TOOL-UNPRICED"):
         assert not any(_bound(evaluate(make_workload(tasks, findings={code: 1}))).values())
+    # a final call of no input that no task's events show (the one event left out is a search)
+    finals = {"CC-REC-FINAL-NO-INPUT": 1, **searched}
+    assert not any(_bound(evaluate(make_workload(tasks, findings=finals))).values())
     for code in ("CC-REC-REPLAY", "CC-TREE-SPLIT-SESSION"):  # no spend out; parts: counted
         assert _bound(evaluate(make_workload(tasks, findings={code: 1})))[task_id(2)]
     rows = render_markdown(ev)
@@ -1164,11 +1173,24 @@ def test_findings_that_name_no_task_open_only_their_own_bundles_tasks() -> None:
         make_workload(tasks, unplaced=(0,))  # the second bundle's count is missing
 
 
-def test_searches_of_unknown_count_split_as_the_task_does() -> None:
-    with pytest.raises(ValidationError):
-        make_task(0, split={"main": Interval(low=D(2), high=D(2))}, tool_calls=0, searches=1)
+def test_events_left_out_split_as_the_task_does() -> None:
+    with pytest.raises(ValidationError):  # more such events than the task has
+        make_task(
+            0,
+            split={"main": Interval(low=D(2), high=D(2))},
+            tool_calls=0,
+            model_calls=0,
+            searches=1,
+        )
     with pytest.raises(ValidationError):
         make_task(0, split={"Explore": Interval(low=D(2), high=D(2))}, searches=1)  # main's
+    task = make_task(0, searches=1)
+    with pytest.raises(ValidationError):  # a model the task's cost does not hold
+        TaskFacts.model_validate({**task.model_dump(), "left_out_by_model": {"claude-x": 1}})
+    with pytest.raises(ValidationError):  # more by model than by agent type
+        TaskFacts.model_validate(
+            {**task.model_dump(), "left_out_by_model": {"claude-sonnet-4-5": 2}}
+        )
 
 
 @pytest.mark.parametrize(

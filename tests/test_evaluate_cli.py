@@ -1258,12 +1258,12 @@ def test_a_task_holding_a_search_of_unknown_count_has_no_high_end(
         {k: f[k] for k in ("code", "count", "bundle")} for f in report["findings"]
     ]
     assert report["metrics"]["high_is_bound"] is False
-    assert report["metrics"]["searches_unknown_by_agent_type"] == {"main": 1}
+    assert report["metrics"]["left_out_by_agent_type"] == {"main": 1}
     (held,) = [t for t in report["tasks"] if not t["high_is_bound"]]
-    assert held["searches_unknown_by_agent_type"] == {"main": 1}
+    assert held["left_out_by_agent_type"] == {"main": 1}
     others = [t for t in report["tasks"] if t["id"] != held["id"]]
     assert len(others) == 5
-    assert all(t["high_is_bound"] and not t["searches_unknown_by_agent_type"] for t in others)
+    assert all(t["high_is_bound"] and not t["left_out_by_agent_type"] for t in others)
     markdown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
     rows = {
         t["id"]: next(r for r in markdown.splitlines() if t["id"] in r) for t in report["tasks"]
@@ -1271,8 +1271,82 @@ def test_a_task_holding_a_search_of_unknown_count_has_no_high_end(
     assert rows[held["id"]].endswith(" – no bound |")
     assert rows[held["id"]].split(" | ")[3].endswith("– no bound")  # its agent's (main) cost
     assert not any("no bound" in rows[t["id"]] for t in others)
-    assert "| tool calls | " in markdown
-    assert next(r for r in markdown.splitlines() if r.startswith("| tool calls |")).endswith(
-        "– no bound |"
-    )
+    # a search is priced on the call that requested it (a review: the tool calls' row said it)
+    (model,) = held["left_out_by_model"]
+    assert report["metrics"]["left_out_by_model"] == {model: 1}
+    lines = markdown.splitlines()
+    assert next(r for r in lines if r.startswith(f"| `{model}`")).endswith("– no bound |")
+    assert "no bound" not in next(r for r in lines if r.startswith("| tool calls |"))
     assert "`no bound`: some of that cost is in no figure" in markdown
+
+
+def _bundle_of(cli: Any, tree: Any, tmp_path: Path) -> Path:
+    template = tmp_path / "template.json"
+    made = cli("convert", "--in", str(tree.parent), "--template", str(template))
+    assert made.code == 0, made.err
+    contract = tmp_path / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    bundle = tmp_path / "bundle.json"
+    done = cli(
+        "convert", "--in", str(tree.parent), "--contract", str(contract), "--out", str(bundle)
+    )
+    assert done.code == 0, done.err
+    return bundle
+
+
+def test_a_final_call_of_no_input_opens_its_own_task_only(
+    cli: Any, rich: Any, tmp_path: Path
+) -> None:
+    """A review: a call recorded final with no input (CC-REC-FINAL-NO-INPUT) opened every task
+    of its bundle, and not its own agent's or model's cost. Its event shows whose it is."""
+    records = [json.loads(raw) for raw in rich.lines()]
+    ended = next(
+        r["message"]["id"]
+        for r in records
+        if r.get("type") == "assistant" and r["message"].get("stop_reason") == "end_turn"
+    )
+    for number, record in enumerate(records, 1):
+        if record.get("type") == "assistant" and record["message"].get("id") == ended:
+
+            def no_input(obj: dict[str, Any]) -> None:
+                usage = obj["message"]["usage"]
+                for key in ("input_tokens", "cache_read_input_tokens"):
+                    usage[key] = 0
+                usage["cache_creation_input_tokens"] = 0
+                usage.pop("cache_creation", None)
+                usage.pop("iterations", None)
+
+            rich.edit_record("", number, no_input)
+    report = json.loads(
+        cli("evaluate", "--bundle", str(_bundle_of(cli, rich, tmp_path)), "--format", "json").out
+    )
+    assert {"code": "CC-REC-FINAL-NO-INPUT", "count": 1, "bundle": 1} in [
+        {k: f[k] for k in ("code", "count", "bundle")} for f in report["findings"]
+    ]
+    (held,) = [t for t in report["tasks"] if not t["high_is_bound"]]
+    assert held["left_out_by_agent_type"] == {"main": 1}
+    assert sum(held["left_out_by_model"].values()) == 1
+    assert sum(not t["high_is_bound"] for t in report["tasks"]) == 1
+    assert report["metrics"]["high_is_bound"] is False
+
+
+def test_a_finding_listed_twice_counts_for_the_tasks_as_for_the_total(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: a resealed bundle listing CC-TREE-REMOTE-AGENT twice (1, then 0) kept the last
+    count for the tasks' marks (every task bounded) while the workload's total summed both."""
+    from converter.bundle.io import evidence_digest
+    from converter.codec.canonical import reference_bytes
+
+    body = json.loads(_bundle(cli, tmp_path, "twice").read_bytes())
+    body["receipt"]["findings"] += [
+        {"code": "CC-TREE-REMOTE-AGENT", "count": 1},
+        {"code": "CC-TREE-REMOTE-AGENT", "count": 0},
+    ]
+    del body["receipt"]["evidence_sha256"]
+    body["receipt"]["evidence_sha256"] = evidence_digest(body)
+    resealed = tmp_path / "resealed.json"
+    resealed.write_bytes(reference_bytes(body))
+    report = json.loads(cli("evaluate", "--bundle", str(resealed), "--format", "json").out)
+    assert report["metrics"]["spend_left_out"] == 1
+    assert [t["high_is_bound"] for t in report["tasks"]] == [False]

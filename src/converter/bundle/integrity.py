@@ -23,12 +23,19 @@ from converter.contract.model import BASELINE_NAME_PATTERN, LABEL_PATTERN
 from converter.errors import CODES, RETIRED_CODES, Problem
 from converter.firewall.names import crossed_as
 from converter.firewall.times import at_precision
-from converter.firewall.view import Edge
+from converter.firewall.view import Edge, final_no_input
 from converter.limits import MAX_TOKEN_COUNT
 from converter.pricing.card import card_mismatches
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import PricingClaims
-from converter.vocabulary import HIDDEN, hidden_kind_of
+from converter.vocabulary import (
+    FINAL_NO_INPUT,
+    HIDDEN,
+    LEFT_OUT_PLACED,
+    SEARCH_COUNT_UNKNOWN,
+    hidden_kind_of,
+    search_count_unknown,
+)
 
 # Locations listed per rule (code and field); past this, one line counts the rest. A bundle
 # edited on every event would otherwise print one line per event and hide the other problems.
@@ -63,6 +70,9 @@ class Consistency:
         self.hidden_agents = {a.id for a in head.agents if hidden_kind_of(a.kind)}
         self.hidden_events = 0
         self.hidden_ids: set[str] = set()  # hidden calls' model events: no edge names one
+        # The events a finding of spend in no cost places (`vocabulary.LEFT_OUT_PLACED`), by
+        # that finding's code: evaluate marks their task's cost open by them.
+        self.left_out: Counter[str] = Counter()
         self._head()
         self._hidden_agents()
 
@@ -266,9 +276,13 @@ class Consistency:
             self.incomplete += not event.usage_complete
             if event.task is not None:
                 self.per_task[event.task] += 1
+            if not hidden and final_no_input(event.usage_complete, event.usage):
+                self.left_out[FINAL_NO_INPUT] += 1
         else:
             self._name("tool", event.name, "events/*/name", index)
             self.tool_calls += 1
+            if search_count_unknown(event.name, event.web_search_requests, event.status):
+                self.left_out[SEARCH_COUNT_UNKNOWN] += 1
             if self.head.pricing is not None:
                 if event.name not in self.tool_costs:  # a price per tool name, not per call
                     priced = price_tool_event(event, self.head.pricing)
@@ -344,6 +358,15 @@ class Consistency:
             # its events do not bear out hides a call removed, or claims one never made
             where = "receipt/hidden_calls"
             self._add("BUNDLE-HIDDEN-CALLS", where, where)
+        if _release(self.head.generator.version) >= (0, 6, 14):
+            # one event for each such finding, as a conversion writes them (a review: a bundle
+            # resealed without its finding of a search of unknown count decided SCALE, while
+            # evaluate marked the task holding it open); before 0.6.14, not checked
+            stated: Counter[str] = Counter()
+            for finding in self.head.receipt.findings:
+                stated[finding.code] += finding.count
+            if any(stated[code] != self.left_out[code] for code in LEFT_OUT_PLACED):
+                self._add("BUNDLE-COUNT-MISMATCH", "receipt/findings", "receipt/findings")
         self._count("model_calls", self.model_calls)
         self._count("tool_calls", self.tool_calls)
         self._count("usage_incomplete_calls", self.incomplete)
@@ -358,6 +381,11 @@ class Consistency:
 def _version(version: str) -> tuple[int, int]:
     major, minor = (int(part) for part in version.split(".")[:2])
     return major, minor
+
+
+def _release(version: str) -> tuple[int, int, int]:
+    major, minor, patch = (int(part) for part in [*version.split(".")[:3], "0", "0"][:3])
+    return major, minor, patch
 
 
 def _writes_v2(version: str) -> bool:

@@ -1242,8 +1242,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     "BUNDLE-COUNT-MISMATCH": _c(
         "The bundle's digest matches its content, but a count in its receipt (model calls, tool "
-        "calls, usage-incomplete calls, tasks, edges, subagents, depth, files) or a task's "
-        "model_calls differs from what its events, edges, agents and files hold.",
+        "calls, usage-incomplete calls, tasks, edges, subagents, depth, files; from 0.6.14, "
+        "the findings of WebSearch calls of unknown count and of final calls of no input, one "
+        "event each) or a task's model_calls differs from what its events, edges, agents and "
+        "files hold.",
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),

@@ -127,10 +127,12 @@ class TaskFacts(Closed):
     # none left out): a row of either split holding one has no high end either
     unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
     unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
-    # WebSearch calls whose search count is unknown (`vocabulary.search_count_unknown`), by the
-    # agent type whose cost holds them: a search each at least is in no cost, so that cost and
-    # the task's have no high end either
-    searches_unknown_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    # Events of the task whose spend is partly in no cost (`vocabulary.LEFT_OUT_PLACED`): WebSearch
+    # calls whose search count is unknown (a search each at least, priced on the call that
+    # requested it) and calls recorded final with no input (their input). By the agent type,
+    # and the model, whose cost lacks it: that cost, and the task's, has no high end either.
+    left_out_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    left_out_by_model: dict[ModelName, Count] = Field(default_factory=dict)
     cache_read_tokens: Count
     input_tokens_total: Count  # input + cache read + cache write, over every model call
     tool_shapes: tuple[tuple[PublicName, ShapeKey], ...] = ()  # in call order
@@ -161,10 +163,14 @@ class TaskFacts(Closed):
         ):
             if sum(counts.values()) != self.unbounded_calls or not counts.keys() <= costs.keys():
                 raise ValueError("calls without input split other than the task's")
-        if not self.searches_unknown_by_agent_type.keys() <= self.cost_by_agent_type.keys():
-            raise ValueError("WebSearch calls split other than the task's")
-        if sum(self.searches_unknown_by_agent_type.values()) > self.tool_calls:
-            raise ValueError("more WebSearch calls than tool calls")
+        if not self.left_out_by_agent_type.keys() <= self.cost_by_agent_type.keys():
+            raise ValueError("spend left out split other than the task's")
+        if not self.left_out_by_model.keys() <= self.cost_by_model.keys():
+            raise ValueError("spend left out split other than the task's models")
+        if sum(self.left_out_by_model.values()) > sum(self.left_out_by_agent_type.values()):
+            raise ValueError("more events left out by model than by agent type")
+        if sum(self.left_out_by_agent_type.values()) > self.tool_calls + self.model_calls:
+            raise ValueError("more events left out than events")
         if self.unbounded_calls > self.usage_incomplete_calls:
             raise ValueError("more calls without input than usage-incomplete calls")
         if self.usage_incomplete_calls > self.model_calls:

@@ -35,7 +35,7 @@ from converter.evaluate.result import (
     TaskCost,
 )
 from converter.limits import MONEY_PLACES, MONEY_QUANTUM
-from converter.vocabulary import SEARCH_COUNT_UNKNOWN
+from converter.vocabulary import LEFT_OUT_PLACED
 
 _CONTEXT = Context(
     prec=200, rounding=ROUND_HALF_EVEN, traps=[InvalidOperation, DivisionByZero, Overflow]
@@ -82,8 +82,9 @@ def task_cost(task: TaskFacts, policy: Policy, unplaced: int = 0) -> TaskCost:
         cost_by_model=task.cost_by_model,
         unbounded_by_agent_type=task.unbounded_by_agent_type,
         unbounded_by_model=task.unbounded_by_model,
-        searches_unknown_by_agent_type=task.searches_unknown_by_agent_type,
-        high_is_bound=not (task.unbounded_calls or task.searches_unknown_by_agent_type or unplaced),
+        left_out_by_agent_type=task.left_out_by_agent_type,
+        left_out_by_model=task.left_out_by_model,
+        high_is_bound=not (task.unbounded_calls or task.left_out_by_agent_type or unplaced),
         cache_read_tokens=task.cache_read_tokens,
         input_tokens_total=task.input_tokens_total,
         bundle=task.bundle,
@@ -104,30 +105,31 @@ def nearest_rank(values: Sequence[Decimal], percent: int = 95) -> Decimal:
     return sorted(values)[rank - 1]
 
 
-# Of the findings that some spend is in no cost, those the search's tool event places in a
-# task (`vocabulary.search_count_unknown`) and the split session's, which the workload counts.
-_PLACED_OR_COUNTED = frozenset({SEARCH_COUNT_UNKNOWN, SPLIT_SESSION})
+# Of the findings that some spend is in no cost, those one event each places in a task
+# (`vocabulary.LEFT_OUT_PLACED`), and the split session's, which the workload counts.
+_PLACED_OR_COUNTED = LEFT_OUT_PLACED | {SPLIT_SESSION}
 
 
-def unplaced_left_out(findings: Mapping[str, int], searches_placed: int, split_missing: int) -> int:
+def unplaced_left_out(findings: Mapping[str, int], placed: int, split_missing: int) -> int:
     """Of a bundle's (or a workload's) findings that some spend is in no cost, those no task's
-    events show, which leave every task of it with no high end: all but the WebSearch calls
-    of unknown count that `searches_placed` of its tool events show (whose tasks are known),
-    and the `split_missing` other parts of a split session whose bundles are not evaluated."""
+    events show, which leave every task of it with no high end: all but those `placed` of its
+    events show (a WebSearch call of unknown count, a call final with no input: whose tasks are
+    known), and the `split_missing` other parts of a split session whose bundles are not
+    evaluated. A bundle of 0.6.14 on holds one event for each such finding (bundle/integrity.py)."""
     others = sum(n for code, n in findings.items() if code in SPEND_LEFT_OUT - _PLACED_OR_COUNTED)
-    searches = max(0, findings.get(SEARCH_COUNT_UNKNOWN, 0) - searches_placed)
-    return others + searches + split_missing
+    events = sum(findings.get(code, 0) for code in LEFT_OUT_PLACED)
+    return others + max(0, events - placed) + split_missing
 
 
-def searches_unknown(task: TaskFacts | TaskCost) -> int:
-    return sum(task.searches_unknown_by_agent_type.values())
+def left_out_events(task: TaskFacts | TaskCost) -> int:
+    return sum(task.left_out_by_agent_type.values())
 
 
 def compute(workload: Workload) -> tuple[tuple[TaskCost, ...], Metrics]:
     by_bundle = workload.unplaced_left_out
     whole = 0
     if not by_bundle:  # the workload's, for every task
-        placed = sum(searches_unknown(t) for t in workload.tasks)
+        placed = sum(left_out_events(t) for t in workload.tasks)
         whole = unplaced_left_out(workload.findings, placed, workload.split_parts_missing)
 
     def unplaced(task: TaskFacts) -> int:
@@ -195,7 +197,8 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
         cost_by_model=_split(c.cost_by_model for c in costs),
         unbounded_by_agent_type=_counts(c.unbounded_by_agent_type for c in costs),
         unbounded_by_model=_counts(c.unbounded_by_model for c in costs),
-        searches_unknown_by_agent_type=_counts(c.searches_unknown_by_agent_type for c in costs),
+        left_out_by_agent_type=_counts(c.left_out_by_agent_type for c in costs),
+        left_out_by_model=_counts(c.left_out_by_model for c in costs),
     )
 
 

@@ -74,6 +74,10 @@ def _observed_and_limit(measure: Measure) -> tuple[str, str]:
         # span inside the limit beside "indeterminate" read as a mistake (a walkthrough).
         low = number(measure.observed.at_low_cost, measure.unit, places)
         observed = f"{low} at low cost, no bound at high cost"
+        if measure.observed.at_high_cost is not None:  # what is priced, which bounds nothing
+            # (a FinOps reading: JSON gave the figure, the text and Markdown never did)
+            high = number(measure.observed.at_high_cost, measure.unit, places)
+            observed += f" (as priced: {high})"
     return observed, f"limit {_SYMBOL[measure.comparison]} {limit}"
 
 
@@ -183,10 +187,11 @@ def _cell(part: Interval | Span | None, unbounded: int = 0) -> str:
 # total said no bound, and its JSON no mark of it).
 _NO_BOUND_LEGEND = (
     "`no bound`: some of that cost is in no figure, so its high end bounds nothing: calls that "
-    "recorded no input and WebSearch calls whose search count is unknown leave their agent's "
-    "cost and their task's open; findings of a bundle that some spend is in no cost and that "
-    "name no task (the evidence completeness below lists each) leave every task of that bundle "
-    "open, in its Effective column."
+    "recorded no input (usage-incomplete or final) and WebSearch calls whose search count is "
+    "unknown leave their task's cost open, and their agent's and model's (a search is priced "
+    "on the call that requested it); findings of a bundle that some spend is in no cost and "
+    "that name no task (the evidence completeness below lists each) leave every task of that "
+    "bundle open, in its Effective column."
 )
 
 NOT_OBSERVED = "n/o"
@@ -403,9 +408,10 @@ def _task_row(ev: Evaluation, columns: list[Column], t: TaskCost) -> str:
 
 def _open_by_type(costs: TaskCost | Metrics) -> dict[str, int]:
     """By agent type, what leaves its cost no high end: calls that recorded no input, and
-    WebSearch calls whose search count is unknown."""
+    events whose spend is partly in no cost (a WebSearch of unknown count, a call final with
+    no input)."""
     both = Counter(costs.unbounded_by_agent_type)
-    both.update(costs.searches_unknown_by_agent_type)
+    both.update(costs.left_out_by_agent_type)
     return dict(both)
 
 
@@ -440,7 +446,7 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     rows = [
         [
             f"`{name}`" + (f" ({own[name]})" if name in own else ""),
-            _cell(span, m.unbounded_by_model.get(name, 0)),
+            _cell(span, m.unbounded_by_model.get(name, 0) + m.left_out_by_model.get(name, 0)),
         ]
         for name, span in m.cost_by_model.items()
     ]
@@ -449,8 +455,7 @@ def _model_rows(ev: Evaluation) -> list[list[str]]:
     models = m.cost_by_model.values()
     tools_low = MONEY_SUMS.subtract(low, _sum([p.low for p in models]))
     tools_high = MONEY_SUMS.subtract(high, _sum([p.high for p in models]))
-    searches = sum(m.searches_unknown_by_agent_type.values())
-    rows.append(["tool calls", usd_span(tools_low, tools_high, searches)])
+    rows.append(["tool calls", usd_span(tools_low, tools_high)])
     rows.append(["**all**", usd_span(low, high, _open_calls(ev))])
     return rows
 

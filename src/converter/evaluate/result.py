@@ -122,11 +122,12 @@ class TaskCost(Closed):
     # the unbounded calls in each agent type's and model's cost (none: not listed)
     unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
     unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
-    # WebSearch calls whose search count is unknown, by agent type (`TaskFacts`'): a search
-    # each at least is in no cost (none: not listed)
-    searches_unknown_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    # Its events whose spend is partly in no cost (`TaskFacts`'): WebSearch calls whose search
+    # count is unknown and calls recorded final with no input, by agent type and by model
+    left_out_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    left_out_by_model: dict[ModelName, Count] = Field(default_factory=dict)
     # False when some of the task's spend may be in no cost: calls of it that recorded no
-    # input, WebSearch calls of it whose count is unknown, or findings of its bundle that say
+    # input, events of it whose spend is partly in no cost, or findings of its bundle that say
     # some spend is in no cost and that no task's events show (`Workload.unplaced_left_out`):
     # its `spend.high` and `effective.high` then bound nothing (reports say `no bound`; an
     # audit: a task's row gave a range while the workload's total said no bound)
@@ -177,8 +178,9 @@ class Metrics(Closed):
     # the unbounded calls in each agent type's and model's cost (none: not listed)
     unbounded_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
     unbounded_by_model: dict[ModelName, Count] = Field(default_factory=dict)
-    # the tasks' WebSearch calls whose search count is unknown, by agent type
-    searches_unknown_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    # the tasks' events whose spend is partly in no cost, by agent type and by model
+    left_out_by_agent_type: dict[AgentTypeKey, Count] = Field(default_factory=dict)
+    left_out_by_model: dict[ModelName, Count] = Field(default_factory=dict)
 
 
 class Measure(Closed):
@@ -188,7 +190,10 @@ class Measure(Closed):
     limit: Decimal
     comparison: Comparison
     passes_at_low_cost: bool
-    passes_at_high_cost: bool
+    passes_at_high_cost: bool = Field(
+        description="false too where high_is_bound is false: the value at high cost "
+        "(observed.at_high_cost, as priced) bounds nothing, so it is not shown to pass"
+    )
     # False for a cost measure of a workload whose costs leave some spend out (calls that
     # recorded no input, an unpriced server tool's requests, findings of spend in no cost:
     # Metrics.high_is_bound): its value at high cost bounds nothing (`checks._unbounded`)

@@ -74,6 +74,12 @@ def no_input_recorded(usage_complete: bool, usage: UsageTotals) -> bool:
     return not usage_complete and not usage.read()
 
 
+def final_no_input(usage_complete: bool, usage: UsageTotals) -> bool:
+    """A call recorded final with no input (CC-REC-FINAL-NO-INPUT, a transcript call's: a
+    hidden call's is none): priced as written, its input is in no figure."""
+    return usage_complete and not usage.read()
+
+
 class BillingContext(Closed):
     service_tier: ContextValue | None = None
     speed: ContextValue | None = None

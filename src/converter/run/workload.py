@@ -44,7 +44,7 @@ from converter.evaluate import (
 )
 from converter.files import attestation_path, read_input
 from converter.firewall.names import masked_path, schema_field_names
-from converter.firewall.view import Edge, no_input_recorded
+from converter.firewall.view import Edge, final_no_input, no_input_recorded
 from converter.limits import MONEY_SUMS
 from converter.pricing import shipped_cards
 from converter.pricing.card import own_beside, shipped_card_named
@@ -368,7 +368,11 @@ class _Task:
         self.incomplete = 0
         self.unbounded_by_type: Counter[str] = Counter()
         self.unbounded_by_model: Counter[str] = Counter()
-        self.searches_unknown_by_type: Counter[str] = Counter()
+        # events whose spend is partly in no cost (`vocabulary.LEFT_OUT_PLACED`), and of those
+        # the WebSearch calls' requesting model events (their model is known once all are read)
+        self.left_out_by_type: Counter[str] = Counter()
+        self.left_out_by_model: Counter[str] = Counter()
+        self.searched_by: list[str] = []
         self.cache_read = 0
         self.input_total = 0
         self.shapes: list[tuple[str, str]] = []
@@ -383,7 +387,8 @@ class _Task:
             self.tool_calls += 1
             self.shapes.append((event.name, shape_key(event.shape)))
             if search_count_unknown(event.name, event.web_search_requests, event.status):
-                self.searches_unknown_by_type[agent_type] += 1
+                self.left_out_by_type[agent_type] += 1  # the search is its model call's spend
+                self.searched_by.append(event.requested_by)
             return
         u = event.usage
         self.model_calls += 1
@@ -392,10 +397,21 @@ class _Task:
         if no_input_recorded(event.usage_complete, u):
             self.unbounded_by_type[agent_type] += 1
             self.unbounded_by_model[event.model] += 1
+        elif final_no_input(event.usage_complete, u) and not is_hidden(agent_type):
+            self.left_out_by_type[agent_type] += 1
+            self.left_out_by_model[event.model] += 1
         by_model = self.by_model[event.model]
         by_model[0], by_model[1] = add(by_model[0], low), add(by_model[1], high)
         self.cache_read += u.cache_read_input_tokens
         self.input_total += read
+
+
+_MODELS: dict[str, str] = {}
+
+
+def _interned(model: str) -> str:
+    """One string per model name, however many events name it (`FactsBuilder.model_of`)."""
+    return _MODELS.setdefault(model, model)
 
 
 def _interval(pair: list[Decimal]) -> Interval:
@@ -413,10 +429,9 @@ class FactsBuilder:
         self.edges: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.used: set[FieldPath] = set()  # the prices its events were priced with
         self.excluded_events: list[str] = []  # ids of the excluded tasks' events
-        self.excluded: set[str] = set()
-        # WebSearch calls of unknown count in a task, counted or excluded: the bundle's finding
-        # of them places these (`kernel.unplaced_left_out`)
-        self.searches_placed = 0
+        # each model event's model, by event id: the model whose call requested a WebSearch of
+        # unknown count, whose cost lacks its searches (the ids are `owner`'s keys already)
+        self.model_of: dict[str, str] = {}
 
     @property
     def event_ids(self) -> Iterator[str]:
@@ -427,22 +442,34 @@ class FactsBuilder:
     def start(self, head: BundleHead) -> None:
         self.head = head
         self.types = _agent_types(head)
-        self.excluded = {e.task for e in head.excluded_tasks}
-        self.tasks = {t.id: _Task() for t in head.tasks if t.id not in self.excluded}
+        excluded = {e.task for e in head.excluded_tasks}
+        self.tasks = {t.id: _Task() for t in head.tasks if t.id not in excluded}
+
+    @property
+    def left_out_placed(self) -> int:
+        """The events of counted tasks whose spend is partly in no cost: those the bundle's
+        findings of them place (`kernel.unplaced_left_out`; an excluded task has no event)."""
+        return sum(t.left_out_by_type.total() for t in self.tasks.values())
 
     def event(self, event: ModelEventOut | ToolEventOut) -> None:
         self.used |= used_prices(event)
-        if (
-            isinstance(event, ToolEventOut)
-            and (event.task in self.tasks or event.task in self.excluded)
-            and search_count_unknown(event.name, event.web_search_requests, event.status)
-        ):
-            self.searches_placed += 1
+        if isinstance(event, ModelEventOut):
+            self.model_of[event.id] = _interned(event.model)
         if event.task in self.tasks:
             self.tasks[event.task].add(event, self.types.get(event.agent, ROOT_AGENT))
             self.owner[event.id] = event.task
         else:
             self.excluded_events.append(event.id)
+
+    def _left_out_by_model(self, acc: _Task) -> dict[str, int]:
+        """A task's events whose spend is partly in no cost, by the model whose cost lacks it:
+        a final call's own; a WebSearch's, the model of the call that requested it."""
+        counts = Counter(acc.left_out_by_model)
+        for requester in acc.searched_by:
+            model = self.model_of.get(requester)
+            if model in acc.by_model:  # (a call of another task or none: a resealed bundle's)
+                counts[model] += 1
+        return dict(sorted(counts.items()))
 
     def edge(self, edge: Edge) -> None:
         task = self.owner.get(edge.source)
@@ -483,9 +510,8 @@ class FactsBuilder:
                     cost_by_model={k: _interval(v) for k, v in sorted(acc.by_model.items())},
                     unbounded_by_agent_type=dict(sorted(acc.unbounded_by_type.items())),
                     unbounded_by_model=dict(sorted(acc.unbounded_by_model.items())),
-                    searches_unknown_by_agent_type=dict(
-                        sorted(acc.searches_unknown_by_type.items())
-                    ),
+                    left_out_by_agent_type=dict(sorted(acc.left_out_by_type.items())),
+                    left_out_by_model=self._left_out_by_model(acc),
                     cache_read_tokens=acc.cache_read,
                     input_tokens_total=acc.input_total,
                     tool_shapes=tuple(acc.shapes),
@@ -563,9 +589,7 @@ def build_workload(
             each.append((place, finding.code, finding.count))
     missing, missing_by_bundle = _split_parts_missing(bundles)
     unplaced = tuple(
-        unplaced_left_out(
-            {f.code: f.count for f in head.receipt.findings}, builder.searches_placed, split
-        )
+        unplaced_left_out(_finding_counts(head), builder.left_out_placed, split)
         for (head, builder), split in zip(loaded, missing_by_bundle, strict=True)
     )
     try:
@@ -589,6 +613,15 @@ def build_workload(
         )
     except ValidationError as error:
         raise Refused(claim_problems(error, "receipt")) from None
+
+
+def _finding_counts(head: BundleHead) -> Counter[str]:
+    """A bundle's finding counts by code, a code listed twice summed (a review: a resealed
+    bundle listing one twice kept the last count only, where the workload's total summed)."""
+    counts: Counter[str] = Counter()
+    for finding in head.receipt.findings:
+        counts[finding.code] += finding.count
+    return counts
 
 
 def _tasks(loaded: list[LoadedBundle]) -> tuple[list[TaskFacts], list[Problem]]:
