@@ -1251,3 +1251,18 @@ def test_every_reason_a_gate_is_open_is_said_at_once() -> None:
     [reason] = [r for r in met.reasons if r.check == "runtime-caps" and r.left_out]
     assert reason.text().endswith("is shown to be met only without it ($2.0000)")
     assert reason.high is None
+
+
+def test_events_no_finding_counts_hold_the_gates_open_too() -> None:
+    """A review: a bundle resealed without its finding of a final call of no input, claiming a
+    version before the findings were held to their events (or made before the finding
+    existed), decided SCALE while its task's row said `no bound`. The gates count such events
+    too, where the findings count fewer."""
+    tasks = [make_task(0, searches=1), *(make_task(i) for i in (1, 2, 3))]
+    ev = evaluate(make_workload(tasks))
+    assert ev.metrics.spend_left_out == 1
+    assert ev.metrics.high_is_bound is False
+    assert ev.decision == "INCOMPLETE"
+    assert {r.code for r in ev.reasons} == {"EVAL-COST-LEFT-OUT"}
+    stated = evaluate(make_workload(tasks, findings={"CC-REC-FINAL-NO-INPUT": 1}))
+    assert stated.metrics.spend_left_out == 1  # the same event, counted once

@@ -2546,3 +2546,23 @@ def test_a_complete_hidden_calls_request_bounds_nothing(cli: Any, tmp_path: Path
     assert event["usage_complete"] is True
     assert "request_max_tokens" not in event
     assert event["cost"]["low"] == event["cost"]["high"]
+
+
+@pytest.mark.parametrize("final", [True, False])
+def test_a_hidden_call_of_no_input_is_a_finding(cli: Any, tmp_path: Path, final: bool) -> None:
+    """A review: a hidden call whose response counts no input was priced at $0 input with no
+    finding when final, and a stub of none left evaluate open (EVAL-COST-UNBOUNDED) with no
+    finding naming it. Each is a transcript call's finding now, at its response file; the
+    bundle holds one event for each, and evaluate opens the task holding it."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prompt_id=PROMPT_ID))
+    bodies.response(TITLE)["usage"] = usage(0, 12, 0, 0)
+    if not final:
+        bodies.response(TITLE)["stop_reason"] = None
+    *_, out, bundle = _hidden_stub_chain_of(cli, tmp_path, tree, bodies.write())
+    code = "CC-REC-FINAL-NO-INPUT" if final else "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
+    assert {"code": code, "count": 1} in bundle["receipt"]["findings"]
+    assert cli("verify", "--bundle", str(out)).code == 0
+    report = json.loads(cli("evaluate", "--bundle", str(out), "--format", "json").out)
+    assert [t["high_is_bound"] for t in report["tasks"]] == [False]
+    assert report["decision"] == "INCOMPLETE"

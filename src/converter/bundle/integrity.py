@@ -276,7 +276,7 @@ class Consistency:
             self.incomplete += not event.usage_complete
             if event.task is not None:
                 self.per_task[event.task] += 1
-            if not hidden and final_no_input(event.usage_complete, event.usage):
+            if final_no_input(event.usage_complete, event.usage):
                 self.left_out[FINAL_NO_INPUT] += 1
         else:
             self._name("tool", event.name, "events/*/name", index)

@@ -662,9 +662,10 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-FINAL-NO-INPUT": _c(
         "Model calls whose usage is recorded as final but counts no input at all (input, "
-        "cache read and cache write all 0). Every call reads input, so that usage is damaged "
-        "or was written by a gateway that does not count it: the calls are priced as written, "
-        "and their input is in no figure.",
+        "cache read and cache write all 0; a hidden call's in its provider response, named by "
+        "that file). Every call reads input, so that usage is damaged or was written by a "
+        "gateway that does not count it: the calls are priced as written, and their input is "
+        "in no figure.",
         "Read the cost as short by these calls' input. If the session ran through a gateway, "
         "its own bill has the input; otherwise restore the transcript from a copy Claude Code "
         "wrote.",

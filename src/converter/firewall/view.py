@@ -75,8 +75,8 @@ def no_input_recorded(usage_complete: bool, usage: UsageTotals) -> bool:
 
 
 def final_no_input(usage_complete: bool, usage: UsageTotals) -> bool:
-    """A call recorded final with no input (CC-REC-FINAL-NO-INPUT, a transcript call's: a
-    hidden call's is none): priced as written, its input is in no figure."""
+    """A call recorded final with no input (CC-REC-FINAL-NO-INPUT; a hidden call's too, from
+    0.6.14): priced as written, its input is in no figure."""
     return usage_complete and not usage.read()
 
 

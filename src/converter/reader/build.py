@@ -50,7 +50,12 @@ from converter.reader.streams import (
 from converter.reader.tasks import assign, find_tasks, link_edges
 from converter.reader.unread import Unread, find_unread
 from converter.recorded import DELEGATION_TOOLS
-from converter.vocabulary import SEARCH_COUNT_UNKNOWN, TaskUnit, search_count_unknown
+from converter.vocabulary import (
+    FINAL_NO_INPUT,
+    SEARCH_COUNT_UNKNOWN,
+    TaskUnit,
+    search_count_unknown,
+)
 
 
 def _unexpanded(acc: Account, single_file: bool, unread: Unread) -> None:
@@ -160,8 +165,14 @@ def _summaries(acc: Account) -> None:
     # its input is in no figure (an audit: such a call was priced at $0 unremarked).
     for c in acc.calls.values():
         if not any(c.usage.input_side()):
-            code = "CC-REC-FINAL-NO-INPUT" if c.final else "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
+            code = FINAL_NO_INPUT if c.final else "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
             acc.found(code, c.file, c.line)
+    # a hidden call's too, named by its response file (a review: one recorded final with no
+    # input was priced at $0 input unremarked, and a stub of none left evaluate open with no
+    # finding to name it)
+    for h in acc.hidden:
+        if not any(h.usage.input_side()):
+            acc.found(FINAL_NO_INPUT if h.final else "CC-REC-USAGE-INCOMPLETE-NO-INPUT", h.file)
     # A call's searches are the larger of its usage's count and its results' (SPEC §4.7): only
     # those above the usage's are taken from results.
     for c in acc.calls.values():

@@ -397,7 +397,7 @@ class _Task:
         if no_input_recorded(event.usage_complete, u):
             self.unbounded_by_type[agent_type] += 1
             self.unbounded_by_model[event.model] += 1
-        elif final_no_input(event.usage_complete, u) and not is_hidden(agent_type):
+        elif final_no_input(event.usage_complete, u):
             self.left_out_by_type[agent_type] += 1
             self.left_out_by_model[event.model] += 1
         by_model = self.by_model[event.model]
