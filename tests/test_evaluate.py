@@ -1092,12 +1092,12 @@ def test_findings_of_spend_in_no_cost_leave_every_cost_open_above(code: str) -> 
     trace = next(r for r in ev.reasons if r.check == "runtime-caps")
     assert trace.left_out == 3
     assert trace.text() == (
-        "runtime-caps: 3 findings of the bundles say some spend is in no cost (a search count "
-        "unknown, a subagent cut short, agents run elsewhere, a final call with no input, a "
-        "split session's other part not in the workload: the findings below name each and its "
-        "bundle), so the trace cost per task counts none of it: the limit ($10.0000) is shown "
-        "to be met only without it ($2.0000)"
-    )
+        f"runtime-caps: 3 findings of the bundles say some spend is in no cost ({code}: the "
+        "findings below name each and its bundle), so the trace cost per task counts none of "
+        "it: the limit ($10.0000) is shown to be met only without it ($2.0000)"
+    )  # the code the findings have, not every cause there is (a FinOps reading)
+    assert trace.left_out_codes == (code,)
+    assert ev.metrics.spend_left_out_by_code == {code: 3}
     assert ev.metrics.spend_left_out == 3
     assert json.loads(render_json(ev))["metrics"]["spend_left_out"] == 3
     assert json.loads(render_json(ev))["metrics"]["high_is_bound"] is False

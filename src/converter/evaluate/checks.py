@@ -385,7 +385,9 @@ def _indeterminate(
         )
     if left_out:
         reasons.append(
-            _reason("EVAL-COST-LEFT-OUT", info, m, left_out=left_out, low=low, high=beyond)
+            _reason(
+                "EVAL-COST-LEFT-OUT", info, m, left_out=left_out, low=low, high=beyond
+            ).model_copy(update={"left_out_codes": tuple(metrics.spend_left_out_by_code)})
         )
     if straddle and (unpriced or left_out or no_input):
         reasons.append(straddles)

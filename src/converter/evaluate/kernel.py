@@ -163,6 +163,10 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
     )
     unbounded = sum(c.unbounded_calls for c in costs)
     unpriced = workload.findings.get(UNPRICED_SERVER_TOOLS, 0)
+    found = {code: workload.findings.get(code, 0) for code in sorted(SPEND_LEFT_OUT_ELSE)}
+    by_code = {code: count for code, count in found.items() if count}
+    if workload.split_parts_missing:
+        by_code[SPLIT_SESSION] = workload.split_parts_missing
     left_out = sum(workload.findings.get(code, 0) for code in SPEND_LEFT_OUT_ELSE)
     # events the findings do not count (a bundle of a version before such a finding existed, or
     # one resealed without it, claiming an older version: a review decided SCALE so): counted
@@ -195,6 +199,7 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
         unbounded_calls=unbounded,
         unpriced_calls=unpriced,
         spend_left_out=left_out,
+        spend_left_out_by_code=dict(sorted(by_code.items())),
         high_is_bound=not (unbounded or unpriced or left_out),
         cache_read_tokens=sum(c.cache_read_tokens for c in costs),
         input_tokens_total=sum(c.input_tokens_total for c in costs),

@@ -167,6 +167,9 @@ class Metrics(Closed):
     # count unknown, a subagent cut short, agents run elsewhere, a final call with no input),
     # summed: every cost is a lower bound by an amount no file states.
     spend_left_out: Count = 0
+    # Of them, the count of each code (CC-TREE-SPLIT-SESSION: the parts not in the workload);
+    # events no finding counts (an older bundle's) are in `spend_left_out` only
+    spend_left_out_by_code: dict[Code, Count] = Field(default_factory=dict)
     # False when any of the three above is not 0: every cost's high end (the total's, each
     # split's, each measure's at high cost) leaves that spend out and bounds nothing; the text
     # reports say `no bound` (a walkthrough: JSON gave a finite high, with no mark of it).
@@ -270,6 +273,8 @@ class Reason(Closed):
     usage_incomplete_calls: Count | None = None
     unpriced_calls: Count | None = None  # EVAL-COST-UNPRICED: calls of an unpriced server tool
     left_out: Count | None = None  # EVAL-COST-LEFT-OUT: the findings that say spend is in no cost
+    # EVAL-COST-LEFT-OUT: their codes (a FinOps reading: five causes were listed, one applied)
+    left_out_codes: tuple[Code, ...] = ()
     low: Decimal | None = None
     high: Decimal | None = None
     limit: Decimal | None = None
@@ -320,12 +325,16 @@ class Reason(Closed):
             )
         if self.code == "EVAL-COST-LEFT-OUT":
             left = self.left_out or 0
+            which = (
+                ", ".join(self.left_out_codes)
+                if self.left_out_codes
+                else "a search count unknown, a subagent cut short, agents run elsewhere, a "
+                "final call with no input, a split session's other part not in the workload"
+            )
             return (
                 f"{where}: {counted(left, 'finding')} of the bundles "
-                f"{'says' if left == 1 else 'say'} some spend is in no cost (a search count "
-                "unknown, a subagent cut short, agents run elsewhere, a final call with no "
-                "input, a split session's other part not in the workload: the findings below "
-                "name each and its bundle), so "
+                f"{'says' if left == 1 else 'say'} some spend is in no cost ({which}: the "
+                "findings below name each and its bundle), so "
                 f"the {self.measure} counts none of it: " + met.format(it="it")
             )
         if self.code == "EVAL-COST-UNBOUNDED":
