@@ -1228,13 +1228,27 @@ def test_each_bundles_findings_name_the_bundle(cli: Any, tmp_path: Path) -> None
     assert "CC-REC-FORK-BOOTSTRAP ×1 in bundle 1" in text
 
 
+def _bundle_of(cli: Any, tree: Any, tmp_path: Path) -> Path:
+    template = tmp_path / "template.json"
+    made = cli("convert", "--in", str(tree.parent), "--template", str(template))
+    assert made.code == 0, made.err
+    contract = tmp_path / "contract.json"
+    write_json(contract, fill(read_json(template)))
+    bundle = tmp_path / "bundle.json"
+    done = cli(
+        "convert", "--in", str(tree.parent), "--contract", str(contract), "--out", str(bundle)
+    )
+    assert done.code == 0, done.err
+    return bundle
+
+
 def test_a_task_holding_a_search_of_unknown_count_has_no_high_end(
     cli: Any, rich: Any, tmp_path: Path
 ) -> None:
     """An audit: a WebSearch call whose search count is unknown left the workload's total with
     no high end (`no bound`), while the task holding it showed a range in Markdown and, in
-    JSON, a finite high end with no mark of it. Its task, its agent's cost and the tool
-    calls' now say no bound; the other tasks keep theirs."""
+    JSON, a finite high end with no mark of it. Its task, its agent's cost and the cost of
+    the model whose call requested it now say no bound; the other tasks keep theirs."""
     line = rich.find_line("", "srvtoolu")
 
     def unnamed(record: dict[str, Any]) -> None:  # an older result shape: no search named
@@ -1243,15 +1257,7 @@ def test_a_task_holding_a_search_of_unknown_count_has_no_high_end(
                 entry.pop("tool_use_id", None)
 
     rich.edit_record("", line, unnamed)
-    template = tmp_path / "template.json"
-    assert cli("convert", "--in", str(rich.parent), "--template", str(template)).code == 0
-    contract = tmp_path / "contract.json"
-    write_json(contract, fill(read_json(template)))
-    bundle = tmp_path / "bundle.json"
-    made = cli(
-        "convert", "--in", str(rich.parent), "--contract", str(contract), "--out", str(bundle)
-    )
-    assert made.code == 0, made.err
+    bundle = _bundle_of(cli, rich, tmp_path)
     result = cli("evaluate", "--bundle", str(bundle), "--format", "json")
     report = json.loads(result.out)
     assert {"code": "CC-REC-WEBSEARCH-COUNT-UNKNOWN", "count": 1, "bundle": 1} in [
@@ -1278,20 +1284,6 @@ def test_a_task_holding_a_search_of_unknown_count_has_no_high_end(
     assert next(r for r in lines if r.startswith(f"| `{model}`")).endswith("– no bound |")
     assert "no bound" not in next(r for r in lines if r.startswith("| tool calls |"))
     assert "`no bound`: some of that cost is in no figure" in markdown
-
-
-def _bundle_of(cli: Any, tree: Any, tmp_path: Path) -> Path:
-    template = tmp_path / "template.json"
-    made = cli("convert", "--in", str(tree.parent), "--template", str(template))
-    assert made.code == 0, made.err
-    contract = tmp_path / "contract.json"
-    write_json(contract, fill(read_json(template)))
-    bundle = tmp_path / "bundle.json"
-    done = cli(
-        "convert", "--in", str(tree.parent), "--contract", str(contract), "--out", str(bundle)
-    )
-    assert done.code == 0, done.err
-    return bundle
 
 
 def test_a_final_call_of_no_input_opens_its_own_task_only(
