@@ -386,8 +386,14 @@ def _indeterminate(
     if left_out:
         reasons.append(
             _reason(
-                "EVAL-COST-LEFT-OUT", info, m, left_out=left_out, low=low, high=beyond
-            ).model_copy(update={"left_out_codes": tuple(metrics.spend_left_out_by_code)})
+                "EVAL-COST-LEFT-OUT",
+                info,
+                m,
+                left_out=left_out,
+                left_out_codes=tuple(metrics.spend_left_out_by_code),
+                low=low,
+                high=beyond,
+            )
         )
     if straddle and (unpriced or left_out or no_input):
         reasons.append(straddles)
@@ -404,6 +410,7 @@ def _reason(
     usage_incomplete_calls: int | None = None,
     unpriced_calls: int | None = None,
     left_out: int | None = None,
+    left_out_codes: tuple[str, ...] = (),
 ) -> Reason:
     return Reason(
         code=code,
@@ -414,6 +421,7 @@ def _reason(
         usage_incomplete_calls=usage_incomplete_calls,
         unpriced_calls=unpriced_calls,
         left_out=left_out,
+        left_out_codes=left_out_codes,
         low=low,
         high=high,
         limit=m.limit,

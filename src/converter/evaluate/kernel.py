@@ -163,17 +163,17 @@ def _metrics(costs: tuple[TaskCost, ...], workload: Workload) -> Metrics:
     )
     unbounded = sum(c.unbounded_calls for c in costs)
     unpriced = workload.findings.get(UNPRICED_SERVER_TOOLS, 0)
-    found = {code: workload.findings.get(code, 0) for code in sorted(SPEND_LEFT_OUT_ELSE)}
-    by_code = {code: count for code, count in found.items() if count}
-    if workload.split_parts_missing:
-        by_code[SPLIT_SESSION] = workload.split_parts_missing
-    left_out = sum(workload.findings.get(code, 0) for code in SPEND_LEFT_OUT_ELSE)
+    stated = {code: workload.findings.get(code, 0) for code in sorted(SPEND_LEFT_OUT_ELSE)}
+    by_code = {code: count for code, count in stated.items() if count}
+    left_out = sum(by_code.values())
     # events the findings do not count (a bundle of a version before such a finding existed, or
     # one resealed without it, claiming an older version: a review decided SCALE so): counted
     # too, so the gates hold open what the tasks' marks show open
-    stated = sum(workload.findings.get(code, 0) for code in LEFT_OUT_PLACED)
-    left_out += max(0, sum(left_out_events(c) for c in costs) - stated)
-    left_out += workload.split_parts_missing
+    placed = sum(stated[code] for code in LEFT_OUT_PLACED)
+    left_out += max(0, sum(left_out_events(c) for c in costs) - placed)
+    if workload.split_parts_missing:
+        by_code[SPLIT_SESSION] = workload.split_parts_missing
+        left_out += workload.split_parts_missing
     return Metrics(
         tasks=n,
         acceptable_tasks=len(accepted),

@@ -472,7 +472,7 @@ def _spend_lines(ev: Evaluation) -> list[str]:
         f"  agents' spend: {every}" + (unseen if ev.auxiliary_calls == "not-observed" else ""),
         *(f"    {_plain(name)}: {spend}" for name, spend in parts),
         f"  human time: {human}; remediation: {remediation}; incident loss: {incident}",
-        # (a FinOps reading: the model lines added up a cent of a hundredth off the total)
+        # (a FinOps reading: the model lines added up to $0.0001 off the total)
         "  (each amount rounded to $0.0001 on its own; each total is the exact sum, rounded once)",
     ]
 

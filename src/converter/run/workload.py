@@ -10,6 +10,7 @@ anything else is refused rather than averaged, naming the bundles by position.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -406,14 +407,6 @@ class _Task:
         self.input_total += read
 
 
-_MODELS: dict[str, str] = {}
-
-
-def _interned(model: str) -> str:
-    """One string per model name, however many events name it (`FactsBuilder.model_of`)."""
-    return _MODELS.setdefault(model, model)
-
-
 def _interval(pair: list[Decimal]) -> Interval:
     return Interval(low=pair[0], high=pair[1])
 
@@ -454,7 +447,7 @@ class FactsBuilder:
     def event(self, event: ModelEventOut | ToolEventOut) -> None:
         self.used |= used_prices(event)
         if isinstance(event, ModelEventOut):
-            self.model_of[event.id] = _interned(event.model)
+            self.model_of[event.id] = sys.intern(event.model)  # one string a model name
         if event.task in self.tasks:
             self.tasks[event.task].add(event, self.types.get(event.agent, ROOT_AGENT))
             self.owner[event.id] = event.task
