@@ -1264,5 +1264,8 @@ def test_events_no_finding_counts_hold_the_gates_open_too() -> None:
     assert ev.metrics.high_is_bound is False
     assert ev.decision == "INCOMPLETE"
     assert {r.code for r in ev.reasons} == {"EVAL-COST-LEFT-OUT"}
+    said = next(r for r in ev.reasons if r.check == "runtime-caps").text()
+    assert "1 event of the bundles (WebSearch calls of unknown count, calls final" in said
+    assert "findings below" not in said  # none does (a docs review)
     stated = evaluate(make_workload(tasks, findings={"CC-REC-FINAL-NO-INPUT": 1}))
     assert stated.metrics.spend_left_out == 1  # the same event, counted once

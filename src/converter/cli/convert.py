@@ -333,8 +333,8 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             f"notice: {counted(no_input, 'usage-incomplete call')} recorded no input "
             f"({NO_INPUT}): {them} cost has no high end, so evaluate will meet no cost gate "
             "with this session's bundle unless the gate fails even at the low cost "
-            "(EVAL-COST-UNBOUNDED, INCOMPLETE); --provider-bodies completes such a call, if "
-            "Claude Code wrote its response"
+            "(EVAL-COST-UNBOUNDED, INCOMPLETE); --provider-bodies completes such a transcript "
+            "call, if Claude Code wrote its response"
         )
     split = sum(n for code, n in findings if code == SPLIT_SESSION)
     if split:

@@ -649,12 +649,14 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-REC-USAGE-INCOMPLETE-NO-INPUT": _c(
         "Usage-incomplete model calls whose usage records no input at all (input, cache read "
-        "and cache write all 0; seen on gateway traffic). Every call reads input, so that usage "
-        "was written before the input was counted: max_output_tokens bounds such a call's "
-        "output, and neither end of its cost interval holds its input.",
+        "and cache write all 0; seen on gateway traffic; a hidden call's in its provider "
+        "response, named by that file). Every call reads input, so that usage was written "
+        "before the input was counted: max_output_tokens (a hidden call's request max_tokens) "
+        "bounds such a call's output, and neither end of its cost interval holds its input.",
         "Convert again once the sessions are idle, if they may still be running, or with "
-        "--provider-bodies if Claude Code wrote them (a call's response completes it, unless "
-        "it states no input either). "
+        "--provider-bodies if Claude Code wrote them (a transcript call's response completes "
+        "it, unless it states no input either; a hidden call's response is the one that "
+        "states none). "
         "Otherwise read the high cost as short by these calls' input (the report counts them; evaluate takes "
         "no cost gate as met at the high cost, EVAL-COST-UNBOUNDED); the contract cannot "
         "change it.",

@@ -433,8 +433,8 @@ def _costliest_rows(ev: Evaluation, columns: list[Column]) -> list[str]:
 
 def _open_calls(ev: Evaluation) -> int:
     """Calls that leave the workload's total cost with no high end: those that recorded no
-    input, and those of a server tool no price covers (which task's is not published, so only
-    the workload's totals show them), and findings that some spend is in no cost."""
+    input, and those of a server tool no price covers (which task's is not published: every
+    task of its bundle is open), and findings that some spend is in no cost."""
     return ev.metrics.unbounded_calls + ev.metrics.unpriced_calls + ev.metrics.spend_left_out
 
 
@@ -557,9 +557,9 @@ def render_markdown(ev: Evaluation) -> str:
     if folded:
         out += [
             "",
-            f"Only the {MARKDOWN_AGENT_COLUMNS - 1} costliest subagent types have a column of "
-            f"their own; the other {len(folded[0]):,} share one (`--format json` lists each: "
-            "`cost_by_agent_type`).",
+            f"Only {MARKDOWN_AGENT_COLUMNS - 1} subagent types have a column of their own (those "
+            "whose cost has no high end first, then the costliest); the other "
+            f"{len(folded[0]):,} share one (`--format json` lists each: `cost_by_agent_type`).",
         ]
     if len(shown) < len(ev.tasks):
         out += [

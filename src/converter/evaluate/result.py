@@ -325,17 +325,18 @@ class Reason(Closed):
             )
         if self.code == "EVAL-COST-LEFT-OUT":
             left = self.left_out or 0
-            which = (
-                ", ".join(self.left_out_codes)
-                if self.left_out_codes
-                else "a search count unknown, a subagent cut short, agents run elsewhere, a "
-                "final call with no input, a split session's other part not in the workload"
-            )
+            if not self.left_out_codes:  # events alone: an older bundle's, no finding counts
+                return (
+                    f"{where}: {counted(left, 'event')} of the bundles (WebSearch calls of "
+                    "unknown count, calls final with no input, that no finding of theirs "
+                    "counts: an older version's bundles) leave some spend in no cost, so the "
+                    f"{self.measure} counts none of it: " + met.format(it="it")
+                )
             return (
                 f"{where}: {counted(left, 'finding')} of the bundles "
-                f"{'says' if left == 1 else 'say'} some spend is in no cost ({which}: the "
-                "findings below name each and its bundle), so "
-                f"the {self.measure} counts none of it: " + met.format(it="it")
+                f"{'says' if left == 1 else 'say'} some spend is in no cost "
+                f"({', '.join(self.left_out_codes)}: the findings below name each and its "
+                f"bundle), so the {self.measure} counts none of it: " + met.format(it="it")
             )
         if self.code == "EVAL-COST-UNBOUNDED":
             them = "its" if calls == 1 else "their"

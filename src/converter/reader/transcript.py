@@ -132,7 +132,7 @@ def _out_of_order(records: list[Rec]) -> list[tuple[str, int]]:
     appends a record after its parent, and tasks follow line order (FORMAT-NOTES §3), so lines
     moved by an edit, sorted or merged would move calls between prompts unremarked (an
     adversarial review: a prompt moved 88 lines up took 60 calls and 7 subagents from the task
-    before it, and converted). None in the corpus's 50 transcripts. A parent in another file
+    before it, and converted). None in the corpus's 50 JSONL files. A parent in another file
     (a subagent's first record) or in none is not this."""
     first: dict[str, int] = {}
     for rec in records:
