@@ -35,10 +35,12 @@ def hidden_kind_of(agent_kind: str) -> HiddenKind | None:
 WEB_SEARCH_TOOL = "WebSearch"
 # The finding for a WebSearch call whose search count is unknown (`search_count_unknown`).
 SEARCH_COUNT_UNKNOWN = "CC-REC-WEBSEARCH-COUNT-UNKNOWN"
-# The finding for a transcript call recorded final with no input (`firewall.view.final_no_input`)
+# The findings for a call that recorded no input: recorded final (`firewall.view.final_no_input`),
+# or usage-incomplete (`firewall.view.no_input_recorded`); a transcript call's or a hidden call's.
 FINAL_NO_INPUT = "CC-REC-FINAL-NO-INPUT"
-# The findings of spend in no cost that the bundle's events place (`LEFT_OUT_PLACED`): each is
-# one event of a task, so evaluate knows whose cost lacks it.
+INCOMPLETE_NO_INPUT = "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
+# The findings of spend in no cost that one event each stands for: evaluate knows, from the
+# event, whose cost lacks it.
 LEFT_OUT_PLACED = frozenset({SEARCH_COUNT_UNKNOWN, FINAL_NO_INPUT})
 
 

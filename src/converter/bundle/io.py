@@ -136,12 +136,11 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
         if bad.parsed and _resealed_with_fractions(data):
             raise Refused([Problem("BUNDLE-SHAPE")]) from None
         # JSON the writer never writes (a repeated key makes two readers disagree; an integer
-        # of thousands of digits, or nesting thousands deep, which the parser stops at, and no
-        # conversion writes: an auditor's edit was called not a bundle, 2): edited, when it
-        # claims an evidence digest at all; a document that names none is no bundle (an audit:
-        # a usage export with fractions, given as a bundle, exited 5 as tampered).
-        # (past the limits, the rest is not known to be JSON: one that does not end as an
-        # object does is taken as cut short, not changed; a review)
+        # or a nesting the parser stops at, which no conversion writes: an auditor's edit was
+        # called not a bundle, 2): edited, when it claims an evidence digest at all; a document
+        # that names none is no bundle (an audit: a usage export with fractions, given as a
+        # bundle, exited 5 as tampered). Past the parser's limits the rest is not known to be
+        # JSON: only one that ends as an object does is called changed, not cut short.
         beyond = bad.exceeds and data.rstrip().endswith(b"}")
         if (bad.parsed or beyond) and _EVIDENCE_KEY in data:
             raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None

@@ -50,11 +50,10 @@ from converter.run.conversion import (
     source_for,
     template_pricing,
 )
-from converter.run.inspection import NO_INPUT
 from converter.sources.bodies import body_names
 from converter.sources.tree import in_session_folder
 from converter.text import counted
-from converter.vocabulary import SourceName, TaskUnit
+from converter.vocabulary import INCOMPLETE_NO_INPUT, SourceName, TaskUnit
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -326,12 +325,12 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             "will meet no cost gate with its bundle (EVAL-COST-LEFT-OUT, INCOMPLETE); "
             "docs/refusals.md says each one's way out"
         )
-    no_input = sum(n for code, n in findings if code == NO_INPUT)
+    no_input = sum(n for code, n in findings if code == INCOMPLETE_NO_INPUT)
     if no_input:
         them = "its" if no_input == 1 else "their"
         tell(
             f"notice: {counted(no_input, 'usage-incomplete call')} recorded no input "
-            f"({NO_INPUT}): {them} cost has no high end, so evaluate will meet no cost gate "
+            f"({INCOMPLETE_NO_INPUT}): {them} cost has no high end, so evaluate will meet no cost gate "
             "with this session's bundle unless the gate fails even at the low cost "
             "(EVAL-COST-UNBOUNDED, INCOMPLETE); --provider-bodies completes such a transcript "
             "call, if Claude Code wrote its response"

@@ -36,7 +36,7 @@ from converter.reader.calls import (
 from converter.reader.hidden import attribute_hidden
 from converter.reader.load import LoadedTree
 from converter.reader.model import Account
-from converter.reader.records import Rec
+from converter.reader.records import Rec, Usage
 from converter.reader.streams import (
     Index,
     copies,
@@ -52,6 +52,7 @@ from converter.reader.unread import Unread, find_unread
 from converter.recorded import DELEGATION_TOOLS
 from converter.vocabulary import (
     FINAL_NO_INPUT,
+    INCOMPLETE_NO_INPUT,
     SEARCH_COUNT_UNKNOWN,
     TaskUnit,
     search_count_unknown,
@@ -163,16 +164,15 @@ def _summaries(acc: Account) -> None:
     # max_output_tokens bounds only the output of such a call (its input is in neither end).
     # A call recorded as final with no input at all: damaged, or a gateway's; priced as written,
     # its input is in no figure (an audit: such a call was priced at $0 unremarked).
-    for c in acc.calls.values():
-        if not any(c.usage.input_side()):
-            code = FINAL_NO_INPUT if c.final else "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
-            acc.found(code, c.file, c.line)
-    # a hidden call's too, named by its response file (a review: one recorded final with no
+    # A hidden call's too, named by its response file (a review: one recorded final with no
     # input was priced at $0 input unremarked, and a stub of none left evaluate open with no
-    # finding to name it)
-    for h in acc.hidden:
-        if not any(h.usage.input_side()):
-            acc.found(FINAL_NO_INPUT if h.final else "CC-REC-USAGE-INCOMPLETE-NO-INPUT", h.file)
+    # finding to name it).
+    calls: list[tuple[Usage, bool, int, int | None]]
+    calls = [(c.usage, c.final, c.file, c.line) for c in acc.calls.values()]
+    calls += [(h.usage, h.final, h.file, None) for h in acc.hidden]
+    for usage, final, file, line in calls:
+        if not any(usage.input_side()):
+            acc.found(FINAL_NO_INPUT if final else INCOMPLETE_NO_INPUT, file, line)
     # A call's searches are the larger of its usage's count and its results' (SPEC §4.7): only
     # those above the usage's are taken from results.
     for c in acc.calls.values():

@@ -9,6 +9,7 @@ from converter.errors import Problem
 from converter.reader.model import Account, Call, Stream, ToolCall
 from converter.reader.records import Rec, Usage
 from converter.recorded import SUBAGENT_TOOLS
+from converter.vocabulary import WEB_SEARCH_TOOL
 
 
 def copies_agree(acc: Account) -> None:
@@ -232,7 +233,7 @@ def match_results(acc: Account) -> None:
                 tool.result_status = rec.result_status
                 tool.result_run_id = rec.result_run_id
                 tool.result_usage = rec.result_usage
-                tool.web_searches = rec.web_searches if tool.name == "WebSearch" else 0
+                tool.web_searches = rec.web_searches if tool.name == WEB_SEARCH_TOOL else 0
     # The calls of a stream with no depth had no result looked for (it is refused: in a cycle,
     # an orphan, a join conflict, or hanging from one): not said to have none
     for t in acc.tools.values():

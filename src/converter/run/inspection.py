@@ -10,7 +10,7 @@ from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicSummary, UsageTotals
 from converter.run.outputs import HiddenFigure, InspectReport, checked
 from converter.text import counted
-from converter.vocabulary import HIDDEN_KINDS, hidden_kind_of
+from converter.vocabulary import HIDDEN_KINDS, INCOMPLETE_NO_INPUT, hidden_kind_of
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from converter.pricing.estimate import Estimate, ModelCost
     from converter.reader.model import Account
 
-NO_INPUT = "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
 TOKEN_KEYS = (
     "input_tokens",
     "output_tokens",
@@ -98,8 +97,8 @@ def spend_left_out(account: Account, found: Estimate) -> list[str]:
     (in no figure: a walkthrough saw only "nothing priced", and evaluate came back INCOMPLETE
     for them). `scan` marks such a figure `+`; `inspect` says the codes under it."""
     left_out = {code for code in SPEND_LEFT_OUT if account.findings.get(code)}
-    if account.findings.get(NO_INPUT, 0) > found.unbounded_calls:
-        left_out.add(NO_INPUT)
+    if account.findings.get(INCOMPLETE_NO_INPUT, 0) > found.unbounded_calls:
+        left_out.add(INCOMPLETE_NO_INPUT)
     return sorted(left_out)
 
 
