@@ -136,8 +136,13 @@ def test_the_documented_workflow_is_a_whole_one() -> None:
     assert job["runs-on"]
     assert [s["uses"].split("@")[0] for s in job["steps"]] == [
         "actions/checkout",
+        "actions/checkout",
         "<owner>/agent-evidence",
     ]
+    # the safe set-up first (a CI review: the policy was only in a later bullet's example)
+    gate = job["steps"][-1]["with"]
+    assert gate["policy"].startswith(job["steps"][1]["with"]["path"] + "/")
+    assert gate["pr-files"] == "fail" and gate["require-signature"] is True
 
 
 def test_action_shape() -> None:
@@ -153,6 +158,7 @@ def test_action_shape() -> None:
         "public-key-pem",
         "policy",
         "require-signature",
+        "pr-files",
         "python-version",
     }
     assert spec["inputs"]["python-version"]["default"] == "3.11"
@@ -1373,3 +1379,58 @@ def test_a_policy_file_in_the_pull_requests_checkout_is_warned_of(
     note = "policy file is a file of the pull request's own checkout"
     assert note in run.summary
     assert any(note in line for line in run.log.splitlines() if line.startswith("::warning"))
+
+
+@pytest.mark.parametrize("pr_files", ["fail", " Fail\r\n"])
+def test_pr_files_fail_makes_a_pull_requests_key_and_policy_fail_the_gate(
+    pr_files: str, cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    """A CI review: a key or policy file the pull request can change was only a warning on a
+    passing check, easily missed. With `pr-files: fail` the gate fails before evaluating,
+    naming both files' reasons at once."""
+    key = workspace / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    _team_policy(workspace, 1)
+    run = run_action(
+        runner,
+        tmp_path / "run",
+        workspace,
+        {
+            "bundle": bundle,
+            "public-key": "producer.pem.pub",
+            "policy": "team-policy.json",
+            "pr-files": pr_files,
+        },
+        caller_env={"GITHUB_EVENT_NAME": "pull_request"},
+    )
+    assert_gate(run, "USAGE-ERROR", 64)
+    assert "::warning" not in run.log
+    for note in ("public key is a file", "policy file is a file"):
+        assert note in run.summary
+        assert note in next(line for line in run.log.splitlines() if line.startswith("::error"))
+    assert "(pr-files: fail)" in run.summary
+    assert "--- Evaluate" in run.log and "SCALE" not in run.outputs["decision"]
+
+
+def test_pr_files_fail_passes_files_the_pull_request_cannot_change(
+    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+) -> None:
+    key = tmp_path / "producer.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    bundle = make_bundle(cli, workspace, "scale", signing_key=key)
+    team = _team_policy(tmp_path, 1)
+    run = run_action(
+        runner,
+        tmp_path / "run",
+        workspace,
+        {"bundle": bundle, "public-key": f"{key}.pub", "policy": str(team), "pr-files": "fail"},
+        caller_env={"GITHUB_EVENT_NAME": "pull_request"},
+    )
+    assert_gate(run, "SCALE", 0)
+
+
+def test_pr_files_takes_warn_or_fail_only(runner: Runner, workspace: Path, tmp_path: Path) -> None:
+    run = run_action(runner, tmp_path, workspace, {"bundle": "b.json", "pr-files": "yes"})
+    assert_gate(run, "USAGE-ERROR", 64)
+    assert "pr-files must be warn or fail" in run.summary
