@@ -324,3 +324,64 @@ def test_an_agent_transcript_beside_the_parent_refused_as_not_a_file_is_said_onc
     outcome = run_command(cli, command, tree, tmp_path)
     code = "CC-TREE-SYMLINK" if kind == "symlink" else "CC-TREE-SPECIAL-FILE"
     said_once(outcome, code, _beside("unbound", name))
+
+
+def _within(seconds: float, work: Callable[[], Any]) -> Any:
+    """`work()`'s result, or a failure if it has not returned after `seconds` (a thread, so a
+    read that blocks fails the test instead of hanging it)."""
+    import threading
+
+    box: list[Any] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            box.append(work())
+        except BaseException as error:  # re-raised in the test's thread
+            failed.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "blocked"
+    if failed:
+        raise failed[0]
+    return box[0]
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_transcript_swapped_for_a_fifo_after_listing_is_unreadable_not_a_hang(
+    parallel: bool, tmp_path: Path
+) -> None:
+    """A robustness probe: the listing saw regular files, then a subagent transcript and its
+    meta were swapped for FIFOs before they were read; both processes waited on them for ever.
+    Each reader opens a file only if it is still a regular file, so it is unreadable."""
+    from converter.reader.load import load
+    from converter.sources.tree import discover
+
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "synthetic_tree", tree)
+    (parent,) = tree.glob("*.jsonl")
+    layout = discover(parent)
+    child = next(f for f in layout.files if f.role == "subagent")
+    meta = next(f for f in layout.files if f.role == "meta")
+    for entry in (child, meta):
+        entry.path.unlink()
+        os.mkfifo(entry.path)
+    loaded = _within(30, lambda: load(layout, 2 if parallel else 1, 0 if parallel else 1 << 60))
+    unreadable = {p.file for p in loaded.problems if p.code == "CC-TREE-UNREADABLE"}
+    assert {child.index, meta.index} <= unreadable
+
+
+def test_open_regular_refuses_what_is_not_a_regular_file_at_once(tmp_path: Path) -> None:
+    from converter.sources.jsonl import open_regular
+
+    fifo = tmp_path / "x.jsonl"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path, Path("/dev/null")):
+        with pytest.raises(OSError):
+            _within(10, lambda path=path: open_regular(path))
+    plain = tmp_path / "plain.jsonl"
+    plain.write_bytes(b"{}\n")
+    with open_regular(plain) as stream:
+        assert stream.read() == b"{}\n"

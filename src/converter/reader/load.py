@@ -29,6 +29,7 @@ from converter.sources.jsonl import (
     Digest,
     bounded_lines,
     iter_lines,
+    open_regular,
     read_bounded,
     read_document,
 )
@@ -119,7 +120,7 @@ def read_bytes(
     tree: LoadedTree, entry: SourceFile, empty: str = "CC-TREE-EMPTY-FILE"
 ) -> bytes | None:
     try:
-        with entry.path.open("rb") as stream:
+        with open_regular(entry.path) as stream:
             data, tree.digests[entry.index] = read_bounded(stream)
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
@@ -183,7 +184,7 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
     digest = Digest()
     started: dict[str, int] = {}
     try:
-        with entry.path.open("rb") as stream:
+        with open_regular(entry.path) as stream:
             for number, item in iter_lines(bounded_lines(stream), digest):
                 if isinstance(item, BadLine):
                     tree.problems.append(Problem(item.code, entry.index, number))

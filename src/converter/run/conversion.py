@@ -53,6 +53,7 @@ from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
 from converter.run.pipeline import read_tree
 from converter.sources import bodies as body_files
+from converter.sources.jsonl import open_regular
 from converter.sources.tree import LISTS_EVERY_FILE, SourceFile, discover, entry_kind
 from converter.vocabulary import SourceName, TaskUnit
 
@@ -607,7 +608,7 @@ def _digest_of(path: Path) -> tuple[int, str] | None:
     hasher = hashlib.sha256()
     size = 0
     try:
-        with path.open("rb") as stream:
+        with open_regular(path) as stream:
             while block := stream.read(1 << 20):
                 hasher.update(block)
                 size += len(block)

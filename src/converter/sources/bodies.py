@@ -39,6 +39,7 @@ from converter.sources.jsonl import (
     Piece,
     bounded_lines,
     iter_lines,
+    open_regular,
     piece_bytes,
 )
 from converter.sources.tree import SourceFile, TreeLayout, entry_kind
@@ -173,7 +174,7 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
     named: set[str] = set()
     messages: set[str] = set()
     try:
-        with entry.path.open("rb") as stream:
+        with open_regular(entry.path) as stream:
             for number, item, raw in _index_lines(stream):
                 if isinstance(item, BadLine) and item.code == "CC-LINE-TOO-LONG":
                     found.problems.append(Problem(item.code, entry.index, number))
@@ -363,7 +364,7 @@ def session_lines_digest(folder: Path, session_id: str) -> Digest | None:
         return None
     ours = _SessionLines()
     try:
-        with index.open("rb") as stream:
+        with open_regular(index) as stream:
             for _, item, raw in _index_lines(stream):
                 if not isinstance(item, BadLine) and item.get("session_id") == session_id:
                     ours.add(raw)

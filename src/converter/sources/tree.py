@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from converter.errors import Problem
-from converter.sources.jsonl import bounded_lines, piece_bytes
+from converter.sources.jsonl import bounded_lines, open_regular, piece_bytes
 
 Role = Literal[
     "parent",
@@ -597,7 +597,7 @@ def sessions_named_inside(path: Path) -> set[str] | None:
     nested in a record counts too); None when it cannot be read. One pass over its lines."""
     found: set[str] = set()
     try:
-        with path.open("rb") as stream:
+        with open_regular(path) as stream:
             # a piece at a time, as the readers read (a review: a gigabyte with no newline
             # took twice its size in memory); an id across two pieces of a line too long to
             # read is missed, and that line is refused when the file is read
@@ -612,7 +612,7 @@ def session_named_inside(parent: Path) -> str | None:
     """The first session id the file's records name (within its first MiB), for a file whose
     name is not one: a renamed copy beside its session's folder still has children there."""
     try:
-        with parent.open("rb") as stream:
+        with open_regular(parent) as stream:
             head = stream.read(_PEEK)
     except OSError:
         return None
