@@ -49,6 +49,30 @@ def test_debug_after_the_command_shows_a_bug_and_without_it_exit_70(
     assert "internal error (RuntimeError); rerun with --debug" in result.err
 
 
+def test_memory_run_out_is_a_coded_refusal_not_a_bug(
+    cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A robustness probe: a 3 GB file given as a bundle under a memory limit ended
+    `internal error (MemoryError)`, exit 70, which says a bug. The machine's limit is a
+    refusal with a code and a fix, and nothing is written."""
+
+    def out_of_memory(*_: Any, **__: Any) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr("converter.cli.inspect.summarize_tree", out_of_memory)
+    result = cli("inspect", "--in", str(PARENT))
+    assert result.code == 2
+    assert "refused: RUN-OUT-OF-MEMORY" in result.err
+    assert "Fix: Check the paths given" in result.err
+    assert "internal error" not in result.err and "Traceback" not in result.err
+    monkeypatch.setattr("converter.cli.convert.make_bundle", out_of_memory)
+    out = tmp_path / "bundle.json"
+    contract = Path(__file__).parents[1] / "fixtures" / "synthetic_contract.json"
+    result = cli("convert", "--in", str(PARENT), "--contract", str(contract), "--out", str(out))
+    assert result.code == 2 and "refused: RUN-OUT-OF-MEMORY" in result.err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_ctrl_c_exits_130_and_writes_nothing(
     cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -2167,3 +2167,52 @@ def test_a_record_written_before_its_parent_is_refused(
     rich.write_lines("", lines)
     outcome = run_command(cli, command, rich, tmp_path)
     expect_refusal(outcome, "CC-REC-LINE-ORDER", rich.label("parent", ""), parent)
+
+
+_FIXTURES = Path(__file__).parents[1] / "fixtures"
+_SYN_PARENT = next((_FIXTURES / "synthetic_tree").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["evaluate", "--bundle", "{junk}"], "BUNDLE-NOT-A-BUNDLE"),
+        (["verify", "--bundle", "{junk}"], "BUNDLE-NOT-A-BUNDLE"),
+        (
+            ["convert", "--in", str(_SYN_PARENT), "--contract", "{junk}", "--out", "{out}"],
+            "CONTRACT-UNREADABLE",
+        ),
+        (["inspect", "--in", str(_SYN_PARENT), "--price-card", "{junk}"], "PRICE-CARD-INVALID"),
+        (
+            ["convert", "--in", str(_SYN_PARENT), "--template", "{out}", "--policy", "{junk}"],
+            "CONTRACT-POLICY-FILE-UNREADABLE",
+        ),
+    ],
+    ids=["evaluate", "verify", "contract", "card", "policy"],
+)
+@pytest.mark.parametrize(
+    "junk", [b"\0" * 4096, b"\xef\xbb\xbf  \n\x1f\x8b\x08 gzip", b"PK\x03\x04zip"]
+)
+def test_a_file_that_cannot_be_json_is_refused_before_it_is_read_whole(
+    args: list[str],
+    code: str,
+    junk: bytes,
+    cli: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A robustness probe: a 3 GB sparse file given as a bundle (or a contract) was read whole,
+    6 GB of memory and 40 s, before being called no bundle. Its first byte past white space
+    can start no JSON: refused with the same code, and never read whole."""
+    path = tmp_path / "junk.json"
+    path.write_bytes(junk)
+
+    def read_whole(*_: Any, **__: Any) -> Any:
+        raise AssertionError("read whole")
+
+    monkeypatch.setattr("converter.files.read_regular", read_whole)
+    given = [a.format(junk=path, out=tmp_path / "out.json") for a in args]
+    result = cli(*given)
+    assert result.code == 2, result.err
+    assert f"refused: {code}" in result.err
+    assert "internal error" not in result.err

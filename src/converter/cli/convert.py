@@ -274,7 +274,8 @@ def _template_inputs(
     old = (
         first(
             lambda: read_old_contract(
-                read_input(old_contract, "CONTRACT-UNREADABLE"), pseudo.key_id
+                read_input(old_contract, "CONTRACT-UNREADABLE", not_json="CONTRACT-UNREADABLE"),
+                pseudo.key_id,
             )
         )
         if old_contract
@@ -488,7 +489,9 @@ def _bundle(
         # there is refused, never deleted)
         role = "the attestation beside --out: its name + .intoto.json"
         first(lambda: check_outputs([beside], inputs, ("attestation",), role, in_tree=tree))
-    contract_bytes = first(lambda: read_input(contract_in, "CONTRACT-UNREADABLE"))
+    contract_bytes = first(
+        lambda: read_input(contract_in, "CONTRACT-UNREADABLE", not_json="CONTRACT-UNREADABLE")
+    )
     # the passphrase is asked only of a run nothing else refuses (the key file's own checks
     # still run): nobody types it to learn that the contract path was mistyped
     ask = not first.problems

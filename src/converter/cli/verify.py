@@ -105,12 +105,16 @@ def verify(
             "with --contract/--in"
         )
 
-    data = read_input(bundle, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER")
+    data = read_input(
+        bundle, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER", not_json="BUNDLE-NOT-A-BUNDLE"
+    )
     rederivation = None
     if contract_in is not None and parent is not None:
         given = contract_in
         rederivation = Rederivation(
-            contract=lambda: read_input(given, "CONTRACT-UNREADABLE"),
+            contract=lambda: read_input(
+                given, "CONTRACT-UNREADABLE", not_json="CONTRACT-UNREADABLE"
+            ),
             parent=parent,
             source=cast(SourceName | None, source),
             task_unit=cast(TaskUnit | None, task_unit),

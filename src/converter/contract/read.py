@@ -225,7 +225,9 @@ def load_preset(path: Path) -> Preset:
 
 def load_policy_file(path: Path) -> tuple[Preset, bytes]:
     """`load_preset`, with the bytes the claims were read from (for their digest)."""
-    data = read_input(path, "CONTRACT-POLICY-FILE-UNREADABLE")
+    data = read_input(
+        path, "CONTRACT-POLICY-FILE-UNREADABLE", not_json="CONTRACT-POLICY-FILE-UNREADABLE"
+    )
     preset = read_preset(data)
     if isinstance(preset, list):
         raise Refused(preset)

@@ -1873,6 +1873,15 @@ CODES: dict[str, CodeInfo] = {
         "The output could not be written (folder missing or not writable).",
         "Choose an existing folder you can write to.",
     ),
+    "RUN-OUT-OF-MEMORY": _c(
+        "The run needed more memory than it could get (the machine's, or a limit set on the "
+        "process: `ulimit -v`, a container's). Nothing was written, and a file it would have "
+        "replaced is as it was.",
+        "Check the paths given: a large file that is no transcript, contract or bundle (an "
+        "archive, a log) is read as one. Otherwise free memory or raise the limit, and run it "
+        "again: memory grows with a tree's calls and lines (docs/performance.md: about 150 MB "
+        "for a 200 MB tree).",
+    ),
 }
 
 
@@ -1889,6 +1898,7 @@ _GROUPS = {
     "ATTEST": "Attestation and verification",
     "KEY": "Pseudonym key",
     "OUT": "Output",
+    "RUN": "The run itself",
     "USAGE": "Usage",
 }
 

@@ -154,7 +154,9 @@ def _read(name_or_path: str | Path) -> bytes:
             .joinpath(text + ".json")
             .read_bytes()
         )
-    return read_input(Path(name_or_path), "PRICE-CARD-UNREADABLE")  # a regular file, whole
+    return read_input(
+        Path(name_or_path), "PRICE-CARD-UNREADABLE", not_json="PRICE-CARD-INVALID"
+    )  # a regular file, whole
 
 
 def load_price_card(name_or_path: str | Path) -> PriceCard:

@@ -738,7 +738,9 @@ def load_workload(
 def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle:
     """Open a bundle (digest checked, exit 5 on mismatch) into its task facts; with a key,
     require its attestation."""
-    data = read_input(path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER")
+    data = read_input(
+        path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER", not_json="BUNDLE-NOT-A-BUNDLE"
+    )
     facts = FactsBuilder()
     if public_key is None:
         return open_bundle(data, sink=facts), facts
@@ -832,7 +834,9 @@ def _unless_tampered(paths: tuple[Path, ...], unusable: Refused) -> NoReturn:
     unread: list[Problem] = []
     for position, path in enumerate(paths, 1):
         try:
-            data = read_input(path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER")
+            data = read_input(
+                path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER", not_json="BUNDLE-NOT-A-BUNDLE"
+            )
         except Refused as refused:
             unread += labelled(refused.problems, position, len(paths))
             continue
