@@ -2216,3 +2216,47 @@ def test_a_file_that_cannot_be_json_is_refused_before_it_is_read_whole(
     assert result.code == 2, result.err
     assert f"refused: {code}" in result.err
     assert "internal error" not in result.err
+
+
+def test_a_file_of_more_problems_than_are_listed_is_refused_and_stays_small(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A robustness probe: 2.5M lines of `1` appended to a transcript held a place each, 2.9 GB
+    (20 MB of blank lines, only findings, 4 GB). Past MAX_PROBLEMS a file lists no more places
+    and is refused as a whole, at the first line not listed; what is listed is said as before."""
+    from converter.errors.codes import CODES
+    from converter.reader import transcript
+
+    assert (
+        f"More than {transcript.MAX_PROBLEMS:,} lines" in CODES["CC-LINE-TOO-MANY-PROBLEMS"].message
+    )
+    monkeypatch.setattr(transcript, "MAX_PROBLEMS", 50)
+    tree = tmp_path / "tree"
+    shutil.copytree(_FIXTURES / "synthetic_tree", tree)
+    parent = tree / _SYN_PARENT.name
+    lines = parent.read_bytes().count(b"\n")
+    with parent.open("ab") as stream:
+        stream.write(
+            b"\n" * 40 + b"1\n" * 30 + b"\n" * 5
+        )  # 40 blank (findings), then 30 not objects
+    reading = transcript.read_transcript(parent)
+    assert len(reading.problems) == 51
+    assert reading.problems[-1] == ("CC-LINE-TOO-MANY-PROBLEMS", lines + 51)
+    result = cli("inspect", "--json", "--in", str(parent))
+    assert result.code == 2
+    refusals = json.loads(result.out)["refusals"]
+    assert [r["line"] for r in refusals if r["code"] == "CC-LINE-TOO-MANY-PROBLEMS"] == [lines + 51]
+    assert sum(r["code"] == "CC-LINE-NOT-OBJECT" for r in refusals) == 10  # lines + 41 .. + 50
+
+
+def test_a_log_of_many_json_lines_is_still_one_not_a_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook's log of JSON objects, none a record, is said once as no transcript, however many
+    lines it has: the cap does not turn it into a pile of problems."""
+    from converter.reader import transcript
+
+    monkeypatch.setattr(transcript, "MAX_PROBLEMS", 50)
+    log = tmp_path / "hook.jsonl"
+    log.write_bytes(b'{"event": "PreToolUse"}\n' * 500)
+    assert transcript.read_transcript(log).problems == [("CC-REC-NOT-A-TRANSCRIPT", 1)]

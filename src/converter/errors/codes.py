@@ -388,6 +388,14 @@ CODES: dict[str, CodeInfo] = {
         "machine that ran the session). A copy made before the session ended lacks what came "
         "after: convert it only knowing that spend is missing.",
     ),
+    "CC-LINE-TOO-MANY-PROBLEMS": _c(
+        "More than 10,000 lines of the file were refused or noted (blank, not JSON, not a "
+        "record, ...): the first 10,000 are listed, the rest (from the line named) are not, and "
+        "the file is refused. Claude Code writes no such transcript: it is a log or another "
+        "file given the name, or a badly damaged copy.",
+        "Restore the transcript from a good copy, or move the file out of the session's folder "
+        "if it is not a transcript; the codes listed before this one say what its lines are.",
+    ),
     "CC-LINE-UTF16": _c(
         "The file is UTF-16 or UTF-32 text (a byte-order mark or NUL bytes at its start), not "
         "the UTF-8 Claude Code writes: a copy re-encoded it, as Windows PowerShell 5's `>` and "

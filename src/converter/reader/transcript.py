@@ -48,6 +48,30 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     turns: dict[int, str] = msgspec.field(default_factory=dict)
 
 
+# Problems listed for one transcript at most: past it, the file is refused as a whole
+# (CC-LINE-TOO-MANY-PROBLEMS) and the rest only counted. None of the corpus's 50 files has more
+# than one; a file of millions of blank or bad lines (a log named `.jsonl`) held a place each,
+# about 1 KB apiece by the report (a robustness probe: 2.9 GB for 2.5M lines of `1`).
+MAX_PROBLEMS = 10_000
+
+
+class _Problems(list[tuple[str, int]]):
+    """A file's (code, line) problems, the first MAX_PROBLEMS of them; the rest counted by
+    code, with the line of the first one not kept."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dropped: dict[str, int] = {}
+        self.first_dropped = 0
+
+    def add(self, code: str, line: int) -> None:
+        if len(self) < MAX_PROBLEMS:
+            self.append((code, line))
+            return
+        self.dropped[code] = self.dropped.get(code, 0) + 1
+        self.first_dropped = self.first_dropped or line
+
+
 def read_transcript(
     path: Path, trimmer: Trimmer | None = None, request_ids: bool = False
 ) -> FileReading:
@@ -58,7 +82,7 @@ def read_transcript(
     digest = Digest()
     counted = 0
     records: list[Rec] = []
-    problems: list[tuple[str, int]] = []
+    problems = _Problems()
     unknown: dict[str, int] = {}
     unreadable = False
     requests = _Requests()
@@ -73,7 +97,7 @@ def read_transcript(
                     trimmer.read(digest.size - counted)
                     counted = digest.size
                 if isinstance(item, BadLine):
-                    problems.append((item.code, number))
+                    problems.add(item.code, number)
                     continue
                 if isinstance(item, CutRecord):
                     cut.append((number, item.at_end, *torn.names(item.head)))
@@ -82,7 +106,7 @@ def read_transcript(
                 try:
                     rec = extract(item, 0, number)
                 except BadField as bad:
-                    problems.append((bad.code, number))
+                    problems.add(bad.code, number)
                     continue
                 # A prompt's or call's timestamp given, but no instant (`extract` kept none).
                 if (
@@ -90,17 +114,18 @@ def read_transcript(
                     and rec.type in ("user", "assistant")
                     and item.get("timestamp") is not None
                 ):
-                    problems.append(("CC-REC-BAD-TIMESTAMP", number))
+                    problems.add("CC-REC-BAD-TIMESTAMP", number)
                 if rec.type == "assistant" and rec.msg_id and not rec.synthetic:
                     codes = requests.check(rec, rec.msg_id, item.get("requestId"))
                     if codes:
-                        problems += [(code, number) for code in codes]
+                        for code in codes:
+                            problems.add(code, number)
                         if "CC-REC-MESSAGE-ID-REUSED" in codes:
                             continue  # refused here, like a bad field: not grouped
                 if rec.type not in KNOWN_TYPES:
                     unknown[rec.type] = unknown.get(rec.type, 0) + 1
                     if rec.unknown_with_usage:
-                        problems.append(("CC-REC-UNKNOWN-WITH-USAGE", number))
+                        problems.add("CC-REC-UNKNOWN-WITH-USAGE", number)
                     continue
                 if request_ids and rec.type == "user":
                     turns.see(rec, item.get("promptId"))
@@ -108,24 +133,31 @@ def read_transcript(
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
-    problems = _whole_file_codes(problems, records, cut, typed=typed or unreadable)
+    listed = _whole_file_codes(problems, records, cut, typed=typed or unreadable)
     kept = requests.request_of if request_ids else {}
     return FileReading(
-        digest.sha256, digest.size, records, problems, unknown, unreadable, kept, turns.starts
+        digest.sha256, digest.size, records, listed, unknown, unreadable, kept, turns.starts
     )
 
 
 def _whole_file_codes(
-    problems: list[tuple[str, int]],
+    problems: _Problems,
     records: list[Rec],
     cut: list[tuple[int, bool, str | None, str | None]],
     *,
     typed: bool,
 ) -> list[tuple[str, int]]:
     """The line codes with what only the whole file shows: records cut short, records out of
-    order, or no record."""
-    problems = [*problems, *_out_of_order(records), *_cut_codes(records, cut)]
-    return problems if typed or cut else _no_transcript(problems)
+    order, or no record; and, past MAX_PROBLEMS, that the rest were not listed (a file that is
+    no transcript says so by its first field problem, whatever their number)."""
+    listed = [*problems, *_out_of_order(records), *_cut_codes(records, cut)]
+    dropped = problems.dropped
+    if not (typed or cut):
+        listed = _no_transcript(listed)
+        dropped = {code: n for code, n in dropped.items() if code != "CC-REC-BAD-FIELD"}
+    if dropped:
+        listed.append(("CC-LINE-TOO-MANY-PROBLEMS", problems.first_dropped))
+    return listed
 
 
 def _out_of_order(records: list[Rec]) -> list[tuple[str, int]]:
