@@ -300,11 +300,19 @@ def check_outputs(
 
 
 class NotCreated(Exception):
-    """`create_exclusive` made no file: `exists` when something is already at the path."""
+    """`create_exclusive` made no file: `exists` when something is already at the path,
+    `code` the refusal's (`exists_code` then, else OUT-NO-SPACE for a full disk or quota,
+    else `unwritable_code`)."""
 
-    def __init__(self, exists: bool) -> None:
+    def __init__(self, exists: bool, no_space: bool = False) -> None:
         super().__init__("exists" if exists else "unwritable")
         self.exists = exists
+        self.no_space = no_space
+
+    def code(self, exists_code: str, unwritable_code: str) -> str:
+        if self.exists:
+            return exists_code
+        return "OUT-NO-SPACE" if self.no_space else unwritable_code
 
 
 def create_exclusive(path: Path, data: bytes, mode: int) -> None:
@@ -315,8 +323,8 @@ def create_exclusive(path: Path, data: bytes, mode: int) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
     except FileExistsError:
         raise NotCreated(exists=True) from None
-    except OSError:
-        raise NotCreated(exists=False) from None
+    except OSError as error:
+        raise NotCreated(exists=False, no_space=error.errno in _NO_SPACE) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -326,7 +334,8 @@ def create_exclusive(path: Path, data: bytes, mode: int) -> None:
         with contextlib.suppress(OSError):
             path.unlink()
         if isinstance(stopped, OSError):
-            raise NotCreated(exists=False) from None
+            # a full disk said as such (a robustness probe: "folder missing or not writable")
+            raise NotCreated(exists=False, no_space=stopped.errno in _NO_SPACE) from None
         raise
 
 

@@ -3,7 +3,8 @@
 Private key: PKCS#8 PEM, mode 0600, created with O_EXCL (never replaces a file); encrypted
 with a passphrase when one is given (PBES2: PBKDF2-HMAC-SHA256 and AES-256-CBC, as OpenSSL's
 `genpkey -aes-256-cbc` writes it). Public key: SubjectPublicKeyInfo PEM at `<private>.pub`.
-Every failure is a SigningKeyRefused with an ATTEST-KEY-* code; no message quotes the file.
+Every failure is a SigningKeyRefused with an ATTEST-KEY-* code (a full disk: OUT-NO-SPACE); no
+message quotes the file.
 Where a passphrase comes from (an environment variable, a terminal) is the caller's: this
 module asks for one through a callable, and only for a key that is encrypted.
 """
@@ -29,6 +30,7 @@ from cryptography.hazmat.primitives.serialization import (
 
 from converter.attest.dsse import key_id
 from converter.attest.errors import SigningKeyRefused
+from converter.errors import Problem, Refused
 from converter.files import (
     NotCreated,
     NotRegular,
@@ -174,7 +176,9 @@ def _create_exclusive(path: Path, data: bytes, mode: int) -> None:
     try:
         create_exclusive(path, data, mode)
     except NotCreated as failed:
-        code = "ATTEST-KEY-EXISTS" if failed.exists else "ATTEST-KEY-UNWRITABLE"
+        code = failed.code("ATTEST-KEY-EXISTS", "ATTEST-KEY-UNWRITABLE")
+        if not code.startswith("ATTEST-"):  # a full disk: the output's own code
+            raise Refused([Problem(code)]) from None
         raise SigningKeyRefused(code) from None
 
 

@@ -115,7 +115,7 @@ def create_key(path: Path | None) -> PseudonymKey:
     try:
         create_exclusive(path, (key.secret.hex() + "\n").encode("ascii"), 0o600)
     except NotCreated as failed:
-        code = "KEY-EXISTS" if failed.exists else "KEY-UNWRITABLE"
+        code = failed.code("KEY-EXISTS", "KEY-UNWRITABLE")
         raise Refused([Problem(code, where=where)]) from None
     count_written(1)
     return key
