@@ -142,7 +142,8 @@ def test_the_documented_workflow_is_a_whole_one() -> None:
     # the safe set-up first (a CI review: the policy was only in a later bullet's example)
     gate = job["steps"][-1]["with"]
     assert gate["policy"].startswith(job["steps"][1]["with"]["path"] + "/")
-    assert gate["pr-files"] == "fail" and gate["require-signature"] is True
+    assert gate["pr-files"] == "fail"
+    assert gate["require-signature"] is True
 
 
 def test_action_shape() -> None:
@@ -1410,7 +1411,8 @@ def test_pr_files_fail_makes_a_pull_requests_key_and_policy_fail_the_gate(
         assert note in run.summary
         assert note in next(line for line in run.log.splitlines() if line.startswith("::error"))
     assert "(pr-files: fail)" in run.summary
-    assert "--- Evaluate" in run.log and "SCALE" not in run.outputs["decision"]
+    assert "--- Evaluate" in run.log
+    assert "SCALE" not in run.outputs["decision"]
 
 
 def test_pr_files_fail_passes_files_the_pull_request_cannot_change(

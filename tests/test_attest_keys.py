@@ -681,25 +681,3 @@ def test_generated_public_keys_are_not_weak(tmp_path: Path) -> None:
     for n in range(200):
         key = Ed25519PrivateKey.generate().public_key()
         assert load_public_key(_write(tmp_path / f"{n}.pem.pub", public_pem(key), 0o644)) == key
-
-
-@pytest.mark.parametrize(
-    "args", [["keygen", "--out", "{dir}/k.pem"], ["key", "init", "--key-file", "{dir}/p.key"]]
-)
-def test_a_key_on_a_full_disk_says_no_space(
-    args: list[str], tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A robustness probe: keygen and key init on a full disk said ATTEST-KEY-UNWRITABLE and
-    KEY-UNWRITABLE, "folder missing or not writable", as the folder were wrong. A full disk
-    is OUT-NO-SPACE, as for every other output, and no key file is left."""
-    import errno
-
-    def full(_: int) -> None:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr("converter.files.os.fsync", full)
-    result = cli(*[a.format(dir=tmp_path) for a in args])
-    assert result.code == 2, result.err
-    assert "refused: OUT-NO-SPACE" in result.err
-    assert "UNWRITABLE" not in result.err
-    assert list(tmp_path.iterdir()) == []

@@ -79,6 +79,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "codec",
         "text",
         "vocabulary",
+        "regular",
     ),  # shared, no stage
     ("files", "sources"),
     ("reader",),

@@ -374,7 +374,7 @@ def test_a_transcript_swapped_for_a_fifo_after_listing_is_unreadable_not_a_hang(
 
 
 def test_open_regular_refuses_what_is_not_a_regular_file_at_once(tmp_path: Path) -> None:
-    from converter.sources.jsonl import open_regular
+    from converter.regular import open_regular
 
     fifo = tmp_path / "x.jsonl"
     os.mkfifo(fifo)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from converter.errors import Problem, Refused
+from converter.regular import NotRegularFile, open_regular
 
 
 class NotRegular(Exception):
@@ -29,17 +30,16 @@ def read_regular(path: Path, limit: int | None) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file `path` names (through a symbolic link), at most
     `limit + 1` of them when a limit is given, and its status; NotRegular for anything else, an
     OSError when it cannot be read. The file is checked before it is opened, so no device or
-    FIFO is ever opened (O_NOCTTY, O_NONBLOCK besides), and the file opened is checked to be
-    that one. Every input file is read here: contracts, bundles, cards, keys, attestations."""
-    named = os.stat(path)
-    if not stat.S_ISREG(named.st_mode):
+    FIFO is ever opened, and the file opened is checked to be that one (`regular.py`). Every
+    input file given whole is read here: contracts, bundles, cards, keys, attestations."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
         raise NotRegular
-    flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
-    with os.fdopen(os.open(path, flags), "rb") as stream:
-        opened = os.fstat(stream.fileno())
-        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
-            raise NotRegular  # replaced between the two looks
-        return stream.read() if limit is None else stream.read(limit + 1), opened
+    try:
+        stream = open_regular(path)
+    except NotRegularFile:
+        raise NotRegular from None  # replaced between the two looks
+    with stream:
+        return stream.read() if limit is None else stream.read(limit + 1), os.fstat(stream.fileno())
 
 
 # Where a refusal of an input is, when nothing is at its path: the path itself is never said.
@@ -91,8 +91,6 @@ def _may_be_json(path: Path) -> bool:
     first 64 KiB) can start a JSON text; True when only white space is there, and for UTF-16
     text (whose readers say what it is). Not a regular file: True, so that reading it whole
     says why with the caller's codes."""
-    from converter.sources.jsonl import open_regular
-
     try:
         with open_regular(path) as stream:
             head = stream.read(1 << 16)

@@ -24,12 +24,12 @@ from converter.reader.transcript import (
     read_transcript,
     wire_fingerprint,
 )
+from converter.regular import open_regular
 from converter.sources.jsonl import (
     BadLine,
     Digest,
     bounded_lines,
     iter_lines,
-    open_regular,
     read_bounded,
     read_document,
 )

@@ -19,6 +19,7 @@ import msgspec
 
 from converter.heap import Trimmer
 from converter.reader.records import KNOWN_TYPES, BadField, Rec, extract, starts_task
+from converter.regular import open_regular
 from converter.sources import torn
 from converter.sources.jsonl import (
     BadLine,
@@ -26,7 +27,6 @@ from converter.sources.jsonl import (
     Digest,
     bounded_lines,
     iter_lines,
-    open_regular,
 )
 
 

@@ -51,9 +51,9 @@ from converter.pricing.card import (
 from converter.pricing.engine import account_problems, bounded_by_contract, observed_keys
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
+from converter.regular import open_regular
 from converter.run.pipeline import read_tree
 from converter.sources import bodies as body_files
-from converter.sources.jsonl import open_regular
 from converter.sources.tree import LISTS_EVERY_FILE, SourceFile, discover, entry_kind
 from converter.vocabulary import SourceName, TaskUnit
 

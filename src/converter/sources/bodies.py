@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from converter.errors import Problem
+from converter.regular import open_regular
 from converter.sources.jsonl import (
     BadLine,
     Digest,
@@ -39,7 +40,6 @@ from converter.sources.jsonl import (
     Piece,
     bounded_lines,
     iter_lines,
-    open_regular,
     piece_bytes,
 )
 from converter.sources.tree import SourceFile, TreeLayout, entry_kind

@@ -15,13 +15,10 @@ can be a float (records.py refuses it there), and content it skips is not judged
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import itertools
 import json
 import math
-import os
-import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, overload
@@ -29,8 +26,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO, overload
 import orjson
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from converter.sources.torn import Cut
 
 MAX_DEPTH = 512
@@ -46,25 +41,6 @@ _WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 def wide_text(start: bytes) -> bool:
     """Whether bytes that start a file are UTF-16 or UTF-32 text (CC-LINE-UTF16)."""
     return start.startswith(_WIDE_BOMS) or start[:2] in (b"{\x00", b"\x00{")
-
-
-def open_regular(path: Path) -> BinaryIO:
-    """`path` opened for reading, only if what it names is a regular file when opened: a
-    listing's check can be stale by the time a file is read (a robustness probe swapped a
-    subagent transcript for a FIFO mid-run, and both processes waited on it for ever). Opened
-    without blocking (a FIFO opens at once) nor taking a terminal; anything else is an OSError,
-    so every reader takes it as a file it could not read."""
-    flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 # The longest line read (CC-LINE-TOO-LONG): 28 times the longest measured (4.6 MB, FORMAT-NOTES

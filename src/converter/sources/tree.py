@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Literal
 
 from converter.errors import Problem
-from converter.sources.jsonl import bounded_lines, open_regular, piece_bytes
+from converter.regular import open_regular
+from converter.sources.jsonl import bounded_lines, piece_bytes
 
 Role = Literal[
     "parent",

@@ -1,0 +1,48 @@
+"""Opening a file for reading only if it is a regular one, when it is opened.
+
+A path is checked before it is opened, so no device or FIFO is ever opened (and O_NOCTTY and
+O_NONBLOCK besides, should one be put there in between), and the file opened is checked to be
+the one looked at. A listing's look can be stale by the time a file is read: a robustness probe
+swapped a subagent transcript for a FIFO mid-run, and both reading processes waited on it for
+ever. Every reader of an input opens it here: transcripts, meta files, journals, provider
+bodies, contracts, bundles, cards, keys.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+class NotRegularFile(OSError):
+    """What the path names is not a regular file, or was replaced between two looks: an
+    OSError, so each reader takes it as a file it could not read."""
+
+    def __init__(self) -> None:
+        super().__init__(errno.EINVAL, "not a regular file")
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """`path` (through a symbolic link) opened for reading in blocking mode, if it is a regular
+    file both before and once opened; NotRegularFile otherwise, another OSError when it cannot
+    be opened."""
+    named = os.stat(path)
+    if not stat.S_ISREG(named.st_mode):
+        raise NotRegularFile
+    fd = os.open(path, _FLAGS)
+    try:
+        opened = os.fstat(fd)
+        if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+            raise NotRegularFile  # replaced between the two looks
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
