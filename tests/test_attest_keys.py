@@ -464,9 +464,12 @@ def _on_a_terminal(
     if passphrase_env is not None:
         env["AGENT_EVIDENCE_ATTEST_KEY_PASSPHRASE"] = passphrase_env
     # a session of its own whose controlling terminal is the pty, as a user's (getpass opens
-    # /dev/tty, and falls back to stdin, echoing, where there is none)
+    # /dev/tty, and falls back to stdin, echoing, where there is none); Ctrl-C raising as in a
+    # user's shell, even when the tests run in the background, where SIGINT is ignored and a
+    # child keeps it so (the Ctrl-C case then waited out its 60 s)
     code = (
-        "import fcntl, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+        "import fcntl, signal, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+        "signal.signal(signal.SIGINT, signal.default_int_handler); "
         "from converter.entry import main; main()"
     )
     proc = subprocess.Popen(
