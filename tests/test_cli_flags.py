@@ -637,17 +637,29 @@ def test_an_unreadable_input_is_the_commands_to_refuse_not_a_usage_error(
         ["scan", "{long}"],
         ["keygen", "--out", "{long}.pem"],
         ["inspect", "--in", str(PARENT), "--key-file", "{long}.key"],
+        ["inspect", "--in", "{long}.jsonl"],
+        ["evaluate", "--bundle", "{long}.json"],
     ],
-    ids=["template", "scan", "keygen", "key-file"],
+    ids=["template", "scan", "keygen", "key-file", "in", "bundle"],
 )
 def test_a_path_longer_than_the_system_allows_is_a_usage_error(
     cli: Any, tmp_path: Path, command: list[str]
 ) -> None:
-    """Was: exit 70, `internal error (OSError)` (ENAMETOOLONG from a path check)."""
+    """Was: exit 70, `internal error (OSError)` (ENAMETOOLONG from a path check); and for
+    `--in`, CC-TREE-UNREADABLE, "check file permissions" (a robustness probe). An option's
+    value is judged when it is read, and the message names the option, never the value."""
     long = str(tmp_path / ("x" * 300))
     result = cli(*(part.replace("{long}", long) for part in command))
     assert result.code == 64, result.err
-    assert result.err == "usage error: a path given is longer than this system allows\n"
+    if command[0] == "scan":
+        assert result.err == "usage error: a path given is longer than this system allows\n"
+    else:
+        option = command[next(i for i, part in enumerate(command) if "{long}" in part) - 1]
+        assert result.err.startswith(
+            f"usage error: Invalid value for '{option}': the path given is longer than this "
+            "system allows"
+        ), result.err
+    assert "x" * 20 not in result.err
 
 
 def test_an_out_name_with_no_room_for_its_attestation_says_so(

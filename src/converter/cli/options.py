@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import sys
 from collections.abc import Callable
@@ -42,7 +43,23 @@ class _Path(click.Path):
                 param,
                 ctx,
             )
+        if isinstance(value, str) and _too_long(value):
+            # a name that cannot exist (a robustness probe: `--in` said CC-TREE-UNREADABLE,
+            # "check file permissions"); the value is not echoed (SPEC §6.4)
+            self.fail("the path given is longer than this system allows", param, ctx)
         return super().convert(value, param, ctx)
+
+
+def _too_long(value: str) -> bool:
+    """Whether the system refuses the path for its length (a name past NAME_MAX, a path past
+    PATH_MAX), whatever is there."""
+    try:
+        os.lstat(value)
+    except OSError as error:
+        return error.errno == errno.ENAMETOOLONG
+    except ValueError:  # an embedded NUL: the code that opens it says so
+        return False
+    return False
 
 
 FILE = _Path(path_type=Path, dir_okay=False, readable=False)
