@@ -2200,7 +2200,13 @@ _SYN_PARENT = next((_FIXTURES / "synthetic_tree").glob("*.jsonl"))
     ids=["evaluate", "verify", "contract", "card", "policy"],
 )
 @pytest.mark.parametrize(
-    "junk", [b"\0" * 4096, b"\xef\xbb\xbf  \n\x1f\x8b\x08 gzip", b"PK\x03\x04zip"]
+    "junk",
+    [
+        b"\0" * 4096,
+        b"\xef\xbb\xbf  \n\x1f\x8b\x08 gzip",
+        b"PK\x03\x04zip",
+        b"\n" * 3 + b" " * 70_000 + b"\0",  # past the first block read (a diff review)
+    ],
 )
 def test_a_file_that_cannot_be_json_is_refused_before_it_is_read_whole(
     args: list[str],
@@ -2223,11 +2229,12 @@ def test_a_file_that_cannot_be_json_is_refused_before_it_is_read_whole(
     given = [a.format(junk=path, out=tmp_path / "out.json") for a in args]
     result = cli(*given)
     assert result.code == 2, result.err
-    assert f"refused: {code}" in result.err
+    line = junk[: len(junk) - len(junk.lstrip(b"\xef\xbb\xbf \n"))].count(b"\n") + 1
+    assert f"refused: {code} [line {line}]" in result.err  # where, as the parser said it
     assert "internal error" not in result.err
 
 
-def test_a_file_of_more_problems_than_are_listed_is_refused_and_stays_small(
+def test_a_file_of_more_problems_than_are_listed_is_refused_and_holds_no_more(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A robustness probe: 2.5M lines of `1` appended to a transcript held a place each, 2.9 GB
@@ -2236,9 +2243,8 @@ def test_a_file_of_more_problems_than_are_listed_is_refused_and_stays_small(
     from converter.errors.codes import CODES
     from converter.reader import transcript
 
-    assert (
-        f"More than {transcript.MAX_PROBLEMS:,} lines" in CODES["CC-LINE-TOO-MANY-PROBLEMS"].message
-    )
+    message = CODES["CC-LINE-TOO-MANY-PROBLEMS"].message
+    assert f"more than {transcript.MAX_PROBLEMS:,} problems" in message
     monkeypatch.setattr(transcript, "MAX_PROBLEMS", 50)
     tree = tmp_path / "tree"
     shutil.copytree(_FIXTURES / "synthetic_tree", tree)
@@ -2269,3 +2275,48 @@ def test_a_log_of_many_json_lines_is_still_one_not_a_transcript(
     log = tmp_path / "hook.jsonl"
     log.write_bytes(b'{"event": "PreToolUse"}\n' * 500)
     assert transcript.read_transcript(log).problems == [("CC-REC-NOT-A-TRANSCRIPT", 1)]
+
+
+def _cap_of_50(monkeypatch: pytest.MonkeyPatch) -> Any:
+    from converter.reader import transcript
+
+    monkeypatch.setattr(transcript, "MAX_PROBLEMS", 50)
+    return transcript
+
+
+def test_a_file_of_exactly_as_many_problems_as_are_listed_is_not_refused_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcript = _cap_of_50(monkeypatch)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(_SYN_PARENT.read_bytes() + b"\n" * 50)
+    codes = {code for code, _ in transcript.read_transcript(path).problems}
+    assert codes == {"CC-LINE-BLANK"}
+
+
+def test_a_log_past_the_cap_of_findings_is_still_no_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A diff review: blank lines (findings only) up to the cap, then JSON lines none of which
+    is a record: the field problems past the cap were not counted, and the file converted as a
+    subagent transcript of no calls. It is no transcript, said at its first such line."""
+    transcript = _cap_of_50(monkeypatch)
+    path = tmp_path / "agent-a1111111111111111.jsonl"
+    path.write_bytes(b"\n" * 50 + b'{"event": "PreToolUse"}\n' * 5)
+    problems = transcript.read_transcript(path).problems
+    assert ("CC-REC-NOT-A-TRANSCRIPT", 51) in problems
+    assert "CC-LINE-TOO-MANY-PROBLEMS" not in {code for code, _ in problems}
+
+
+def test_records_cut_short_count_toward_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A diff review: records cut short were held and listed without a bound (1M of them, 1.3 GB
+    and 57 s), and records cut short but passed over (findings only) converted past it."""
+    transcript = _cap_of_50(monkeypatch)
+    path = tmp_path / "t.jsonl"
+    lines = _SYN_PARENT.read_bytes().count(b"\n")
+    path.write_bytes(_SYN_PARENT.read_bytes() + b'{"type":"user","a":1\n' * 80)
+    reading = transcript.read_transcript(path)
+    assert len(reading.problems) == 51
+    assert reading.problems[-1] == ("CC-LINE-TOO-MANY-PROBLEMS", lines + 51)

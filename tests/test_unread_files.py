@@ -385,3 +385,26 @@ def test_open_regular_refuses_what_is_not_a_regular_file_at_once(tmp_path: Path)
     plain.write_bytes(b"{}\n")
     with open_regular(plain) as stream:
         assert stream.read() == b"{}\n"
+
+
+def test_open_regular_refuses_a_file_replaced_between_its_two_looks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The path is looked at, then opened: what is opened must be what was looked at (a diff
+    review: no test reached the second look)."""
+    import converter.regular as regular
+
+    looked, opened = tmp_path / "looked.jsonl", tmp_path / "opened.jsonl"
+    looked.write_bytes(b"{}\n")
+    opened.write_bytes(b"{}\n")
+
+    class _Os:  # the module's `os`, but its look at the path sees the other file
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def stat(self, path: Any) -> os.stat_result:
+            return os.stat(looked)
+
+    monkeypatch.setattr(regular, "os", _Os())
+    with pytest.raises(regular.NotRegularFile):
+        regular.open_regular(opened)

@@ -64,8 +64,8 @@ def read_input(
     before it is read whole (a robustness probe: a 3 GB file of NULs given as a bundle took
     6 GB of memory and 40 s to be called no bundle)."""
     try:
-        if not_json is not None and not _may_be_json(path):
-            raise Refused([Problem(not_json)])
+        if not_json is not None and (line := _not_json_line(path)) is not None:
+            raise Refused([Problem(not_json, line=line)])
         data, _ = read_regular(path, at_most)
     except FileNotFoundError:  # the commonest slip, said as such (a walkthrough: "could not
         # be read, or is not valid strict JSON" for a path typed from the wrong folder)
@@ -86,20 +86,27 @@ _JSON_SPACE = b" \t\r\n"
 _JSON_STARTS = frozenset(b'{["-0123456789tfn')
 
 
-def _may_be_json(path: Path) -> bool:
-    """Whether the file's first byte past a UTF-8 byte-order mark and white space (within its
-    first 64 KiB) can start a JSON text; True when only white space is there, and for UTF-16
-    text (whose readers say what it is). Not a regular file: True, so that reading it whole
-    says why with the caller's codes."""
+def _not_json_line(path: Path) -> int | None:
+    """The line of the file's first byte past a UTF-8 byte-order mark and white space, when
+    that byte can start no JSON text; None when it can, when there is none, for UTF-16 text
+    (whose readers say what it is), and for what is not a regular file (reading it whole says
+    why, with the caller's codes). Read a block at a time, never held whole."""
+    line = 1
     try:
         with open_regular(path) as stream:
-            head = stream.read(1 << 16)
+            block = stream.read(1 << 16)
+            if block.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+                return None
+            block = block.removeprefix(codecs.BOM_UTF8)
+            while block:
+                rest = block.lstrip(_JSON_SPACE)
+                line += block.count(b"\n", 0, len(block) - len(rest))
+                if rest:
+                    return None if rest[0] in _JSON_STARTS else line
+                block = stream.read(1 << 16)
     except OSError:
-        return True
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return True
-    head = head.removeprefix(codecs.BOM_UTF8).lstrip(_JSON_SPACE)
-    return not head or head[0] in _JSON_STARTS
+        return None
+    return None
 
 
 def _is_folder(path: Path) -> bool:

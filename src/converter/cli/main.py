@@ -479,9 +479,11 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         if _by_interrupt(error):  # a stop's own fallout: a hung-up terminal's EIO (a review)
             _interrupted(written_before)
         _os_error(error, debug, written_before)
-    except MemoryError:
+    except MemoryError as error:
         # The machine's limit, not a bug (a robustness probe: 70 "internal error" for a 3 GB
         # file given as a bundle under a memory limit); what was held is released by now.
+        if debug:
+            _traceback(error)
         _emit_refused(Refused([Problem("RUN-OUT-OF-MEMORY")]), showing_paths())
         sys.exit(Exit.REFUSED)
     except Exception as error:  # the one place a bug becomes exit 70

@@ -389,10 +389,10 @@ CODES: dict[str, CodeInfo] = {
         "after: convert it only knowing that spend is missing.",
     ),
     "CC-LINE-TOO-MANY-PROBLEMS": _c(
-        "More than 10,000 lines of the file were refused or noted (blank, not JSON, not a "
-        "record, ...): the first 10,000 are listed, the rest (from the line named) are not, and "
-        "the file is refused. Claude Code writes no such transcript: it is a log or another "
-        "file given the name, or a badly damaged copy.",
+        "The file's lines hold more than 10,000 problems (blank lines, lines that are not JSON "
+        "or not a record, records cut short, ...): 10,000 of them are listed (the line named "
+        "is the first of those that are not), and the file is refused. Claude Code writes no such "
+        "transcript: it is a log or another file given the name, or a badly damaged copy.",
         "Restore the transcript from a good copy, or move the file out of the session's folder "
         "if it is not a transcript; the codes listed before this one say what its lines are.",
     ),

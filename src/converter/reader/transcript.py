@@ -48,28 +48,39 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     turns: dict[int, str] = msgspec.field(default_factory=dict)
 
 
-# Problems listed for one transcript at most: past it, the file is refused as a whole
-# (CC-LINE-TOO-MANY-PROBLEMS) and the rest only counted. None of the corpus's 50 files has more
-# than one; a file of millions of blank or bad lines (a log named `.jsonl`) held a place each,
-# about 1 KB apiece by the report (a robustness probe: 2.9 GB for 2.5M lines of `1`).
+# Problems listed for one transcript at most (records cut short among them): past it, the file
+# is refused as a whole (CC-LINE-TOO-MANY-PROBLEMS) and the rest are not held. None of the
+# corpus's 50 files has more than one; a file of millions of blank or bad lines (a log named
+# `.jsonl`) held a place each, about 1 KB apiece by the report (a robustness probe: 2.9 GB for
+# 2.5M lines of `1`; 1.3 GB for 1M records cut short).
 MAX_PROBLEMS = 10_000
 
 
 class _Problems(list[tuple[str, int]]):
-    """A file's (code, line) problems, the first MAX_PROBLEMS of them; the rest counted by
-    code, with the line of the first one not kept."""
+    """A file's (code, line) problems and its records cut short (`cut`: line, at end, type,
+    message id), MAX_PROBLEMS of them at most together; past that, the first line of each code
+    not kept (a cut record's code is known only once the whole file is read: `CUT`)."""
+
+    CUT = "cut"
 
     def __init__(self) -> None:
         super().__init__()
-        self.dropped: dict[str, int] = {}
-        self.first_dropped = 0
+        self.cut: list[tuple[int, bool, str | None, str | None]] = []
+        self.dropped: dict[str, int] = {}  # code -> the first line of it not kept
+
+    def _room(self, code: str, line: int) -> bool:
+        if len(self) + len(self.cut) < MAX_PROBLEMS:
+            return True
+        self.dropped.setdefault(code, line)
+        return False
 
     def add(self, code: str, line: int) -> None:
-        if len(self) < MAX_PROBLEMS:
+        if self._room(code, line):
             self.append((code, line))
-            return
-        self.dropped[code] = self.dropped.get(code, 0) + 1
-        self.first_dropped = self.first_dropped or line
+
+    def add_cut(self, line: int, at_end: bool, kind: str | None, msg_id: str | None) -> None:
+        if self._room(self.CUT, line):
+            self.cut.append((line, at_end, kind, msg_id))
 
 
 def read_transcript(
@@ -86,7 +97,6 @@ def read_transcript(
     unknown: dict[str, int] = {}
     unreadable = False
     requests = _Requests()
-    cut: list[tuple[int, bool, str | None, str | None]] = []  # line, at end, type, message id
     turns = _Turns()
     typed = False  # a line with a record's `type`: else the file may be no transcript at all
     try:
@@ -100,7 +110,7 @@ def read_transcript(
                     problems.add(item.code, number)
                     continue
                 if isinstance(item, CutRecord):
-                    cut.append((number, item.at_end, *torn.names(item.head)))
+                    problems.add_cut(number, item.at_end, *torn.names(item.head))
                     continue
                 typed = typed or isinstance(item.get("type"), str)
                 try:
@@ -133,7 +143,7 @@ def read_transcript(
     except OSError:
         unreadable = True
         digest = Digest()  # no size or digest for a file that could not be read to its end
-    listed = _whole_file_codes(problems, records, cut, typed=typed or unreadable)
+    listed = _whole_file_codes(problems, records, typed=typed or unreadable)
     kept = requests.request_of if request_ids else {}
     return FileReading(
         digest.sha256, digest.size, records, listed, unknown, unreadable, kept, turns.starts
@@ -141,22 +151,26 @@ def read_transcript(
 
 
 def _whole_file_codes(
-    problems: _Problems,
-    records: list[Rec],
-    cut: list[tuple[int, bool, str | None, str | None]],
-    *,
-    typed: bool,
+    problems: _Problems, records: list[Rec], *, typed: bool
 ) -> list[tuple[str, int]]:
     """The line codes with what only the whole file shows: records cut short, records out of
-    order, or no record; and, past MAX_PROBLEMS, that the rest were not listed (a file that is
-    no transcript says so by its first field problem, whatever their number)."""
-    listed = [*problems, *_out_of_order(records), *_cut_codes(records, cut)]
+    order, or no record; and, past MAX_PROBLEMS, that the rest were not listed, at the first
+    line not listed (CC-LINE-TOO-MANY-PROBLEMS). A file with no record's `type` is no
+    transcript, said at its first field problem, listed or not."""
+    cut = problems.cut
+    order = _out_of_order(records)  # the records are held already; their codes are capped too
+    room = max(0, MAX_PROBLEMS - len(problems) - len(cut))
+    for code, line in order[room:]:
+        problems.dropped.setdefault(code, line)
+    listed = [*problems, *order[:room], *_cut_codes(records, cut)]
     dropped = problems.dropped
-    if not (typed or cut):
+    if not (typed or cut or _Problems.CUT in dropped):
+        field = dropped.pop("CC-REC-BAD-FIELD", None)
+        if field is not None and not any(code == "CC-REC-BAD-FIELD" for code, _ in listed):
+            listed.append(("CC-REC-BAD-FIELD", field))  # the first, though past the cap
         listed = _no_transcript(listed)
-        dropped = {code: n for code, n in dropped.items() if code != "CC-REC-BAD-FIELD"}
     if dropped:
-        listed.append(("CC-LINE-TOO-MANY-PROBLEMS", problems.first_dropped))
+        listed.append(("CC-LINE-TOO-MANY-PROBLEMS", min(dropped.values())))
     return listed
 
 
