@@ -2320,3 +2320,42 @@ def test_records_cut_short_count_toward_the_cap(
     reading = transcript.read_transcript(path)
     assert len(reading.problems) == 51
     assert reading.problems[-1] == ("CC-LINE-TOO-MANY-PROBLEMS", lines + 51)
+
+
+def test_a_journal_past_the_cap_is_refused_and_holds_no_more(
+    rich: Tree, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-probe: a workflow journal of 2.5M bad lines held a problem each (2.9 GB), and one
+    of 20 MB of blank lines (findings only) converted. Past the cap it lists no more and the
+    file is refused at the first line not listed."""
+    monkeypatch.setattr("converter.reader.load.MAX_LINE_PROBLEMS", 5)
+    journal = rich.path(RICH_JOURNAL)
+    lines = journal.read_bytes().count(b"\n")
+    with journal.open("ab") as stream:
+        stream.write(b"\n" * 8)
+    result = cli("inspect", "--json", "--in", str(rich.parent))
+    assert result.code == 2, result.err
+    refusals = json.loads(result.out)["refusals"]
+    assert [r["line"] for r in refusals if r["code"] == "CC-LINE-TOO-MANY-PROBLEMS"] == [lines + 6]
+    found = json.loads(result.out)["finding_places"].get("CC-LINE-BLANK", {}).get("at", [])
+    assert len(found) <= 5
+
+
+def test_a_provider_index_past_the_cap_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from converter.sources import bodies
+    from converter.sources.tree import discover
+
+    monkeypatch.setattr(bodies, "MAX_LINE_PROBLEMS", 5)
+    tree = tmp_path / "tree"
+    shutil.copytree(_FIXTURES / "synthetic_tree", tree)
+    folder = tmp_path / "bodies"
+    folder.mkdir()
+    (folder / "index.jsonl").write_bytes(b"1\n" * 9)
+    layout = discover(tree / _SYN_PARENT.name)
+    selection = bodies.select(folder, layout, _SYN_PARENT.stem, [])
+    codes = [(p.code, p.line) for p in selection.problems]
+    assert codes == [("CC-LINE-NOT-OBJECT", n) for n in range(1, 6)] + [
+        ("CC-LINE-TOO-MANY-PROBLEMS", 6)
+    ]

@@ -17,6 +17,13 @@ MAX_TOKEN_COUNT = 2**32
 # larger bound was bounded by it. A bundle holding one outside it was not written by the tool.
 MAX_REQUESTED_OUTPUT = 10_000_000
 
+# Problems one file of lines lists at most (a transcript, a workflow journal, a provider
+# index): past it, the file is refused as a whole (CC-LINE-TOO-MANY-PROBLEMS) and the rest are
+# not held. None of the corpus's files has more than one; a file of millions of blank or bad
+# lines (a log named `.jsonl`) held a place each, about 1 KB apiece by the report (a robustness
+# probe: 2.9 GB for 2.5M lines of `1`; 1.3 GB for 1M records cut short).
+MAX_LINE_PROBLEMS = 10_000
+
 # Money is exact to 10 decimal places (USD): each priced bucket is rounded half-even to this, and
 # so is a task's human cost in evaluate, so every total is the exact sum of its parts.
 MONEY_PLACES = 10

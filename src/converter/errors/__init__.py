@@ -22,6 +22,7 @@ __all__ = [
     "Exit",
     "Gathered",
     "IntegrityFailure",
+    "LineProblems",
     "Problem",
     "Refused",
 ]
@@ -81,6 +82,32 @@ class Refused(ConverterError):
         self.problems = problems
         self.labels = labels or {}  # file index -> "role/label" (content-free)
         self.paths = paths or {}  # file index -> local relative path: --show-paths only
+
+
+class LineProblems:
+    """The problems of one file's lines, appended to `into` up to `limit` (the reader's
+    `limits.MAX_LINE_PROBLEMS`); past it, none more, and `close` adds one
+    CC-LINE-TOO-MANY-PROBLEMS at the first line not listed, which refuses the file."""
+
+    __slots__ = ("dropped", "file", "into", "kept", "limit")
+
+    def __init__(self, into: list[Problem], file: int, limit: int) -> None:
+        self.into = into
+        self.file = file
+        self.limit = limit
+        self.kept = 0
+        self.dropped = 0  # the first line not listed; 0: none
+
+    def add(self, code: str, line: int) -> None:
+        if self.kept < self.limit:
+            self.into.append(Problem(code, self.file, line))
+            self.kept += 1
+        elif not self.dropped:
+            self.dropped = line
+
+    def close(self) -> None:
+        if self.dropped:
+            self.into.append(Problem("CC-LINE-TOO-MANY-PROBLEMS", self.file, self.dropped))
 
 
 T = TypeVar("T")

@@ -392,9 +392,11 @@ CODES: dict[str, CodeInfo] = {
         "The file's lines hold more than 10,000 problems (blank lines, lines that are not JSON "
         "or not a record, records cut short, ...): 10,000 of them are listed (the line named "
         "is the first of those that are not), and the file is refused. Claude Code writes no such "
-        "transcript: it is a log or another file given the name, or a badly damaged copy.",
-        "Restore the transcript from a good copy, or move the file out of the session's folder "
-        "if it is not a transcript; the codes listed before this one say what its lines are.",
+        "file (a transcript, a workflow journal, a provider index): it is a log or another file "
+        "given the name, or a badly damaged copy.",
+        "Restore the file from a good copy, or move it out of the session's folder (or the "
+        "provider bodies' folder) if it is not Claude Code's; the codes listed before this one "
+        "say what its lines are.",
     ),
     "CC-LINE-UTF16": _c(
         "The file is UTF-16 or UTF-32 text (a byte-order mark or NUL bytes at its start), not "

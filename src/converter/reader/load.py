@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 import converter
-from converter.errors import Problem
+from converter.errors import LineProblems, Problem
 from converter.heap import Trimmer, cyclic_gc_paused
+from converter.limits import MAX_LINE_PROBLEMS
 from converter.reader.records import BadField, Rec
 from converter.reader.transcript import (
     BadFrame,
@@ -183,18 +184,19 @@ def _read_meta(tree: LoadedTree, entry: SourceFile, child: int | None) -> None:
 def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
     digest = Digest()
     started: dict[str, int] = {}
+    lines = LineProblems(tree.problems, entry.index, MAX_LINE_PROBLEMS)
     try:
         with open_regular(entry.path) as stream:
             for number, item in iter_lines(bounded_lines(stream), digest):
                 if isinstance(item, BadLine):
-                    tree.problems.append(Problem(item.code, entry.index, number))
+                    lines.add(item.code, number)
                 elif item.get("type") in ("started", "result"):
                     agent = item.get("agentId")
                     if not isinstance(agent, str) or not agent:
                         # an agent's line that names it under no key this version reads (a
                         # format-drift review: `agent_id` refused the run's children as join
                         # conflicts, the journal unnamed)
-                        tree.problems.append(Problem("CC-TREE-JOURNAL-SHAPE", entry.index, number))
+                        lines.add("CC-TREE-JOURNAL-SHAPE", number)
                         continue
                     # `started`, or `result` alone: a respawned agent's journal has no `started`
                     # line of its own (anthropics/claude-code#80608, 2.1.207)
@@ -203,6 +205,7 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
         tree.unread.add(entry.index)
         return
+    lines.close()
     tree.digests[entry.index] = digest
     if digest.size == 0:  # no `started` line to check a child against: not evidence of absence
         tree.problems.append(Problem("CC-TREE-EMPTY-FILE", entry.index))

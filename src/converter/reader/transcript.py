@@ -18,6 +18,7 @@ from typing import IO
 import msgspec
 
 from converter.heap import Trimmer
+from converter.limits import MAX_LINE_PROBLEMS
 from converter.reader.records import KNOWN_TYPES, BadField, Rec, extract, starts_task
 from converter.regular import open_regular
 from converter.sources import torn
@@ -48,12 +49,9 @@ class FileReading(msgspec.Struct, gc=False, array_like=True):
     turns: dict[int, str] = msgspec.field(default_factory=dict)
 
 
-# Problems listed for one transcript at most (records cut short among them): past it, the file
-# is refused as a whole (CC-LINE-TOO-MANY-PROBLEMS) and the rest are not held. None of the
-# corpus's 50 files has more than one; a file of millions of blank or bad lines (a log named
-# `.jsonl`) held a place each, about 1 KB apiece by the report (a robustness probe: 2.9 GB for
-# 2.5M lines of `1`; 1.3 GB for 1M records cut short).
-MAX_PROBLEMS = 10_000
+# Problems listed for one transcript at most, records cut short and out of order among them
+# (`limits.MAX_LINE_PROBLEMS`).
+MAX_PROBLEMS = MAX_LINE_PROBLEMS
 
 
 class _Problems(list[tuple[str, int]]):

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from converter.errors import Problem
+from converter.errors import LineProblems, Problem
+from converter.limits import MAX_LINE_PROBLEMS
 from converter.regular import open_regular
 from converter.sources.jsonl import (
     BadLine,
@@ -173,11 +174,12 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
     ours = _SessionLines()
     named: set[str] = set()
     messages: set[str] = set()
+    lines = LineProblems(found.problems, entry.index, MAX_LINE_PROBLEMS)
     try:
         with open_regular(entry.path) as stream:
             for number, item, raw in _index_lines(stream):
                 if isinstance(item, BadLine) and item.code == "CC-LINE-TOO-LONG":
-                    found.problems.append(Problem(item.code, entry.index, number))
+                    lines.add(item.code, number)
                     continue
                 if not raw.endswith(b"\n") or (
                     isinstance(item, BadLine) and item.code == "CC-LINE-TORN"
@@ -192,7 +194,7 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
                         # "not-observed", a bundle made now and one made once the line is
                         # whole differed, and `verify` said 5 of sources no byte of which
                         # changed (an audit). Refused until it is whole: said, not guessed.
-                        found.problems.append(Problem("CC-BODY-INDEX-PENDING", entry.index, number))
+                        lines.add("CC-BODY-INDEX-PENDING", number)
                     else:
                         layout.not_read["CC-BODY-INDEX-TORN"] += 1
                     continue
@@ -202,11 +204,11 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
                     layout.not_read["CC-BODY-INDEX-BLANK"] += 1
                     continue
                 if isinstance(item, BadLine):  # could be this session's: as in a transcript
-                    found.problems.append(Problem(item.code, entry.index, number))
+                    lines.add(item.code, number)
                     continue
                 session = item.get("session_id")
                 if not isinstance(session, str):
-                    found.problems.append(Problem("CC-BODY-INDEX-FIELD", entry.index, number))
+                    lines.add("CC-BODY-INDEX-FIELD", number)
                     continue
                 if session != session_id:
                     continue
@@ -215,6 +217,7 @@ def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: 
     except OSError:
         found.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
         return
+    lines.close()
     found.index_digest = ours.digest()
 
 
