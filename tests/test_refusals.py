@@ -2206,6 +2206,7 @@ _SYN_PARENT = next((_FIXTURES / "synthetic_tree").glob("*.jsonl"))
         b"\xef\xbb\xbf  \n\x1f\x8b\x08 gzip",
         b"PK\x03\x04zip",
         b"\n" * 3 + b" " * 70_000 + b"\0",  # past the first block read (a diff review)
+        b"{" + b"\0" * 4096,  # starts like JSON, then a sparse file's NULs (a re-probe)
     ],
 )
 def test_a_file_that_cannot_be_json_is_refused_before_it_is_read_whole(

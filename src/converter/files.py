@@ -88,7 +88,8 @@ _JSON_STARTS = frozenset(b'{["-0123456789tfn')
 
 def _not_json_line(path: Path) -> int | None:
     """The line of the file's first byte past a UTF-8 byte-order mark and white space, when
-    that byte can start no JSON text; None when it can, when there is none, for UTF-16 text
+    that byte can start no JSON text (or of a NUL byte in the block it starts); None when it
+    can, when there is none, for UTF-16 text
     (whose readers say what it is), and for what is not a regular file (reading it whole says
     why, with the caller's codes). Read a block at a time, never held whole."""
     line = 1
@@ -102,7 +103,13 @@ def _not_json_line(path: Path) -> int | None:
                 rest = block.lstrip(_JSON_SPACE)
                 line += block.count(b"\n", 0, len(block) - len(rest))
                 if rest:
-                    return None if rest[0] in _JSON_STARTS else line
+                    if rest[0] not in _JSON_STARTS:
+                        return line
+                    # JSON holds no NUL byte (a control character is escaped in a string): a
+                    # file that does is none, though it starts like one (a re-probe: `{`, then
+                    # 3 GB of a sparse file's NULs, was read whole)
+                    nul = rest.find(b"\0")
+                    return None if nul < 0 else line + rest.count(b"\n", 0, nul)
                 block = stream.read(1 << 16)
     except OSError:
         return None
