@@ -32,12 +32,10 @@ def read_regular(path: Path, limit: int | None) -> tuple[bytes, os.stat_result]:
     OSError when it cannot be read. The file is checked before it is opened, so no device or
     FIFO is ever opened, and the file opened is checked to be that one (`regular.py`). Every
     input file given whole is read here: contracts, bundles, cards, keys, attestations."""
-    if not stat.S_ISREG(os.stat(path).st_mode):
-        raise NotRegular
     try:
         stream = open_regular(path)
     except NotRegularFile:
-        raise NotRegular from None  # replaced between the two looks
+        raise NotRegular from None
     with stream:
         return stream.read() if limit is None else stream.read(limit + 1), os.fstat(stream.fileno())
 
@@ -60,9 +58,9 @@ def read_input(
     (or, with `empty_is_missing`, holds nothing: a write or download that never happened).
     With `at_most`, a larger file is refused with `too_large`, read no further than that; with
     `folder`, a folder given for the file is refused with that code; with `not_json`, a file
-    whose first byte past JSON's white space can start no JSON text is refused with that code
-    before it is read whole (a robustness probe: a 3 GB file of NULs given as a bundle took
-    6 GB of memory and 40 s to be called no bundle)."""
+    that can be no JSON by its first bytes (`_not_json_line`) is refused with that code, at
+    that line, before it is read whole (a robustness probe: a 3 GB file of NULs given as a
+    bundle took 6 GB of memory and 40 s to be called no bundle)."""
     try:
         if not_json is not None and (line := _not_json_line(path)) is not None:
             raise Refused([Problem(not_json, line=line)])
@@ -89,9 +87,9 @@ _JSON_STARTS = frozenset(b'{["-0123456789tfn')
 def _not_json_line(path: Path) -> int | None:
     """The line of the file's first byte past a UTF-8 byte-order mark and white space, when
     that byte can start no JSON text (or of a NUL byte in the block it starts); None when it
-    can, when there is none, for UTF-16 text
-    (whose readers say what it is), and for what is not a regular file (reading it whole says
-    why, with the caller's codes). Read a block at a time, never held whole."""
+    can, when there is none, for UTF-16 text (whose readers say what it is), and for what is
+    not a regular file (reading it whole says why, with the caller's codes). Read a block at a
+    time, never held whole."""
     line = 1
     try:
         with open_regular(path) as stream:

@@ -58,7 +58,7 @@ def _too_long(value: str) -> bool:
     except OSError as error:
         return error.errno == errno.ENAMETOOLONG
     except ValueError:  # an embedded NUL: the code that opens it says so
-        return False
+        pass
     return False
 
 

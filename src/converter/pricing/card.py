@@ -154,9 +154,8 @@ def _read(name_or_path: str | Path) -> bytes:
             .joinpath(text + ".json")
             .read_bytes()
         )
-    return read_input(
-        Path(name_or_path), "PRICE-CARD-UNREADABLE", not_json="PRICE-CARD-INVALID"
-    )  # a regular file, whole
+    # a regular file, whole
+    return read_input(Path(name_or_path), "PRICE-CARD-UNREADABLE", not_json="PRICE-CARD-INVALID")
 
 
 def load_price_card(name_or_path: str | Path) -> PriceCard:
