@@ -1136,6 +1136,27 @@ def test_bundles_under_another_policy_are_refused_by_field(
     assert not report.exists()
 
 
+def test_a_code_said_on_many_lines_is_described_once(cli: Any, tmp_path: Path) -> None:
+    """A new user's walk: a policy file differing in many fields printed EVAL-POLICY-MISMATCH's
+    two sentences on each of 17 lines. Now each line names its field; the first alone says
+    what the code means and its fix."""
+    bundle = _bundle(cli, tmp_path, "a")
+
+    def edit(team: dict[str, Any]) -> None:
+        team["policy"]["max_calls_per_task"] = 7
+        team["policy"]["min_tasks"] = 99
+        team["baseline"]["name"] = "another"
+
+    result = cli("evaluate", "--bundle", str(bundle), "--policy", str(_team_file(tmp_path, edit)))
+    assert result.code == 2, result.err
+    lines = _refusals(result.err)
+    assert len(lines) == 3
+    meaning = CODES["EVAL-POLICY-MISMATCH"].message
+    assert result.err.count(meaning) == 1
+    assert meaning in lines[0]
+    assert all(line.endswith("differs from --policy]: as above.") for line in lines[1:])
+
+
 def test_a_field_the_file_leaves_out_or_null_is_not_required(cli: Any, tmp_path: Path) -> None:
     bundle = _bundle(cli, tmp_path, "a", _policy("max_calls_per_task", 49))
 

@@ -221,9 +221,10 @@ _BODY_ROLES = ("provider-response/", "provider-index/")
 def emit_lines(
     lines: list[tuple[str, str | None, str]], prefix: str = "refused: ", fix: bool = True
 ) -> None:
-    """Print (code, where, message) lines, the message without its fix: a code's fix follows
-    its first line only (a fresh template's dozens of null claims said it dozens of times),
-    and past PER_GROUP of one code in one file, a count.
+    """Print (code, where, message) lines, the message without its fix: a code's description
+    and fix follow its first line only (a fresh template's dozens of null claims said the fix
+    dozens of times; a policy file differing in 17 fields, the description 17 times), each
+    later line of it gives its place, and past PER_GROUP of one code in one file, a count.
 
     A file that is not a transcript can fail the same check on every line: one hundred
     identical lines hide the other refusals, so the rest of a group is summed up instead. A
@@ -232,6 +233,7 @@ def emit_lines(
     shown: dict[tuple[str, str | None], int] = {}
     said: set[str] = set()
     fixed: set[tuple[str, bool]] = set()
+    described: set[str] = set()
     for code, where, message in lines:
         if message in said:  # the same problem found by two checks (an unwritable folder)
             continue
@@ -242,8 +244,12 @@ def emit_lines(
             body = code.startswith("CC-LINE-") and (where or "").startswith(_BODY_ROLES)
             text = BODY_LINE_FIX if body else CODES[code].fix
             told = f" Fix: {text}" if fix and (code, body) not in fixed else ""
+            line = message
+            if code in described:  # its description once: each line after, the place alone
+                line = message.replace(f": {CODES[code].message}", ": as above.", 1)
+            described.add(code)
             fixed.add((code, body))
-            tell(prefix + message + told)
+            tell(prefix + line + told)
     for (code, where), count in shown.items():
         if count > PER_GROUP:
             place = f" [{where}]" if where else ""
