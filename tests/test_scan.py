@@ -2110,6 +2110,7 @@ def test_since_refuses_what_it_would_have_to_guess(
     result = cli("scan", str(root), "--since", value)
     assert result.code == 64
     assert says in result.err
+    assert "'--since': <value> " in result.err  # the value stands in, never echoed
     assert "alice" not in result.err
     assert "week" not in result.err
 

@@ -91,7 +91,7 @@ def _progress(enabled: bool) -> Iterator[Callable[[int], Callable[[], None]] | N
 
 _BACK = re.compile(r"([0-9]+)([dh])", re.IGNORECASE)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # no file's time is earlier
-_OUT_OF_RANGE = "is outside the times a file can have (1970 on)"
+_OUT_OF_RANGE = "<value> is outside the times a file can have (1970 on)"
 
 
 def _since(ctx: click.Context, param: click.Parameter, value: str | None) -> datetime | None:
@@ -124,12 +124,14 @@ def _instant(text: str) -> datetime:
         when = datetime.fromisoformat(text)
     except ValueError:
         raise click.BadParameter(
-            "is not a date (2026-11-01), an instant (2026-11-01T09:00:00Z) or a span back from "
-            "now (7d, 12h)"
+            "<value> is not a date (such as 2026-11-01), an instant (2026-11-01T09:00:00Z) or "
+            "a span back from now (7d, 12h)"
         ) from None
     if when.tzinfo is None:
         if "T" in text.upper() or " " in text or ":" in text:  # a time of day, no stated zone
-            raise click.BadParameter("gives a time without its offset: end it with Z for UTC")
+            raise click.BadParameter(
+                "<value> gives a time without its offset: end it with Z for UTC"
+            )
         when = when.replace(tzinfo=UTC)  # a date alone: its first instant, UTC
     return when
 
