@@ -71,6 +71,9 @@ def test_the_readme_many_sessions_loop_numbers_only_the_bundles_it_wrote(tmp_pat
     projects = tmp_path / "claude" / "projects"
     for folder, fixture in (("a-first", "rich_tree"), ("b-second", "synthetic_tree")):
         shutil.copytree(ROOT / "fixtures" / fixture, projects / folder)
+    # Claude Code 2.0.x keeps a subagent's transcript beside the session's: not a session (a
+    # walkthrough: the loop said "no template" for it, with a fix naming subagents/)
+    (projects / "b-second" / "agent-0a1b2c3.jsonl").write_text('{"type": "user"}\n')
     work = tmp_path / "work"
     shutil.copytree(ROOT / "contracts" / "examples", work / "contracts" / "examples")
     env = {
@@ -93,6 +96,7 @@ def test_the_readme_many_sessions_loop_numbers_only_the_bundles_it_wrote(tmp_pat
         f"b-second--{synthetic}.json",
     ]
     assert "no bundle: contracts.d/a-first--1b5e18bf" in done.stderr
+    assert "agent-0a1b2c3" not in done.stderr
     assert sorted(p.name for p in (work / "bundles").iterdir()) == ["session-0001.json"]
     # evaluate judged the one bundle written (the fixture's contract decides SCALE)
     assert "Decision: SCALE (exit 0) — 1 task, 0 excluded" in done.stdout

@@ -133,7 +133,9 @@ CODES: dict[str, CodeInfo] = {
     "CC-TREE-PARENT-IS-SUBAGENT": _c(
         "The file given as the parent is a subagent transcript: agent-<id>.jsonl, or a copy of "
         "one under another name (every prompt and call in it is a sidechain's).",
-        "Pass the session's main transcript, <session-id>.jsonl, the folder above subagents/.",
+        "Pass the session's main transcript, <session-id>.jsonl: the file beside the folder "
+        "that holds subagents/, or, in Claude Code 2.0.x, beside the agent-*.jsonl files in "
+        "the project folder.",
     ),
     "CC-TREE-SYMLINK": _c(
         "A file or folder of the session tree is a symbolic link.",
