@@ -741,6 +741,18 @@ def test_a_card_id_any_card_may_have_is_evaluated(cli: Any, tmp_path: Path) -> N
     assert report["digests"]["price_card_id"] == "2026-11.own"
 
 
+def _last_call_unfinished(parent: Path) -> None:
+    """The parent's last call as a crash leaves it: no stop reason, no `iterations`, so its
+    final usage is not known and its high end is the model's max_output_tokens."""
+    lines = parent.read_bytes().splitlines(keepends=True)
+    last = max(i for i, line in enumerate(lines) if b'"type":"assistant"' in line)
+    record = json.loads(lines[last])
+    record["message"]["stop_reason"] = None
+    del record["message"]["usage"]["iterations"]
+    lines[last] = json.dumps(record, separators=(",", ":")).encode() + b"\n"
+    parent.write_bytes(b"".join(lines))
+
+
 def test_prices_a_contract_chose_are_not_passed_off_as_the_cards(cli: Any, tmp_path: Path) -> None:
     """A new lead's walkthrough: a contract naming a shipped card priced a model the card does
     not list and a billing context it states no multiplier for, and the report said only
@@ -756,6 +768,7 @@ def test_prices_a_contract_chose_are_not_passed_off_as_the_cards(cli: Any, tmp_p
     last = max(i for i, line in enumerate(parent) if b'"type":"assistant"' in line)
     parent[last] = parent[last].replace(b'"speed":"standard"', b'"speed":"fast"')
     tree.parent.write_bytes(b"".join(parent))
+    _last_call_unfinished(tree.parent)  # its high end is the contract's max_output_tokens
     template = tmp_path / "t.json"
     made = cli(
         "convert", "--in", str(tree.parent), "--template", str(template),
@@ -808,9 +821,14 @@ def test_a_max_output_tokens_the_contract_chose_is_named_as_its_own(
     for the card's 128,000, which cut the model's high end from $119.86 to $9.16, and neither
     verify nor the report said so (verify: "the prices it carries ... are the card's"). It is
     a bound the user may set, and now it is named as the contract's, with the contract's own
-    multipliers, in verify and in every report."""
+    multipliers, in verify and in every report; in the reports only where it bounded a call
+    (below)."""
+    from tests.damage import copy_tree
+
+    tree = copy_tree("synthetic_tree", tmp_path / "src")
+    _last_call_unfinished(tree.parent)
     template = tmp_path / "t.json"
-    data = _card_template(cli, PARENT, template)
+    data = _card_template(cli, tree.parent, template)
     entry = data["claims"]["pricing"]["models"]["claude-opus-4-8"]
     card, card_tiers = entry["max_output_tokens"], entry["tiers"]
     fill(data)
@@ -821,13 +839,28 @@ def test_a_max_output_tokens_the_contract_chose_is_named_as_its_own(
     write_json(template, data)
     bundle = tmp_path / "b.json"
     converted = cli(
-        "convert", "--in", str(PARENT), "--contract", str(template), "--out", str(bundle)
+        "convert", "--in", str(tree.parent), "--contract", str(template), "--out", str(bundle)
     )
     assert converted.code == 0, converted.err
     report = json.loads(cli("evaluate", "--bundle", str(bundle), "--format", "json").out)
     assert report["digests"]["own_max_output_tokens"] == [
         {"model": "claude-opus-4-8", "max_output_tokens": 5000}
     ]
+    # An evaluation audit: every call finished, the bound priced none, and the report named
+    # it as the model's bound all the same (beside a bundle whose calls the card's 128,000
+    # bounded, as the bound of the whole workload's cost)
+    finished, plain = tmp_path / "finished.json", tmp_path / "f.json"
+    data = _card_template(cli, PARENT, plain)
+    fill(data)
+    data["claims"]["pricing"]["models"]["claude-opus-4-8"].update(
+        tiers=card_tiers, max_output_tokens=5000
+    )
+    write_json(plain, data)
+    again = cli("convert", "--in", str(PARENT), "--contract", str(plain), "--out", str(finished))
+    assert again.code == 0, again.err
+    unused = json.loads(cli("evaluate", "--bundle", str(finished), "--format", "json").out)
+    assert unused["digests"]["own_max_output_tokens"] == []
+    assert "max_output_tokens" not in cli("evaluate", "--bundle", str(finished)).out
     markdown = cli("evaluate", "--bundle", str(bundle), "--format", "markdown").out
     assert "the contract's own max_output_tokens, 5,000" in markdown
     assert "1 max_output_tokens" in markdown

@@ -206,18 +206,24 @@ def test_a_contracts_own_price_is_a_cards_only_at_the_cards_value() -> None:
     assert opus.tiers == card.models["claude-opus-4-8"].tiers
     mine = OwnBound(model="claude-opus-4-8", max_output_tokens=64000)
     assert card.models["claude-opus-4-8"].max_output_tokens != 64000
-    assert _owns([HEAD]) == ((OwnPrice(model="claude-opus-4-8"),), ())
+    bounded = {("pricing", "models", "claude-opus-4-8", "max_output_tokens")}  # a call used it
+    one, two = [bounded], [bounded, bounded]
+    assert _owns([HEAD], one) == ((OwnPrice(model="claude-opus-4-8"),), ())
     # the card's tiers: the card's prices, but the contract's 64,000 for the card's 128,000
-    assert _owns([HEAD, named]) == ((), (mine,))
+    assert _owns([HEAD, named], two) == ((), (mine,))
     dear = opus.tiers[0].model_copy(update={"output": opus.tiers[0].output * 100})
     costly = _priced(HEAD, models={"claude-opus-4-8": opus.model_copy(update={"tiers": (dear,)})})
     # (the named bundle's contract too chose 64,000 for its card's 128,000)
-    assert _owns([costly, named]) == ((OwnPrice(model="claude-opus-4-8"),), (mine,))
-    assert _owns([named, costly]) == _owns([costly, named])
+    assert _owns([costly, named], two) == ((OwnPrice(model="claude-opus-4-8"),), (mine,))
+    assert _owns([named, costly], two) == _owns([costly, named], two)
     fast = dict(opus.contexts) | {"standard|fast|not_available": Decimal(6)}
     quick = _priced(HEAD, models={"claude-opus-4-8": opus.model_copy(update={"contexts": fast})})
     own = OwnPrice(model="claude-opus-4-8", context="standard|fast|not_available")
-    assert _owns([quick, named]) == ((own,), (mine,))
+    assert _owns([quick, named], two) == ((own,), (mine,))
+    # An evaluation audit: a bound that priced no call of its bundle is no bound of the
+    # workload's cost, and is not named as one
+    assert _owns([HEAD, named], [set(), set()]) == ((), ())
+    assert _owns([HEAD, named], [set(), bounded]) == ((), (mine,))
 
 
 def test_a_mixed_workload_report_says_which_card_each_bundle_named() -> None:

@@ -208,7 +208,8 @@ class Digests(Closed):
     # The prices the contracts chose that no card named states (every bundle's, once each):
     # every model of a bundle with no card, or with a card this version does not ship.
     own_prices: tuple[OwnPrice, ...] = ()
-    # The max_output_tokens the contracts chose that the card they name does not state.
+    # The max_output_tokens the contracts chose that the card they name does not state, each
+    # only where it set the high end of one of its bundle's calls.
     own_max_output_tokens: tuple[OwnBound, ...] = ()
     # The cards named that this version does not ship (a card file's id, one typed into the
     # contract, or a newer version's card): nothing here checked their prices.

@@ -261,20 +261,29 @@ def _unshipped(ids: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({i for i in ids if i != "none" and i not in shipped}))
 
 
-def _owns(bundles: Sequence[BundleHead]) -> tuple[tuple[OwnPrice, ...], tuple[OwnBound, ...]]:
+def _owns(
+    bundles: Sequence[BundleHead], used: Sequence[set[FieldPath]]
+) -> tuple[tuple[OwnPrice, ...], tuple[OwnBound, ...]]:
     """Every bundle's prices and max_output_tokens its card does not state, once each, in the
     order found; less those another bundle's card states at the same value (`own_beside`).
-    The bundles agree on every price two of them use (`_mismatches`), so a bound is one per
-    model."""
+    A bound is listed only where one of its bundle's calls was priced with it (`used`, per
+    bundle): an evaluation audit found a contract's unused 64,000 named as the bound of a
+    model whose usage-incomplete calls, all in another bundle, were bounded by a card's
+    128,000. The bundles agree on every price two of them use (`_mismatches`), so a bound is
+    one per model."""
     named = {b.receipt.price_card for b in bundles}
     cards = [card for card in map(shipped_card_named, named) if card is not None]
     prices: dict[tuple[str, str | None], None] = {}
     bounds: dict[str, int] = {}
-    for bundle in bundles:
+    for bundle, priced in zip(bundles, used, strict=True):
         if bundle.pricing is not None:  # a v1 bundle carries no prices
             own, bound = own_beside(bundle.pricing, bundle.receipt.price_card, cards)
             prices.update(dict.fromkeys(own))
-            bounds.update(bound)
+            bounds.update(
+                (model, n)
+                for model, n in bound
+                if ("pricing", "models", model, "max_output_tokens") in priced
+            )
     return (
         tuple(OwnPrice(model=model, context=context) for model, context in prices),
         tuple(OwnBound(model=m, max_output_tokens=n) for m, n in sorted(bounds.items())),
@@ -602,7 +611,9 @@ def build_workload(
             costs_unchecked=sum(b.pricing is None for b in bundles),
             split_parts_missing=missing,
             unplaced_left_out=unplaced,
-            digests=_digests(bundles, signed_by, required, required_by),
+            digests=_digests(
+                bundles, [builder.used for _, builder in loaded], signed_by, required, required_by
+            ),
         )
     except ValidationError as error:
         raise Refused(claim_problems(error, "receipt")) from None
@@ -669,13 +680,14 @@ def _split_parts_missing(bundles: Sequence[BundleHead]) -> tuple[int, tuple[int,
 
 def _digests(
     bundles: Sequence[BundleHead],
+    used: Sequence[set[FieldPath]],
     signed_by: str | None,
     required: Preset | None = None,
     required_by: str | None = None,
 ) -> Digests:
     receipt = bundles[0].receipt
     cards = _card_ids(bundles)
-    own_prices, own_bounds = _owns(bundles)
+    own_prices, own_bounds = _owns(bundles, used)
     fixed: list[str] = []
     left: list[str] = []
     if required is not None:
