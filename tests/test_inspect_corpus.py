@@ -88,26 +88,3 @@ def test_unexpanded_delegation_names_the_tool_use_line(cli: Any) -> None:
         r["line"] for r in result.json()["refusals"] if r["code"].endswith("UNEXPANDED-DELEGATION")
     }
     assert lines == {36}
-
-
-def test_input_taken_into_a_running_turn_is_said_where_it_was_taken(cli: Any) -> None:
-    """spotter's 258c7280 (2.1.39): two inputs typed while the agent worked were taken off the
-    queue during a turn (`remove`, lines 505 and 604) with no other record; their text is
-    found again only in the compaction summary. A background agent's report taken the same way
-    in claude-backup's 2c7bb7e5 is no person's input and is not counted."""
-    assert SHARED is not None
-    real = SHARED / "corpus" / "real"
-    spotter = cli(
-        "inspect",
-        "--json",
-        "--in",
-        str(real / "marot__spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"),
-    ).json()
-    assert {f["code"]: f["count"] for f in spotter["findings"]}["CC-REC-QUEUED-PROMPT"] == 2
-    places = spotter["finding_places"]["CC-REC-QUEUED-PROMPT"]["at"]
-    assert [p["line"] for p in places] == [505, 604]
-    backup = real / "austinweitao__claude-backup" / "-home-cwtrocks-OpenCoreAnalysisKit"
-    other = cli(
-        "inspect", "--json", "--in", str(backup / "2c7bb7e5-a0a5-4cb1-a572-86d8994c0554.jsonl")
-    ).json()
-    assert "CC-REC-QUEUED-PROMPT" not in {f["code"] for f in other["findings"]}

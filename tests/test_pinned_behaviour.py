@@ -595,57 +595,6 @@ def test_a_queued_command_without_a_mode_is_a_queued_prompt(cli: Any, tmp_path: 
     assert _findings(report).get("CC-REC-QUEUED-PROMPT") == 1
 
 
-def _queue(t: _Transcript, operation: str, content: str | None = None) -> None:
-    """A `queue-operation` record as Claude Code writes one: no uuid, no parent."""
-    record: dict[str, Any] = {"type": "queue-operation", "operation": operation}
-    if content is not None:
-        record["content"] = content
-    t.raw(**record, sessionId=SID, timestamp="2026-01-01T00:00:30.000Z")
-
-
-_TOOL = [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]
-
-
-@pytest.mark.parametrize(
-    ("queued", "expected"),
-    [
-        # typed, then taken off the queue at a tool round, nothing else written (2.1.3x,
-        # spotter 258c7280 lines 603-604): the running turn took it, or it was cancelled
-        ([("enqueue", "also check the docs"), ("remove", None)], 1),
-        # a later version's attachment beside the `remove` is the record: counted once
-        ([("enqueue", "x"), ("remove", None), ("attachment", "x")], 1),
-        ([("enqueue", "x"), ("attachment", "x"), ("remove", None)], 1),
-        # a background agent's report goes through the queue too: no person's input
-        ([("enqueue", "<task-notification>done</task-notification>"), ("remove", None)], 0),
-        # the next prompt (`dequeue`) or back into the prompt box (`popAll`): no turn took it
-        ([("enqueue", "x"), ("dequeue", None)], 0),
-        ([("enqueue", "x"), ("popAll", "x")], 0),
-        # two typed and taken in one turn are two
-        ([("enqueue", "a"), ("remove", None), ("enqueue", "b"), ("remove", None)], 2),
-    ],
-)
-def test_input_taken_off_the_queue_mid_turn_is_a_queued_prompt(
-    cli: Any, tmp_path: Path, queued: list[tuple[str, str | None]], expected: int
-) -> None:
-    """An attribution audit: two inputs typed during a spotter turn were taken into it with
-    only `queue-operation` records written (they appear in the compaction summary), and no
-    finding told the labeller the task answered more than its prompt. Tasks are unchanged."""
-    t = _Transcript()
-    t.prompt("r9")
-    t.call("msg_1", _TOOL, stop="tool_use")
-    for operation, content in queued:
-        if operation == "attachment":
-            t.rec(type="attachment", attachment={"type": "queued_command", "prompt": content})
-        else:
-            _queue(t, operation, content)
-    t.result("toolu_1")
-    t.call("msg_2")
-    report = _inspect(cli, t.write(tmp_path / f"{SID}.jsonl"))
-    assert report["counts"]["tasks"] == 1
-    assert report["counts"]["model_calls"] == 2
-    assert _findings(report).get("CC-REC-QUEUED-PROMPT", 0) == expected
-
-
 # --- sources/jsonl.py ----------------------------------------------------------------------
 
 

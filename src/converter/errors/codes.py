@@ -812,10 +812,8 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-REC-QUEUED-PROMPT": _c(
-        "Prompts typed while the agent worked (queued commands: an attachment, or in older "
-        "Claude Code only a queue record that took the input off the queue during a turn, "
-        "which may also be a cancel) are not tasks: the task that was running answers them, "
-        "and their calls count to it.",
+        "Prompts typed while the agent worked (queued commands, recorded as attachments) are "
+        "not tasks: the task that was running answers them, and their calls count to it.",
         "Nothing to do; with --task-unit session the question does not arise. Label the task "
         "knowing it may have served more than its own prompt.",
         blocking=False,

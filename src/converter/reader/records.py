@@ -175,7 +175,7 @@ class Rec(msgspec.Struct, gc=False, array_like=True):
     advisor: tuple[tuple[str, Usage], ...] = ()
     # user
     # prompt | command | command-output | tool_result | meta | notification | compact | other;
-    # an attachment: queued-prompt | queued-other; a queue-operation: queue-* (_queue_kind)
+    # an attachment: queued-prompt
     kind: str = ""
     content_digest: str | None = None
     # The messages a user record hands an agent (its text, or each <teammate-message> body),
@@ -1060,53 +1060,6 @@ def starts_task(rec: Rec) -> bool:
 
 _TASK_KINDS = frozenset({"prompt", _CHANNEL, "command"})
 
-# The input queue (`queue-operation`, a record of no spend): what was typed while the agent
-# worked goes in (`enqueue`, its text in `content`) and comes out as the next prompt
-# (`dequeue`, then a `user` record), back into the prompt box (`popAll`), or off the queue
-# (`remove`): into the turn that is running, at a tool round, or cancelled; the file does not
-# say which. Later versions write a `queued_command` attachment beside a `remove` that
-# delivered; the corpus's 2.1.3x and 2.1.68 files write nothing else (reader/tasks.py).
-QUEUE_TYPED, QUEUE_NOTICE, QUEUE_TAKEN, QUEUE_EMPTIED = (
-    "queue-typed",
-    "queue-notice",
-    "queue-taken",
-    "queue-emptied",
-)
-QUEUED_OTHER = "queued-other"
-_NOTICE = "<task-notification>"  # a background agent's report, queued as input is: no person's
-
-
-def _queue_kind(obj: dict[str, Any]) -> str:
-    operation = obj.get("operation")
-    if operation == "enqueue":
-        content = obj.get("content")
-        notice = isinstance(content, str) and content.lstrip().startswith(_NOTICE)
-        return QUEUE_NOTICE if notice else QUEUE_TYPED
-    if operation == "remove":
-        return QUEUE_TAKEN
-    if operation in ("dequeue", "popAll"):
-        return QUEUE_EMPTIED
-    return ""
-
-
-def _attachment(rec: Rec, obj: dict[str, Any]) -> None:
-    """A queued message (`queued_command`): a coordinator's, a person's, or another's."""
-    attachment = obj.get("attachment")
-    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
-        return
-    origin = attachment.get("origin")
-    if isinstance(origin, dict) and origin.get("kind") == COORDINATOR:
-        # A message the main agent sent a running agent, delivered at its next tool round
-        # (2.1.2xx): no prompt a person typed; the message it hands is read as a
-        # coordinator record's is.
-        rec.kind = COORDINATOR
-        text = _text_of(attachment.get("prompt"))
-        rec.said = _coordinator_said(text) if text is not None else ()
-    elif attachment.get("commandMode", "prompt") == "prompt":
-        rec.kind = "queued-prompt"  # typed while the agent worked (FORMAT-NOTES §3)
-    else:
-        rec.kind = QUEUED_OTHER  # a queued task notification or the like: no person's
-
 
 def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
     """Build a Rec from one parsed line. Raises BadField with a code on a malformed field."""
@@ -1149,9 +1102,26 @@ def extract(obj: dict[str, Any], file: int, line: int) -> Rec:
         rec.fork_parent_uuid = _opt_str(obj, "parentLastUuid")
         rec.agent_id = _opt_str(obj, "agentId")
     elif kind == "attachment":
-        _attachment(rec, obj)
-    elif kind == "queue-operation":
-        rec.kind = _queue_kind(obj)
+        attachment = obj.get("attachment")
+        origin = attachment.get("origin") if isinstance(attachment, dict) else None
+        if (
+            isinstance(attachment, dict)
+            and attachment.get("type") == "queued_command"
+            and isinstance(origin, dict)
+            and origin.get("kind") == COORDINATOR
+        ):
+            # A message the main agent sent a running agent, delivered at its next tool round
+            # (2.1.2xx): no prompt a person typed; the message it hands is read as a
+            # coordinator record's is.
+            rec.kind = COORDINATOR
+            text = _text_of(attachment.get("prompt"))
+            rec.said = _coordinator_said(text) if text is not None else ()
+        elif (
+            isinstance(attachment, dict)
+            and attachment.get("type") == "queued_command"
+            and attachment.get("commandMode", "prompt") == "prompt"
+        ):
+            rec.kind = "queued-prompt"  # typed while the agent worked (FORMAT-NOTES §3)
     if _unread_usage(obj, kind):
         if kind not in KNOWN_TYPES:
             rec.unknown_with_usage = True  # CC-REC-UNKNOWN-WITH-USAGE, where the type is counted

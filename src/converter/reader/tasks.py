@@ -8,16 +8,7 @@ from collections import defaultdict
 
 from converter.errors import Problem
 from converter.reader.model import Account, Call, Edge, EventKey, Stream, Task, ToolCall
-from converter.reader.records import (
-    COORDINATOR,
-    QUEUE_EMPTIED,
-    QUEUE_NOTICE,
-    QUEUE_TAKEN,
-    QUEUE_TYPED,
-    QUEUED_OTHER,
-    Rec,
-    starts_task,
-)
+from converter.reader.records import COORDINATOR, starts_task
 
 
 def find_tasks(acc: Account) -> None:
@@ -29,7 +20,6 @@ def find_tasks(acc: Account) -> None:
             Task(0, root.file, 1, 0, acc.tree.layout.session_id, first.timestamp if first else None)
         )
         return
-    queued: list[int] = []  # queued prompts' lines, with those only a `remove` shows
     for pos, rec in enumerate(root.records):
         if starts_task(rec) and (digest := rec.content_digest):
             acc.tasks.append(Task(len(acc.tasks), rec.file, rec.line, pos, digest, rec.timestamp))
@@ -46,47 +36,7 @@ def find_tasks(acc: Account) -> None:
         elif rec.kind == "queued-prompt":
             # Not a task (SPEC §5.1 counts `user` prompts): the running task answers it. Said,
             # so a reader knows a task's calls may serve a prompt typed while it ran.
-            queued.append(rec.line)
-    for line in sorted([*queued, *_taken_unrecorded(root.records)]):
-        acc.found("CC-REC-QUEUED-PROMPT", root.file, line)
-
-
-_QUEUED = frozenset({"queued-prompt", QUEUED_OTHER, COORDINATOR})  # queued_command attachments
-
-
-def _taken_unrecorded(records: list[Rec]) -> list[int]:
-    """The lines of the `remove`s that took a person's queued input off the queue during a turn
-    with no attachment beside them (records.py `_queue_kind`): Claude Code before the
-    attachments delivered it into the running turn at a tool round, unrecorded (an attribution
-    audit: two such inputs in spotter 258c7280 appear only in its compaction summary), or the
-    person cancelled it. Either way the running task's calls may have served it: said as a
-    queued prompt is. An attachment next to the `remove` (before or after it, with no call or
-    prompt between) is the record, counted as itself."""
-    lines: list[int] = []
-    typed = False  # the input queued last is a person's, not yet taken
-    attached = False  # a queued attachment since the last call or user record
-    pending: int | None = None  # a `remove` of typed input whose attachment may still follow
-    for rec in records:
-        kind = rec.kind
-        if kind == QUEUE_TYPED:
-            typed = True
-        elif kind in (QUEUE_NOTICE, QUEUE_EMPTIED):
-            typed = False
-        elif kind == QUEUE_TAKEN:
-            if typed and not attached:
-                if pending is not None:
-                    lines.append(pending)
-                pending = rec.line
-            typed = attached = False
-        elif rec.type == "attachment" and kind in _QUEUED:
-            attached, pending = pending is None, None
-        elif rec.type in ("user", "assistant"):
-            if pending is not None:
-                lines.append(pending)
-            attached, pending = False, None
-    if pending is not None:
-        lines.append(pending)
-    return lines
+            acc.found("CC-REC-QUEUED-PROMPT", rec.file, rec.line)
 
 
 def task_at(acc: Account, position: int) -> int | None:
