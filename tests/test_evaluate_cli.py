@@ -1396,3 +1396,19 @@ def test_a_finding_listed_twice_counts_for_the_tasks_as_for_the_total(
     report = json.loads(cli("evaluate", "--bundle", str(resealed), "--format", "json").out)
     assert report["metrics"]["spend_left_out"] == 1
     assert [t["high_is_bound"] for t in report["tasks"]] == [False]
+
+
+def test_as_above_replaces_the_description_not_a_path_holding_its_words(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A diff review: a file named with the description's words, shown by --show-paths before
+    the description, had its name rewritten to `as above.` and the description kept."""
+    from converter.cli.diagnostics import describe, emit_lines
+
+    code = "CC-TREE-BAD-ID"
+    words = CODES[code].message
+    first = describe(code, "unbound/file-1", None, "a.jsonl", fix=False)
+    odd = describe(code, "unbound/file-2", None, f"agent-q: {words}.jsonl", fix=False)
+    emit_lines([(code, "unbound/file-1", first), (code, "unbound/file-2", odd)])
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[1] == f"refused: {code} [unbound/file-2] (agent-q: {words}.jsonl): as above."

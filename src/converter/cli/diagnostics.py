@@ -244,9 +244,11 @@ def emit_lines(
             body = code.startswith("CC-LINE-") and (where or "").startswith(_BODY_ROLES)
             text = BODY_LINE_FIX if body else CODES[code].fix
             told = f" Fix: {text}" if fix and (code, body) not in fixed else ""
-            line = message
-            if code in described:  # its description once: each line after, the place alone
-                line = message.replace(f": {CODES[code].message}", ": as above.", 1)
+            # Each line after a code's first gives its place alone; only the end is replaced
+            # (a path --show-paths puts before the description may hold the same words).
+            line, meaning = message, f": {CODES[code].message}"
+            if code in described and message.endswith(meaning):
+                line = message[: -len(meaning)] + ": as above."
             described.add(code)
             fixed.add((code, body))
             tell(prefix + line + told)
