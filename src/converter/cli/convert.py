@@ -26,7 +26,7 @@ from converter.contract.model import Contract, Preset
 from converter.contract.read import load_preset
 from converter.contract.template import Carried
 from converter.errors import Gathered, Problem, Refused
-from converter.evaluate.result import SPEND_LEFT_OUT_ELSE, SPLIT_SESSION
+from converter.evaluate.result import SPEND_LEFT_OUT_ELSE, SPLIT_SESSION, UNPRICED_SERVER_TOOLS
 from converter.files import (
     attestation_path,
     check_outputs,
@@ -325,6 +325,14 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             f"notice: this session's findings say some spend is in no cost ({said}): evaluate "
             "will meet no cost gate with its bundle (EVAL-COST-LEFT-OUT, INCOMPLETE); "
             "docs/refusals.md says each one's way out"
+        )
+    unpriced = sum(n for code, n in findings if code == UNPRICED_SERVER_TOOLS)
+    if unpriced:
+        tell(
+            f"notice: {counted(unpriced, 'model call')} used a server tool no price covers "
+            f"({UNPRICED_SERVER_TOOLS}): its requests are in no cost, so evaluate will meet no "
+            "cost gate with this session's bundle unless the gate fails even without them "
+            "(EVAL-COST-UNPRICED, INCOMPLETE); docs/refusals.md says what to do"
         )
     no_input = sum(n for code, n in findings if code == INCOMPLETE_NO_INPUT)
     if no_input:
