@@ -30,9 +30,10 @@ from converter.evaluate import (
     render_text,
     shape_key,
 )
-from converter.evaluate.fmt import json_decimal, percent, usd
+from converter.evaluate.fmt import json_decimal, percent
 from converter.evaluate.kernel import nearest_rank, unplaced_left_out
 from converter.firewall.shapes import shape_of
+from converter.text import usd
 
 D = Decimal
 CHECK_IDS = [c.info.id for c in CHECKS]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,32 @@ def test_reading_a_tree_loads_neither_pricing_nor_evaluate(command: str) -> None
     it reads a folder listing and imports no model."""
     loaded = _loaded([f"converter.cli.{command}"], ("converter.evaluate", "converter.pricing."))
     assert loaded == [], f"importing converter.cli.{command} loads {loaded}"
+
+
+def test_inspect_priced_from_a_card_runs_without_evaluate(tmp_path: Path) -> None:
+    """Was: `inspect --price-card` imported evaluate's number formats inside a function, so the
+    import-time check above passed while every priced run loaded all of evaluate (a code
+    review). Checked after a whole run, in a fresh interpreter."""
+    tree = Path(__file__).parent.parent / "fixtures" / "synthetic_tree"
+    parent = next(tree.glob("*.jsonl"))
+    code = (
+        "import json, sys\n"
+        "from converter.cli.main import main\n"
+        "try:\n"
+        f"    main(['inspect', '--in', {str(parent)!r}, '--price-card', 'anthropic-2026-12'])\n"
+        "except SystemExit as done:\n"
+        "    code = done.code\n"
+        "print(json.dumps([code, sorted(m for m in sys.modules if m.startswith("
+        "'converter.evaluate'))]))"
+    )
+    env = {**os.environ, "AGENT_EVIDENCE_KEY": "de" * 32}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    code_, loaded = json.loads(done.stdout.splitlines()[-1])
+    assert code_ in (0, None), done.stderr
+    assert "$" in done.stdout  # priced: the money line was printed
+    assert loaded == [], f"inspect --price-card loads {loaded}"
 
 
 def test_the_reading_worker_does_not_load_pydantic() -> None:

@@ -1,7 +1,8 @@
 """How numbers look in reports. One place, so the text, Markdown and JSON agree.
 
 - Money in text and Markdown: `$1,234.5678` — four decimals, rounded half-even; negatives as
-  `-$12.0000`. Four decimals keep sub-cent model spend visible without a wall of digits.
+  `-$12.0000`. Four decimals keep sub-cent model spend visible without a wall of digits. (`usd`
+  is in converter/text.py, which inspect and scan share without loading evaluate.)
 - Rates in text and Markdown: four decimals (`0.8500`); shares of tokens as percentages with two
   decimals (`12.34%`).
 - JSON: decimal strings, exact, except values with more than 12 decimal places (means, ratios and
@@ -16,34 +17,14 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_EVEN, Context, Decimal
+from decimal import Decimal
 from typing import overload
 
-MONEY_PLACES = 4
+from converter.text import USD_PLACES, WIDE, usd
+from converter.text import quantize as _quantize
+
 RATE_PLACES = 4
 JSON_MAX_PLACES = 12
-# Wide enough that quantizing any amount a workload can hold never overflows the precision.
-_CTX = Context(prec=200, rounding=ROUND_HALF_EVEN)
-
-
-def _quantize(value: Decimal, places: int) -> Decimal:
-    quantized = value.quantize(Decimal(1).scaleb(-places), context=_CTX)
-    return quantized if quantized != 0 else abs(quantized)
-
-
-def usd(value: Decimal, places: int = MONEY_PLACES) -> str:
-    quantized = _quantize(value, places)
-    text = f"${quantized.copy_abs():,.{places}f}"  # abs() would round to 28 digits
-    return "-" + text if quantized < 0 else text
-
-
-def usd_span(low: Decimal, high: Decimal, unbounded: int = 0) -> str:
-    """One amount when the bounds agree, else `$low – $high`; `$low – no bound` when
-    `unbounded` of its calls recorded no input (their input is in neither end, so `high` bounds
-    nothing and is not shown as a bound)."""
-    if unbounded:
-        return f"{usd(low)} – no bound"
-    return usd(low) if low == high else f"{usd(low)} – {usd(high)}"
 
 
 def rate(value: Decimal, places: int = RATE_PLACES) -> str:
@@ -53,7 +34,7 @@ def rate(value: Decimal, places: int = RATE_PLACES) -> str:
 def percent(part: int, whole: int) -> str:
     if whole == 0:
         return "n/a"
-    share = _CTX.divide(Decimal(part * 100), Decimal(whole))
+    share = WIDE.divide(Decimal(part * 100), Decimal(whole))
     return f"{_quantize(share, 2):.2f}%"
 
 
@@ -80,7 +61,7 @@ def number(value: Decimal | None, unit: str | None, places: int | None = None) -
     if value is None:
         return "n/a"
     if unit == "usd":
-        return usd(value, MONEY_PLACES if places is None else places)
+        return usd(value, USD_PLACES if places is None else places)
     if unit == "rate":
         return rate(value, RATE_PLACES if places is None else places)
     return format(value, "f")
@@ -97,7 +78,7 @@ def _side(value: Decimal, limit: Decimal) -> int:
 
 def places_against(limit: Decimal, values: list[Decimal], unit: str | None) -> int:
     """Decimals to show a limit and the values compared with it (see the module docstring)."""
-    base = {"usd": MONEY_PLACES, "rate": RATE_PLACES}.get(unit or "")
+    base = {"usd": USD_PLACES, "rate": RATE_PLACES}.get(unit or "")
     if base is None:
         return 0  # counts are shown whole
     places = max(base, _decimals(limit))

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 
 from converter.errors import CODES
-from converter.evaluate.fmt import number, percent, places_against, usd, usd_span
+from converter.evaluate.fmt import number, percent, places_against
 from converter.evaluate.inputs import (
     HIDDEN_CALLS,
     ROOT_AGENT,
@@ -31,7 +31,7 @@ from converter.evaluate.result import (
     TaskCost,
 )
 from converter.limits import MONEY_SUMS, money_sum
-from converter.text import counted
+from converter.text import counted, usd, usd_span
 from converter.vocabulary import HIDDEN_KINDS
 
 _SYMBOL = {"<=": "≤", ">=": "≥"}

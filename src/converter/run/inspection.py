@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from converter.errors import CODES
@@ -9,12 +10,10 @@ from converter.errors.codes import SPEND_LEFT_OUT
 from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicSummary, UsageTotals
 from converter.run.outputs import HiddenFigure, InspectReport, checked
-from converter.text import counted
+from converter.text import counted, usd_span
 from converter.vocabulary import HIDDEN_KINDS, INCOMPLETE_NO_INPUT, hidden_kind_of
 
 if TYPE_CHECKING:
-    from decimal import Decimal
-
     from converter.firewall.pseudonyms import Pseudonymizer
     from converter.pricing.card import PriceCard
     from converter.pricing.estimate import Estimate, ModelCost
@@ -156,10 +155,6 @@ def _hidden_figure(m: ModelCost) -> dict[str, Any]:
 def money_span(low: str, high: str, unbounded: int = 0) -> str:
     """`$low – $high` (one amount when they agree) of two decimal texts; `$low – no bound`
     when `unbounded` calls have no high end (no input recorded, or no max_output_tokens)."""
-    from decimal import Decimal
-
-    from converter.evaluate.fmt import usd_span
-
     return usd_span(Decimal(low), Decimal(high), unbounded)
 
 
