@@ -35,7 +35,7 @@ unit: $(STAMP)
 test: lint unit
 
 fuzz: $(STAMP)
-	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest tests -k "property or fuzz"
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest tests -m fuzz
 
 bench: $(STAMP)
 	$(PY) -m converter.devtools.bench

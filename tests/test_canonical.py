@@ -41,7 +41,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=400)
+@settings(max_examples=max(400, settings.default.max_examples))
 @given(value=json_values)
 def test_bytes_equal_canonicaljson(value: Any) -> None:
     assert encode(value) == canonicaljson.encode_canonical_json(value)

@@ -224,7 +224,7 @@ def _cut(record: dict[str, Any], at: float, least: int = 1) -> bytes:
     return raw[: max(least, min(len(raw) - 1, int(len(raw) * at)))]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=max(300, settings.default.max_examples), deadline=None)
 @given(whole=_RECORDS, glued=_RECORDS, at=st.floats(0, 1))
 def test_a_cut_anywhere_gives_a_prefix_of_the_record_and_the_whole_next_one(
     whole: dict[str, Any], glued: dict[str, Any], at: float
@@ -242,7 +242,7 @@ def test_a_cut_anywhere_gives_a_prefix_of_the_record_and_the_whole_next_one(
     assert _prefix_of(alone.head, whole)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=max(300, settings.default.max_examples), deadline=None)
 @given(first=_RECORDS, second=_RECORDS, glued=_RECORDS, at=st.floats(0, 1), at2=st.floats(0, 1))
 def test_two_cuts_on_one_line_are_no_cut(
     first: dict[str, Any], second: dict[str, Any], glued: dict[str, Any], at: float, at2: float
