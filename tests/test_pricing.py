@@ -6,6 +6,7 @@ import hashlib
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -997,3 +998,27 @@ def test_the_card_estimate_prices_unsplit_cache_writes_both_ways() -> None:
     turned = estimate(acc, swapped)
     assert turned.low == high.low  # the 1h way, now the cheaper
     assert turned.low < turned.high
+
+
+@given(
+    card_id=st.one_of(
+        st.sampled_from(["anthropic-2026-12", "none", "mixed", "Team_Card:1", "a", "-a", "a.b-c"]),
+        st.text(alphabet="abcAZ019.-_: ", max_size=70),
+    )
+)
+def test_property_reports_take_the_card_ids_cards_take(card_id: str) -> None:
+    """Was: inspect's and scan's reports had their own, looser copy of a card id's shape
+    (`Team_Card:1`, `none`), which their published schemas carried (a code review)."""
+    from pydantic import TypeAdapter
+
+    from converter.pricing.model import NamedCardId
+    from converter.run.outputs import CardId
+
+    def takes(shape: Any) -> bool:
+        try:
+            TypeAdapter(shape).validate_python(card_id)
+        except ValidationError:
+            return False
+        return True
+
+    assert takes(CardId) == takes(NamedCardId)

@@ -31,6 +31,21 @@ def hidden_kind_of(agent_kind: str) -> HiddenKind | None:
     return _KIND_OF_AGENT.get(agent_kind)
 
 
+# A price card's id, shipped or a card file's own: the card model, and every report naming one
+# (`run/outputs.py`, which may not load pricing), take the shape from here.
+CARD_ID_PATTERN = r"^[a-z0-9][a-z0-9.-]{0,63}$"
+# What reports say of no card and of several (`evaluate`'s digests): no card may be named so,
+# or a report could not tell a card "none" from no card at all (a review).
+RESERVED_CARD_IDS = frozenset({"none", "mixed"})
+
+
+def not_reserved_card_id(card_id: str) -> str:
+    """A card id, checked not to be one reports reserve (a pydantic validator's shape)."""
+    if card_id in RESERVED_CARD_IDS:
+        raise ValueError("a card id reports use for no card or for several")
+    return card_id
+
+
 # The client tool whose result names the server searches it ran (SPEC §4.7).
 WEB_SEARCH_TOOL = "WebSearch"
 # The finding for a WebSearch call whose search count is unknown (`search_count_unknown`).

@@ -42,6 +42,7 @@ from converter.firewall.types import (
     decimal_schema,
     exact_decimal,
 )
+from converter.vocabulary import CARD_ID_PATTERN, not_reserved_card_id
 
 # `BillingContext.key()`: service_tier|speed|inference_geo, each a context value or "absent".
 ContextKey = Annotated[
@@ -57,19 +58,8 @@ PRICE_FIELDS: tuple[PriceField, ...] = (
     "cache_write_5m",
     "cache_write_1h",
 )
-CardId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$")]
-# What reports say of no card and of several (`evaluate`'s digests): no card may be named so,
-# or a report could not tell a card "none" from no card at all (a review).
-RESERVED_CARD_IDS = frozenset({"none", "mixed"})
-
-
-def _not_reserved(card_id: str) -> str:
-    if card_id in RESERVED_CARD_IDS:
-        raise ValueError("a card id reports use for no card or for several")
-    return card_id
-
-
-NamedCardId = Annotated[CardId, AfterValidator(_not_reserved)]
+CardId = Annotated[str, StringConstraints(pattern=CARD_ID_PATTERN)]
+NamedCardId = Annotated[CardId, AfterValidator(not_reserved_card_id)]
 CardDate = Annotated[str, StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}(-[0-9]{2})?$")]
 SourceUrl = Annotated[
     str,

@@ -27,7 +27,7 @@ from converter.firewall.types import (
     Timestamp,
 )
 from converter.firewall.view import AgentKind, Finding, Refusal, TreeCounts
-from converter.vocabulary import HiddenKind
+from converter.vocabulary import CARD_ID_PATTERN, HiddenKind, not_reserved_card_id
 
 
 def _known(code: str) -> str:
@@ -43,8 +43,11 @@ CrossedModel = Annotated[str, StringConstraints(pattern=f"^(?:{MODEL_ID})$")]
 ClaudeCodeVersion = Annotated[str, StringConstraints(pattern=f"^{VERSION}$")]
 # An exact amount of USD as decimal text, never a JSON number (no float): `0.0123000000`.
 Usd = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,30}(\.[0-9]{1,30})?$")]
-# A shipped card's id or a card file's own (`pricing.model.NamedCardId`'s shape).
-CardId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")]
+# A shipped card's id or a card file's own (`pricing.model.NamedCardId`, which inspect and scan
+# do not load). Was: a looser copy of its shape, which the published schemas carried (a review).
+CardId = Annotated[
+    str, StringConstraints(pattern=CARD_ID_PATTERN), AfterValidator(not_reserved_card_id)
+]
 # The class name of an exception a scan row met (a bug, or `WorkerDied`): the program's own
 # vocabulary, never a message.
 ErrorName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
