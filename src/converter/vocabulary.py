@@ -9,6 +9,8 @@ from typing import Literal, get_args
 TaskUnit = Literal["prompt", "session"]
 # The source adapters (SPEC §2): a session's whole tree, or one transcript file on its own.
 SourceName = Literal["claude-code-tree", "claude-code"]
+# How precise a timestamp that crosses is (a contract's `privacy.timestamps`, `--timestamps`).
+TimestampPrecision = Literal["exact", "minute", "hour", "day"]
 
 # What a call only provider bodies show was for (SPEC §5.4), in the order reports list them.
 HiddenKind = Literal["title", "compaction", "other"]
@@ -23,6 +25,7 @@ HIDDEN_AGENT_KINDS: dict[HiddenKind, HiddenAgentKind] = dict(
     zip(HIDDEN_KINDS, get_args(HiddenAgentKind), strict=True)
 )
 SOURCE_NAMES: tuple[SourceName, ...] = get_args(SourceName)
+TIMESTAMP_PRECISIONS: tuple[TimestampPrecision, ...] = get_args(TimestampPrecision)
 _KIND_OF_AGENT: dict[str, HiddenKind] = {agent: kind for kind, agent in HIDDEN_AGENT_KINDS.items()}
 
 

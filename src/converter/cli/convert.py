@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -53,15 +53,19 @@ from converter.run.conversion import (
 from converter.sources.bodies import body_names
 from converter.sources.tree import in_session_folder
 from converter.text import counted
-from converter.vocabulary import INCOMPLETE_NO_INPUT, SourceName, TaskUnit
+from converter.vocabulary import (
+    INCOMPLETE_NO_INPUT,
+    TIMESTAMP_PRECISIONS,
+    SourceName,
+    TaskUnit,
+    TimestampPrecision,
+)
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from converter.bundle.model import BundleHead
     from converter.bundle.spool import SealedBytes
-
-Timestamps = Literal["exact", "minute", "hour", "day"]
 
 
 @click.command(short_help="Write a contract template, or a bundle from a contract.")
@@ -94,7 +98,7 @@ Timestamps = Literal["exact", "minute", "hour", "day"]
 )
 @click.option(
     "--timestamps",
-    type=click.Choice(["exact", "minute", "hour", "day"]),
+    type=click.Choice(TIMESTAMP_PRECISIONS),
     default=None,
     help="Timestamp precision of the template, which its contract and bundle keep (with "
     "--template; default: exact, or what --from-contract carried).",
@@ -134,7 +138,7 @@ def convert(
     old_contract: Path | None,
     price_card: str | None,
     policy_file: Path | None,
-    timestamps: str | None,
+    timestamps: TimestampPrecision | None,
     contract_in: Path | None,
     bundle_out: Path | None,
     force: bool,
@@ -173,7 +177,6 @@ def convert(
         cast(TaskUnit, task_unit) if ctx.get_parameter_source("task_unit") in typed else None
     )
     if template_out is not None:
-        stamps = cast(Timestamps | None, timestamps)
         _template(
             src_given,
             parent,
@@ -182,7 +185,7 @@ def convert(
             old_contract,
             price_card,
             policy_file,
-            stamps,
+            timestamps,
             pseudo,
             force,
             bodies,
@@ -209,7 +212,7 @@ def _template(
     old_contract: Path | None,
     price_card: str | None,
     policy_file: Path | None,
-    timestamps: Timestamps | None,
+    timestamps: TimestampPrecision | None,
     pseudo: Pseudonymizer,
     force: bool,
     bodies: Path | None,

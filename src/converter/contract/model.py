@@ -23,7 +23,7 @@ from converter.firewall.types import (
 )
 from converter.firewall.view import BoundFile, Counts, Finding, Task
 from converter.pricing.model import ContextKey, PricingTemplate
-from converter.vocabulary import SourceName, TaskUnit
+from converter.vocabulary import SourceName, TaskUnit, TimestampPrecision
 
 CONTRACT_SCHEMA: Literal["agent-evidence/conversion-contract/v1"] = (
     "agent-evidence/conversion-contract/v1"
@@ -189,7 +189,7 @@ class PolicyClaim(Closed):
 
 class Privacy(Closed):
     reveal_names: tuple[PublicName, ...] = ()
-    timestamps: Literal["exact", "minute", "hour", "day"] = "exact"
+    timestamps: TimestampPrecision = "exact"
 
 
 class Claims(Closed):

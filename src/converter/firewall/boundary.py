@@ -26,7 +26,7 @@ from converter.firewall.types import VERSION
 from converter.reader.model import PLACES_KEPT, Account, Call, EventKey, HiddenCall
 from converter.reader.records import Usage
 from converter.sources.tree import SourceFile
-from converter.vocabulary import HIDDEN, HIDDEN_AGENT_KINDS, HiddenKind
+from converter.vocabulary import HIDDEN, HIDDEN_AGENT_KINDS, HiddenKind, TimestampPrecision
 
 _VERSION = re.compile(VERSION)
 
@@ -34,7 +34,7 @@ _VERSION = re.compile(VERSION)
 @dataclass(frozen=True, slots=True)
 class Policy:
     reveal_names: frozenset[str] = frozenset()
-    timestamps: str = "exact"  # exact | minute | hour | day
+    timestamps: TimestampPrecision = "exact"
 
 
 def file_ref(pseudo: Pseudonymizer, account: Account, problem: Problem) -> str | None:

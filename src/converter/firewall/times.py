@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import assert_never
+
+from converter.vocabulary import TimestampPrecision
 
 # Claude Code writes JavaScript's toISOString: milliseconds, UTC.
 _TIMESTAMP = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]{1,3})?Z")
 
 
-def coarsen(timestamp: str | None, precision: str) -> str | None:
+def coarsen(timestamp: str | None, precision: TimestampPrecision) -> str | None:
     """A transcript timestamp in canonical UTC form, coarsened to the policy's precision."""
     if timestamp is None:
         return None
@@ -30,10 +33,10 @@ def coarsen(timestamp: str | None, precision: str) -> str | None:
         return whole[:13] + ":00:00Z"
     if precision == "day":
         return whole[:10]
-    raise ValueError("unknown timestamp precision")
+    assert_never(precision)
 
 
-def at_precision(stamp: str, precision: str) -> bool:
+def at_precision(stamp: str, precision: TimestampPrecision) -> bool:
     """Whether `stamp` is a timestamp as `coarsen` writes one at `precision` (a day is a bare
     date; the others keep the full form, zeroed below the precision)."""
     full = stamp + "T00:00:00Z" if len(stamp) == len("YYYY-MM-DD") else stamp

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from converter import __version__
 from converter.bundle.build import BuiltBundle, build_bundle
@@ -55,9 +55,8 @@ from converter.regular import open_regular
 from converter.run.pipeline import read_tree
 from converter.sources import bodies as body_files
 from converter.sources.tree import LISTS_EVERY_FILE, SourceFile, discover, entry_kind
-from converter.vocabulary import SourceName, TaskUnit
+from converter.vocabulary import SourceName, TaskUnit, TimestampPrecision
 
-Timestamps = Literal["exact", "minute", "hour", "day"]
 CANONICAL = Policy()  # names pseudonymized, exact timestamps: what contracts bind
 # A contract these sources cannot be compared with at all (`check_against_sources`).
 # (Read with another adapter or task unit, every task and count differs too: one cause.)
@@ -186,7 +185,7 @@ def make_template(
     source: SourceName,
     task_unit: TaskUnit,
     *,
-    timestamps: Timestamps | None = None,
+    timestamps: TimestampPrecision | None = None,
     prefill: PricingTemplate | None = None,
     card: PriceCard | None = None,
     old: Contract | None = None,
