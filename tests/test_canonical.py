@@ -21,8 +21,8 @@ from converter.codec.canonical import (
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import PublicAccount
-from converter.run.pipeline import inspect_tree
 from tests.conftest import fixture_parent, shared_dir
+from tests.crossing import cross_tree
 
 SHARED = shared_dir()
 CORPUS = sorted(json.loads((Path(__file__).parent / "corpus_expected.json").read_text()))
@@ -72,7 +72,7 @@ def _dumped_digest(account: PublicAccount, exclude: frozenset[str]) -> str:
 @pytest.mark.parametrize("name", ["synthetic_tree", "rich_tree"])
 def test_streamed_model_digest_equals_the_dump(name: str) -> None:
     pseudo = Pseudonymizer(PseudonymKey(bytes(range(32))))
-    _, public = inspect_tree(fixture_parent(name), pseudo)
+    _, public = cross_tree(fixture_parent(name), pseudo)
     assert public.model_events
     assert public.edges
     for exclude in (frozenset(), frozenset({"convertible", "refusals"})):
@@ -84,6 +84,6 @@ def test_streamed_model_digest_equals_the_dump(name: str) -> None:
 def test_streamed_model_digest_on_real_trees(tree: str) -> None:
     assert SHARED is not None
     pseudo = Pseudonymizer(PseudonymKey(bytes(range(32))))
-    _, public = inspect_tree(SHARED / "corpus" / "real" / tree, pseudo)
+    _, public = cross_tree(SHARED / "corpus" / "real" / tree, pseudo)
     exclude = frozenset({"convertible", "refusals"})
     assert model_sha256(public, exclude) == _dumped_digest(public, exclude)

@@ -32,8 +32,8 @@ from converter.evaluate import (
 )
 from converter.evaluate.fmt import json_decimal, percent
 from converter.evaluate.kernel import nearest_rank, unplaced_left_out
-from converter.firewall.shapes import shape_of
 from converter.text import usd
+from tests.crossing import shape_of
 
 D = Decimal
 CHECK_IDS = [c.info.id for c in CHECKS]

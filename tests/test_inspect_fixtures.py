@@ -84,7 +84,7 @@ def test_a_child_is_in_its_delegation_calls_task(tmp_path: Path) -> None:
     task and its subagent (with the parent's next call) to the next."""
     from converter.firewall.keys import PseudonymKey
     from converter.firewall.pseudonyms import Pseudonymizer
-    from converter.run.pipeline import inspect_tree
+    from tests.crossing import cross_tree
     from tests.damage import copy_tree, dump
 
     syn = copy_tree("synthetic_tree", tmp_path)
@@ -101,7 +101,7 @@ def test_a_child_is_in_its_delegation_calls_task(tmp_path: Path) -> None:
         "message": {"role": "user", "content": "a second prompt"},
     }
     syn.write_lines("", [*lines[:6], dump(prompt), *lines[6:]])
-    _, public = inspect_tree(syn.parent, Pseudonymizer(PseudonymKey(bytes(range(32)))))
+    _, public = cross_tree(syn.parent, Pseudonymizer(PseudonymKey(bytes(range(32)))))
     assert len(public.tasks) == 2
     root = next(a.id for a in public.agents if a.kind == "root")
     agent_call = next(t for t in public.tool_events if t.name == "Agent")
@@ -177,14 +177,14 @@ def test_a_btw_replay_of_a_delegation_call_does_not_take_its_child(
     refused."""
     from converter.firewall.keys import PseudonymKey
     from converter.firewall.pseudonyms import Pseudonymizer
-    from converter.run.pipeline import inspect_tree
+    from tests.crossing import cross_tree
     from tests.damage import copy_tree
 
     syn = copy_tree("synthetic_tree", tmp_path)
     btw = f"subagents/agent-{agent_id}.jsonl"
     lines = b"".join(_btw_replay(syn)).replace(BTW_AGENT.encode(), agent_id.encode())
     syn.path(btw).write_bytes(lines)
-    account, public = inspect_tree(syn.parent, Pseudonymizer(PseudonymKey(bytes(range(32)))))
+    account, public = cross_tree(syn.parent, Pseudonymizer(PseudonymKey(bytes(range(32)))))
     assert [p.code for p in account.problems] == []
     assert account.delegations_expanded == 1
     assert len(public.model_events) == 5  # the fixture's 4 and the side question's own

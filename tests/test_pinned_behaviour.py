@@ -14,10 +14,10 @@ from converter.bundle.io import open_bundle
 from converter.bundle.model import ModelEventOut
 from converter.evaluate import evaluate, shape_key
 from converter.firewall.names import model_crosses
-from converter.firewall.shapes import shape_of
 from converter.run.workload import FactsBuilder, build_workload, used_prices, workload_problems
 from tests.conftest import ROOT, fixture_parent
 from tests.contract_helpers import fill, read_json, write_json
+from tests.crossing import shape_of
 from tests.damage import copy_tree
 from tests.test_bundle_open import GOLDEN, _codes_at, _set
 from tests.test_evaluate import make_task, make_workload

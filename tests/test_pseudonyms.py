@@ -19,9 +19,9 @@ import pytest
 
 from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.run.pipeline import inspect_tree
 from tests.canary.commands import COMMANDS, Invocation
 from tests.conftest import TEST_KEY
+from tests.crossing import cross_tree
 
 PROMPT = "fix the bug"
 SID = "3f2c9a1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
@@ -105,7 +105,7 @@ def test_plain_hash_of_short_prompt_appears_nowhere(content: Any, cli: Any) -> N
             outputs.update(
                 {k: v if isinstance(v, str) else v.decode() for k, v in out.texts(name).items()}
             )
-        _, public = inspect_tree(parent, Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY))))
+        _, public = cross_tree(parent, Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY))))
         outputs["public-account"] = public.model_dump_json()
         assert len(public.tasks) == 1
         for digest in plain_digests(PROMPT):
@@ -118,7 +118,7 @@ def test_plain_hash_of_short_prompt_appears_nowhere(content: Any, cli: Any) -> N
 def test_input_digest_needs_the_key(tmp_path: Path) -> None:
     parent = write_prompt_tree(tmp_path, PROMPT)
     right = PseudonymKey(bytes.fromhex(TEST_KEY))
-    _, public = inspect_tree(parent, Pseudonymizer(right))
+    _, public = cross_tree(parent, Pseudonymizer(right))
     digest = public.tasks[0].input_digest
     plain = hashlib.sha256(PROMPT.encode()).hexdigest()
 
@@ -133,7 +133,7 @@ def test_input_digest_needs_the_key(tmp_path: Path) -> None:
     bare = hmac.new(right.secret, plain.encode(), hashlib.sha256).hexdigest()
     assert digest != f"hmac-sha256:{bare}"
     # and another key yields a different digest of the same tree
-    _, other = inspect_tree(parent, Pseudonymizer(OTHER_KEY))
+    _, other = cross_tree(parent, Pseudonymizer(OTHER_KEY))
     assert other.tasks[0].input_digest != digest
     assert other.tasks[0].id != public.tasks[0].id
 
@@ -144,8 +144,8 @@ def test_equal_prompts_share_a_digest_under_one_key(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
-    _, first = inspect_tree(write_prompt_tree(tmp_path / "a", CONTENTS[0]), pseudo)
-    _, second = inspect_tree(write_prompt_tree(tmp_path / "b", CONTENTS[1]), pseudo)
+    _, first = cross_tree(write_prompt_tree(tmp_path / "a", CONTENTS[0]), pseudo)
+    _, second = cross_tree(write_prompt_tree(tmp_path / "b", CONTENTS[1]), pseudo)
     assert first.tasks[0].input_digest == second.tasks[0].input_digest
 
 
@@ -159,13 +159,13 @@ def test_the_inventory_digest_is_keyed() -> None:
 
     parent = fixture_parent("synthetic_tree")
     pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
-    _, account = inspect_tree(parent, pseudo)
+    _, account = cross_tree(parent, pseudo)
     keyed = inventory_sha256(account, pseudo)
     plain = model_sha256(account, exclude=frozenset({"convertible", "refusals"}))
     assert keyed != plain
     assert keyed == inventory_sha256(account, Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY))))
     other = Pseudonymizer(PseudonymKey(bytes(32)))
-    _, under_other = inspect_tree(parent, other)
+    _, under_other = cross_tree(parent, other)
     assert inventory_sha256(under_other, other) != keyed
     with pytest.raises(ValueError):  # never a digest of one account under another's key
         inventory_sha256(account, other)

@@ -29,7 +29,6 @@ from converter.cli.diagnostics import (
 )
 from converter.cli.options import NamedGroup
 from converter.errors import (
-    ConverterError,
     Exit,
     IntegrityFailure,
     Problem,
@@ -470,9 +469,6 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         if failure.refusals:  # other bundles' refusals, found in the same run
             _emit_refused(Refused(failure.refusals), showing_paths())
         sys.exit(failure.exit_code)
-    except ConverterError as error:
-        tell(f"error: {type(error).__name__}")
-        sys.exit(error.exit_code)
     except StdoutFailed:
         _output_failed(written_before)
     except OSError as error:

@@ -6,10 +6,8 @@ shape. The diagnostic that spots a stuck agent repeating a call needs no more.
 
 from __future__ import annotations
 
-from typing import Any
-
 from converter.firewall.types import Closed, Count
-from converter.recorded import Kind, ShapeTuple, shape_tuple
+from converter.recorded import Kind, ShapeTuple
 
 
 class ArgShape(Closed):
@@ -33,7 +31,3 @@ def as_model(shape: ShapeTuple) -> ArgShape:
         model = ArgShape(kind=kind, strings=s, numbers=n, booleans=b, nulls=z, arrays=a, objects=o)
         _MODELS[shape] = model
     return model
-
-
-def shape_of(value: Any) -> ArgShape:
-    return as_model(shape_tuple(value))

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from converter.firewall.boundary import Policy, cross, summarize
+from converter.firewall.boundary import summarize
 from converter.firewall.pseudonyms import Pseudonymizer
-from converter.firewall.view import PublicAccount, PublicSummary
+from converter.firewall.view import PublicSummary
 from converter.heap import return_free_memory
 from converter.reader.bodies import read_bodies
 from converter.reader.build import build_account
@@ -43,19 +43,6 @@ def read_tree(
     account = build_account(loaded, task_unit, single_file=single)
     return_free_memory()  # the per-line records, released by build_account
     return account
-
-
-def inspect_tree(
-    parent: Path,
-    pseudo: Pseudonymizer,
-    task_unit: TaskUnit = "prompt",
-    policy: Policy | None = None,
-    source: SourceName = "claude-code-tree",
-    read_jobs: int | None = None,
-    bodies: Path | None = None,
-) -> tuple[Account, PublicAccount]:
-    account = read_tree(parent, task_unit, source, read_jobs, bodies=bodies)
-    return account, cross(account, pseudo, policy or Policy())
 
 
 def summarize_tree(
