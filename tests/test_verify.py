@@ -331,6 +331,33 @@ def test_a_bundle_damaged_into_invalid_json(cli: Any, signed: tuple[Path, Path, 
         assert "refused: BUNDLE-NOT-A-BUNDLE" in result.err
 
 
+@pytest.mark.parametrize("damage", ["first-byte", "nul-inside", "nul-first"])
+def test_a_signed_bundle_refused_by_its_first_bytes_is_a_mismatch(
+    damage: str, cli: Any, signed: tuple[Path, Path, Path]
+) -> None:
+    """Was: a first byte no JSON starts with, or a NUL in the first block, was refused (2)
+    before the signature was checked, in verify, evaluate and the Action alike, where every
+    other changed byte was 5 (a supply-chain audit). Unsigned, it is still refused; signed
+    over these very bytes, it would be too."""
+    bundle, _, public = signed
+    data = bytearray(bundle.read_bytes())
+    at = {"first-byte": 0, "nul-inside": 3000, "nul-first": 0}[damage]
+    data[at] = ord("x") if damage == "first-byte" else 0
+    bundle.write_bytes(bytes(data))
+    result = cli("verify", "--bundle", str(bundle))
+    assert result.code == 2, result.err
+    assert result.err.startswith("refused: BUNDLE-NOT-A-BUNDLE")
+    for command in ("verify", "evaluate"):
+        result = cli(command, "--bundle", str(bundle), "--public-key", str(public))
+        assert result.code == 5, (command, result.err)
+        assert result.err.startswith("integrity: ATTEST-SUBJECT-MISMATCH"), result.err
+        assert "refused: BUNDLE-NOT-A-BUNDLE" in result.err
+    Path(f"{bundle}.intoto.json").unlink()  # nothing to check it against: refused as before
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public))
+    assert result.code == 2, result.err
+    assert "integrity:" not in result.err
+
+
 @pytest.mark.parametrize(
     "unusable", ["no-attestation", "not-an-envelope", "bad-key", "no-attestation-and-bad-key"]
 )

@@ -80,6 +80,14 @@ def read_input(
     return data
 
 
+def read_bundle(path: Path) -> bytes:
+    """A bundle file's bytes, or its refusal: unreadable, a folder, or no JSON by its first
+    bytes (BUNDLE-NOT-A-BUNDLE, before it is read whole). A signed one is read by
+    `attest.signed.read_signed_bundle`."""
+    return read_input(path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER", not_json=NOT_A_BUNDLE)
+
+
+NOT_A_BUNDLE = "BUNDLE-NOT-A-BUNDLE"
 _JSON_SPACE = b" \t\r\n"
 _JSON_STARTS = frozenset(b'{["-0123456789tfn')
 

@@ -3,6 +3,7 @@ then the bundle itself (`bundle.io.open_bundle`), then the signed receipt agains
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,11 +11,12 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from converter.attest.errors import SubjectMismatch
-from converter.attest.statement import check_attestation
+from converter.attest.statement import check_attestation, check_attested_digest
 from converter.bundle.io import BundleSink, bundle_problems, open_bundle
 from converter.bundle.model import BundleHead
 from converter.errors import Gathered, IntegrityFailure, Problem, Refused
-from converter.files import read_input
+from converter.files import NOT_A_BUNDLE, read_bundle, read_input
+from converter.regular import open_regular
 
 
 def open_attested(
@@ -58,6 +60,35 @@ def open_attested(
     if own_receipt:
         require_own_receipt(bundle, signed_receipt)
     return bundle, signed_receipt, key
+
+
+def read_signed_bundle(
+    path: Path, read_envelope: Callable[[], bytes], load_key: Callable[[], Ed25519PublicKey]
+) -> bytes:
+    """`files.read_bundle`, for a bundle checked against a signature: one refused by its first
+    bytes (a first byte no JSON starts with, a NUL) is a mismatch (5) when a signature by the
+    key is over other bytes, as one changed byte anywhere else is (a supply-chain audit: a
+    first byte or a NUL changed in a signed bundle was refused, 2). It is hashed a block at a
+    time, never held whole; the refusal is said with the mismatch. When the signature cannot
+    be checked (no envelope, a key that cannot be used), or signs these very bytes, the
+    refusal stands."""
+    try:
+        return read_bundle(path)
+    except Refused as refused:
+        if [p.code for p in refused.problems] != [NOT_A_BUNDLE]:
+            raise
+        try:
+            envelope, key = _both(read_envelope, load_key)
+            digest = hashlib.sha256()
+            with open_regular(path) as stream:
+                while block := stream.read(1 << 20):
+                    digest.update(block)
+            check_attested_digest(digest.hexdigest(), envelope, key)
+        except IntegrityFailure as failed:
+            raise IntegrityFailure.several(failed.problems, refused.problems) from None
+        except (Refused, OSError):
+            pass
+        raise refused from None
 
 
 _ANOTHER_FILE = frozenset({"BUNDLE-IS-AN-ATTESTATION", "BUNDLE-IS-A-CONTRACT"})

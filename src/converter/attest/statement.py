@@ -106,12 +106,21 @@ def check_attestation(
     `envelope_bytes` is no envelope at all, so there was nothing to check, and
     TooManySignatures (refused, exit 2) when it holds more entries than are tried.
     """
+    return check_attested_digest(
+        hashlib.sha256(bundle_bytes).hexdigest(), envelope_bytes, public_key
+    )
+
+
+def check_attested_digest(
+    bundle_sha256: str, envelope_bytes: bytes, public_key: Ed25519PublicKey
+) -> dict[str, Any]:
+    """`check_attestation` of a bundle known by its SHA-256 (hex) alone: one not held whole."""
     envelope = parse_envelope(envelope_bytes)
     payload = verify_envelope(envelope, public_key)
     if envelope.payloadType != PAYLOAD_TYPE:
         raise PayloadTypeUnsupported
     statement = parse_statement(payload)
-    if statement.sha256 != hashlib.sha256(bundle_bytes).hexdigest():
+    if statement.sha256 != bundle_sha256:
         raise SubjectMismatch(statement.predicate)
     return statement.predicate
 

@@ -105,9 +105,6 @@ def verify(
             "with --contract/--in"
         )
 
-    data = read_input(
-        bundle, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER", not_json="BUNDLE-NOT-A-BUNDLE"
-    )
     rederivation = None
     if contract_in is not None and parent is not None:
         given = contract_in
@@ -123,5 +120,5 @@ def verify(
             bodies=bodies,
         )
     envelope = attestation or attestation_path(bundle)
-    for line in verification(data, envelope, public_key, rederivation):
+    for line in verification(bundle, envelope, public_key, rederivation):
         say(line)

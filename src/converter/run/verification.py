@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from converter.bundle.io import open_bundle
-from converter.files import ask
+from converter.files import ask, read_bundle
 from converter.pricing import shipped_cards
 from converter.text import counted
 from converter.vocabulary import SourceName, TaskUnit
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     from converter.firewall.pseudonyms import Pseudonymizer
     from converter.pricing.model import PriceCardRef, PricingClaims
 
@@ -45,24 +47,32 @@ class Rederivation:
 
 
 def verification(
-    data: bytes,
+    bundle: Path,
     envelope: Path,
     public_key: Path | None,
     rederivation: Rederivation | None,
 ) -> Iterator[str]:
-    """The lines `verify` prints for the bundle `data` (its attestation at `envelope`)."""
+    """The lines `verify` prints for the bundle at `bundle` (its attestation at `envelope`)."""
     signed = None  # (key id, the signed receipt)
     if public_key is None:
+        data = read_bundle(bundle)
         opened = open_bundle(data, reference=True)  # not the encoder that wrote it
     else:  # the signature first, over the raw bytes (`open_attested`)
         from converter.attest.dsse import key_id
         from converter.attest.keys import load_public_key
-        from converter.attest.signed import open_attested, read_attestation
+        from converter.attest.signed import open_attested, read_attestation, read_signed_bundle
 
+        def read_envelope() -> bytes:
+            return read_attestation(envelope)
+
+        def load_key() -> Ed25519PublicKey:
+            return load_public_key(public_key)
+
+        data = read_signed_bundle(bundle, read_envelope, load_key)
         opened, signed_receipt, key = open_attested(
             data,
-            lambda: read_attestation(envelope),
-            lambda: load_public_key(public_key),
+            read_envelope,
+            load_key,
             reference=True,
             own_receipt=False,
         )

@@ -43,7 +43,7 @@ from converter.evaluate import (
     shape_key,
     unplaced_left_out,
 )
-from converter.files import attestation_path, read_input
+from converter.files import attestation_path, read_bundle
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge, final_no_input, no_input_recorded
 from converter.limits import MONEY_SUMS
@@ -750,16 +750,14 @@ def load_workload(
 def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle:
     """Open a bundle (digest checked, exit 5 on mismatch) into its task facts; with a key,
     require its attestation."""
-    data = read_input(
-        path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER", not_json="BUNDLE-NOT-A-BUNDLE"
-    )
     facts = FactsBuilder()
     if public_key is None:
-        return open_bundle(data, sink=facts), facts
+        return open_bundle(read_bundle(path), sink=facts), facts
     # Only with a key: the signature's imports (cryptography: ~12 MB) stay out of the others.
-    from converter.attest.signed import open_attested, read_attestation
+    from converter.attest.signed import open_attested, read_attestation, read_signed_bundle
 
     envelope = attestation_path(path)
+    data = read_signed_bundle(path, lambda: read_attestation(envelope), lambda: public_key)
     bundle, _, _ = open_attested(
         data,
         lambda: read_attestation(envelope),
@@ -846,9 +844,7 @@ def _unless_tampered(paths: tuple[Path, ...], unusable: Refused) -> NoReturn:
     unread: list[Problem] = []
     for position, path in enumerate(paths, 1):
         try:
-            data = read_input(
-                path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER", not_json="BUNDLE-NOT-A-BUNDLE"
-            )
+            data = read_bundle(path)
         except Refused as refused:
             unread += labelled(refused.problems, position, len(paths))
             continue
