@@ -198,3 +198,24 @@ def test_a_relative_import_is_checked_too(tmp_path: Path) -> None:
     node = ast.parse("from .fmt import usd").body[0]
     assert isinstance(node, ast.ImportFrom)
     assert _absolute(node, SRC / "evaluate" / "__init__.py") == "converter.evaluate.fmt"
+
+
+def test_the_kinds_of_file_told_apart_by_their_keys_agree_with_the_models() -> None:
+    """Three places tell this tool's files apart by their top-level keys without loading the
+    other file's model (files.py below every stage, a card's reader, a contract's): each list
+    is checked here against the models, so a section added to one cannot leave the others
+    calling the file by the wrong kind (a code review)."""
+    from converter import files
+    from converter.contract.model import Contract, Preset
+    from converter.pricing import card
+
+    assert set(Preset.model_fields) == files._POLICY_SECTIONS
+    required = {name for name, field in card.PriceCard.model_fields.items() if field.is_required()}
+    assert required >= files._CARD_FIELDS
+    # a card's reader calls a policy file, a contract or a bundle by its kind: a key of each
+    # that no card has
+    assert set(Preset.model_fields) <= card._OTHER_FILES
+    assert "claims" in Contract.model_fields
+    assert "claims" in card._OTHER_FILES
+    assert "receipt" in card._OTHER_FILES
+    assert not card._OTHER_FILES & set(card.PriceCard.model_fields)

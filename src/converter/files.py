@@ -87,6 +87,12 @@ def read_bundle(path: Path) -> bytes:
     return read_input(path, "BUNDLE-UNREADABLE", folder="BUNDLE-IS-FOLDER", not_json=NOT_A_BUNDLE)
 
 
+def read_contract_file(path: Path) -> bytes:
+    """A contract file's bytes, or CONTRACT-UNREADABLE (no JSON by its first bytes too, at
+    that line)."""
+    return read_input(path, "CONTRACT-UNREADABLE", not_json="CONTRACT-UNREADABLE")
+
+
 NOT_A_BUNDLE = "BUNDLE-NOT-A-BUNDLE"
 _JSON_SPACE = b" \t\r\n"
 _JSON_STARTS = frozenset(b'{["-0123456789tfn')

@@ -30,7 +30,7 @@ from converter.evaluate.result import SPEND_LEFT_OUT_ELSE, SPLIT_SESSION, UNPRIC
 from converter.files import (
     attestation_path,
     check_outputs,
-    read_input,
+    read_contract_file,
     write_all_atomic,
     write_atomic,
 )
@@ -277,7 +277,7 @@ def _template_inputs(
     old = (
         first(
             lambda: read_old_contract(
-                read_input(old_contract, "CONTRACT-UNREADABLE", not_json="CONTRACT-UNREADABLE"),
+                read_contract_file(old_contract),
                 pseudo.key_id,
             )
         )
@@ -500,9 +500,7 @@ def _bundle(
         # there is refused, never deleted)
         role = "the attestation beside --out: its name + .intoto.json"
         first(lambda: check_outputs([beside], inputs, ("attestation",), role, in_tree=tree))
-    contract_bytes = first(
-        lambda: read_input(contract_in, "CONTRACT-UNREADABLE", not_json="CONTRACT-UNREADABLE")
-    )
+    contract_bytes = first(lambda: read_contract_file(contract_in))
     # the passphrase is asked only of a run nothing else refuses (the key file's own checks
     # still run): nobody types it to learn that the contract path was mistyped
     ask = not first.problems

@@ -25,7 +25,7 @@ from converter.cli.options import (
     pseudonym_key,
     show_paths_option,
 )
-from converter.files import attestation_path, read_input
+from converter.files import attestation_path, read_contract_file
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.run.verification import Rederivation, verification
 from converter.vocabulary import SourceName, TaskUnit
@@ -109,9 +109,7 @@ def verify(
     if contract_in is not None and parent is not None:
         given = contract_in
         rederivation = Rederivation(
-            contract=lambda: read_input(
-                given, "CONTRACT-UNREADABLE", not_json="CONTRACT-UNREADABLE"
-            ),
+            contract=lambda: read_contract_file(given),
             parent=parent,
             source=cast(SourceName | None, source),
             task_unit=cast(TaskUnit | None, task_unit),
