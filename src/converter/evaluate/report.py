@@ -5,11 +5,11 @@ Renderers only read the result; nothing here computes a verdict. Number formats 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 
+from converter.codec.canonical import pretty_bytes
 from converter.errors import CODES
 from converter.evaluate.fmt import number, percent, places_against
 from converter.evaluate.inputs import (
@@ -27,6 +27,7 @@ from converter.evaluate.result import (
     GateResult,
     Measure,
     Metrics,
+    PrintedEvaluation,
     Span,
     TaskCost,
 )
@@ -590,10 +591,14 @@ def render_markdown(ev: Evaluation) -> str:
 
 
 def render_json(ev: Evaluation) -> str:
-    """The result model with decimals as strings, plus each reason's sentence. No float."""
+    """The result model with decimals as strings, plus each reason's sentence. No float:
+    checked as `PrintedEvaluation`, the published schema's model (a ValidationError is a bug,
+    exit 70, as for inspect's and scan's reports), and encoded as every pretty file is."""
     data = ev.model_dump(mode="json")
     data["reasons"] = [
         {**entry, "text": reason.text(), "fix": CODES[reason.code].fix}
         for entry, reason in zip(data["reasons"], ev.reasons, strict=True)
     ]
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    text = pretty_bytes(data).decode()
+    PrintedEvaluation.model_validate_json(text)
+    return text

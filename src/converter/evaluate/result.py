@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Literal
 
-from pydantic import Field, PlainSerializer, field_serializer
+from pydantic import Field, PlainSerializer, field_serializer, model_validator
 
 from converter.contract.model import CheckId
 from converter.errors import Exit
@@ -394,9 +394,13 @@ class Evaluation(Closed):
     baseline: Baseline
     digests: Digests
 
-    @property
-    def exit(self) -> Exit:
-        return EXIT_OF[self.decision]
+    @model_validator(mode="after")
+    def _exit_is_the_decisions(self) -> Evaluation:
+        """The exit code is the decision's (`EXIT_OF`), one fact in two fields (a code review:
+        a property gave it again, beside the field, for tests only)."""
+        if self.exit_code != EXIT_OF[self.decision]:
+            raise ValueError("exit_code is not the decision's")
+        return self
 
 
 class PrintedReason(Reason):
