@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from converter.devtools.bench.generate import MB, Params, generate, generate_chain
 
@@ -74,3 +79,22 @@ def test_single_task_and_chains(tmp_path: Path, cli: Any) -> None:
     result = cli("inspect", "--json", "--in", str(single.parent))
     assert result.code == 0, result.err
     assert result.json()["counts"]["tasks"] == 1
+
+
+@pytest.mark.parametrize(("args", "code"), [(["--help"], 0), (["-h"], 0), (["200"], 64)])
+def test_the_bench_answers_an_argument_without_running(
+    args: list[str], code: int, tmp_path: Path
+) -> None:
+    """Was: `--help` was ignored and the whole 200 MB bench started (a SPEC audit)."""
+    env = {**os.environ, "BENCH_OUT": str(tmp_path / "out")}
+    done = subprocess.run(
+        [sys.executable, "-m", "converter.devtools.bench", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == code, done.stderr
+    assert "BENCH_MB" in done.stdout or "set BENCH_*" in done.stdout
+    assert not (tmp_path / "out").exists()
