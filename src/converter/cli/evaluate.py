@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -57,7 +56,7 @@ def evaluate(
     report: Path | None,
     public_key: Path | None,
     policy_file: Path | None,
-) -> None:
+) -> int:
     """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2; 5 when a
     bundle or its signature does not match)."""
     if report is not None:
@@ -69,4 +68,4 @@ def evaluate(
         say(f"{result.decision} (exit {result.exit_code})")
     else:
         say(text)
-    sys.exit(result.exit_code)
+    return result.exit_code

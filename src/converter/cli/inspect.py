@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -56,7 +55,7 @@ def inspect(
     price_card: str | None,
     bodies: Path | None,
     key_file: Path | None,
-) -> None:
+) -> Exit:
     """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
     pseudo = pseudonymizer(key_file)
     card = _card(price_card) if price_card is not None else None
@@ -77,7 +76,8 @@ def inspect(
         emit_parts(account.tree.layout.other_parts)
     if account.refusals:
         emit_problems(account.refusals, account, pseudo, show_paths)
-        sys.exit(Exit.REFUSED)
+        return Exit.REFUSED
+    return Exit.OK
 
 
 def _card(name_or_path: str) -> PriceCard:

@@ -186,7 +186,7 @@ def scan(
     price_card: str | None,
     show_paths: bool,
     key_file: Path | None,
-) -> None:
+) -> Exit:
     """Inspect every session tree under a Claude Code projects folder (default:
     $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects); one content-free row per session."""
     if projects_dir is not None and not str(projects_dir).strip():
@@ -242,4 +242,5 @@ def scan(
             "exception; `agent-evidence inspect --in <parent> --debug` shows its traceback "
             "(`--show-paths` names each session's parent)"
         )
-        sys.exit(Exit.INTERNAL)
+        return Exit.INTERNAL
+    return Exit.OK
