@@ -135,6 +135,19 @@ def _set(path: str, value: Any) -> Any:
 
 
 UNKNOWN_TASK = "task-" + "0" * 12
+
+
+def _tool_moved_to_a_second_task(body: dict[str, Any]) -> None:
+    """A second task (no calls of its own), and the first tool call moved into it: every count
+    still agrees (a hostile-bundle audit: ASSIST became SCALE under max_calls_per_task)."""
+    [task] = body["tasks"]
+    other = "task-" + "b" * 12
+    body["tasks"].append({**task, "id": other, "model_calls": 0})
+    body["outcomes"][other] = body["outcomes"][task["id"]]
+    body["receipt"]["counts"]["tasks"] += 1
+    body["events"][4]["task"] = other
+
+
 UNKNOWN_EVENT = "event-" + "0" * 12
 UNKNOWN_AGENT = "agent-" + "0" * 12
 
@@ -168,6 +181,14 @@ UNKNOWN_AGENT = "agent-" + "0" * 12
         (
             _set("events/4/requested_by", "event-0d39b4ca519a"),  # a tool event, not a model call
             [("BUNDLE-DANGLING-REFERENCE", "events/4/requested_by")],
+        ),
+        (  # a tool call under another agent than its requesting call's (a hostile-bundle audit)
+            _set("events/4/agent", "agent-aecec9bdba37"),
+            [("BUNDLE-DANGLING-REFERENCE", "events/4/agent")],
+        ),
+        (  # in another task than its requesting call's: under a calls-per-task limit it was not
+            _tool_moved_to_a_second_task,
+            [("BUNDLE-DANGLING-REFERENCE", "events/4/task")],
         ),
         (
             _set("edges/3/target", UNKNOWN_EVENT),
@@ -213,6 +234,8 @@ UNKNOWN_AGENT = "agent-" + "0" * 12
         "event-agent-unknown",
         "requested-by-unknown",
         "requested-by-a-tool",
+        "tool-under-another-agent",
+        "tool-in-another-task",
         "edge-to-nothing",
         "agent-parent-unknown",
         "agent-its-own-parent",

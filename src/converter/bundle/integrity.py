@@ -54,10 +54,13 @@ class Consistency:
         self.tasks: dict[str, int] = {}
         self.agents: set[str] = set()
         self.excluded: set[str] = set()
-        self.is_model: dict[str, bool] = {}  # event id -> model (True) or tool (False)
+        # event id -> a model event's (task, agent), None for a tool event: a tool call is in
+        # its requesting call's task and agent, as a conversion places it
+        self.placed: dict[str, tuple[str | None, str] | None] = {}
         self.per_task: Counter[str] = Counter()
         self.events_per_task: Counter[str] = Counter()  # model and tool events
-        self.pending: list[tuple[int, str]] = []  # tool events whose requesting call came later
+        # tool events whose requesting call came later: (index, requested_by, task, agent)
+        self.pending: list[tuple[int, str, str | None, str]] = []
         self.model_calls = self.tool_calls = self.incomplete = self.edges = 0
         self.tool_costs: dict[str, Decimal | None] = {}  # None: its pricing has no price for it
         # What the firewall promises of every name and time a v2 bundle holds (v1 names crossed
@@ -231,10 +234,10 @@ class Consistency:
             self._add("BUNDLE-COUNT-MISMATCH", where, where)
 
     def event(self, index: int, event: ModelEventOut | ToolEventOut) -> None:
-        if event.id in self.is_model:
+        if event.id in self.placed:
             self._add("BUNDLE-DUPLICATE-ID", "events/*/id", f"events/{index}/id")
         model = isinstance(event, ModelEventOut)
-        self.is_model.setdefault(event.id, model)
+        self.placed.setdefault(event.id, (event.task, event.agent) if model else None)
         if event.task is not None:
             self.events_per_task[event.task] += 1
         if event.task is None or event.task not in self.tasks:
@@ -279,19 +282,37 @@ class Consistency:
             if final_no_input(event.usage_complete, event.usage):
                 self.left_out[FINAL_NO_INPUT] += 1
         else:
-            self._name("tool", event.name, "events/*/name", index)
-            self.tool_calls += 1
-            if search_count_unknown(event.name, event.web_search_requests, event.status):
-                self.left_out[SEARCH_COUNT_UNKNOWN] += 1
-            if self.head.pricing is not None:
-                if event.name not in self.tool_costs:  # a price per tool name, not per call
-                    priced = price_tool_event(event, self.head.pricing)
-                    self.tool_costs[event.name] = None if isinstance(priced, list) else priced.cost
-                cost = self.tool_costs[event.name]
-                if cost is None or not event.cost.low == event.cost.high == cost:
-                    self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
-            if not self.is_model.get(event.requested_by, False):
-                self.pending.append((index, event.requested_by))
+            self._tool_event(index, event)
+
+    def _tool_event(self, index: int, event: ToolEventOut) -> None:
+        self._name("tool", event.name, "events/*/name", index)
+        self.tool_calls += 1
+        if search_count_unknown(event.name, event.web_search_requests, event.status):
+            self.left_out[SEARCH_COUNT_UNKNOWN] += 1
+        if self.head.pricing is not None:
+            if event.name not in self.tool_costs:  # a price per tool name, not per call
+                priced = price_tool_event(event, self.head.pricing)
+                self.tool_costs[event.name] = None if isinstance(priced, list) else priced.cost
+            cost = self.tool_costs[event.name]
+            if cost is None or not event.cost.low == event.cost.high == cost:
+                self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
+        requester = self.placed.get(event.requested_by)
+        if requester is None:
+            self.pending.append((index, event.requested_by, event.task, event.agent))
+        else:
+            self._in_place(index, requester, event.task, event.agent)
+
+    def _in_place(
+        self, index: int, requester: tuple[str | None, str], task: str | None, agent: str
+    ) -> None:
+        """A tool call in another task or agent than the model call that requested it: a
+        conversion never writes one (a hostile-bundle audit: a tool call moved to another task
+        of a resealed bundle took it under a calls-per-task limit, ASSIST became SCALE)."""
+        # (a task or agent the bundle does not list, of either, is said already, once)
+        if task != requester[0] and task in self.tasks and requester[0] in self.tasks:
+            self._add("BUNDLE-DANGLING-REFERENCE", "events/*/task", f"events/{index}/task")
+        if agent != requester[1] and agent in self.agents and requester[1] in self.agents:
+            self._add("BUNDLE-DANGLING-REFERENCE", "events/*/agent", f"events/{index}/agent")
 
     def _model_cost(self, index: int, event: ModelEventOut, pricing: PricingClaims) -> None:
         """A v2 bundle carries the prices its events use: each cost and each applied price
@@ -321,7 +342,7 @@ class Consistency:
         """Call after every event (a bundle lists its events before its edges)."""
         self.edges += 1
         for end, event_id in (("source", edge.source), ("target", edge.target)):
-            if event_id not in self.is_model:
+            if event_id not in self.placed:
                 where = f"edges/{index}/{end}"
                 self._add("BUNDLE-DANGLING-REFERENCE", f"edges/*/{end}", where)
             elif event_id in self.hidden_ids:
@@ -331,12 +352,18 @@ class Consistency:
 
     def problems(self) -> list[Problem]:
         """Every problem found, in the order found; call once, after the last edge."""
-        for index, requested_by in self.pending:
-            if not self.is_model.get(requested_by, False):
+        for index, requested_by, its_task, its_agent in self.pending:
+            requester = self.placed.get(requested_by)
+            if requester is None:
                 where = f"events/{index}/requested_by"
                 self._add("BUNDLE-DANGLING-REFERENCE", "events/*/requested_by", where)
+            else:
+                self._in_place(index, requester, its_task, its_agent)
         for index, agent in enumerate(self.head.agents):
-            if agent.delegation is not None and self.is_model.get(agent.delegation) is not False:
+            delegation = agent.delegation
+            if delegation is not None and (
+                delegation not in self.placed or self.placed[delegation] is not None
+            ):  # a tool call's event (the Agent or Task call)
                 where = f"agents/{index}/delegation"
                 self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/delegation", where)
         for index, excluded in enumerate(self.head.excluded_tasks):

@@ -1237,7 +1237,8 @@ CODES: dict[str, CodeInfo] = {
         "an event names no task, or a task or agent the bundle does not list; an edge, a tool "
         "call's requesting call or an agent's delegation names an event it does not hold; an "
         "agent's parent or an exclusion names an agent or task it does not list, or an agent's "
-        "parent is not one level above it (an agent its own parent, or a loop of them).",
+        "parent is not one level above it (an agent its own parent, or a loop of them); or a "
+        "tool call is in another task or agent than the model call that requested it.",
         "Convert the bundle again from its contract; a bundle this program writes has none. If "
         "it was resealed after an edit, treat it as untrusted (an attestation would show it).",
     ),
