@@ -1022,3 +1022,23 @@ def test_property_reports_take_the_card_ids_cards_take(card_id: str) -> None:
         return True
 
     assert takes(CardId) == takes(NamedCardId)
+
+
+@pytest.mark.parametrize(
+    "setting",
+    ["service_tier=standard", "speed=standard", "inference_geo=global", "speed=absent"],
+)
+def test_a_card_multiplier_that_could_never_apply_is_refused(setting: str) -> None:
+    """Was: a card file's multiplier for a standard value (`service_tier=standard: 0`) or an
+    unrecorded one validated, and was passed over: the template filled 1 under that card's
+    name (a hostile-card audit)."""
+    shipped = Path(__file__).parent.parent / "contracts" / "price-cards" / "anthropic-2026-12.json"
+    card = json.loads(shipped.read_bytes())
+    card["id"] = "team-card"
+    model = next(iter(card["models"].values()))
+    model["context_multipliers"] = {setting: "0"}
+    with pytest.raises(Refused) as invalid:
+        parse_price_card(json.dumps(card).encode())
+    assert {p.code for p in invalid.value.problems} == {"PRICE-CARD-INVALID"}
+    model["context_multipliers"] = {"inference_geo=us": "1.1"}  # a surcharge: taken
+    assert parse_price_card(json.dumps(card).encode()).id == "team-card"
