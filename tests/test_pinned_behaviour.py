@@ -174,7 +174,11 @@ def test_an_excluded_task_with_one_label_filled_is_refused(cli: Any, tmp_path: P
 
 
 def test_an_excluded_task_holding_only_a_tool_event_is_refused() -> None:
-    """Events per task, not model calls per task: a tool event alone makes a task spent."""
+    """Events per task, not model calls per task: a tool event alone makes a task spent.
+
+    The moved tool event is also away from its requesting model call's task, which is
+    reported beside it: every finding of the run, not the first.
+    """
     other = "task-" + "1" * 12
 
     def edit(body: dict[str, Any]) -> None:
@@ -183,7 +187,10 @@ def test_an_excluded_task_holding_only_a_tool_event_is_refused() -> None:
         body["excluded_tasks"] = [{"task": other, "reason": "aborted"}]
         body["events"][5]["task"] = other  # a tool event
 
-    assert _codes_at(edit) == [("BUNDLE-OUTCOME-MISMATCH", "excluded_tasks/0/task")]
+    assert _codes_at(edit) == [
+        ("BUNDLE-DANGLING-REFERENCE", "events/5/task"),
+        ("BUNDLE-OUTCOME-MISMATCH", "excluded_tasks/0/task"),
+    ]
 
 
 def test_a_receipt_max_depth_other_than_the_agents_is_refused() -> None:
