@@ -148,6 +148,26 @@ def _tool_moved_to_a_second_task(body: dict[str, Any]) -> None:
     body["events"][4]["task"] = other
 
 
+def _tool_repointed_to_a_second_task(body: dict[str, Any]) -> None:
+    """A model call moved to a second task (consistent: its tool call's results may feed a call
+    of another task), then the first tool call moved there too with its requested_by re-pointed
+    at that call: only the `requests` edge still says which call asked for it (a review)."""
+    [task] = body["tasks"]
+    other = "task-" + "b" * 12
+    task["model_calls"] = 3
+    body["tasks"].append({**task, "id": other, "model_calls": 1})
+    body["outcomes"][other] = body["outcomes"][task["id"]]
+    body["receipt"]["counts"]["tasks"] += 1
+    body["events"][1]["task"] = other
+    body["events"][4]["task"] = other
+    body["events"][4]["requested_by"] = body["events"][1]["id"]
+
+
+def _second_requests_edge(body: dict[str, Any]) -> None:
+    body["edges"].append(dict(body["edges"][0]))
+    body["receipt"]["counts"]["edges"] += 1
+
+
 UNKNOWN_EVENT = "event-" + "0" * 12
 UNKNOWN_AGENT = "agent-" + "0" * 12
 
@@ -189,6 +209,31 @@ UNKNOWN_AGENT = "agent-" + "0" * 12
         (  # in another task than its requesting call's: under a calls-per-task limit it was not
             _tool_moved_to_a_second_task,
             [("BUNDLE-DANGLING-REFERENCE", "events/4/task")],
+        ),
+        (  # ... with its requested_by re-pointed at a call there: its edge still disagrees
+            _tool_repointed_to_a_second_task,
+            [("BUNDLE-DANGLING-REFERENCE", "edges/0/source")],
+        ),
+        (  # under another agent, requested_by re-pointed at the root's first call
+            lambda body: body["events"][5].update(
+                agent=body["events"][0]["agent"], requested_by=body["events"][0]["id"]
+            ),
+            [("BUNDLE-DANGLING-REFERENCE", "edges/2/source")],
+        ),
+        (  # a tool call no `requests` edge names
+            _set("edges/0/kind", "consumes"),
+            [("BUNDLE-DANGLING-REFERENCE", "events/4/requested_by")],
+        ),
+        (
+            _second_requests_edge,
+            [("BUNDLE-DANGLING-REFERENCE", "edges/6/source")],
+        ),
+        (  # a `requests` edge to a model call: and the tool call it named has none
+            _set("edges/0/target", "event-da496781de18"),
+            [
+                ("BUNDLE-DANGLING-REFERENCE", "edges/0/target"),
+                ("BUNDLE-DANGLING-REFERENCE", "events/4/requested_by"),
+            ],
         ),
         (
             _set("edges/3/target", UNKNOWN_EVENT),
@@ -236,6 +281,11 @@ UNKNOWN_AGENT = "agent-" + "0" * 12
         "requested-by-a-tool",
         "tool-under-another-agent",
         "tool-in-another-task",
+        "tool-repointed-in-another-task",
+        "tool-repointed-under-another-agent",
+        "tool-without-requests-edge",
+        "second-requests-edge",
+        "requests-edge-to-a-model-call",
         "edge-to-nothing",
         "agent-parent-unknown",
         "agent-its-own-parent",

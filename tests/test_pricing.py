@@ -1036,9 +1036,14 @@ def test_a_card_multiplier_that_could_never_apply_is_refused(setting: str) -> No
     card = json.loads(shipped.read_bytes())
     card["id"] = "team-card"
     model = next(iter(card["models"].values()))
-    model["context_multipliers"] = {setting: "0"}
+    name = next(iter(card["models"]))
+    model["context_multipliers"] = {"inference_geo=us": "1.1", setting: "0", "speed=empty": "2"}
     with pytest.raises(Refused) as invalid:
         parse_price_card(json.dumps(card).encode())
-    assert {p.code for p in invalid.value.problems} == {"PRICE-CARD-INVALID"}
+    at = f"models/{name}/context_multipliers"
+    assert [(p.code, p.where) for p in invalid.value.problems] == [
+        ("PRICE-CARD-INVALID", f"{at}/<key #2> (the key)"),  # each at its key, by its place
+        ("PRICE-CARD-INVALID", f"{at}/<key #3> (the key)"),
+    ]
     model["context_multipliers"] = {"inference_geo=us": "1.1"}  # a surcharge: taken
     assert parse_price_card(json.dumps(card).encode()).id == "team-card"

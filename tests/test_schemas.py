@@ -219,6 +219,18 @@ def test_the_output_schemas_refuse_free_text() -> None:
     assert errors(INSPECT, doc)
 
 
+@pytest.mark.parametrize(("schema", "part"), [("inspect", "CardCost"), ("scan", "TotalCost")])
+def test_the_output_schemas_refuse_a_reserved_card_id(schema: str, part: str) -> None:
+    """Was: the schemas let `none` and `mixed` through as a card id, which the models refuse:
+    reports say them of no card and of several (a review)."""
+    document = json.loads((ROOT / "contracts" / f"{schema}.schema.json").read_text())
+    card = document["$defs"][part]["properties"]["price_card"]
+    assert errors(card, "anthropic-2026-12") == []
+    assert errors(card, "team-card.v2") == []
+    for reserved in ("none", "mixed", "Team Card"):
+        assert errors(card, reserved), reserved
+
+
 EVALUATION = json.loads((ROOT / "contracts" / "evaluation.schema.json").read_text())
 
 

@@ -57,6 +57,10 @@ class Consistency:
         # event id -> a model event's (task, agent), None for a tool event: a tool call is in
         # its requesting call's task and agent, as a conversion places it
         self.placed: dict[str, tuple[str | None, str] | None] = {}
+        # tool event id -> (its index, its requested_by), and those a `requests` edge names:
+        # a conversion writes one such edge per tool call, from the call that requested it
+        self.requested: dict[str, tuple[int, str]] = {}
+        self.request_edges: set[str] = set()
         self.per_task: Counter[str] = Counter()
         self.events_per_task: Counter[str] = Counter()  # model and tool events
         # tool events whose requesting call came later: (index, requested_by, task, agent)
@@ -296,6 +300,7 @@ class Consistency:
             cost = self.tool_costs[event.name]
             if cost is None or not event.cost.low == event.cost.high == cost:
                 self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
+        self.requested.setdefault(event.id, (index, event.requested_by))
         requester = self.placed.get(event.requested_by)
         if requester is None:
             self.pending.append((index, event.requested_by, event.task, event.agent))
@@ -349,6 +354,23 @@ class Consistency:
                 # a hidden call is in no conversation's flow: a transcript call moved under a
                 # hidden agent keeps its edges (a review: the root's calls moved, exit 0)
                 self._add("BUNDLE-HIDDEN-CALLS", f"edges/*/{end}", f"edges/{index}/{end}")
+        if edge.kind == "requests" and edge.source in self.placed:
+            self._request_edge(index, edge)
+
+    def _request_edge(self, index: int, edge: Edge) -> None:
+        """A `requests` edge runs from a tool call's `requested_by` to it, one per tool call: a
+        tool call moved to another task or agent with its `requested_by` re-pointed there still
+        had its old edge (a review of the rule in `_in_place`: resealed, it opened)."""
+        tool = self.requested.get(edge.target)
+        if tool is None:  # a model event, or none (said above)
+            if edge.target in self.placed:
+                self._add("BUNDLE-DANGLING-REFERENCE", "edges/*/target", f"edges/{index}/target")
+        else:  # (a requested_by naming no model event is said at the tool event)
+            moved = tool[1] != edge.source and self.placed.get(tool[1]) is not None
+            if moved or edge.target in self.request_edges:
+                where = f"edges/{index}/source"
+                self._add("BUNDLE-DANGLING-REFERENCE", "edges/*/source", where)
+            self.request_edges.add(edge.target)
 
     def problems(self) -> list[Problem]:
         """Every problem found, in the order found; call once, after the last edge."""
@@ -359,6 +381,12 @@ class Consistency:
                 self._add("BUNDLE-DANGLING-REFERENCE", "events/*/requested_by", where)
             else:
                 self._in_place(index, requester, its_task, its_agent)
+        for tool_id, (index, requested_by) in self.requested.items():
+            # no `requests` edge names it (one from a call it does not name is said above, as
+            # is a requested_by naming no model event)
+            if tool_id not in self.request_edges and self.placed.get(requested_by) is not None:
+                where = f"events/{index}/requested_by"
+                self._add("BUNDLE-DANGLING-REFERENCE", "events/*/requested_by", where)
         for index, agent in enumerate(self.head.agents):
             delegation = agent.delegation
             if delegation is not None and (

@@ -1238,7 +1238,8 @@ CODES: dict[str, CodeInfo] = {
         "call's requesting call or an agent's delegation names an event it does not hold; an "
         "agent's parent or an exclusion names an agent or task it does not list, or an agent's "
         "parent is not one level above it (an agent its own parent, or a loop of them); or a "
-        "tool call is in another task or agent than the model call that requested it.",
+        "tool call is in another task or agent than the model call that requested it, or that "
+        "call is not the one its `requests` edge comes from (one such edge per tool call).",
         "Convert the bundle again from its contract; a bundle this program writes has none. If "
         "it was resealed after an edit, treat it as untrusted (an attestation would show it).",
     ),
@@ -1408,8 +1409,12 @@ CODES: dict[str, CodeInfo] = {
         "price card file; a policy file goes to `convert --template ... --policy FILE`.",
     ),
     "PRICE-CARD-INVALID": _c(
-        "The price card could not be read or is not a valid card (exact decimals, known fields).",
-        "Check the card file against a shipped card; write prices as decimal strings.",
+        "The price card could not be read or is not a valid card (exact decimals, known fields, "
+        "a context multiplier only for a surcharged value: not for a standard one such as "
+        "`service_tier=standard` or `inference_geo=global`, nor an unrecorded `absent` or "
+        "`empty`).",
+        "Check the card file against a shipped card; write prices as decimal strings; remove a "
+        "multiplier for a standard or unrecorded value (a standard context is priced at 1).",
     ),
     "PRICE-CARD-MISMATCH": _c(
         "The contract names a price card (a shipped one, or the card file given with "

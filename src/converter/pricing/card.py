@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, StringConstraints, ValidationError, field_validator
+from pydantic import AfterValidator, Field, StringConstraints, ValidationError
 
 from converter.codec.jsontext import NotStrictJSON, loads_exact
 from converter.errors import Problem, Refused
@@ -69,24 +69,25 @@ _STANDARD = {
 }
 
 
+def _surcharge(setting: str) -> str:
+    """A multiplier for a standard value (`service_tier=standard`, `inference_geo=global`) or
+    an unrecorded one (`absent`, `empty`) could never apply: a standard context is 1 and an
+    unrecorded one the contract's to decide. Refused at its key, not passed over (a hostile-card
+    audit: `service_tier=standard: 0` validated, and the template still filled 1)."""
+    field, value = setting.split("=", 1)
+    if value in _STANDARD[field] or value in _UNRECORDED:
+        raise ValueError("a multiplier for a value that is standard or not recorded")
+    return setting
+
+
+SurchargeSetting = Annotated[ContextSetting, AfterValidator(_surcharge)]
+
+
 class CardModel(Closed):
     tiers: Tiers
     max_output_tokens: Count | None = None
     max_output_source: SourceUrl | None = None
-    context_multipliers: dict[ContextSetting, Price] = Field(default_factory=dict)
-
-    @field_validator("context_multipliers")
-    @classmethod
-    def _only_surcharges(cls, given: dict[str, Decimal]) -> dict[str, Decimal]:
-        """A multiplier for a standard value (`service_tier=standard`, `inference_geo=global`)
-        or an unrecorded one (`absent`, `empty`) could never apply: a standard context is 1 and
-        an unrecorded one the contract's to decide. Refused, not passed over (a hostile-card
-        audit: `service_tier=standard: 0` validated, and the template still filled 1)."""
-        for setting in given:
-            field, value = setting.split("=", 1)
-            if value in _STANDARD[field] or value in _UNRECORDED:
-                raise ValueError("a multiplier for a value that is standard or not recorded")
-        return given
+    context_multipliers: dict[SurchargeSetting, Price] = Field(default_factory=dict)
 
 
 class PriceCard(Closed):

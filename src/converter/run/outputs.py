@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StringConstraints, model_validator
+from pydantic import AfterValidator, Field, StringConstraints, WithJsonSchema, model_validator
 
 from converter.errors import CODES
 from converter.firewall.types import (
@@ -27,7 +27,12 @@ from converter.firewall.types import (
     Timestamp,
 )
 from converter.firewall.view import AgentKind, Finding, Refusal, TreeCounts
-from converter.vocabulary import CARD_ID_PATTERN, HiddenKind, not_reserved_card_id
+from converter.vocabulary import (
+    CARD_ID_PATTERN,
+    RESERVED_CARD_IDS,
+    HiddenKind,
+    not_reserved_card_id,
+)
 
 
 def _known(code: str) -> str:
@@ -45,8 +50,18 @@ ClaudeCodeVersion = Annotated[str, StringConstraints(pattern=f"^{VERSION}$")]
 Usd = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,30}(\.[0-9]{1,30})?$")]
 # A shipped card's id or a card file's own (`pricing.model.NamedCardId`, which inspect and scan
 # do not load). Was: a looser copy of its shape, which the published schemas carried (a review).
+# The schema says both, so that an outside validator refuses `none` too (a review).
 CardId = Annotated[
-    str, StringConstraints(pattern=CARD_ID_PATTERN), AfterValidator(not_reserved_card_id)
+    str,
+    StringConstraints(pattern=CARD_ID_PATTERN),
+    AfterValidator(not_reserved_card_id),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": CARD_ID_PATTERN,
+            "not": {"enum": sorted(RESERVED_CARD_IDS)},
+        }
+    ),
 ]
 # The class name of an exception a scan row met (a bug, or `WorkerDied`): the program's own
 # vocabulary, never a message.
