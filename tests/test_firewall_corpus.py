@@ -289,6 +289,9 @@ def run_pipeline(parent: Path, cli: Any, work: Path, *options: str) -> dict[str,
         assert "Traceback" not in result.err
         raw[f"evaluate-{fmt}"] = result.out + result.err
     verified = cli("verify", "--bundle", str(bundle))
+    # every check of a bundle's parts holds for one a conversion wrote (the real trees are
+    # the widest test of the integrity rules a resealed bundle is held to)
+    assert verified.code == 0, verified.err
     raw["verify"] = verified.out + verified.err
     return raw
 

@@ -2286,6 +2286,28 @@ def test_a_hidden_stubs_request_bounds_its_output(cli: Any, tmp_path: Path, task
     assert "byte for byte" in done.out
 
 
+def test_a_bound_with_no_request_body_bound_is_refused(cli: Any, tmp_path: Path) -> None:
+    """A review: a call moved under a made-up hidden agent, its edges dropped and given a bound
+    of 1, narrowed its high end and opened. A bound is read from a request body the bundle
+    binds: the same bundle resealed without that file is BUNDLE-HIDDEN-CALLS at its event."""
+    from converter.bundle.io import evidence_digest, open_bundle
+    from converter.codec.canonical import canonical_bytes
+    from converter.errors import Refused
+
+    *_, bundle = _hidden_stub_chain(cli, tmp_path, "session", 512)
+    at = next(i for i, e in enumerate(bundle["events"]) if "request_max_tokens" in e)
+    files = bundle["receipt"]["files"]
+    files[:] = [f for f in files if f["role"] != "provider-request"]
+    bundle["receipt"]["counts"]["bound_files"] = len(files)
+    bundle["receipt"].pop("evidence_sha256")
+    bundle["receipt"]["evidence_sha256"] = evidence_digest(bundle)
+    with pytest.raises(Refused) as refused:
+        open_bundle(canonical_bytes(bundle))
+    assert [(p.code, p.where) for p in refused.value.problems] == [
+        ("BUNDLE-HIDDEN-CALLS", f"events/{at}/request_max_tokens")
+    ]
+
+
 def test_one_task_reads_a_stubs_request_for_its_bound_only(cli: Any, tmp_path: Path) -> None:
     """Under --task-unit session a request's ids decide nothing: a stub's request is read for
     its max_tokens, and a billing header that would refuse a per-prompt conversion

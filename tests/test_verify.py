@@ -199,9 +199,10 @@ def test_checked_in_golden_bundle_rederives(cli: Any) -> None:
 
 def test_a_bundle_of_another_version_is_not_re_derived(cli: Any, tmp_path: Path) -> None:
     """Was: a 0.1 bundle gave ten refusals (inventory, tasks, outcomes) whose fixes told an
-    auditor to change a contract that was not wrong; another version writes other bytes."""
+    auditor to change a contract that was not wrong; another version writes other bytes. (A v2
+    bundle naming 0.1, which wrote only v1, is BUNDLE-SCHEMA-MISMATCH: a later one stands in.)"""
     body = json.loads((FIXTURES / "synthetic_bundle.golden.json").read_bytes())
-    body["generator"]["version"] = "0.1.0"
+    body["generator"]["version"] = "0.5.0"
     body["receipt"].pop("evidence_sha256")
     body["receipt"]["evidence_sha256"] = evidence_digest(body)
     old = tmp_path / "old.json"
@@ -209,7 +210,7 @@ def test_a_bundle_of_another_version_is_not_re_derived(cli: Any, tmp_path: Path)
     result = cli("verify", "--bundle", str(old), "--contract", str(CONTRACT), "--in", str(PARENT))
     assert result.code == 2
     assert [line.split(":")[1].strip() for line in result.err.splitlines()] == [
-        "ATTEST-REDERIVE-OTHER-VERSION [generator/version 0.1.0]"  # which one to check out
+        "ATTEST-REDERIVE-OTHER-VERSION [generator/version 0.5.0]"  # which one to check out
     ]
     assert "ok: evidence digest recomputed" in result.out  # what this version can check, it did
 

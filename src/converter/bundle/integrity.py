@@ -54,6 +54,7 @@ class Consistency:
         self.tasks: dict[str, int] = {}
         self.agents: set[str] = set()
         self.excluded: set[str] = set()
+        self.misplaced_agents: set[int] = set()  # by index: a parent that is no agent above
         # event id -> a model event's (task, agent), None for a tool event: a tool call is in
         # its requesting call's task and agent, as a conversion places it
         self.placed: dict[str, tuple[str | None, str] | None] = {}
@@ -61,6 +62,10 @@ class Consistency:
         # a conversion writes one such edge per tool call, from the call that requested it
         self.requested: dict[str, tuple[int, str]] = {}
         self.request_edges: set[str] = set()
+        # a model event id -> the searches its usage says it was billed for, where some; and
+        # the searches its tool calls say they made (`boundary.usage_totals`: never fewer)
+        self.searches_billed: dict[str, int] = {}
+        self.searches_made: dict[str, tuple[int, int]] = {}  # -> (first tool's index, sum)
         self.per_task: Counter[str] = Counter()
         self.events_per_task: Counter[str] = Counter()  # model and tool events
         # tool events whose requesting call came later: (index, requested_by, task, agent)
@@ -77,6 +82,11 @@ class Consistency:
         self.hidden_agents = {a.id for a in head.agents if hidden_kind_of(a.kind)}
         self.hidden_events = 0
         self.hidden_ids: set[str] = set()  # hidden calls' model events: no edge names one
+        # Hidden calls are found in provider bodies, their bounds in request bodies: the files
+        # that show them are bound, or none is a hidden call.
+        roles = {f.role for f in head.receipt.files}
+        self.bodies_bound = {"provider-index", "provider-response"} <= roles
+        self.requests_bound = "provider-request" in roles
         # The events a finding of spend in no cost places (`vocabulary.LEFT_OUT_PLACED`), by
         # that finding's code: evaluate marks their task's cost open by them.
         self.left_out: Counter[str] = Counter()
@@ -114,10 +124,17 @@ class Consistency:
             unknown = agent.parent is not None and depths.get(agent.parent) != agent.depth - 1
             if rootless or unknown:
                 self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/parent", f"agents/{index}/parent")
+                self.misplaced_agents.add(index)  # (its kind and delegation not said again)
+            elif (agent.kind == "root") != (agent.parent is None):
+                # the root's kind is `root`, no other's: a subagent relabelled so had its cost
+                # printed in the main column, the root relabelled in a subagent's (a review)
+                self._add("BUNDLE-SHAPE", "agents/*/kind", f"agents/{index}/kind")
         for index, excluded in enumerate(head.excluded_tasks):
+            where = f"excluded_tasks/{index}/task"
             if excluded.task not in self.tasks:
-                where = f"excluded_tasks/{index}/task"
                 self._add("BUNDLE-DANGLING-REFERENCE", "excluded_tasks/*/task", where)
+            elif excluded.task in self.excluded:  # evaluate counted it once per entry
+                self._add("BUNDLE-DUPLICATE-ID", "excluded_tasks/*/task", where)
             self.excluded.add(excluded.task)
         for task_id, index in self.tasks.items():
             if task_id not in self.excluded and task_id not in head.outcomes:
@@ -125,9 +142,10 @@ class Consistency:
         for task_id in head.outcomes:
             if task_id not in self.tasks or task_id in self.excluded:
                 self._add("BUNDLE-OUTCOME-MISMATCH", "outcomes/*", f"outcomes/{task_id}")
-        if head.schema_version != BUNDLE_SCHEMA and _writes_v2(head.generator.version):
+        if (head.schema_version == BUNDLE_SCHEMA) != _writes_v2(head.generator.version):
             # v1 carries no prices, so its costs cannot be checked: a later bundle rewritten as
-            # v1 (prices dropped, costs edited, resealed) would otherwise open as one.
+            # v1 (prices dropped, costs edited, resealed) would otherwise open as one. And v2
+            # naming 0.1, which wrote none, would pass the checks later versions are held to.
             self._add("BUNDLE-SCHEMA-MISMATCH", "schema_version", "schema_version")
         self._published_keys()
         if head.pricing is not None:  # prices edited under a shipped card's name, with costs
@@ -259,6 +277,11 @@ class Consistency:
             if _bound_misplaced(event, hidden):
                 where = f"events/{index}/request_max_tokens"
                 self._add("BUNDLE-HIDDEN-CALLS", "events/*/request_max_tokens", where)
+            elif "request_max_tokens" in event.model_fields_set and not self.requests_bound:
+                # a bound is read from a request body the bundle binds (a review: a call moved
+                # under a made-up hidden agent, its edges dropped, given a bound of 1, opened)
+                where = f"events/{index}/request_max_tokens"
+                self._add("BUNDLE-HIDDEN-CALLS", "events/*/request_max_tokens", where)
             self._name("model", event.model, "events/*/model", index)
             self._name("context", event.context.key(), "events/*/context", index)
             self._time(event.timestamp, "events/*/timestamp", f"events/{index}/timestamp")
@@ -279,6 +302,8 @@ class Consistency:
                 self._add("BUNDLE-SHAPE", "events/*/usage", f"events/{index}/usage")
             elif self.head.pricing is not None:
                 self._model_cost(index, event, self.head.pricing)
+            if u.web_search_requests:
+                self.searches_billed[event.id] = u.web_search_requests
             self.model_calls += 1
             self.incomplete += not event.usage_complete
             if event.task is not None:
@@ -301,6 +326,9 @@ class Consistency:
             if cost is None or not event.cost.low == event.cost.high == cost:
                 self._add("BUNDLE-COST-MISMATCH", "events/*/cost", f"events/{index}/cost")
         self.requested.setdefault(event.id, (index, event.requested_by))
+        if event.web_search_requests:
+            first, made = self.searches_made.get(event.requested_by, (index, 0))
+            self.searches_made[event.requested_by] = (first, made + event.web_search_requests)
         requester = self.placed.get(event.requested_by)
         if requester is None:
             self.pending.append((index, event.requested_by, event.task, event.agent))
@@ -318,6 +346,13 @@ class Consistency:
             self._add("BUNDLE-DANGLING-REFERENCE", "events/*/task", f"events/{index}/task")
         if agent != requester[1] and agent in self.agents and requester[1] in self.agents:
             self._add("BUNDLE-DANGLING-REFERENCE", "events/*/agent", f"events/{index}/agent")
+
+    def _agent_of_tool(self, tool_id: str) -> str | None:
+        """A tool call's agent, as its requesting call's; None where that call is not held or
+        its agent not listed (each said already)."""
+        requested = self.requested.get(tool_id)
+        requester = self.placed.get(requested[1]) if requested else None
+        return requester[1] if requester and requester[1] in self.agents else None
 
     def _model_cost(self, index: int, event: ModelEventOut, pricing: PricingClaims) -> None:
         """A v2 bundle carries the prices its events use: each cost and each applied price
@@ -354,8 +389,17 @@ class Consistency:
                 # a hidden call is in no conversation's flow: a transcript call moved under a
                 # hidden agent keeps its edges (a review: the root's calls moved, exit 0)
                 self._add("BUNDLE-HIDDEN-CALLS", f"edges/*/{end}", f"edges/{index}/{end}")
-        if edge.kind == "requests" and edge.source in self.placed:
-            self._request_edge(index, edge)
+        if edge.kind == "requests":
+            if edge.source in self.placed:
+                self._request_edge(index, edge)
+            return
+        # A tool call's result is consumed by a model call, a delegation starts one, and a
+        # child's last events return to one: each ends at a model event, and all but `returns`
+        # start at a tool event (a review: a `consumes` edge between two model calls opened).
+        if self.placed.get(edge.target, ()) is None:
+            self._add("BUNDLE-DANGLING-REFERENCE", "edges/*/target", f"edges/{index}/target")
+        if edge.kind != "returns" and self.placed.get(edge.source) is not None:
+            self._add("BUNDLE-DANGLING-REFERENCE", "edges/*/source", f"edges/{index}/source")
 
     def _request_edge(self, index: int, edge: Edge) -> None:
         """A `requests` edge runs from a tool call's `requested_by` to it, one per tool call: a
@@ -387,11 +431,22 @@ class Consistency:
             if tool_id not in self.request_edges and self.placed.get(requested_by) is not None:
                 where = f"events/{index}/requested_by"
                 self._add("BUNDLE-DANGLING-REFERENCE", "events/*/requested_by", where)
+        for requested_by, (index, made) in self.searches_made.items():
+            # a call is billed for at least the searches its WebSearch calls counted (a review:
+            # a search count raised on a tool call alone took away a count-unknown finding)
+            if made > self.searches_billed.get(requested_by, 0):
+                where = f"events/{index}/web_search_requests"
+                self._add("BUNDLE-COUNT-MISMATCH", "events/*/web_search_requests", where)
         for index, agent in enumerate(self.head.agents):
             delegation = agent.delegation
             if delegation is not None and (
-                delegation not in self.placed or self.placed[delegation] is not None
-            ):  # a tool call's event (the Agent or Task call)
+                delegation not in self.placed
+                or self.placed[delegation] is not None  # a tool call's (the Agent or Task call)
+                or (
+                    index not in self.misplaced_agents
+                    and self._agent_of_tool(delegation) not in (None, agent.parent)
+                )
+            ):  # ... made by its parent agent (a review: one named its own Read call)
                 where = f"agents/{index}/delegation"
                 self._add("BUNDLE-DANGLING-REFERENCE", "agents/*/delegation", where)
         for index, excluded in enumerate(self.head.excluded_tasks):
@@ -406,11 +461,13 @@ class Consistency:
                 self._add("BUNDLE-COUNT-MISMATCH", "tasks/*/model_calls", where)
         declared = self.head.receipt.hidden_calls
         priced = _version(self.head.generator.version) >= (0, 5)  # before, counted only
-        if priced and (
-            (declared == 0) != (self.hidden_events == 0) or declared > self.hidden_events
-        ):
-            # each hidden call is an event (its advisor passes more): a count of them that
-            # its events do not bear out hides a call removed, or claims one never made
+        # each hidden call is an event (its advisor passes more): a count of them that its
+        # events do not bear out hides a call removed, or claims one never made; and they are
+        # found in provider bodies, which a bundle holding one binds (a review)
+        if (
+            priced
+            and ((declared == 0) != (self.hidden_events == 0) or declared > self.hidden_events)
+        ) or (self.hidden_events and not self.bodies_bound):
             where = "receipt/hidden_calls"
             self._add("BUNDLE-HIDDEN-CALLS", where, where)
         if _release(self.head.generator.version) >= (0, 6, 14):

@@ -1228,7 +1228,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "BUNDLE-SHAPE": _c(
         "The bundle's digest matches its content, but the content is not a bundle of this schema "
-        "version (written by another program or version, or resealed after an edit).",
+        "version (written by another program or version, or resealed after an edit): a field "
+        "of the wrong shape, a count past 2**32, or an agent of kind `root` that has a parent "
+        "(or the parentless one of another kind).",
         "Convert the bundle again with this version from its contract; if it was resealed, treat "
         "it as untrusted (an attestation would show it).",
     ),
@@ -1237,15 +1239,18 @@ CODES: dict[str, CodeInfo] = {
         "an event names no task, or a task or agent the bundle does not list; an edge, a tool "
         "call's requesting call or an agent's delegation names an event it does not hold; an "
         "agent's parent or an exclusion names an agent or task it does not list, or an agent's "
-        "parent is not one level above it (an agent its own parent, or a loop of them); or a "
-        "tool call is in another task or agent than the model call that requested it, or that "
-        "call is not the one its `requests` edge comes from (one such edge per tool call).",
+        "parent is not one level above it (an agent its own parent, or a loop of them), or its "
+        "delegation is not a tool call of its parent; a tool call is in another task or agent "
+        "than the model call that requested it, or that call is not the one its `requests` "
+        "edge comes from (one such edge per tool call); or an edge joins the wrong kinds of "
+        "event (`requests` runs from a model call to a tool call, `consumes` and `delegates` "
+        "from a tool call to a model call, `returns` to a model call).",
         "Convert the bundle again from its contract; a bundle this program writes has none. If "
         "it was resealed after an edit, treat it as untrusted (an attestation would show it).",
     ),
     "BUNDLE-DUPLICATE-ID": _c(
         "The bundle's digest matches its content, but two of its events, tasks or agents share "
-        "an id, so references to it are ambiguous.",
+        "an id, so references to it are ambiguous, or it excludes one task twice.",
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),
@@ -1262,7 +1267,8 @@ CODES: dict[str, CodeInfo] = {
         "calls, usage-incomplete calls, tasks, edges, subagents, depth, files; from 0.6.14, "
         "the findings of WebSearch calls of unknown count and of final calls of no input, one "
         "event each) or a task's model_calls differs from what its events, edges, agents and "
-        "files hold.",
+        "files hold; or a model call's web_search_requests is fewer than its tool calls' "
+        "searches together.",
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),
@@ -1272,7 +1278,9 @@ CODES: dict[str, CodeInfo] = {
         "as parent and no delegation, one agent per kind; such an agent has no tool events, "
         "its model events no timestamp and no edge; only a usage-incomplete one may state "
         "request_max_tokens, never below its output; receipt.hidden_calls is 0 exactly "
-        "when no model event is a hidden agent's, and at most their number; and "
+        "when no model event is a hidden agent's, and at most their number; a bundle holding "
+        "one binds provider-index and provider-response files, and one stating "
+        "request_max_tokens a provider-request file (where each is read from); and "
         "receipt.auxiliary_calls is observed only when a provider-index file is among its "
         "files (those calls are looked for in the bodies' index alone).",
         "The bundle was edited after it was written. Use the bundle as convert wrote it, or "
@@ -1302,7 +1310,7 @@ CODES: dict[str, CodeInfo] = {
     "BUNDLE-SCHEMA-MISMATCH": _c(
         "The bundle says schema v1, which only agent-evidence 0.1 wrote, but names a later "
         "generator, which writes v2 with the prices its costs are checked against: it was "
-        "rewritten as v1 after it was written.",
+        "rewritten as v1 after it was written. Or it says v2 and names 0.1, which wrote none.",
         "Convert the bundle again from its contract; treat this one as untrusted.",
     ),
     "BUNDLE-PRICE-CARD-MISMATCH": _c(
