@@ -362,3 +362,24 @@ def test_beside_an_empty_transcript_the_sessions_children_are_read(
     after = cli("inspect", "--in", str(parent), "--json").json()
     assert after["counts"]["model_calls"] == before["counts"]["model_calls"] == 2
     assert "CC-TREE-SPLIT-SESSION" not in {f["code"] for f in after["findings"]}
+
+
+def test_a_bundle_stating_no_split_does_not_stand_in_for_a_missing_part() -> None:
+    """A review: a second bundle with the split bundle's parent label, made up beside it and
+    stating no split, counted as its missing part, and the cost gates met (INCOMPLETE became
+    SCALE). Each part's conversion sees the others, so each says the split."""
+    from converter.bundle.io import open_bundle
+    from converter.firewall.view import Finding
+    from converter.run.workload import _split_parts_missing
+
+    head = open_bundle((FIXTURES / "synthetic_bundle.golden.json").read_bytes())
+    split = head.model_copy(
+        update={
+            "receipt": head.receipt.model_copy(
+                update={"findings": (Finding(code="CC-TREE-SPLIT-SESSION", count=1),)}
+            )
+        }
+    )
+    assert _split_parts_missing([split]) == (1, (1,))
+    assert _split_parts_missing([split, head]) == (1, (1, 1))  # said nothing of a split
+    assert _split_parts_missing([split, split]) == (0, (0, 0))  # a part that says it

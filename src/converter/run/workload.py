@@ -659,19 +659,23 @@ def _split_parts_missing(bundles: Sequence[BundleHead]) -> tuple[int, tuple[int,
     """The transcripts of split sessions whose bundles are not in the workload, in all and
     each bundle's session's: each bundle's CC-TREE-SPLIT-SESSION counts the session's other
     main transcripts, and a bundle of one of them has the same parent label (the keyed name of
-    `<session-id>.jsonl`, the project folder's name not in it). Copies of one part are refused
-    before (EVAL-BUNDLE-OVERLAP)."""
+    `<session-id>.jsonl`, the project folder's name not in it) and says the split too: each
+    part's conversion sees the others (a review: a bundle of that label stating no split, made
+    up beside a part, counted as the missing one). Copies of one part are refused before
+    (EVAL-BUNDLE-OVERLAP)."""
 
     def parent(bundle: BundleHead) -> str | None:
         return next((f.label for f in bundle.receipt.files if f.role == "parent"), None)
 
-    present = Counter(parent(b) for b in bundles)
+    def others(bundle: BundleHead) -> int:
+        return sum(f.count for f in bundle.receipt.findings if f.code == "CC-TREE-SPLIT-SESSION")
+
+    present = Counter(parent(b) for b in bundles if others(b))
     parts: dict[str | None, int] = {}  # each session's parts, as its bundles count them
     for bundle in bundles:
-        others = sum(f.count for f in bundle.receipt.findings if f.code == "CC-TREE-SPLIT-SESSION")
-        if others:
+        if others(bundle):
             label = parent(bundle)
-            parts[label] = max(parts.get(label, 0), others + 1)
+            parts[label] = max(parts.get(label, 0), others(bundle) + 1)
     missing = {label: max(0, n - present[label]) for label, n in parts.items()}
     # once per session, not per bundle of it (a review: two bundles of a three-way split said
     # two parts missing where one was)
