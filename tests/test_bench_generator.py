@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from converter.devtools.bench.generate import MB, Params, generate, generate_chain
+from tests.contract_helpers import fill, read_json, write_json
 
 SMALL = Params(
     target_mb=2.0,
@@ -56,6 +57,24 @@ def test_generated_tree_inspects_with_predicted_counts(tmp_path: Path, cli: Any)
     findings = {f["code"] for f in report["findings"]}
     assert "CC-REC-PROGRESS-COPY" in findings  # agent_progress lines embed child fragments
     assert exp.usage_incomplete_calls > 0
+
+
+def test_generated_tree_converts_and_its_bundle_verifies(tmp_path: Path, cli: Any) -> None:
+    """The bench's shapes (Agent and Workflow children to depth 2, parallel tools, streamed
+    fragments) through to a bundle whose parts all agree: the integrity rules a resealed
+    bundle is held to hold for every one a conversion writes."""
+    exp = generate(tmp_path / "tree", SMALL)
+    template, contract, bundle = (tmp_path / n for n in ("t.json", "c.json", "b.json"))
+    made = cli("convert", "--in", str(exp.parent), "--template", str(template))
+    assert made.code == 0, made.err
+    write_json(contract, fill(read_json(template)))
+    done = cli(
+        "convert", "--in", str(exp.parent), "--contract", str(contract), "--out", str(bundle)
+    )
+    assert done.code == 0, done.err
+    verified = cli("verify", "--bundle", str(bundle))
+    assert verified.code == 0, verified.err
+    assert read_json(bundle)["receipt"]["counts"]["max_depth"] == 2
 
 
 def test_generator_is_deterministic(tmp_path: Path) -> None:
