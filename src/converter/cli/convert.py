@@ -4,6 +4,7 @@ bundle. Both refuse with every problem found and write nothing on refusal."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -329,16 +330,17 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             "will meet no cost gate with its bundle (EVAL-COST-LEFT-OUT, INCOMPLETE); "
             "docs/refusals.md says each one's way out"
         )
-    unpriced = sum(n for code, n in findings if code == UNPRICED_SERVER_TOOLS)
-    if unpriced:
+    count: Counter[str] = Counter()
+    for code, n in findings:
+        count[code] += n
+    if unpriced := count[UNPRICED_SERVER_TOOLS]:
         tell(
             f"notice: {counted(unpriced, 'model call')} used a server tool no price covers "
             f"({UNPRICED_SERVER_TOOLS}): its requests are in no cost, so evaluate will meet no "
             "cost gate with this session's bundle unless the gate fails even without them "
             "(EVAL-COST-UNPRICED, INCOMPLETE); docs/refusals.md says what to do"
         )
-    no_input = sum(n for code, n in findings if code == INCOMPLETE_NO_INPUT)
-    if no_input:
+    if no_input := count[INCOMPLETE_NO_INPUT]:
         them = "its" if no_input == 1 else "their"
         tell(
             f"notice: {counted(no_input, 'usage-incomplete call')} recorded no input "
@@ -347,8 +349,7 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             "(EVAL-COST-UNBOUNDED, INCOMPLETE); --provider-bodies completes such a transcript "
             "call, if Claude Code wrote its response"
         )
-    split = sum(n for code, n in findings if code == SPLIT_SESSION)
-    if split:
+    if split := count[SPLIT_SESSION]:
         tell(
             f"notice: {counted(split, 'other project folder')} {'holds' if split == 1 else 'hold'} "
             f"this session's main transcript too ({SPLIT_SESSION}): convert each and evaluate "
