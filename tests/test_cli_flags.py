@@ -467,6 +467,25 @@ def test_show_paths_escapes_what_a_terminal_would_act_on(cli: Any, tmp_path: Pat
     assert not any(line.startswith("refused: FAKE") for line in result.err.splitlines())
 
 
+def test_show_paths_shows_a_byte_that_is_not_utf8_as_that_byte(cli: Any, tmp_path: Path) -> None:
+    """A scan audit: a name holding a byte that is not UTF-8 was shown `\\udce9`, which names no
+    file; `\\xe9` is the byte, as a shell's `$'...'` takes it back."""
+    import os
+    import shutil
+
+    from converter.cli.diagnostics import printable
+
+    assert printable(os.fsdecode(b"caf\xe9-\xff\n")) == "caf\\xe9-\\xff\\n"
+    tree = tmp_path / "t"
+    shutil.copytree(PARENT.parent, tree)
+    name = os.fsdecode(b"agent-a1234567-caf\xe9.jsonl")
+    (tree / PARENT.stem / "subagents" / name).write_text("{}\n")
+    result = cli("inspect", "--in", str(tree / PARENT.name), "--show-paths")
+    assert result.code == 2
+    assert "agent-a1234567-caf\\xe9.jsonl" in result.err
+    assert "udce9" not in result.err
+
+
 def test_show_paths_names_each_pseudonym_on_stderr_only(cli: Any, tmp_path: Path) -> None:
     """A template asks to price `tool-<hex>` and `model-<hex>`; `inspect --show-paths` says,
     on stderr, which local name each stands for (escaped like a path), the same pseudonym the

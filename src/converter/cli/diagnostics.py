@@ -134,10 +134,18 @@ def stdout_unusable() -> bool:
 def printable(text: str) -> str:
     """`text` with every character a terminal could act on escaped (`\\x1b`, `\\n`, `\\u202e`):
     a file name can hold an escape sequence, a line break that forges another diagnostic, or a
-    bidi override; `--show-paths` shows it, it never runs it."""
-    return "".join(
-        ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text
-    )
+    bidi override; `--show-paths` shows it, it never runs it. A byte of a name that is not
+    UTF-8 (held as a lone surrogate, Python's `surrogateescape`) is shown as the byte it is,
+    `\\xe9`, as a shell's `$'...'` takes it back (a scan audit: `\\udce9` named no file)."""
+    return "".join(_printable_char(ch) for ch in text)
+
+
+def _printable_char(ch: str) -> str:
+    if ch.isprintable():
+        return ch
+    if "\udc80" <= ch <= "\udcff":  # an undecodable byte of a file name
+        return f"\\x{ord(ch) - 0xDC00:02x}"
+    return ch.encode("unicode_escape").decode("ascii")
 
 
 def emit_names(names: list[tuple[str, str]]) -> None:
