@@ -1879,7 +1879,8 @@ CODES: dict[str, CodeInfo] = {
         "The command's output could not be written to standard output: the disk or device is "
         "full, a quota was reached, the reader closed the pipe, or standard output is closed or "
         "open for reading only. Said before any work when standard output cannot be written at "
-        "all; output files already in place are whole (a line after this one says so).",
+        "all; output files a command already wrote are whole (a line after this one says so; "
+        "inspect and scan write none).",
         "Free space, or send standard output to a file or to a reader that reads it all "
         "(evaluate: `--report FILE` writes its report to a file).",
     ),
