@@ -84,9 +84,9 @@ class Consistency:
         self.hidden_ids: set[str] = set()  # hidden calls' model events: no edge names one
         # Hidden calls are found in provider bodies, their bounds in request bodies: the files
         # that show them are bound, or none is a hidden call.
-        roles = {f.role for f in head.receipt.files}
-        self.bodies_bound = {"provider-index", "provider-response"} <= roles
-        self.requests_bound = "provider-request" in roles
+        self.roles = frozenset(f.role for f in head.receipt.files)
+        self.bodies_bound = {"provider-index", "provider-response"} <= self.roles
+        self.requests_bound = "provider-request" in self.roles
         # The events a finding of spend in no cost places (`vocabulary.LEFT_OUT_PLACED`), by
         # that finding's code: evaluate marks their task's cost open by them.
         self.left_out: Counter[str] = Counter()
@@ -163,9 +163,7 @@ class Consistency:
         self._count("transcript_files", sum(f.role in _TRANSCRIPT_ROLES for f in files))
         self._count("meta_files", sum(f.role == "meta" for f in files))
         self._count("bound_files", len(files))
-        if head.receipt.auxiliary_calls == "observed" and not any(
-            f.role == "provider-index" for f in files
-        ):
+        if head.receipt.auxiliary_calls == "observed" and "provider-index" not in self.roles:
             # calls no transcript records are looked for only in the bodies' index: a bundle
             # made without one that says they were (resealed) dropped evaluate's finding that
             # they were not (an adversarial review)
@@ -274,12 +272,7 @@ class Consistency:
             self.hidden_events += hidden
             if hidden:
                 self.hidden_ids.add(event.id)
-            if _bound_misplaced(event, hidden):
-                where = f"events/{index}/request_max_tokens"
-                self._add("BUNDLE-HIDDEN-CALLS", "events/*/request_max_tokens", where)
-            elif "request_max_tokens" in event.model_fields_set and not self.requests_bound:
-                # a bound is read from a request body the bundle binds (a review: a call moved
-                # under a made-up hidden agent, its edges dropped, given a bound of 1, opened)
+            if _bound_misplaced(event, hidden, self.requests_bound):
                 where = f"events/{index}/request_max_tokens"
                 self._add("BUNDLE-HIDDEN-CALLS", "events/*/request_max_tokens", where)
             self._name("model", event.model, "events/*/model", index)
@@ -506,12 +499,20 @@ def _writes_v2(version: str) -> bool:
     return _version(version) >= (0, 2)
 
 
-def _bound_misplaced(event: ModelEventOut, hidden: bool) -> bool:
+def _bound_misplaced(event: ModelEventOut, hidden: bool, requests_bound: bool) -> bool:
     """A request's bound where the converter writes none (a review: a transcript call's
     usage-incomplete event given one, resealed, narrowed its high end and opened): only a
-    hidden call's usage-incomplete event has one, never below the output it recorded, and
-    never written as null (the field is left out where there is none)."""
+    hidden call's usage-incomplete event has one, never below the output it recorded, never
+    written as null (the field is left out where there is none), and read from a request body
+    the bundle binds (a review: a call moved under a made-up hidden agent, its edges dropped,
+    given a bound of 1, opened)."""
     if "request_max_tokens" not in event.model_fields_set:
         return False
     bound = event.request_max_tokens
-    return bound is None or not hidden or event.usage_complete or bound < event.usage.output_tokens
+    return (
+        bound is None
+        or not hidden
+        or event.usage_complete
+        or bound < event.usage.output_tokens
+        or not requests_bound
+    )

@@ -667,15 +667,17 @@ def _split_parts_missing(bundles: Sequence[BundleHead]) -> tuple[int, tuple[int,
     def parent(bundle: BundleHead) -> str | None:
         return next((f.label for f in bundle.receipt.files if f.role == "parent"), None)
 
-    def others(bundle: BundleHead) -> int:
-        return sum(f.count for f in bundle.receipt.findings if f.code == "CC-TREE-SPLIT-SESSION")
-
-    present = Counter(parent(b) for b in bundles if others(b))
+    # each bundle's count of its session's other main transcripts (0: it says no split)
+    others = [
+        sum(f.count for f in b.receipt.findings if f.code == "CC-TREE-SPLIT-SESSION")
+        for b in bundles
+    ]
+    present = Counter(parent(b) for b, n in zip(bundles, others, strict=True) if n)
     parts: dict[str | None, int] = {}  # each session's parts, as its bundles count them
-    for bundle in bundles:
-        if others(bundle):
+    for bundle, n in zip(bundles, others, strict=True):
+        if n:
             label = parent(bundle)
-            parts[label] = max(parts.get(label, 0), others(bundle) + 1)
+            parts[label] = max(parts.get(label, 0), n + 1)
     missing = {label: max(0, n - present[label]) for label, n in parts.items()}
     # once per session, not per bundle of it (a review: two bundles of a three-way split said
     # two parts missing where one was)
