@@ -144,11 +144,33 @@ def _resolved(path: Path) -> Path:
         return path.absolute()
 
 
-def _same_file(a: Path, b: Path) -> bool:
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode `path` names, its links followed; None where it names none."""
     try:
-        return _resolved(a) == _resolved(b) or (a.exists() and b.exists() and a.samefile(b))
-    except (OSError, RuntimeError):
-        return False
+        found = path.stat()
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
+
+
+def _same_as_any(out: Path, sources: list[Path]) -> bool:
+    """Whether `out` is one of `sources`: the same file (a link or another name of it), or,
+    where neither names a file, the same path once resolved. One stat per source: a tree binds
+    thousands of files, and resolving each (a system call per part of its path) took 0.14 s of
+    `convert` on the bench tree."""
+    own = _identity(out)
+    target: Path | None = None
+    for source in sources:
+        theirs = _identity(source)
+        if own is not None or theirs is not None:  # a file is never a path that names none
+            if own == theirs:
+                return True
+            continue
+        if target is None:
+            target = _resolved(out)
+        if _resolved(source) == target:
+            return True
+    return False
 
 
 def home_folder() -> Path | None:
@@ -301,7 +323,7 @@ def check_outputs(
     each problem."""
     problems = []
     for out in outputs:
-        if any(_same_file(out, source) for source in inputs):
+        if _same_as_any(out, inputs):
             problems.append(Problem("OUT-SAME-AS-INPUT"))
         elif in_tree is not None and in_tree(out):
             problems.append(Problem("OUT-IN-SESSION-TREE"))
