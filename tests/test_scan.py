@@ -2267,3 +2267,107 @@ def test_an_empty_transcript_beside_another_part_is_no_part(
     (exp.parent).write_bytes(b"")  # every transcript of it empty: its tree refuses it
     [row] = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"]
     assert "CC-TREE-EMPTY-FILE" in row["refusals"]
+
+
+def _sum_of_rows(doc: dict[str, Any]) -> None:
+    """The totals are the rows' sums: each status, each count, each refusal code of a row that
+    is not empty."""
+    rows, totals = doc["sessions"], doc["totals"]
+    statuses = [r["status"] for r in rows]
+    assert totals["refused"] == statuses.count("refused") + statuses.count("orphan")
+    assert totals["convertible"] == statuses.count("convertible")
+    for key in ("model_calls", "usage_incomplete_calls", "tool_calls", "subagents", "tokens"):
+        assert totals[key] == sum(r[key] for r in rows), key
+    codes = [c for r in rows if r["status"] != "empty" for c in r["refusals"]]
+    assert totals["refusal_codes"] == {c: codes.count(c) for c in sorted(set(codes))}
+
+
+@pytest.mark.parametrize("when", ["before-its-tree-is-laid-out", "before-it-is-opened"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_transcript_deleted_during_the_scan_is_said_to_have_vanished(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch, when: str, jobs: str
+) -> None:
+    """An audit: a main transcript found by the scan and deleted before its tree was read made
+    its row say CC-TREE-PARENT-MISSING, a session pruned of its transcript, with counts of 0
+    (read as no spend); deleted between the tree's layout and its reading, CC-TREE-UNREADABLE,
+    "check file permissions". It was there and went away: CC-TREE-PARENT-VANISHED, no count
+    in the table, and the totals still the rows' sums. `inspect` of the path, given after it
+    is gone, still says there is no transcript there: nothing found it."""
+    import converter.run.pipeline as pipeline
+
+    root = tmp_path / "projects"
+    gone = generate(root / "a", _tiny(941, agent_rate=0.9)).parent
+    kept = generate(root / "b", _tiny(942))
+    if when == "before-its-tree-is-laid-out":
+        real = scan_module.summarize_tree
+
+        def summarize(parent: Path, *args: Any, **kw: Any) -> Any:
+            if parent.name == gone.name:
+                parent.unlink(missing_ok=True)
+            return real(parent, *args, **kw)
+
+        monkeypatch.setattr(scan_module, "summarize_tree", summarize)
+    else:
+        laid_out = pipeline.discover
+
+        def discover(parent: Path, *args: Any, **kw: Any) -> Any:
+            layout = laid_out(parent, *args, **kw)
+            if parent.name == gone.name:
+                parent.unlink(missing_ok=True)
+            return layout
+
+        monkeypatch.setattr(pipeline, "discover", discover)  # the pool forks: inherited
+    monkeypatch.setattr(scan_module, "available_cpus", lambda: 2)
+    result = cli("scan", str(root), "--jobs", jobs, "--json")
+    assert result.code == 0, result.err
+    doc = result.json()
+    pseudo = Pseudonymizer(PseudonymKey(bytes.fromhex(TEST_KEY)))
+    rows = {r["session"]: r for r in doc["sessions"]}
+    row = rows[pseudo.name("file", gone.name)]
+    assert (row["status"], row["refusals"], row["errors"]) == (
+        "refused",
+        ["CC-TREE-PARENT-VANISHED"],
+        [],
+    )
+    assert (row["parent_files"], row["model_calls"], row["subagents"]) == (1, 0, 0)
+    other = rows[pseudo.name("file", kept.parent.name)]
+    assert (other["status"], other["model_calls"]) == ("convertible", kept.model_calls)
+    totals = doc["totals"]
+    assert (totals["refused"], totals["orphan"]) == (1, 0)
+    assert totals["refusal_codes"] == {"CC-TREE-PARENT-VANISHED": 1}
+    _sum_of_rows(doc)
+    assert "CC-TREE-PARENT-VANISHED" in CODES
+    # the table: no count for it, and a note that says what happened
+    gone.write_text("{}\n")  # found again, and deleted again
+    text = cli("scan", str(root), "--jobs", jobs)
+    assert text.code == 0, text.err
+    line = next(x for x in text.out.splitlines() if x.startswith(row["session"]))
+    assert line.split()[1:8] == ["refused", "-", "-", "-", "-", "-", "CC-TREE-PARENT-VANISHED"]
+    assert "1 session with a main transcript that was deleted or moved while the scan ran" in (
+        text.out
+    )
+    assert "CC-TREE-PARENT-MISSING" not in text.out + result.out
+    assert "Traceback" not in text.err + result.err
+    monkeypatch.undo()
+    inspected = cli("inspect", "--json", "--in", str(gone))
+    assert [r["code"] for r in inspected.json()["refusals"]] == ["CC-TREE-PARENT-MISSING"]
+
+
+def test_only_a_parent_gone_from_its_path_has_vanished(tmp_path: Path) -> None:
+    """What `parent_vanished` tells apart: the tree found no transcript at the parent's path, or
+    could not open the parent, and nothing is there now. A parent there that could not be read
+    keeps CC-TREE-UNREADABLE (check its permissions); a child not read, or a stray folder of
+    another part of the session (CC-TREE-PARENT-MISSING with a path), is no parent gone."""
+    from converter.errors import Problem
+
+    parent = tmp_path / "2d7e2c60-3f40-4b8c-8dbe-2f3a4b5c6d7e.jsonl"
+    missing = Problem("CC-TREE-PARENT-MISSING")
+    unopened = Problem("CC-TREE-UNREADABLE", 0)
+    assert scan_module.parent_vanished(parent, [missing])
+    assert scan_module.parent_vanished(parent, [unopened])
+    assert not scan_module.parent_vanished(parent, [Problem("CC-TREE-UNREADABLE", 2)])
+    stray = Problem("CC-TREE-PARENT-MISSING", local_path="b/2d7e2c60-3f40-4b8c-8dbe-2f3a4b5c6d7e")
+    assert not scan_module.parent_vanished(parent, [stray])
+    assert not scan_module.parent_vanished(parent, [])
+    parent.write_text("{}\n")
+    assert not scan_module.parent_vanished(parent, [unopened])

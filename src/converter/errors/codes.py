@@ -99,6 +99,14 @@ CODES: dict[str, CodeInfo] = {
         "folder is scan's). For a session folder, `--show-paths` names it: put it beside its "
         "main transcript, or remove it if it is a stray copy.",
     ),
+    "CC-TREE-PARENT-VANISHED": _c(
+        "A session's main transcript that scan found in its project folder was gone when its "
+        "tree was read: deleted, moved or renamed while the scan ran. Nothing of the session "
+        "was read, so its row counts nothing (`-` in the table, 0 in --json); it is not a "
+        "pruned session (CC-TREE-PARENT-MISSING), whose transcript was never there.",
+        "Nothing to fix in the files: scan again when nothing is deleting or moving sessions. "
+        "A session deleted is then in no row; one moved is read where it is now.",
+    ),
     "CC-TREE-PARENT-IS-FOLDER": _c(
         "The session's main transcript, <session>.jsonl, is a folder: a folder is named like a "
         "transcript, and there is no transcript to read.",

@@ -5,8 +5,10 @@ parent transcript and `<session-id>/` its folder of children; `memory/` and anyt
 like a session id are not sessions. Files are grouped by session id (byte-exact) across project
 folders: a session found under several project folders is one row, inspected once per parent file
 and flagged `split`; a session folder with no parent transcript in any project folder (pruned) is
-reported as an orphan (`CC-TREE-PARENT-MISSING`), never dropped. One with its parent in another
-project folder (a git worktree's children) is read by that parent's tree (`sources.tree`).
+reported as an orphan (`CC-TREE-PARENT-MISSING`), never dropped; a parent found and then deleted
+or moved before its tree is read is said as such (`CC-TREE-PARENT-VANISHED`), not as one that was
+never there. One with its parent in another project folder (a git worktree's children) is read
+by that parent's tree (`sources.tree`).
 Given one project folder instead of the projects folder, what the project folders beside it hold
 of its sessions is found as `inspect` finds it (`_Walk.beside`), so each tree gets `inspect`'s
 verdict: a session's folder there is its tree's; a transcript there makes the session split.
@@ -46,7 +48,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from converter.errors import Refused
+from converter.errors import Problem, Refused
 from converter.files import RUNNER_STOPS, home_folder
 from converter.firewall.boundary import cross, event_id, usage_totals
 from converter.firewall.keys import PseudonymKey
@@ -82,6 +84,8 @@ if TYPE_CHECKING:  # pricing is loaded only for --price-card (tests/test_layerin
     from converter.pricing.estimate import Estimate, ModelCost
 
 ORPHAN_CODE = "CC-TREE-PARENT-MISSING"
+# A main transcript found by the scan and gone when its tree was read (`parent_vanished`).
+VANISHED_CODE = "CC-TREE-PARENT-VANISHED"
 # A tree refused for these codes alone recorded no model call: nothing to convert, and no spend
 # in it to miss. Its row says `empty`, not `refused` (on a real machine most such sessions are a
 # `/clear`, a resumed-and-left session or a hook's side session, and a zero-byte transcript is
@@ -545,6 +549,8 @@ def inspect_part(
             elsewhere=folders,
             siblings=[Path(f) for f in siblings],
         )
+        if parent_vanished(Path(parent), account.refusals):  # nothing of it read: no count
+            return {"codes": [VANISHED_CODE], "convertible": False}
         cost = None
         each: dict[str, CallCost] = {}  # each priced call's cost, by event id
         if card is not None and not identities and not account.refusals:  # as inspect does
@@ -578,6 +584,22 @@ def inspect_part(
             for c in account.calls.values()
         }
     return part
+
+
+def parent_vanished(parent: Path, refusals: list[Problem]) -> bool:
+    """Whether a main transcript the scan found was gone when its tree was read (deleted, moved
+    or renamed during the scan): its tree found nothing at its path (`discover`'s
+    CC-TREE-PARENT-MISSING, of no file and no path) or could not open it (CC-TREE-UNREADABLE of
+    the parent, file 0), and nothing is there now. Said apart (CC-TREE-PARENT-VANISHED): the
+    tree's own code told of a pruned session, or of permissions to check, for a transcript that
+    was there when the scan listed its folder (a scan audit). A file replaced in between is
+    there: its tree says what it is."""
+    at_parent = any(
+        (p.code == ORPHAN_CODE and p.file is None and p.local_path is None)
+        or (p.code == "CC-TREE-UNREADABLE" and p.file == 0)
+        for p in refusals
+    )
+    return at_parent and not os.path.lexists(parent)
 
 
 # A row's and the totals' figure: inspect --price-card's keys, those its model (outputs.py)
@@ -1168,8 +1190,7 @@ def _table(result: dict[str, Any]) -> list[str]:
             flags += " [calls in other sessions]"
         if (r.get("cost") or {}).get("spend_left_out"):  # which `+` rows its footnote means
             flags += " [spend in no figure]"
-        unread = r["status"] == "orphan" or (r["status"] == "error" and r["parent_files"] == 1)
-        if unread:  # nothing read: no count, not a count of 0
+        if _unread(r):  # nothing read: no count, not a count of 0
             counts = f"{'-':>7} {'-':>8} {'-':>7} {'-':>6} {'-':>14}"
         else:
             counts = (
@@ -1180,6 +1201,15 @@ def _table(result: dict[str, Any]) -> list[str]:
         cost = f"{costs[n]:<{wide}} " if priced else ""
         lines.append(f"{r['session']:<19} {r['status']:<12} {counts}  {cost}{refused}{flags}")
     return lines
+
+
+def _unread(row: dict[str, Any]) -> bool:
+    """Whether nothing of a row's session was read, so the table shows no count (`-`), not a
+    count of 0, which reads as no spend: an orphan, and a session of one main transcript that
+    failed or vanished before it was read (a split session's other transcripts were read)."""
+    alone = row["parent_files"] == 1
+    gone = alone and VANISHED_CODE in row["refusals"]
+    return row["status"] == "orphan" or (row["status"] == "error" and alone) or gone
 
 
 def _row_cost(cost: dict[str, Any] | None) -> str:
@@ -1350,6 +1380,15 @@ def _notes(result: dict[str, Any]) -> list[str]:
             f"{counted(elsewhere, 'session folder')} with {'its' if elsewhere == 1 else 'their'} "
             "main transcript in another project folder, read with it (a git worktree's "
             "children; a copy of the session's folder refuses its row)"
+        )
+    vanished = sum(VANISHED_CODE in r["refusals"] for r in rows)
+    if vanished:
+        lines.append(
+            f"{counted(vanished, 'session')} with a main transcript that was deleted or moved "
+            f"while the scan ran ({VANISHED_CODE}): found, then gone when "
+            f"{'its' if vanished == 1 else 'their'} tree was read, so the calls in it are in no "
+            "count (`-` in the table where nothing else of the session was read; 0 in --json); "
+            "scan again"
         )
     if t["model_calls_in_several_sessions"]:
         lines.append(
