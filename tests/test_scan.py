@@ -2371,3 +2371,34 @@ def test_only_a_parent_gone_from_its_path_has_vanished(tmp_path: Path) -> None:
     assert not scan_module.parent_vanished(parent, [])
     parent.write_text("{}\n")
     assert not scan_module.parent_vanished(parent, [unopened])
+
+
+@pytest.mark.parametrize("damage", ["empty-parent-with-children", "empty-meta-and-stray-file"])
+def test_an_empty_file_among_other_refusals_is_the_row_as_inspect_says_it(
+    tmp_path: Path, cli: Any, damage: str
+) -> None:
+    """An audit asked why CC-TREE-EMPTY-FILE is among a refused row's codes (and the totals'
+    refusal_codes) beside others. It is a refusal of its own (blocking, docs/refusals.md): an
+    empty main transcript, agent .meta.json, run journal or manifest refuses its tree whatever
+    else does, and `inspect --json` lists it with the others; the row says what `inspect` says.
+    Only a row of no model call refused for nothing else is `empty`, out of refusal_codes."""
+    project = tmp_path / "projects" / "-home-dev-app"
+    shutil.copytree(FIXTURES / "synthetic_tree", project)
+    parent = fixture_parent("synthetic_tree")
+    transcript = project / parent.name
+    folder = project / parent.stem
+    if damage == "empty-parent-with-children":
+        transcript.write_bytes(b"")
+    else:
+        next(folder.rglob("*.meta.json")).write_bytes(b"")
+        (folder / "notes.txt").write_text("x")
+    inspected = cli("inspect", "--json", "--in", str(transcript)).json()
+    codes = sorted({r["code"] for r in inspected["refusals"]})
+    assert "CC-TREE-EMPTY-FILE" in codes, codes
+    assert len(codes) > 1, codes
+    doc = cli("scan", str(tmp_path / "projects"), "--json", "--jobs", "1").json()
+    [row] = doc["sessions"]
+    assert (row["status"], row["refusals"]) == ("refused", codes)
+    assert row["model_calls"] == inspected["counts"]["model_calls"]
+    assert doc["totals"]["refusal_codes"] == dict.fromkeys(codes, 1)
+    _sum_of_rows(doc)
