@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,13 +25,17 @@ from converter.attest.errors import (
     SubjectMismatch,
 )
 from converter.attest.statement import (
+    DIGESTS,
     PAYLOAD_TYPE,
     PREDICATE_TYPE,
     STATEMENT_TYPE,
     attest,
     build_statement,
     check_attestation,
+    check_attested_blocks,
+    names_subject,
 )
+from converter.bundle.spool import SealedBytes, Spool
 from converter.codec.canonical import canonical_bytes
 from tests.envelope_helpers import (
     cosigned,
@@ -235,9 +241,10 @@ def test_signed_payload_that_is_not_our_statement_is_refused(envelope: bytes) ->
     assert raised.value.code == "ATTEST-STATEMENT-INVALID"
 
 
-def _other_digests() -> dict[str, Any]:
+def _with_digests(**digests: Any) -> dict[str, Any]:
+    """The good statement, its subject's DigestSet given more entries (or another sha256)."""
     statement = _good_statement()
-    statement["subject"][0]["digest"]["sha512"] = "ab" * 64
+    statement["subject"][0]["digest"].update(digests)
     return statement
 
 
@@ -246,15 +253,178 @@ def _other_digests() -> dict[str, Any]:
     [
         _signed(_variant(extra=True)),
         _signed(_good_statement(), canonical=False),
-        _signed(_other_digests()),
     ],
-    ids=["unknown-field", "not-canonical", "another-digest"],
+    ids=["unknown-field", "not-canonical"],
 )
 def test_a_statement_with_fields_we_do_not_know_still_checks(envelope: bytes) -> None:
     """Was ATTEST-STATEMENT-INVALID (5): in-toto's parsing rules say a consumer MUST ignore
     fields it does not recognise (a later producer may add some), and the JSON's layout is not
     what is signed against: the bytes are, whatever their layout."""
     assert check_attestation(BUNDLE, envelope, KEY.public_key()) == RECEIPT
+
+
+def _reference(algorithm: hashes.HashAlgorithm, data: bytes) -> str:
+    """A digest by `cryptography`: another implementation than the hashlib one checked."""
+    hasher = hashes.Hash(algorithm)
+    hasher.update(data)
+    return hasher.finalize().hex()
+
+
+# Every in-toto DigestSet name `verify` checks, and the bundle's digest in it, not computed the
+# way the code under test computes it (so a name mapped to the wrong function is caught).
+THE_BUNDLES_DIGESTS = {
+    "sha224": _reference(hashes.SHA224(), BUNDLE),
+    "sha384": _reference(hashes.SHA384(), BUNDLE),
+    "sha512": _reference(hashes.SHA512(), BUNDLE),
+    "sha512_224": _reference(hashes.SHA512_224(), BUNDLE),
+    "sha512_256": _reference(hashes.SHA512_256(), BUNDLE),
+    "sha3_224": _reference(hashes.SHA3_224(), BUNDLE),
+    "sha3_256": _reference(hashes.SHA3_256(), BUNDLE),
+    "sha3_384": _reference(hashes.SHA3_384(), BUNDLE),
+    "sha3_512": _reference(hashes.SHA3_512(), BUNDLE),
+    "blake2b": _reference(hashes.BLAKE2b(64), BUNDLE),
+    "blake2s": _reference(hashes.BLAKE2s(32), BUNDLE),
+    "sha1": _reference(hashes.SHA1(), BUNDLE),
+    "md5": _reference(hashes.MD5(), BUNDLE),
+}
+
+
+def _wrong(digest: str) -> str:
+    """Another digest of the same form: its last hex digit changed."""
+    return digest[:-1] + ("0" if digest[-1] != "0" else "1")
+
+
+def test_every_digest_verify_checks_is_tested_here() -> None:
+    assert set(THE_BUNDLES_DIGESTS) | {"sha256"} == set(DIGESTS)
+
+
+@pytest.mark.parametrize("algorithm", sorted(THE_BUNDLES_DIGESTS))
+def test_a_wrong_digest_beside_the_right_sha256_is_subject_mismatch(algorithm: str) -> None:
+    """Was: only sha256 was compared, so a statement whose sha512 (or any other digest) named
+    other bytes verified. Every digest this program computes is the bundle's, or it is 5."""
+    wrong = _wrong(THE_BUNDLES_DIGESTS[algorithm])
+    envelope = _signed(_with_digests(**{algorithm: wrong}))
+    with pytest.raises(SubjectMismatch) as raised:
+        check_attestation(BUNDLE, envelope, KEY.public_key())
+    assert raised.value.code == "ATTEST-SUBJECT-MISMATCH"
+    assert raised.value.exit_code == 5
+    assert raised.value.signed_receipt == RECEIPT  # so the receipt is compared as for sha256
+    assert not names_subject(envelope, BUNDLE)  # nor does it stay beside the bundle unsigned
+
+
+@pytest.mark.parametrize("algorithm", sorted(THE_BUNDLES_DIGESTS))
+def test_a_right_digest_beside_the_right_sha256_checks(algorithm: str) -> None:
+    envelope = _signed(_with_digests(**{algorithm: THE_BUNDLES_DIGESTS[algorithm]}))
+    assert check_attestation(BUNDLE, envelope, KEY.public_key()) == RECEIPT
+    assert names_subject(envelope, BUNDLE)
+
+
+def test_every_right_digest_at_once_checks_and_any_one_wrong_fails() -> None:
+    assert check_attestation(
+        BUNDLE, _signed(_with_digests(**THE_BUNDLES_DIGESTS)), KEY.public_key()
+    )
+    for algorithm, digest in THE_BUNDLES_DIGESTS.items():
+        one_wrong = _with_digests(**{**THE_BUNDLES_DIGESTS, algorithm: _wrong(digest)})
+        with pytest.raises(SubjectMismatch):
+            check_attestation(BUNDLE, _signed(one_wrong), KEY.public_key())
+
+
+def test_a_right_sha512_does_not_excuse_a_wrong_sha256() -> None:
+    sha256 = _wrong(hashlib.sha256(BUNDLE).hexdigest())
+    envelope = _signed(_with_digests(sha256=sha256, sha512=THE_BUNDLES_DIGESTS["sha512"]))
+    with pytest.raises(SubjectMismatch):
+        check_attestation(BUNDLE, envelope, KEY.public_key())
+
+
+@pytest.mark.parametrize("size", [20, 32, 48])
+def test_blake2_is_checked_at_the_length_its_value_has(size: int) -> None:
+    """BLAKE2's output length is a parameter of the function (in-toto's name does not fix it):
+    a BLAKE2b-256 value is checked as BLAKE2b-256, not refused for not being BLAKE2b-512."""
+    right = hashlib.blake2b(BUNDLE, digest_size=size).hexdigest()
+    assert check_attestation(BUNDLE, _signed(_with_digests(blake2b=right)), KEY.public_key())
+    with pytest.raises(SubjectMismatch):
+        check_attestation(BUNDLE, _signed(_with_digests(blake2b=_wrong(right))), KEY.public_key())
+    truncated = hashlib.blake2b(BUNDLE).hexdigest()[: 2 * size]  # not the same function
+    with pytest.raises(SubjectMismatch):
+        check_attestation(BUNDLE, _signed(_with_digests(blake2b=truncated)), KEY.public_key())
+
+
+@pytest.mark.parametrize(
+    "digests",
+    [
+        {"sha999": "00"},
+        {"SHA512": "not even hex"},  # in-toto's names are lowercase: this is not sha512
+        {"shake256": "ab" * 64},  # an output of any length: not checked
+        {"ripemd160": "ab" * 20},  # not in every OpenSSL build: not checked anywhere
+        {"sm3": "ab"},
+        {"gitCommit": "ab" * 20, "dirHash": "cd" * 32},
+        {"somecoolhash": 7, "other": {"nested": [None]}, "": ""},
+    ],
+)
+def test_a_digest_in_an_algorithm_verify_does_not_check_is_ignored(
+    digests: dict[str, Any],
+) -> None:
+    """in-toto's DigestSet allows any algorithm name; a consumer MUST ignore those it does not
+    recognise, whatever the value (none of them is computed here, so none can be found false)."""
+    envelope = _signed(_with_digests(**digests))
+    assert check_attestation(BUNDLE, envelope, KEY.public_key()) == RECEIPT
+    assert names_subject(envelope, BUNDLE)
+
+
+@pytest.mark.parametrize(
+    "digests",
+    [
+        {"sha512": THE_BUNDLES_DIGESTS["sha512"].upper()},  # compared as sha256 is: lowercase
+        {"sha512": THE_BUNDLES_DIGESTS["sha512"][:-2]},
+        {"sha512": THE_BUNDLES_DIGESTS["sha512"] + "00"},
+        {"sha512": 0},
+        {"sha512": None},
+        {"md5": ""},
+        {"blake2b": "ab" * 65},
+        {"blake2s": "ab" * 33},
+        {"blake2b": "abc"},
+    ],
+)
+def test_a_digest_verify_checks_that_is_not_lowercase_hex_of_its_length_is_invalid(
+    digests: dict[str, Any],
+) -> None:
+    """As a malformed sha256 always was (in-toto's validator refuses them too): 5, the
+    statement is not one this program reads."""
+    with pytest.raises(StatementInvalid) as raised:
+        check_attestation(BUNDLE, _signed(_with_digests(**digests)), KEY.public_key())
+    assert raised.value.exit_code == 5
+
+
+def test_sha256_is_still_required_beside_other_digests() -> None:
+    statement = _with_digests(**THE_BUNDLES_DIGESTS)
+    del statement["subject"][0]["digest"]["sha256"]
+    with pytest.raises(StatementInvalid):
+        check_attestation(BUNDLE, _signed(statement), KEY.public_key())
+
+
+def test_a_sealed_bundle_is_named_by_every_digest_too() -> None:
+    """`convert` keeps an attestation beside the bundle it writes only if it still signs it:
+    one whose sha512 is not the bundle's would not verify, so it does not."""
+    spool = Spool(None)
+    spool.add(BUNDLE)
+    sealed = SealedBytes(spool, hashlib.sha256(BUNDLE).hexdigest())
+    sha512 = THE_BUNDLES_DIGESTS["sha512"]
+    assert names_subject(_signed(_with_digests(sha512=sha512)), sealed)
+    assert not names_subject(_signed(_with_digests(sha512=_wrong(sha512))), sealed)
+
+
+def test_a_bundle_read_a_block_at_a_time_is_read_once_for_every_digest() -> None:
+    envelope = _signed(_with_digests(**THE_BUNDLES_DIGESTS))
+    reads: list[int] = []
+
+    def blocks() -> Iterator[bytes]:
+        reads.append(1)
+        yield from (BUNDLE[at : at + 7] for at in range(0, len(BUNDLE), 7))
+
+    assert check_attested_blocks(blocks, envelope, KEY.public_key()) == RECEIPT
+    assert reads == [1]
+    with pytest.raises(SubjectMismatch):
+        check_attested_blocks(lambda: iter((BUNDLE, b" ")), envelope, KEY.public_key())
 
 
 def test_a_hand_built_canonical_statement_checks() -> None:

@@ -17,8 +17,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from converter.attest.dsse import sign_envelope
 from converter.attest.keys import load_private_key, load_public_key
-from converter.attest.statement import attest
+from converter.attest.statement import PAYLOAD_TYPE, attest, build_statement
 from converter.bundle.io import evidence_digest
 from converter.codec.canonical import canonical_bytes
 from tests.conftest import FIXTURES, fixture_parent
@@ -594,6 +595,80 @@ def test_a_resealed_bundle_says_every_problem_beside_the_signature(
     assert result.code == 5, result.err
     assert "ATTEST-SUBJECT-MISMATCH" in result.err
     assert "ATTEST-RECEIPT-MISMATCH" in result.err
+
+
+def _resign(bundle: Path, signing_key: Path, receipt: dict[str, Any], **digests: str) -> None:
+    """<bundle>.intoto.json re-signed by the producer over a statement of the bundle's bytes whose
+    subject names `digests` too, as another in-toto producer's may (algorithm agility)."""
+    statement = build_statement(bundle.read_bytes(), "bundle.json", receipt)
+    document = statement.model_dump(mode="json", by_alias=True)
+    document["subject"][0]["digest"].update(digests)
+    key = load_private_key(signing_key)
+    envelope = sign_envelope(canonical_bytes(document), PAYLOAD_TYPE, key).to_bytes()
+    Path(f"{bundle}.intoto.json").write_bytes(envelope)
+
+
+@pytest.mark.parametrize("command", ["verify", "evaluate"])
+def test_every_subject_digest_verify_can_compute_must_be_the_bundles(
+    command: str, cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """Was: only the subject's sha256 was compared, so a statement signed by the key whose
+    sha512 named other bytes verified (0). Every digest it can compute is checked: one wrong
+    is ATTEST-SUBJECT-MISMATCH (5), as a wrong sha256 is; an algorithm it does not know is
+    ignored, as in-toto's DigestSet requires."""
+    bundle, _, public = signed
+    data = bundle.read_bytes()
+    receipt = json.loads(data)["receipt"]
+    sha512 = hashlib.sha512(data).hexdigest()
+    args = (command, "--bundle", str(bundle), "--public-key", str(public))
+
+    _resign(bundle, tmp_path / "producer.pem", receipt, sha512=sha512, sha3_256="0" * 64)
+    result = cli(*args)
+    assert result.code == 5, result.err
+    assert result.err.startswith("integrity: ATTEST-SUBJECT-MISMATCH"), result.err
+    assert "ATTEST-RECEIPT-MISMATCH" not in result.err  # the receipt signed is the bundle's
+
+    _resign(bundle, tmp_path / "producer.pem", receipt, sha512=hashlib.sha512(b"other").hexdigest())
+    result = cli(*args)
+    assert result.code == 5, result.err
+    assert result.err.startswith("integrity: ATTEST-SUBJECT-MISMATCH"), result.err
+
+    _resign(bundle, tmp_path / "producer.pem", receipt, sha512=sha512)
+    assert cli(*args).code == 0, cli(*args).err
+
+    _resign(bundle, tmp_path / "producer.pem", receipt, sha512=sha512, somecoolhash="not hex")
+    assert cli(*args).code == 0, cli(*args).err
+
+
+def test_a_bundle_refused_by_its_first_bytes_is_a_mismatch_on_any_digest(
+    cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """The bundle no JSON starts, read a block at a time for the signature (never held whole):
+    a signature over these very bytes leaves it refused (2) only when every digest it names
+    is theirs; a wrong sha512 beside the right sha256 is a mismatch (5) there too."""
+    bundle, _, public = signed
+    data = bytearray(bundle.read_bytes())
+    receipt = json.loads(data)["receipt"]
+    data[0] = ord("x")
+    bundle.write_bytes(bytes(data))
+    args = ("verify", "--bundle", str(bundle), "--public-key", str(public))
+
+    _resign(bundle, tmp_path / "producer.pem", receipt, sha512=_flipped(hashlib.sha512(data)))
+    result = cli(*args)
+    assert result.code == 5, result.err
+    assert result.err.startswith("integrity: ATTEST-SUBJECT-MISMATCH"), result.err
+    assert "refused: BUNDLE-NOT-A-BUNDLE" in result.err
+
+    _resign(bundle, tmp_path / "producer.pem", receipt, sha512=hashlib.sha512(data).hexdigest())
+    result = cli(*args)
+    assert result.code == 2, result.err
+    assert result.err.startswith("refused: BUNDLE-NOT-A-BUNDLE"), result.err
+
+
+def _flipped(digest: Any) -> str:
+    """A digest's hex, its last digit changed: the same form, other bytes."""
+    hex_digest: str = digest.hexdigest()
+    return hex_digest[:-1] + ("0" if hex_digest[-1] != "0" else "1")
 
 
 def test_an_attestation_larger_than_any_we_write_is_not_read(

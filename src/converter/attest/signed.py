@@ -3,15 +3,14 @@ then the bundle itself (`bundle.io.open_bundle`), then the signed receipt agains
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from converter.attest.errors import SubjectMismatch
-from converter.attest.statement import check_attestation, check_attested_digest
+from converter.attest.statement import check_attestation, check_attested_blocks
 from converter.bundle.io import BundleSink, bundle_problems, open_bundle
 from converter.bundle.model import BundleHead
 from converter.errors import Gathered, IntegrityFailure, Problem, Refused
@@ -79,16 +78,19 @@ def read_signed_bundle(
             raise
         try:
             envelope, key = _both(read_envelope, load_key)
-            digest = hashlib.sha256()
-            with open_regular(path) as stream:
-                while block := stream.read(1 << 20):
-                    digest.update(block)
-            check_attested_digest(digest.hexdigest(), envelope, key)
+            check_attested_blocks(lambda: _blocks(path), envelope, key)
         except IntegrityFailure as failed:
             raise IntegrityFailure.several(failed.problems, refused.problems) from None
         except (Refused, OSError):
             pass
         raise refused from None
+
+
+def _blocks(path: Path) -> Iterator[bytes]:
+    """The bytes of the file at `path`, a block at a time (never a FIFO or a device)."""
+    with open_regular(path) as stream:
+        while block := stream.read(1 << 20):
+            yield block
 
 
 _ANOTHER_FILE = frozenset({"BUNDLE-IS-AN-ATTESTATION", "BUNDLE-IS-A-CONTRACT"})

@@ -5,6 +5,8 @@ Statement (https://github.com/in-toto/attestation/blob/main/spec/v1/statement.md
   subject        one entry: the name "bundle.json" (SUBJECT_NAME) and the SHA-256 of the
                  bundle's exact bytes. The name is fixed: the file name a user chose (a
                  session id, a project, an e-mail) would be signed and published with it.
+                 A statement another tool wrote may name more digests of the subject: each
+                 one this program can compute must be the bundle's too (`DIGESTS`).
   predicateType  "https://agent-evidence.dev/receipt/v1" (PREDICATE_TYPE): the predicate is the
                  bundle's `receipt` object, unchanged (SPEC §9)
 It is serialized with the one canonical encoder and wrapped in a DSSE envelope of payload type
@@ -15,8 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import ConfigDict, Field, StringConstraints
@@ -106,44 +109,113 @@ def check_attestation(
     `envelope_bytes` is no envelope at all, so there was nothing to check, and
     TooManySignatures (refused, exit 2) when it holds more entries than are tried.
     """
-    return check_attested_digest(
-        hashlib.sha256(bundle_bytes).hexdigest(), envelope_bytes, public_key
-    )
+    return check_attested_blocks(lambda: (bundle_bytes,), envelope_bytes, public_key)
 
 
-def check_attested_digest(
-    bundle_sha256: str, envelope_bytes: bytes, public_key: Ed25519PublicKey
+def check_attested_blocks(
+    blocks: Callable[[], Iterable[bytes | bytearray]],
+    envelope_bytes: bytes,
+    public_key: Ed25519PublicKey,
 ) -> dict[str, Any]:
-    """`check_attestation` of a bundle known by its SHA-256 (hex) alone: one not held whole."""
+    """`check_attestation` of a bundle read a block at a time, never held whole: `blocks()`
+    yields its bytes in order. It is called once the signature verifies, not before (an
+    envelope that does not check costs no read of the bundle), and once only, whatever the
+    digests the statement names."""
     envelope = parse_envelope(envelope_bytes)
     payload = verify_envelope(envelope, public_key)
     if envelope.payloadType != PAYLOAD_TYPE:
         raise PayloadTypeUnsupported
     statement = parse_statement(payload)
-    if statement.sha256 != bundle_sha256:
+    if digests_of(blocks(), statement.digests) != statement.digests:
         raise SubjectMismatch(statement.predicate)
     return statement.predicate
 
 
+class _Hasher(Protocol):
+    def update(self, data: bytes | bytearray, /) -> None: ...
+    def hexdigest(self) -> str: ...
+
+
+# The in-toto DigestSet algorithms (spec/v1/digest_set.md) a subject's digest is checked in,
+# by in-toto's name (hashlib's too), with their output's length in bytes (shortest, longest).
+# A statement naming one claims that digest of the bundle; a verifier that could check the
+# claim and did not would accept a statement false in part. So each is checked, not sha256
+# alone (in-toto lets a consumer match on any one; `verify` checks all it can).
+# They are the ones every install computes: hashlib's guaranteed set, and SHA-512/224 and
+# SHA-512/256, which every OpenSSL that Python 3.11 builds with (1.1.1 on) has. Ignored, as
+# unknown names are: shake128 and shake256 (outputs of any length), ripemd160, sm3 and gost
+# (not in every OpenSSL build: a statement would verify on one machine and not on another),
+# and names that are not in-toto's (dirHash, gitCommit, SHA512 in capitals, ...).
+# BLAKE2's output length is a parameter of the function, which in-toto's name does not fix:
+# the value's length says which was meant (BLAKE2b-256 is no prefix of BLAKE2b-512), so any
+# length the function allows is checked, not only its default (64 and 32 bytes).
+DIGESTS: Final[Mapping[str, tuple[int, int]]] = {
+    "sha256": (32, 32),
+    "sha224": (28, 28),
+    "sha384": (48, 48),
+    "sha512": (64, 64),
+    "sha512_224": (28, 28),
+    "sha512_256": (32, 32),
+    "sha3_224": (28, 28),
+    "sha3_256": (32, 32),
+    "sha3_384": (48, 48),
+    "sha3_512": (64, 64),
+    "blake2b": (1, 64),
+    "blake2s": (1, 32),
+    "sha1": (20, 20),
+    "md5": (16, 16),
+}
+# The form of each one's value: lowercase hex, as in-toto writes it and as sha256 always was.
+_DIGEST_FORMS: Final = {
+    name: re.compile(f"(?:[0-9a-f]{{2}}){{{shortest},{longest}}}")
+    for name, (shortest, longest) in DIGESTS.items()
+}
+
+
+def _hasher(algorithm: str, hex_length: int) -> _Hasher:
+    """A new hasher for `algorithm` (one of DIGESTS) that gives `hex_length` hex digits.
+    `usedforsecurity=False`: MD5 and SHA-1 are only ever a claim that can be found false here,
+    never what makes a bundle verify (sha256 must match too), so a FIPS build may compute them."""
+    if algorithm == "blake2b":
+        return hashlib.blake2b(digest_size=hex_length // 2, usedforsecurity=False)
+    if algorithm == "blake2s":
+        return hashlib.blake2s(digest_size=hex_length // 2, usedforsecurity=False)
+    return hashlib.new(algorithm, usedforsecurity=False)
+
+
+def digests_of(blocks: Iterable[bytes | bytearray], claimed: Mapping[str, str]) -> dict[str, str]:
+    """The bundle's digest in each algorithm `claimed` names (of DIGESTS, each at the length
+    of its claimed value), its bytes read once: every block goes to every hasher as it comes,
+    so a bundle read a block at a time is still never held whole, nor read twice."""
+    hashers = {name: _hasher(name, len(value)) for name, value in claimed.items()}
+    for block in blocks:
+        for hasher in hashers.values():
+            hasher.update(block)
+    return {name: hasher.hexdigest() for name, hasher in hashers.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class SignedStatement:
-    """What a verifier reads from a signed Statement: the subject's SHA-256, the predicate."""
+    """What a verifier reads from a signed Statement: the subject's digests this program can
+    compute (`DIGESTS`; sha256 always among them), by algorithm, and the predicate."""
 
-    sha256: str
+    digests: Mapping[str, str]
     predicate: dict[str, Any]
 
-
-_SHA256 = re.compile(r"[0-9a-f]{64}")
+    @property
+    def sha256(self) -> str:
+        return self.digests["sha256"]
 
 
 def parse_statement(payload: bytes) -> SignedStatement:
     """The signed payload as our in-toto v1 Statement: its `_type`, one subject with a sha256
     digest, our predicateType, an object predicate; StatementInvalid otherwise.
 
-    Fields it does not know are ignored (other digests of the subject, fields a later version
-    adds), as in-toto's parsing rules require, and so is the layout of the JSON. What could be
-    read two ways is refused: a repeated key, NaN, a number with a fraction (no receipt has
-    one), invalid UTF-8.
+    Fields it does not know are ignored (fields a later version adds, digests in algorithms
+    not in DIGESTS), as in-toto's parsing rules require, and so is the layout of the JSON. What
+    could be read two ways is refused: a repeated key, NaN, a number with a fraction (no
+    receipt has one), invalid UTF-8; so is a digest in an algorithm of DIGESTS that is not
+    lowercase hex of a length it gives (in-toto's own validator refuses it too).
     """
     try:
         document = loads_integral(payload)
@@ -162,17 +234,32 @@ def parse_statement(payload: bytes) -> SignedStatement:
     ):
         raise StatementInvalid
     digest = subject[0].get("digest")
-    sha256 = digest.get("sha256") if isinstance(digest, dict) else None
-    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+    if not isinstance(digest, dict) or "sha256" not in digest:
         raise StatementInvalid
-    return SignedStatement(sha256, predicate)
+    return SignedStatement(_known_digests(digest), predicate)
+
+
+def _known_digests(digest_set: dict[str, Any]) -> dict[str, str]:
+    """The entries of a subject's DigestSet whose algorithm is in DIGESTS, each checked for
+    form (StatementInvalid if one is not a string of lowercase hex of a length it gives)."""
+    known = {name: value for name, value in digest_set.items() if name in DIGESTS}
+    for name, value in known.items():
+        if not isinstance(value, str) or not _DIGEST_FORMS[name].fullmatch(value):
+            raise StatementInvalid
+    return known
 
 
 def names_subject(envelope: bytes, data: bytes | bytearray | SealedBytes) -> bool:
-    """Whether an attestation's subject is the SHA-256 of `data`: read, not verified (whoever
-    checks it needs the public key; this only decides whether it still belongs beside `data`)."""
+    """Whether an attestation's subject is `data`: its SHA-256 and each other digest it names
+    that `verify` checks (`DIGESTS`). Read, not verified (whoever checks it needs the public
+    key; this only decides whether it still belongs beside `data`). A sealed bundle's SHA-256
+    was taken as it was built: its bytes are read again only for another digest named."""
     try:
         statement = parse_statement(b64decode(parse_envelope(envelope).payload))
     except ConverterError:
         return False
-    return statement.sha256 == _sha256(data)
+    if statement.sha256 != _sha256(data):
+        return False
+    others = {name: value for name, value in statement.digests.items() if name != "sha256"}
+    blocks = data.chunks() if isinstance(data, SealedBytes) else (data,)
+    return not others or digests_of(blocks, others) == others

@@ -1724,13 +1724,15 @@ CODES: dict[str, CodeInfo] = {
     ),
     "ATTEST-STATEMENT-INVALID": _c(
         "The signed payload is not an agent-evidence in-toto v1 receipt statement (another "
-        "statement type or predicate, not one subject with a SHA-256 digest, or not strict "
+        "statement type or predicate, not one subject with a SHA-256 digest, a subject digest "
+        "verify checks that is not lowercase hex of that algorithm's length, or not strict "
         "JSON); exit 5.",
         "Pass the attestation agent-evidence wrote for this bundle, not another signed document.",
     ),
     "ATTEST-SUBJECT-MISMATCH": _c(
-        "The attestation is valid but its subject digest is not the SHA-256 of this bundle; "
-        "exit 5.",
+        "The attestation is valid but a digest of its subject is not this bundle's: its "
+        "SHA-256, or another it names that verify computes (sha224, sha384, sha512, "
+        "sha512_224, sha512_256, sha3_*, blake2b, blake2s, sha1, md5); exit 5.",
         "Pair the bundle with its own .intoto.json; if they belong together, the bundle's bytes "
         "changed after it was attested (re-indented or re-encoded counts: the signature covers "
         "the exact bytes, the evidence digest only the values).",
