@@ -1100,13 +1100,22 @@ def test_hidden_calls_not_as_a_conversion_writes_them_are_refused(edit: Any, whe
 
 def test_a_bundle_of_a_version_that_counted_hidden_calls_without_pricing_them_opens() -> None:
     """Before 0.5.0 hidden calls were counted (receipt.hidden_calls) with no event: such a
-    bundle still opens."""
+    bundle still opens. Each was a response read, bound then as now: one counting more hidden
+    calls than the response files it binds was not written by a conversion, of any version."""
 
     def counted_only(body: dict[str, Any]) -> None:
         body["generator"]["version"] = "0.4.11"
         body["receipt"]["hidden_calls"] = 2
+        _bind_bodies(body, "provider-index", "provider-response", "provider-response")
 
     assert open_bundle(_resealed(counted_only)).receipt.hidden_calls == 2
+
+    def one_response_short(body: dict[str, Any]) -> None:
+        counted_only(body)
+        body["receipt"]["files"].pop()
+        body["receipt"]["counts"]["bound_files"] -= 1
+
+    assert _codes_at(one_response_short) == [("BUNDLE-HIDDEN-CALLS", "receipt/hidden_calls")]
 
 
 @pytest.mark.parametrize("where", ["event", "receipt"])

@@ -2588,3 +2588,47 @@ def test_a_hidden_call_of_no_input_is_a_finding(cli: Any, tmp_path: Path, final:
     report = json.loads(cli("evaluate", "--bundle", str(out), "--format", "json").out)
     assert [t["high_is_bound"] for t in report["tasks"]] == [False]
     assert report["decision"] == "INCOMPLETE"
+
+
+# --- a resealed bundle's counts held to its events and files -------------------------------
+
+
+def _resealed_problems(bundle: dict[str, Any]) -> list[tuple[str, str | None]]:
+    """What opening `bundle`, edited and its evidence digest recomputed (as anyone can), says:
+    nothing when it opens."""
+    from converter.bundle.io import evidence_digest, open_bundle
+    from converter.codec.canonical import canonical_bytes
+    from converter.errors import Refused
+
+    bundle["receipt"].pop("evidence_sha256")
+    bundle["receipt"]["evidence_sha256"] = evidence_digest(bundle)
+    try:
+        open_bundle(canonical_bytes(bundle))
+    except Refused as refused:
+        return [(p.code, p.where) for p in refused.problems]
+    return []
+
+
+SUGGESTION = ("msg_01SuggestionCallNoTranscriptHas", "req_01SuggestionCall")
+
+
+def test_hidden_calls_are_no_more_than_the_responses_bound(cli: Any, tmp_path: Path) -> None:
+    """Each hidden call is a response no transcript call has, one file each (a second response
+    of one id refuses, CC-BODY-DUPLICATE), bound as every body is; its advisor passes are events
+    of the same file. A bundle counting more hidden calls than the provider-response files it
+    binds was not written by a conversion: resealed so, it opened."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, header=billing(cc_prompt_id=PROMPT_ID))
+    add_hidden(
+        bodies, SUGGESTION, source="prompt_suggestion", header=billing(cc_prompt_id=PROMPT_ID)
+    )
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    assert bundle["receipt"]["hidden_calls"] == 2
+    files = bundle["receipt"]["files"]
+    assert sum(f["role"] == "provider-response" for f in files) == 6  # four calls', two hidden
+    assert _resealed_problems(json.loads(json.dumps(bundle))) == []
+    # every response file but one unbound (the index and a response still bound)
+    first = next(f for f in files if f["role"] == "provider-response")
+    files[:] = [f for f in files if f["role"] != "provider-response" or f is first]
+    bundle["receipt"]["counts"]["bound_files"] = len(files)
+    assert _resealed_problems(bundle) == [("BUNDLE-HIDDEN-CALLS", "receipt/hidden_calls")]

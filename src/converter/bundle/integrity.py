@@ -86,6 +86,8 @@ class Consistency:
         # that show them are bound, or none is a hidden call.
         self.roles = frozenset(f.role for f in head.receipt.files)
         self.bodies_bound = {"provider-index", "provider-response"} <= self.roles
+        # (each hidden call is a response file of its own: `_hidden_calls_disagree`)
+        self.responses_bound = sum(f.role == "provider-response" for f in head.receipt.files)
         self.requests_bound = "provider-request" in self.roles
         # The events a finding of spend in no cost places (`vocabulary.LEFT_OUT_PLACED`), by
         # that finding's code: evaluate marks their task's cost open by them.
@@ -452,15 +454,7 @@ class Consistency:
             if task.model_calls != self.per_task[task.id]:
                 where = f"tasks/{index}/model_calls"
                 self._add("BUNDLE-COUNT-MISMATCH", "tasks/*/model_calls", where)
-        declared = self.head.receipt.hidden_calls
-        priced = _version(self.head.generator.version) >= (0, 5)  # before, counted only
-        # each hidden call is an event (its advisor passes more): a count of them that its
-        # events do not bear out hides a call removed, or claims one never made; and they are
-        # found in provider bodies, which a bundle holding one binds (a review)
-        if (
-            priced
-            and ((declared == 0) != (self.hidden_events == 0) or declared > self.hidden_events)
-        ) or (self.hidden_events and not self.bodies_bound):
+        if self._hidden_calls_disagree():
             where = "receipt/hidden_calls"
             self._add("BUNDLE-HIDDEN-CALLS", where, where)
         if _release(self.head.generator.version) >= (0, 6, 14):
@@ -481,6 +475,22 @@ class Consistency:
             for (code, rule), count in self._extra.items()
         ]
         return self._problems + more
+
+    def _hidden_calls_disagree(self) -> bool:
+        """Whether `receipt.hidden_calls` is not what its events and files bear out. Each
+        hidden call is an event (its advisor passes more): a count its events do not bear out
+        hides a call removed, or claims one never made (from 0.5; before, counted only). They
+        are found in provider bodies, which a bundle holding one binds (a review). And each is
+        a response file of its own, bound, in every version: a second response of one id
+        refuses (CC-BODY-DUPLICATE), and its advisor passes are events of the same file, so
+        never more hidden calls than provider-response files (events may outnumber them)."""
+        declared, events = self.head.receipt.hidden_calls, self.hidden_events
+        priced = _version(self.head.generator.version) >= (0, 5)
+        return (
+            (priced and ((declared == 0) != (events == 0) or declared > events))
+            or (events > 0 and not self.bodies_bound)
+            or declared > self.responses_bound
+        )
 
 
 def _version(version: str) -> tuple[int, int]:

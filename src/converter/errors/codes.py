@@ -1286,9 +1286,10 @@ CODES: dict[str, CodeInfo] = {
         "as parent and no delegation, one agent per kind; such an agent has no tool events, "
         "its model events no timestamp and no edge; only a usage-incomplete one may state "
         "request_max_tokens, never below its output; receipt.hidden_calls is 0 exactly "
-        "when no model event is a hidden agent's, and at most their number; a bundle holding "
-        "one binds provider-index and provider-response files, and one stating "
-        "request_max_tokens a provider-request file (where each is read from); and "
+        "when no model event is a hidden agent's, and at most their number, and never more "
+        "than the provider-response files bound (each hidden call is a response file of its "
+        "own); a bundle holding one binds provider-index and provider-response files, and one "
+        "stating request_max_tokens a provider-request file (where each is read from); and "
         "receipt.auxiliary_calls is observed only when a provider-index file is among its "
         "files (those calls are looked for in the bodies' index alone).",
         "The bundle was edited after it was written. Use the bundle as convert wrote it, or "
