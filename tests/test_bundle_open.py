@@ -1258,8 +1258,9 @@ def test_a_finding_its_events_place_is_held_to_them() -> None:
     def a_final_call_said_of_no_input(body: dict[str, Any]) -> None:
         body["receipt"]["findings"].append({"code": "CC-REC-FINAL-NO-INPUT", "count": 1})
 
+    # listed, at its count; left out, at the findings
     assert _codes_at(a_final_call_said_of_no_input) == [
-        ("BUNDLE-COUNT-MISMATCH", "receipt/findings")
+        ("BUNDLE-COUNT-MISMATCH", "receipt/findings/1/count")
     ]
 
     def by_0_6_13(body: dict[str, Any]) -> None:

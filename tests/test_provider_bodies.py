@@ -2632,3 +2632,72 @@ def test_hidden_calls_are_no_more_than_the_responses_bound(cli: Any, tmp_path: P
     files[:] = [f for f in files if f["role"] != "provider-response" or f is first]
     bundle["receipt"]["counts"]["bound_files"] = len(files)
     assert _resealed_problems(bundle) == [("BUNDLE-HIDDEN-CALLS", "receipt/hidden_calls")]
+
+
+def _incomplete_finding(bundle: dict[str, Any], code: str) -> int:
+    """The place of finding `code` in the bundle's receipt."""
+    return next(i for i, f in enumerate(bundle["receipt"]["findings"]) if f["code"] == code)
+
+
+def test_usage_incomplete_findings_are_held_to_their_events(cli: Any, tmp_path: Path) -> None:
+    """Evaluate takes a usage-incomplete call at both ends of its cost (INCOMPLETE where a gate
+    falls between). Each is one CC-REC-USAGE-INCOMPLETE, in every version: a bundle resealed
+    with the finding dropped, its count changed, or a call's `usage_complete` flipped with its
+    cost, bound and counts made to agree, opened and looked cleaner."""
+    tree, _ = setup(tmp_path)
+    _, out, bundle = convert_chain(cli, tree, tmp_path / "run", None)  # C1 a stub
+    at = _incomplete_finding(bundle, "CC-REC-USAGE-INCOMPLETE")
+    assert bundle["receipt"]["findings"][at]["count"] == 1
+    assert _resealed_problems(json.loads(json.dumps(bundle))) == []
+
+    dropped = json.loads(json.dumps(bundle))
+    del dropped["receipt"]["findings"][at]
+    assert _resealed_problems(dropped) == [("BUNDLE-COUNT-MISMATCH", "receipt/findings")]
+    raised = json.loads(json.dumps(bundle))
+    raised["receipt"]["findings"][at]["count"] = 2
+    where = f"receipt/findings/{at}/count"
+    assert _resealed_problems(raised) == [("BUNDLE-COUNT-MISMATCH", where)]
+
+    flipped = json.loads(json.dumps(bundle))
+    stub = event_of(flipped, C1[0])
+    stub["usage_complete"] = True
+    stub["cost"]["high"] = stub["cost"]["low"]
+    stub["pricing"]["output_tokens_high"] = stub["usage"]["output_tokens"]
+    flipped["receipt"]["counts"]["usage_incomplete_calls"] = 0
+    assert _resealed_problems(flipped) == [("BUNDLE-COUNT-MISMATCH", where)]
+    (out.parent / "flipped.json").write_bytes(json.dumps(flipped).encode())
+    for command in ("verify", "evaluate"):
+        done = cli(command, "--bundle", str(out.parent / "flipped.json"))
+        assert done.code == 2, (command, done.err)
+        assert f"BUNDLE-COUNT-MISMATCH [{where}]" in done.err
+
+
+def test_no_input_findings_are_held_to_their_events(cli: Any, tmp_path: Path) -> None:
+    """From 0.6.14 a usage-incomplete call that recorded no input, a transcript call's or a
+    hidden call's, is one CC-REC-USAGE-INCOMPLETE-NO-INPUT: a bundle resealed without it
+    opened. A bundle of 0.6.13 (which did not say a hidden call's) is not held to it."""
+    tree, bodies = setup(tmp_path)
+    tree.edit_record(CHILD, C1_FINAL_LINE, blind_stub)
+    add_hidden(bodies, TITLE, source="compact", header=billing(cc_prompt_id=PROMPT_ID))
+    bodies.response(TITLE)["stop_reason"] = None
+    bodies.response(TITLE)["usage"] = usage(0, 12, 0, 0)
+    del bodies.responses[response_name(C1)]  # C1 stays a stub of no input
+    assert bodies.lines is not None
+    bodies.lines = [line for line in bodies.lines if line["message_id"] != C1[0]]
+    _, _, bundle = convert_chain(cli, tree, tmp_path / "run", bodies.write())
+    counts = {f["code"]: f["count"] for f in bundle["receipt"]["findings"]}
+    assert counts["CC-REC-USAGE-INCOMPLETE-NO-INPUT"] == 2  # C1's and the hidden call's
+    assert counts["CC-REC-USAGE-INCOMPLETE"] == 2
+    assert _resealed_problems(json.loads(json.dumps(bundle))) == []
+
+    at = _incomplete_finding(bundle, "CC-REC-USAGE-INCOMPLETE-NO-INPUT")
+    one_said = json.loads(json.dumps(bundle))
+    one_said["receipt"]["findings"][at]["count"] = 1
+    assert _resealed_problems(one_said) == [
+        ("BUNDLE-COUNT-MISMATCH", f"receipt/findings/{at}/count")
+    ]
+    dropped = json.loads(json.dumps(bundle))
+    del dropped["receipt"]["findings"][at]
+    assert _resealed_problems(dropped) == [("BUNDLE-COUNT-MISMATCH", "receipt/findings")]
+    one_said["generator"]["version"] = "0.6.13"
+    assert _resealed_problems(one_said) == []

@@ -57,6 +57,9 @@ SEARCH_COUNT_UNKNOWN = "CC-REC-WEBSEARCH-COUNT-UNKNOWN"
 # or usage-incomplete (`firewall.view.no_input_recorded`); a transcript call's or a hidden call's.
 FINAL_NO_INPUT = "CC-REC-FINAL-NO-INPUT"
 INCOMPLETE_NO_INPUT = "CC-REC-USAGE-INCOMPLETE-NO-INPUT"
+# The finding of a usage-incomplete call, one per call, a transcript call's or a hidden call's
+# (`reader.build`), so one per usage-incomplete model event (`bundle.integrity` holds it so).
+USAGE_INCOMPLETE = "CC-REC-USAGE-INCOMPLETE"
 # The findings of spend in no cost that one event each stands for: evaluate knows, from the
 # event, whose cost lacks it.
 LEFT_OUT_PLACED = frozenset({SEARCH_COUNT_UNKNOWN, FINAL_NO_INPUT})

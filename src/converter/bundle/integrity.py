@@ -23,7 +23,7 @@ from converter.contract.model import BASELINE_NAME_PATTERN, LABEL_PATTERN
 from converter.errors import CODES, RETIRED_CODES, Problem
 from converter.firewall.names import crossed_as
 from converter.firewall.times import at_precision
-from converter.firewall.view import Edge, final_no_input
+from converter.firewall.view import Edge, final_no_input, no_input_recorded
 from converter.limits import MAX_TOKEN_COUNT
 from converter.pricing.card import card_mismatches
 from converter.pricing.engine import price_model_event, price_tool_event
@@ -31,8 +31,10 @@ from converter.pricing.model import PricingClaims
 from converter.vocabulary import (
     FINAL_NO_INPUT,
     HIDDEN,
+    INCOMPLETE_NO_INPUT,
     LEFT_OUT_PLACED,
     SEARCH_COUNT_UNKNOWN,
+    USAGE_INCOMPLETE,
     hidden_kind_of,
     search_count_unknown,
 )
@@ -92,6 +94,8 @@ class Consistency:
         # The events a finding of spend in no cost places (`vocabulary.LEFT_OUT_PLACED`), by
         # that finding's code: evaluate marks their task's cost open by them.
         self.left_out: Counter[str] = Counter()
+        # usage-incomplete events that recorded no input (CC-REC-USAGE-INCOMPLETE-NO-INPUT)
+        self.incomplete_no_input = 0
         self._head()
         self._hidden_agents()
 
@@ -305,6 +309,7 @@ class Consistency:
                 self.per_task[event.task] += 1
             if final_no_input(event.usage_complete, event.usage):
                 self.left_out[FINAL_NO_INPUT] += 1
+            self.incomplete_no_input += no_input_recorded(event.usage_complete, event.usage)
         else:
             self._tool_event(index, event)
 
@@ -457,15 +462,7 @@ class Consistency:
         if self._hidden_calls_disagree():
             where = "receipt/hidden_calls"
             self._add("BUNDLE-HIDDEN-CALLS", where, where)
-        if _release(self.head.generator.version) >= (0, 6, 14):
-            # one event for each such finding, as a conversion writes them (a review: a bundle
-            # resealed without its finding of a search of unknown count decided SCALE, while
-            # evaluate marked the task holding it open); before 0.6.14, not checked
-            stated: Counter[str] = Counter()
-            for finding in self.head.receipt.findings:
-                stated[finding.code] += finding.count
-            if any(stated[code] != self.left_out[code] for code in LEFT_OUT_PLACED):
-                self._add("BUNDLE-COUNT-MISMATCH", "receipt/findings", "receipt/findings")
+        self._findings_held()
         self._count("model_calls", self.model_calls)
         self._count("tool_calls", self.tool_calls)
         self._count("usage_incomplete_calls", self.incomplete)
@@ -491,6 +488,34 @@ class Consistency:
             or (events > 0 and not self.bodies_bound)
             or declared > self.responses_bound
         )
+
+    def _findings_held(self) -> None:
+        """The receipt's findings that stand for events one each, as a conversion writes them,
+        held to those events. In every version a usage-incomplete model event is one
+        CC-REC-USAGE-INCOMPLETE (a review: a resealed bundle with it dropped, or left as it was
+        while a call's `usage_complete` was flipped and its counts and cost made to agree,
+        opened, and said less of the calls evaluate takes at both ends). From 0.6.14 (before,
+        not checked): a search of unknown count, a final call of no input (a review: a bundle
+        resealed without the first decided SCALE, while evaluate marked the task holding it
+        open) and a usage-incomplete call of no input, hidden calls' too (before 0.6.14 a
+        hidden call's were not said). Listed, a wrong count is named at its entry; left out,
+        at the findings."""
+        held = {USAGE_INCOMPLETE: self.incomplete}
+        if _release(self.head.generator.version) >= (0, 6, 14):
+            held |= {code: self.left_out[code] for code in LEFT_OUT_PLACED}
+            held[INCOMPLETE_NO_INPUT] = self.incomplete_no_input
+        stated: Counter[str] = Counter()
+        first: dict[str, int] = {}  # a code listed twice sums; its first entry is named
+        for index, finding in enumerate(self.head.receipt.findings):
+            stated[finding.code] += finding.count
+            first.setdefault(finding.code, index)
+        wrong = sorted(code for code, counted in held.items() if stated[code] != counted)
+        for code in wrong:
+            if code in first:  # listed, at its count
+                where = f"receipt/findings/{first[code]}/count"
+                self._add("BUNDLE-COUNT-MISMATCH", "receipt/findings/*/count", where)
+        if any(code not in first for code in wrong):  # left out, its events held: said once
+            self._add("BUNDLE-COUNT-MISMATCH", "receipt/findings", "receipt/findings")
 
 
 def _version(version: str) -> tuple[int, int]:

@@ -1272,11 +1272,11 @@ CODES: dict[str, CodeInfo] = {
     ),
     "BUNDLE-COUNT-MISMATCH": _c(
         "The bundle's digest matches its content, but a count in its receipt (model calls, tool "
-        "calls, usage-incomplete calls, tasks, edges, subagents, depth, files; from 0.6.14, "
-        "the findings of WebSearch calls of unknown count and of final calls of no input, one "
-        "event each) or a task's model_calls differs from what its events, edges, agents and "
-        "files hold; or a model call's web_search_requests is fewer than its tool calls' "
-        "searches together.",
+        "calls, usage-incomplete calls, tasks, edges, subagents, depth, files; the findings of "
+        "usage-incomplete calls, one event each; from 0.6.14, those of WebSearch calls of "
+        "unknown count and of final and usage-incomplete calls of no input, one event each) or "
+        "a task's model_calls differs from what its events, edges, agents and files hold; or a "
+        "model call's web_search_requests is fewer than its tool calls' searches together.",
         "Convert the bundle again from its contract; if it was resealed after an edit, treat it "
         "as untrusted.",
     ),

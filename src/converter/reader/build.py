@@ -54,6 +54,7 @@ from converter.vocabulary import (
     FINAL_NO_INPUT,
     INCOMPLETE_NO_INPUT,
     SEARCH_COUNT_UNKNOWN,
+    USAGE_INCOMPLETE,
     TaskUnit,
     search_count_unknown,
 )
@@ -156,10 +157,10 @@ def _journal_agents(acc: Account, unread: Unread) -> None:
 def _summaries(acc: Account) -> None:
     for c in acc.calls.values():
         if not c.final:
-            acc.found("CC-REC-USAGE-INCOMPLETE", c.file, c.line)
+            acc.found(USAGE_INCOMPLETE, c.file, c.line)
     for h in acc.hidden:
         if not h.final:
-            acc.found("CC-REC-USAGE-INCOMPLETE", h.file)
+            acc.found(USAGE_INCOMPLETE, h.file)
     # Every call reads input: a stub recording none was written before it was counted, and
     # max_output_tokens bounds only the output of such a call (its input is in neither end).
     # A call recorded as final with no input at all: damaged, or a gateway's; priced as written,
