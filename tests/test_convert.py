@@ -2615,7 +2615,8 @@ def test_inspect_with_a_card_it_cannot_read_is_refused_before_the_tree_is_read(
 ) -> None:
     result = cli("inspect", "--in", str(tmp_path / "nowhere.jsonl"), "--price-card", "no-such")
     assert result.code == 2
-    assert result.err.startswith("refused: PRICE-CARD-UNKNOWN")
+    assert result.err.startswith("refused: PRICE-CARD-UNKNOWN [shipped: anthropic-2026-")
+    assert "no-such" not in result.err  # what was typed is not said back
 
 
 def _last_call_unfinished(parent: Path) -> None:

@@ -111,6 +111,30 @@ def test_agreeing_bundles_are_one_workload(cli: Any, tmp_path: Path) -> None:
     assert "EVAL-DUPLICATE-TASK" not in result.err
 
 
+def test_one_bundle_file_given_twice_is_said_as_such(cli: Any, tmp_path: Path) -> None:
+    """Was EVAL-BUNDLE-OVERLAP, whose text is of a session converted twice (a new-user audit):
+    the same file, by its name or another, is EVAL-BUNDLE-REPEATED, before any is opened."""
+    a = _bundle(cli, tmp_path, "a")
+    link = tmp_path / "link.json"
+    link.symlink_to(a)
+    # (the link's attestation is looked up beside the link: none, and none is asked for)
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(a), "--bundle", str(link))
+    assert result.code == 2, result.out
+    assert [line.split("]:")[0] + "]" for line in _refusals(result.err)] == [
+        "refused: EVAL-BUNDLE-REPEATED [bundle 2 of 3 is bundle 1 of 3]",
+        "refused: EVAL-BUNDLE-REPEATED [bundle 3 of 3 is bundle 1 of 3]",
+    ]
+    assert str(tmp_path) not in result.err
+    # A bundle that fails its digest is still a mismatch (5), the repeat said with it.
+    data = bytearray(a.read_bytes())
+    position = data.index(b'"output_tokens":') + len(b'"output_tokens":')
+    data[position] = ord("9") if data[position] != ord("9") else ord("8")
+    a.write_bytes(bytes(data))
+    result = cli("evaluate", "--bundle", str(a), "--bundle", str(link))
+    assert result.code == 5
+    assert "EVAL-BUNDLE-REPEATED [bundle 2 of 2 is bundle 1 of 2]" in result.err
+
+
 def test_disagreeing_bundles_refuse(cli: Any, tmp_path: Path) -> None:
     a = _bundle(cli, tmp_path, "a")
     b = _bundle(cli, tmp_path, "b", _policy("max_calls_per_task", 49))

@@ -144,8 +144,9 @@ def _resolved(path: Path) -> Path:
         return path.absolute()
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The device and inode `path` names, its links followed; None where it names none."""
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode `path` names, its links followed; None where it names none: two
+    names of one file (a link, `./x` and `x`) have one identity."""
     try:
         found = path.stat()
     except (OSError, ValueError):
@@ -158,10 +159,10 @@ def _same_as_any(out: Path, sources: list[Path]) -> bool:
     where neither names a file, the same path once resolved. One stat per source: a tree binds
     thousands of files, and resolving each (a system call per part of its path) took 0.14 s of
     `convert` on the bench tree."""
-    own = _identity(out)
+    own = file_identity(out)
     target: Path | None = None
     for source in sources:
-        theirs = _identity(source)
+        theirs = file_identity(source)
         if own is not None or theirs is not None:  # a file is never a path that names none
             if own == theirs:
                 return True

@@ -1406,8 +1406,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "PRICE-CARD-UNKNOWN": _c(
         "No shipped price card has that name.",
-        "Use the name of a shipped card (the `--help` of the command lists them; the files "
-        "are in contracts/price-cards/), or pass a card file path.",
+        "Use the name of a shipped card (said with this refusal, and in the `--help` of the "
+        "command; the files are in contracts/price-cards/), or pass a card file path.",
     ),
     "PRICE-CARD-UNREADABLE": _c(
         "The price card file does not exist, is not a regular file, or cannot be read.",
@@ -1462,7 +1462,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "EVAL-DUPLICATE-TASK": _c(
         "Two bundles hold the same task id though they share no transcript file and no call "
-        "(the same bundle twice, or one session converted twice, is EVAL-BUNDLE-OVERLAP). A "
+        "(one session converted twice is EVAL-BUNDLE-OVERLAP; one bundle file given twice, "
+        "EVAL-BUNDLE-REPEATED). A "
         "task id is a keyed digest of its session, prompt and place: one bundle was edited and "
         "resealed, or they are two parts of one session (resumed in another project folder) "
         "that each open with the same prompt.",
@@ -1481,6 +1482,11 @@ CODES: dict[str, CodeInfo] = {
         "fork and its original cannot be judged in one workload yet (each bundle counts the "
         "copied calls): evaluate them apart, knowing the fork's bundle repeats the original's "
         "spend for the copied tasks.",
+    ),
+    "EVAL-BUNDLE-REPEATED": _c(
+        "One bundle file was given twice, by the same name or another (a link, ./ before it): "
+        "its calls would be counted twice. Said before any bundle is read.",
+        "Give each bundle once (a glob and a name of the same file, or a link to one, repeat it).",
     ),
     "EVAL-NO-BUNDLE": _c(
         "No bundle was given.",

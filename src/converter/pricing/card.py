@@ -161,7 +161,9 @@ def _read(name_or_path: str | Path) -> bytes:
     text = str(name_or_path)
     if isinstance(name_or_path, str) and _is_card_name(text):
         if text not in shipped_cards():
-            raise Refused([Problem("PRICE-CARD-UNKNOWN")])
+            # the names to choose from, said with it (a new-user audit: only --help had them)
+            shipped = "shipped: " + ", ".join(shipped_cards())
+            raise Refused([Problem("PRICE-CARD-UNKNOWN", where=shipped)])
         return (
             resources.files("converter.pricing")
             .joinpath("cards")

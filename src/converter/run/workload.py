@@ -43,7 +43,7 @@ from converter.evaluate import (
     shape_key,
     unplaced_left_out,
 )
-from converter.files import attestation_path, read_bundle
+from converter.files import attestation_path, file_identity, read_bundle
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge, final_no_input, no_input_recorded
 from converter.limits import MONEY_SUMS
@@ -724,13 +724,13 @@ def load_workload(
     """The bundles at `paths` as one workload; with `public_key`, every bundle is refused unless
     its attestation (`<bundle>.intoto.json`) verifies with that key; with `policy_file`, unless
     they are under the claims that team's policy file fixes. A key or policy file that cannot be
-    used is refused with every bundle's own refusals, and a bundle that fails its digest makes
+    used, or a bundle given twice (`_repeated`), is refused with every bundle's own refusals, and a bundle that fails its digest makes
     the run a mismatch (5) whatever else is wrong."""
     key: Ed25519PublicKey | None = None
     signed_by: str | None = None
     required: Preset | None = None
     required_by: str | None = None
-    unusable: list[Problem] = []
+    unusable: list[Problem] = _repeated(paths)
     if public_key is not None:
         from converter.attest.keys import load_public_key
 
@@ -751,6 +751,23 @@ def load_workload(
 
         signed_by = key_id(key)
     return build_workload(load_bundles(paths, key, required), signed_by, required, required_by)
+
+
+def _repeated(paths: tuple[Path, ...]) -> list[Problem]:
+    """Each bundle given again, by its name or another (a link, `./b.json`): one file, whose
+    calls would be counted twice. Said as such (a new-user audit: it was EVAL-BUNDLE-OVERLAP,
+    whose text is of one session converted twice), before any bundle is opened."""
+    first: dict[tuple[int, int], int] = {}
+    problems = []
+    for position, path in enumerate(paths, 1):
+        identity = file_identity(path)
+        if identity is None:  # no file: its own refusal says so
+            continue
+        earlier = first.setdefault(identity, position)
+        if earlier != position:
+            where = f"{bundle_label(position, len(paths))} is {bundle_label(earlier, len(paths))}"
+            problems.append(Problem("EVAL-BUNDLE-REPEATED", where=where))
+    return problems
 
 
 def load_bundle(path: Path, public_key: Ed25519PublicKey | None) -> LoadedBundle:
