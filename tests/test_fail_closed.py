@@ -132,7 +132,9 @@ def test_a_split_sessions_folder_in_a_third_project_folder_is_refused(
     which part that folder is cannot be told, so no tree reads it. Its delegations stay
     unexpanded (refused), but a fork Claude Code started itself (a compaction) has no call to
     name it, and the run converted with its spend left out. `scan` refuses such a row
-    (CC-TREE-PARENT-MISSING, the folder read by none of its transcripts): so does the tree."""
+    (CC-TREE-SPLIT-FOLDER, the folder read by none of its transcripts): so does the tree. (It
+    was CC-TREE-PARENT-MISSING, "the parent transcript does not exist", for a transcript
+    given that was there: a new-user audit.)"""
     projects = tmp_path / "projects"
     here = projects / "-home-dev-app"
     here.mkdir(parents=True)
@@ -149,4 +151,4 @@ def test_a_split_sessions_folder_in_a_third_project_folder_is_refused(
     )
     outcome = run_command(cli, command, Tree(here, parent), tmp_path)
     assert outcome.code == 2, (outcome.code, outcome.err[-2000:])
-    assert outcome.codes == {"CC-TREE-PARENT-MISSING"}, outcome.refusals
+    assert outcome.codes == {"CC-TREE-SPLIT-FOLDER"}, outcome.refusals

@@ -579,7 +579,8 @@ def test_a_split_sessions_folder_elsewhere_is_read_by_no_tree(tmp_path: Path, cl
     report = cli("inspect", "--json", "--in", str(exp.parent)).json()
     assert "CC-TREE-UNEXPANDED-DELEGATION" in {r["code"] for r in report["refusals"]}
     [row] = cli("scan", str(root), "--json", "--jobs", "1").json()["sessions"]
-    assert "CC-TREE-PARENT-MISSING" in row["refusals"]
+    assert "CC-TREE-SPLIT-FOLDER" in row["refusals"]
+    assert "CC-TREE-PARENT-MISSING" not in row["refusals"]  # its transcripts are there
     text = cli("scan", str(root), "--jobs", "1").out
     assert "1 session folder of sessions split across project folders" in text
 
@@ -2357,7 +2358,7 @@ def test_only_a_parent_gone_from_its_path_has_vanished(tmp_path: Path) -> None:
     """What `parent_vanished` tells apart: the tree found no transcript at the parent's path, or
     could not open the parent, and nothing is there now. A parent there that could not be read
     keeps CC-TREE-UNREADABLE (check its permissions); a child not read, or a stray folder of
-    another part of the session (CC-TREE-PARENT-MISSING with a path), is no parent gone."""
+    another part of the session (CC-TREE-SPLIT-FOLDER, with a path), is no parent gone."""
     from converter.errors import Problem
 
     parent = tmp_path / "2d7e2c60-3f40-4b8c-8dbe-2f3a4b5c6d7e.jsonl"
@@ -2366,7 +2367,7 @@ def test_only_a_parent_gone_from_its_path_has_vanished(tmp_path: Path) -> None:
     assert scan_module.parent_vanished(parent, [missing])
     assert scan_module.parent_vanished(parent, [unopened])
     assert not scan_module.parent_vanished(parent, [Problem("CC-TREE-UNREADABLE", 2)])
-    stray = Problem("CC-TREE-PARENT-MISSING", local_path="b/2d7e2c60-3f40-4b8c-8dbe-2f3a4b5c6d7e")
+    stray = Problem("CC-TREE-SPLIT-FOLDER", local_path="b/2d7e2c60-3f40-4b8c-8dbe-2f3a4b5c6d7e")
     assert not scan_module.parent_vanished(parent, [stray])
     assert not scan_module.parent_vanished(parent, [])
     parent.write_text("{}\n")

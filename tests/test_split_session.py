@@ -338,7 +338,47 @@ def test_beside_an_empty_transcript_the_sessions_children_are_read(
     projects = tmp_path / "projects"
     parent = _second_part(projects / "-home-dev-app", 1)
     worktree = projects / "-home-dev-app--claude-worktrees-w"
-    children = worktree / PARENT.stem / "subagents"
+    _compaction_child(worktree)
+    # a link to the worktree's folder listed first hid it too (a review: `-aaa` sorts first)
+    (projects / "-aaa").symlink_to(worktree, True)
+    before = cli("inspect", "--in", str(parent), "--json").json()
+    (worktree / PARENT.name).write_bytes(b"")
+    after = cli("inspect", "--in", str(parent), "--json").json()
+    assert after["counts"]["model_calls"] == before["counts"]["model_calls"] == 2
+    assert "CC-TREE-SPLIT-SESSION" not in {f["code"] for f in after["findings"]}
+
+
+def test_a_split_sessions_folder_beside_an_empty_transcript_is_said_as_such(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A new-user audit: the session in two project folders, and in a third an empty
+    transcript of it beside its folder of agents. `inspect` of either transcript, there and
+    read, was refused CC-TREE-PARENT-MISSING ("the parent transcript does not exist"), the
+    real cause in a parenthesis. The folder is refused as what it is, CC-TREE-SPLIT-FOLDER,
+    at the folder, by `inspect` and by `scan`'s row."""
+    projects = tmp_path / "projects"
+    parts = [_second_part(projects / name, n) for n, name in enumerate(("-a", "-b"), 1)]
+    third = projects / "-c"
+    _compaction_child(third)
+    (third / PARENT.name).write_bytes(b"")
+    for parent in parts:
+        look = cli("inspect", "--in", str(parent), "--json", "--show-paths")
+        assert look.code == 2, look.err
+        refusals = json.loads(look.out)["refusals"]
+        assert [r["code"] for r in refusals] == ["CC-TREE-SPLIT-FOLDER"]
+        assert f"(../-c/{PARENT.stem}):" in look.err  # where the folder is, on stderr only
+        assert "does not exist" not in look.err
+    [row] = cli("scan", str(projects), "--json", "--jobs", "1").json()["sessions"]
+    assert (row["status"], row["refusals"]) == ("refused", ["CC-TREE-SPLIT-FOLDER"])
+    text = cli("scan", str(projects), "--jobs", "1").out
+    assert "read by none of their transcripts (CC-TREE-SPLIT-FOLDER)" in text
+    assert "CC-TREE-PARENT-MISSING" not in text
+
+
+def _compaction_child(project: Path) -> None:
+    """A compaction agent of the fixture's session in `project`'s folder of the session (the
+    call of a fork Claude Code started itself: no delegation call names it)."""
+    children = project / PARENT.stem / "subagents"
     children.mkdir(parents=True)
     usage = {"input_tokens": 1000, "output_tokens": 500}
     usage |= {"cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
@@ -355,13 +395,6 @@ def test_beside_an_empty_transcript_the_sessions_children_are_read(
         r |= {"timestamp": "2026-07-21T10:00:03.000Z", "version": "2.1.216"}
     agent = children / "agent-acompact-3f2a1b.jsonl"
     agent.write_text("".join(json.dumps(r) + "\n" for r in records))
-    # a link to the worktree's folder listed first hid it too (a review: `-aaa` sorts first)
-    (projects / "-aaa").symlink_to(worktree, True)
-    before = cli("inspect", "--in", str(parent), "--json").json()
-    (worktree / PARENT.name).write_bytes(b"")
-    after = cli("inspect", "--in", str(parent), "--json").json()
-    assert after["counts"]["model_calls"] == before["counts"]["model_calls"] == 2
-    assert "CC-TREE-SPLIT-SESSION" not in {f["code"] for f in after["findings"]}
 
 
 def test_a_bundle_stating_no_split_does_not_stand_in_for_a_missing_part() -> None:

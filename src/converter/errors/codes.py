@@ -91,9 +91,8 @@ CODES: dict[str, CodeInfo] = {
     # --- files and layout (sources) ---
     "CC-TREE-PARENT-MISSING": _c(
         "The parent transcript does not exist, or is not a regular file named *.jsonl. (For a "
-        "folder of a session's agents: no <session>.jsonl is beside it, in a scan; or the "
-        "session's main transcript is in two project folders and which one it is of cannot "
-        "be told.)",
+        "folder of a session's agents, in a scan: no <session>.jsonl is beside it, nor in any "
+        "other project folder.)",
         "Pass the path of the session's main <session>.jsonl file (a session's folder, "
         "<session>/, is not it: the transcript is <session>.jsonl beside it; a whole projects "
         "folder is scan's). For a session folder, `--show-paths` names it: put it beside its "
@@ -130,6 +129,18 @@ CODES: dict[str, CodeInfo] = {
         "session cannot be told.",
         "Keep the copy that holds the whole session (scan --show-paths lists where each lies), "
         "move the others out of the projects folder, and scan again.",
+    ),
+    "CC-TREE-SPLIT-FOLDER": _c(
+        "A folder of this session's agents (<session-id>/) is in a project folder that holds no "
+        "main transcript of the session (or an empty one), and the session's main transcript "
+        "is in more than one other project folder (CC-TREE-SPLIT-SESSION): which of them the "
+        "folder's agents belong to cannot be told, so no tree of the session reads it, and its "
+        "spend would be missing from each. The transcript given is there and was read.",
+        "`inspect --show-paths` names the folder and the other main transcripts. Put the folder "
+        "beside the main transcript whose session folder it is (or move it out of the projects "
+        "folder if it is a stray copy). If the main transcripts are copies of one session "
+        "(scan refuses their row CC-TREE-SPLIT-OVERLAP), keep the whole one and move the others "
+        "out: the folder is then read with it, as a git worktree's children are.",
     ),
     "CC-TREE-PARENT-NAME": _c(
         "The parent transcript's file name is not the session id its records carry, followed by "

@@ -92,6 +92,9 @@ VANISHED_CODE = "CC-TREE-PARENT-VANISHED"
 # a session that never wrote a line: not something to fix).
 EMPTY_CODES = frozenset({"CC-TREE-NO-CALLS", "CC-TREE-EMPTY-FILE"})
 OVERLAP_CODE = "CC-TREE-SPLIT-OVERLAP"
+# A session folder of a split session in a project folder with no part of it: no tree reads it
+# (`discover` refuses it in each part's tree; a row with no tree to say it, here).
+SPLIT_FOLDER_CODE = "CC-TREE-SPLIT-FOLDER"
 # `--jobs` above this is a usage error: each worker holds a whole tree's account, and a pool is
 # started at its full size at once (a mistyped `--jobs 100000` once forked until memory ran out).
 MAX_JOBS = 64
@@ -472,7 +475,8 @@ def session_label(pseudo: Pseudonymizer, session_id: str) -> str:
 def local_paths(found: Found, secret: bytes) -> list[tuple[str, list[str]]]:
     """For `scan --show-paths` (stderr only): each session's label and where it lies, relative to
     the projects folder scanned: its parent transcripts, and each of its folders with no parent beside
-    it (a pruned session's, or the stray half of a split one: `CC-TREE-PARENT-MISSING`)."""
+    it (a pruned session's, `CC-TREE-PARENT-MISSING`, or the stray half of a split one:
+    `CC-TREE-SPLIT-FOLDER`)."""
     pseudo = Pseudonymizer(PseudonymKey(secret))
     out = []
     for session in found.sessions:
@@ -843,9 +847,9 @@ def _row(
         codes.update(part.get("codes", ()))
     if session.orphan_folders and len(session.parents) != 1:
         # With one transcript, the session's folders in other project folders are its tree's
-        # (a worktree's: `discover` binds them), and the tree says what they hold; with none,
-        # or several (which part is a folder's cannot be told), no tree reads them.
-        codes.add(ORPHAN_CODE)
+        # (a worktree's: `discover` binds them), and the tree says what they hold; with none
+        # (pruned), or several (which part is a folder's cannot be told), no tree reads them.
+        codes.add(SPLIT_FOLDER_CODE if session.parents else ORPHAN_CODE)
     if len(parts) > 1:
         numbers, usage, shared = _merge(parts)
         if shared:
@@ -1372,7 +1376,7 @@ def _notes(result: dict[str, Any]) -> list[str]:
     if unread:
         lines.append(
             f"{counted(unread, 'session folder')} of sessions split across project folders, "
-            f"read by none of their transcripts ({ORPHAN_CODE}): which part "
+            f"read by none of their transcripts ({SPLIT_FOLDER_CODE}): which part "
             f"{'it belongs' if unread == 1 else 'each belongs'} to cannot be told"
         )
     if elsewhere:

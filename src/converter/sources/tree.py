@@ -372,8 +372,8 @@ def session_folders_elsewhere(
     folder is this tree's, unless the session is split: when another project folder holds a
     transcript of the session too, which part a folder belongs to cannot be told: the second
     value lists the other transcripts, and the folders found are none of this tree's
-    (`discover` refuses them, as `scan` refuses the session's row: a fork's spend there has no
-    delegation call to say it is missing). A symlink or file by the session's id is returned
+    (`discover` refuses them, CC-TREE-SPLIT-FOLDER, as `scan` refuses the session's row: a
+    fork's spend there has no delegation call to say it is missing). A symlink or file by the session's id is returned
     too, to be refused as in the session's own folder (`scan` counts a symlinked one and does
     not follow it).
 
@@ -696,7 +696,9 @@ def discover(
         # refuses the pair). Bound, as a remote agent's spend is: a count, not a refusal.
         layout.not_read["CC-TREE-SPLIT-SESSION"] += layout.split  # one per other transcript
         for folder in elsewhere:
-            walker.stray(folder, "CC-TREE-PARENT-MISSING")
+            # Said as what it is (a new-user audit: CC-TREE-PARENT-MISSING, "the parent
+            # transcript does not exist", for a transcript given that was there and read).
+            walker.stray(folder, "CC-TREE-SPLIT-FOLDER")
     else:
         walker.other_folders(elsewhere)
     _one_file_per_agent(layout)
