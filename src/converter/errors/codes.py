@@ -145,9 +145,10 @@ CODES: dict[str, CodeInfo] = {
     "CC-TREE-PARENT-NAME": _c(
         "The parent transcript's file name is not the session id its records carry, followed by "
         ".jsonl; its children cannot be found.",
-        "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy (restore its name "
-        "beside its <session-id>/ folder); a lone excerpt that delegates nothing converts with "
-        "--from claude-code.",
+        "Pass Claude Code's own <session-id>.jsonl file, not a renamed copy: restore its name, "
+        "beside its <session-id>/ folder where it has one (a 1.0.x transcript keeps its "
+        "subagents' records in itself and needs none). A lone excerpt that delegates nothing "
+        "converts with --from claude-code, which refuses any delegation.",
     ),
     "CC-TREE-PARENT-IS-SUBAGENT": _c(
         "The file given as the parent is a subagent transcript: agent-<id>.jsonl, or a copy of "
@@ -361,8 +362,10 @@ CODES: dict[str, CodeInfo] = {
     "CC-TREE-DELEGATION-IN-SINGLE-FILE": _c(
         "The single-file source found a delegation call; nested spend would be missing.",
         "Convert the session's own main transcript with --from claude-code-tree (the default), "
-        "in its project folder beside its <session-id>/ folder of subagent transcripts. An "
-        "excerpt without them cannot be priced whole: its delegated spend is in no file given.",
+        "in its project folder beside its <session-id>/ folder of subagent transcripts; a 1.0.x "
+        "transcript, which keeps its subagents' records in itself, converts whole that way "
+        "under its own name, <session-id>.jsonl. An excerpt without them cannot be priced "
+        "whole: its delegated spend is in no file given.",
     ),
     # --- lines (JSON syntax) ---
     "CC-LINE-TORN": _c(
