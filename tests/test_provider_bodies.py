@@ -2699,5 +2699,18 @@ def test_no_input_findings_are_held_to_their_events(cli: Any, tmp_path: Path) ->
     dropped = json.loads(json.dumps(bundle))
     del dropped["receipt"]["findings"][at]
     assert _resealed_problems(dropped) == [("BUNDLE-COUNT-MISMATCH", "receipt/findings")]
+    # 0.6.14's first builds did not say a hidden call's (a review): that version's bundle may
+    # count it or not, no other count; 0.6.15 on must count it
+    one_said["generator"]["version"] = "0.6.14"
+    assert _resealed_problems(one_said) == []
+    none_said = json.loads(json.dumps(one_said))
+    none_said["receipt"]["findings"][at]["count"] = 0
+    assert _resealed_problems(none_said) == [
+        ("BUNDLE-COUNT-MISMATCH", f"receipt/findings/{at}/count")
+    ]
+    one_said["generator"]["version"] = "0.6.15"
+    assert _resealed_problems(one_said) == [
+        ("BUNDLE-COUNT-MISMATCH", f"receipt/findings/{at}/count")
+    ]
     one_said["generator"]["version"] = "0.6.13"
     assert _resealed_problems(one_said) == []
