@@ -329,6 +329,28 @@ def test_every_right_digest_at_once_checks_and_any_one_wrong_fails() -> None:
             check_attestation(BUNDLE, _signed(one_wrong), KEY.public_key())
 
 
+def test_sha512_truncations_need_no_hashlib_of_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Python built without OpenSSL has no hashlib SHA-512/224 or SHA-512/256: `hashlib.new`
+    raised ValueError there, an internal error (a review). cryptography computes them; their
+    reference above is cryptography's too, so hashlib's, where it has them, is compared."""
+    for name in ("sha512_224", "sha512_256"):
+        if name in hashlib.algorithms_available:
+            assert hashlib.new(name, BUNDLE).hexdigest() == THE_BUNDLES_DIGESTS[name]
+    real_new = hashlib.new
+
+    def without_them(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name in ("sha512_224", "sha512_256"):
+            raise ValueError(f"unsupported hash type {name}")
+        return real_new(name, *args, **kwargs)
+
+    monkeypatch.setattr(hashlib, "new", without_them)
+    both = {name: THE_BUNDLES_DIGESTS[name] for name in ("sha512_224", "sha512_256")}
+    assert check_attestation(BUNDLE, _signed(_with_digests(**both)), KEY.public_key())
+    wrong = _with_digests(sha512_256=_wrong(both["sha512_256"]))
+    with pytest.raises(SubjectMismatch):
+        check_attestation(BUNDLE, _signed(wrong), KEY.public_key())
+
+
 def test_a_right_sha512_does_not_excuse_a_wrong_sha256() -> None:
     sha256 = _wrong(hashlib.sha256(BUNDLE).hexdigest())
     envelope = _signed(_with_digests(sha256=sha256, sha512=THE_BUNDLES_DIGESTS["sha512"]))
@@ -388,7 +410,7 @@ def test_a_digest_in_an_algorithm_verify_does_not_check_is_ignored(
 def test_a_digest_verify_checks_that_is_not_lowercase_hex_of_its_length_is_invalid(
     digests: dict[str, Any],
 ) -> None:
-    """As a malformed sha256 always was (in-toto's validator refuses them too): 5, the
+    """As a malformed sha256 always was (in-toto's spec writes lowercase hex): 5, the
     statement is not one this program reads."""
     with pytest.raises(StatementInvalid) as raised:
         check_attestation(BUNDLE, _signed(_with_digests(**digests)), KEY.public_key())

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, Protocol
 
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from pydantic import ConfigDict, Field, StringConstraints
 
@@ -142,7 +143,7 @@ class _Hasher(Protocol):
 # claim and did not would accept a statement false in part. So each is checked, not sha256
 # alone (in-toto lets a consumer match on any one; `verify` checks all it can).
 # They are the ones every install computes: hashlib's guaranteed set, and SHA-512/224 and
-# SHA-512/256, which every OpenSSL that Python 3.11 builds with (1.1.1 on) has. Ignored, as
+# SHA-512/256, by cryptography (`_TRUNCATED`). Ignored, as
 # unknown names are: shake128 and shake256 (outputs of any length), ripemd160, sm3 and gost
 # (not in every OpenSSL build: a statement would verify on one machine and not on another),
 # and names that are not in-toto's (dirHash, gitCommit, SHA512 in capitals, ...).
@@ -180,7 +181,28 @@ def _hasher(algorithm: str, hex_length: int) -> _Hasher:
         return hashlib.blake2b(digest_size=hex_length // 2, usedforsecurity=False)
     if algorithm == "blake2s":
         return hashlib.blake2s(digest_size=hex_length // 2, usedforsecurity=False)
+    if algorithm in _TRUNCATED:
+        return _Truncated(_TRUNCATED[algorithm]())
     return hashlib.new(algorithm, usedforsecurity=False)
+
+
+# SHA-512/224 and SHA-512/256 are not in hashlib's guaranteed set (a Python built without
+# OpenSSL lacks them: `hashlib.new` raised ValueError, an internal error, a review found):
+# computed by cryptography, which every install has.
+_TRUNCATED: Final = {"sha512_224": hashes.SHA512_224, "sha512_256": hashes.SHA512_256}
+
+
+class _Truncated:
+    """cryptography's hash as a hashlib-like hasher (`update`, `hexdigest`)."""
+
+    def __init__(self, algorithm: hashes.HashAlgorithm) -> None:
+        self._hash = hashes.Hash(algorithm)
+
+    def update(self, data: bytes | bytearray, /) -> None:
+        self._hash.update(bytes(data))
+
+    def hexdigest(self) -> str:
+        return self._hash.finalize().hex()
 
 
 def digests_of(blocks: Iterable[bytes | bytearray], claimed: Mapping[str, str]) -> dict[str, str]:
@@ -215,7 +237,8 @@ def parse_statement(payload: bytes) -> SignedStatement:
     not in DIGESTS), as in-toto's parsing rules require, and so is the layout of the JSON. What
     could be read two ways is refused: a repeated key, NaN, a number with a fraction (no
     receipt has one), invalid UTF-8; so is a digest in an algorithm of DIGESTS that is not
-    lowercase hex of a length it gives (in-toto's own validator refuses it too).
+    lowercase hex of a length it gives (in-toto's spec writes lowercase; its Go validator
+    takes uppercase too, which 0.6.17, checking sha256 alone, let pass in other digests).
     """
     try:
         document = loads_integral(payload)
