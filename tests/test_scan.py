@@ -2354,6 +2354,39 @@ def test_a_transcript_deleted_during_the_scan_is_said_to_have_vanished(
     assert [r["code"] for r in inspected.json()["refusals"]] == ["CC-TREE-PARENT-MISSING"]
 
 
+@pytest.mark.parametrize("vanish", [("a", "b"), ("a",)])
+def test_a_split_session_counts_what_of_it_was_read(
+    tmp_path: Path, cli: Any, monkeypatch: pytest.MonkeyPatch, vanish: tuple[str, ...]
+) -> None:
+    """A review: every main transcript of a split session vanished, and its row showed counts
+    of 0 (read as no spend), not `-`. With one part left, that part's call is counted."""
+    from tests.test_split_session import _second_part
+
+    root = tmp_path / "projects"
+    parents = {name: _second_part(root / name, part) for name, part in (("a", 2), ("b", 3))}
+    real = scan_module.summarize_tree
+
+    def summarize(parent: Path, *args: Any, **kw: Any) -> Any:
+        if parent.parent.name in vanish:
+            parent.unlink(missing_ok=True)
+        return real(parent, *args, **kw)
+
+    monkeypatch.setattr(scan_module, "summarize_tree", summarize)
+    result = cli("scan", str(root), "--jobs", "1", "--json")
+    assert result.code == 0, result.err
+    (row,) = result.json()["sessions"]
+    assert (row["status"], row["split"], row["parent_files"]) == ("refused", True, 2)
+    assert row["refusals"] == ["CC-TREE-PARENT-VANISHED"]
+    assert row["model_calls"] == 2 - len(vanish)
+    for name in vanish:  # found again, and deleted again
+        parents[name].write_text("{}\n")
+    text = cli("scan", str(root), "--jobs", "1")
+    assert text.code == 0, text.err
+    line = next(x for x in text.out.splitlines() if x.startswith(row["session"]))
+    shown = line.split()[1:3]
+    assert shown == (["refused", "-"] if len(vanish) == 2 else ["refused", "1"])
+
+
 def test_only_a_parent_gone_from_its_path_has_vanished(tmp_path: Path) -> None:
     """What `parent_vanished` tells apart: the tree found no transcript at the parent's path, or
     could not open the parent, and nothing is there now. A parent there that could not be read

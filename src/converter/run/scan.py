@@ -1209,10 +1209,14 @@ def _table(result: dict[str, Any]) -> list[str]:
 
 def _unread(row: dict[str, Any]) -> bool:
     """Whether nothing of a row's session was read, so the table shows no count (`-`), not a
-    count of 0, which reads as no spend: an orphan, and a session of one main transcript that
-    failed or vanished before it was read (a split session's other transcripts were read)."""
+    count of 0, which reads as no spend: an orphan, a session of one main transcript that
+    failed before it was read, and one whose every main transcript vanished. A split session
+    that kept a part is read: that part refuses with a code of its own, or counts a call (a
+    part read with none is `CC-TREE-NO-CALLS`), so only the vanished code and no call is left
+    when none was read (a review: all of a split session's parts vanished showed 0)."""
     alone = row["parent_files"] == 1
-    gone = alone and VANISHED_CODE in row["refusals"]
+    codes = set(row["refusals"]) - {SPLIT_FOLDER_CODE}  # of folders no tree reads, none read
+    gone = codes == {VANISHED_CODE} and not row["model_calls"]
     return row["status"] == "orphan" or (row["status"] == "error" and alone) or gone
 
 
