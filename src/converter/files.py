@@ -146,24 +146,26 @@ def _resolved(path: Path) -> Path:
 
 def file_identity(path: Path) -> tuple[int, int] | None:
     """The device and inode `path` names, its links followed; None where it names none: two
-    names of one file (a link, `./x` and `x`) have one identity."""
+    names of one file (a link, `./x` and `x`) have one identity. An inode of 0 is none (a file
+    system that numbers no inodes would make every file one)."""
     try:
         found = path.stat()
     except (OSError, ValueError):
         return None
-    return found.st_dev, found.st_ino
+    return (found.st_dev, found.st_ino) if found.st_ino else None
 
 
 def _same_as_any(out: Path, sources: list[Path]) -> bool:
     """Whether `out` is one of `sources`: the same file (a link or another name of it), or,
-    where neither names a file, the same path once resolved. One stat per source: a tree binds
+    where neither has an identity (`file_identity`), the same path once resolved. One stat per
+    source: a tree binds
     thousands of files, and resolving each (a system call per part of its path) took 0.14 s of
     `convert` on the bench tree."""
     own = file_identity(out)
     target: Path | None = None
     for source in sources:
         theirs = file_identity(source)
-        if own is not None or theirs is not None:  # a file is never a path that names none
+        if own is not None or theirs is not None:  # a file is never a path with no identity
             if own == theirs:
                 return True
             continue

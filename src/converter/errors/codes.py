@@ -92,7 +92,7 @@ CODES: dict[str, CodeInfo] = {
     "CC-TREE-PARENT-MISSING": _c(
         "The parent transcript does not exist, or is not a regular file named *.jsonl. (For a "
         "folder of a session's agents, in a scan: no <session>.jsonl is beside it, nor in any "
-        "other project folder.)",
+        "other project folder the scan reads.)",
         "Pass the path of the session's main <session>.jsonl file (a session's folder, "
         "<session>/, is not it: the transcript is <session>.jsonl beside it; a whole projects "
         "folder is scan's). For a session folder, `--show-paths` names it: put it beside its "
@@ -100,8 +100,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-PARENT-VANISHED": _c(
         "A session's main transcript that scan found in its project folder was gone when its "
-        "tree was read: deleted, moved or renamed while the scan ran. Nothing of the session "
-        "was read, so its row counts nothing (`-` in the table, 0 in --json); it is not a "
+        "tree was read: deleted, moved or renamed while the scan ran. Nothing of that "
+        "transcript's tree was read, so its calls are in no count (the row shows `-` in the "
+        "table, 0 in --json, when no other part of a split session was read); it is not a "
         "pruned session (CC-TREE-PARENT-MISSING), whose transcript was never there.",
         "Nothing to fix in the files: scan again when nothing is deleting or moving sessions. "
         "A session deleted is then in no row; one moved is read where it is now.",
@@ -135,7 +136,7 @@ CODES: dict[str, CodeInfo] = {
         "main transcript of the session (or an empty one), and the session's main transcript "
         "is in more than one other project folder (CC-TREE-SPLIT-SESSION): which of them the "
         "folder's agents belong to cannot be told, so no tree of the session reads it, and its "
-        "spend would be missing from each. The transcript given is there and was read.",
+        "spend would be missing from each. The session's main transcripts are there and were read.",
         "`inspect --show-paths` names the folder and the other main transcripts. Put the folder "
         "beside the main transcript whose session folder it is (or move it out of the projects "
         "folder if it is a stray copy). If the main transcripts are copies of one session "
@@ -1499,7 +1500,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "EVAL-BUNDLE-REPEATED": _c(
         "One bundle file was given twice, by the same name or another (a link, ./ before it): "
-        "its calls would be counted twice. Said before any bundle is read.",
+        "its calls would be counted twice. Found before any bundle is opened, and said with each "
+        "bundle's own refusals.",
         "Give each bundle once (a glob and a name of the same file, or a link to one, repeat it).",
     ),
     "EVAL-NO-BUNDLE": _c(

@@ -724,8 +724,8 @@ def load_workload(
     """The bundles at `paths` as one workload; with `public_key`, every bundle is refused unless
     its attestation (`<bundle>.intoto.json`) verifies with that key; with `policy_file`, unless
     they are under the claims that team's policy file fixes. A key or policy file that cannot be
-    used, or a bundle given twice (`_repeated`), is refused with every bundle's own refusals, and a bundle that fails its digest makes
-    the run a mismatch (5) whatever else is wrong."""
+    used, or a bundle given twice (`_repeated`), is refused with every bundle's own refusals,
+    and a bundle that fails its digest makes the run a mismatch (5) whatever else is wrong."""
     key: Ed25519PublicKey | None = None
     signed_by: str | None = None
     required: Preset | None = None

@@ -373,9 +373,9 @@ def session_folders_elsewhere(
     transcript of the session too, which part a folder belongs to cannot be told: the second
     value lists the other transcripts, and the folders found are none of this tree's
     (`discover` refuses them, CC-TREE-SPLIT-FOLDER, as `scan` refuses the session's row: a
-    fork's spend there has no delegation call to say it is missing). A symlink or file by the session's id is returned
-    too, to be refused as in the session's own folder (`scan` counts a symlinked one and does
-    not follow it).
+    fork's spend there has no delegation call to say it is missing). A symlink or file by the
+    session's id is returned too, to be refused as in the session's own folder (`scan` counts
+    a symlinked one and does not follow it).
 
     Every folder beside is a project folder, as `scan` takes every folder in a projects
     folder; with `project_names_only` (`--from claude-code`, which reads no children) only
