@@ -414,7 +414,14 @@ def test_a_folder_with_no_project_folder_says_what_a_projects_folder_is(
         assert result.code == 0, result.err
         assert note in result.out
     (bundles / "a-project").mkdir()
-    assert note not in cli("scan", str(bundles)).out
+    out = cli("scan", str(bundles)).out
+    assert note not in out
+    # A new-user audit: project folders and no session in them said no more than "0 sessions
+    # in 1 project folder" (a source checkout, scanned by mistake).
+    nothing = "no session here: a session is a <session-id>.jsonl transcript"
+    assert nothing in out
+    generate(bundles / "a-project", _tiny(703))
+    assert nothing not in cli("scan", str(bundles)).out
 
 
 def test_a_sessions_own_folder_given_says_where_its_transcript_is(tmp_path: Path, cli: Any) -> None:

@@ -1492,4 +1492,12 @@ def _notes(result: dict[str, Any]) -> list[str]:
             "each with its sessions' <session-id>.jsonl transcripts (~/.claude/projects, or "
             "$CLAUDE_CONFIG_DIR/projects when set: `scan` with no folder reads it)"
         )
+    elif not rows and not t["sessions_before_since"] and not result.get("one_project_folder"):
+        # A new-user audit: `scan` of a source checkout said "0 sessions in 18 project folders"
+        # and no more (its folders were taken for project folders, as any folder here is).
+        lines.append(
+            "no session here: a session is a <session-id>.jsonl transcript (and its "
+            "<session-id>/ folder) in a project folder; if this is not Claude Code's projects "
+            "folder (~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects when set), give that"
+        )
     return lines
