@@ -1063,7 +1063,7 @@ def test_one_problem_found_by_two_checks_is_said_once(
     assert result.code == 2
     refusals = [line for line in result.err.splitlines() if line.startswith("refused: ")]
     assert len(refusals) == 1
-    assert refusals[0].startswith("refused: OUT-UNWRITABLE")
+    assert refusals[0].startswith("refused: OUT-UNWRITABLE [--out]")  # which output's folder
 
 
 @pytest.mark.parametrize("stop", [OSError(28, "No space left on device"), KeyboardInterrupt()])

@@ -32,7 +32,13 @@ def test_output_folder_missing_or_a_file(cli: Any, tmp_path: Path) -> None:
     for out in (tmp_path / "missing" / "t.json", blocker / "t.json"):
         result = cli("convert", "--in", str(PARENT), "--template", str(out))
         assert result.code == 2
-        assert "OUT-UNWRITABLE" in result.err
+        # which output (a new-user audit: a command with several named none)
+        assert "OUT-UNWRITABLE [--template]" in result.err
+        bundle = cli("convert", "--in", str(PARENT), "--contract", str(CONTRACT), "--out", str(out))
+        assert "OUT-UNWRITABLE [--out]" in bundle.err
+        report = cli("evaluate", "--bundle", str(PARENT), "--report", str(out))
+        assert "OUT-UNWRITABLE [--report]" in report.err
+        assert str(tmp_path) not in result.err + bundle.err + report.err
     assert _leftovers(tmp_path) == ["a-file"]
 
 

@@ -317,13 +317,15 @@ def check_outputs(
     may_replace: tuple[str, ...] = (),
     role: str | None = None,
     in_tree: Callable[[Path], bool] | None = None,
+    option: str | None = None,
 ) -> None:
     """Refuse before any work when an output would replace an input, another output, a key,
     anything that is not a regular file, or a bundle or conversion contract of a kind not in
     `may_replace` (`_evidence_kind`: a bundle may replace a bundle, the same conversion run
     again, and an attestation an attestation; a report replaces none), or be written where
     `in_tree` says a session tree is (`sources.tree.in_session_folder`). `role` is said with
-    each problem."""
+    each problem; `option`, the option that named the output (`--out`), with a folder it cannot
+    be written in (a new-user audit: which of a command's outputs was not said)."""
     problems = []
     for out in outputs:
         if _same_as_any(out, inputs):
@@ -338,7 +340,7 @@ def check_outputs(
             problems.append(Problem("OUT-REPLACES-KEY"))
         parent = out.parent if str(out.parent) else Path(".")
         if not ask(parent.is_dir) or not os.access(parent, os.W_OK | os.X_OK):
-            problems.append(Problem("OUT-UNWRITABLE"))
+            problems.append(Problem("OUT-UNWRITABLE", where=option))
     if len({_resolved(o) for o in outputs}) != len(outputs):
         problems.append(Problem("OUT-SAME-AS-INPUT"))
     if problems:

@@ -226,7 +226,8 @@ def _template(
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit
     reading = read_sources(parent, source, task_unit, pseudo, bodies)
-    check_outputs([out], inputs + [Path(p) for p in _bound_paths(reading)], replaceable)
+    bound = [Path(p) for p in _bound_paths(reading)]
+    check_outputs([out], inputs + bound, replaceable, option="--template")
     if bodies_unused(reading):
         _say_bodies_unused()
     priced = template_pricing(reading, card, old)
@@ -270,7 +271,11 @@ def _template_inputs(
     """The output checked and every input read, each problem of them said at once, before the
     sources are read."""
     first = Gathered()
-    first(lambda: check_outputs([out], inputs, replaceable, in_tree=_in_tree(parent)))
+    first(
+        lambda: check_outputs(
+            [out], inputs, replaceable, in_tree=_in_tree(parent), option="--template"
+        )
+    )
     # A filled contract is hours of labelling: never lose it. (Said only of an output that may
     # be replaced at all: "pass --force" would not help one that is an input.)
     if not first.problems and out.exists() and not force:
@@ -495,12 +500,17 @@ def _bundle(
     first = Gathered()
     tree = _in_tree(parent)
     # a bundle replaces only a bundle
-    first(lambda: check_outputs([out], inputs, ("bundle",), in_tree=tree))
+    first(lambda: check_outputs([out], inputs, ("bundle",), in_tree=tree, option="--out"))
     if attest_key or os.path.lexists(beside):  # and the attestation beside it only an attestation:
         # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key
         # there is refused, never deleted)
         role = "the attestation beside --out: its name + .intoto.json"
-        first(lambda: check_outputs([beside], inputs, ("attestation",), role, in_tree=tree))
+        # (its folder is --out's: an unwritable one is said once, of --out)
+        first(
+            lambda: check_outputs(
+                [beside], inputs, ("attestation",), role, in_tree=tree, option="--out"
+            )
+        )
     contract_bytes = first(lambda: read_contract_file(contract_in))
     # the passphrase is asked only of a run nothing else refuses (the key file's own checks
     # still run): nobody types it to learn that the contract path was mistyped

@@ -60,7 +60,8 @@ def evaluate(
     """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2; 5 when a
     bundle or its signature does not match)."""
     if report is not None:
-        check_outputs([report], list(bundles) + ([policy_file] if policy_file else []))
+        inputs = list(bundles) + ([policy_file] if policy_file else [])
+        check_outputs([report], inputs, option="--report")
     result = run_checks(load_workload(bundles, public_key, policy_file))
     text = RENDERERS[fmt](result)
     if report is not None:
