@@ -564,3 +564,38 @@ def test_an_output_is_the_same_as_an_input_by_any_name(tmp_path: Path) -> None:
     # Where neither names a file, the same path once resolved is the same output.
     assert _same_as_input(tmp_path / "x" / ".." / "gone.json", [tmp_path / "gone.json"])
     assert not _same_as_input(tmp_path / "gone.json", [tmp_path / "gone2.json"])
+
+
+def test_a_bundle_never_replaces_a_bound_file_by_another_name(cli: Any, tmp_path: Path) -> None:
+    """A hostile audit: `--out` a hard link of a bound subagent transcript exited 0 (the bound
+    files were compared only by a template's check), and through a second path to the session
+    folder (a bind mount) the bundle replaced a bound .meta.json. Refused, nothing changed."""
+    tree = tmp_path / "proj"
+    shutil.copytree(PARENT.parent, tree)
+    parent = tree / PARENT.name
+    subagent = next((tree / PARENT.stem).rglob("agent-*.jsonl"))
+    meta = next((tree / PARENT.stem).rglob("*.meta.json"))
+    before = {p: p.read_bytes() for p in (subagent, meta)}
+    (tmp_path / "out").mkdir()
+    link = tmp_path / "out" / "hard.json"
+    link.hardlink_to(subagent)
+    made = cli("convert", "--in", str(parent), "--contract", str(CONTRACT), "--out", str(link))
+    assert made.code == 2, made.out
+    assert "OUT-SAME-AS-INPUT" in made.err
+    bind = tmp_path / "bind"
+    bind.mkdir()
+    if os.system(f"mount --bind '{tree}' '{bind}' 2>/dev/null") != 0:
+        pytest.skip("no bind mount here (not root)")
+    try:
+        for out in (bind / meta.relative_to(tree), bind / PARENT.stem / "new.json"):
+            made = cli(
+                "convert", "--in", str(parent), "--contract", str(CONTRACT), "--out", str(out)
+            )
+            assert made.code == 2, made.out
+            assert "OUT-IN-SESSION-TREE" in made.err, made.err
+            template = cli("convert", "--in", str(parent), "--template", str(out), "--force")
+            assert template.code == 2, template.out
+    finally:
+        os.system(f"umount '{bind}'")
+    assert {p: p.read_bytes() for p in (subagent, meta)} == before
+    assert not (tree / PARENT.stem / "new.json").exists()

@@ -472,6 +472,9 @@ def _bound_paths(reading: Reading) -> list[Path]:
     return [f.path for f in reading.account.tree.bound_files]
 
 
+# What the attestation beside --out is called in a refusal of it (the user named no such path).
+_BESIDE = "the attestation beside --out: its name + .intoto.json"
+
 # The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes or units).
 _NAME_MAX = 255
 
@@ -504,11 +507,10 @@ def _bundle(
     if attest_key or os.path.lexists(beside):  # and the attestation beside it only an attestation:
         # written anew with --attest-key, else removed (a folder, a FIFO, a contract or a key
         # there is refused, never deleted)
-        role = "the attestation beside --out: its name + .intoto.json"
         # (its folder is --out's: an unwritable one is said once, of --out)
         first(
             lambda: check_outputs(
-                [beside], inputs, ("attestation",), role, in_tree=tree, option="--out"
+                [beside], inputs, ("attestation",), _BESIDE, in_tree=tree, option="--out"
             )
         )
     contract_bytes = first(lambda: read_contract_file(contract_in))
@@ -521,6 +523,17 @@ def _bundle(
     # The bundle is built in an unnamed file beside --out, not in memory (`bundle.spool`).
     made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies, out.parent)
     try:
+        # The bound files are known once read (a hostile audit: `--out` a hard link of a bound
+        # subagent file, or the file by another path, was written over it, exit 0)
+        then = Gathered()
+        then(lambda: check_outputs([out], inputs + list(made.bound), ("bundle",)))
+        if attest_key is not None:
+            then(
+                lambda: check_outputs(
+                    [beside], inputs + list(made.bound), ("attestation",), _BESIDE
+                )
+            )
+        then.done()
         _write_bundle(made, out, attest_key, signing_key)
     finally:
         made.data.close()

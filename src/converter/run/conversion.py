@@ -293,6 +293,8 @@ class MadeBundle(NamedTuple):
     unrevealed: tuple[str, ...]
     prices_unused: tuple[str, ...]
     bodies_unused: bool  # a --provider-bodies folder of none of the session's bodies
+    # Every file the bundle binds: no output may be one of them (`files.check_outputs`).
+    bound: tuple[Path, ...] = ()
 
 
 def make_bundle(
@@ -315,7 +317,7 @@ def make_bundle(
     The reading, its crossings and the fresh template die with `_checked_bundle`'s frame, before
     the bundle is serialized: they never share the peak with the bundle's bytes.
     """
-    built, bodies_unused = _checked_bundle(
+    built, bodies_unused, bound = _checked_bundle(
         parent, source, task_unit, pseudo, contract_bytes, bodies, spill_to
     )
     head, data = seal(built)
@@ -324,7 +326,7 @@ def make_bundle(
     if built.unrevealed or built.prices_unused:  # named as a refusal names a contract's path
         unrevealed = contract_paths(contract_bytes, built.unrevealed)
         unused = contract_paths(contract_bytes, built.prices_unused)
-    return MadeBundle(head, data, unrevealed, unused, bodies_unused)
+    return MadeBundle(head, data, unrevealed, unused, bodies_unused, bound)
 
 
 @dataclass(frozen=True)
@@ -391,9 +393,9 @@ def _checked_bundle(
     contract_bytes: bytes,
     bodies: Path | None,
     spill_to: Path | None,
-) -> tuple[BuiltBundle, bool]:
+) -> tuple[BuiltBundle, bool, tuple[Path, ...]]:
     """Every problem of the contract, each part checked on its own (SPEC §7 reports them all),
-    or the bundle built from it (and `bodies_unused` of the reading)."""
+    or the bundle built from it (and `bodies_unused` of the reading, and the files it binds)."""
     parts = read_contract(contract_bytes)
     if isinstance(parts, list):  # not JSON: nothing in it to compare with the sources
         raise Refused(parts)
@@ -426,6 +428,7 @@ def _checked_bundle(
     if isinstance(claims, list):  # own_problems has named each of these already
         raise Refused([p.as_problem() for p in claims])
     canonical, no_bodies = reading.canonical, bodies_unused(reading)
+    bound = tuple(f.path for f in reading.account.tree.bound_files)
     del reading  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
     spill = spill_file(spill_to) if spill_to is not None else None
@@ -439,7 +442,7 @@ def _checked_bundle(
     if isinstance(built, list):
         close_spill(spill)
         raise Refused(built)
-    return built, no_bodies
+    return built, no_bodies, bound
 
 
 def _with_local_paths(problems: list[Problem], reading: Reading) -> list[Problem]:

@@ -506,6 +506,8 @@ def in_session_folder(path: Path, parent: Path) -> bool:
     if not SESSION_ID.fullmatch(own):
         return False
     given = Path(os.path.abspath(parent))
+    if _inside_by_identity(Path(os.path.abspath(path)), given.parent / own):
+        return True
     out = _real(Path(os.path.abspath(path)))
     home = _real(given.parent)
     for projects in {_real(given.parent.parent), home.parent}:
@@ -548,6 +550,27 @@ def _holds_session(folder: Path, session_id: str) -> bool:
     return entry_kind(folder / f"{session_id}.jsonl") != "missing" or (
         entry_kind(folder / session_id / "subagents") == "dir"
     )
+
+
+def _inside_by_identity(path: Path, folder: Path) -> bool:
+    """Whether a folder `path` is in is `folder` itself, told by device and inode: the same
+    folder reached by another path (a bind mount, a second mount of its file system), which
+    comparing paths misses (a hostile audit: `--out` through a bind mount of the project folder
+    replaced a bound .meta.json, exit 0)."""
+    try:
+        target = os.stat(folder)
+    except (OSError, ValueError):
+        return False
+    if not target.st_ino:  # a file system that numbers no inodes: paths alone decide
+        return False
+    for ancestor in path.parents:
+        try:
+            found = os.stat(ancestor)
+        except (OSError, ValueError):
+            continue
+        if (found.st_dev, found.st_ino) == (target.st_dev, target.st_ino):
+            return True
+    return False
 
 
 def _real(path: Path) -> Path:
