@@ -563,6 +563,7 @@ def test_every_eval_code_is_catalogued() -> None:
         "EVAL-NO-BUNDLE",
         "EVAL-DUPLICATE-TASK",
         "EVAL-BUNDLE-OVERLAP",
+        "EVAL-BUNDLE-REPEATED",  # one bundle file given twice, before any is opened
         "EVAL-BUNDLE-INCOMPLETE-CLAIMS",
         "EVAL-UNKNOWN-CHECK",
         "EVAL-POLICY-MISMATCH",  # evaluate --policy: the team's policy file, required

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,44 @@ def test_one_bundle_file_given_twice_is_said_as_such(cli: Any, tmp_path: Path) -
     result = cli("evaluate", "--bundle", str(a), "--bundle", str(link))
     assert result.code == 5
     assert "EVAL-BUNDLE-REPEATED [bundle 2 of 2 is bundle 1 of 2]" in result.err
+
+
+def test_a_bundle_given_twice_does_not_hide_its_attestation_mismatch(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A hostile audit: a bundle beside an attestation of other bytes was 5 alone, and 2
+    (EVAL-BUNDLE-REPEATED only) given twice with --public-key. A mismatch is never a refusal."""
+    key = tmp_path / "k.pem"
+    assert cli("keygen", "--out", str(key)).code == 0
+    made = []
+    for name, minutes in (("a", None), ("b", "7")):
+        contract = json.loads(CONTRACT.read_text())
+        if minutes is not None:  # another bundle of the same session: other bytes
+            contract["claims"]["outcomes"]["task-ebcf1cfa0a44"]["human_minutes"] = minutes
+        write_json(tmp_path / f"{name}.contract.json", contract)
+        out = tmp_path / f"{name}.json"
+        done = cli(
+            "convert",
+            "--in",
+            str(PARENT),
+            "--contract",
+            str(tmp_path / f"{name}.contract.json"),
+            "--out",
+            str(out),
+            "--attest-key",
+            str(key),
+        )
+        assert done.code == 0, done.err
+        made.append(out)
+    a, b = made
+    shutil.copy(Path(f"{a}.intoto.json"), Path(f"{b}.intoto.json"))  # a's signature beside b
+    public = ("--public-key", str(tmp_path / "k.pem.pub"))
+    alone = cli("evaluate", "--bundle", str(b), *public)
+    assert alone.code == 5, alone.err
+    twice = cli("evaluate", "--bundle", str(b), "--bundle", str(b), *public)
+    assert twice.code == 5, twice.err
+    assert "EVAL-BUNDLE-REPEATED [bundle 2 of 2 is bundle 1 of 2]" in twice.err
+    assert "ATTEST-SUBJECT-MISMATCH [bundle 1 of 2]" in twice.err
 
 
 def test_disagreeing_bundles_refuse(cli: Any, tmp_path: Path) -> None:

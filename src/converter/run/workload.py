@@ -745,7 +745,7 @@ def load_workload(
         except Refused as bad_file:
             unusable += bad_file.problems
     if unusable:
-        _unless_tampered(paths, Refused(unusable))
+        _unless_tampered(paths, Refused(unusable), key)
     if key is not None:
         from converter.attest.dsse import key_id
 
@@ -859,13 +859,26 @@ def _unsigned(path: Path) -> LoadedBundle | None:
         return None
 
 
-def _unless_tampered(paths: tuple[Path, ...], unusable: Refused) -> NoReturn:
-    """The key or policy file cannot be used: refused (2), unless a bundle fails its own
-    digest, which is a mismatch (5) whatever else stopped the check (their refusal said with
-    it). Each bundle's own refusals are said too."""
+def _unless_tampered(
+    paths: tuple[Path, ...], unusable: Refused, key: Ed25519PublicKey | None = None
+) -> NoReturn:
+    """The key or policy file cannot be used, or a bundle was given twice: refused (2), unless a
+    bundle fails its own digest, or, with a `key` that could be read, its attestation: a
+    mismatch (5) whatever else stopped the check (their refusal said with it; a hostile audit:
+    a bundle whose attestation signed other bytes, given twice, was 2). Each bundle's own
+    refusals are said too."""
     mismatches: list[Problem] = []
     unread: list[Problem] = []
     for position, path in enumerate(paths, 1):
+        if key is not None:
+            try:
+                load_bundle(path, key)
+            except IntegrityFailure as failure:
+                mismatches += labelled(failure.problems, position, len(paths))
+                unread += labelled(failure.refusals, position, len(paths))
+            except Refused as refused:
+                unread += labelled(refused.problems, position, len(paths))
+            continue
         try:
             data = read_bundle(path)
         except Refused as refused:
