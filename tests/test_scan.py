@@ -2394,6 +2394,31 @@ def test_a_split_session_counts_what_of_it_was_read(
     assert shown == (["refused", "-"] if len(vanish) == 2 else ["refused", "1"])
 
 
+def test_one_project_folder_of_a_split_session_gets_inspects_verdict(
+    tmp_path: Path, cli: Any
+) -> None:
+    """A hostile audit: with the session's transcripts in two project folders and its folder in
+    a third, `inspect` of one transcript refuses CC-TREE-SPLIT-FOLDER (no tree reads the
+    folder), as a scan of the projects folder does; a scan of that one project folder called
+    the tree convertible."""
+    import shutil
+
+    from tests.test_split_session import PARENT, _second_part
+
+    root = tmp_path / "projects"
+    parent = _second_part(root / "a", 2)
+    _second_part(root / "b", 3)
+    shutil.copytree(PARENT.parent / PARENT.stem, root / "c" / PARENT.stem)
+    inspected = cli("inspect", "--json", "--in", str(parent))
+    assert "CC-TREE-SPLIT-FOLDER" in [r["code"] for r in inspected.json()["refusals"]]
+    for given in (root / "a", root):
+        result = cli("scan", str(given), "--json")
+        assert result.code == 0, result.err
+        (row,) = result.json()["sessions"]
+        assert row["status"] == "refused", given
+        assert "CC-TREE-SPLIT-FOLDER" in row["refusals"], given
+
+
 def test_only_a_parent_gone_from_its_path_has_vanished(tmp_path: Path) -> None:
     """What `parent_vanished` tells apart: the tree found no transcript at the parent's path, or
     could not open the parent, and nothing is there now. A parent there that could not be read

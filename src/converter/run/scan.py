@@ -125,6 +125,9 @@ class Session:
     # Symlinks and files by the session's id in project folders (not folders): a tree refuses
     # them where it reads the session's folders, as `inspect` does (`sources.tree`).
     odd: list[Path] = field(default_factory=list)
+    # One project folder given, the session split: its folders in the project folders beside,
+    # which no tree reads and `inspect` refuses (CC-TREE-SPLIT-FOLDER, `_Walk.beside`).
+    split_folders: int = 0
 
     @property
     def orphan_folders(self) -> int:
@@ -431,8 +434,11 @@ class _Walk:
                     folders[sid].append(other / sid)
         for sid, found in folders.items():
             session = self.sessions[sid]
-            if session.beside or not session.parents:
-                continue  # split, or no transcript here: no tree here reads them (as inspect)
+            if session.beside and session.parents:  # split: its tree refuses them, as inspect
+                session.split_folders += sum(entry_kind(f) == "dir" for f in found)
+                continue
+            if not session.parents:
+                continue  # no transcript here: no tree here reads them (as inspect)
             for folder in found:
                 if entry_kind(folder) == "dir":
                     session.orphan_dirs.append(f"{_relative(folder, self.root)}/")
@@ -850,6 +856,8 @@ def _row(
         # (a worktree's: `discover` binds them), and the tree says what they hold; with none
         # (pruned), or several (which part is a folder's cannot be told), no tree reads them.
         codes.add(SPLIT_FOLDER_CODE if session.parents else ORPHAN_CODE)
+    if session.split_folders:  # one project folder given: as `inspect` of its tree says
+        codes.add(SPLIT_FOLDER_CODE)
     if len(parts) > 1:
         numbers, usage, shared = _merge(parts)
         if shared:
