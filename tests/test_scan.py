@@ -2417,6 +2417,9 @@ def test_one_project_folder_of_a_split_session_gets_inspects_verdict(
         (row,) = result.json()["sessions"]
         assert row["status"] == "refused", given
         assert "CC-TREE-SPLIT-FOLDER" in row["refusals"], given
+    # The third folder alone: its note no longer says inspect reads the folder, unqualified.
+    note = cli("scan", str(root / "c")).out
+    assert "unless the session's main transcript is in more than one project folder" in note
 
 
 def test_only_a_parent_gone_from_its_path_has_vanished(tmp_path: Path) -> None:

@@ -1383,7 +1383,9 @@ def _notes(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"{counted(beside, 'session folder')} with {'its' if beside == 1 else 'their'} main "
             f"transcript in a project folder beside the one given ({ORPHAN_CODE} here): "
-            "`inspect` of that transcript reads it, as a scan of the projects folder does"
+            "`inspect` of that transcript reads it, as a scan of the projects folder does, "
+            "unless the session's main transcript is in more than one project folder: then no "
+            "tree reads it (CC-TREE-SPLIT-FOLDER)"
         )
     if unread:
         lines.append(
