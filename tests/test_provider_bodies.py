@@ -2595,7 +2595,8 @@ def test_a_hidden_call_of_no_input_is_a_finding(cli: Any, tmp_path: Path, final:
 
 def _resealed_problems(bundle: dict[str, Any]) -> list[tuple[str, str | None]]:
     """What opening `bundle`, edited and its evidence digest recomputed (as anyone can), says:
-    nothing when it opens."""
+    nothing when it opens. Unlike `_reopened`, it reseals `bundle` itself, in place: a test
+    then writes that resealed bundle out for the CLI."""
     from converter.bundle.io import evidence_digest, open_bundle
     from converter.codec.canonical import canonical_bytes
     from converter.errors import Refused

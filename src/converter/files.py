@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from converter.errors import Problem, Refused
-from converter.regular import NotRegularFile, open_regular
+from converter.regular import NotRegularFile, file_identity, open_regular
 
 
 class NotRegular(Exception):
@@ -144,23 +144,11 @@ def _resolved(path: Path) -> Path:
         return path.absolute()
 
 
-def file_identity(path: Path) -> tuple[int, int] | None:
-    """The device and inode `path` names, its links followed; None where it names none: two
-    names of one file (a link, `./x` and `x`) have one identity. An inode of 0 is none (a file
-    system that numbers no inodes would make every file one)."""
-    try:
-        found = path.stat()
-    except (OSError, ValueError):
-        return None
-    return (found.st_dev, found.st_ino) if found.st_ino else None
-
-
 def _same_as_any(out: Path, sources: list[Path]) -> bool:
     """Whether `out` is one of `sources`: the same file (a link or another name of it), or,
-    where neither has an identity (`file_identity`), the same path once resolved. One stat per
-    source: a tree binds
-    thousands of files, and resolving each (a system call per part of its path) took 0.14 s of
-    `convert` on the bench tree."""
+    where neither has an identity (`regular.file_identity`), the same path once resolved. One
+    stat per source: a tree binds thousands of files, and resolving each (a system call per
+    part of its path) took 0.14 s of `convert` on the bench tree."""
     own = file_identity(out)
     target: Path | None = None
     for source in sources:

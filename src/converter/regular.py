@@ -46,3 +46,14 @@ def open_regular(path: Path) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def file_identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode `path` names, its links followed; None where it names none: two
+    names of one file (a link, `./x` and `x`, a bind mount of its folder) have one identity. An
+    inode of 0 is none (a file system that numbers no inodes would make every file one)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (found.st_dev, found.st_ino) if found.st_ino else None

@@ -143,10 +143,10 @@ class _Hasher(Protocol):
 # claim and did not would accept a statement false in part. So each is checked, not sha256
 # alone (in-toto lets a consumer match on any one; `verify` checks all it can).
 # They are the ones every install computes: hashlib's guaranteed set, and SHA-512/224 and
-# SHA-512/256, by cryptography (`_TRUNCATED`). Ignored, as
-# unknown names are: shake128 and shake256 (outputs of any length), ripemd160, sm3 and gost
-# (not in every OpenSSL build: a statement would verify on one machine and not on another),
-# and names that are not in-toto's (dirHash, gitCommit, SHA512 in capitals, ...).
+# SHA-512/256, by cryptography (`_TRUNCATED`). Ignored, as unknown names are: shake128 and
+# shake256 (outputs of any length), ripemd160, sm3 and gost (not in every OpenSSL build: a
+# statement would verify on one machine and not on another), and names that are not in-toto's
+# (dirHash, gitCommit, SHA512 in capitals, ...).
 # BLAKE2's output length is a parameter of the function, which in-toto's name does not fix:
 # the value's length says which was meant (BLAKE2b-256 is no prefix of BLAKE2b-512), so any
 # length the function allows is checked, not only its default (64 and 32 bytes).
@@ -173,19 +173,6 @@ _DIGEST_FORMS: Final = {
 }
 
 
-def _hasher(algorithm: str, hex_length: int) -> _Hasher:
-    """A new hasher for `algorithm` (one of DIGESTS) that gives `hex_length` hex digits.
-    `usedforsecurity=False`: MD5 and SHA-1 are only ever a claim that can be found false here,
-    never what makes a bundle verify (sha256 must match too), so a FIPS build may compute them."""
-    if algorithm == "blake2b":
-        return hashlib.blake2b(digest_size=hex_length // 2, usedforsecurity=False)
-    if algorithm == "blake2s":
-        return hashlib.blake2s(digest_size=hex_length // 2, usedforsecurity=False)
-    if algorithm in _TRUNCATED:
-        return _Truncated(_TRUNCATED[algorithm]())
-    return hashlib.new(algorithm, usedforsecurity=False)
-
-
 # SHA-512/224 and SHA-512/256 are not in hashlib's guaranteed set (a Python built without
 # OpenSSL lacks them: `hashlib.new` raised ValueError, an internal error, a review found):
 # computed by cryptography, which every install has.
@@ -199,10 +186,23 @@ class _Truncated:
         self._hash = hashes.Hash(algorithm)
 
     def update(self, data: bytes | bytearray, /) -> None:
-        self._hash.update(bytes(data))
+        self._hash.update(data)  # (bytes-like: a bytearray block is not copied)
 
     def hexdigest(self) -> str:
         return self._hash.finalize().hex()
+
+
+def _hasher(algorithm: str, hex_length: int) -> _Hasher:
+    """A new hasher for `algorithm` (one of DIGESTS) that gives `hex_length` hex digits.
+    `usedforsecurity=False`: MD5 and SHA-1 are only ever a claim that can be found false here,
+    never what makes a bundle verify (sha256 must match too), so a FIPS build may compute them."""
+    if algorithm == "blake2b":
+        return hashlib.blake2b(digest_size=hex_length // 2, usedforsecurity=False)
+    if algorithm == "blake2s":
+        return hashlib.blake2s(digest_size=hex_length // 2, usedforsecurity=False)
+    if algorithm in _TRUNCATED:
+        return _Truncated(_TRUNCATED[algorithm]())
+    return hashlib.new(algorithm, usedforsecurity=False)
 
 
 def digests_of(blocks: Iterable[bytes | bytearray], claimed: Mapping[str, str]) -> dict[str, str]:

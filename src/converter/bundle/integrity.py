@@ -86,10 +86,11 @@ class Consistency:
         self.hidden_ids: set[str] = set()  # hidden calls' model events: no edge names one
         # Hidden calls are found in provider bodies, their bounds in request bodies: the files
         # that show them are bound, or none is a hidden call.
-        self.roles = frozenset(f.role for f in head.receipt.files)
+        bound = Counter(f.role for f in head.receipt.files)
+        self.roles = frozenset(bound)
         self.bodies_bound = {"provider-index", "provider-response"} <= self.roles
         # (each hidden call is a response file of its own: `_hidden_calls_disagree`)
-        self.responses_bound = sum(f.role == "provider-response" for f in head.receipt.files)
+        self.responses_bound = bound["provider-response"]
         self.requests_bound = "provider-request" in self.roles
         # The events a finding of spend in no cost places (`vocabulary.LEFT_OUT_PLACED`), by
         # that finding's code: evaluate marks their task's cost open by them.

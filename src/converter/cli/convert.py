@@ -41,7 +41,6 @@ from converter.pricing.card import PriceCard, load_price_card
 from converter.run.conversion import (
     MadeBundle,
     ModelBound,
-    Reading,
     bodies_unused,
     bundle_writes,
     make_bundle,
@@ -226,8 +225,7 @@ def _template(
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit
     reading = read_sources(parent, source, task_unit, pseudo, bodies)
-    bound = [Path(p) for p in _bound_paths(reading)]
-    check_outputs([out], inputs + bound, replaceable, option="--template")
+    check_outputs([out], inputs + list(reading.bound), replaceable, option="--template")
     if bodies_unused(reading):
         _say_bodies_unused()
     priced = template_pricing(reading, card, old)
@@ -466,10 +464,6 @@ def _not_asked() -> bytes | None:
 def _in_tree(parent: Path) -> Callable[[Path], bool]:
     """Whether an output path is in a folder of `parent`'s session (OUT-IN-SESSION-TREE)."""
     return lambda out: in_session_folder(out, parent)
-
-
-def _bound_paths(reading: Reading) -> list[Path]:
-    return [f.path for f in reading.account.tree.bound_files]
 
 
 # What the attestation beside --out is called in a refusal of it (the user named no such path).

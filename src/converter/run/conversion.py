@@ -85,6 +85,11 @@ class Reading:
             return self.canonical
         return cross(self.account, self.pseudo, policy)
 
+    @property
+    def bound(self) -> tuple[Path, ...]:
+        """Every file the reading binds (local paths): no output may be one of them."""
+        return tuple(f.path for f in self.account.tree.bound_files)
+
 
 def read_sources(
     parent: Path,
@@ -428,7 +433,7 @@ def _checked_bundle(
     if isinstance(claims, list):  # own_problems has named each of these already
         raise Refused([p.as_problem() for p in claims])
     canonical, no_bodies = reading.canonical, bodies_unused(reading)
-    bound = tuple(f.path for f in reading.account.tree.bound_files)
+    bound = reading.bound
     del reading  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
     spill = spill_file(spill_to) if spill_to is not None else None

@@ -43,7 +43,7 @@ from converter.evaluate import (
     shape_key,
     unplaced_left_out,
 )
-from converter.files import attestation_path, file_identity, read_bundle
+from converter.files import attestation_path, read_bundle
 from converter.firewall.names import masked_path, schema_field_names
 from converter.firewall.view import Edge, final_no_input, no_input_recorded
 from converter.limits import MONEY_SUMS
@@ -51,6 +51,7 @@ from converter.pricing import shipped_cards
 from converter.pricing.card import own_beside, shipped_card_named
 from converter.pricing.engine import bounded_by_contract
 from converter.pricing.model import PricingClaims
+from converter.regular import file_identity
 from converter.text import counted
 from converter.vocabulary import hidden_kind_of, search_count_unknown
 

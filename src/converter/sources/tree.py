@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from converter.errors import Problem
-from converter.regular import open_regular
+from converter.regular import file_identity, open_regular
 from converter.sources.jsonl import bounded_lines, piece_bytes
 
 Role = Literal[
@@ -557,20 +557,8 @@ def _inside_by_identity(path: Path, folder: Path) -> bool:
     folder reached by another path (a bind mount, a second mount of its file system), which
     comparing paths misses (a hostile audit: `--out` through a bind mount of the project folder
     replaced a bound .meta.json, exit 0)."""
-    try:
-        target = os.stat(folder)
-    except (OSError, ValueError):
-        return False
-    if not target.st_ino:  # a file system that numbers no inodes: paths alone decide
-        return False
-    for ancestor in path.parents:
-        try:
-            found = os.stat(ancestor)
-        except (OSError, ValueError):
-            continue
-        if (found.st_dev, found.st_ino) == (target.st_dev, target.st_ino):
-            return True
-    return False
+    target = file_identity(folder)
+    return target is not None and any(file_identity(a) == target for a in path.parents)
 
 
 def _real(path: Path) -> Path:
