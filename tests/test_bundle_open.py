@@ -37,9 +37,9 @@ class _Collect:
         self.edges.append(edge)
 
 
-def open_whole_bundle(data: bytes) -> Bundle:
+def open_whole_bundle(data: bytes, *, reference: bool = False) -> Bundle:
     parts = _Collect()
-    head = open_bundle(data, sink=parts)
+    head = open_bundle(data, sink=parts, reference=reference)
     return Bundle(**dict(head), events=tuple(parts.events), edges=tuple(parts.edges))
 
 
@@ -1152,27 +1152,30 @@ def _layouts() -> list[bytes]:
     return [data, backwards, b"\xef\xbb\xbf" + data]
 
 
+@pytest.mark.parametrize("reference", [False, True], ids=["evaluate", "verify"])
 @pytest.mark.parametrize("data", _layouts(), ids=["as-written", "re-indented", "bom"])
 def test_the_split_reader_opens_what_the_whole_reader_opens(
-    data: bytes, monkeypatch: pytest.MonkeyPatch
+    data: bytes, reference: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """evaluate keeps a bundle's events and edges as canonical bytes, never as 75 MB of values
-    (the bench bundle): the same head, events and edges as parsing the whole document gives."""
+    """evaluate and verify keep a bundle's events and edges as canonical bytes, never as 75 MB
+    of values (the bench bundle): the same head, events and edges as parsing the whole document
+    gives, whichever encoder wrote the bytes the digest is taken over."""
     from converter.bundle import io
 
-    assert io._split_value(data) is not None  # the split reader takes it
-    split = open_whole_bundle(data)
-    monkeypatch.setattr(io, "_split_value", lambda _: None)
-    assert open_whole_bundle(data) == split
+    assert io._split_value(data, reference) is not None  # the split reader takes it
+    split = open_whole_bundle(data, reference=reference)
+    monkeypatch.setattr(io, "_split_value", lambda _, __: None)
+    assert open_whole_bundle(data, reference=reference) == split
 
 
-def test_a_changed_byte_is_left_to_the_whole_reader_and_called_changed() -> None:
+@pytest.mark.parametrize("reference", [False, True], ids=["evaluate", "verify"])
+def test_a_changed_byte_is_left_to_the_whole_reader_and_called_changed(reference: bool) -> None:
     from converter.bundle import io
 
     data = GOLDEN.read_bytes().replace(b'"input_tokens":', b'"input_tokens":1', 1)
-    assert io._split_value(data) is None  # the digest does not match: not taken
+    assert io._split_value(data, reference) is None  # the digest does not match: not taken
     with pytest.raises(IntegrityFailure) as failed:
-        open_bundle(data)
+        open_bundle(data, reference=reference)
     assert failed.value.code == "BUNDLE-DIGEST-MISMATCH"
 
 
@@ -1268,3 +1271,40 @@ def test_a_finding_its_events_place_is_held_to_them() -> None:
         body["generator"]["version"] = "0.6.13"
 
     assert open_bundle(_resealed(by_0_6_13))
+
+
+# --- verify's reading (`reference=True`): canonicaljson's bytes, item by item -----------------
+
+
+def test_verify_reads_a_bundle_item_by_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A well-formed bundle is never parsed whole by `verify` (the whole value of the bench
+    bundle took 169 MB): the exact whole-document reader is only for what the split one
+    refuses."""
+    import converter.bundle.io as io
+
+    def whole(data: bytes, reference: bool) -> dict[str, Any]:
+        raise AssertionError("read whole")
+
+    monkeypatch.setattr(io, "_checked_value", whole)
+    data = GOLDEN.read_bytes()
+    assert open_bundle(data, reference=True) == open_bundle(data)
+
+
+def test_verify_takes_the_digest_over_canonicaljsons_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reference encoder decides `verify`'s digest, on the item-by-item path and on the
+    whole-document one alike: a canonicaljson that wrote one key differently makes every
+    well-formed bundle a mismatch there, and changes nothing for the fast encoder."""
+    import canonicaljson
+
+    real = canonicaljson.encode_canonical_json
+
+    def skewed(value: Any) -> bytes:
+        return real(value).replace(b'"kind"', b'"kinD"')
+
+    monkeypatch.setattr(canonicaljson, "encode_canonical_json", skewed)
+    data = GOLDEN.read_bytes()
+    open_bundle(data)  # the fast encoder: unchanged
+    with pytest.raises(IntegrityFailure):
+        open_bundle(data, reference=True)

@@ -156,6 +156,20 @@ def test_split_reads_what_the_whole_reader_reads(
         assert bytes(packed.data) == encode(document[name])  # what the digest is taken over
 
 
+@given(document=documents, layout=layouts)
+def test_split_with_the_reference_encoder_packs_its_bytes(
+    document: dict[str, Any], layout: dict[str, Any]
+) -> None:
+    """`verify`'s reading: each item written by canonicaljson, as it writes the whole array."""
+    import canonicaljson
+
+    text = json.dumps(document, ensure_ascii=False, **layout)
+    split = loads_integral_split(text.encode(), SPLIT, canonicaljson.encode_canonical_json)
+    assert split is not None
+    for name in SPLIT:
+        assert bytes(split.arrays[name].data) == canonicaljson.encode_canonical_json(document[name])
+
+
 @given(document=documents, layout=layouts, data=st.data())
 def test_split_never_reads_what_the_whole_reader_refuses(
     document: dict[str, Any], layout: dict[str, Any], data: st.DataObject

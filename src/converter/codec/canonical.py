@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -69,6 +69,15 @@ def reference_bytes(value: dict[str, Any]) -> bytes:
     return encoded
 
 
+def reference_encode(value: Any) -> bytes:
+    """canonicaljson's bytes of a value read by `jsontext`'s integral readers (which refuse a
+    fraction: no float to look for), one bundle item at a time: `verify`'s encoder."""
+    import canonicaljson
+
+    encoded: bytes = canonicaljson.encode_canonical_json(value)
+    return encoded
+
+
 def foreign_bytes(value: dict[str, Any]) -> bytes:
     """canonicaljson's bytes of a value another writer made, floats and all: only to tell
     whether such a value was sealed over (`bundle.io`), never written. ValueError if it
@@ -118,12 +127,13 @@ def dumped(items: Sequence[BaseModel]) -> Iterator[Any]:
 
 
 def object_chunks(
-    members: dict[str, Iterable[bytes | bytearray]],
+    members: dict[str, Iterable[bytes | bytearray]], encoder: Callable[[Any], bytes] = encode
 ) -> Iterator[bytes | bytearray]:
-    """A JSON object from each member's canonical value bytes, keys in canonical order."""
+    """A JSON object from each member's canonical value bytes, keys in canonical order (each
+    written by `encoder`)."""
     yield b"{"
     for position, name in enumerate(sorted(members)):
-        yield (b"," if position else b"") + encode(name) + b":"
+        yield (b"," if position else b"") + encoder(name) + b":"
         yield from members[name]
     yield b"}"
 

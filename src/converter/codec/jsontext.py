@@ -269,11 +269,14 @@ _INTEGRAL = json.JSONDecoder(parse_float=_no_fraction, parse_constant=_no_consta
 _SCAN_ONE: Callable[[str, int], tuple[Any, int]] = make_scanner(_INTEGRAL)  # type: ignore[arg-type]
 
 
-def loads_integral_split(data: bytes, split: tuple[str, ...]) -> Split | None:
+def loads_integral_split(
+    data: bytes, split: tuple[str, ...], encoder: Callable[[Any], bytes] | None = None
+) -> Split | None:
     """`loads_integral(data)` for an object whose members named in `split` are arrays, with
     their items held as canonical bytes: a bundle's 70k events and edges are never values all
     at once (75 MB for the bench tree's 19 MB bundle, beside a text copy of it: the peak of
-    `evaluate`), and each item is encoded once, for its digest and its model alike.
+    `evaluate`), and each item is encoded once, for its digest and its model alike. `encoder`
+    writes each item (`canonical.encode` unless given: `verify` passes canonicaljson's).
 
     None for anything but such an object whose every value `loads_integral` takes (a repeated
     key, a fraction, NaN, invalid UTF-8, a `\\u003a`-style escape, a split member missing or
@@ -283,7 +286,7 @@ def loads_integral_split(data: bytes, split: tuple[str, ...]) -> Split | None:
         return None
     try:
         text = data.decode("utf-8")
-        found = _split_members(text, split)
+        found = _split_members(text, split, encoder)
     except (ValueError, RecursionError, orjson.JSONEncodeError):  # NotStrictJSON is a ValueError
         return None
     if found is None or any(name not in found.arrays for name in split):
@@ -309,7 +312,9 @@ def _skip(text: str, at: int) -> int:
     return space.end()
 
 
-def _split_members(text: str, split: tuple[str, ...]) -> Split | None:
+def _split_members(
+    text: str, split: tuple[str, ...], encoder: Callable[[Any], bytes] | None
+) -> Split | None:
     """The top-level object of `text`, walked member by member; None where it is not one
     object of distinct keys. Raises what the scanner or the encoder raise."""
     members: dict[str, Any] = {}
@@ -330,7 +335,7 @@ def _split_members(text: str, split: tuple[str, ...]) -> Split | None:
             return None
         at = _skip(text, at + 1)
         if name in split:
-            items = _encoded_items(text, at)
+            items = _encoded_items(text, at, encoder)
             if items is None:
                 return None
             arrays[name], at = items
@@ -344,12 +349,15 @@ def _split_members(text: str, split: tuple[str, ...]) -> Split | None:
     return Split(members, arrays) if _skip(text, at) == len(text) else None
 
 
-def _encoded_items(text: str, at: int) -> tuple[Packed, int] | None:
+def _encoded_items(
+    text: str, at: int, encoder: Callable[[Any], bytes] | None
+) -> tuple[Packed, int] | None:
     """The array at `at`, packed, and the position after it; None where no array is there.
     (The loop runs once per event and edge: the scanner is called directly, and whitespace
     looked for only where a character that is not `,` or `]` follows an item.)"""
-    from converter.codec.canonical import encode  # (canonical does not import this module)
+    from converter.codec.canonical import encode as fast  # (canonical does not import this)
 
+    encode = encoder or fast
     if text[at : at + 1] != "[":
         return None
     packed = Packed()
