@@ -424,6 +424,17 @@ def test_a_folder_with_no_project_folder_says_what_a_projects_folder_is(
     assert nothing not in cli("scan", str(bundles)).out
 
 
+def test_no_session_prints_no_table(tmp_path: Path, cli: Any) -> None:
+    """A walkthrough: with no session, `scan` printed a table head, its legend, a line of zero
+    counts and, with a card, "nothing priced": none of it said more than the count."""
+    (tmp_path / "-home-dev-alpha").mkdir()
+    out = cli("scan", str(tmp_path), "--price-card", "anthropic-2026-12").out
+    assert out.splitlines()[0] == "0 sessions in 1 project folder"
+    assert "no session here" in out
+    for noise in ("refusals", "calls:", "0 model calls", "nothing priced"):
+        assert noise not in out
+
+
 def test_a_sessions_own_folder_given_says_where_its_transcript_is(tmp_path: Path, cli: Any) -> None:
     """A new user's walk: `scan` of a session's `<session-id>/` folder said "0 sessions in 1
     project folder ... 0 model calls" of a session with subagents' calls, and no more. It now

@@ -1150,7 +1150,12 @@ def bug_rows(result: dict[str, Any]) -> int:
 
 
 def render_text(result: dict[str, Any]) -> str:
-    """The table of sessions, the totals, then a note for each thing the scan left out."""
+    """The table of sessions, the totals, then a note for each thing the scan left out. With
+    no session, none of them but the notes: a table head, a legend, a line of zeros and "nothing
+    priced" said nothing the count does not (a walkthrough)."""
+    if not result["sessions"]:
+        found = f"{counted(0, 'session')} in {counted(result['project_folders'], 'project folder')}"
+        return "\n".join([found, *_notes(result)])
     statuses = {r["status"] for r in result["sessions"]}
     legend = "(" + "; ".join(part for status, part in _LEGEND if status in statuses or not status)
     legend += ")"
