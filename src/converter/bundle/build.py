@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import IO, Any
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -24,7 +24,7 @@ from converter.bundle.model import (
     Receipt,
     TaskOut,
 )
-from converter.bundle.spool import Spool
+from converter.bundle.spool import Spill, Spool
 from converter.codec.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
 from converter.contract.model import Contract, Privacy, PublishedBaseline
 from converter.errors import Problem
@@ -65,7 +65,7 @@ class _Writer:
     Events and edges are encoded as they are priced and never kept as models: the bundle of the
     200 MB bench tree would hold 70k of them."""
 
-    def __init__(self, spill: IO[bytes] | None) -> None:
+    def __init__(self, spill: Spill | None) -> None:
         self.data = Spool(spill)
         self.data.add(b"{")
         self.members = 0
@@ -92,7 +92,7 @@ def build_bundle(
     canonical: PublicAccount,
     shown: PublicAccount,
     claims: PricingClaims,
-    spill: IO[bytes] | None = None,
+    spill: Spill | None = None,
 ) -> BuiltBundle | list[Problem]:
     """The bundle's bytes, unsealed, or every problem met pricing its events. With `spill` (an
     unnamed file, `files.spill_file`), the bytes before the receipt are kept there, not in

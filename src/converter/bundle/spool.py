@@ -22,7 +22,7 @@ class Spool:
     """Bytes appended in order. With a `file`, whole blocks leave memory for it until `hold()`:
     from then on every byte stays in `tail`, where it can be rewritten in place."""
 
-    def __init__(self, file: IO[bytes] | None) -> None:
+    def __init__(self, file: Spill | None) -> None:
         self.tail = bytearray()
         self.file = file
         self.spilled = hashlib.sha256()  # over the bytes in `file`, in order
@@ -67,7 +67,10 @@ class SealedBytes:
 
     def chunks(self) -> Iterator[bytes | bytearray]:
         file = self.spool.file
-        if file is not None and self.spool.spilled_len:
+        if isinstance(file, Discard):
+            if self.spool.spilled_len:
+                raise ValueError("a re-derivation's bytes are hashed, not kept")
+        elif file is not None and self.spool.spilled_len:
             file.seek(0)  # (unbuffered: every spilled byte is in the file already)
             left = self.spool.spilled_len
             while left:
@@ -86,7 +89,22 @@ class SealedBytes:
         close_spill(self.spool.file)
 
 
-def _write_all(file: IO[bytes], data: bytearray) -> None:
+class Discard:
+    """A spill file that keeps nothing: the spool still hashes and counts every byte, which is
+    all `verify`'s re-derivation compares (its bundle's length and SHA-256). The 19 MB of the
+    bench bundle are then never held a second time beside the bundle read (`run.conversion`)."""
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:
+        return len(data)
+
+    def close(self) -> None:
+        pass
+
+
+Spill = IO[bytes] | Discard  # where a spool's blocks go
+
+
+def _write_all(file: Spill, data: bytearray) -> None:
     """All of `data` into an unbuffered file, which may take less than it is given: a disk that
     fills mid-block raises on the next write, here, never later when the file is closed (a
     buffered file's close would then raise, in place of the refusal being reported)."""
@@ -98,7 +116,7 @@ def _write_all(file: IO[bytes], data: bytearray) -> None:
         view = view[written:]
 
 
-def close_spill(file: IO[bytes] | None) -> None:
+def close_spill(file: Spill | None) -> None:
     """Close a spill file, if any: unbuffered, it has nothing left to write, and what failed
     writing it was raised then; closing it never replaces that failure, or a refusal."""
     if file is not None:

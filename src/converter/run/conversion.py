@@ -15,7 +15,7 @@ from converter import __version__
 from converter.bundle.build import BuiltBundle, build_bundle
 from converter.bundle.io import seal
 from converter.bundle.model import BundleHead
-from converter.bundle.spool import SealedBytes, close_spill
+from converter.bundle.spool import Discard, SealedBytes, Spill, close_spill
 from converter.codec.canonical import pretty_bytes
 from converter.contract.model import Contract, Preset, Privacy, Source
 from converter.contract.read import ContractParts, contract_paths, parse_contract, read_contract
@@ -310,12 +310,15 @@ def make_bundle(
     contract_bytes: bytes,
     bodies: Path | None = None,
     spill_to: Path | None = None,
+    *,
+    keep: bool = True,
 ) -> MadeBundle:
     """Check the contract against the sources and its own claims; all problems, or the bundle's
     sealed head and bytes (as built, sealed in place, never copied; with `spill_to`, a folder,
     all but the receipt and what follows it are in an unnamed file there, not in memory), and
     where the contract's reveal_names entries that revealed nothing and price entries that
-    price nothing are.
+    price nothing are. `keep=False`: the bytes are hashed and counted as built, and not kept
+    (no `chunks()`): all that a re-derivation compares.
     `source` and `task_unit` None: the ones the contract's `source` names (the defaults if it
     names none that validates).
 
@@ -323,7 +326,7 @@ def make_bundle(
     the bundle is serialized: they never share the peak with the bundle's bytes.
     """
     built, bodies_unused, bound = _checked_bundle(
-        parent, source, task_unit, pseudo, contract_bytes, bodies, spill_to
+        parent, source, task_unit, pseudo, contract_bytes, bodies, spill_to, keep
     )
     head, data = seal(built)
     unrevealed: tuple[str, ...] = ()
@@ -398,6 +401,7 @@ def _checked_bundle(
     contract_bytes: bytes,
     bodies: Path | None,
     spill_to: Path | None,
+    keep: bool = True,
 ) -> tuple[BuiltBundle, bool, tuple[Path, ...]]:
     """Every problem of the contract, each part checked on its own (SPEC §7 reports them all),
     or the bundle built from it (and `bodies_unused` of the reading, and the files it binds)."""
@@ -436,7 +440,11 @@ def _checked_bundle(
     bound = reading.bound
     del reading  # the reader's account is done with: its memory can hold the bundle
     return_free_memory()
-    spill = spill_file(spill_to) if spill_to is not None else None
+    spill: Spill | None = None
+    if not keep:
+        spill = Discard()
+    elif spill_to is not None:
+        spill = spill_file(spill_to)
     try:
         built = build_bundle(contract, contract_bytes, canonical, shown, claims, spill)
     except BaseException as failed:
@@ -669,7 +677,8 @@ _NOT_COMPARABLE = frozenset(
 
 
 def rederive(
-    data: bytes,
+    size: int,
+    sha256: str,
     opened: BundleHead,
     contract_bytes: bytes,
     parent: Path,
@@ -678,7 +687,8 @@ def rederive(
     pseudo: Pseudonymizer,
     bodies: Path | None = None,
 ) -> None:
-    """`verify`'s third check: the bundle `data` made again from the sources, its contract and
+    """`verify`'s third check: the bundle (of `size` bytes and that `sha256`: the bytes are not
+    needed, and not held beside the conversion) made again from the sources, its contract and
     the pseudonym key, byte for byte; IntegrityFailure (5) when it is not (another contract,
     changed sources, other bytes), Refused (2) when it cannot be made at all. Untyped, `source`
     and `task_unit` are the contract's own (as convert takes them), not the receipt's: a
@@ -693,7 +703,8 @@ def rederive(
             raise Refused(unread)
         raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
     try:
-        rederived = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies).data
+        made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies, keep=False)
+        rederived = made.data
     except Refused as refused:
         codes = {p.code for p in refused.problems}
         if "CONTRACT-KEY-MISMATCH" in codes:
@@ -716,5 +727,5 @@ def rederive(
             failure.details = Refused(found, refused.labels, refused.paths)
             raise failure from None
         raise
-    if len(rederived) != len(data) or rederived.sha256 != hashlib.sha256(data).hexdigest():
+    if len(rederived) != size or rederived.sha256 != sha256:
         raise IntegrityFailure("ATTEST-REDERIVE-MISMATCH")

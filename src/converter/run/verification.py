@@ -77,6 +77,8 @@ def verification(
             own_receipt=False,
         )
         signed = (key_id(key), signed_receipt)
+    size, sha256 = len(data), hashlib.sha256(data).hexdigest()
+    del data  # (not held beside a re-derivation's conversion)
     yield f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})"
     counts = opened.receipt.counts
     events = counted(counts.model_calls + counts.tool_calls, "event")
@@ -99,7 +101,7 @@ def verification(
     if signed is not None:
         yield (
             f"ok: attestation signature verifies with key {signed[0]} and its subject is this "
-            f"bundle (sha256 {hashlib.sha256(data).hexdigest()})"
+            f"bundle (sha256 {sha256})"
         )
         from converter.attest.signed import require_own_receipt
 
@@ -114,12 +116,11 @@ def verification(
         require_this_version(opened)
         r = rederivation
         contract = r.contract()
-        rederive(
-            data, opened, contract, r.parent, r.source, r.task_unit, r.pseudonymizer(), r.bodies
-        )
+        pseudo = r.pseudonymizer()
+        rederive(size, sha256, opened, contract, r.parent, r.source, r.task_unit, pseudo, r.bodies)
         yield (
             "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
-            f"({counted(len(data), 'byte')})"
+            f"({counted(size, 'byte')})"
         )
 
 
