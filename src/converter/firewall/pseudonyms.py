@@ -5,6 +5,7 @@ A plain hash of a short prompt is reversed by guessing; an HMAC is not without t
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from typing import Literal
 
@@ -23,18 +24,41 @@ def _domain(kind: str) -> bytes:
     return b"agent-evidence/v1/" + kind.encode("ascii") + b"\x00"
 
 
+_BLOCK = 64  # SHA-256's block size, in bytes
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+
+
+def _pads(key: bytes) -> tuple[hashlib._Hash, hashlib._Hash]:
+    """HMAC-SHA256's inner and outer hashes after the padded key (RFC 2104), to be copied for
+    each message: one HMAC is then two SHA-256 blocks, not four (0.9 µs against 2.2 µs for
+    `hmac.digest`, which pads the key again each time; 34k of them cross the 200 MB bench
+    tree). tests/test_pseudonyms.py holds it to `hmac.digest`."""
+    if len(key) > _BLOCK:
+        key = hashlib.sha256(key).digest()
+    padded = key.ljust(_BLOCK, b"\0")
+    return hashlib.sha256(padded.translate(_IPAD)), hashlib.sha256(padded.translate(_OPAD))
+
+
 class Pseudonymizer:
     """Maps local identifiers and content to keyed, content-free tokens."""
 
-    __slots__ = ("_key", "_names", "key_id")
+    __slots__ = ("_inner", "_key", "_names", "_outer", "key_id")
 
     def __init__(self, key: PseudonymKey) -> None:
         self._key = key.secret
+        self._inner, self._outer = _pads(key.secret)
         self.key_id = key.key_id
         self._names: dict[tuple[str, str], str] = {}  # one run's memo: grows with the ids seen
 
     def _mac(self, domain: str, value: bytes) -> str:
-        return hmac.digest(self._key, _domain(domain) + value, "sha256").hex()
+        """HMAC-SHA256 of the domain's prefix and `value`, in hex (`hmac.digest`'s value)."""
+        inner = self._inner.copy()
+        inner.update(_domain(domain))
+        inner.update(value)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.hexdigest()
 
     def name(self, kind: Kind, value: str) -> str:
         """A short pseudonym such as `agent-3f9a0c1d2e4b`; stable under one key."""
