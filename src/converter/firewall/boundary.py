@@ -92,9 +92,15 @@ class _Crossing:
         # Every event names its task and agent: a few hundred of each over 31k events.
         self.agents: dict[int, str] = {}
         self.tasks: dict[int, str] = {}
+        # 125k event references name 34k events: each id made once, looked up by its local key,
+        # and kept only while crossing (not in the pseudonymizer's memo, which lives on).
+        self.events: dict[EventKey, str] = {}
 
     def event(self, key: EventKey) -> str:
-        return event_id(self.pseudo, key)
+        found = self.events.get(key)
+        if found is None:
+            found = self.events[key] = self.pseudo.unkept("event", f"{key[0]}:{key[1]}")
+        return found
 
     def agent(self, stream: int) -> str:
         found = self.agents.get(stream)

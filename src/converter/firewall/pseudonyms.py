@@ -69,6 +69,15 @@ class Pseudonymizer:
             found = self._names[memo] = f"{kind}-{mac[:PSEUDONYM_HEX]}"
         return found
 
+    def unkept(self, kind: Kind, value: str) -> str:
+        """`name`'s pseudonym, not kept in this run's memo: for a caller that keeps its own (the
+        crossing's event ids, `boundary._Crossing.event`), which dies when it is done."""
+        found = self._names.get((kind, value))
+        if found is None:
+            mac = self._mac(kind, value.encode("utf-8", "surrogatepass"))
+            found = f"{kind}-{mac[:PSEUDONYM_HEX]}"
+        return found
+
     def hasher(self, kind: HasherKind) -> hmac.HMAC:
         """A keyed SHA-256 (HMAC) to stream a document into: its hex digest cannot be
         confirmed by guessing what the document holds (exact timestamps a contract coarsens)."""
