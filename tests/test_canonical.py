@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from converter.codec.canonical import (
     FloatInArtifact,
+    array_chunks,
     canonical_bytes,
     encode,
     model_sha256,
@@ -57,6 +58,25 @@ def test_golden_bundle_is_canonical() -> None:
     golden = Path(__file__).parent.parent / "fixtures" / "synthetic_bundle.golden.json"
     value = json.loads(golden.read_text())
     assert encode(value) == canonicaljson.encode_canonical_json(value)
+
+
+@pytest.mark.parametrize("size", [0, 1, 999, 1000, 1001, 2500])
+def test_arrays_stream_in_batches_as_one_array(size: int) -> None:
+    """`array_chunks` encodes a batch of items per call: across batch boundaries, empty or not,
+    its parts join into the canonical bytes of the whole list."""
+    items: list[Any] = [
+        {"id": f"event-{i:012x}", "n": i, "z": [None, True, "é\n"], "a": {"b": -i}}
+        for i in range(size)
+    ]
+    if size:
+        items[-1] = "last"  # not every item need be an object
+    assert b"".join(array_chunks(iter(items))) == canonicaljson.encode_canonical_json(items)
+
+
+@settings(max_examples=max(100, settings.default.max_examples))
+@given(items=st.lists(json_values, max_size=30))
+def test_streamed_array_equals_canonicaljson(items: list[Any]) -> None:
+    assert b"".join(array_chunks(items)) == canonicaljson.encode_canonical_json(items)
 
 
 def test_floats_are_refused_in_plain_values() -> None:
