@@ -86,9 +86,13 @@ class BillingContext(Closed):
     inference_geo: ContextValue | None = None
 
     def key(self) -> str:
-        return "|".join(
-            "absent" if v is None else v or "empty"
-            for v in (self.service_tier, self.speed, self.inference_geo)
+        """`tier|speed|geo`, each value as written, `absent` (None) or `empty` (""). Written
+        out, not joined from a generator: pricing asks 78k times on the 200 MB bench tree."""
+        tier, speed, geo = self.service_tier, self.speed, self.inference_geo
+        return (
+            f"{'absent' if tier is None else tier or 'empty'}"
+            f"|{'absent' if speed is None else speed or 'empty'}"
+            f"|{'absent' if geo is None else geo or 'empty'}"
         )
 
 
