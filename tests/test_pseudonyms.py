@@ -189,9 +189,9 @@ def test_each_kind_is_its_own_domain() -> None:
 
 @pytest.mark.parametrize("size", [0, 1, 31, 32, 63, 64, 65, 128, 200])
 def test_keyed_digests_are_hmac_sha256(size: int) -> None:
-    """The pseudonymizer computes HMAC-SHA256 from the key's padded inner and outer hashes,
-    copied per value (RFC 2104): each pseudonym and digest is `hmac.digest`'s, for a key shorter
-    than, as long as, and longer than SHA-256's 64-byte block (a longer key is hashed first)."""
+    """The pseudonymizer keys one HMAC and copies it per value: each pseudonym, digest and
+    streamed hash is `hmac.digest`'s, for a key shorter than, as long as, and longer than
+    SHA-256's 64-byte block (a longer key is hashed first)."""
     key = bytes((7 * i + size) % 256 for i in range(size))
     pseudo = Pseudonymizer(PseudonymKey(key))
     values = ["", "x", "model:msg_01ABC", "é\ud800" * 40, "a" * 1000]
@@ -201,3 +201,7 @@ def test_keyed_digests_are_hmac_sha256(size: int) -> None:
         assert pseudo.name("event", value) == f"event-{mac[:12]}"
         full = hmac.digest(key, b"agent-evidence/v1/task-input\x00" + raw, "sha256").hex()
         assert pseudo.digest("task-input", raw) == f"hmac-sha256:{full}"
+        streamed = pseudo.hasher("inventory")
+        streamed.update(raw)
+        whole = hmac.digest(key, b"agent-evidence/v1/inventory\x00" + raw, "sha256").hex()
+        assert streamed.hexdigest() == whole
