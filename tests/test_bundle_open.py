@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -1118,29 +1119,39 @@ def test_a_bundle_of_a_version_that_counted_hidden_calls_without_pricing_them_op
     assert _codes_at(one_response_short) == [("BUNDLE-HIDDEN-CALLS", "receipt/hidden_calls")]
 
 
-@pytest.mark.parametrize("where", ["event", "receipt"])
+@pytest.mark.parametrize("reference", [False, True], ids=["evaluate", "verify"])
+@pytest.mark.parametrize("where", ["event", "receipt", "cost"])
 def test_an_integer_past_64_bits_resealed_is_refused_by_shape_not_called_changed(
-    where: str,
+    where: str, reference: bool
 ) -> None:
     """An adversary's find: a count of 2**64 resealed over the edit. `verify` refused it by
     shape (2) but opening it called it changed since it was sealed (5): the fast encoder
     writes no integer past 64 bits and its TypeError read as a digest mismatch. (Outside the
-    events, such a count crashed the split reader's tally, exit 70, before it was caught.)"""
+    events, such a count crashed the split reader's tally, exit 70, before it was caught.)
+    A cost of 2**64 as a JSON integer, its price the same in the head, is money a decimal
+    reads exactly: `verify`, reading item by item with canonicaljson, took it (an audit), where
+    `evaluate` refused it; both refuse it at the event."""
 
     def huge(body: dict[str, Any]) -> None:
         if where == "event":
             body["events"][0]["usage"]["input_tokens"] = 2**64
-        else:
+        elif where == "receipt":
             body["receipt"]["counts"]["model_calls"] = 2**64
+        else:
+            body["pricing"]["client_tools"]["Read"] = str(2**64)
+            read = next(e for e in body["events"] if e.get("name") == "Read")
+            read["cost"] = {"low": 2**64, "high": 2**64}
 
     data = _resealed(huge)
     with pytest.raises(Refused) as refused:
-        open_bundle(data)
+        open_bundle(data, reference=reference)
     assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
+    if where != "receipt":  # at the event, as the fast encoder's reader names it
+        assert re.fullmatch(r"events/[0-9]+", refused.value.problems[0].where or "")
     body = json.loads(data)
     body["receipt"]["evidence_sha256"] = "0" * 64  # the same value, not resealed: changed
     with pytest.raises(IntegrityFailure):
-        open_bundle(reference_bytes(body))
+        open_bundle(reference_bytes(body), reference=reference)
 
 
 def _layouts() -> list[bytes]:

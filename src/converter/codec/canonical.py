@@ -72,9 +72,13 @@ def reference_bytes(value: dict[str, Any]) -> bytes:
 
 def reference_encode(value: Any) -> bytes:
     """canonicaljson's bytes of a value read by `jsontext`'s integral readers (which refuse a
-    fraction: no float to look for), one bundle item at a time: `verify`'s encoder."""
+    fraction: no float to look for), one bundle item at a time: `verify`'s encoder. A value the
+    fast encoder cannot write either (an integer past 64 bits) raises its TypeError: no bundle
+    this program writes holds one, and the whole-document reader refuses it by its shape, as
+    `evaluate` does (an audit: a cost of 2**64 as a JSON integer, resealed, verified)."""
     import canonicaljson
 
+    encode(value)
     encoded: bytes = canonicaljson.encode_canonical_json(value)
     return encoded
 
