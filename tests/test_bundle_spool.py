@@ -81,6 +81,17 @@ def test_a_rederivation_hashes_the_bytes_and_keeps_none() -> None:
         bytes(made.data)
 
 
+def test_a_small_rederivation_is_not_taken_for_its_bytes() -> None:
+    """A review: under one block nothing is spilled, and the tail alone would pass for the
+    bundle's bytes: a caller that wrote or signed one would have worked on every fixture and
+    failed on a real bundle."""
+    made = make_bundle(PARENT, None, None, PSEUDO, CONTRACT.read_bytes(), keep=False)
+    assert made.data.spool.spilled_len == 0
+    assert made.data.sha256 == hashlib.sha256(GOLDEN.read_bytes()).hexdigest()
+    with pytest.raises(ValueError, match="not kept"):
+        bytes(made.data)
+
+
 def test_a_bundle_of_one_block_is_never_spilled(tmp_path: Path) -> None:
     made = make_bundle(PARENT, None, None, PSEUDO, CONTRACT.read_bytes(), spill_to=tmp_path)
     try:

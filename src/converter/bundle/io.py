@@ -171,7 +171,8 @@ def _split_value(data: bytes, reference: bool) -> Split | None:
     and its evidence digest matches; None for anything else, which `_checked_value` decides
     (and refuses) as before. The digest is taken over the same canonical bytes: with
     `reference`, canonicaljson's, written item by item (the bytes it writes for the whole
-    value, which `verify` then never holds: 169 MB for the 19 MB bench bundle, not 89 MB)."""
+    value, which `verify` then never holds: it peaks at 94 MB for the 19 MB bench bundle, not
+    169 MB)."""
     encoder = reference_encode if reference else encode
     data = data.removeprefix(codecs.BOM_UTF8)
     split = loads_integral_split(data, BULK_FIELDS, encoder)

@@ -67,10 +67,9 @@ class SealedBytes:
 
     def chunks(self) -> Iterator[bytes | bytearray]:
         file = self.spool.file
-        if isinstance(file, Discard):
-            if self.spool.spilled_len:
-                raise ValueError("a re-derivation's bytes are hashed, not kept")
-        elif file is not None and self.spool.spilled_len:
+        if isinstance(file, Discard):  # (a small bundle's tail would pass for the whole)
+            raise ValueError("a re-derivation's bytes are hashed, not kept")
+        if file is not None and self.spool.spilled_len:
             file.seek(0)  # (unbuffered: every spilled byte is in the file already)
             left = self.spool.spilled_len
             while left:

@@ -92,14 +92,15 @@ class _Crossing:
         # Every event names its task and agent: a few hundred of each over 31k events.
         self.agents: dict[int, str] = {}
         self.tasks: dict[int, str] = {}
-        # 125k event references name 34k events: each id made once, looked up by its local key,
-        # and kept only while crossing (not in the pseudonymizer's memo, which lives on).
+        # 125k event references name 34k events: each looked up by its local key, not by the
+        # text `event_id` makes of it (the pseudonymizer's memo still keeps each id: a second
+        # crossing, a contract's `shown` one, and scan's prices look them up, not HMAC again)
         self.events: dict[EventKey, str] = {}
 
     def event(self, key: EventKey) -> str:
         found = self.events.get(key)
         if found is None:
-            found = self.events[key] = self.pseudo.unkept("event", f"{key[0]}:{key[1]}")
+            found = self.events[key] = event_id(self.pseudo, key)
         return found
 
     def agent(self, stream: int) -> str:

@@ -43,23 +43,14 @@ class Pseudonymizer:
         mac.update(value)
         return mac.hexdigest()
 
-    def _pseudonym(self, kind: Kind, value: str) -> str:
-        mac = self._mac(kind, value.encode("utf-8", "surrogatepass"))
-        return f"{kind}-{mac[:PSEUDONYM_HEX]}"
-
     def name(self, kind: Kind, value: str) -> str:
         """A short pseudonym such as `agent-3f9a0c1d2e4b`; stable under one key."""
         memo = (kind, value)
         found = self._names.get(memo)
         if found is None:
-            found = self._names[memo] = self._pseudonym(kind, value)
+            mac = self._mac(kind, value.encode("utf-8", "surrogatepass"))
+            found = self._names[memo] = f"{kind}-{mac[:PSEUDONYM_HEX]}"
         return found
-
-    def unkept(self, kind: Kind, value: str) -> str:
-        """`name`'s pseudonym, not kept in this run's memo: for a caller that keeps its own (the
-        crossing's event ids, `boundary._Crossing.event`), which dies when it is done."""
-        found = self._names.get((kind, value))
-        return self._pseudonym(kind, value) if found is None else found
 
     def hasher(self, kind: HasherKind) -> hmac.HMAC:
         """A keyed SHA-256 (HMAC) to stream a document into: its hex digest cannot be

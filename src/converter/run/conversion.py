@@ -442,6 +442,7 @@ def _checked_bundle(
     return_free_memory()
     spill: Spill | None = None
     if not keep:
+        assert spill_to is None  # nothing is kept to spill
         spill = Discard()
     elif spill_to is not None:
         spill = spill_file(spill_to)

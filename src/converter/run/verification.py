@@ -77,7 +77,9 @@ def verification(
             own_receipt=False,
         )
         signed = (key_id(key), signed_receipt)
-    size, sha256 = len(data), hashlib.sha256(data).hexdigest()
+    size = len(data)
+    needed = signed is not None or rederivation is not None  # said, or compared
+    sha256 = hashlib.sha256(data).hexdigest() if needed else ""
     del data  # (not held beside a re-derivation's conversion)
     yield f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})"
     counts = opened.receipt.counts
