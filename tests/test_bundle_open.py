@@ -1180,14 +1180,18 @@ def test_the_split_reader_opens_what_the_whole_reader_opens(
 
 
 @pytest.mark.parametrize("reference", [False, True], ids=["evaluate", "verify"])
-def test_a_changed_byte_is_left_to_the_whole_reader_and_called_changed(reference: bool) -> None:
+def test_a_changed_byte_is_called_changed_by_both_readers(reference: bool) -> None:
     from converter.bundle import io
 
     data = GOLDEN.read_bytes().replace(b'"input_tokens":', b'"input_tokens":1', 1)
-    assert io._split_value(data, reference) is None  # the digest does not match: not taken
+    with pytest.raises(IntegrityFailure) as split:  # found by the split reader, not read again
+        io._split_value(data, reference)
     with pytest.raises(IntegrityFailure) as failed:
         open_bundle(data, reference=reference)
-    assert failed.value.code == "BUNDLE-DIGEST-MISMATCH"
+    assert failed.value.code == split.value.code == "BUNDLE-DIGEST-MISMATCH"
+    with pytest.raises(IntegrityFailure) as whole:  # and so by the whole reader
+        io._checked_value(data, reference)
+    assert whole.value.code == failed.value.code
 
 
 def test_a_key_no_encoder_writes_is_left_to_the_whole_reader() -> None:
