@@ -168,14 +168,14 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
 def _split_value(data: bytes, reference: bool) -> Split | None:
     """The bundle read as `_checked_value` reads it, but with its events and edges kept as
     their canonical bytes (`loads_integral_split`), when it is strict JSON of the bulk arrays
-    and its evidence digest matches; None for anything else, which `_checked_value` decides
-    (and refuses) as before, but for a digest that does not match: integrity failure (5), as
-    the whole reader would find it over the very same bytes, without reading it again (a
-    tampered bench bundle cost `verify` 0.9 s and 169 MB more). The digest is taken over the
-    same canonical bytes: with
-    `reference`, canonicaljson's, written item by item (the bytes it writes for the whole
-    value, which `verify` then never holds: it peaks at 94 MB for the 19 MB bench bundle, not
-    169 MB)."""
+    and its evidence digest matches. A digest that does not match is integrity failure (5),
+    as the whole reader would find it over the very same bytes, said without reading it again
+    (a tampered bench bundle cost `verify` 0.5 s and 74 MB more). None for anything else,
+    which `_checked_value` decides (and refuses) as before.
+
+    The digest is taken over the same canonical bytes: with `reference`, canonicaljson's,
+    written item by item (the bytes it writes for the whole value, which `verify` then never
+    holds: it peaks at 94 MB for the 19 MB bench bundle, not 169 MB)."""
     encoder = reference_encode if reference else encode
     data = data.removeprefix(codecs.BOM_UTF8)
     split = loads_integral_split(data, BULK_FIELDS, encoder)

@@ -5,10 +5,11 @@ shortest escapes). orjson with sorted keys writes exactly those bytes, ten times
 of 30k events; tests/test_canonical.py proves the two byte-identical over arbitrary JSON values
 with hypothesis and on the golden bundle. canonicaljson stays the reference: `verify` recomputes
 a bundle's digest with it (each event and edge by `reference_encode`, or the whole value by
-`reference_bytes`), so an auditor's check never rests on the encoder that wrote the bundle. Floats are refused
-outright: money and rates must be exact, and a float's text is not portable across encoders. For
-models that is a static property (no output model has a float field; tests/test_no_float.py
-checks every schema), so only plain dicts and lists are walked at run time.
+`reference_bytes`), so an auditor's check never rests on the encoder that wrote the bundle.
+Floats are refused outright: money and rates must be exact, and a float's text is not portable
+across encoders. For models that is a static property (no output model has a float field;
+tests/test_no_float.py checks every schema), so only plain dicts and lists are walked at run
+time.
 """
 
 from __future__ import annotations

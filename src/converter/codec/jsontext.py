@@ -225,8 +225,9 @@ def as_tuples(value: Any) -> Any:
 
 class Packed:
     """A JSON array as its canonical bytes (`[`, each item as `canonical.encode` writes it, or
-    canonicaljson for `verify`: the same bytes; `,` between, `]`) and where each item begins: one buffer, not an object per item (orjson's
-    output keeps a 4 KB buffer each: 70k of them would take 280 MB)."""
+    canonicaljson for `verify`: the same bytes; `,` between, `]`) and where each item begins:
+    one buffer, not an object per item (orjson's output keeps a 4 KB buffer each: 70k of them
+    would take 280 MB)."""
 
     __slots__ = ("data", "starts")
 

@@ -704,8 +704,9 @@ def rederive(
             raise Refused(unread)
         raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
     try:
-        made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies, keep=False)
-        rederived = made.data
+        rederived = make_bundle(
+            parent, source, task_unit, pseudo, contract_bytes, bodies, keep=False
+        ).data
     except Refused as refused:
         codes = {p.code for p in refused.problems}
         if "CONTRACT-KEY-MISMATCH" in codes:

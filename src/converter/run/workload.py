@@ -860,6 +860,22 @@ def _unsigned(path: Path) -> LoadedBundle | None:
         return None
 
 
+def _own_problems(path: Path, key: Ed25519PublicKey | None) -> tuple[list[Problem], list[Problem]]:
+    """A bundle's own mismatches and refusals, all of them: with a `key`, its attestation's
+    first (`load_bundle`), else its digest and parts (`bundle_problems`)."""
+    try:
+        if key is not None:
+            load_bundle(path, key)
+            return [], []
+        data = read_bundle(path)
+    except IntegrityFailure as failure:
+        return list(failure.problems), list(failure.refusals)
+    except Refused as refused:
+        return [], list(refused.problems)
+    _, found, refusals = bundle_problems(data)
+    return found, refusals
+
+
 def _unless_tampered(
     paths: tuple[Path, ...], unusable: Refused, key: Ed25519PublicKey | None = None
 ) -> NoReturn:
@@ -871,21 +887,7 @@ def _unless_tampered(
     mismatches: list[Problem] = []
     unread: list[Problem] = []
     for position, path in enumerate(paths, 1):
-        if key is not None:
-            try:
-                load_bundle(path, key)
-            except IntegrityFailure as failure:
-                mismatches += labelled(failure.problems, position, len(paths))
-                unread += labelled(failure.refusals, position, len(paths))
-            except Refused as refused:
-                unread += labelled(refused.problems, position, len(paths))
-            continue
-        try:
-            data = read_bundle(path)
-        except Refused as refused:
-            unread += labelled(refused.problems, position, len(paths))
-            continue
-        _, found, refusals = bundle_problems(data)
+        found, refusals = _own_problems(path, key)
         mismatches += labelled(found, position, len(paths))
         unread += labelled(refusals, position, len(paths))
     if mismatches:
