@@ -121,6 +121,29 @@ def test_a_sibling_of_this_session_is_found_not_dropped(
     assert "CANARY" not in result.out + result.err
 
 
+@pytest.mark.parametrize("name", ["agent-1a2b3c4.jsonl", "agent-acompact-fffbd0.jsonl"])
+def test_single_file_source_refuses_a_sibling_child_of_this_session(
+    cli: Any, tmp_path: Path, name: str
+) -> None:
+    """`--from claude-code` on a 2.0.x main transcript beside its warm-up agent (or a child of a
+    later id's form written beside the parent) left that agent's call out, exit 0: it refuses as
+    it does for a child in <session>/subagents/. A renamed copy finds it through the session its
+    records name; a sibling of another session is not this one's."""
+    parent = _parent(tmp_path)
+    excerpt = tmp_path / "excerpt.jsonl"
+    excerpt.write_bytes(parent.read_bytes())
+    _sibling(tmp_path, "agent-1a2b3c4d.jsonl", OTHER)
+    for given in (parent, excerpt):
+        alone = cli("inspect", "--json", "--from", "claude-code", "--in", str(given)).json()
+        assert alone["convertible"] is True
+    _sibling(tmp_path, name, SID)
+    for given in (parent, excerpt):
+        result = cli("inspect", "--json", "--from", "claude-code", "--in", str(given))
+        assert result.code == 2
+        assert "CC-TREE-CHILDREN-NOT-READ" in {r["code"] for r in result.json()["refusals"]}
+        assert "CANARY" not in result.out + result.err
+
+
 def _bundle_of(cli: Any, parent: Path, tmp_path: Path, *options: str) -> Path:
     """The session's bundle, through its template (tmp_path/template.json, `options` given to
     both conversions) filled with test claims; each step checked to succeed."""

@@ -355,8 +355,9 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-TREE-CHILDREN-NOT-READ": _c(
         "The single-file source was given a session whose folder holds subagent transcripts "
-        "(delegated, workflow, compaction or other fork agents, teammates); their spend would "
-        "be missing.",
+        "(delegated, workflow, compaction or other fork agents, teammates), or with an agent "
+        "transcript of the session beside it (agent-<id>.jsonl: Claude Code 2.0.x's, such as "
+        "its warm-up agent); their spend would be missing.",
         "Convert the whole session tree with --from claude-code-tree, from the transcript under "
         "its own <session-id>.jsonl name (a renamed copy cannot find its children).",
     ),

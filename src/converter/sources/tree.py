@@ -600,6 +600,30 @@ def _holds_children(folder: Path) -> bool:
     return False
 
 
+def _holds_sibling_child(project: Path, session_id: str) -> bool:
+    """Whether an agent transcript beside the parent (2.0.x `agent-<hex>.jsonl`, such as its
+    warm-up agent, or a later id's form written there) is a non-empty regular file whose records
+    name this session: its spend the single-file source would leave out, with no delegation
+    call to refuse on (a new-user review: `--from claude-code` dropped a 2.0.x warm-up agent's
+    call, exit 0, where the tree source refuses CC-TREE-WARMUP-AGENT)."""
+    try:
+        names = sorted(os.listdir(project))
+    except OSError:
+        return False
+    for name in names:
+        if legacy_agent_id(name) is None:
+            continue
+        path = project / name
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        regular = stat.S_ISREG(info.st_mode) and info.st_size > 0
+        if regular and session_named_inside(path) == session_id:
+            return True
+    return False
+
+
 _SESSION_FIELD = re.compile(rb'"sessionId"\s*:\s*"([0-9A-Fa-f-]{36})"')
 _PEEK = 1 << 20
 
@@ -680,7 +704,10 @@ def discover(
         # The one file is the source: its records name the session (the reader takes it from
         # them), its file name does not. Children beside it would go unread: say so.
         sid = stem if SESSION_ID.fullmatch(stem) else session_named_inside(parent)
-        if sid is not None and _holds_children(parent.parent / sid / "subagents"):
+        if sid is not None and (
+            _holds_children(parent.parent / sid / "subagents")
+            or _holds_sibling_child(parent.parent, sid)
+        ):
             layout.problems.append(Problem("CC-TREE-CHILDREN-NOT-READ", 0))
         if SESSION_ID.fullmatch(stem):
             # in a projects folder, as the tree source reads it: a split session's part read
