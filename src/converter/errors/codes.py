@@ -1735,9 +1735,11 @@ CODES: dict[str, CodeInfo] = {
         "subject digest too.",
     ),
     "ATTEST-SIGNATURE-INVALID": _c(
-        "No signature in the attestation verifies with the given public key; exit 5. With "
-        "[its keyid names another key], the signatures' keyids (unsigned hints) name another "
-        "key: most likely the wrong key was given.",
+        "No signature in the attestation verifies with the given public key; exit 5. When the "
+        "message adds [its keyid names another key], every signature names (by its keyid, an "
+        "unsigned hint) a key other than this one: most likely the wrong key was given. "
+        "Without that addition, a signature names this key or no key: most likely the envelope "
+        "or its signature was altered.",
         "Check that --public-key (in the Action: public-key or public-key-pem) is the key of "
         "whoever made the bundle; otherwise the envelope was altered after signing.",
     ),
