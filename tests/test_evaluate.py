@@ -286,7 +286,7 @@ def test_a_cost_with_no_high_end_meets_no_limit_at_it() -> None:
     assert (ev.metrics.unbounded_calls, ev.tasks[0].unbounded_calls) == (1, 1)
     total = ev.metrics.total_effective_cost
     assert (
-        f"Total effective cost: {usd(total.low)} – no bound ({usd(total.high)} without the "
+        f"Total effective cost: {usd(total.low)} – no bound (high end {usd(total.high)} without the "
         "input of the 1 call that recorded none)"
     ) in shown
     assert "usage-incomplete calls: 1, 1 of which recorded no input" in shown
@@ -1038,7 +1038,8 @@ def test_calls_of_an_unpriced_server_tool_leave_every_cost_open_above() -> None:
     assert json.loads(render_json(ev))["reasons"][0]["unpriced_calls"] == 2
     # the totals say so as the gates do, with which calls leave them open
     assert (
-        "Total effective cost: $16.0000 – no bound ($16.0000 without the requests of 2 calls "
+        "Total effective cost: $16.0000 – no bound (high end $16.0000 without the requests of "
+        "2 calls "
         "to a server tool no price covers)"
     ) in render_text(ev)
     assert "| **all** | $8.0000 – no bound |" in render_markdown(ev)  # cost per model
@@ -1104,7 +1105,7 @@ def test_findings_of_spend_in_no_cost_leave_every_cost_open_above(code: str) -> 
     assert json.loads(render_json(ev))["metrics"]["spend_left_out"] == 3
     assert json.loads(render_json(ev))["metrics"]["high_is_bound"] is False
     assert json.loads(render_json(evaluate(scale())))["metrics"]["high_is_bound"] is True
-    assert "($16.0000 without the spend 3 findings of the bundles say is in no cost)" in (
+    assert "(high end $16.0000 without the spend 3 findings of the bundles say is in no cost)" in (
         render_text(ev)
     )
     one = evaluate(make_workload([make_task(i) for i in range(4)], findings={code: 1}))

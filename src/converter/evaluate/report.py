@@ -324,7 +324,8 @@ def _remedies(ev: Evaluation) -> list[tuple[str, str]]:
 
 
 def _left_out_of_high(ev: Evaluation) -> str:
-    """What the total's high end leaves out, when it is no bound: ` ($X without A, B and C)`,
+    """What the total's high end leaves out, when it is no bound: ` (high end $X without A, B
+    and C)`, the figure named (a new user's reading: a bare amount looked like a second total),
     each kind once (a walkthrough: each kind its own parenthesis, stacked, and the figure
     said only for calls that recorded no input)."""
     m = ev.metrics
@@ -341,7 +342,7 @@ def _left_out_of_high(ev: Evaluation) -> str:
     if not left:
         return ""
     listed = left[0] if len(left) == 1 else ", ".join(left[:-1]) + " and " + left[-1]
-    return f" ({usd(m.total_effective_cost.high)} without {listed})"
+    return f" (high end {usd(m.total_effective_cost.high)} without {listed})"
 
 
 def render_text(ev: Evaluation) -> str:
