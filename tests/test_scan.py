@@ -874,7 +874,7 @@ def test_worker_count_is_capped(jobs: int, parents: int, cpus: int, workers: int
     assert scan_module.worker_count(jobs, parents, cpus) == workers
 
 
-@pytest.mark.parametrize("jobs", ["0", "65", "100000"])
+@pytest.mark.parametrize("jobs", ["0", "65", "100000", "two", "1.5"])
 def test_jobs_outside_1_to_max_is_a_usage_error(
     jobs: str, projects: Any, cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -888,6 +888,7 @@ def test_jobs_outside_1_to_max_is_a_usage_error(
     assert result.code == 64
     assert result.out == ""
     assert "--jobs" in result.err
+    assert "<value> is not a whole number from 1 to 64" in result.err
 
 
 def test_the_pool_is_never_larger_than_the_sessions(

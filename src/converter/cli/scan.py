@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
@@ -136,6 +137,20 @@ def _instant(text: str) -> datetime:
     return when
 
 
+class _Jobs(click.IntRange):
+    """`--jobs`: a whole number from 1 to MAX_JOBS, said so in one message for a word, a
+    fraction and a number out of range alike (click's own says "not a valid integer range")."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        try:
+            return int(super().convert(value, param, ctx))
+        except click.BadParameter:
+            self.fail(f"<value> is not a whole number from 1 to {MAX_JOBS}", param, ctx)
+
+
+_JOBS = _Jobs(min=1, max=MAX_JOBS)
+
+
 def _folder_source(projects_dir: str | None) -> str:
     if projects_dir is not None:
         return "PROJECTS_DIR"
@@ -151,7 +166,7 @@ def _folder_source(projects_dir: str | None) -> str:
 @click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(min=1, max=MAX_JOBS),
+    type=_JOBS,
     default=None,
     help="Worker processes (default: the number of CPUs); never more than the CPUs or the "
     "session transcripts to inspect.",
