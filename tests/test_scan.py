@@ -300,7 +300,7 @@ def test_price_card_marks_a_figure_a_finding_says_leaves_spend_out(
     text = cli("scan", str(project.parent), "--jobs", "1", *card).out
     (line,) = [x for x in text.splitlines() if x.startswith(row["session"])]
     # which of the `+` rows the footnote means (a FinOps walkthrough could not tell its 2 of 7)
-    assert re.search(r"\$[0-9.,]+ \+ +- \[spend in no figure\]$", line), line
+    assert re.search(r"\$[0-9.,]+ \+ +\[spend in no figure\]$", line), line  # no `-` before it
     assert (
         "1 session marked `+` and `[spend in no figure]` may have cost more than the figure: a "
         "finding says"

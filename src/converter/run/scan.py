@@ -1214,9 +1214,11 @@ def _table(result: dict[str, Any]) -> list[str]:
                 f"{r['model_calls']:>7,} {r['usage_incomplete_calls']:>8,} {r['tool_calls']:>7,} "
                 f"{r['subagents']:>6,} {r['tokens']:>14,}"
             )
-        refused = " ".join(r["refusals"] + r["errors"]) or "-"
+        # `-` for no refusal, unless a mark stands there (a new user read `- [split]` as one)
+        refused = " ".join(r["refusals"] + r["errors"]) or ("" if flags else "-")
         cost = f"{costs[n]:<{wide}} " if priced else ""
-        lines.append(f"{r['session']:<19} {r['status']:<12} {counts}  {cost}{refused}{flags}")
+        marks = f"{refused}{flags}".lstrip()
+        lines.append(f"{r['session']:<19} {r['status']:<12} {counts}  {cost}{marks}")
     return lines
 
 
