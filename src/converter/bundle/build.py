@@ -25,7 +25,7 @@ from converter.bundle.model import (
     TaskOut,
 )
 from converter.bundle.spool import Spill, Spool
-from converter.codec.canonical import array_chunks, dumped, encode, field_chunks, sha256_hex
+from converter.codec.canonical import array_chunks, dumped, encode, field_chunks
 from converter.contract.model import Contract, Privacy, PublishedBaseline
 from converter.errors import Problem
 from converter.firewall.types import decimal_text
@@ -88,7 +88,7 @@ class _Writer:
 
 def build_bundle(
     contract: Contract,
-    contract_bytes: bytes,
+    contract_digest: str,
     canonical: PublicAccount,
     shown: PublicAccount,
     claims: PricingClaims,
@@ -99,7 +99,7 @@ def build_bundle(
     memory: an OSError writing it is the caller's to report."""
     problems: list[Problem] = []
     prices, unused = _prices_used(canonical, shown, claims)
-    head = _head(contract, contract_bytes, shown, claims, prices)
+    head = _head(contract, contract_digest, shown, claims, prices)
     # Top-level keys in canonical order: agents, baseline, edges, events, then the rest.
     names = sorted([*type(head).model_fields, *BULK_FIELDS])
     writer = _Writer(spill)
@@ -255,7 +255,7 @@ def _prices_used(
 
 def _head(
     contract: Contract,
-    contract_bytes: bytes,
+    contract_digest: str,
     shown: PublicAccount,
     claims: PricingClaims,
     prices: PricingClaims,
@@ -294,7 +294,7 @@ def _head(
             key_id=contract.key_id,
             inventory_sha256=contract.inventory.inventory_sha256,
             files=contract.inventory.files,
-            contract_sha256=sha256_hex(contract_bytes),
+            contract_sha256=contract_digest,
             price_card=claims.price_card,
             rubric_version=rubric,
             label_source=c.outcome_contract.label_source or "",

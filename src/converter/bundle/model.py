@@ -130,7 +130,11 @@ class Receipt(Closed):
     key_id: KeyId
     inventory_sha256: Sha256
     files: tuple[BoundFile, ...]
-    contract_sha256: Sha256
+    contract_sha256: Sha256 = Field(
+        description="HMAC-SHA256 of the contract's exact bytes under the pseudonym key (as "
+        "inventory_sha256): a plain digest would confirm guesses at what the contract holds "
+        "and the bundle does not show, such as exact task starts"
+    )
     price_card: PriceCardRef | None
     rubric_version: PublishedLabel
     label_source: PublishedLabel

@@ -1691,8 +1691,9 @@ CODES: dict[str, CodeInfo] = {
         "only (verify with no --contract and --in).",
     ),
     "ATTEST-REDERIVE-OTHER-CONTRACT": _c(
-        "The contract given is not the one the bundle names (its SHA-256 is not the receipt's "
-        "contract_sha256: another contract, or the same one re-indented or edited); exit 5.",
+        "The contract given is not the one the bundle names (its keyed digest, under the key the "
+        "contract names, is not the receipt's contract_sha256: another contract, or the same "
+        "one re-indented or edited); exit 5.",
         "Re-derive with the producer's contract file exactly as it was converted; if it is that "
         "file, the bundle's receipt was changed.",
     ),

@@ -13,7 +13,7 @@ from converter.firewall.keys import PseudonymKey
 
 Kind = Literal["task", "event", "agent", "file", "tool", "agent-type", "model", "run", "edge"]
 DigestKind = Literal["task-input"]
-HasherKind = Literal["inventory"]
+HasherKind = Literal["inventory", "contract"]
 
 PSEUDONYM_HEX = 12
 
@@ -54,7 +54,8 @@ class Pseudonymizer:
 
     def hasher(self, kind: HasherKind) -> hmac.HMAC:
         """A keyed SHA-256 (HMAC) to stream a document into: its hex digest cannot be
-        confirmed by guessing what the document holds (exact timestamps a contract coarsens)."""
+        confirmed by guessing what the document holds (exact timestamps a contract coarsens,
+        the inventory's and the contract's own task starts)."""
         mac = self._keyed.copy()
         mac.update(_domain(kind))
         return mac

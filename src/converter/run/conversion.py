@@ -447,7 +447,8 @@ def _checked_bundle(
     elif spill_to is not None:
         spill = spill_file(spill_to)
     try:
-        built = build_bundle(contract, contract_bytes, canonical, shown, claims, spill)
+        digest = contract_digest(pseudo, contract_bytes)
+        built = build_bundle(contract, digest, canonical, shown, claims, spill)
     except BaseException as failed:
         close_spill(spill)
         if isinstance(failed, OSError):  # writing the spill file: the disk full, most likely
@@ -677,6 +678,17 @@ _NOT_COMPARABLE = frozenset(
 )
 
 
+def contract_digest(pseudo: Pseudonymizer, contract_bytes: bytes) -> str:
+    """The receipt's `contract_sha256`: HMAC-SHA256 of the contract's exact bytes under the
+    pseudonym key, as `inventory_sha256` is. Plain, it confirmed guesses at what the contract
+    holds and the bundle does not show: everything else in a contract can be rebuilt from its
+    bundle, so a one-task session's exact start, coarsened by `privacy.timestamps`, was found
+    by hashing every millisecond of the day the bundle shows (a firewall hunt, 29 s)."""
+    mac = pseudo.hasher("contract")
+    mac.update(contract_bytes)
+    return mac.hexdigest()
+
+
 def rederive(
     size: int,
     sha256: str,
@@ -694,14 +706,17 @@ def rederive(
     changed sources, other bytes), Refused (2) when it cannot be made at all. Untyped, `source`
     and `task_unit` are the contract's own (as convert takes them), not the receipt's: a
     receipt edited to name others is then a mismatch, never a refusal."""
-    if hashlib.sha256(contract_bytes).hexdigest() != opened.receipt.contract_sha256:
+    if contract_digest(pseudo, contract_bytes) != opened.receipt.contract_sha256:
         # Not the contract the bundle names (or the bundle names another): nothing from it can
         # re-derive these bytes. Said as such, not as an unexplained byte mismatch; a file that
-        # is no contract at all (not JSON, a bundle) could not be checked (2). The contract
-        # the receipt names is parsed once, by make_bundle.
+        # is no contract at all (not JSON, a bundle) could not be checked (2), nor one made
+        # under another key than the verifier's (the digest is keyed: the key is the one to
+        # fix). The contract the receipt names is parsed once, by make_bundle.
         unread = read_contract(contract_bytes)
         if isinstance(unread, list):
             raise Refused(unread)
+        if unread.key_id is not None and unread.key_id != pseudo.key_id:
+            raise Refused([Problem("ATTEST-REDERIVE-OTHER-KEY", where="key_id")])
         raise IntegrityFailure("ATTEST-REDERIVE-OTHER-CONTRACT")
     try:
         rederived = make_bundle(
