@@ -90,6 +90,27 @@ def test_report_formats_and_report_file(fmt: str, cli: Any, tmp_path: Path) -> N
         assert "decision contract" in text.lower()
 
 
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [("r.md", "markdown"), ("r.MARKDOWN", "markdown"), ("r.json", "json"), ("r.txt", "text")],
+)
+def test_a_report_without_format_takes_its_names(
+    name: str, fmt: str, cli: Any, tmp_path: Path
+) -> None:
+    """`--report report.md` with no --format wrote plain text (a new user's walkthrough); its
+    name's suffix now says the format, and --format, when given, still decides."""
+    bundle = _bundle(cli, tmp_path, "scale")
+    report = tmp_path / name
+    assert cli("evaluate", "--bundle", str(bundle), "--report", str(report)).code == 0
+    expected = cli("evaluate", "--bundle", str(bundle), "--format", fmt).out
+    assert report.read_text().rstrip("\n") == expected.rstrip("\n")
+    given = cli("evaluate", "--bundle", str(bundle), "--format", "text", "--report", str(report))
+    assert given.code == 0
+    assert report.read_text().rstrip("\n") == cli("evaluate", "--bundle", str(bundle)).out.rstrip(
+        "\n"
+    )
+
+
 def test_one_changed_byte_exits_5(cli: Any, tmp_path: Path) -> None:
     bundle = _bundle(cli, tmp_path, "scale")
     data = bytearray(bundle.read_bytes())

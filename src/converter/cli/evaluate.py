@@ -14,6 +14,9 @@ from converter.files import check_outputs, write_atomic
 from converter.run.workload import load_workload
 
 RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_json}
+# `--report` with no `--format`: its suffix's, else text (a new user's `--report report.md`
+# got plain text)
+SUFFIX_FORMATS = {".md": "markdown", ".markdown": "markdown", ".json": "json"}
 
 
 @click.command(short_help="Decide SCALE / ASSIST / STOP / INCOMPLETE for bundles.")
@@ -28,7 +31,12 @@ RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_js
     help="A bundle; repeat to evaluate one workload.",
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(RENDERERS)),
+    default=None,
+    help="The report's format (default: text, or with --report the one its name ends in: "
+    ".md or .markdown for markdown, .json for json).",
 )
 @click.option(
     "--report",
@@ -52,7 +60,7 @@ RENDERERS = {"text": render_text, "markdown": render_markdown, "json": render_js
 )
 def evaluate(
     bundles: tuple[Path, ...],
-    fmt: str,
+    fmt: str | None,
     report: Path | None,
     public_key: Path | None,
     policy_file: Path | None,
@@ -63,6 +71,8 @@ def evaluate(
         inputs = list(bundles) + ([policy_file] if policy_file else [])
         check_outputs([report], inputs, option="--report")
     result = run_checks(load_workload(bundles, public_key, policy_file))
+    if fmt is None:
+        fmt = SUFFIX_FORMATS.get(report.suffix.lower(), "text") if report else "text"
     text = RENDERERS[fmt](result)
     if report is not None:
         write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())
