@@ -119,6 +119,11 @@ def test_a_sibling_of_this_session_is_found_not_dropped(
     code = "CC-TREE-WARMUP-AGENT" if name == "agent-1a2b3c4.jsonl" else "CC-TREE-ORPHAN-CHILD"
     assert {r["code"] for r in report["refusals"]} == {code}
     assert "CANARY" not in result.out + result.err
+    # the text's summary line names the codes too: stdout saved alone says why (a new user)
+    text = cli("inspect", "--in", str(parent))
+    first = text.out.splitlines()[0]
+    assert first == f"Session tree: NOT convertible ({code}; each with its fix on stderr)"
+    assert f"refused: {code}" in text.err
 
 
 @pytest.mark.parametrize("name", ["agent-1a2b3c4.jsonl", "agent-acompact-fffbd0.jsonl"])

@@ -298,7 +298,14 @@ def _places(places: list[dict[str, Any]], more: bool) -> str:
 def render_text(report: dict[str, Any]) -> str:
     c = report["counts"]
     u = report["usage"]
-    state = "convertible" if report["convertible"] else "NOT convertible"
+    state = "convertible"
+    if not report["convertible"]:  # the codes on stdout too: a saved summary says why
+        codes = ", ".join(dict.fromkeys(r["code"] for r in report["refusals"]))
+        state = (
+            f"NOT convertible ({codes}; each with its fix on stderr)"
+            if codes
+            else "NOT convertible"
+        )
     lines = [
         f"Session tree: {state}",
         f"  {counted(report['bound_files'], 'bound source file')} ({_kinds(report)})",
