@@ -37,13 +37,16 @@ def test_debug_after_the_command_shows_a_bug_and_without_it_exit_70(
     cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def broken(*_: Any, **__: Any) -> Any:
-        raise RuntimeError("a bug")
+        quoted = "-".join(["CANARY", "7f3a9"])  # a value read from input, not in any source line
+        raise RuntimeError(f"a bug at {quoted}")
 
     monkeypatch.setattr("converter.cli.inspect.summarize_tree", broken)
     shown = cli("inspect", "--in", str(PARENT), "--debug")
     assert shown.code == 70  # was 1: the exception re-raised, Python's own exit
     assert "Traceback (most recent call last)" in shown.err
-    assert "RuntimeError: a bug" in shown.err
+    assert "in broken" in shown.err  # where it was raised
+    assert "builtins.RuntimeError (its message is not shown" in shown.err
+    assert "CANARY-7f3a9" not in shown.err  # its message, which can quote input
     result = cli("inspect", "--in", str(PARENT))
     assert result.code == 70
     assert "internal error (RuntimeError); rerun with --debug" in result.err

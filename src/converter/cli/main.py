@@ -507,7 +507,26 @@ def _os_error(error: OSError, debug: bool, written_before: int) -> NoReturn:
 
 
 def _traceback(error: BaseException) -> None:
-    tell("".join(traceback.format_exception(error)).rstrip("\n"))
+    """`--debug`'s traceback: each exception of the chain by its type and the frames it passed
+    (this program's and its libraries' code: file, line, function, source line), never its
+    message, which can quote a value read from input (a pydantic error's `input_value`, a
+    key, a byte of a passphrase; SPEC §2: exit 70 never shows content)."""
+    chain: list[BaseException] = []
+    while error is not None and error not in chain:
+        chain.append(error)
+        cause = error.__cause__
+        context = None if error.__suppress_context__ else error.__context__
+        error = cause if cause is not None else context  # type: ignore[assignment]
+    parts = []
+    for link in reversed(chain):
+        kind = type(link)
+        parts.append(
+            "Traceback (most recent call last):\n"
+            + "".join(traceback.format_tb(link.__traceback__))
+            + f"{kind.__module__}.{kind.__qualname__} (its message is not shown: it may "
+            "quote input)"
+        )
+    tell("\n\nwhich led to\n\n".join(parts))
 
 
 def _internal(error: Exception, debug: bool) -> NoReturn:
