@@ -134,6 +134,9 @@ MARKUP: tuple[str, ...] = (
     "agent-",
     ".meta.json",
     ".jsonl",
+    # a web search result's URL scheme, 8 characters of no secret: a price card's source URLs,
+    # which cross into a priced template, hold it too
+    "https://",
 )
 
 # Short fragments (< 8 characters each) set around secrets to stress encoders: unicode,
@@ -214,8 +217,8 @@ def _child_plans(depth: int) -> st.SearchStrategy[ChildPlan]:
     )
 
 
-def _tool_plans() -> st.SearchStrategy[ToolPlan]:
-    return st.one_of(
+def _tool_plans(delegations: bool) -> st.SearchStrategy[ToolPlan]:
+    plain = [
         st.builds(
             ToolPlan,
             kind=st.just("builtin"),
@@ -225,6 +228,11 @@ def _tool_plans() -> st.SearchStrategy[ToolPlan]:
         ),
         st.builds(ToolPlan, kind=st.just("mcp"), error=st.booleans()),
         st.builds(ToolPlan, kind=st.just("websearch")),
+    ]
+    if not delegations:
+        return st.one_of(*plain)
+    return st.one_of(
+        *plain,
         st.builds(ToolPlan, kind=st.just("agent"), child=_child_plans(1)),
         st.builds(
             ToolPlan,
@@ -235,19 +243,20 @@ def _tool_plans() -> st.SearchStrategy[ToolPlan]:
     )
 
 
-def _call_plans(last: bool) -> st.SearchStrategy[CallPlan]:
+def _call_plans(last: bool, delegations: bool) -> st.SearchStrategy[CallPlan]:
+    tools = _tool_plans(delegations)
     return st.builds(
         CallPlan,
         model=st.sampled_from(MODELS),
         thinking=st.sampled_from(("none", "encrypted", "plain")),
         text=st.booleans(),
-        tools=st.lists(_tool_plans(), min_size=0 if last else 1, max_size=3).map(tuple),
+        tools=st.lists(tools, min_size=0 if last else 1, max_size=3).map(tuple),
         incomplete=st.booleans(),
     )
 
 
 @st.composite
-def _turn_plans(draw: st.DrawFn, first: bool) -> TurnPlan:
+def _turn_plans(draw: st.DrawFn, first: bool, delegations: bool) -> TurnPlan:
     kinds: tuple[Literal["string", "blocks", "image", "command"], ...] = (
         ("string", "blocks", "image") if first else ("string", "blocks", "image", "command")
     )
@@ -255,7 +264,7 @@ def _turn_plans(draw: st.DrawFn, first: bool) -> TurnPlan:
     calls: tuple[CallPlan, ...] = ()
     if prompt != "command":
         n = draw(st.integers(1, 3))
-        calls = tuple(draw(_call_plans(last=i == n - 1)) for i in range(n))
+        calls = tuple(draw(_call_plans(i == n - 1, delegations)) for i in range(n))
     return TurnPlan(
         prompt=prompt,
         calls=calls,
@@ -268,10 +277,12 @@ def _turn_plans(draw: st.DrawFn, first: bool) -> TurnPlan:
 
 
 @st.composite
-def trees(draw: st.DrawFn) -> TreePlan:
-    """A plan of a valid session tree; `write_tree` turns it into files."""
+def trees(draw: st.DrawFn, delegations: bool = True) -> TreePlan:
+    """A plan of a valid session tree; `write_tree` turns it into files. Without `delegations`,
+    no call delegates (no Agent, Task or Workflow tool, so no subagent transcript): a tree the
+    single-file source (`--from claude-code`) converts whole instead of refusing."""
     n = draw(st.integers(1, 3))
-    turns = tuple(draw(_turn_plans(first=i == 0)) for i in range(n))
+    turns = tuple(draw(_turn_plans(i == 0, delegations)) for i in range(n))
     return TreePlan(
         seed=draw(st.integers(0, 2**63 - 1)),
         version=draw(st.sampled_from(VERSIONS)),
