@@ -282,6 +282,46 @@ def test_show_paths_names_reach_stderr_only_property(cli: Any) -> None:
     check()
 
 
+def test_scan_show_paths_names_reach_stderr_only_property(cli: Any) -> None:
+    """`scan --show-paths` adds, on stderr only, each session's keyed label with its paths under
+    the projects folder (docs/privacy.md, "What never crosses"): stdout is byte-for-byte what it
+    is without the flag and leaks nothing, no file is written, and every line on stderr is a
+    row's label and the tree's own relative paths: with those paths taken out, nothing of the
+    tree is left (no id, no content, no other path)."""
+
+    @given(plan=trees())
+    def check(plan: TreePlan) -> None:
+        with planted(plan) as (tree, scratch):
+            key = write_key(scratch / "k.key")
+            inv = Invocation(tree.parent, Path(tempfile.mkdtemp(dir=scratch)), key, cli)
+            args = ("scan", str(tree.base), "--json", "--jobs", "1", "--key-file", str(key))
+            plain = run(inv, *args)
+            shown = run(inv, *args, "--show-paths")
+            assert shown.code == plain.code == 0, shown.stderr
+            assert shown.stdout == plain.stdout
+            assert not shown.files
+            assert_no_leak(tree, "scan-json", plain)
+            assert_no_leak(tree, "scan-json", Output(0, shown.stdout, ""))
+            labels = {row["session"] for row in json.loads(plain.stdout)["sessions"]}
+            folders = {p.parent.as_posix() for p in map(Path, tree.files)} - {"."}
+            places = {*tree.files, *folders, *(f"{d}/" for d in folders)}
+            listed: set[str] = set()
+            for line in shown.stderr.splitlines():
+                label, *paths = line.split("  ")
+                assert label in labels, line
+                assert paths, line
+                assert set(paths) <= places, line
+                listed.update(paths)
+            assert tree.parent.relative_to(tree.base).as_posix() in listed
+            # what --show-paths says beyond the paths it is for: nothing of the tree
+            rest = shown.stderr
+            for place in sorted(listed, key=len, reverse=True):
+                rest = rest.replace(place, "")
+            assert_no_leak(tree, "scan-json", Output(0, "", rest))
+
+    check()
+
+
 def test_a_masked_key_is_named_by_its_place_only_property() -> None:
     """`masked_path` with the document as written: every part is a schema field, an allowed
     name, an index, or `<key #N>` where N is the key's 1-based place in its object; the text of
