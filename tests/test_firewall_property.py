@@ -361,8 +361,22 @@ def test_a_masked_key_is_named_by_its_place_only_property() -> None:
 # model id's, a version's, an address's, with terminal controls and at length.
 
 # A chain's output holds every step's stdout and stderr and every file it wrote: evaluate's
-# covers the template, the contract and the bundle; verify's the attestation.
-_NAMED_COMMANDS = ("inspect-text", "inspect-json", "evaluate-markdown", "verify", "scan-text")
+# covers the template, the contract and the bundle; verify's the attestation. The template
+# alone too (a refusal after it would leave only its own run checked), and every format of
+# scan and evaluate: each writes the names its own way (evaluate's JSON report and its text
+# lines; scan --json's rows, and with a card its `by_model`, the one place scan names models).
+_NAMED_COMMANDS = (
+    "inspect-text",
+    "inspect-json",
+    "convert-template",
+    "evaluate-text",
+    "evaluate-markdown",
+    "evaluate-json",
+    "verify",
+    "scan-text",
+    "scan-json",
+    "scan-priced-json",
+)
 _DELEGATION_TOOLS = frozenset({"Agent", "Task", "Workflow"})
 
 
@@ -499,6 +513,9 @@ def test_no_leak_through_named_fields_property(command: str, cli: Any) -> None:
                 if label.endswith((":stdout", ":stderr")):
                     assert "\x1b" not in body, label
                     assert "\u202e" not in body, label
+            if command in ("scan-json", "scan-priced-json"):  # the tree's account, no refusal
+                (row,) = json.loads(output.stdout)["sessions"]
+                assert row["status"] == "convertible", row
 
     check()
 
