@@ -589,7 +589,21 @@ def _bodies(tree: Tree, folder: Path, rng: random.Random) -> None:
     (folder / "index.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
-@pytest.mark.parametrize("command", ["inspect-json", "inspect-text", "template"])
+# Every command that reads the bodies, in every format: their content must not reach a
+# contract, a bundle, an attestation, a report or a re-derivation's diagnostics either.
+_BODIES_COMMANDS = (
+    "inspect-json",
+    "inspect-text",
+    "convert-template",
+    "convert-contract",
+    "evaluate-text",
+    "evaluate-markdown",
+    "evaluate-json",
+    "verify",
+)
+
+
+@pytest.mark.parametrize("command", _BODIES_COMMANDS)
 def test_no_leak_through_provider_bodies_property(command: str, cli: Any) -> None:
     @given(plan=trees(), seed=st.integers(0, 2**32 - 1))
     def check(plan: TreePlan, seed: int) -> None:
@@ -597,22 +611,20 @@ def test_no_leak_through_provider_bodies_property(command: str, cli: Any) -> Non
             key = write_key(scratch / "k.key")
             bodies = scratch / "bodies"
             _bodies(tree, bodies, random.Random(seed))
-            workdir = Path(tempfile.mkdtemp(dir=scratch))
-            inv = Invocation(tree.parent, workdir, key, cli)
-            flags = ["--provider-bodies", str(bodies), "--key-file", str(key)]
-            # the hidden call names no turn (as a session title's does): the session is its task
-            flags += ["--task-unit", "session"]
-            if command == "template":
-                args = ["convert", "--in", str(tree.parent), "--template"]
-                output = run(inv, *args, str(workdir / "t.json"), *flags)
-            else:
-                json_flag = ["--json"] if command == "inspect-json" else []
-                output = run(inv, "inspect", "--in", str(tree.parent), *json_flag, *flags)
+            # given wherever the tree is read: both conversions and verify's re-derivation
+            # (a contract made with bodies refuses a conversion without them); the hidden call
+            # names no turn (as a session title's does): the session is its task
+            options = ("--provider-bodies", str(bodies), "--task-unit", "session")
+            output = invoke(command, tree, scratch, key, cli, *options)
             assert output.code == 0, output.stderr
             said = output.stdout + "".join(
                 f.decode("utf-8", "replace") for f in output.files.values()
             )
             assert "CC-BODY-HIDDEN-CALL" in said or command == "inspect-text"
+            if command.startswith(("evaluate", "verify", "convert-contract")):
+                # the hidden call, a body's own, is in the bundle the command was given
+                (bundle,) = [v for k, v in output.files.items() if k.endswith("/b.json")]
+                assert b"CC-BODY-HIDDEN-CALL" in bundle
             if command == "inspect-json":  # every response and the index were read and bound
                 bound = json.loads(output.stdout)["provider_files"]
                 # (no request: one task, a request decides nothing and is not opened; what a
