@@ -3,7 +3,8 @@
 For every session tree in ../shared/corpus/real, every string value of 8+ characters in its files
 (each JSON line decoded; values, not keys; lines that do not decode are taken whole) and every
 file and folder name is a source string. None of them, and no 8-character piece of one, may appear
-in `inspect --json`, in the text report, or on stderr.
+in `inspect --json`, in the text report, or on stderr; nor in what `scan` (table and --json, by a
+price card) says of a folder holding trees, whose every file is a source, skipped ones too.
 
 Real transcripts are English prose, so a naive 8-gram check would flag the product's own words
 ("standard", "subagents", "metadata", "Session tree" …) wherever a prompt happens to use them.
@@ -44,6 +45,7 @@ import converter.cli.convert
 import converter.cli.diagnostics
 import converter.cli.evaluate
 import converter.cli.main
+import converter.cli.scan
 import converter.cli.verify
 import converter.contract.model
 import converter.evaluate.checks
@@ -53,11 +55,14 @@ import converter.evaluate.report
 import converter.evaluate.result
 import converter.pricing.model
 import converter.run.inspection
+import converter.run.outputs
+import converter.run.scan
 import converter.run.verification
 from converter.devtools.bench.fill import fill
 from converter.errors import CODES
 from converter.firewall import view
 from converter.firewall.names import BUILTIN_AGENT_TYPES, BUILTIN_TOOLS
+from converter.pricing.card import shipped_cards
 from converter.sources.tree import Role
 from tests.canary.generate import json_strings
 from tests.canary.leaks import OutputIndex, describe, leaks
@@ -86,6 +91,11 @@ MODEL_MODULES: tuple[ModuleType, ...] = (
     converter.evaluate.inputs,
     converter.evaluate.result,
 )
+# scan's own words, exempt in scan's outputs only (the other tests' exemptions stay as small):
+# the modules that write its table and notes, the models of its --json, and the names of the
+# shipped cards it prices by.
+SCAN_OUTPUT_MODULES: tuple[ModuleType, ...] = (converter.cli.scan, converter.run.scan)
+SCAN_MODEL_MODULES: tuple[ModuleType, ...] = (converter.run.outputs,)
 _TOKEN = re.compile(r"[^\s\"'`{}\[\](),;|]+")
 _NUMBER = re.compile(r"-?[0-9][0-9,]*(\.[0-9]+)?")
 # Keyed pseudonyms and digests are HMAC / SHA-256 output: they cannot carry content, and their
@@ -117,14 +127,16 @@ def _model_fields(module: ModuleType) -> Iterator[str]:
             yield from obj.model_fields
 
 
-def fixed_vocabulary() -> frozenset[str]:
+def fixed_vocabulary(
+    outputs: tuple[ModuleType, ...] = OUTPUT_MODULES, models: tuple[ModuleType, ...] = MODEL_MODULES
+) -> frozenset[str]:
     words: set[str] = set()
-    for module in OUTPUT_MODULES + MODEL_MODULES:
+    for module in outputs + models:
         for constant in _string_constants(module):
             words.update(tokens(constant))
     for code, info in CODES.items():
         words.update(tokens(f"{code} {info.message} {info.fix}"))
-    for module in MODEL_MODULES:
+    for module in models:
         words.update(_model_fields(module))
     words.update(BUILTIN_TOOLS | BUILTIN_AGENT_TYPES)
     words.update(("main", "root", "agent", "task", "workflow", "skill-fork", "compaction"))
@@ -134,6 +146,12 @@ def fixed_vocabulary() -> frozenset[str]:
 
 
 VOCAB = fixed_vocabulary() if SHARED is not None else frozenset()
+SCAN_VOCAB = (
+    fixed_vocabulary(OUTPUT_MODULES + SCAN_OUTPUT_MODULES, MODEL_MODULES + SCAN_MODEL_MODULES)
+    | frozenset(shipped_cards())  # the card a figure is by: `cost by price card anthropic-…`
+    if SHARED is not None
+    else frozenset()
+)
 
 
 # ------------------------------------------------------------------------------------------
@@ -162,13 +180,19 @@ def tree_files(parent: Path) -> list[Path]:
     return files
 
 
-class Sources:
-    """The strings of one tree, and the values of the fields whose kind may cross."""
+def folder_files(folder: Path) -> list[Path]:
+    """Every file under a folder `scan` is given: the trees it reads and the entries it skips."""
+    return sorted(p for p in folder.rglob("*") if p.is_file())
 
-    def __init__(self, parent: Path, real: Path) -> None:
+
+class Sources:
+    """The strings of some files (a tree's), and the values of the fields whose kind may
+    cross."""
+
+    def __init__(self, files: list[Path], real: Path) -> None:
         self.strings: set[str] = set()
         self.allowed: set[str] = set(BUILTIN_TOOLS | BUILTIN_AGENT_TYPES)
-        for path in tree_files(parent):
+        for path in files:
             self.strings.update(path.relative_to(real).parts)
             self.strings.update(p.name for p in path.relative_to(real).parents)
             self._read(path)
@@ -203,25 +227,25 @@ class Sources:
                     if isinstance(usage.get(key), str):
                         self.allowed.add(usage[key])
 
-    def searched(self) -> set[str]:
+    def searched(self, vocab: frozenset[str]) -> set[str]:
         """Source strings of 8+ characters that are not allowed names nor product words."""
         out = set()
         for s in self.strings:
             if len(s) < 8 or s in self.allowed or _TIMESTAMP.fullmatch(s):
                 continue
             words = tokens(s)
-            if words and all(w in VOCAB or w in self.allowed for w in words):
+            if words and all(w in vocab or w in self.allowed for w in words):
                 continue
             out.add(s)
         return out
 
 
-def variable_tokens(text: str, allowed: set[str]) -> list[str]:
+def variable_tokens(text: str, allowed: set[str], vocab: frozenset[str]) -> list[str]:
     """Output tokens that are not fixed vocabulary nor declared crossings."""
     return [
         t
         for t in tokens(text)
-        if t not in VOCAB
+        if t not in vocab
         and t not in allowed
         and not _NUMBER.fullmatch(t)
         and not _KEYED.fullmatch(t)
@@ -236,13 +260,21 @@ def _id(parent: Path) -> str:
 
 
 def find_leaks(parent: Path, raw: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
-    """(source strings found in the indexed output tokens, long ones found in raw outputs)."""
+    """(source strings of the tree found in the indexed output tokens, long ones found in raw
+    outputs)."""
+    return find_leaks_of(tree_files(parent), raw)
+
+
+def find_leaks_of(
+    files: list[Path], raw: dict[str, str], vocab: frozenset[str] = VOCAB
+) -> tuple[dict[str, Any], list[str]]:
+    """`find_leaks` of the strings of any files (a scanned folder's), under a vocabulary."""
     assert SHARED is not None
-    sources = Sources(parent, SHARED / "corpus" / "real")
+    sources = Sources(files, SHARED / "corpus" / "real")
     index = OutputIndex()
     for label, text in raw.items():
-        index.add(label, "\n".join(variable_tokens(text, sources.allowed)))
-    searched = sources.searched()
+        index.add(label, "\n".join(variable_tokens(text, sources.allowed, vocab)))
+    searched = sources.searched(vocab)
     long_whole = [s for s in searched if len(s) >= 16 and any(s in t for t in raw.values())]
     return leaks(searched, index), long_whole
 
@@ -317,6 +349,51 @@ def test_real_tree_artifacts_leak_nothing(parent: Path, cli: Any, tmp_path: Path
     assert not long_whole, long_whole[:5]
 
 
+def scanned_folders() -> list[Path]:
+    """Each project folder holding a corpus tree (scanned as one project folder) and each
+    folder holding such project folders (a projects folder), but the corpus's own root."""
+    if SHARED is None:
+        return []
+    real = SHARED / "corpus" / "real"
+    folders = {p.parent for p in parents()} | {p.parent.parent for p in parents()}
+    return sorted(folders - {real})
+
+
+_SESSION_FILE = re.compile(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\.jsonl")
+
+
+def run_scan(folder: Path, cli: Any) -> dict[str, str]:
+    """`scan` of the folder by the card, as its table and as JSON."""
+    raw = {}
+    card = ("--price-card", "anthropic-2026-12")
+    for name, flags in (("text", ()), ("json", ("--json",))):
+        result = cli("scan", str(folder), "--jobs", "1", *flags, *card)
+        assert result.code == 0, result.err
+        assert "Traceback" not in result.err
+        raw[f"{name}:stdout"] = result.out
+        raw[f"{name}:stderr"] = result.err
+    # a row for each session transcript in it (a folder of excerpts and logs has none)
+    rows = json.loads(raw["json:stdout"])["sessions"]
+    named = [p for p in parents() if folder in p.parents and _SESSION_FILE.fullmatch(p.name)]
+    assert bool(rows) == bool(named), (len(rows), named)
+    return raw
+
+
+def _folder_id(folder: Path) -> str:
+    assert SHARED is not None
+    return folder.relative_to(SHARED / "corpus" / "real").as_posix()
+
+
+@pytest.mark.parametrize("folder", scanned_folders(), ids=_folder_id)
+def test_real_scan_leaks_nothing(folder: Path, cli: Any) -> None:
+    """`scan` (its table and --json, with a price card: models, costs, refusal codes, notes on
+    skipped entries) of real project folders and projects folders says nothing of any file in
+    them: not of a tree it reads, nor of an entry it skips (a hook's log, an excerpt)."""
+    found, long_whole = find_leaks_of(folder_files(folder), run_scan(folder, cli), SCAN_VOCAB)
+    assert not found, describe(found)
+    assert not long_whole, long_whole[:5]
+
+
 def test_corpus_check_finds_a_planted_leak(cli: Any) -> None:
     """The exemptions do not blind the check: a cwd fragment, a message id or a prompt word
     pasted into an output is found."""
@@ -337,3 +414,5 @@ def test_vocabulary_is_the_products_own_words() -> None:
     assert "CC-TREE-ORPHAN-CHILD" in VOCAB
     assert all(len(w) <= 64 for w in VOCAB)
     assert not [w for w in VOCAB if re.fullmatch(r"[a-z-]+-[0-9a-f]{12}", w)]
+    assert VOCAB < SCAN_VOCAB  # scan's words are exempt in scan's outputs only
+    assert not [w for w in SCAN_VOCAB if re.fullmatch(r"[a-z-]+-[0-9a-f]{12}", w)]
