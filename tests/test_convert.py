@@ -2997,3 +2997,82 @@ def test_an_input_with_nothing_at_its_path_is_said_so(
     assert there.code == 2
     assert f"refused: {code}:" in there.err
     assert "no such file" not in there.err
+
+
+def _long_context_tree(tmp: Path, day: str) -> Path:
+    """The synthetic tree as Opus 4.6 calls of `day`, every request above 200,000 input tokens
+    (its cache reads), as a session with the 1M window read before it was generally available."""
+    parent = _copy_tree("synthetic_tree", tmp)
+    for path in parent.parent.rglob("*.jsonl"):
+        text = path.read_text().replace("claude-opus-4-8", "claude-opus-4-6")
+        text = text.replace('"timestamp":"2026-07-21', f'"timestamp":"{day}')
+        text = re.sub(r'"cache_read_input_tokens":\d+', '"cache_read_input_tokens":290000', text)
+        path.write_text(text)
+    return parent
+
+
+def _filled_keeping_the_cards_prices(template: Path) -> Any:
+    made = read_json(template)
+    data = fill(copy.deepcopy(made))
+    data["claims"]["pricing"]["models"] = made["claims"]["pricing"]["models"]
+    return data
+
+
+def test_a_cards_one_tier_for_calls_billed_at_an_ended_long_context_rate_is_refused(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: Opus 4.6 calls above 200K input made before 2026-03-13 priced at the card's one
+    tier, exact-looking, at half what they were billed (a pricing audit), and nothing said so."""
+    parent = _long_context_tree(tmp_path, "2026-02-20")
+    card = ("--price-card", "anthropic-2026-12")
+    shown = cli("inspect", "--in", str(parent), *card)
+    assert shown.code == 0, shown.err
+    assert "not priced: 4 model calls: more than 200,000 input tokens before 2026-03-14" in (
+        shown.out
+    )
+    template = tmp_path / "template.json"
+    made = cli("convert", "--in", str(parent), "--template", str(template), *card)
+    assert made.code == 0, made.err
+    assert "notice: 4 calls of claude-opus-4-6 had more than 200,000 input tokens" in made.err
+    contract = tmp_path / "contract.json"
+    data = _filled_keeping_the_cards_prices(template)
+    write_json(contract, data)
+    refused = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert refused.code == 2, refused.err
+    assert "PRICE-CARD-TIER-ENDED [claims/pricing/models/claude-opus-4-6]" in refused.err
+    assert not (tmp_path / "b.json").exists()
+    # The fix it names: the prices your own, with the long-context tier.
+    data["claims"]["pricing"]["price_card"] = None
+    entry = data["claims"]["pricing"]["models"]["claude-opus-4-6"]
+    base = entry["tiers"][0]
+    entry["tiers"].append(
+        {
+            "above_input_tokens": 200000,
+            **{k: str(Decimal(v) * 2) for k, v in base.items() if k != "above_input_tokens"},
+            "output": str(Decimal(base["output"]) * Decimal("1.5")),
+        }
+    )
+    write_json(contract, data)
+    done = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert done.code == 0, done.err
+    bundle = read_json(tmp_path / "b.json")
+    # each call is priced at its long-context tier: 290,000 cache reads at 1.00 per million
+    model_events = [e for e in bundle["events"] if e["kind"] == "model"]
+    assert len(model_events) == 4
+    assert all(e["pricing"]["tier_above_input_tokens"] == 200000 for e in model_events)
+    assert all(Decimal(e["cost"]["low"]) > Decimal("0.29") for e in model_events)
+
+
+def test_calls_after_the_long_context_rate_ended_take_the_cards_one_tier(
+    cli: Any, tmp_path: Path
+) -> None:
+    parent = _long_context_tree(tmp_path, "2026-03-14")
+    card = ("--price-card", "anthropic-2026-12")
+    template = tmp_path / "template.json"
+    made = cli("convert", "--in", str(parent), "--template", str(template), *card)
+    assert made.code == 0, made.err
+    assert "PRICE-CARD-TIER-ENDED" not in made.err
+    contract = tmp_path / "contract.json"
+    write_json(contract, _filled_keeping_the_cards_prices(template))
+    done = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert done.code == 0, done.err

@@ -974,8 +974,9 @@ def test_the_card_estimate_prices_unsplit_cache_writes_both_ways() -> None:
     rate (a mutation review: pricing it at 1h alone survived the pricing tests)."""
     from converter.pricing.estimate import estimate
 
-    call = event(
+    call = _dated(  # after Opus 4.6's long-context rate ended: the card's one tier prices it
         "claude-opus-4-6",
+        "2026-07-21T09:00:00Z",
         input_tokens=10,
         output_tokens=10,
         cache_creation_unsplit_input_tokens=1_000_000,
@@ -1047,3 +1048,44 @@ def test_a_card_multiplier_that_could_never_apply_is_refused(setting: str) -> No
     ]
     model["context_multipliers"] = {"inference_geo=us": "1.1"}  # a surcharge: taken
     assert parse_price_card(json.dumps(card).encode()).id == "team-card"
+
+
+def _dated(model: str, timestamp: str | None, **usage: int) -> ModelEvent:
+    return event(model, **usage).model_copy(update={"timestamp": timestamp})
+
+
+@pytest.mark.parametrize(
+    ("model", "timestamp", "cache_read", "ended"),
+    [
+        ("claude-opus-4-6", "2026-03-13T23:59:59.999Z", 199_991, True),  # 200,001 in all
+        ("claude-opus-4-6", "2026-03-13T23:59:59.999Z", 199_990, False),  # 200,000: base tier
+        ("claude-sonnet-4-6", "2026-02-01T00:00:00Z", 290_000, True),
+        ("claude-opus-4-6", None, 290_000, True),  # no time: not shown to be after the end
+        ("claude-opus-4-6", "2026-03-14T00:00:00Z", 290_000, False),  # the day after: one tier
+        ("claude-opus-4-6", "2026-03-14", 290_000, False),  # a day-coarse time of that day
+        ("claude-opus-4-5-20251101", "2026-02-01T00:00:00Z", 290_000, False),  # never had one
+    ],
+)
+def test_a_cards_one_tier_for_a_call_billed_at_an_ended_long_context_rate(
+    model: str, timestamp: str | None, cache_read: int, ended: bool
+) -> None:
+    call = _dated(model, timestamp, input_tokens=10, cache_read_input_tokens=cache_read)
+    claims = claims_for(account([call]))
+    assert claims.price_card is not None
+    found = [p.code for p in account_problems(account([call]), claims)]
+    assert found == (["PRICE-CARD-TIER-ENDED"] if ended else [])
+    # Your own prices (no card named) are yours: one tier or two.
+    own = claims.model_copy(update={"price_card": None})
+    assert account_problems(account([call]), own) == []
+
+
+def test_a_long_context_tier_of_its_own_is_not_refused() -> None:
+    """A card (a file) or contract that states the model's long-context tier prices it."""
+    call = _dated("claude-opus-4-6", "2026-02-01T00:00:00Z", cache_read_input_tokens=290_000)
+    claims = claims_for(account([call]))
+    entry = claims.models["claude-opus-4-6"]
+    base = entry.tiers[0]
+    long = base.model_copy(update={"above_input_tokens": 200_000, "input": base.input * 2})
+    two = entry.model_copy(update={"tiers": (base, long)})
+    claims = claims.model_copy(update={"models": {"claude-opus-4-6": two}})
+    assert account_problems(account([call]), claims) == []

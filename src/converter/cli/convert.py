@@ -251,6 +251,7 @@ def _template(
     _say_template(reading.canonical.counts, made.to_fill, review)
     _say_left_out([(f.code, f.count) for f in reading.canonical.findings])
     _say_bounds(made.bounds, carried=old is not None)
+    _say_ended(made.ended)
     if carried is not None:
         _say_carried(carried, card)
 
@@ -358,6 +359,20 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
             f"this session's main transcript too ({SPLIT_SESSION}): convert each and evaluate "
             "their bundles together, or evaluate will meet no cost gate with this one "
             "(EVAL-COST-LEFT-OUT); `inspect --show-paths` says where they are"
+        )
+
+
+def _say_ended(ended: tuple[tuple[str, int], ...]) -> None:
+    """The calls a card's one tier prices below the long-context rate they were billed at:
+    the template names the card, and convert --contract would refuse it (a pricing audit:
+    they were priced at half their cost, exact-looking, and nothing said so)."""
+    for model, calls in ended:
+        tell(
+            f"notice: {counted(calls, 'call')} of {model} had more than 200,000 input tokens "
+            "before 2026-03-14, when its long-context rates still applied, which the card's "
+            "one tier does not give: convert --contract refuses PRICE-CARD-TIER-ENDED until "
+            "claims.pricing.price_card is null and the model has a tier above 200,000 input "
+            "tokens at the rates you were billed (docs/pricing.md)"
         )
 
 

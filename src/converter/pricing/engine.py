@@ -237,12 +237,55 @@ def price_tool_event(event: ToolCall, claims: PricingClaims) -> PricedTool | lis
     return PricedTool(event=event.id, tool=event.name, cost=cost)
 
 
+# Long-context rates a card's one tier leaves out because they ended before the card was made:
+# Opus 4.6's and Sonnet 4.6's, reported removed when their 1M window became generally available
+# on 2026-03-13 (PRICING-FACTS, second-hand). A request above the threshold made before the end
+# was billed at them (2x input and cache rates, 1.5x output). The date has no hour: every call
+# of that day counts as before it, so an hour's doubt is refused, never priced low.
+ENDED_LONG_CONTEXT: dict[str, tuple[int, str]] = {
+    "claude-opus-4-6": (200_000, "2026-03-14"),
+    "claude-sonnet-4-6": (200_000, "2026-03-14"),
+}
+
+
+def ended_tier(
+    event: ModelCall, timestamp: str | None, claims: PricingClaims | PricingTemplate
+) -> PricingProblem | None:
+    """PRICE-CARD-TIER-ENDED: a call that prices under a card's name (`price_card` set) at a
+    tier the card states for today, but that was billed at a long-context rate which had
+    ended by the time the card was made (`ENDED_LONG_CONTEXT`). A call with no timestamp
+    cannot be shown to be after the end, and counts. Prices of your own (no card named) are
+    yours to have chosen: nothing is said of them."""
+    ended = ENDED_LONG_CONTEXT.get(event.model)
+    if ended is None or claims.price_card is None:
+        return None
+    pricing = claims.models.get(event.model)
+    threshold, before = ended
+    if pricing is None or any(0 < (t.above_input_tokens or 0) <= threshold for t in pricing.tiers):
+        return None  # no price to judge, or one that has the long-context tier
+    if input_total(event.usage) <= threshold or (timestamp is not None and timestamp >= before):
+        return None
+    return PricingProblem(code="PRICE-CARD-TIER-ENDED", model=event.model)
+
+
+def ended_tier_calls(
+    account: PublicAccount, claims: PricingClaims | PricingTemplate
+) -> dict[str, int]:
+    """Per model, its calls `ended_tier` finds: what a template's notice counts."""
+    calls: dict[str, int] = {}
+    for event in account.model_events:
+        if event.model in ENDED_LONG_CONTEXT and ended_tier(event, event.timestamp, claims):
+            calls[event.model] = calls.get(event.model, 0) + 1
+    return dict(sorted(calls.items()))
+
+
 def account_problems(
     account: PublicAccount, claims: PricingClaims | PricingTemplate
 ) -> list[PricingProblem]:
     """Every distinct reason any event of the account cannot be priced, in a stable order: a
     model, billing context, server tool or client tool with no entry, or no max_output_tokens
-    for a usage-incomplete call. It looks entries up and prices nothing, so it runs on a
+    for a usage-incomplete call, or a card's one tier for a call billed at a long-context rate
+    since ended (`ended_tier`). It looks entries up and prices nothing, so it runs on a
     template whose values are still null as well as on a completed claim, and costs a lookup
     per event on a large tree."""
     found: dict[str, PricingProblem] = {}
@@ -258,6 +301,9 @@ def account_problems(
             bounded_by_contract(model_event),
             model_event.usage.web_search_requests > 0,
         )
+        ended = ended_tier(model_event, model_event.timestamp, claims)
+        if ended is not None:
+            found.setdefault(ended.model_dump_json(), ended)
         if asks in seen:
             continue
         seen.add(asks)

@@ -14,7 +14,9 @@ none for its model, such a call's low end is its recorded usage and its high end
 (counted apart: leaving the whole call out made a session of 1.0.x fragments, most of them
 usage-incomplete, read 45 times cheaper than its recorded tokens alone). Built-in tools cost
 nothing; a tool whose price is yours to state (MCP) is not priced here, and its calls are
-counted.
+counted. So are the calls of a model the card gives one tier for that were made above its
+threshold before its long-context rate ended (`engine.ENDED_LONG_CONTEXT`): the card's price
+for them is not what they cost.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from converter.pricing.card import (
 from converter.pricing.engine import (
     PricedCall,
     bounded_by_contract,
+    ended_tier,
     observed_keys,
     price_model_event,
 )
@@ -149,6 +152,13 @@ def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> 
         )
         # the recorded usage is what it cost at least: priced as it stands, the end left open
         priced_as = event.model_copy(update={"usage_complete": True}) if open_high else event
+        if ended_tier(event, event.timestamp, template) is not None:
+            # billed at a long-context rate the card's one tier does not give (its end dated)
+            out.unpriced_calls += 1
+            out.unpriced_by_reason["long-context"] = (
+                out.unpriced_by_reason.get("long-context", 0) + 1
+            )
+            continue
         ways = [price_model_event(priced_as, c) for c in claims]
         priced = [p for p in ways if isinstance(p, PricedCall)]
         if len(priced) < len(ways):

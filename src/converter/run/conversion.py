@@ -48,7 +48,12 @@ from converter.pricing.card import (
     prices_unlike,
     shipped_card_named,
 )
-from converter.pricing.engine import account_problems, bounded_by_contract, observed_keys
+from converter.pricing.engine import (
+    account_problems,
+    bounded_by_contract,
+    ended_tier_calls,
+    observed_keys,
+)
 from converter.pricing.model import PricingTemplate, complete
 from converter.reader.model import Account
 from converter.regular import open_regular
@@ -183,6 +188,9 @@ class MadeTemplate(NamedTuple):
     # widest part of an interval; None, one left null, which convert --contract refuses
     # (PRICE-MAX-OUTPUT-MISSING) and no card can fill.
     bounds: tuple[ModelBound, ...] = ()
+    # Per model, the calls a card's one tier prices below their long-context rate, which
+    # convert --contract refuses under the card's name (PRICE-CARD-TIER-ENDED)
+    ended: tuple[tuple[str, int], ...] = ()
 
 
 def make_template(
@@ -260,7 +268,8 @@ def make_template(
     template = template.model_copy(update={"claims": claims, "tasks": reading.shown(privacy).tasks})
     data = pretty_bytes(template)
     bounds = _bounds(template.claims.pricing, reading.canonical)
-    return MadeTemplate(data, carried, _nulls_left(data, reading.canonical), bounds)
+    ended = tuple(ended_tier_calls(reading.canonical, template.claims.pricing).items())
+    return MadeTemplate(data, carried, _nulls_left(data, reading.canonical), bounds, ended)
 
 
 def _bounds(pricing: PricingTemplate | None, canonical: PublicAccount) -> tuple[ModelBound, ...]:

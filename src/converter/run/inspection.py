@@ -234,11 +234,14 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
         "model": "a model the card does not know",
         "billing-context": "a billing context the card does not price",
         "web-search": "no web-search price on the card",
+        "long-context": "more than 200,000 input tokens before 2026-03-14, when the model's "
+        "long-context rates still applied, which the card's one tier does not give",
     }
     for reason, calls in cost["not_priced_for_lack_of"].items():
+        states = "your own prices state them: PRICE-CARD-TIER-ENDED"
         lines.append(
-            f"    not priced: {counted(calls, 'model call')}: {lacks[reason]} (a contract "
-            "states it)"
+            f"    not priced: {counted(calls, 'model call')}: {lacks[reason]} "
+            f"({states if reason == 'long-context' else 'a contract states it'})"
         )
     if cost["tool_calls_not_priced"]:
         lines.append(

@@ -68,7 +68,7 @@ CardId = Annotated[
 ErrorName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
 # (a usage-incomplete call of a model with no max_output_tokens on the card is priced, its
 # high end open: `model_calls_no_max_output`)
-LackOf = Literal["model", "billing-context", "web-search"]
+LackOf = Literal["model", "billing-context", "web-search", "long-context"]
 
 
 class Tokens(Closed):
@@ -257,7 +257,7 @@ class ScanCost(Closed):
     )
     model_calls_not_priced: Count = Field(
         description="model calls of these sessions the card cannot price (a model, billing "
-        "context or web-search price it lacks), in no figure; the calls of a session not "
+        "context, web-search price or long-context rate it lacks), in no figure; the calls of a session not "
         "priced at all (a null cost) are in neither count"
     )
     tool_calls_not_priced: Count

@@ -1305,8 +1305,8 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     left = []
     if unpriced:
         left.append(
-            f"{counted(unpriced, 'model call')} (the card lacks their model, billing context "
-            "or web-search price)"
+            f"{counted(unpriced, 'model call')} (the card lacks their model, billing context, "
+            "web-search price or long-context rate)"
         )
     if tools:
         left.append(
