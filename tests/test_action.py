@@ -523,20 +523,49 @@ def test_each_decision(
     assert Path(run.outputs["report"]).is_relative_to(runner.temp)
 
 
+@pytest.mark.parametrize(
+    ("name", "limits", "at_best"),
+    [
+        # a gate disabled: the failing STOP gate decides once it is enabled
+        (
+            "incomplete-stop",
+            {
+                "disabled_checks": ["acceptable-rate"],
+                "min_expected_net_value_per_attempt_usd": "1000",
+            },
+            "STOP",
+        ),
+        # too few tasks: the tasks still to come move a mean either way (an audit: "at best
+        # STOP" on 6 tasks, and one task more decided SCALE)
+        (
+            "incomplete-small",
+            {"min_tasks": 5, "min_expected_net_value_per_attempt_usd": "1000"},
+            "SCALE",
+        ),
+        # ... but not a maximum over tasks: more tasks can only raise it
+        ("incomplete-small-caps", {"min_tasks": 5, "max_calls_per_task": 1}, "ASSIST"),
+    ],
+)
 def test_an_incomplete_gate_says_what_it_can_be_at_best(
-    cli: Any, runner: Runner, workspace: Path, tmp_path: Path
+    name: str,
+    limits: dict[str, Any],
+    at_best: str,
+    cli: Any,
+    runner: Runner,
+    workspace: Path,
+    tmp_path: Path,
 ) -> None:
     """A new lead's walkthrough: INCOMPLETE alone could not tell a workflow that a STOP gate
-    already fails whatever the unknowns are; `at-best` says so (STOP here)."""
+    already fails whatever the unknowns are; `at-best` says so."""
 
     def edit(claims: dict[str, Any]) -> None:
-        _policy("min_tasks", 5)(claims)
-        _policy("min_expected_net_value_per_attempt_usd", "1000")(claims)
+        for field, value in limits.items():
+            _policy(field, value)(claims)
 
-    bundle = make_bundle(cli, workspace, "incomplete-stop", edit)
+    bundle = make_bundle(cli, workspace, name, edit)
     run = run_action(runner, tmp_path, workspace, {"bundle": bundle})
     assert_gate(run, "INCOMPLETE", 2)
-    assert run.outputs["at-best"] == "STOP"
+    assert run.outputs["at-best"] == at_best
 
 
 def test_tampered_bundle(cli: Any, runner: Runner, workspace: Path, tmp_path: Path) -> None:

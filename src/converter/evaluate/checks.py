@@ -263,7 +263,7 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
     return Evaluation(
         decision=decision,
         exit_code=int(EXIT_OF[decision]),
-        at_best=decision if decision != "INCOMPLETE" else _at_best(gates),
+        at_best=decision if decision != "INCOMPLETE" else _at_best(gates, reasons),
         reasons=reasons,
         gates=gates,
         required_coverage=REQUIRED_COVERAGE,
@@ -428,10 +428,27 @@ def _reason(
     )
 
 
-def _at_best(gates: tuple[GateResult, ...]) -> Decision:
+# Gates whose every measure is a maximum over the tasks: more tasks can only raise it, so one
+# that fails on a sample too small fails on every larger one.
+_MAXIMA = frozenset({"runtime-caps"})
+
+
+def failing_whatever_comes(
+    gates: Sequence[GateResult], reasons: Sequence[Reason]
+) -> tuple[GateResult, ...]:
+    """The gates of an INCOMPLETE workload that fail whatever its unknowns turn out to be,
+    disabled ones included (they decide once enabled). On a sample smaller than `min_tasks`,
+    the unknown is the tasks still to come, which move a rate, a mean or a p95 either way:
+    only a gate of maxima is settled then (an audit: "at best STOP" on 6 tasks, and one more
+    task decided SCALE)."""
+    short = any(r.code == "EVAL-SAMPLE-TOO-SMALL" for r in reasons)
+    return tuple(g for g in gates if g.fails_at_both_ends and (not short or g.check.id in _MAXIMA))
+
+
+def _at_best(gates: tuple[GateResult, ...], reasons: tuple[Reason, ...]) -> Decision:
     """What an INCOMPLETE workload can still reach: the route of its gates that fail whatever
-    the unknowns are, disabled ones included; SCALE when none does."""
-    return _routed({g.check.route for g in gates if g.fails_at_both_ends})
+    the unknowns are (`failing_whatever_comes`); SCALE when none does."""
+    return _routed({g.check.route for g in failing_whatever_comes(gates, reasons)})
 
 
 def _decide(gates: tuple[GateResult, ...], reasons: tuple[Reason, ...]) -> Decision:

@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from converter.codec.canonical import pretty_bytes
 from converter.errors import CODES
+from converter.evaluate.checks import failing_whatever_comes
 from converter.evaluate.fmt import number, percent, places_against
 from converter.evaluate.inputs import (
     HIDDEN_CALLS,
@@ -99,8 +100,8 @@ def _headline(ev: Evaluation) -> str:
         # more data would not give SCALE, and a reader of the headline alone should not think so.
         deciding = [
             g.check.id + (" (disabled)" if g.status == "disabled" else "")
-            for g in ev.gates
-            if g.fails_at_both_ends and g.check.route != "INCOMPLETE"
+            for g in failing_whatever_comes(ev.gates, ev.reasons)
+            if g.check.route != "INCOMPLETE"
         ]
         also = f"; already failing: {', '.join(deciding)}" if deciding else ""
         reasons = counted(len(ev.reasons), "reason")

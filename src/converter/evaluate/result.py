@@ -377,7 +377,8 @@ class Evaluation(Closed):
     exit_code: int
     # The best decision the workload can still reach: the decision itself, or for INCOMPLETE
     # the one its gates that fail whatever the unknowns are route to, a disabled gate's
-    # included (it decides once enabled); SCALE when none does.
+    # included (it decides once enabled); SCALE when none does (`checks.failing_whatever_comes`:
+    # on a sample too small, only the runtime caps).
     at_best: Decision
     reasons: tuple[Reason, ...]
     gates: tuple[GateResult, ...]
