@@ -559,8 +559,8 @@ def test_an_incomplete_gate_says_what_it_can_be_at_best(
     already fails whatever the unknowns are; `at-best` says so."""
 
     def edit(claims: dict[str, Any]) -> None:
-        for field, value in limits.items():
-            _policy(field, value)(claims)
+        for limit, value in limits.items():
+            _policy(limit, value)(claims)
 
     bundle = make_bundle(cli, workspace, name, edit)
     run = run_action(runner, tmp_path, workspace, {"bundle": bundle})
