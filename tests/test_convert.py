@@ -2470,6 +2470,44 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
     assert kept["baseline"] == read_json(old)["claims"]["baseline"]
 
 
+def test_a_policy_file_sets_the_disabled_gates_as_evaluate_holds_bundles_to_them(
+    cli: Any, tmp_path: Path
+) -> None:
+    """Was: a carried disabled gate stayed when the file listed none, and `evaluate --policy`
+    with the same file refused the bundle (EVAL-POLICY-MISMATCH at policy/disabled_checks),
+    its fix the same command again (an audit)."""
+    parent = fixture_parent("synthetic_tree")
+    first = tmp_path / "first.json"
+    assert cli("convert", "--in", str(parent), "--template", str(first)).code == 0
+    old = fill(read_json(first))
+    old["claims"]["policy"]["disabled_checks"] = ["acceptable-rate"]
+    write_json(tmp_path / "old.json", old)
+    policy = tmp_path / "team.json"
+    write_json(policy, {"policy": {"min_tasks": 1}})
+    again = tmp_path / "again.json"
+    made = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(again),
+        "--from-contract",
+        str(tmp_path / "old.json"),
+        "--policy",
+        str(policy),
+    )
+    assert made.code == 0, made.err
+    contract = read_json(again)
+    assert contract["claims"]["policy"]["disabled_checks"] == []
+    assert contract["claims"]["policy"]["min_tasks"] == 1
+    write_json(tmp_path / "c.json", contract)
+    bundle = tmp_path / "b.json"
+    assert _convert(cli, parent, tmp_path / "c.json", bundle).code == 0
+    decided = cli("evaluate", "--bundle", str(bundle), "--policy", str(policy))
+    assert "EVAL-POLICY-MISMATCH" not in decided.err, decided.err
+    assert decided.code in (0, 3, 4), decided.err
+
+
 @pytest.mark.parametrize(
     ("body", "code", "where"),
     [

@@ -256,6 +256,11 @@ def make_template(
             # audit: a file stating one limit nulled every other carried one, unremarked).
             kept = getattr(template.claims, name)
             stated = {field: getattr(given, field) for field in given.model_fields_set}
+            if name == "policy":
+                # The disabled gates as a set, none listed none disabled: as `evaluate --policy`
+                # holds the bundles to the same file (an audit: a carried disabled gate stayed,
+                # and evaluate with the file refused the bundle, its fix the same loop again).
+                stated["disabled_checks"] = given.disabled_checks
             sections[name] = kept.model_copy(update=stated) if kept is not None else given
         template = template.model_copy(
             update={"claims": template.claims.model_copy(update=sections)}
