@@ -3065,7 +3065,7 @@ def test_a_cards_one_tier_for_calls_billed_at_an_ended_long_context_rate_is_refu
     card = ("--price-card", "anthropic-2026-12")
     shown = cli("inspect", "--in", str(parent), *card)
     assert shown.code == 0, shown.err
-    assert "not priced: 4 model calls: more than 200,000 input tokens before 2026-03-14" in (
+    assert "not priced: 4 model calls: more than 200,000 input tokens (input, cache reads and " in (
         shown.out
     )
     template = tmp_path / "template.json"
@@ -3114,3 +3114,132 @@ def test_calls_after_the_long_context_rate_ended_take_the_cards_one_tier(
     write_json(contract, _filled_keeping_the_cards_prices(template))
     done = _convert(cli, parent, contract, tmp_path / "b.json")
     assert done.code == 0, done.err
+
+
+_OPUS_46 = "claude-opus-4-6"
+
+
+def test_a_hidden_call_of_a_session_after_the_end_is_not_taken_as_before_it(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: a hidden call (provider bodies only: a title) crosses with no timestamp, and
+    one was counted as before 2026-03-14 in a session of 2026-07-21. It is no earlier than the
+    session's start."""
+    from tests.test_provider_bodies import (
+        PROMPT_ID,
+        TITLE,
+        add_hidden,
+        billing,
+        response_name,
+        setup,
+        usage,
+    )
+
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=PROMPT_ID))
+    response = bodies.responses[response_name(TITLE)]
+    response["model"] = _OPUS_46
+    response["usage"] = usage(10, 12, 290_000, 0)
+    assert bodies.lines is not None
+    bodies.lines[-1]["model"] = _OPUS_46
+    folder = bodies.write()
+    work = tmp_path / "run"
+    work.mkdir()
+    template = work / "t.json"
+    made = cli(
+        "convert",
+        "--in",
+        str(tree.parent),
+        "--template",
+        str(template),
+        "--provider-bodies",
+        str(folder),
+        "--price-card",
+        "anthropic-2026-12",
+    )
+    assert made.code == 0, made.err
+    assert read_json(template)["tasks"][0]["started_at"].startswith("2026-07-21")
+    assert "PRICE-CARD-TIER-ENDED" not in made.err, made.err
+
+
+def _tree_with_a_card_model_beside(tmp: Path) -> Path:
+    """The synthetic tree's parent calls as Opus 4.6 of 2026-02-20 above 200K input; the
+    subagent's own two calls as Sonnet 4.5 (its fork-bootstrap copy, line 2, left as is)."""
+    parent = _long_context_tree(tmp, "2026-02-20")
+    child = next(parent.parent.rglob("agent-*.jsonl"))
+    lines = child.read_text().splitlines(keepends=True)
+    child.write_text(
+        "".join(
+            text.replace(_OPUS_46, "claude-sonnet-4-5-20250929") if n >= 4 else text
+            for n, text in enumerate(lines, 1)
+        )
+    )
+    return parent
+
+
+def test_a_model_a_card_file_does_not_price_is_not_said_to_be_priced_by_its_one_tier(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: with a card file (team-card) that prices Sonnet 4.5 but not Opus 4.6, inspect
+    counted the Opus calls as lacking a long-context rate (not as a model the card does not
+    know), and convert --contract refused the user's own one-tier Opus prices, its fix to drop
+    the card that did price Sonnet 4.5. A card file's prices are the user's: never judged."""
+    import json
+
+    parent = _tree_with_a_card_model_beside(tmp_path)
+    card = json.loads((ROOT / "src/converter/pricing/cards/anthropic-2026-12.json").read_text())
+    card["id"] = "team-card"
+    del card["models"][_OPUS_46]
+    card_file = tmp_path / "team-card.json"
+    card_file.write_text(json.dumps(card))
+    shown = cli("inspect", "--in", str(parent), "--price-card", str(card_file), "--json")
+    assert shown.code == 0, shown.err
+    lack = shown.json()["card_cost"]["not_priced_for_lack_of"]
+    assert lack == {"model": 2}, lack  # HEAD: {"long-context": 2}
+    template = tmp_path / "t.json"
+    made = cli(
+        "convert", "--in", str(parent), "--template", str(template), "--price-card", str(card_file)
+    )
+    assert made.code == 0, made.err
+    assert "card's one tier does not give" not in made.err, made.err
+    t = read_json(template)
+    assert t["claims"]["pricing"]["price_card"]["id"] == "team-card"
+    assert t["claims"]["pricing"]["models"][_OPUS_46]["tiers"][0]["input"] is None
+    data = fill(copy.deepcopy(t))  # own prices for Opus 4.6, one tier
+    sonnet = "claude-sonnet-4-5-20250929"
+    data["claims"]["pricing"]["models"][sonnet] = t["claims"]["pricing"]["models"][sonnet]
+    write_json(tmp_path / "c.json", data)
+    done = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--contract",
+        str(tmp_path / "c.json"),
+        "--out",
+        str(tmp_path / "b.json"),
+    )
+    assert "PRICE-CARD-TIER-ENDED" not in done.err, done.err  # the prices are the user's own
+
+
+def test_a_session_across_the_end_is_told_no_contract_prices_it_exactly(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: the fix (a second tier of your own) prices the calls above 200,000 after the
+    end too high, as a contract's tiers have no dates; the notice says so."""
+    parent = _long_context_tree(tmp_path, "2026-02-20")
+    child = next(parent.parent.rglob("agent-*.jsonl"))
+    child.write_text(
+        child.read_text().replace('"timestamp":"2026-02-20', '"timestamp":"2026-03-20')
+    )
+    made = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(tmp_path / "t.json"),
+        "--price-card",
+        "anthropic-2026-12",
+    )
+    assert made.code == 0, made.err
+    assert "notice: 2 calls of claude-opus-4-6 had more than 200,000 input tokens" in made.err
+    assert "but 2 calls above 200,000 after it would take that tier too" in made.err

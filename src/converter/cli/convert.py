@@ -362,18 +362,26 @@ def _say_left_out(findings: list[tuple[str, int]]) -> None:
         )
 
 
-def _say_ended(ended: tuple[tuple[str, int], ...]) -> None:
+def _say_ended(ended: tuple[tuple[str, tuple[int, int]], ...]) -> None:
     """The calls a card's one tier prices below the long-context rate they were billed at:
     the template names the card, and convert --contract would refuse it (a pricing audit:
     they were priced at half their cost, exact-looking, and nothing said so)."""
-    for model, calls in ended:
-        tell(
-            f"notice: {counted(calls, 'call')} of {model} had more than 200,000 input tokens "
-            "before 2026-03-14, when its long-context rates still applied, which the card's "
-            "one tier does not give: convert --contract refuses PRICE-CARD-TIER-ENDED until "
-            "claims.pricing.price_card is null and the model has a tier above 200,000 input "
-            "tokens at the rates you were billed (docs/pricing.md)"
+    for model, (before, after) in ended:
+        said = (
+            f"notice: {counted(before, 'call')} of {model} had more than 200,000 input tokens "
+            "(input, cache reads and cache writes) before 2026-03-14, when its long-context "
+            "rates still applied, which the card's one tier does not give: convert --contract "
+            "refuses PRICE-CARD-TIER-ENDED while the contract names the card; set "
+            "claims.pricing.price_card to null and price the model yourself, with a tier above "
+            "200,000 input tokens at the rates you were billed (docs/pricing.md)"
         )
+        if after:
+            said += (
+                f"; but {counted(after, 'call')} above 200,000 after it would take that tier "
+                "too, and cost more than they did: no contract prices this session exactly "
+                "(docs/limitations.md)"
+            )
+        tell(said)
 
 
 def _say_bounds(bounds: tuple[ModelBound, ...], *, carried: bool) -> None:

@@ -1450,16 +1450,18 @@ CODES: dict[str, CodeInfo] = {
         "multiplier for a standard or unrecorded value (a standard context is priced at 1).",
     ),
     "PRICE-CARD-TIER-ENDED": _c(
-        "The contract prices the named model by a price card's one tier, but some of its calls "
-        "had more than 200,000 input tokens and were made before 2026-03-14 (UTC): until the "
-        "model's 1M context window became generally available (2026-03-13, second-hand), such "
-        "a request was billed at long-context rates (2x input and cache rates, 1.5x output), "
-        "which the card does not give. A call with no timestamp counts as before.",
-        "Set claims.pricing.price_card to null and give the model a second tier, "
+        "The contract prices the named model by a shipped price card's one tier, but some of "
+        "its calls had more than 200,000 input tokens (input, cache reads and cache writes) "
+        "and were made before 2026-03-14 (UTC): until the model's 1M context window became "
+        "generally available (2026-03-13, second-hand), such a request was billed at "
+        "long-context rates (2x input and cache rates, 1.5x output), which the card does not "
+        "give. A call with no time of its own is taken at the session's start.",
+        "Set claims.pricing.price_card to null and price the model yourself: a second tier, "
         '"above_input_tokens": 200000, at the rates your invoice shows (the card\'s Sonnet 4.5 '
-        "entry has such a tier; `inspect --price-card` counts the calls). Keep one tier only "
-        "if you know these calls were billed at the standard rates: the bundle then says the "
-        "prices are your own.",
+        "entry has such a tier; `inspect --price-card` counts the calls), or one tier if you "
+        "know these calls were billed at the standard rates; the bundle then says the prices "
+        "are your own. A contract's tiers have no dates: if the session also has calls above "
+        "200,000 after 2026-03-13, a second tier prices them too high (docs/limitations.md).",
     ),
     "PRICE-CARD-MISMATCH": _c(
         "The contract names a price card (a shipped one, or the card file given with "

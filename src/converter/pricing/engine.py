@@ -8,14 +8,16 @@ breakdown always adds up to the total and a reviewer can redo every line by hand
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal, Inexact, InvalidOperation
-from typing import NamedTuple, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from converter.firewall.names import BUILTIN_TOOLS
 from converter.firewall.view import BillingContext, PublicAccount, UsageTotals
 from converter.limits import MONEY_QUANTUM
+from converter.pricing.card import shipped_card_named
 from converter.pricing.model import (
     ModelPricing,
     ModelTemplate,
@@ -237,46 +239,75 @@ def price_tool_event(event: ToolCall, claims: PricingClaims) -> PricedTool | lis
     return PricedTool(event=event.id, tool=event.name, cost=cost)
 
 
-# Long-context rates a card's one tier leaves out because they ended before the card was made:
-# Opus 4.6's and Sonnet 4.6's, reported removed when their 1M window became generally available
-# on 2026-03-13 (PRICING-FACTS, second-hand). A request above the threshold made before the end
-# was billed at them (2x input and cache rates, 1.5x output). The date has no hour: every call
-# of that day counts as before it, so an hour's doubt is refused, never priced low.
+# Long-context rates a shipped card's one tier leaves out because they ended before the card was
+# made: Opus 4.6's and Sonnet 4.6's, reported removed when their 1M window became generally
+# available on 2026-03-13 (PRICING-FACTS, second-hand). A request above the threshold made before
+# the end was billed at them (2x input and cache rates, 1.5x output). The date has no hour: every
+# call of that day counts as before it, so an hour's doubt is refused, never priced low.
 ENDED_LONG_CONTEXT: dict[str, tuple[int, str]] = {
     "claude-opus-4-6": (200_000, "2026-03-14"),
     "claude-sonnet-4-6": (200_000, "2026-03-14"),
 }
 
 
-def ended_tier(
-    event: ModelCall, timestamp: str | None, claims: PricingClaims | PricingTemplate
-) -> PricingProblem | None:
-    """PRICE-CARD-TIER-ENDED: a call that prices under a card's name (`price_card` set) at a
-    tier the card states for today, but that was billed at a long-context rate which had
-    ended by the time the card was made (`ENDED_LONG_CONTEXT`). A call with no timestamp
-    cannot be shown to be after the end, and counts. Prices of your own (no card named) are
-    yours to have chosen: nothing is said of them."""
-    ended = ENDED_LONG_CONTEXT.get(event.model)
-    if ended is None or claims.price_card is None:
-        return None
-    pricing = claims.models.get(event.model)
-    threshold, before = ended
-    if pricing is None or any(0 < (t.above_input_tokens or 0) <= threshold for t in pricing.tiers):
-        return None  # no price to judge, or one that has the long-context tier
-    if input_total(event.usage) <= threshold or (timestamp is not None and timestamp >= before):
-        return None
-    return PricingProblem(code="PRICE-CARD-TIER-ENDED", model=event.model)
+def _session_start(account: PublicAccount) -> str | None:
+    """The earliest time the account shows: no call of it is earlier (a call only provider
+    bodies show has no time of its own)."""
+    times = [e.timestamp for e in account.model_events if e.timestamp is not None]
+    times += [t.started_at for t in account.tasks if t.started_at is not None]
+    return min(times, default=None)
+
+
+class EndedTier:
+    """Which calls a shipped card's one tier prices below the long-context rate they were
+    billed at (PRICE-CARD-TIER-ENDED): a call of a model in `ENDED_LONG_CONTEXT`, above its
+    threshold, made before the end, priced under the name of a shipped card that lists the
+    model. A call with no time is as late as the session's start at most, and one in a
+    session that shows no time at all counts as before. Prices of your own, and a card file's
+    (which cannot be looked up again, so its prices are yours), are not judged."""
+
+    __slots__ = ("_models", "_start")
+
+    def __init__(self, account: PublicAccount, claims: PricingClaims | PricingTemplate) -> None:
+        card = shipped_card_named(claims.price_card)
+        self._models: dict[str, tuple[int, str]] = {}
+        for model, ended in ENDED_LONG_CONTEXT.items():
+            entry = claims.models.get(model)
+            if card is None or model not in card.models or entry is None:
+                continue
+            threshold = ended[0]
+            if not any(0 < (t.above_input_tokens or 0) <= threshold for t in entry.tiers):
+                self._models[model] = ended  # one tier for the request of any size
+        self._start = _session_start(account) if self._models else None
+
+    def side(self, event: ModelCall, timestamp: str | None) -> Literal["before", "after"] | None:
+        """Whether the call is above the threshold of a judged model, before or after its end;
+        None for any other call."""
+        ended = self._models.get(event.model)
+        if ended is None:
+            return None
+        threshold, end = ended
+        if input_total(event.usage) <= threshold:
+            return None
+        when = timestamp if timestamp is not None else self._start
+        return "after" if when is not None and when >= end else "before"
 
 
 def ended_tier_calls(
     account: PublicAccount, claims: PricingClaims | PricingTemplate
-) -> dict[str, int]:
-    """Per model, its calls `ended_tier` finds: what a template's notice counts."""
-    calls: dict[str, int] = {}
+) -> dict[str, tuple[int, int]]:
+    """Per judged model with calls before its end, those calls and the calls above the
+    threshold after it (which a second tier of the contract's own would price too high)."""
+    judge = EndedTier(account, claims)
+    before: Counter[str] = Counter()
+    after: Counter[str] = Counter()
     for event in account.model_events:
-        if event.model in ENDED_LONG_CONTEXT and ended_tier(event, event.timestamp, claims):
-            calls[event.model] = calls.get(event.model, 0) + 1
-    return dict(sorted(calls.items()))
+        side = judge.side(event, event.timestamp)
+        if side == "before":
+            before[event.model] += 1
+        elif side == "after":
+            after[event.model] += 1
+    return {model: (before[model], after[model]) for model in sorted(before)}
 
 
 def account_problems(
@@ -285,12 +316,13 @@ def account_problems(
     """Every distinct reason any event of the account cannot be priced, in a stable order: a
     model, billing context, server tool or client tool with no entry, or no max_output_tokens
     for a usage-incomplete call, or a card's one tier for a call billed at a long-context rate
-    since ended (`ended_tier`). It looks entries up and prices nothing, so it runs on a
+    since ended (`EndedTier`). It looks entries up and prices nothing, so it runs on a
     template whose values are still null as well as on a completed claim, and costs a lookup
     per event on a large tree."""
     found: dict[str, PricingProblem] = {}
     seen: set[tuple[str, str, bool, bool]] = set()  # what `_problems` reads of an event
     largest: dict[str, int] = {}  # per model, the largest output a call recorded
+    judge = EndedTier(account, claims)
     for model_event in account.model_events:
         model, output = model_event.model, model_event.usage.output_tokens
         if output > largest.get(model, -1):
@@ -301,8 +333,8 @@ def account_problems(
             bounded_by_contract(model_event),
             model_event.usage.web_search_requests > 0,
         )
-        ended = ended_tier(model_event, model_event.timestamp, claims)
-        if ended is not None:
+        if judge.side(model_event, model_event.timestamp) == "before":
+            ended = PricingProblem(code="PRICE-CARD-TIER-ENDED", model=model_event.model)
             found.setdefault(ended.model_dump_json(), ended)
         if asks in seen:
             continue

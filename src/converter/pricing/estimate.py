@@ -34,9 +34,9 @@ from converter.pricing.card import (
     unrecorded_else_standard,
 )
 from converter.pricing.engine import (
+    EndedTier,
     PricedCall,
     bounded_by_contract,
-    ended_tier,
     observed_keys,
     price_model_event,
 )
@@ -145,6 +145,7 @@ def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> 
     unpriced = sum(template.client_tools.get(t.name) is None for t in account.tool_events)
     out = Estimate(card_id=card.id, tool_calls_not_priced=unpriced, by_event={} if each else None)
     hidden = {a.id: of for a in account.agents if (of := hidden_kind_of(a.kind))}
+    ended = EndedTier(account, template)
     for event in account.model_events:
         known = card.models.get(event.model)
         open_high = (
@@ -152,7 +153,7 @@ def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> 
         )
         # the recorded usage is what it cost at least: priced as it stands, the end left open
         priced_as = event.model_copy(update={"usage_complete": True}) if open_high else event
-        if ended_tier(event, event.timestamp, template) is not None:
+        if ended.side(event, event.timestamp) == "before":
             # billed at a long-context rate the card's one tier does not give (its end dated)
             out.unpriced_calls += 1
             out.unpriced_by_reason["long-context"] = (

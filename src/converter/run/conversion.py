@@ -188,9 +188,10 @@ class MadeTemplate(NamedTuple):
     # widest part of an interval; None, one left null, which convert --contract refuses
     # (PRICE-MAX-OUTPUT-MISSING) and no card can fill.
     bounds: tuple[ModelBound, ...] = ()
-    # Per model, the calls a card's one tier prices below their long-context rate, which
-    # convert --contract refuses under the card's name (PRICE-CARD-TIER-ENDED)
-    ended: tuple[tuple[str, int], ...] = ()
+    # Per model, the calls a shipped card's one tier prices below their long-context rate,
+    # which convert --contract refuses under the card's name (PRICE-CARD-TIER-ENDED), and its
+    # calls above the threshold after the rate ended, which a second tier would price too high
+    ended: tuple[tuple[str, tuple[int, int]], ...] = ()
 
 
 def make_template(

@@ -234,11 +234,15 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
         "model": "a model the card does not know",
         "billing-context": "a billing context the card does not price",
         "web-search": "no web-search price on the card",
-        "long-context": "more than 200,000 input tokens before 2026-03-14, when the model's "
-        "long-context rates still applied, which the card's one tier does not give",
+        "long-context": "more than 200,000 input tokens (input, cache reads and cache writes) "
+        "before 2026-03-14, when the model's long-context rates still applied, which the "
+        "card's one tier does not give",
     }
     for reason, calls in cost["not_priced_for_lack_of"].items():
-        states = "your own prices state them: PRICE-CARD-TIER-ENDED"
+        states = (
+            "a contract of your own prices gives that rate; under the card's name convert "
+            "refuses PRICE-CARD-TIER-ENDED"
+        )
         lines.append(
             f"    not priced: {counted(calls, 'model call')}: {lacks[reason]} "
             f"({states if reason == 'long-context' else 'a contract states it'})"
