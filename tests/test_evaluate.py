@@ -1272,3 +1272,38 @@ def test_events_no_finding_counts_hold_the_gates_open_too() -> None:
     assert "findings below" not in said  # none does (a docs review)
     stated = evaluate(make_workload(tasks, findings={"CC-REC-FINAL-NO-INPUT": 1}))
     assert stated.metrics.spend_left_out == 1  # the same event, counted once
+
+
+# --- at_best while tasks are still to come --------------------------------------------------
+
+
+def test_at_best_on_a_short_sample_counts_no_gate_more_tasks_could_pass() -> None:
+    """An audit: "at best STOP" on a sample below min_tasks, and one more task decided SCALE.
+    A review: with the sample-size gate disabled (it decides once enabled) it came back."""
+    tasks = [make_task(0, value=0)]  # net value < 0: expected-net-value fails at both ends
+    on = evaluate(make_workload(tasks, min_tasks=5))
+    assert (on.decision, on.at_best) == ("INCOMPLETE", "SCALE")
+    off = evaluate(make_workload(tasks, min_tasks=5, disabled_checks=("sample-size",)))
+    assert (off.decision, off.at_best) == ("INCOMPLETE", "SCALE")
+    assert "already failing" not in render_text(off)
+    enough = evaluate(make_workload(tasks, min_tasks=1, disabled_checks=("acceptable-rate",)))
+    assert (enough.decision, enough.at_best) == ("INCOMPLETE", "STOP")
+
+
+def test_at_best_on_a_short_sample_keeps_the_gates_no_task_can_pass() -> None:
+    """A maximum over tasks only grows; a rate whose limit is 1 never returns to it (a review:
+    it was dropped, "at best SCALE" where no number of tasks could give it)."""
+    tasks = [make_task(0), make_task(1, acceptable=False)]
+    rate = evaluate(make_workload(tasks, min_tasks=5, min_acceptable_rate=Decimal(1)))
+    assert (rate.decision, rate.at_best) == ("INCOMPLETE", "ASSIST")
+    assert "already failing: acceptable-rate" in render_text(rate)
+    caps = evaluate(make_workload([make_task(0)], min_tasks=5, max_calls_per_task=0))
+    assert (caps.decision, caps.at_best) == ("INCOMPLETE", "ASSIST")
+
+
+def test_at_best_with_a_split_sessions_part_missing_counts_no_gate_it_could_move() -> None:
+    """The missing part may hold tasks of its own (a review)."""
+    tasks = [make_task(0, value=0)]
+    split = make_workload(tasks, min_tasks=1).model_copy(update={"split_parts_missing": 1})
+    ev = evaluate(split)
+    assert (ev.decision, ev.at_best) == ("INCOMPLETE", "SCALE")

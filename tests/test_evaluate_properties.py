@@ -101,7 +101,9 @@ def test_property_at_best_is_a_decision_the_unknowns_can_still_reach(
 ) -> None:
     """`at_best` is the decision itself when decided; for INCOMPLETE, no better than what its
     gates that fail at both ends route to, and every task priced at its low end (the unknowns
-    resolved in the workload's favour) decides no better than it."""
+    resolved in the workload's favour) decides no better than it. (`build` has min_tasks 1 and
+    no split: every task is in, or none, when no gate is measured. While tasks are still to
+    come, only the gates no task can pass count: tests/test_evaluate.py's at_best cases.)"""
     ev = evaluate(build(specs, widen))
     if ev.decision != "INCOMPLETE":
         assert ev.at_best == ev.decision

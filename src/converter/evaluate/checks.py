@@ -20,6 +20,7 @@ from converter.evaluate.inputs import Policy, TaskFacts, Workload
 from converter.evaluate.kernel import compute
 from converter.evaluate.result import (
     EXIT_OF,
+    SPLIT_SESSION,
     Bounds,
     CheckInfo,
     Comparison,
@@ -263,7 +264,7 @@ def evaluate(workload: Workload, checks: Sequence[Check] = CHECKS) -> Evaluation
     return Evaluation(
         decision=decision,
         exit_code=int(EXIT_OF[decision]),
-        at_best=decision if decision != "INCOMPLETE" else _at_best(gates, reasons),
+        at_best=decision if decision != "INCOMPLETE" else _at_best(gates, metrics),
         reasons=reasons,
         gates=gates,
         required_coverage=REQUIRED_COVERAGE,
@@ -433,22 +434,37 @@ def _reason(
 _MAXIMA = frozenset({"runtime-caps"})
 
 
-def failing_whatever_comes(
-    gates: Sequence[GateResult], reasons: Sequence[Reason]
-) -> tuple[GateResult, ...]:
+def _tasks_to_come(gates: Sequence[GateResult], metrics: Metrics) -> bool:
+    """Whether the workload's tasks are not all in yet: fewer than `min_tasks` (the sample-size
+    gate's measure, taken whether the gate is enabled or not: a disabled one decides once
+    enabled), or a split session's part not in it, which may hold tasks of its own."""
+    short = any(g.check.id == "sample-size" and g.fails_at_both_ends for g in gates)
+    return short or metrics.spend_left_out_by_code.get(SPLIT_SESSION, 0) > 0
+
+
+def _settled(gate: GateResult) -> bool:
+    """Whether a gate that fails now fails whatever tasks are added: a maximum over tasks, or
+    an acceptable rate whose limit is 1 with a task already not acceptable (more acceptable
+    tasks raise any lower rate towards 1, and past any limit below it)."""
+    if gate.check.id in _MAXIMA:
+        return True
+    return gate.check.id == "acceptable-rate" and all(m.limit >= 1 for m in gate.measures)
+
+
+def failing_whatever_comes(gates: Sequence[GateResult], metrics: Metrics) -> tuple[GateResult, ...]:
     """The gates of an INCOMPLETE workload that fail whatever its unknowns turn out to be,
-    disabled ones included (they decide once enabled). On a sample smaller than `min_tasks`,
-    the unknown is the tasks still to come, which move a rate, a mean or a p95 either way:
-    only a gate of maxima is settled then (an audit: "at best STOP" on 6 tasks, and one more
+    disabled ones included (they decide once enabled). While tasks are still to come (too few
+    for `min_tasks`, a split session's part missing), they move a rate, a mean or a p95 either
+    way: only a settled gate counts then (an audit: "at best STOP" on 6 tasks, and one more
     task decided SCALE)."""
-    short = any(r.code == "EVAL-SAMPLE-TOO-SMALL" for r in reasons)
-    return tuple(g for g in gates if g.fails_at_both_ends and (not short or g.check.id in _MAXIMA))
+    to_come = _tasks_to_come(gates, metrics)
+    return tuple(g for g in gates if g.fails_at_both_ends and (not to_come or _settled(g)))
 
 
-def _at_best(gates: tuple[GateResult, ...], reasons: tuple[Reason, ...]) -> Decision:
+def _at_best(gates: tuple[GateResult, ...], metrics: Metrics) -> Decision:
     """What an INCOMPLETE workload can still reach: the route of its gates that fail whatever
     the unknowns are (`failing_whatever_comes`); SCALE when none does."""
-    return _routed({g.check.route for g in failing_whatever_comes(gates, reasons)})
+    return _routed({g.check.route for g in failing_whatever_comes(gates, metrics)})
 
 
 def _decide(gates: tuple[GateResult, ...], reasons: tuple[Reason, ...]) -> Decision:

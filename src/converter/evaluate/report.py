@@ -100,7 +100,7 @@ def _headline(ev: Evaluation) -> str:
         # more data would not give SCALE, and a reader of the headline alone should not think so.
         deciding = [
             g.check.id + (" (disabled)" if g.status == "disabled" else "")
-            for g in failing_whatever_comes(ev.gates, ev.reasons)
+            for g in failing_whatever_comes(ev.gates, ev.metrics)
             if g.check.route != "INCOMPLETE"
         ]
         also = f"; already failing: {', '.join(deciding)}" if deciding else ""
