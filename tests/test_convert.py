@@ -2497,6 +2497,9 @@ def test_a_policy_file_sets_the_disabled_gates_as_evaluate_holds_bundles_to_them
         str(policy),
     )
     assert made.code == 0, made.err
+    assert "disabled and the --policy file does not (acceptable-rate) are enabled again" in (
+        made.err
+    )
     contract = read_json(again)
     assert contract["claims"]["policy"]["disabled_checks"] == []
     assert contract["claims"]["policy"]["min_tasks"] == 1

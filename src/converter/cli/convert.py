@@ -252,6 +252,13 @@ def _template(
     _say_left_out([(f.code, f.count) for f in reading.canonical.findings])
     _say_bounds(made.bounds, carried=old is not None)
     _say_ended(made.ended)
+    if made.enabled:
+        # (a review: cleared in silence, a gate disabled on purpose came back unremarked)
+        tell(
+            "notice: gates the --from-contract contract disabled and the --policy file does "
+            f"not ({', '.join(made.enabled)}) are enabled again: evaluate --policy holds "
+            "bundles to the file's list"
+        )
     if carried is not None:
         _say_carried(carried, card)
 

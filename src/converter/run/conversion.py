@@ -192,6 +192,8 @@ class MadeTemplate(NamedTuple):
     # which convert --contract refuses under the card's name (PRICE-CARD-TIER-ENDED), and its
     # calls above the threshold after the rate ended, which a second tier would price too high
     ended: tuple[tuple[str, tuple[int, int]], ...] = ()
+    # Gates the carried contract disabled that the --policy file does not: enabled again
+    enabled: tuple[str, ...] = ()
 
 
 def make_template(
@@ -247,6 +249,7 @@ def make_template(
         # An old contract that named the card and was then edited would be refused at convert
         # (or, for a card file, signed as a lie): say so now, before the user labels anything.
         raise Refused(mismatched)
+    enabled: list[str] = []  # carried disabled gates the --policy file does not list
     if preset is not None:
         sections = {}
         for name in type(preset).model_fields:
@@ -262,6 +265,8 @@ def make_template(
                 # holds the bundles to the same file (an audit: a carried disabled gate stayed,
                 # and evaluate with the file refused the bundle, its fix the same loop again).
                 stated["disabled_checks"] = given.disabled_checks
+                if kept is not None:  # carried: say which the file switches back on
+                    enabled = sorted(set(kept.disabled_checks) - set(given.disabled_checks))
             sections[name] = kept.model_copy(update=stated) if kept is not None else given
         template = template.model_copy(
             update={"claims": template.claims.model_copy(update=sections)}
@@ -275,7 +280,8 @@ def make_template(
     data = pretty_bytes(template)
     bounds = _bounds(template.claims.pricing, reading.canonical)
     ended = tuple(ended_tier_calls(reading.canonical, template.claims.pricing).items())
-    return MadeTemplate(data, carried, _nulls_left(data, reading.canonical), bounds, ended)
+    nulls = _nulls_left(data, reading.canonical)
+    return MadeTemplate(data, carried, nulls, bounds, ended, tuple(enabled))
 
 
 def _bounds(pricing: PricingTemplate | None, canonical: PublicAccount) -> tuple[ModelBound, ...]:
