@@ -1403,6 +1403,25 @@ def test_a_selected_body_that_is_no_regular_file_is_refused(cli: Any, tmp_path: 
     expect(inspect(cli, tree, tmp_path, folder), "CC-BODY-NOT-REGULAR", index)
 
 
+@pytest.mark.parametrize("kind", ["symlink", "folder"])
+def test_a_response_an_index_line_names_is_refused_once(
+    cli: Any, tmp_path: Path, kind: str
+) -> None:
+    """A symlink or folder an index line of this session names is refused at that line only,
+    not again as an unbound file by the request id a call records (a provider-bodies audit:
+    one body, two refusals under two labels)."""
+    tree, bodies = setup(tmp_path)
+    del bodies.responses[response_name(C2)]
+    folder = bodies.write()
+    if kind == "symlink":
+        with_link(folder, response_name(C2), str(tmp_path / "elsewhere.json"))
+    else:
+        (folder / response_name(C2)).mkdir()
+    outcome = inspect(cli, tree, tmp_path, folder)
+    expect(outcome, "CC-BODY-NOT-REGULAR", INDEX, bodies.line_of(C2))
+    assert len(outcome.refusals) == 1, outcome.refusals
+
+
 @pytest.mark.parametrize("kind", ["missing", "file", "symlink"])
 @pytest.mark.parametrize("command", ["inspect", "template", "contract", "verify"])
 def test_a_bodies_folder_that_is_not_one_is_refused(

@@ -131,10 +131,13 @@ def select(
     index = folder / INDEX_NAME
     kind = entry_kind(index)
     if kind == "file":
-        _from_index(found, folder, layout, session_id)
+        # every response name this session's index lines give, whatever its kind: one refused
+        # there (a symlink, a folder) is not tried again by its request id (a provider-bodies
+        # audit: one symlink refused twice, under two labels)
+        taken: set[str] = set()
+        _from_index(found, folder, layout, session_id, taken)
         # Responses written before the index existed (an older Claude Code, the same folder):
         # still the ones the transcripts name, so a contract made then survives the index.
-        taken = {s.entry.path.name for s in found.responses}
         _by_request_id(found, folder, layout, request_ids, taken)
     elif kind == "missing":
         _by_request_id(found, folder, layout, request_ids)
@@ -168,11 +171,14 @@ def _may_be_of(item: JSONObject | BadLine, raw: bytes, session_id: str) -> bool:
     return any(value == mine if closed else mine.startswith(value) for value, closed in written)
 
 
-def _from_index(found: Selection, folder: Path, layout: TreeLayout, session_id: str) -> None:
+def _from_index(
+    found: Selection, folder: Path, layout: TreeLayout, session_id: str, named: set[str]
+) -> None:
+    """Select the responses this session's index lines name; `named` gets every well-formed
+    response name they give, selected or refused."""
     entry = layout.add("provider-index", folder / INDEX_NAME, rel=PREFIX + INDEX_NAME)
     found.index = entry
     ours = _SessionLines()
-    named: set[str] = set()
     messages: set[str] = set()
     lines = LineProblems(found.problems, entry.index, MAX_LINE_PROBLEMS)
     try:
