@@ -8,6 +8,7 @@ message; with an index (2.1.274 on) or without; another session's bodies in the 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -966,8 +967,10 @@ def test_a_hidden_call_whose_prompt_and_chain_name_two_tasks_is_refused(
         (b'{"model": "claude-haiku', "CC-BODY-REQUEST-UNFINISHED", 1),
         (b"", "CC-BODY-REQUEST-UNFINISHED", None),
         (b'{"a": 1, "a": 2}', "CC-LINE-DUPLICATE-KEY", 1),
+        (b'event: message_start\ndata: {"type": "message_start"}\n\n', "CC-BODY-STREAMED", 1),
+        (gzip.compress(b'{"model": "claude-haiku"}'), "CC-BODY-COMPRESSED", 1),
     ],
-    ids=["key-twice", "not-an-id", "cut-short", "empty", "repeated-key"],
+    ids=["key-twice", "not-an-id", "cut-short", "empty", "repeated-key", "streamed", "gzip"],
 )
 def test_a_hidden_calls_request_is_read_strictly(
     cli: Any, tmp_path: Path, written: bytes, code: str, line: int | None
@@ -1520,6 +1523,12 @@ def test_a_response_is_read_strictly(cli: Any, tmp_path: Path, edit: Any, code: 
         assert "not a Claude Code transcript" not in outcome.err
 
 
+_STREAMED = (
+    b'event: message_start\ndata: {"type": "message_start", "message": {"id": "msg_1"}}\n\n'
+    b'event: message_stop\ndata: {"type": "message_stop"}\n\n'
+)
+
+
 @pytest.mark.parametrize(
     ("data", "code", "line"),
     [
@@ -1542,6 +1551,11 @@ def test_a_response_is_read_strictly(cli: Any, tmp_path: Path, edit: Any, code: 
         (b'{"id": "msg_1", "model": "x"} {"id": "msg_2"}', "CC-LINE-INVALID-JSON", 1),
         (b'{"id": "msg_1",, "model": "x"}', "CC-LINE-INVALID-JSON", 1),
         (b'{"id": "msg_\xff1", "model": "x"}', "CC-LINE-INVALID-UTF8", 1),
+        # another form than Claude Code's, said as such, not as a transcript line's damage (a
+        # provider-bodies audit: "A line is not valid JSON", "not valid UTF-8" at line 1)
+        (_STREAMED, "CC-BODY-STREAMED", 1),
+        (b"\xef\xbb\xbf\n" + _STREAMED[: len(_STREAMED) // 2], "CC-BODY-STREAMED", 1),
+        (gzip.compress(b'{"id": "msg_1", "model": "x"}'), "CC-BODY-COMPRESSED", 1),
     ],
     ids=[
         "duplicate-key",
@@ -1552,6 +1566,9 @@ def test_a_response_is_read_strictly(cli: Any, tmp_path: Path, edit: Any, code: 
         "two-documents",
         "double-comma",
         "bad-byte-inside",
+        "streamed",
+        "streamed-cut",
+        "gzip",
     ],
 )
 def test_a_response_that_is_not_strict_json_is_refused(

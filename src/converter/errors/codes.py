@@ -967,6 +967,25 @@ CODES: dict[str, CodeInfo] = {
         "If the session is still running, run again when it has finished; otherwise the file "
         "was damaged: restore Claude Code's original, or " + _WITHOUT_BODIES,
     ),
+    "CC-BODY-STREAMED": _c(
+        "A provider body file of this tree (a response, or a hidden call's request) is a "
+        "streamed body (server-sent events: `event:` and `data:` lines), not the one JSON "
+        "object Claude Code writes with OTEL_LOG_RAW_API_BODIES=file:<dir>: a proxy or another "
+        "logger wrote it, or the file was replaced.",
+        "Give --provider-bodies the folder Claude Code wrote (each response the final message "
+        "as one JSON object: docs/provider-bodies.md), or restore Claude Code's file, or "
+        + _WITHOUT_BODIES,
+    ),
+    "CC-BODY-COMPRESSED": _c(
+        "A provider body file of this tree (a response, or a hidden call's request) is "
+        "gzip-compressed (it starts with gzip's magic bytes), not the one JSON object Claude "
+        "Code writes with OTEL_LOG_RAW_API_BODIES=file:<dir>: a backup or sync tool compressed "
+        "it, or the file was replaced.",
+        "Decompress it under its own name (`--show-paths` gives it), in a copy of the folder "
+        "(`gzip -dc NAME > NAME.tmp "
+        "&& mv NAME.tmp NAME`), and give that copy to --provider-bodies; or restore Claude "
+        "Code's file, or " + _WITHOUT_BODIES,
+    ),
     "CC-BODY-RESPONSE-SHAPE": _c(
         "A provider response file of this tree is not a response as Claude Code writes one: an "
         "object with a string id, a string model, a stop_reason that is a string or null, and a "

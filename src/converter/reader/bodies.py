@@ -254,12 +254,28 @@ def _body_document(
         return None
     doc = read_document(data)
     if isinstance(doc, BadLine):
-        parse = doc.code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8")
-        code = unfinished if parse and cut_short(data) else doc.code
+        code = doc.code
+        if code in ("CC-LINE-INVALID-JSON", "CC-LINE-INVALID-UTF8"):
+            code = _other_form(data) or (unfinished if cut_short(data) else code)
         if damage_refuses or code == unfinished:
             tree.problems.append(Problem(code, entry.index, 1))
         return None
     return doc
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_SSE_FIELDS = (b"event:", b"data:")
+
+
+def _other_form(data: bytes) -> str | None:
+    """The code of a body that is no JSON because it is in another form than Claude Code's
+    (a streamed body, a compressed file), said as such rather than as a transcript line's
+    damage at "line 1" (a provider-bodies audit); None for any other failed parse."""
+    if data.startswith(_GZIP_MAGIC):
+        return "CC-BODY-COMPRESSED"
+    if data.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(_SSE_FIELDS):
+        return "CC-BODY-STREAMED"
+    return None
 
 
 def billing_ids(request: dict[str, Any]) -> tuple[str | None, str | None]:
