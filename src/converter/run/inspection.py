@@ -225,7 +225,8 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
     if cost["model_calls_assumed_standard"]:
         lines.append(
             f"    assumed: {counted(cost['model_calls_assumed_standard'], 'call')} whose "
-            "transcript did not record every billing field (service_tier, speed or "
+            "recorded usage (a transcript's, or a hidden call's response) did not state every "
+            "billing field (service_tier, speed or "
             "inference_geo: absent or empty), priced between standard and the multipliers the "
             "card states for those fields, such as data residency's (inference_geo=us); none it "
             "does not state, such as fast mode, is assumed (a contract states it)"
