@@ -1341,9 +1341,95 @@ def test_a_last_line_joined_to_another_sessions_cut_line_may_still_be_this_sessi
     assert "CC-BODY-INDEX-PENDING" in [r.code for r in shown.refusals]
 
 
+# A write Claude Code was stopped in: cut before its session id (a provider-bodies audit).
+_CUT_HEAD = b'{"timestamp": "2026-07-21T09:1'
+
+
+def test_a_cut_line_joined_by_another_sessions_line_being_written_is_refused(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A last line cut before its id, then joined by another session's whole line (no newline
+    yet): the cut one may be this session's. Read by the joined line's id, it was another's,
+    the session converted "observed", and once the newline came every conversion refused and
+    `verify` of that bundle said 2 for good. It is refused until whole, as the cut line alone
+    is."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    other = json.dumps(index_line(("msg_w", "req_011W"), OTHER)).encode()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(_CUT_HEAD + other)
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 2, shown.err
+    assert [r.code for r in shown.refusals] == ["CC-BODY-INDEX-PENDING"]
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "ours"),
+    [
+        ("other", "other", False),  # cut after another's id, joined by another's line
+        ("other-id-start", "other", False),  # cut inside another's id
+        ("head", "other", True),  # cut before any id: may be this session's
+        ("our-id-start", "other", True),  # cut inside an id this one's starts with
+        ("other", "ours", True),  # another's cut line, joined by this session's
+    ],
+)
+def test_a_cut_line_joined_by_the_next_is_judged_by_each_record(
+    cli: Any, tmp_path: Path, first: str, then: str, ours: bool
+) -> None:
+    """A line (not the last) that a write cut short and the next line's write joined: made only
+    of other sessions' records, it is their damage, left unread (CC-BODY-INDEX-TORN, as a cut
+    last line of theirs; it refused every conversion for good: a provider-bodies audit), and
+    the session converts. Any record of it that may be this session's refuses, with a fix the
+    user can follow (there is no original to restore)."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    other = json.dumps(index_line(("msg_w", "req_011W"), OTHER)).encode()
+    mine = json.dumps(index_line(("msg_m", "req_011M"))).encode()
+    cut = {
+        "other": other[:100],
+        "other-id-start": other[: other.index(OTHER.encode()) + 4],
+        "head": _CUT_HEAD,
+        "our-id-start": mine[: mine.index(SID.encode()) + 4],
+    }[first]
+    joined = cut + {"other": other, "ours": mine}[then] + b"\n"
+    lines = (folder / "index.jsonl").read_bytes().splitlines(keepends=True)
+    lines.insert(2, joined)
+    (folder / "index.jsonl").write_bytes(b"".join(lines))
+    shown = inspect(cli, tree, tmp_path, folder)
+    if ours:
+        expect(shown, "CC-LINE-INVALID-JSON", INDEX, 3)
+        assert "Work on a copy of the folder: in the copy's index.jsonl delete that" in shown.err
+        assert "restore Claude Code's original" not in shown.err
+        return
+    assert shown.code == 0, shown.err
+    assert shown.report is not None
+    assert {"code": "CC-BODY-INDEX-TORN", "count": 1} in shown.report["not_read"]
+
+
+def test_another_sessions_joined_line_being_written_changes_no_contract(
+    cli: Any, tmp_path: Path
+) -> None:
+    """The same line before and after its newline is judged alike: a bundle made while the
+    last line (another session's cut line joined by another's) was being written re-derives
+    once it is whole."""
+    tree, bodies = setup(tmp_path)
+    folder = bodies.write()
+    other = json.dumps(index_line(("msg_w", "req_011W"), OTHER)).encode()
+    more = json.dumps(index_line(("msg_v", "req_011V"), OTHER)).encode()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(other[:100] + more)
+    contract, bundle, made = convert_chain(cli, tree, tmp_path / "run", folder)
+    assert made["receipt"]["auxiliary_calls"] == "observed"
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(b"\n")
+    verify = ["verify", "--bundle", str(bundle), "--contract", str(contract)]
+    done = cli(*verify, "--in", str(tree.parent), "--provider-bodies", str(folder))
+    assert done.code == 0, done.err
+
+
 def test_a_bad_index_line_before_the_last_is_refused(cli: Any, tmp_path: Path) -> None:
-    """Any session's line may be this one's: a line that does not parse (not the last, being
-    written) refuses with its line code, as in a transcript."""
+    """A line that does not parse (not the last, being written) and may be this session's
+    (here it names it) refuses with its line code, as in a transcript."""
     tree, bodies = setup(tmp_path)
     folder = bodies.write()
     lines = (folder / "index.jsonl").read_bytes().splitlines(keepends=True)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from converter.errors import CODES, Problem
-from converter.errors.codes import BODY_LINE_FIX
+from converter.errors.codes import BODY_LINE_FIX, INDEX_LINE_FIX
 
 if TYPE_CHECKING:  # every command imports this module; only inspect passes an account
     from converter.firewall.pseudonyms import Pseudonymizer
@@ -240,7 +240,7 @@ def emit_lines(
     """
     shown: dict[tuple[str, str | None], int] = {}
     said: set[str] = set()
-    fixed: set[tuple[str, bool]] = set()
+    fixed: set[tuple[str, str]] = set()
     described: set[str] = set()
     for code, where, message in lines:
         if message in said:  # the same problem found by two checks (an unwritable folder)
@@ -251,14 +251,16 @@ def emit_lines(
         if shown[key] <= PER_GROUP:
             body = code.startswith("CC-LINE-") and (where or "").startswith(_BODY_ROLES)
             text = BODY_LINE_FIX if body else CODES[code].fix
-            told = f" Fix: {text}" if fix and (code, body) not in fixed else ""
+            if body and (where or "").startswith("provider-index/"):
+                text = INDEX_LINE_FIX  # a line that may be the session's: no original to restore
+            told = f" Fix: {text}" if fix and (code, text) not in fixed else ""
             # Each line after a code's first gives its place alone; only the end is replaced
             # (a path --show-paths puts before the description may hold the same words).
             line, meaning = message, f": {CODES[code].message}"
             if code in described and message.endswith(meaning):
                 line = message[: -len(meaning)] + ": as above."
             described.add(code)
-            fixed.add((code, body))
+            fixed.add((code, text))
             tell(prefix + line + told)
     for (code, where), count in shown.items():
         if count > PER_GROUP:

@@ -72,6 +72,17 @@ BODY_LINE_FIX = (
     "This file is a provider body, not a transcript: restore Claude Code's original, or "
     + _WITHOUT_BODIES
 )
+# The fix of such a refusal at a line of the bodies' index: a line that may be this session's
+# (`sources.bodies`); Claude Code has no "original" of it to restore (a provider-bodies audit).
+INDEX_LINE_FIX = (
+    "This line of the provider bodies' index.jsonl is not one strict JSON record, and it may be "
+    "this session's (as when Claude Code was stopped while writing a line and the next one was "
+    "written after it on the same line; a line only other sessions' records make up is not read: "
+    "CC-BODY-INDEX-TORN). Work on a copy of the folder: in the copy's index.jsonl delete that "
+    "line (a whole record after its cut part may be kept, on a line of its own), and give the "
+    "copy to --provider-bodies, in verify too; a hidden call only that line named is then left "
+    "out. Or " + _WITHOUT_BODIES
+)
 # A response that cannot be its transcript call's (another model, other usage).
 _BODY_EDITED = (
     "The response or the transcript was edited, or they are not of one session; restore "
@@ -933,11 +944,12 @@ CODES: dict[str, CodeInfo] = {
         blocking=False,
     ),
     "CC-BODY-INDEX-TORN": _c(
-        "The last line of the bodies folder's index.jsonl is still being written (no newline "
-        "yet) by another session: its session id is written, or the start of one that is not "
-        "this session's. It is not read. Shown by inspect, not bound: a line another session "
-        "is writing changes no contract. (One that may be this session's is refused: "
-        "CC-BODY-INDEX-PENDING.)",
+        "A line of the bodies folder's index.jsonl is another session's and not one whole "
+        "record: its last line, still being written (no newline yet), or a line a write cut "
+        "short and the next line's write joined. Each record it starts shows another session's "
+        "id, or the start of one that is not this session's. It is not read. Shown by inspect, "
+        "not bound: a line of other sessions changes no contract. (One that may be this "
+        "session's is refused: the last line CC-BODY-INDEX-PENDING, another by its damage.)",
         "Nothing to do.",
         blocking=False,
     ),
@@ -950,9 +962,9 @@ CODES: dict[str, CodeInfo] = {
         "sources changed.",
         "Run again in a moment, once Claude Code has finished the line. If it stays cut (Claude "
         "Code was stopped while writing it, and nothing has been written since), its call's "
-        "response was never recorded whole: keep a copy of index.jsonl, remove that last "
-        "partial line from it (no session's complete line changes), and run again; or "
-        + _WITHOUT_BODIES,
+        "response was never recorded whole: work on a copy of the folder: delete that last "
+        "partial line from the copy's index.jsonl (no session's whole line changes), and give "
+        "the copy to --provider-bodies, in verify too; or " + _WITHOUT_BODIES,
     ),
     "CC-BODY-FILE-MISSING": _c(
         "A line of index.jsonl for this session names a response file, or for a hidden call a "

@@ -28,6 +28,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import BinaryIO
 
@@ -150,24 +151,43 @@ def select(
 
 # A line's session field, up to where the line is cut: the whole id, or the part written.
 _SESSION_FIELD = re.compile(rb'"session_id"\s*:\s*"([^"]*)("?)')
+# Where a record starts. Claude Code appends each index line in one write: one it was stopped
+# in is joined by the next line's, so a line that does not parse may hold several records, the
+# first cut. (`{"` outside a string starts an object; one a string ends with splits too much,
+# which only makes a line more likely to be taken as this session's.)
+_RECORD_START = re.compile(rb'\{\s*"')
+
+
+def _records(raw: bytes) -> list[bytes]:
+    """The records a line that does not parse holds: its bytes cut at each record start (bytes
+    before the first are a piece of their own)."""
+    starts = [0, *(m.start() for m in _RECORD_START.finditer(raw)), len(raw)]
+    pieces = (raw[a:b] for a, b in pairwise(starts))
+    return [piece for piece in pieces if piece.strip()]
 
 
 def _may_be_of(item: JSONObject | BadLine, raw: bytes, session_id: str) -> bool:
-    """May a last line still being written be this session's? A whole one (no newline yet) is
-    if it names it. One cut short is not when it shows another id, or the start of one that
-    is not this id's start; cut before its id is written, it may be: a call not yet looked for
-    is never called observed (were the line another session's, a bundle re-derived once it is
-    whole says "observed": `verify --contract --in` exit 5, in that window of a few bytes)."""
+    """May a line be this session's? A whole record is if it names it. A line that does not
+    parse (the last one cut while being written, or a cut one joined by the next line) is
+    another session's only if each record it holds shows another id, or the start of one that
+    is not this id's start: one cut before its id is written may be this session's, whatever
+    the records joined to it show (a provider-bodies audit: the next session's line decided for
+    a cut one, which converted "observed" and refused for good once its newline came). A call
+    not yet looked for is never called observed (were the line another session's, a bundle
+    re-derived once it is whole says "observed": `verify --contract --in` exit 5, in that
+    window of a few bytes). Decided on the line's bytes alone: `verify` decides the same."""
     if not session_id:
         return False
     if not isinstance(item, BadLine):
         return item.get("session_id") == session_id
-    written = [m.groups() for m in _SESSION_FIELD.finditer(raw)]
+    mine = session_id.encode()
+    return any(_record_may_be(record, mine) for record in _records(raw))
+
+
+def _record_may_be(record: bytes, mine: bytes) -> bool:
+    written = [m.groups() for m in _SESSION_FIELD.finditer(record)]
     if not written:
         return True
-    mine = session_id.encode()
-    # every id the line shows (a line a crashed write left cut, then joined by the next
-    # session's, shows two): any of them this one's, or its start, may be
     return any(value == mine if closed else mine.startswith(value) for value, closed in written)
 
 
@@ -209,8 +229,14 @@ def _from_index(
                     # no contract of this one)
                     layout.not_read["CC-BODY-INDEX-BLANK"] += 1
                     continue
-                if isinstance(item, BadLine):  # could be this session's: as in a transcript
-                    lines.add(item.code, number)
+                if isinstance(item, BadLine):
+                    # Refused if it could be this session's, as in a transcript; made only of
+                    # other sessions' records, their damage, left unread as a cut last line
+                    # is (it was refused for good: a provider-bodies audit).
+                    if _may_be_of(item, raw, session_id):
+                        lines.add(item.code, number)
+                    else:
+                        layout.not_read["CC-BODY-INDEX-TORN"] += 1
                     continue
                 session = item.get("session_id")
                 if not isinstance(session, str):
