@@ -2161,6 +2161,15 @@ def test_a_hidden_calls_advisor_pass_is_its_calls_task(cli: Any, tmp_path: Path)
     # one hidden call, two events: the bundle opens (hidden_calls counts calls, not passes)
     shown = cli("evaluate", "--bundle", str(out), "--format", "json")
     assert shown.code in (0, 1), shown.err
+    # inspect says both counts and which is which: "other 2" beside a finding of 1 read as
+    # two counts of one thing (a provider-bodies audit)
+    text = cli("inspect", "--in", str(tree.parent), "--provider-bodies", str(bodies.folder))
+    assert text.code == 0, text.err
+    assert "among the model calls: other 2 (1 response and 1 advisor pass, each a call)" in (
+        text.out
+    )
+    assert "CC-BODY-HIDDEN-CALL: 1 time." in text.out
+    assert "Counted by response, as the bundle's hidden_calls is" in text.out
 
 
 @pytest.mark.parametrize(

@@ -1045,8 +1045,10 @@ CODES: dict[str, CodeInfo] = {
         "calls (a session title, a compaction, a prompt suggestion...). Each is priced from its "
         "response and attributed to the task its request names (cc_prompt_id, else the "
         "cc_prev_req chain; under task_unit session, the one task), as a model event of a "
-        "hidden agent of its kind (title, compaction, other); the bundle's hidden_calls says "
-        "how many.",
+        "hidden agent of its kind (title, compaction, other). Counted by response, as the "
+        "bundle's hidden_calls is: an advisor pass a response states is a model call and event "
+        "of its own beside its call (among the model calls and the hidden agents'), not one more "
+        "hidden call.",
         "Nothing to do: their cost is in the task's, and evaluate's report shows it apart.",
         blocking=False,
     ),

@@ -339,8 +339,22 @@ def render_text(report: dict[str, Any]) -> str:
         if (kind := hidden_kind_of(a["kind"]))
     ]
     if hidden:  # SPEC §5.4: by kind (their cost: evaluate's report)
+        # by model call, advisor passes each one; the finding and a bundle's hidden_calls count
+        # responses: the difference said, not left to look like two counts of one thing (a
+        # provider-bodies audit: "compaction 2" beside "CC-BODY-HIDDEN-CALL: 1 time")
+        calls = sum(a["model_calls"] for a in report["by_agent"] if hidden_kind_of(a["kind"]))
+        responses = next(
+            (f["count"] for f in report["findings"] if f["code"] == "CC-BODY-HIDDEN-CALL"), calls
+        )
+        passes = calls - responses
         lines.append(
             f"  hidden calls (provider bodies only), among the model calls: {', '.join(hidden)}"
+            + (
+                f" ({counted(responses, 'response')} and "
+                f"{counted(passes, 'advisor pass', 'advisor passes')}, each a call)"
+                if passes > 0
+                else ""
+            )
         )
     if "auxiliary_calls" in report:  # what a bundle made from these files would say
         said = report["auxiliary_calls"]
