@@ -1878,6 +1878,46 @@ def test_usage_written_where_no_reader_takes_it_is_refused(
     expect_refusal(outcome, code, syn.label("parent", ""), len(lines))
 
 
+_CALL = {"id": "msg_0e5b", "usage": {"input_tokens": 180000, "output_tokens": 3500}}
+
+
+@pytest.mark.parametrize(
+    ("record", "code"),
+    [
+        # a new type holding a call in any shape: searched whole
+        ({"type": "agent-call", "data": {"message": {"message": _CALL}}}, "UNKNOWN-WITH-USAGE"),
+        ({"type": "agent-call", "calls": [_CALL, _CALL]}, "UNKNOWN-WITH-USAGE"),
+        ({"type": "agent-call", "tokenUsage": _CALL["usage"]}, "UNKNOWN-WITH-USAGE"),
+        # a system record (it holds no content): searched whole
+        ({"type": "system", "data": {"message": {"message": _CALL}}}, "USAGE-UNREAD"),
+        ({"type": "system", "subtype": "title", "tokenUsage": _CALL["usage"]}, "USAGE-UNREAD"),
+        ({"type": "system", "calls": [{"x": _CALL}]}, "USAGE-UNREAD"),
+        # another known record: a progress copy's shape under a field
+        ({"type": "attachment", "data": {"message": {"message": _CALL}}}, "USAGE-UNREAD"),
+    ],
+    ids=[
+        "new-type-copy-shape",
+        "new-type-list",
+        "new-type-other-key",
+        "system-copy-shape",
+        "system-other-key",
+        "system-list",
+        "attachment-copy-shape",
+    ],
+)
+def test_usage_deeper_in_a_record_that_is_no_call_is_refused(
+    syn: Tree, cli: Any, tmp_path: Path, record: dict[str, Any], code: str
+) -> None:
+    """A FORMAT-NOTES audit: a call two levels under a field, in a list or under another key
+    than `usage` was left out, exit 0 (an unknown type's CC-REC-UNKNOWN-TYPE said "no usage")."""
+    record = {**record, "sessionId": syn.session, "uuid": "0e5b0000-0000-4000-8000-0000000000fe"}
+    lines = syn.lines()
+    lines.append(dump(record))
+    syn.write_lines("", lines)
+    outcome = run_command(cli, COMMANDS[0], syn, tmp_path)
+    expect_refusal(outcome, f"CC-REC-{code}", syn.label("parent", ""), len(lines))
+
+
 def test_two_calls_under_one_message_id_are_refused_not_merged(
     syn: Tree, cli: Any, tmp_path: Path
 ) -> None:

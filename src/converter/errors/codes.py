@@ -513,8 +513,8 @@ CODES: dict[str, CodeInfo] = {
         "Report the Claude Code version; this record shape is not understood.",
     ),
     "CC-REC-UNKNOWN-WITH-USAGE": _c(
-        "A record of an unknown type carries usage (at its top, or under one of its fields, "
-        "or in its message).",
+        "A record of an unknown type carries usage: an object holding input_tokens or "
+        "output_tokens counts, anywhere in it.",
         "Report the Claude Code version; spend in an unknown record cannot be placed.",
     ),
     "CC-REC-USAGE-UNREAD": _c(
@@ -591,7 +591,9 @@ CODES: dict[str, CodeInfo] = {
         "converted by this version.",
     ),
     "CC-REC-UNKNOWN-TYPE": _c(
-        "Records of a type this converter does not know were counted and skipped (no usage).",
+        "Records of a type this converter does not know were counted and skipped (one that "
+        "holds input_tokens or output_tokens counts anywhere is refused: "
+        "CC-REC-UNKNOWN-WITH-USAGE).",
         "Nothing to do, unless a newer Claude Code moved spend into them.",
         blocking=False,
     ),

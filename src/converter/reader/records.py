@@ -1035,9 +1035,41 @@ def _has_usage(value: Any) -> bool:
 
 def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
     """Usage written where no reader takes it: at the record's top, or under one of its fields
-    (`<field>.usage`, `<field>.message.usage`: a title or compaction call Claude Code might one
-    day record in a `system`, `attachment` or new record). Its spend would be left out."""
-    return _has_usage(obj) or usage_elsewhere(obj, _READ_HERE.get(kind))
+    (`<field>.usage`, `<field>.message.usage`, or `<field>.message.message.usage`, a progress
+    copy's shape: a title or compaction call Claude Code might one day record in a `system`,
+    `attachment` or new record). Its spend would be left out. A record of a type this version
+    does not know is searched whole (`_counts_anywhere`): such records are rare, and one may
+    hold a call in any shape (a FORMAT-NOTES audit: a list of calls, a call two levels deep, a
+    `tokenUsage` object, each dropped with exit 0)."""
+    if _has_usage(obj) or usage_elsewhere(obj, _READ_HERE.get(kind)):
+        return True
+    if kind not in KNOWN_TYPES or kind == "system":  # a system record holds no content
+        return _counts_anywhere(obj)
+    if kind == "progress":  # its data.message.message.usage is a child's copy, read as such
+        return False
+    return any(
+        isinstance(value, dict)
+        and isinstance(message := value.get("message"), dict)
+        and _has_usage(message.get("message"))
+        for value in obj.values()
+    )
+
+
+def _counts_anywhere(root: Any) -> bool:
+    """Whether an object anywhere in `root` holds an integer `input_tokens` or `output_tokens`
+    (a usage object, under whatever key): walked with a stack, as deep as the line reader let
+    it be (`sources.jsonl.MAX_DEPTH`)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            counts = (node.get("input_tokens"), node.get("output_tokens"))
+            if any(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+                return True
+            stack.extend(v for v in node.values() if isinstance(v, dict | list))
+        elif isinstance(node, list):
+            stack.extend(v for v in node if isinstance(v, dict | list))
+    return False
 
 
 def usage_elsewhere(obj: dict[str, Any], read: str | None) -> bool:
