@@ -1045,7 +1045,7 @@ def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
         return True
     if kind not in KNOWN_TYPES or kind == "system":  # a system record holds no content
         return _counts_anywhere(obj)
-    if kind == "progress":  # its data.message.message.usage is a child's copy, read as such
+    if kind in _DEEPER_NOT_LOOKED:
         return False
     return any(
         isinstance(value, dict)
@@ -1053,6 +1053,12 @@ def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
         and _has_usage(message.get("message"))
         for value in obj.values()
     )
+
+
+# Records not looked into for a progress copy's shape: a progress line's is a child's copy, read
+# as such; an assistant's or user's fields are the call's and the prompt's or result's, taken
+# as they are, and they are most records: a look into each of their fields costs every read.
+_DEEPER_NOT_LOOKED = frozenset({"progress", "assistant", "user"})
 
 
 def _counts_anywhere(root: Any) -> bool:
