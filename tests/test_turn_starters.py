@@ -236,3 +236,40 @@ def test_bookkeeping_records_of_current_versions_are_known(
     assert [(r["code"], r["line"]) for r in refused.json()["refusals"]] == [
         ("CC-REC-USAGE-UNREAD", 6)
     ]
+
+
+def _compacted(folder: Path, summary: dict[str, Any]) -> Path:
+    """Prompt u1, call msg_1, a compact_boundary b1, `summary` (uuid u2, its child), msg_2."""
+    records = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "message": {"content": "CANARY 1"}},
+        _call("a1", "u1", "msg_1"),
+        {
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "b1",
+            "parentUuid": None,
+            "logicalParentUuid": "a1",
+            "content": "Conversation compacted",
+            "compactMetadata": {"trigger": "auto", "preTokens": 150000},
+        },
+        {"type": "user", "uuid": "u2", "parentUuid": "b1", **summary},
+        _call("a2", "u2", "msg_2"),
+    ]
+    for n, rec in enumerate(records):
+        rec.update(sessionId=SID, version="2.1.288", timestamp=f"2026-11-20T10:0{n}:00.000Z")
+    parent = folder / f"{SID}.jsonl"
+    parent.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return parent
+
+
+def test_a_compaction_summary_not_marked_one_is_refused(tmp_path: Path) -> None:
+    """A FORMAT-NOTES audit: with `isCompactSummary` renamed, the summary (the boundary's child)
+    was read as a prompt, a phantom task that took the calls after it, exit 0."""
+    from converter.run.pipeline import read_tree
+
+    text = {"role": "user", "content": "CANARY summary of the conversation so far"}
+    marked = read_tree(_compacted(tmp_path, {"message": text, "isCompactSummary": True}))
+    assert marked.refusals == []
+    assert len(marked.tasks) == 1
+    renamed = read_tree(_compacted(tmp_path, {"message": text, "isCompactionSummary": True}))
+    assert [(p.code, p.line) for p in renamed.refusals] == [("CC-TASK-COMPACT-SUMMARY-UNMARKED", 4)]

@@ -874,6 +874,14 @@ CODES: dict[str, CodeInfo] = {
         "restore the file first. Otherwise convert with --task-unit session, which makes the "
         "whole tree one task.",
     ),
+    "CC-TASK-COMPACT-SUMMARY-UNMARKED": _c(
+        "A user record stands where a compaction's summary does (its parent is the "
+        "compact_boundary record) but is not marked isCompactSummary, as every summary of the "
+        "known versions is: a summary marked another way, or a prompt written there. Read as a "
+        "prompt, it would start a task of its own and take the calls after it.",
+        "Report the Claude Code version (docs/claude-code-shapes.md, Compaction). Meanwhile "
+        "convert with --task-unit session, which starts no task at any prompt.",
+    ),
     "CC-TASK-USER-CONTENT-UNKNOWN": _c(
         "A user record of the main transcript holds content of a kind this version does not "
         "know (neither text, images and documents, nor tool results, a command or a notice): "

@@ -20,8 +20,19 @@ def find_tasks(acc: Account) -> None:
             Task(0, root.file, 1, 0, acc.tree.layout.session_id, first.timestamp if first else None)
         )
         return
+    # A compaction's summary is the boundary's one child (every compaction of the corpus)
+    boundaries = {
+        r.uuid
+        for r in root.records
+        if r.type == "system" and r.subtype == "compact_boundary" and r.uuid is not None
+    }
     for pos, rec in enumerate(root.records):
-        if starts_task(rec) and (digest := rec.content_digest):
+        if starts_task(rec) and rec.parent_uuid in boundaries:
+            # Where the summary stands, yet not marked one (`isCompactSummary` renamed?): read
+            # as a prompt it would start a phantom task, its calls moved into it (a FORMAT-NOTES
+            # audit: exit 0, two tasks for one): refused, not guessed.
+            acc.problems.append(Problem("CC-TASK-COMPACT-SUMMARY-UNMARKED", rec.file, rec.line))
+        elif starts_task(rec) and (digest := rec.content_digest):
             acc.tasks.append(Task(len(acc.tasks), rec.file, rec.line, pos, digest, rec.timestamp))
             if rec.kind == "channel":  # said: such a task may be a person's, or a bot's
                 acc.found("CC-TASK-CHANNEL-PROMPT", rec.file, rec.line)
