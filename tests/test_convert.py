@@ -732,8 +732,24 @@ def test_template_never_replaces_a_file_without_force(cli: Any, tmp_path: Path) 
     assert result.code == 2
     assert "OUT-EXISTS" in result.err
     assert contract.read_bytes() == filled
-    assert cli("convert", "--in", str(parent), "--template", str(contract), "--force").code == 0
-    assert read_json(contract)["claims"]["policy"]["min_tasks"] is None
+    # Labels --force would throw away are kept (a walkthrough lost every outcome, told only
+    # "fill its 6 null claims"): --from-contract with the same file carries them.
+    forced = cli("convert", "--in", str(parent), "--template", str(contract), "--force")
+    assert forced.code == 2
+    assert "OUT-FILLED-CONTRACT" in forced.err
+    assert contract.read_bytes() == filled
+    again = ("convert", "--in", str(parent), "--template", str(contract))
+    remade = cli(*again, "--from-contract", str(contract), "--force")
+    assert remade.code == 0, remade.err
+    assert read_json(contract)["claims"]["outcomes"] == json.loads(filled)["claims"]["outcomes"]
+    # ... which, unforced, is told to pass --force (a walkthrough: OUT-SAME-AS-INPUT, whose
+    # fix was to write a new file, and --force did not help)
+    unforced = cli(*again, "--from-contract", str(contract))
+    assert [line.split()[1].rstrip(":") for line in unforced.err.splitlines()] == ["OUT-EXISTS"]
+    # A template with nothing labelled is replaced when forced.
+    blank = tmp_path / "blank.json"
+    assert cli(*again[:4], str(blank)).code == 0
+    assert cli("convert", "--in", str(parent), "--template", str(blank), "--force").code == 0
 
 
 def test_timestamps_option_overrides_a_carried_contract(cli: Any, tmp_path: Path) -> None:
@@ -872,8 +888,17 @@ def test_a_bundle_or_report_never_replaces_a_contract(cli: Any, tmp_path: Path) 
         assert result.code == 2
         assert "OUT-REPLACES-EVIDENCE" in result.err
         assert target.read_bytes() == before
-    template = cli("convert", "--in", str(parent), "--template", str(other), "--force")
-    assert template.code == 0  # a template replaces a contract only when forced
+    template = cli(
+        "convert",
+        "--in",
+        str(parent),
+        "--template",
+        str(other),
+        "--force",
+        "--from-contract",
+        str(other),
+    )
+    assert template.code == 0, template.err  # a template replaces a contract only when forced
     signed_bundle = tmp_path / "s.json"
     key = tmp_path / "k.pem"
     assert cli("keygen", "--out", str(key)).code == 0

@@ -144,6 +144,28 @@ def _resolved(path: Path) -> Path:
         return path.absolute()
 
 
+def same_file(one: Path, other: Path) -> bool:
+    """Whether two paths name one file (a link or another name of it)."""
+    return _same_as_any(one, [other])
+
+
+def labelled_outcomes(path: Path) -> int:
+    """How many task outcomes a conversion contract at `path` has labelled (`acceptable` set):
+    0 for anything else, or a file that cannot be read as one. Hours of labelling a replaced
+    template would lose (OUT-FILLED-CONTRACT)."""
+    limit = 256 << 20
+    try:
+        data, _ = read_regular(path, limit)
+        document = json.loads(data) if len(data) <= limit else None
+    except (NotRegular, OSError, ValueError, RecursionError):  # not a contract: nothing to lose
+        return 0
+    claims = document.get("claims") if isinstance(document, dict) else None
+    outcomes = claims.get("outcomes") if isinstance(claims, dict) else None
+    if not isinstance(outcomes, dict):
+        return 0
+    return sum(isinstance(o, dict) and o.get("acceptable") is not None for o in outcomes.values())
+
+
 def _same_as_any(out: Path, sources: list[Path]) -> bool:
     """Whether `out` is one of `sources`: the same file (a link or another name of it), or,
     where neither has an identity (`regular.file_identity`), the same path once resolved. One

@@ -31,7 +31,9 @@ from converter.evaluate.result import SPEND_LEFT_OUT_ELSE, SPLIT_SESSION, UNPRIC
 from converter.files import (
     attestation_path,
     check_outputs,
+    labelled_outcomes,
     read_contract_file,
+    same_file,
     write_all_atomic,
     write_atomic,
 )
@@ -217,7 +219,13 @@ def _template(
     force: bool,
     bodies: Path | None,
 ) -> None:
-    inputs = [parent] + [p for p in (old_contract, policy_file) if p is not None]
+    # A template remade over the contract it carries forward: that contract is read before the
+    # template is written, so it is no input the output would destroy, only a file --force
+    # replaces (OUT-EXISTS without it; a new user's walkthrough: the README's loop remakes `$C`
+    # from `$C`, refused as OUT-SAME-AS-INPUT whatever was given).
+    in_place = old_contract is not None and same_file(out, old_contract)
+    read_first = [p for p in (old_contract,) if p is not None and not in_place]
+    inputs = [parent, *read_first] + [p for p in (policy_file,) if p is not None]
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
     old, card, preset = _template_inputs(
         out, inputs, replaceable, old_contract, price_card, policy_file, pseudo, force, parent
@@ -286,6 +294,14 @@ def _template_inputs(
     # be replaced at all: "pass --force" would not help one that is an input.)
     if not first.problems and out.exists() and not force:
         first.refuse(Problem("OUT-EXISTS"))
+    elif (
+        not first.problems
+        and not (old_contract is not None and same_file(out, old_contract))
+        and labelled_outcomes(out)
+    ):
+        # --force over labels it does not carry: a walkthrough lost every outcome, told only
+        # "fill its 6 null claims"; --from-contract with the same file carries them instead.
+        first.refuse(Problem("OUT-FILLED-CONTRACT"))
     old = (
         first(
             lambda: read_old_contract(

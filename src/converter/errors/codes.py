@@ -1981,7 +1981,16 @@ CODES: dict[str, CodeInfo] = {
     "OUT-EXISTS": _c(
         "The template's output file already exists; it may be a contract you filled in.",
         "Write the template to a new file (use --from-contract to carry the old claims), or pass "
-        "--force to replace it.",
+        "--force to replace it (with --from-contract naming that same file, its claims are "
+        "carried into the new template).",
+    ),
+    "OUT-FILLED-CONTRACT": _c(
+        "The template's output file is a contract with task outcomes already labelled, and "
+        "--force would replace it with a template that does not carry them (no --from-contract "
+        "names that file).",
+        "Carry them into the new template: add --from-contract with that same file (it is read "
+        "before the template is written). Or write the template to a new file, or delete the "
+        "old contract yourself if its labels are not wanted.",
     ),
     "OUT-NO-SPACE": _c(
         "The output could not be written: the filesystem (or your quota there) is full, or the "
