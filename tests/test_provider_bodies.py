@@ -1778,10 +1778,26 @@ def test_verify_rederives_a_bundle_made_with_bodies_byte_for_byte(cli: Any, tmp_
         out.write(json.dumps(index_line(("msg_later", "req_011Later"), OTHER)).encode() + b"\n")
     assert cli(*verify, "--provider-bodies", str(folder)).code == 0
 
+    # The verifier's to mend, said so (a walkthrough was told convert's fix: make the template
+    # again without --provider-bodies)
     forgot = cli(*verify)
     assert forgot.code == 2
-    assert "CONTRACT-BODIES-MISSING" in forgot.err
-    assert "ATTEST-REDERIVE" not in forgot.err
+    assert refused_codes(forgot.err) == ["ATTEST-REDERIVE-BODIES-MISSING"]
+    assert "Pass the producer's provider-bodies folder" in forgot.err
+    plain_contract, plain_bundle, _ = convert_chain(cli, tree, tmp_path / "plain", None)
+    given = cli(
+        "verify",
+        "--bundle",
+        str(plain_bundle),
+        "--contract",
+        str(plain_contract),
+        "--in",
+        str(tree.parent),
+        "--provider-bodies",
+        str(folder),
+    )
+    assert given.code == 2, given.err
+    assert refused_codes(given.err) == ["ATTEST-REDERIVE-BODIES-UNEXPECTED"]
 
     name = response_name(A2)
     changed = {**bodies.response(A2), "content": [{"type": "text", "text": "edited"}]}

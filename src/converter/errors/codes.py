@@ -1747,6 +1747,17 @@ CODES: dict[str, CodeInfo] = {
         "names it (`key show-id` prints a key's). Without it, check the digest and signature "
         "only (verify with no --contract and --in).",
     ),
+    "ATTEST-REDERIVE-BODIES-MISSING": _c(
+        "The bundle was made with provider bodies, and this re-derivation bound none: no "
+        "--provider-bodies folder was given, or the one given holds none of this session's.",
+        "Pass the producer's provider-bodies folder with --provider-bodies. Without it, check the "
+        "digest and signature only (verify with no --contract and --in).",
+    ),
+    "ATTEST-REDERIVE-BODIES-UNEXPECTED": _c(
+        "The bundle was made without provider bodies, and this re-derivation was given a "
+        "--provider-bodies folder holding some of this session's.",
+        "Leave --provider-bodies out: the bundle binds no bodies to compare.",
+    ),
     "ATTEST-REDERIVE-OTHER-CONTRACT": _c(
         "The contract given is not the one the bundle names (its keyed digest, under the key the "
         "contract names, is not the receipt's contract_sha256: another contract, or the same "

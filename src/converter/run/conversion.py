@@ -699,6 +699,13 @@ _NOT_COMPARABLE = frozenset(
 )
 
 
+# A refusal of the bodies given, said to verify's user as theirs to mend.
+_BODIES_AS_VERIFIER = {
+    "CONTRACT-BODIES-MISSING": "ATTEST-REDERIVE-BODIES-MISSING",
+    "CONTRACT-BODIES-UNEXPECTED": "ATTEST-REDERIVE-BODIES-UNEXPECTED",
+}
+
+
 def contract_digest(pseudo: Pseudonymizer, contract_bytes: bytes) -> str:
     """The receipt's `contract_sha256`: HMAC-SHA256 of the contract's exact bytes under the
     pseudonym key, as `inventory_sha256` is. Plain, it confirmed guesses at what the contract
@@ -749,6 +756,11 @@ def rederive(
             # The verifier's key, not the producer's: said as the verifier's to fix (2), not
             # with the producer's fix (make a new template).
             raise Refused([Problem("ATTEST-REDERIVE-OTHER-KEY", where="key_id")]) from None
+        for code, said in _BODIES_AS_VERIFIER.items():
+            if code in codes:
+                # The verifier's --provider-bodies, not the producer's template: said with the
+                # verifier's fix (a walkthrough was told to make the template again).
+                raise Refused([Problem(said)]) from None
         if "CONTRACT-OTHER-SESSION" in codes:
             # Another session's files: the wrong --in, or a bundle that is not evidence of
             # these files; either way nothing changed in them (5, said as such).
