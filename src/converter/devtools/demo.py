@@ -93,6 +93,12 @@ def _evaluate(bundle: Path) -> int:
 
 def main() -> int:
     os.environ["AGENT_EVIDENCE_KEY"] = DEMO_KEY
+    # (a walkthrough: the key notice below read as an alarm on a first run)
+    print(
+        "demo: the fixture is converted under the demo's public pseudonym key, on purpose (its "
+        "bundle is checked byte for byte); the notice about it below is expected",
+        file=sys.stderr,
+    )
     with tempfile.TemporaryDirectory(prefix="agent-evidence-demo-") as work:
         code = proof(Path.cwd(), Path(work))
     if code == 0:  # what a new user runs next (a walkthrough: the demo said nothing of it)
