@@ -2480,7 +2480,13 @@ def test_a_policy_file_fills_the_policy_baseline_and_rubric_of_every_template(
     write_json(policy, team)
     again = tmp_path / "again.json"
     args = ["convert", "--in", str(parent), "--template", str(again), "--from-contract", str(old)]
-    assert cli(*args, "--policy", str(policy)).code == 0
+    replaced = cli(*args, "--policy", str(policy))
+    assert replaced.code == 0
+    # each carried claim the file replaces is named (a walkthrough: limits changed unremarked)
+    assert "notice: the --policy file replaced 12 claims the --from-contract contract held: " in (
+        replaced.err
+    )
+    assert "policy/min_tasks, policy/repetition_warning_threshold, baseline/name" in replaced.err
     carried = read_json(again)["claims"]
     assert carried["policy"]["min_tasks"] == 7
     assert carried["outcomes"] == read_json(old)["claims"]["outcomes"]

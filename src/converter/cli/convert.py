@@ -260,6 +260,13 @@ def _template(
     _say_left_out([(f.code, f.count) for f in reading.canonical.findings])
     _say_bounds(made.bounds, carried=old is not None)
     _say_ended(made.ended)
+    if made.replaced:
+        # (a walkthrough: min_tasks 20 -> 5 and a cost limit 5 -> 200, unremarked, where a new
+        # card lists each repriced claim)
+        tell(
+            f"notice: the --policy file replaced {counted(len(made.replaced), 'claim')} the "
+            f"--from-contract contract held: {', '.join(made.replaced)}"
+        )
     if made.enabled:
         # (a review: cleared in silence, a gate disabled on purpose came back unremarked)
         tell(

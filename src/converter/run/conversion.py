@@ -194,6 +194,9 @@ class MadeTemplate(NamedTuple):
     ended: tuple[tuple[str, tuple[int, int]], ...] = ()
     # Gates the carried contract disabled that the --policy file does not: enabled again
     enabled: tuple[str, ...] = ()
+    # Claims carried from --from-contract that the --policy file replaced, by path
+    # (`policy/min_tasks`): field names only
+    replaced: tuple[str, ...] = ()
 
 
 def make_template(
@@ -250,6 +253,7 @@ def make_template(
         # (or, for a card file, signed as a lie): say so now, before the user labels anything.
         raise Refused(mismatched)
     enabled: list[str] = []  # carried disabled gates the --policy file does not list
+    changed: list[str] = []  # carried claims the --policy file gives another value
     if preset is not None:
         sections = {}
         for name in type(preset).model_fields:
@@ -259,7 +263,7 @@ def make_template(
             # Field by field: what the file states wins, the rest stays as carried (a fix
             # audit: a file stating one limit nulled every other carried one, unremarked).
             kept = getattr(template.claims, name)
-            stated = {field: getattr(given, field) for field in given.model_fields_set}
+            stated = {field: getattr(given, field) for field in sorted(given.model_fields_set)}
             if name == "policy":
                 # The disabled gates as a set, none listed none disabled: as `evaluate --policy`
                 # holds the bundles to the same file (an audit: a carried disabled gate stayed,
@@ -267,6 +271,15 @@ def make_template(
                 stated["disabled_checks"] = given.disabled_checks
                 if kept is not None:  # carried: say which the file switches back on
                     enabled = sorted(set(kept.disabled_checks) - set(given.disabled_checks))
+            if old is not None and kept is not None:  # a carried value the file replaces
+                changed += [
+                    f"{name}/{field}"
+                    for field, value in stated.items()
+                    if (was := getattr(kept, field)) is not None
+                    and (
+                        sorted(was) != sorted(value) if field == "disabled_checks" else was != value
+                    )
+                ]
             sections[name] = kept.model_copy(update=stated) if kept is not None else given
         template = template.model_copy(
             update={"claims": template.claims.model_copy(update=sections)}
@@ -281,7 +294,7 @@ def make_template(
     bounds = _bounds(template.claims.pricing, reading.canonical)
     ended = tuple(ended_tier_calls(reading.canonical, template.claims.pricing).items())
     nulls = _nulls_left(data, reading.canonical)
-    return MadeTemplate(data, carried, nulls, bounds, ended, tuple(enabled))
+    return MadeTemplate(data, carried, nulls, bounds, ended, tuple(enabled), tuple(changed))
 
 
 def _bounds(pricing: PricingTemplate | None, canonical: PublicAccount) -> tuple[ModelBound, ...]:
