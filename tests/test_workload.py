@@ -236,9 +236,7 @@ def test_a_mixed_workload_report_says_which_card_each_bundle_named() -> None:
         update={"price_card_id": "mixed", "price_card_ids": ("none", "anthropic-2026-11")}
     )
     ev = evaluate(workload.model_copy(update={"digests": digests}))
-    line = (
-        "price cards, one per bundle: none, anthropic-2026-11 (every price two of them use agrees)"
-    )
+    line = "price cards, one per bundle: none, anthropic-2026-11 (where two bundles use one price, they agree)"
     assert line in render_text(ev)
     assert line.replace("none", "`none`").replace("anthropic-2026-11", "`anthropic-2026-11`") in (
         render_markdown(ev)

@@ -265,7 +265,7 @@ def _digest_lines(ev: Evaluation, quote: Callable[[str], str] = _as_is) -> list[
             f"price card: {card(d.price_card_id)}"
             if len(set(d.price_card_ids)) < 2
             else "price cards, one per bundle: "
-            f"{', '.join(card(i) for i in d.price_card_ids)} (every price two of them use agrees)"
+            f"{', '.join(card(i) for i in d.price_card_ids)} (where two bundles use one price, they agree)"
         )
         + own,
         f"rubric: {quote(d.rubric_version)} (labels: {quote(d.label_source)})",

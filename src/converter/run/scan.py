@@ -1255,9 +1255,10 @@ def _totals(result: dict[str, Any]) -> list[str]:
         f"{counted(result['project_folders'], 'project folder')}: "
         f"{t['convertible']:,} convertible, "
         + (f"{t['empty']:,} empty (no model call), " if t["empty"] else "")
-        + f"{t['refused']:,} refused ({t['orphan']:,} of them with no "
-        f"main transcript), {counted(t['errors'], 'error')}; {t['split']:,} split across project "
-        "folders",
+        + f"{t['refused']:,} refused"
+        # (a walkthrough: "(0 of them with no main transcript)" said nothing)
+        + (f" ({t['orphan']:,} of them with no main transcript)" if t["orphan"] else "")
+        + f", {counted(t['errors'], 'error')}; {t['split']:,} split across project folders",
         f"{counted(t['model_calls'], 'model call')} "
         f"({t['usage_incomplete_calls']:,} usage-incomplete), "
         f"{counted(t['tool_calls'], 'tool call')}, {counted(t['subagents'], 'subagent')}, "
