@@ -2862,3 +2862,25 @@ def test_no_input_findings_are_held_to_their_events(cli: Any, tmp_path: Path) ->
     ]
     one_said["generator"]["version"] = "0.6.13"
     assert _resealed_problems(one_said) == []
+
+
+def test_a_cut_line_of_this_session_padded_with_nuls_is_not_another_sessions(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A hidden call's index line cut inside its own session id, the rest of the write lost
+    and the gap left as NUL bytes (a crash: the file's length grew, its data did not), then
+    another session's whole line appended. The cut value reads `<id start>\\0\\0...`, no start
+    of this id, and the other record shows another's: the line is taken as another session's
+    (CC-BODY-INDEX-TORN, 'Nothing to do'), the hidden call's spend is silently left out, exit
+    0 (a review). The cut value is compared up to its first byte no id holds."""
+    tree, bodies = setup(tmp_path)
+    add_hidden(bodies, TITLE, source="prompt_suggestion", header=billing(cc_prompt_id=PROMPT_ID))
+    assert bodies.lines is not None
+    ours = json.dumps(bodies.lines.pop()).encode()  # the hidden call's line, written by hand
+    folder = bodies.write()
+    cut = ours[: ours.index(SID.encode()) + 8] + b"\0" * 64
+    other = json.dumps(index_line(("msg_w", "req_011W"), OTHER)).encode()
+    with (folder / "index.jsonl").open("ab") as out:
+        out.write(cut + other + b"\n")
+    shown = inspect(cli, tree, tmp_path, folder)
+    assert shown.code == 2, (shown.code, shown.err, shown.report and shown.report["not_read"])

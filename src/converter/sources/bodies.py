@@ -188,7 +188,21 @@ def _record_may_be(record: bytes, mine: bytes) -> bool:
     written = [m.groups() for m in _SESSION_FIELD.finditer(record)]
     if not written:
         return True
-    return any(value == mine if closed else mine.startswith(value) for value, closed in written)
+    # an unclosed value is compared up to its first byte no id holds: a crash can leave the
+    # rest of the write as NUL bytes before the next line (a review: `<id start>\0\0...` read
+    # as no start of this id, and the call left out, exit 0)
+    return any(
+        value == mine if closed else mine.startswith(_id_start(value)) for value, closed in written
+    )
+
+
+_ID_PART = re.compile(rb"[A-Za-z0-9_-]*")
+
+
+def _id_start(value: bytes) -> bytes:
+    """The leading bytes of `value` that an id can hold."""
+    found = _ID_PART.match(value)
+    return found.group() if found else b""
 
 
 def _from_index(
