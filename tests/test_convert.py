@@ -3277,3 +3277,39 @@ def test_a_session_across_the_end_is_told_no_contract_prices_it_exactly(
     assert made.code == 0, made.err
     assert "notice: 2 calls of claude-opus-4-6 had more than 200,000 input tokens" in made.err
     assert "but 2 calls above 200,000 after it would take that tier too" in made.err
+
+
+def test_a_contract_remade_in_place_never_loses_labels_it_does_not_carry(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A review: `--from-contract C --template C --force` with a wrong --in (another session's
+    tree) carried none of C's labels and replaced it, exit 0. And a contract labelled but for
+    `acceptable` (minutes and value filled) was replaced by --force alone."""
+    parent = fixture_parent("synthetic_tree")
+    template = tmp_path / "t.json"
+    assert cli("convert", "--in", str(parent), "--template", str(template)).code == 0
+    contract = tmp_path / "c.json"
+    write_json(contract, fill(read_json(template)))
+    filled = contract.read_bytes()
+    wrong = cli(
+        "convert",
+        "--in",
+        str(fixture_parent("rich_tree")),
+        "--template",
+        str(contract),
+        "--from-contract",
+        str(contract),
+        "--force",
+    )
+    assert wrong.code == 2, wrong.err
+    assert "OUT-FILLED-CONTRACT" in wrong.err
+    assert contract.read_bytes() == filled
+    half = read_json(template)
+    for outcome in half["claims"]["outcomes"].values():
+        outcome.update(human_minutes="90", business_value_usd="250")
+    write_json(template, half)
+    before = template.read_bytes()
+    forced = cli("convert", "--in", str(parent), "--template", str(template), "--force")
+    assert forced.code == 2, forced.err
+    assert "OUT-FILLED-CONTRACT" in forced.err
+    assert template.read_bytes() == before

@@ -150,8 +150,8 @@ def same_file(one: Path, other: Path) -> bool:
 
 
 def labelled_outcomes(path: Path) -> int:
-    """How many task outcomes a conversion contract at `path` has labelled (`acceptable` set):
-    0 for anything else, or a file that cannot be read as one. Hours of labelling a replaced
+    """How many task outcomes a conversion contract at `path` has labelled (any value set, as
+    `--from-contract` carries them): 0 for anything else, or a file that cannot be read as one. Hours of labelling a replaced
     template would lose (OUT-FILLED-CONTRACT)."""
     limit = 256 << 20
     try:
@@ -163,7 +163,9 @@ def labelled_outcomes(path: Path) -> int:
     outcomes = claims.get("outcomes") if isinstance(claims, dict) else None
     if not isinstance(outcomes, dict):
         return 0
-    return sum(isinstance(o, dict) and o.get("acceptable") is not None for o in outcomes.values())
+    return sum(
+        isinstance(o, dict) and any(v is not None for v in o.values()) for o in outcomes.values()
+    )
 
 
 def _same_as_any(out: Path, sources: list[Path]) -> bool:

@@ -249,8 +249,13 @@ def _template(
         old=old,
         preset=preset,
     )
-    write_atomic(out, made.data)
     carried = made.carried
+    if in_place and carried is not None and (carried.other_session or carried.dropped_labelled):
+        # Remade over itself, the contract would lose labels the template does not carry: of
+        # another session's tasks (a wrong --in), or of tasks no longer there (a review: every
+        # label gone, exit 0). Written elsewhere, the old contract stays to compare.
+        raise Refused([Problem("OUT-FILLED-CONTRACT")])
+    write_atomic(out, made.data)
     review = None
     if carried is not None and carried.changed:
         review = "check the changed tasks' outcomes (below)"

@@ -1997,11 +1997,14 @@ CODES: dict[str, CodeInfo] = {
     ),
     "OUT-FILLED-CONTRACT": _c(
         "The template's output file is a contract with task outcomes already labelled, and "
-        "--force would replace it with a template that does not carry them (no --from-contract "
-        "names that file).",
+        "--force would replace it with a template that does not carry them all: no "
+        "--from-contract names that file, or it does and some of its labelled tasks are not "
+        "this session's tasks (another session's contract, a wrong --in; or tasks dropped "
+        "since).",
         "Carry them into the new template: add --from-contract with that same file (it is read "
-        "before the template is written). Or write the template to a new file, or delete the "
-        "old contract yourself if its labels are not wanted.",
+        "before the template is written). Where it names it already, write the template to a "
+        "new file and compare (its notices name what is not carried), or delete the old "
+        "contract yourself if its labels are not wanted.",
     ),
     "OUT-NO-SPACE": _c(
         "The output could not be written: the filesystem (or your quota there) is full, or the "

@@ -262,7 +262,7 @@ class EndedTier:
     """Which calls a shipped card's one tier prices below the long-context rate they were
     billed at (PRICE-CARD-TIER-ENDED): a call of a model in `ENDED_LONG_CONTEXT`, above its
     threshold, made before the end, priced under the name of a shipped card that lists the
-    model. A call with no time is as late as the session's start at most, and one in a
+    model. A call with no time is no earlier than the session's start, and one in a
     session that shows no time at all counts as before. Prices of your own, and a card file's
     (which cannot be looked up again, so its prices are yours), are not judged."""
 
