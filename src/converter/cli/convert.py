@@ -304,10 +304,11 @@ def _template_inputs(
     )
     # A filled contract is hours of labelling: never lose it. (Said only of an output that may
     # be replaced at all: "pass --force" would not help one that is an input.)
-    if not first.problems and out.exists() and not force:
+    exists = not first.problems and out.exists()
+    if exists and not force:
         first.refuse(Problem("OUT-EXISTS"))
     elif (
-        not first.problems
+        exists
         and not (old_contract is not None and same_file(out, old_contract))
         and labelled_outcomes(out)
     ):
