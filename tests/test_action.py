@@ -1016,6 +1016,13 @@ def test_a_bundle_path_that_is_not_there_is_named(
     assert "globs are not expanded" in run.summary
     # The refusal names paths, not numbers: a list "numbered as above" had nothing above it.
     assert "Bundles, numbered" not in run.summary
+    # A folder given beside a missing path is said in the same run (a walkthrough: only the
+    # missing one was, BUNDLE-IS-FOLDER on the next run)
+    (workspace / "evidence").mkdir(exist_ok=True)
+    run = run_action(runner, tmp_path, workspace, {"bundle": "gone.json\nevidence"})
+    assert_gate(run, "REFUSED", 2)
+    assert 'no bundle file at: "gone.json" (' in run.summary
+    assert 'a folder, not a bundle file, at: "evidence" (BUNDLE-IS-FOLDER)' in run.summary
 
 
 def test_a_refusal_of_thousands_of_paths_keeps_the_summary_under_githubs_limit(
