@@ -2516,17 +2516,7 @@ def test_a_policy_file_sets_the_disabled_gates_as_evaluate_holds_bundles_to_them
     policy = tmp_path / "team.json"
     write_json(policy, {"policy": {"min_tasks": 1}})
     again = tmp_path / "again.json"
-    made = cli(
-        "convert",
-        "--in",
-        str(parent),
-        "--template",
-        str(again),
-        "--from-contract",
-        str(tmp_path / "old.json"),
-        "--policy",
-        str(policy),
-    )
+    made = _carry(cli, parent, tmp_path / "old.json", tmp_path, "--policy", str(policy))
     assert made.code == 0, made.err
     assert "disabled and the --policy file does not (acceptable-rate) are enabled again" in (
         made.err
