@@ -463,3 +463,18 @@ def test_what_is_not_one_delivery_of_the_one_message_is_refused(
     result = cli("inspect", "--json", "--in", str(parent))
     assert result.code == 2, result.out
     assert [r["code"] for r in result.json()["refusals"]] == ["CC-TREE-AGENT-RESUME-UNPLACED"]
+
+
+def test_a_message_from_an_agent_of_another_task_is_refused(cli: Any) -> None:
+    """An attribution audit: agent A, spawned in task 1, took up in task 2 a message agent X
+    (spawned in task 2) sent it; its calls after the message stayed in task 1, unremarked,
+    where the same message from the main transcript moves them to task 2. Messages between
+    agents are not followed: refused at the SendMessage call, --task-unit session converts.
+    (tests/trees/message_between_agents: the audit's tree.)"""
+    parent = next((Path(__file__).parent / "trees" / "message_between_agents").glob("*.jsonl"))
+    refused = cli("inspect", "--in", str(parent), "--json")
+    assert refused.code == 2
+    codes = [(r["code"], r["file"]) for r in refused.json()["refusals"]]
+    assert [code for code, _ in codes] == ["CC-TREE-AGENT-MESSAGE-UNFOLLOWED"]
+    whole = cli("inspect", "--in", str(parent), "--task-unit", "session")
+    assert whole.code == 0, whole.err

@@ -329,6 +329,13 @@ CODES: dict[str, CodeInfo] = {
         "Convert with --task-unit session (the whole tree one task); restore the agent's "
         "transcript if it was cut short.",
     ),
+    "CC-TREE-AGENT-MESSAGE-UNFOLLOWED": _c(
+        "An agent sends a message (SendMessage) to another agent of the tree that works for "
+        "another task, and that agent took turns after its first call: messages between agents "
+        "are not followed (only the main transcript's are), so the work it did for the "
+        "sender's task cannot be told from the work of the task that started it.",
+        "Convert with --task-unit session (the whole tree one task).",
+    ),
     "CC-TREE-DELEGATION-REMOTE": _c(
         "Delegation calls (Agent, Workflow) whose result says they launched remotely "
         "(`remote_launched`: Claude Code on the web): their agents' model calls are recorded "

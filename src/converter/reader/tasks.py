@@ -185,6 +185,33 @@ def _resumes(acc: Account) -> tuple[Splits, list[tuple[ToolCall, int, int]]]:
     return splits, unplaced
 
 
+def _between_agents(acc: Account) -> None:
+    """A message one agent sends another is not followed (`_resumes` follows the main
+    transcript's: an agent's own task is known only once its tree is placed). Harmless when
+    both work for one task; from another task, to an agent that took turns after its first
+    call, the work it did for the sender cannot be told from its own task's: refused (an
+    attribution audit: the same message moved the calls after it to the later task when the
+    main transcript sent it, and kept them in the first, unremarked, when an agent did)."""
+    targets = _message_targets(acc)
+    for tool in acc.tools.values():
+        if tool.send_to is None or tool.stream == 0 or tool.status == "error":
+            continue
+        call = acc.calls.get(tool.msg_id)
+        if call is None or call.task is None:
+            continue
+        for index in targets.get(tool.send_to, []):
+            target = acc.streams[index]
+            if (
+                index != tool.stream
+                and target.task not in (None, call.task)
+                and _takes_turns(target)
+            ):
+                acc.problems.append(
+                    Problem("CC-TREE-AGENT-MESSAGE-UNFOLLOWED", tool.file, tool.line)
+                )
+                break
+
+
 # What an agent's transcript records of a turn given to it (its own first prompt aside): a
 # prompt, a notice, content of no known kind; and a coordinator's message, as a user record or
 # a queued attachment (`_takes_turns`).
@@ -238,6 +265,8 @@ def assign(acc: Account) -> None:
         target = acc.streams[index]
         if target.task != task and _takes_turns(target):
             acc.problems.append(Problem("CC-TREE-AGENT-RESUME-UNPLACED", tool.file, tool.line))
+    if acc.task_unit == "prompt":
+        _between_agents(acc)
     acc.resume_splits = dict(splits)
     first: Call | None = None  # the first call with no task: the refusal names its line
     for call in acc.calls.values():
