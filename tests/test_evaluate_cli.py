@@ -120,6 +120,18 @@ def test_one_changed_byte_exits_5(cli: Any, tmp_path: Path) -> None:
     result = cli("evaluate", "--bundle", str(bundle))
     assert result.code == 5
     assert "BUNDLE-DIGEST-MISMATCH" in result.err
+    # ... whatever else is refused (a SPEC sweep: a --report that may not be written hid it,
+    # exit 2), said beside it; and a sound bundle with that --report is refused (2)
+    (tmp_path / "o").mkdir()
+    other = _bundle(cli, tmp_path / "o", "scale")
+    for report in (other, tmp_path / "no-such-folder" / "r.md"):
+        both = cli("evaluate", "--bundle", str(bundle), "--report", str(report))
+        assert both.code == 5, both.err
+        assert "BUNDLE-DIGEST-MISMATCH" in both.err
+        assert re.search(r"OUT-(REPLACES-EVIDENCE|UNWRITABLE)", both.err), both.err
+    sound = cli("evaluate", "--bundle", str(other), "--report", str(other))
+    assert sound.code == 2, sound.err
+    assert "OUT-SAME-AS-INPUT" in sound.err
 
 
 def test_agreeing_bundles_are_one_workload(cli: Any, tmp_path: Path) -> None:

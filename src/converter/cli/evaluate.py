@@ -8,6 +8,7 @@ import click
 
 from converter.cli.diagnostics import say
 from converter.cli.options import FILE, PATH
+from converter.errors import IntegrityFailure, Refused
 from converter.evaluate import evaluate as run_checks
 from converter.evaluate import render_json, render_markdown, render_text
 from converter.files import check_outputs, write_atomic
@@ -67,10 +68,29 @@ def evaluate(
 ) -> int:
     """Decide SCALE / ASSIST / STOP / INCOMPLETE under the bundles' policy (exit 0/3/4/2; 5 when a
     bundle or its signature does not match)."""
+    unwritable: Refused | None = None
     if report is not None:
         inputs = list(bundles) + ([policy_file] if policy_file else [])
-        check_outputs([report], inputs, option="--report")
-    result = run_checks(load_workload(bundles, public_key, policy_file))
+        try:
+            check_outputs([report], inputs, option="--report")
+        except Refused as refused:
+            # The bundles are opened all the same: a digest or signature that fails is 5
+            # whatever else is wrong (a SPEC sweep: a --report refusal hid a tampered bundle).
+            unwritable = refused
+    try:
+        workload = load_workload(bundles, public_key, policy_file)
+    except IntegrityFailure as failure:
+        if unwritable is not None:
+            failure.refusals = [*unwritable.problems, *failure.refusals]
+        raise
+    except Refused as refused:
+        if unwritable is not None:
+            both = [*unwritable.problems, *refused.problems]
+            raise Refused(both, refused.labels, refused.paths) from None
+        raise
+    if unwritable is not None:
+        raise unwritable
+    result = run_checks(workload)
     if fmt is None:
         fmt = SUFFIX_FORMATS.get(report.suffix.lower(), "text") if report else "text"
     text = RENDERERS[fmt](result)
