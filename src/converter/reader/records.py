@@ -1038,8 +1038,8 @@ def _unread_usage(obj: dict[str, Any], kind: str) -> bool:
     (`<field>.usage`, `<field>.message.usage`, or `<field>.message.message.usage`, a progress
     copy's shape: a title or compaction call Claude Code might one day record in a `system`,
     `attachment` or new record). Its spend would be left out. A record of a type this version
-    does not know is searched whole (`_counts_anywhere`): such records are rare, and one may
-    hold a call in any shape (a FORMAT-NOTES audit: a list of calls, a call two levels deep, a
+    does not know, and a `system` record (notes, errors, durations: no content), is searched
+    whole (`_counts_anywhere`): such records are few, and one may hold a call in any shape (a FORMAT-NOTES audit: a list of calls, a call two levels deep, a
     `tokenUsage` object, each dropped with exit 0)."""
     if _has_usage(obj) or usage_elsewhere(obj, _READ_HERE.get(kind)):
         return True
