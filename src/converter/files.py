@@ -151,8 +151,8 @@ def same_file(one: Path, other: Path) -> bool:
 
 def labelled_outcomes(path: Path) -> int:
     """How many task outcomes a conversion contract at `path` has labelled (any value set, as
-    `--from-contract` carries them): 0 for anything else, or a file that cannot be read as one. Hours of labelling a replaced
-    template would lose (OUT-FILLED-CONTRACT)."""
+    `--from-contract` carries them): 0 for anything else, or a file that cannot be read as one.
+    Hours of labelling a replaced template would lose (OUT-FILLED-CONTRACT)."""
     if _evidence_kind(path) != "conversion-contract":  # looked into in chunks, never held
         return 0
     limit = 256 << 20

@@ -228,7 +228,16 @@ def _template(
     inputs = [parent, *read_first] + [p for p in (policy_file,) if p is not None]
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
     old, card, preset = _template_inputs(
-        out, inputs, replaceable, old_contract, price_card, policy_file, pseudo, force, parent
+        out,
+        inputs,
+        replaceable,
+        old_contract,
+        price_card,
+        policy_file,
+        pseudo,
+        force,
+        parent,
+        in_place,
     )
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit
@@ -293,6 +302,7 @@ def _template_inputs(
     pseudo: Pseudonymizer,
     force: bool,
     parent: Path,
+    in_place: bool,
 ) -> tuple[Contract | None, PriceCard | None, Preset | None]:
     """The output checked and every input read, each problem of them said at once, before the
     sources are read."""
@@ -307,11 +317,7 @@ def _template_inputs(
     exists = not first.problems and out.exists()
     if exists and not force:
         first.refuse(Problem("OUT-EXISTS"))
-    elif (
-        exists
-        and not (old_contract is not None and same_file(out, old_contract))
-        and labelled_outcomes(out)
-    ):
+    elif exists and not in_place and labelled_outcomes(out):
         # --force over labels it does not carry: a walkthrough lost every outcome, told only
         # "fill its 6 null claims"; --from-contract with the same file carries them instead.
         first.refuse(Problem("OUT-FILLED-CONTRACT"))

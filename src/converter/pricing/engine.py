@@ -269,11 +269,14 @@ class EndedTier:
     __slots__ = ("_models", "_start")
 
     def __init__(self, account: PublicAccount, claims: PricingClaims | PricingTemplate) -> None:
-        card = shipped_card_named(claims.price_card)
         self._models: dict[str, tuple[int, str]] = {}
-        for model, ended in ENDED_LONG_CONTEXT.items():
-            entry = claims.models.get(model)
-            if card is None or model not in card.models or entry is None:
+        priced = [model for model in ENDED_LONG_CONTEXT if model in claims.models]
+        # the card is looked up (read and validated) only for a session that prices such a model
+        card = shipped_card_named(claims.price_card) if priced else None
+        for model in priced:
+            ended = ENDED_LONG_CONTEXT[model]
+            entry = claims.models[model]
+            if card is None or model not in card.models:
                 continue
             threshold = ended[0]
             if not any(0 < (t.above_input_tokens or 0) <= threshold for t in entry.tiers):
