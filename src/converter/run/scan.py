@@ -1478,7 +1478,8 @@ def _notes(result: dict[str, Any]) -> list[str]:
             "the folder given is Claude Code's config folder (a projects/ folder in it, no "
             "session transcript): its projects/ folder was scanned"
         )
-    if t["skipped_entries"]:
+    own_folder = bool(result.get("session_folder"))  # its note above says what its entries are
+    if t["skipped_entries"] and not own_folder:
         lines.append(
             f"{counted(t['skipped_entries'], 'entry', 'entries')} skipped: not a session "
             "transcript or folder in a project folder (--show-paths lists them; memory/ is not "
@@ -1510,7 +1511,7 @@ def _notes(result: dict[str, Any]) -> list[str]:
             "each with its sessions' <session-id>.jsonl transcripts (~/.claude/projects, or "
             "$CLAUDE_CONFIG_DIR/projects when set: `scan` with no folder reads it)"
         )
-    elif not rows and not t["sessions_before_since"] and not result.get("one_project_folder"):
+    elif not (rows or t["sessions_before_since"] or result.get("one_project_folder") or own_folder):
         # A new-user audit: `scan` of a source checkout said "0 sessions in 18 project folders"
         # and no more (its folders were taken for project folders, as any folder here is).
         lines.append(
