@@ -2149,7 +2149,7 @@ def test_a_mistyped_gate_id_and_a_dollar_amount_are_each_said_once_and_plainly(
     assert result.code == 2
     assert result.err.count("claims/policy/disabled_checks/0") == 1
     assert "CONTRACT-UNKNOWN-CHECK [claims/policy/disabled_checks/0]" in result.err
-    assert 'expected: a decimal number, written as a string such as "40" or "0.30"' in result.err
+    assert 'expected: a decimal number, written as a string such as "1" or "0.30"' in result.err
     assert "$40" not in result.err
 
 
@@ -2270,7 +2270,7 @@ def test_a_published_label_is_one_word(
 @pytest.mark.parametrize(
     ("value", "said"),
     [
-        ("-1", 'a decimal >= 0, as a string such as "40" or as a number'),
+        ("-1", 'a decimal >= 0, as a string such as "0.30" or as a number'),
         (-1, "a number >= 0"),
     ],
 )
@@ -2302,6 +2302,23 @@ def test_a_rate_above_one_is_told_an_example_within_its_bound(cli: Any, tmp_path
         'min_acceptable_rate (expected: a decimal <= 1, as a string such as "1" or as a number)'
         in (result.err)
     )
+
+
+@pytest.mark.parametrize(("value", "example"), [("-1", '"0.30"'), ("high", '"1" or "0.30"')])
+def test_a_rate_below_zero_or_of_no_number_is_told_an_example_a_rate_takes(
+    cli: Any, tmp_path: Path, value: str, example: str
+) -> None:
+    """A review: `"min_acceptable_rate": "-1"` was told `such as "40"` (money's example), which
+    its own upper bound of 1 refuses; so was a rate that is no number at all."""
+
+    def edit(contract: dict[str, Any]) -> None:
+        contract["claims"]["policy"]["min_acceptable_rate"] = value
+
+    result = _convert_edited(cli, tmp_path, edit)
+    assert result.code == 2
+    assert "min_acceptable_rate (expected: a decimal" in result.err
+    assert f"such as {example}" in result.err
+    assert '"40"' not in result.err
 
 
 def test_a_shape_error_in_outcomes_does_not_hide_a_missing_or_unknown_task(
@@ -2550,7 +2567,7 @@ def test_a_policy_file_sets_the_disabled_gates_as_evaluate_holds_bundles_to_them
             "CONTRACT-POLICY-FILE-SHAPE",
             "<key #2> (expected: no such field",
         ),
-        (b"{}", "CONTRACT-POLICY-FILE-SHAPE", "(policy file) (expected: at least one of"),
+        (b"{}", "CONTRACT-POLICY-FILE-SHAPE", "whole file (expected: at least one of"),
         # a section mistyped: the one meant, as a field within a section is (a walkthrough)
         (
             b'{"polcy": {"min_tasks": 3}}',
@@ -2575,14 +2592,14 @@ def test_a_policy_file_sets_the_disabled_gates_as_evaluate_holds_bundles_to_them
         (
             b'{"schema_version": "agent-evidence/bundle/v1", "policy": {}, "events": []}',
             "CONTRACT-POLICY-FILE-SHAPE",
-            "(policy file) (expected: a policy file: the policy, baseline, outcome_contract "
+            "whole file (expected: a policy file: the policy, baseline, outcome_contract "
             "sections of a contract's claims, not a bundle)",
         ),
         # a whole contract given (a walk-through: it was one `<key>` line, never saying so)
         (
             b'{"schema_version": "1", "claims": {"policy": {}}, "tasks": []}',
             "CONTRACT-POLICY-FILE-SHAPE",
-            "(policy file) (expected: a policy file: the policy, baseline",
+            "whole file (expected: a policy file: the policy, baseline",
         ),
     ],
 )

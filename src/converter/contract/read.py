@@ -177,7 +177,7 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
     if isinstance(raw, dict) and ("claims" in raw or _is_bundle(raw)):  # a contract, a bundle
         wants = "a policy file: the " + ", ".join(sections) + " sections of a contract's claims"
         given = "a bundle" if _is_bundle(raw) else "a whole contract"
-        where = f"(policy file) (expected: {wants}, not {given})"
+        where = f"whole file (expected: {wants}, not {given})"
         return [Problem("CONTRACT-POLICY-FILE-SHAPE", where=where)]
     try:
         preset = Preset.model_validate(raw, strict=True)
@@ -206,7 +206,7 @@ def read_preset(data: bytes) -> Preset | list[Problem]:
         return [replace(p, where=_in_file(p.where)) for p in problems]
     if all(getattr(preset, name) is None for name in sections):  # `{}`: fills nothing
         wants = "at least one of " + ", ".join(sections)
-        return [Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"(policy file) (expected: {wants})")]
+        return [Problem("CONTRACT-POLICY-FILE-SHAPE", where=f"whole file (expected: {wants})")]
     return preset
 
 
@@ -536,7 +536,8 @@ def expected(err: Any) -> str:
     if kind == "literal_error" and "expected" in ctx:
         return f"one of {ctx['expected']}"
     if kind == "is_instance_of" and ctx.get("class") == "Decimal":  # money, a rate, a price
-        return 'a decimal number, written as a string such as "40" or "0.30"'
+        # (an example every such field takes: a rate lies in [0, 1], "40" is money's only)
+        return 'a decimal number, written as a string such as "1" or "0.30"'
     if kind == "value_error" and "decimal" in str(err.get("msg", "")):  # a price's own check
         # (the message is the validator's fixed text, never the input): "5e0", "40 USD"
         return 'a decimal string of digits and an optional point ("40", "0.30"), or a number'
@@ -546,7 +547,7 @@ def expected(err: Any) -> str:
             # (a walkthrough: "-1" told "a number >= 0" read as if a string were the fault)
             # (a review: `<= 1, such as "40"` contradicted itself: the example is the bound)
             bound = str(ctx[key])
-            example = "" if sign in (">", "<") else f' such as "{"40" if bound == "0" else bound}"'
+            example = "" if sign in (">", "<") else f' such as "{"0.30" if bound == "0" else bound}"'
             return f"a decimal {sign} {ctx[key]}, as a string{example} or as a number"
         if key in ctx:
             return f"a number {sign} {ctx[key]}"
