@@ -451,7 +451,8 @@ def test_a_sessions_own_folder_given_says_where_its_transcript_is(tmp_path: Path
     said = cli("scan", str(folder)).out
     assert note in said
     # ... and only that: "entries skipped" and "no session here" said the same again, less well
-    assert "skipped" not in said and "no session here" not in said, said
+    assert "skipped" not in said
+    assert "no session here" not in said
     assert cli("scan", str(project.parent), "--json").json()["session_folder"] is False
     alike = tmp_path / "elsewhere" / folder.name  # a session id's name, nothing of a session's
     alike.mkdir(parents=True)

@@ -547,7 +547,9 @@ def expected(err: Any) -> str:
             # (a walkthrough: "-1" told "a number >= 0" read as if a string were the fault)
             # (a review: `<= 1, such as "40"` contradicted itself: the example is the bound)
             bound = str(ctx[key])
-            example = "" if sign in (">", "<") else f' such as "{"0.30" if bound == "0" else bound}"'
+            example = (
+                "" if sign in (">", "<") else f' such as "{"0.30" if bound == "0" else bound}"'
+            )
             return f"a decimal {sign} {ctx[key]}, as a string{example} or as a number"
         if key in ctx:
             return f"a number {sign} {ctx[key]}"

@@ -1478,8 +1478,8 @@ def _notes(result: dict[str, Any]) -> list[str]:
             "the folder given is Claude Code's config folder (a projects/ folder in it, no "
             "session transcript): its projects/ folder was scanned"
         )
-    own_folder = bool(result.get("session_folder"))  # its note above says what its entries are
-    if t["skipped_entries"] and not own_folder:
+    # (a session's own folder: its note above says what its entries are, and that no session is)
+    if t["skipped_entries"] and not result.get("session_folder"):
         lines.append(
             f"{counted(t['skipped_entries'], 'entry', 'entries')} skipped: not a session "
             "transcript or folder in a project folder (--show-paths lists them; memory/ is not "
@@ -1511,7 +1511,12 @@ def _notes(result: dict[str, Any]) -> list[str]:
             "each with its sessions' <session-id>.jsonl transcripts (~/.claude/projects, or "
             "$CLAUDE_CONFIG_DIR/projects when set: `scan` with no folder reads it)"
         )
-    elif not (rows or t["sessions_before_since"] or result.get("one_project_folder") or own_folder):
+    elif not (
+        rows
+        or t["sessions_before_since"]
+        or result.get("one_project_folder")
+        or result.get("session_folder")
+    ):
         # A new-user audit: `scan` of a source checkout said "0 sessions in 18 project folders"
         # and no more (its folders were taken for project folders, as any folder here is).
         lines.append(
