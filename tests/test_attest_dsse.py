@@ -129,6 +129,23 @@ def test_a_keyid_of_another_key_says_the_likelier_cause_and_decides_nothing() ->
     assert _where(altered) is None
 
 
+def test_the_keyid_0_1_wrote_names_this_key_in_the_refusal() -> None:
+    """An audit: a 0.1 envelope (keyid = SHA-256 of the raw key) whose payload was altered was
+    refused "[its keyid names another key]: most likely the wrong key was given", though its
+    keyid named the very key given: the verifier was sent looking for another producer's key
+    instead of being told the envelope changed."""
+    raw = OTHER.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    signed = sign_envelope(b"x", TYPE, OTHER)
+    old = Signature(keyid=hashlib.sha256(raw).hexdigest(), sig=signed.signatures[0].sig)
+    altered = signed.model_copy(update={"payload": "eQ==", "signatures": (old,)})
+    assert _where(altered) is None
+    other_raw = KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    elsewhere = Signature(keyid=hashlib.sha256(other_raw).hexdigest(), sig=old.sig)
+    assert _where(altered.model_copy(update={"signatures": (elsewhere,)})) == (
+        "its keyid names another key"
+    )
+
+
 def test_no_signature_is_signature_invalid() -> None:
     unsigned = Envelope(payload="eA==", payloadType=TYPE, signatures=())
     with pytest.raises(SignatureInvalid):
