@@ -1228,6 +1228,30 @@ def test_negative_zero_is_refused_where_a_claim_may_not_be_negative(
     assert not (tmp_path / "b.json").exists()
 
 
+@pytest.mark.parametrize("field", ["human_minutes", "price"])
+def test_a_json_integer_minus_zero_is_refused_as_minus_zero_point_zero_is(
+    field: str, cli: Any, tmp_path: Path
+) -> None:
+    """A signing audit: the JSON integer `-0` was read as a plain 0 and accepted, as a price
+    and as a claim, while `-0.0`, `-0e0` and `"-0"` were refused (contract.md: convert refuses
+    a sign on zero)."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    outcome = next(iter(data["claims"]["outcomes"].values()))
+    outcome["human_minutes"] = "SIGNED_ZERO" if field == "human_minutes" else "5"
+    tiers = next(iter(data["claims"]["pricing"]["models"].values()))["tiers"]
+    tiers[0]["input"] = "SIGNED_ZERO" if field == "price" else tiers[0]["input"]
+    text = json.dumps(data).replace('"SIGNED_ZERO"', "-0")
+    contract.write_text(text, encoding="utf-8")
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2, result.err
+    assert ("human_minutes" if field == "human_minutes" else "PRICE-NEGATIVE") in result.err
+    assert not (tmp_path / "b.json").exists()
+    contract.write_text(text.replace(": -0", ": 0"), encoding="utf-8")  # unsigned, it converts
+    assert _convert(cli, parent, contract, tmp_path / "b.json").code == 0
+
+
 def test_words_ending_in_hex_are_not_taken_for_a_pseudonym(cli: Any, tmp_path: Path) -> None:
     """Was: any `words-<8 to 12 hex>` passed for a pseudonym and was quoted (a model priced as
     `bigbank-payroll-deadbeef`). Only the pseudonyms the firewall makes are shown."""

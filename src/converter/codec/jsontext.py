@@ -98,7 +98,10 @@ def _error_line(text: str, bad: json.JSONDecodeError) -> int:
 def _long_integer(literal: str) -> int | Decimal:
     """An integer literal as an int, or, past the interpreter's digit limit for int conversion
     (4,300), as a Decimal: the model it is read into then names the field (a price too
-    precise, a count out of range) instead of the whole document failing with no line."""
+    precise, a count out of range) instead of the whole document failing with no line. `-0`
+    is the Decimal `-0`, whose sign the models refuse as they refuse `-0.0`'s."""
+    if literal == "-0":  # a sign on zero, as `-0.0` keeps one: refused where `-0.0` is
+        return Decimal(literal)  # (an audit: int("-0") is a plain 0, accepted as a price)
     return int(literal) if len(literal) <= 4000 else Decimal(literal)
 
 
