@@ -204,6 +204,27 @@ def test_another_signed_payload_type_is_refused() -> None:
     assert raised.value.code == "ATTEST-PAYLOAD-TYPE"
 
 
+@pytest.mark.parametrize("payload_type", ["application/vnd.in-toto+json; charset=utf-8", " "])
+def test_a_signed_payload_type_with_a_space_is_another_type_not_a_damaged_envelope(
+    payload_type: str,
+) -> None:
+    """A signing audit: a foreign envelope whose media type has a parameter (a space) was
+    ATTEST-ENVELOPE-MALFORMED, "damaged after it was written", though it verifies."""
+    payload = base64.b64decode(json.loads(ENVELOPE)["payload"])
+    kind = payload_type.encode()
+    signed = b"DSSEv1 %d %b %d %b" % (len(kind), kind, len(payload), payload)
+    envelope = json.dumps(
+        {
+            "payload": base64.b64encode(payload).decode(),
+            "payloadType": payload_type,
+            "signatures": [{"sig": base64.b64encode(KEY.sign(signed)).decode()}],
+        }
+    ).encode()
+    with pytest.raises(PayloadTypeUnsupported) as raised:
+        check_attestation(BUNDLE, envelope, KEY.public_key())
+    assert raised.value.code == "ATTEST-PAYLOAD-TYPE"
+
+
 def _signed(statement: Any, *, canonical: bool = True) -> bytes:
     payload = canonical_bytes(statement) if canonical else json.dumps(statement).encode()
     return sign_envelope(payload, PAYLOAD_TYPE, KEY).to_bytes()

@@ -41,7 +41,8 @@ Base64Text = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9+/_-]*={0,2}$
 # A foreign signer may use any hint (or none); bounded so it cannot carry a document.
 _HINT = re.compile(r"[\x21-\x7e]{0,256}")
 KeyIdHint = Annotated[str, StringConstraints(pattern=f"^{_HINT.pattern}$")]
-PayloadType = Annotated[str, StringConstraints(pattern=r"^[\x21-\x7e]{1,256}$")]
+# A media type, parameters and all (`...+json; charset=utf-8`): printable ASCII and spaces.
+PayloadType = Annotated[str, StringConstraints(pattern=r"^[\x20-\x7e]{1,256}$")]
 
 # The signature entries an envelope may hold; past it, TooManySignatures (2, not checked).
 # DSSE sets no limit, so this only stops a crafted envelope from making verify work per entry
