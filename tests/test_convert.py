@@ -2211,6 +2211,44 @@ def _never_read(*_: Any, **__: Any) -> Any:
     raise AssertionError("the sources were read before the run's first refusals were said")
 
 
+def test_a_bad_pseudonym_key_is_said_with_the_other_options_problems(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: a missing or invalid --key-file alone, and the unknown card, the existing output,
+    the missing signing key a run later (scan: the card first, the key a run later), where
+    docs/commands.md says the key is checked with them, together."""
+    monkeypatch.setattr("converter.cli.convert.read_sources", _never_read)
+    parent = fixture_parent("synthetic_tree")
+    missing, junk = tmp_path / "no.key", tmp_path / "junk.key"
+    junk.write_text("not a key")
+    junk.chmod(0o600)
+    taken = tmp_path / "t.json"
+    taken.write_text("{}")
+    card = ("--price-card", "no-such-card")
+    template = cli("convert", "--in", str(parent), "--template", str(taken), *card)
+    assert _codes(template.err) == ["OUT-EXISTS", "PRICE-CARD-UNKNOWN"]  # the key is fine
+    for key, code in ((missing, "KEY-FILE-MISSING"), (junk, "KEY-INVALID")):
+        keyed = ("--key-file", str(key))
+        template = cli("convert", "--in", str(parent), "--template", str(taken), *card, *keyed)
+        assert template.code == 2
+        assert sorted(_codes(template.err)) == sorted([code, "OUT-EXISTS", "PRICE-CARD-UNKNOWN"])
+        signing = ("--attest-key", str(tmp_path / "no.pem"))
+        bundle = _convert(cli, parent, tmp_path / "no.json", tmp_path / "b.json", *signing, *keyed)
+        assert bundle.code == 2
+        assert sorted(_codes(bundle.err)) == sorted(
+            [code, "CONTRACT-UNREADABLE", "ATTEST-KEY-UNREADABLE"]
+        )
+        inspected = cli("inspect", "--in", str(parent), *card, *keyed)
+        assert inspected.code == 2
+        assert sorted(_codes(inspected.err)) == sorted([code, "PRICE-CARD-UNKNOWN"])
+        scanned = cli("scan", str(tmp_path / "no-projects"), *card, *keyed)
+        assert scanned.code == 2
+        assert sorted(_codes(scanned.err)) == sorted(
+            [code, "PRICE-CARD-UNKNOWN", "CC-TREE-PROJECTS-MISSING"]
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.key", "t.json"]
+
+
 def test_a_shape_error_does_not_hide_the_null_claims_beside_it(cli: Any, tmp_path: Path) -> None:
     """Was: a section with one shape error was reported by that error alone, and its null
     claims only on the next run (SPEC §7: every problem it finds)."""

@@ -18,9 +18,9 @@ from converter.cli.options import (
     PASSPHRASE_ENV,
     card_given,
     convert_source_options,
+    gathered_key,
     key_option,
     provider_bodies_option,
-    pseudonymizer,
     signing_passphrase,
 )
 from converter.contract.model import Contract, Preset
@@ -37,6 +37,7 @@ from converter.files import (
     write_all_atomic,
     write_atomic,
 )
+from converter.firewall.keys import PseudonymKey
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.firewall.view import Counts
 from converter.pricing.card import PriceCard, load_price_card
@@ -169,7 +170,9 @@ def convert(
         _only_with("--template", given, why)
     # A contract (--contract, --from-contract) was made under a key: a new one can never be
     # it, and would be left behind by a run that cannot succeed. Only a fresh template makes one.
-    pseudo = pseudonymizer(key_file, create=template_out is not None and old_contract is None)
+    # Its problem is said with those of the other files the options name (`first`).
+    first = Gathered()
+    key = gathered_key(first, key_file, create=template_out is not None and old_contract is None)
     # Only what was typed: otherwise the adapter and task unit the contract names, or the
     # defaults (`source_for`), for --contract and for --template with --from-contract.
     ctx = click.get_current_context()
@@ -188,7 +191,8 @@ def convert(
             price_card,
             policy_file,
             timestamps,
-            pseudo,
+            first,
+            key,
             force,
             bodies,
         )
@@ -196,7 +200,7 @@ def convert(
     if bundle_out is None:
         raise click.UsageError("--contract needs --out BUNDLE.json")
     assert contract_in is not None
-    _bundle(src_given, parent, unit_given, contract_in, bundle_out, attest_key, pseudo, bodies)
+    _bundle(src_given, parent, unit_given, contract_in, bundle_out, attest_key, first, key, bodies)
 
 
 def _only_with(mode: str, options: Mapping[str, object], why: str = "") -> None:
@@ -215,7 +219,8 @@ def _template(
     price_card: str | None,
     policy_file: Path | None,
     timestamps: TimestampPrecision | None,
-    pseudo: Pseudonymizer,
+    first: Gathered,
+    key: PseudonymKey | None,
     force: bool,
     bodies: Path | None,
 ) -> None:
@@ -228,17 +233,20 @@ def _template(
     inputs = [parent, *read_first] + [p for p in (policy_file,) if p is not None]
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
     old, card, preset = _template_inputs(
+        first,
         out,
         inputs,
         replaceable,
         old_contract,
         price_card,
         policy_file,
-        pseudo,
+        key,
         force,
         parent,
         in_place,
     )
+    assert key is not None  # else `first` refused
+    pseudo = Pseudonymizer(key)
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit
     reading = read_sources(parent, source, task_unit, pseudo, bodies)
@@ -293,20 +301,22 @@ def _template(
 
 
 def _template_inputs(
+    first: Gathered,
     out: Path,
     inputs: list[Path],
     replaceable: tuple[str, ...],
     old_contract: Path | None,
     price_card: str | None,
     policy_file: Path | None,
-    pseudo: Pseudonymizer,
+    key: PseudonymKey | None,
     force: bool,
     parent: Path,
     in_place: bool,
 ) -> tuple[Contract | None, PriceCard | None, Preset | None]:
-    """The output checked and every input read, each problem of them said at once, before the
-    sources are read."""
-    first = Gathered()
+    """The output checked and every input read, each problem of them said at once (with the
+    key's, in `first`), before the sources are read. `key` None: refused already; a carried
+    contract is then read all the same, and its key compared on the next run."""
+    before = len(first.problems)  # the key's
     first(
         lambda: check_outputs(
             [out], inputs, replaceable, in_tree=_in_tree(parent), option="--template"
@@ -314,7 +324,7 @@ def _template_inputs(
     )
     # A filled contract is hours of labelling: never lose it. (Said only of an output that may
     # be replaced at all: "pass --force" would not help one that is an input.)
-    exists = not first.problems and out.exists()
+    exists = len(first.problems) == before and out.exists()
     if exists and not force:
         first.refuse(Problem("OUT-EXISTS"))
     elif exists and not in_place and labelled_outcomes(out):
@@ -325,7 +335,7 @@ def _template_inputs(
         first(
             lambda: read_old_contract(
                 read_contract_file(old_contract),
-                pseudo.key_id,
+                key.key_id if key is not None else None,
             )
         )
         if old_contract
@@ -545,7 +555,8 @@ def _bundle(
     contract_in: Path,
     out: Path,
     attest_key: Path | None,
-    pseudo: Pseudonymizer,
+    first: Gathered,
+    key: PseudonymKey | None,
     bodies: Path | None,
 ) -> None:
     inputs = [parent, contract_in] + ([attest_key] if attest_key else [])
@@ -559,7 +570,6 @@ def _bundle(
             "--out's name leaves no room for the attestation beside it (<out>.intoto.json is "
             "longer than a file name may be): give the bundle a shorter name"
         )
-    first = Gathered()
     tree = _in_tree(parent)
     # a bundle replaces only a bundle
     first(lambda: check_outputs([out], inputs, ("bundle",), in_tree=tree, option="--out"))
@@ -579,6 +589,8 @@ def _bundle(
     signing_key = first(lambda: _signing_key(attest_key, ask)) if attest_key else None
     first.done()
     assert contract_bytes is not None
+    assert key is not None
+    pseudo = Pseudonymizer(key)
     # The bundle is built in an unnamed file beside --out, not in memory (`bundle.spool`).
     made = make_bundle(parent, source, task_unit, pseudo, contract_bytes, bodies, out.parent)
     try:

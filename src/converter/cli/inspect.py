@@ -19,13 +19,14 @@ from converter.cli.diagnostics import (
 from converter.cli.options import (
     CARD_CHOICE,
     card_given,
+    gathered_key,
     key_option,
     provider_bodies_option,
-    pseudonymizer,
     source_options,
 )
-from converter.errors import Exit
+from converter.errors import Exit, Gathered
 from converter.firewall.boundary import finding_files, local_names, local_tasks
+from converter.firewall.pseudonyms import Pseudonymizer
 from converter.run.inspection import inspect_output, render_text
 from converter.run.pipeline import summarize_tree
 from converter.vocabulary import SourceName, TaskUnit
@@ -57,8 +58,12 @@ def inspect(
     key_file: Path | None,
 ) -> Exit:
     """Account every model and tool call of a session tree; exit 2 if it cannot be converted."""
-    pseudo = pseudonymizer(key_file)
-    card = _card(price_card) if price_card is not None else None
+    first = Gathered()  # the card and the key: each problem said at once, before the tree
+    card = first(lambda: _card(price_card)) if price_card is not None else None
+    key = gathered_key(first, key_file)
+    first.done()
+    assert key is not None
+    pseudo = Pseudonymizer(key)
     account, summary = summarize_tree(
         parent, pseudo, cast(TaskUnit, task_unit), source=cast(SourceName, source), bodies=bodies
     )

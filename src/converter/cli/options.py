@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 import click
 
 from converter.cli.diagnostics import remember_show_paths, tell
+from converter.errors import Gathered, Refused
 from converter.firewall.keys import PseudonymKey, default_key_shown, load_key
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.pricing import shipped_cards
@@ -189,6 +190,22 @@ def pseudonym_key(key_file: Path | None, *, create: bool = True) -> PseudonymKey
 
 def pseudonymizer(key_file: Path | None, *, create: bool = True) -> Pseudonymizer:
     return Pseudonymizer(pseudonym_key(key_file, create=create))
+
+
+def gathered_key(
+    first: Gathered, key_file: Path | None, *, create: bool = True
+) -> PseudonymKey | None:
+    """The pseudonym key, checked with the run's other options (a price card, a contract, an
+    output: each problem said at once, docs/commands.md "Refusal messages"), its refusal kept in
+    `first`; None when refused. A key is created only for a run nothing else refused so far: a
+    refused one makes none (with no key yet, it has no key problem to say)."""
+    if create and first.problems:
+        try:
+            return pseudonym_key(key_file, create=False)
+        except Refused as refused:
+            first.problems.extend(p for p in refused.problems if p.code != "KEY-MISSING")
+            return None
+    return first(lambda: pseudonym_key(key_file, create=create))
 
 
 # The signing key's passphrase, for a key that is encrypted and for `keygen --encrypt`.

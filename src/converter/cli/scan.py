@@ -21,8 +21,8 @@ from converter.cli.diagnostics import printable, say, stderr_is_terminal, tell
 from converter.cli.options import (
     CARD_CHOICE,
     card_given,
+    gathered_key,
     key_option,
-    pseudonym_key,
     show_paths_option,
 )
 from converter.errors import Exit, Gathered, Problem, Refused
@@ -225,9 +225,10 @@ def scan(
         from converter.pricing.card import load_price_card
 
         card = first(lambda: load_price_card(price_card))
+    key = gathered_key(first, key_file)
     first.done()
     assert folder is not None
-    key = pseudonym_key(key_file)
+    assert key is not None
     workers = jobs or available_cpus()
     try:
         found = find_sessions(folder)  # one walk: the rows and --show-paths name the same sessions

@@ -134,14 +134,15 @@ def source_for(
     )
 
 
-def read_old_contract(data: bytes, key_id: str) -> Contract:
+def read_old_contract(data: bytes, key_id: str | None) -> Contract:
     """The contract `--from-contract` names, whole and made under the key `key_id`, or every
     problem that keeps it from being one (refused before the sources are read): labels of
-    another key's task ids would be carried onto the wrong tasks."""
+    another key's task ids would be carried onto the wrong tasks. `key_id` None: the key in use
+    could not be had (its refusal is said); the contract is checked for all else."""
     old = parse_contract(data)
     if isinstance(old, list):
         raise Refused(old)
-    if old.key_id != key_id:
+    if key_id is not None and old.key_id != key_id:
         raise Refused([Problem("CONTRACT-KEY-MISMATCH", where="key_id")])
     return old
 
