@@ -2249,6 +2249,29 @@ def test_a_bad_pseudonym_key_is_said_with_the_other_options_problems(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.key", "t.json"]
 
 
+def test_a_contract_that_is_no_contract_is_said_with_the_other_options_problems(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: a hand-edited contract with a stray comma (or a bundle given as --contract) was
+    said only a run after a mistyped --attest-key path, and alone: the tree was not read either
+    (commands.md: a contract that is no contract is checked first, with the options)."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    bundle = tmp_path / "b.json"
+    assert _convert(cli, parent, contract, bundle).code == 0
+    text = contract.read_text()
+    end = text.rindex("}")
+    comma = tmp_path / "comma.json"
+    comma.write_text(text[:end].rstrip() + ",\n}\n")
+    monkeypatch.setattr("converter.cli.convert.read_sources", _never_read)
+    signing = ("--attest-key", str(tmp_path / "no.pem"))
+    for given, code in ((comma, "CONTRACT-UNREADABLE"), (bundle, "CONTRACT-IS-A-BUNDLE")):
+        result = _convert(cli, parent, given, tmp_path / "out.json", *signing)
+        assert result.code == 2
+        assert _codes(result.err) == [code, "ATTEST-KEY-UNREADABLE"]
+        assert not (tmp_path / "out.json").exists()
+
+
 def test_a_shape_error_does_not_hide_the_null_claims_beside_it(cli: Any, tmp_path: Path) -> None:
     """Was: a section with one shape error was reported by that error alone, and its null
     claims only on the next run (SPEC §7: every problem it finds)."""

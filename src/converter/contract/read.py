@@ -110,9 +110,9 @@ _PARTS: dict[str, tuple[FieldInfo, TypeAdapter[Any]]] = {
 }
 
 
-def read_contract(data: bytes) -> ContractParts | list[Problem]:
-    """The contract, or its parts and every shape problem; a list when it is not strict JSON
-    (no duplicate keys, no NaN, decimals exact) at all."""
+def _contract_json(data: bytes) -> Any:
+    """The contract's strict JSON, or the one problem that keeps the file from being a
+    contract at all (not strict JSON, or another of this tool's files), as a list."""
     if data.startswith(codecs.BOM_UTF8):  # Notepad writes one; the transcript reader takes it
         data = data[len(codecs.BOM_UTF8) :]
     try:
@@ -129,6 +129,23 @@ def read_contract(data: bytes) -> ContractParts | list[Problem]:
         return [Problem("CONTRACT-IS-A-BUNDLE")]
     if _is_preset(raw):  # the team's --policy file: the same, one line instead of ten
         return [Problem("CONTRACT-IS-A-POLICY-FILE")]
+    return raw
+
+
+def not_a_contract(data: bytes) -> list[Problem]:
+    """What keeps the file from being a contract at all (`read_contract`'s list), said before
+    the sources are read with the other problems of the files the options name; [] for one
+    that is (its shape and claims are checked with the sources)."""
+    raw = _contract_json(data)
+    return raw if isinstance(raw, list) else []
+
+
+def read_contract(data: bytes) -> ContractParts | list[Problem]:
+    """The contract, or its parts and every shape problem; a list when it is not strict JSON
+    (no duplicate keys, no NaN, decimals exact) at all."""
+    raw = _contract_json(data)
+    if isinstance(raw, list):
+        return raw
     try:
         # Strict: a boolean must be true/false, a count an integer; money may be a JSON number
         # (read as an exact Decimal above) or a plain decimal string, never "yes" or " 40 ".
