@@ -373,6 +373,47 @@ def test_a_transcript_swapped_for_a_fifo_after_listing_is_unreadable_not_a_hang(
     assert {child.index, meta.index} <= unreadable
 
 
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_transcript_swapped_for_a_symlink_after_listing_is_not_read_through_it(
+    parallel: bool, tmp_path: Path
+) -> None:
+    """A robustness probe: the listing saw regular files, then a subagent transcript and its
+    meta were swapped for symlinks to files outside the tree before they were read; the reader
+    followed them, bound the outside files' bytes and said nothing of a link (SPEC §3: symlinks
+    are refused). Each reader of a tree's file opens it without following a link."""
+    from converter.reader.load import load
+    from converter.sources.tree import discover
+
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "synthetic_tree", tree)
+    (parent,) = tree.glob("*.jsonl")
+    layout = discover(parent)
+    child = next(f for f in layout.files if f.role == "subagent")
+    meta = next(f for f in layout.files if f.role == "meta")
+    for entry in (child, meta):
+        outside = tmp_path / f"outside-{entry.path.name}"
+        entry.path.rename(outside)
+        entry.path.symlink_to(outside)
+    loaded = _within(30, lambda: load(layout, 2 if parallel else 1, 0 if parallel else 1 << 60))
+    unreadable = {p.file for p in loaded.problems if p.code == "CC-TREE-UNREADABLE"}
+    assert {child.index, meta.index} <= unreadable
+
+
+def test_open_regular_follows_a_symlink_only_when_asked(tmp_path: Path) -> None:
+    from converter.regular import open_regular
+
+    plain = tmp_path / "plain.json"
+    plain.write_bytes(b"{}\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(plain)
+    with open_regular(link) as stream:
+        assert stream.read() == b"{}\n"
+    with pytest.raises(OSError):
+        open_regular(link, follow=False)
+    with open_regular(plain, follow=False) as stream:
+        assert stream.read() == b"{}\n"
+
+
 def test_open_regular_refuses_what_is_not_a_regular_file_at_once(tmp_path: Path) -> None:
     from converter.regular import open_regular
 

@@ -5,7 +5,10 @@ O_NONBLOCK besides, should one be put there in between), and the file opened is 
 the one looked at. A listing's look can be stale by the time a file is read: a robustness probe
 swapped a subagent transcript for a FIFO mid-run, and both reading processes waited on it for
 ever. Every reader of an input opens it here: transcripts, meta files, journals, provider
-bodies, contracts, bundles, cards, keys.
+bodies, contracts, bundles, cards, keys. A file of a session tree or of the provider bodies is
+opened with `follow=False`: the listing refused every symlink there, and one put in a file's
+place after it (a robustness probe: a subagent transcript swapped for a link to a file outside
+the tree was read and bound through it, with no CC-TREE-SYMLINK) is not followed either.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class NotRegularFile(OSError):
@@ -29,14 +33,14 @@ class NotRegularFile(OSError):
         super().__init__(errno.EINVAL, "not a regular file")
 
 
-def open_regular(path: Path) -> BinaryIO:
-    """`path` (through a symbolic link) opened for reading in blocking mode, if it is a regular
-    file both before and once opened; NotRegularFile otherwise, another OSError when it cannot
-    be opened."""
-    named = os.stat(path)
+def open_regular(path: Path, *, follow: bool = True) -> BinaryIO:
+    """`path` (through a symbolic link, unless not `follow`) opened for reading in blocking
+    mode, if it is a regular file both before and once opened; NotRegularFile otherwise (a
+    symbolic link too, when not `follow`), another OSError when it cannot be opened."""
+    named = os.stat(path) if follow else os.lstat(path)
     if not stat.S_ISREG(named.st_mode):
         raise NotRegularFile
-    fd = os.open(path, _FLAGS)
+    fd = os.open(path, _FLAGS if follow else _FLAGS | _NOFOLLOW)
     try:
         opened = os.fstat(fd)
         if (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):

@@ -121,7 +121,7 @@ def read_bytes(
     tree: LoadedTree, entry: SourceFile, empty: str = "CC-TREE-EMPTY-FILE"
 ) -> bytes | None:
     try:
-        with open_regular(entry.path) as stream:
+        with open_regular(entry.path, follow=False) as stream:
             data, tree.digests[entry.index] = read_bounded(stream)
     except OSError:
         tree.problems.append(Problem("CC-TREE-UNREADABLE", entry.index))
@@ -186,7 +186,7 @@ def _read_journal(tree: LoadedTree, entry: SourceFile) -> None:
     started: dict[str, int] = {}
     lines = LineProblems(tree.problems, entry.index, MAX_LINE_PROBLEMS)
     try:
-        with open_regular(entry.path) as stream:
+        with open_regular(entry.path, follow=False) as stream:
             for number, item in iter_lines(bounded_lines(stream), digest):
                 if isinstance(item, BadLine):
                     lines.add(item.code, number)

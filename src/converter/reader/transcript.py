@@ -98,7 +98,7 @@ def read_transcript(
     turns = _Turns()
     typed = False  # a line with a record's `type`: else the file may be no transcript at all
     try:
-        with open_regular(path) as stream:
+        with open_regular(path, follow=False) as stream:
             size = os.fstat(stream.fileno()).st_size
             for number, item in iter_lines(bounded_lines(stream, size=size), digest, torn.split):
                 if trimmer is not None:

@@ -660,7 +660,7 @@ def _digest_of(path: Path) -> tuple[int, str] | None:
     hasher = hashlib.sha256()
     size = 0
     try:
-        with open_regular(path) as stream:
+        with open_regular(path, follow=False) as stream:
             while block := stream.read(1 << 20):
                 hasher.update(block)
                 size += len(block)

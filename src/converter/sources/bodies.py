@@ -216,7 +216,7 @@ def _from_index(
     messages: set[str] = set()
     lines = LineProblems(found.problems, entry.index, MAX_LINE_PROBLEMS)
     try:
-        with open_regular(entry.path) as stream:
+        with open_regular(entry.path, follow=False) as stream:
             for number, item, raw in _index_lines(stream):
                 if isinstance(item, BadLine) and item.code == "CC-LINE-TOO-LONG":
                     lines.add(item.code, number)
@@ -413,7 +413,7 @@ def session_lines_digest(folder: Path, session_id: str) -> Digest | None:
         return None
     ours = _SessionLines()
     try:
-        with open_regular(index) as stream:
+        with open_regular(index, follow=False) as stream:
             for _, item, raw in _index_lines(stream):
                 if not isinstance(item, BadLine) and item.get("session_id") == session_id:
                     ours.add(raw)

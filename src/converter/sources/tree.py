@@ -633,7 +633,7 @@ def sessions_named_inside(path: Path) -> set[str] | None:
     nested in a record counts too); None when it cannot be read. One pass over its lines."""
     found: set[str] = set()
     try:
-        with open_regular(path) as stream:
+        with open_regular(path, follow=False) as stream:
             # a piece at a time, as the readers read (a review: a gigabyte with no newline
             # took twice its size in memory); an id across two pieces of a line too long to
             # read is missed, and that line is refused when the file is read
@@ -648,7 +648,7 @@ def session_named_inside(parent: Path) -> str | None:
     """The first session id the file's records name (within its first MiB), for a file whose
     name is not one: a renamed copy beside its session's folder still has children there."""
     try:
-        with open_regular(parent) as stream:
+        with open_regular(parent, follow=False) as stream:
             head = stream.read(_PEEK)
     except OSError:
         return None
