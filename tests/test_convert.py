@@ -234,6 +234,24 @@ def test_a_changed_file_that_no_longer_reads_is_said_to_have_changed(
     assert {"CC-LINE-NOT-OBJECT", "CONTRACT-FILE-CHANGED"} <= set(codes), codes
 
 
+def test_a_changed_file_beside_a_stray_file_is_said_to_have_changed(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A robustness audit: a parent that grew since the template (a line that does not read),
+    beside a stray file in the session's folder, was refused for the line and the stray file
+    alone: that it changed was said only on the next run. A tree not laid out as a whole says
+    no file added or removed, but a listed file with other bytes has changed."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    contract = _contract(cli, parent, tmp_path)
+    parent.write_bytes(parent.read_bytes() + b"[1]\n")
+    (parent.parent / parent.stem / "stray.txt").write_bytes(b"x")
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
+    codes = _codes(result.err)
+    assert {"CC-TREE-STRAY-FILE", "CC-LINE-NOT-OBJECT", "CONTRACT-FILE-CHANGED"} <= set(codes)
+    assert not {"CONTRACT-FILE-ADDED", "CONTRACT-FILE-REMOVED"} & set(codes), codes
+
+
 def test_another_sessions_tree_that_does_not_read_is_another_session(
     cli: Any, tmp_path: Path
 ) -> None:

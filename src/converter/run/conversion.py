@@ -575,19 +575,21 @@ def source_changes(
     """The files of the tree, read as the contract names, that differ from those it binds
     (changed, added, removed), found by their bytes alone: a tree that no longer converts (a
     session that went on after the conversion, with a delegation still running) is still seen
-    to have changed. Empty when the contract has no inventory to compare with, when the tree
-    cannot be laid out as a whole, or under another key; a file that cannot be read is not said
-    to differ (its refusal says it could not be read)."""
+    to have changed. Empty when the contract has no inventory to compare with, or under another
+    key; when the tree cannot be laid out as a whole, only the files changed (a file not listed
+    is not gone, nor one listed new); a file that cannot be read is not said to differ (its
+    refusal says it could not be read)."""
     parts = read_contract(contract_bytes)
     if isinstance(parts, list) or parts.inventory is None or parts.key_id != pseudo.key_id:
         return []  # nothing to compare, or labels under another key: every one would differ
     bound = {f.label: f for f in parts.inventory.files}
     single = parts.source is not None and parts.source.adapter == "claude-code"
     layout = discover(parent, single_file=single)
-    if any(p.code not in LISTS_EVERY_FILE for p in layout.problems):
-        # not laid out as a whole (no parent, a folder unread, a symlink): a file not listed
-        # is not gone, so say nothing rather than "removed"
-        return []
+    # Not laid out as a whole (no parent, a folder unread, a symlink, a stray file): a file not
+    # listed is not gone, so nothing is said "removed" (nor "added"); a bound file listed with
+    # other bytes has changed all the same (a robustness audit: a parent that grew, beside a
+    # stray file, was said to have changed only on the run after the stray file was moved).
+    whole = not any(p.code not in LISTS_EVERY_FILE for p in layout.problems)
     now: dict[str, BoundFile] = {}
     unread: set[str] = set()  # cannot tell: not said
     for entry in layout.files:
@@ -610,6 +612,8 @@ def source_changes(
     if bodies is not None:
         paths |= _bodies_now(bodies, layout.session_id, bound, pseudo, now, unread)
     found = file_differences({k: v for k, v in bound.items() if k not in unread}, now)
+    if not whole:
+        found = [p for p in found if p.code == "CONTRACT-FILE-CHANGED"]
     return [replace(p, local_path=paths.get(p.where or "")) for p in found]
 
 
