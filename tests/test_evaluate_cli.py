@@ -662,6 +662,18 @@ def test_a_transcript_given_as_a_bundle_is_named(cli: Any, tmp_path: Path) -> No
     assert [r.split()[1].rstrip(":") for r in _refusals(result.err)] == ["BUNDLE-NOT-A-BUNDLE"]
 
 
+def test_a_bundle_with_lines_appended_is_no_transcript(cli: Any, tmp_path: Path) -> None:
+    """A robustness audit: a bundle with `\\ngarbage` appended was BUNDLE-IS-A-TRANSCRIPT,
+    whose fix is to convert the session: it is a damaged bundle, to fetch again."""
+    bundle = _bundle(cli, tmp_path, "b")
+    bundle.write_bytes(bundle.read_bytes() + b"\ngarbage\n")
+    for command in ("evaluate", "verify"):
+        result = cli(command, "--bundle", str(bundle))
+        assert result.code == 2, command
+        codes = [r.split()[1].rstrip(":") for r in _refusals(result.err)]
+        assert codes == ["BUNDLE-NOT-A-BUNDLE"], command
+
+
 def test_an_attestation_given_as_a_bundle_is_named(cli: Any, tmp_path: Path) -> None:
     """A walk-through: the .intoto.json given as --bundle was BUNDLE-NOT-A-BUNDLE ("empty, cut
     short, not JSON ... download it again")."""

@@ -147,7 +147,9 @@ def _checked_value(data: bytes, reference: bool) -> dict[str, Any]:
             raise IntegrityFailure("BUNDLE-DIGEST-MISMATCH") from None
         if bad.parsed:
             raise not_a_bundle from None
-        if is_json_lines(data):  # a session's transcript, given as a bundle
+        # A session's transcript, given as a bundle; not a bundle with lines appended to it
+        # (a robustness audit: told "convert the session first")
+        if is_json_lines(data) and _EVIDENCE_KEY not in data.partition(b"\n")[0]:
             raise Refused([Problem("BUNDLE-IS-A-TRANSCRIPT")]) from None
         raise not_a_bundle from None
     if not isinstance(raw, dict):
