@@ -789,6 +789,55 @@ def test_a_ctrl_c_while_the_program_loads_is_the_interrupt_not_a_traceback() -> 
     )
 
 
+@pytest.mark.parametrize(("stop", "code"), [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_a_runner_stop_while_loading_is_said_as_an_interrupt_is(stop: str, code: int) -> None:
+    """A robustness audit: a SIGTERM (CI runner, `timeout`) or SIGHUP while the modules were
+    loading ended the process by the signal, with no line, where commands.md says each stop is
+    handled as a Ctrl-C is. The stop is sent at the import of `converter.cli.main`."""
+    program = (
+        "import builtins, os, signal, sys, time\n"
+        "real_import = builtins.__import__\n"
+        "def stopped(name, *args, **kwargs):\n"
+        "    if name == 'converter.cli.main':\n"
+        f"        os.kill(os.getpid(), signal.{stop})\n"
+        "        time.sleep(10)\n"
+        "    return real_import(name, *args, **kwargs)\n"
+        "builtins.__import__ = stopped\n"
+        "sys.argv = ['agent-evidence', '--version']\n"
+        "from converter.entry import main\n"
+        "main()\n"
+        "print('not reached')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        code,
+        "",
+        "interrupted: nothing was written\n",
+    )
+
+
+def test_a_stop_ignored_by_the_caller_stays_ignored_after_loading() -> None:
+    """The loading handler is put back as it was found: `cli.main` then installs its own for a
+    stop the caller left to its default, and leaves an ignored one ignored."""
+    program = (
+        "import signal, sys\n"
+        "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+        "import converter.cli.main as cli\n"
+        "seen = []\n"
+        "cli.main = lambda: seen.append((signal.getsignal(signal.SIGHUP), "
+        "signal.getsignal(signal.SIGTERM)))\n"
+        "from converter.entry import main\n"
+        "main()\n"
+        "print(seen[0][0] is signal.SIG_IGN, seen[0][1] is signal.SIG_DFL)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "True True\n", "")
+
+
 def test_the_entry_point_runs_the_command_line_and_exits_as_it_does() -> None:
     from converter import entry
     from converter.errors import Exit
