@@ -599,3 +599,22 @@ def test_a_bundle_never_replaces_a_bound_file_by_another_name(cli: Any, tmp_path
         os.system(f"umount '{bind}'")
     assert {p: p.read_bytes() for p in (subagent, meta)} == before
     assert not (tree / PARENT.stem / "new.json").exists()
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o077, 0o600), (0o022, 0o644), (0o002, 0o664)])
+def test_an_output_takes_the_users_umask(
+    umask: int, mode: int, cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A determinism audit: every template, contract, bundle and report was 0644, a private
+    umask (077) or a shared one (002) ignored. An output is made as `open` would make it."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)
+    out = tmp_path / "t.json"
+    before = os.umask(umask)
+    try:
+        result = cli(
+            "convert", "--in", str(fixture_parent("synthetic_tree")), "--template", str(out)
+        )
+    finally:
+        os.umask(before)
+    assert result.code == 0, result.err
+    assert out.stat().st_mode & 0o777 == mode

@@ -532,6 +532,14 @@ def _drop_kept(kept: dict[Path, str | None]) -> None:
                 os.unlink(old)
 
 
+def _new_file_mode() -> int:
+    """The mode `open` would give a new file under the user's umask (mkstemp's staged file is
+    0600 whatever it is): a determinism audit found every output 0644, under umask 077 too."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_all_atomic(files: list[tuple[Path, Output]], removing: tuple[Path, ...] = ()) -> None:
     """Write several outputs as one, and remove the files in `removing` (a stale attestation
     beside a new bundle) with them. Ctrl-C is held from the first staged byte to the last
@@ -553,7 +561,7 @@ def write_all_atomic(files: list[tuple[Path, Output]], removing: tuple[Path, ...
                         handle.write(chunk)
                     handle.flush()
                     os.fsync(handle.fileno())
-                os.chmod(tmp, 0o644)
+                os.chmod(tmp, _new_file_mode())
             for tmp, path in staged:
                 if len(staged) > 1:  # one output alone has nothing to be undone after it
                     kept[path] = _keep_old(path)
