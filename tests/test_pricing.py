@@ -1089,3 +1089,18 @@ def test_a_long_context_tier_of_its_own_is_not_refused() -> None:
     two = entry.model_copy(update={"tiers": (base, long)})
     claims = claims.model_copy(update={"models": {"claude-opus-4-6": two}})
     assert account_problems(account([call]), claims) == []
+
+
+def test_the_session_start_is_the_earliest_instant_not_the_least_string() -> None:
+    """A determinism audit: `…:59Z` sorts after `…:59.500Z` as text ('Z' > '.'), so the later
+    instant was taken for the session's start."""
+    from types import SimpleNamespace
+
+    from converter.pricing.engine import _session_start
+
+    calls = [SimpleNamespace(timestamp=t) for t in ("2026-03-13T23:59:59.500Z", None)]
+    tasks = [SimpleNamespace(started_at="2026-03-13T23:59:59Z")]
+    account: Any = SimpleNamespace(model_events=calls, tasks=tasks)
+    assert _session_start(account) == "2026-03-13T23:59:59Z"
+    tasks[0].started_at = "2026-03-14T00:00:00Z"
+    assert _session_start(account) == "2026-03-13T23:59:59.500Z"

@@ -255,7 +255,8 @@ def _session_start(account: PublicAccount) -> str | None:
     bodies show has no time of its own)."""
     times = [e.timestamp for e in account.model_events if e.timestamp is not None]
     times += [t.started_at for t in account.tasks if t.started_at is not None]
-    return min(times, default=None)
+    # Compared without the "Z": `…:59Z` sorts after `…:59.500Z` as written ('Z' > '.')
+    return min(times, key=lambda t: t.removesuffix("Z"), default=None)
 
 
 class EndedTier:
