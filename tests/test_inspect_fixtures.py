@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -517,3 +518,32 @@ def test_a_card_estimate_says_how_it_priced_cache_writes_with_no_split(
     assert shown.code == 0, shown.err
     assert "    unsplit: " in shown.out
     assert "at the 5m rate in the low end and the 1h rate in the high" in shown.out
+
+
+def test_a_card_file_whose_prices_pass_any_real_cost_leaves_those_calls_unpriced(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A pricing audit: a card file of 30-digit prices (allowed) made a call cost past the
+    report's 30 integer digits, and inspect and scan ended in exit 70. Such a call is not
+    priced (`cost-too-large`), as convert refuses it (PRICE-COST-TOO-LARGE)."""
+    shipped = FIXTURES.parent / "contracts" / "price-cards" / "anthropic-2026-12.json"
+    card = json.loads(shipped.read_text())
+    card["id"] = "my-dear-card"
+    for entry in card["models"].values():
+        for tier in entry["tiers"]:
+            tier["output"] = "9" * 30
+    card_file = tmp_path / "card.json"
+    card_file.write_text(json.dumps(card))
+    parent = fixture_parent("synthetic_tree")
+    calls = cli("inspect", "--in", str(parent), "--json").json()["counts"]["model_calls"]
+    shown = cli("inspect", "--in", str(parent), "--json", "--price-card", str(card_file))
+    assert shown.code == 0, shown.err
+    cost = shown.json()["card_cost"]
+    assert cost["not_priced_for_lack_of"] == {"cost-too-large": calls}
+    text = cli("inspect", "--in", str(parent), "--price-card", str(card_file))
+    assert "a cost of 10^20 USD or more" in text.out
+    assert "PRICE-COST-TOO-LARGE" in text.out
+    projects = tmp_path / "projects" / "-home-dev-alpha"
+    shutil.copytree(parent.parent, projects)
+    scanned = cli("scan", str(projects.parent), "--json", "--price-card", str(card_file))
+    assert scanned.code == 0, scanned.err

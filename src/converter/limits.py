@@ -29,6 +29,11 @@ MAX_LINE_PROBLEMS = 10_000
 MONEY_PLACES = 10
 MONEY_QUANTUM = Decimal(1).scaleb(-MONEY_PLACES)
 
+# No call costs 10**20 USD. Below it, a cost and any sum of the costs of 10**9 calls fit the
+# 30 integer digits every artifact's decimals may have: a bundle refuses a call at or above it
+# (PRICE-COST-TOO-LARGE), an estimate does not price it (`cost-too-large`).
+MAX_COST = Decimal(10) ** 20
+
 # Sums of money, in a context wide enough that no total of amounts a contract may hold (30
 # digits each side of the point) or a bundle may carry is rounded: Python's default context
 # keeps 28 significant digits, and would round a total of 29 or more.

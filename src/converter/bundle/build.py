@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel
@@ -30,15 +29,12 @@ from converter.contract.model import Contract, Privacy, PublishedBaseline
 from converter.errors import Problem
 from converter.firewall.types import decimal_text
 from converter.firewall.view import PublicAccount, ToolEvent
+from converter.limits import MAX_COST
 from converter.pricing.engine import price_model_event, price_tool_event
 from converter.pricing.model import ModelPricing, PricingClaims
 
 # A path into the contract as written (`contract.read.contract_paths` says it as a message may).
 ContractPath = tuple[str | int, ...]
-
-# No call costs 10**20 USD. Below it, a cost and any sum of the costs of 10**9 calls fit the
-# 30 integer digits every artifact's decimals may have.
-MAX_COST = Decimal(10) ** 20
 
 
 @dataclass(slots=True)

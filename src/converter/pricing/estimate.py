@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from converter.firewall.view import PublicAccount, no_input_recorded
-from converter.limits import MONEY_SUMS
+from converter.limits import MAX_COST, MONEY_SUMS
 from converter.pricing.card import (
     CardModel,
     PriceCard,
@@ -95,6 +95,11 @@ class Estimate:
     # by event id, when asked for (`scan`: what the calls several sessions hold cost)
     by_event: dict[str, tuple[Decimal, Decimal, bool, str]] | None = None
 
+    def not_priced(self, reason: str) -> None:
+        """One call the card cannot price, for `reason` (a key of `not_priced_for_lack_of`)."""
+        self.unpriced_calls += 1
+        self.unpriced_by_reason[reason] = self.unpriced_by_reason.get(reason, 0) + 1
+
 
 def _stated(entry: ModelTemplate, known: CardModel | None, high: bool) -> ModelPricing | None:
     """The entry as the card states it: every price of every tier, and the contexts it can
@@ -155,20 +160,19 @@ def estimate(account: PublicAccount, card: PriceCard, *, each: bool = False) -> 
         priced_as = event.model_copy(update={"usage_complete": True}) if open_high else event
         if ended.side(event, event.timestamp) == "before":
             # billed at a long-context rate the card's one tier does not give (its end dated)
-            out.unpriced_calls += 1
-            out.unpriced_by_reason["long-context"] = (
-                out.unpriced_by_reason.get("long-context", 0) + 1
-            )
+            out.not_priced("long-context")
             continue
         ways = [price_model_event(priced_as, c) for c in claims]
         priced = [p for p in ways if isinstance(p, PricedCall)]
         if len(priced) < len(ways):
             lacks = next(p for p in ways if isinstance(p, list))
-            why = _WHY[lacks[0].code]
-            out.unpriced_calls += 1
-            out.unpriced_by_reason[why] = out.unpriced_by_reason.get(why, 0) + 1
+            out.not_priced(_WHY[lacks[0].code])
             continue
         low, high = min(p.low for p in priced), max(p.high for p in priced)
+        if high >= MAX_COST:  # a card file's prices past any real one: convert refuses them
+            # (a pricing audit: the figure overflowed the report's money, exit 70)
+            out.not_priced("cost-too-large")
+            continue
         no_input = no_input_recorded(event.usage_complete, event.usage)
         if out.by_event is not None:
             out.by_event[event.id] = (low, high, open_high or no_input, event.model)

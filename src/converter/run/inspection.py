@@ -164,6 +164,14 @@ def cost_span(cost: dict[str, Any]) -> str:
     return money_span(cost["low_usd"], cost["high_usd_known"], open_ended)
 
 
+# What states a price of each kind the card cannot give (else: a contract states it)
+_STATES = {
+    "long-context": "a contract of your own prices gives that rate; under the card's name "
+    "convert refuses PRICE-CARD-TIER-ENDED",
+    "cost-too-large": "convert refuses it, PRICE-COST-TOO-LARGE: check the card's prices",
+}
+
+
 def _cost_lines(cost: dict[str, Any]) -> list[str]:
     priced, unpriced = cost["model_calls_priced"], cost["model_calls_not_priced"]
     if priced and not unpriced:
@@ -238,15 +246,12 @@ def _cost_lines(cost: dict[str, Any]) -> list[str]:
         "long-context": "more than 200,000 input tokens (input, cache reads and cache writes) "
         "before 2026-03-14, when the model's long-context rates still applied, which the "
         "card's one tier does not give",
+        "cost-too-large": "a cost of 10^20 USD or more, from prices past any real one",
     }
     for reason, calls in cost["not_priced_for_lack_of"].items():
-        states = (
-            "a contract of your own prices gives that rate; under the card's name convert "
-            "refuses PRICE-CARD-TIER-ENDED"
-        )
         lines.append(
             f"    not priced: {counted(calls, 'model call')}: {lacks[reason]} "
-            f"({states if reason == 'long-context' else 'a contract states it'})"
+            f"({_STATES.get(reason, 'a contract states it')})"
         )
     if cost["tool_calls_not_priced"]:
         lines.append(

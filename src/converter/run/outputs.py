@@ -68,7 +68,7 @@ CardId = Annotated[
 ErrorName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
 # (a usage-incomplete call of a model with no max_output_tokens on the card is priced, its
 # high end open: `model_calls_no_max_output`)
-LackOf = Literal["model", "billing-context", "web-search", "long-context"]
+LackOf = Literal["model", "billing-context", "web-search", "long-context", "cost-too-large"]
 
 
 class Tokens(Closed):

@@ -1307,7 +1307,7 @@ def _cost_totals(cost: dict[str, Any] | None) -> list[str]:
     if unpriced:
         left.append(
             f"{counted(unpriced, 'model call')} (the card lacks their model, billing context, "
-            "web-search price or long-context rate)"
+            "web-search price or long-context rate, or its prices pass any real cost)"
         )
     if tools:
         left.append(
