@@ -210,7 +210,8 @@ def test_a_bundle_of_another_version_is_not_re_derived(cli: Any, tmp_path: Path)
     old.write_bytes(canonical_bytes(body))
     result = cli("verify", "--bundle", str(old), "--contract", str(CONTRACT), "--in", str(PARENT))
     assert result.code == 2
-    assert [line.split(":")[1].strip() for line in result.err.splitlines()] == [
+    said = [line for line in result.err.splitlines() if not line.startswith("notice: ")]
+    assert [line.split(":")[1].strip() for line in said] == [
         "ATTEST-REDERIVE-OTHER-VERSION [generator/version 0.5.0]"  # which one to check out
     ]
     assert "ok: evidence digest recomputed" in result.out  # what this version can check, it did
@@ -934,6 +935,56 @@ def test_rederive_never_creates_a_key(
     assert result.code == 2
     assert "KEY-MISSING" in result.err
     assert not (tmp_path / "config").exists()
+
+
+def test_the_key_and_the_contract_are_said_with_the_bundles_problems(
+    cli: Any, signed: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: a missing or invalid --key-file, and a contract that is no contract at all (a
+    stray comma), said only once every problem of the bundle and its attestation was fixed,
+    where docs/commands.md says the files the options name are checked first, together.
+    The sources are still never read for a run that cannot re-derive."""
+    monkeypatch.setattr("converter.run.conversion.make_bundle", _never_made)
+    bundle, contract, public = signed
+    missing, junk = tmp_path / "no.key", tmp_path / "junk.key"
+    junk.write_text("not a key")
+    junk.chmod(0o600)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"a": 1,}')
+    rederive = ("--contract", str(broken), "--in", str(PARENT))
+    absent = ("--public-key", str(public), "--attestation", str(tmp_path / "none.intoto.json"))
+    for key, code in ((missing, "KEY-FILE-MISSING"), (junk, "KEY-INVALID")):
+        keyed = ("--key-file", str(key))
+        result = cli("verify", "--bundle", str(bundle), *absent, *rederive, *keyed)
+        assert (result.code, _codes(result.err)) == (
+            2,
+            ["ATTEST-MISSING", code, "CONTRACT-UNREADABLE"],
+        )
+        # the bundle sound: the first two checks said, then the key and the contract
+        signature = ("--public-key", str(public))
+        result = cli("verify", "--bundle", str(bundle), *signature, *rederive, *keyed)
+        assert result.code == 2
+        assert result.out.count("ok: ") == 4
+        assert _codes(result.err) == [code, "CONTRACT-UNREADABLE"]
+    # a bundle resealed after an edit: 5 all the same, the key's problem said with it
+    document = json.loads(bundle.read_bytes())
+    document["events"][0]["task"] = "task-000000000000"
+    document["receipt"]["evidence_sha256"] = evidence_digest(document)
+    bundle.write_bytes(canonical_bytes(document))
+    keyed = ("--key-file", str(missing))
+    result = cli("verify", "--bundle", str(bundle), "--public-key", str(public), *rederive, *keyed)
+    assert result.code == 5
+    assert result.err.startswith("integrity: ATTEST-SUBJECT-MISMATCH"), result.err
+    assert _codes(result.err)[-2:] == ["KEY-FILE-MISSING", "CONTRACT-UNREADABLE"]
+    plain = ("--contract", str(contract), "--in", str(PARENT), *keyed)
+    result = cli("verify", "--bundle", str(bundle), *plain)
+    assert result.code == 2
+    assert _codes(result.err)[0] == "BUNDLE-DANGLING-REFERENCE"
+    assert _codes(result.err)[-1] == "KEY-FILE-MISSING"
+
+
+def _never_made(*_: Any, **__: Any) -> Any:
+    raise AssertionError("the sources were read for a run that could not re-derive")
 
 
 # --- usage --------------------------------------------------------------------------------

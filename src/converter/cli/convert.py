@@ -24,7 +24,7 @@ from converter.cli.options import (
     signing_passphrase,
 )
 from converter.contract.model import Contract, Preset
-from converter.contract.read import load_preset, not_a_contract
+from converter.contract.read import contract_file, load_preset
 from converter.contract.template import Carried
 from converter.errors import Gathered, Problem, Refused
 from converter.evaluate.result import SPEND_LEFT_OUT_ELSE, SPLIT_SESSION, UNPRICED_SERVER_TOOLS
@@ -582,7 +582,7 @@ def _bundle(
                 [beside], inputs, ("attestation",), _BESIDE, in_tree=tree, option="--out"
             )
         )
-    contract_bytes = first(lambda: _contract_file(contract_in))
+    contract_bytes = first(lambda: contract_file(contract_in))
     # the passphrase is asked only of a run nothing else refuses (the key file's own checks
     # still run): nobody types it to learn that the contract path was mistyped
     ask = not first.problems
@@ -610,18 +610,6 @@ def _bundle(
         made.data.close()
     _say_unused(made)
     _say_written(made.head, made.data, signed=attest_key is not None)
-
-
-def _contract_file(path: Path) -> bytes:
-    """The contract's bytes, or what keeps the file from being a contract at all (not strict
-    JSON: a hand edit's stray comma; a bundle, a policy file or a transcript given instead),
-    said with the other options' problems before the sources are read: it was said a run after
-    a mistyped key path, and the tree's own problems were never said beside it."""
-    data = read_contract_file(path)
-    problems = not_a_contract(data)
-    if problems:
-        raise Refused(problems)
-    return data
 
 
 def _write_bundle(

@@ -20,12 +20,13 @@ from converter.cli.options import (
     PATH,
     SOURCES,
     TASK_UNIT_CHOICE,
+    gathered_key,
     key_option,
     provider_bodies_option,
-    pseudonym_key,
     show_paths_option,
 )
-from converter.files import attestation_path, read_contract_file
+from converter.errors import Gathered
+from converter.files import attestation_path
 from converter.firewall.pseudonyms import Pseudonymizer
 from converter.run.verification import Rederivation, verification
 from converter.vocabulary import SourceName, TaskUnit
@@ -107,15 +108,24 @@ def verify(
 
     rederivation = None
     if contract_in is not None and parent is not None:
+        from converter.contract.read import contract_file
+
         given = contract_in
+        # The key and the contract are checked before the bundle is, their problems said with
+        # its own (docs/commands.md "Refusal messages"): a mistyped --key-file was said only
+        # once every attestation problem had been fixed. Never a new key: a fresh key could
+        # only re-derive a different bundle.
+        first = Gathered()
+        key = gathered_key(first, key_file, create=False)
+        contract = first(lambda: contract_file(given))
         rederivation = Rederivation(
-            contract=lambda: read_contract_file(given),
+            contract=contract,
             parent=parent,
             source=cast(SourceName | None, source),
             task_unit=cast(TaskUnit | None, task_unit),
-            # never a new key: a fresh key could only re-derive a different bundle
-            pseudonymizer=lambda: Pseudonymizer(pseudonym_key(key_file, create=False)),
+            pseudonymizer=Pseudonymizer(key) if key is not None else None,
             bodies=bodies,
+            refused=first.problems,
         )
     envelope = attestation or attestation_path(bundle)
     for line in verification(bundle, envelope, public_key, rederivation):

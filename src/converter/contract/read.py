@@ -37,7 +37,7 @@ from converter.contract.model import (
     SourceOwned,
 )
 from converter.errors import Problem, Refused
-from converter.files import read_input
+from converter.files import read_contract_file, read_input
 from converter.firewall.names import key_places, masked_path, schema_field_names
 from converter.firewall.view import Task
 from converter.pricing.model import PricingTemplate
@@ -138,6 +138,19 @@ def not_a_contract(data: bytes) -> list[Problem]:
     that is (its shape and claims are checked with the sources)."""
     raw = _contract_json(data)
     return raw if isinstance(raw, list) else []
+
+
+def contract_file(path: Path) -> bytes:
+    """The contract's bytes, or what keeps the file from being a contract at all (not strict
+    JSON: a hand edit's stray comma; a bundle, a policy file or a transcript given instead),
+    said with the other options' problems before the sources are read (convert --contract,
+    verify --contract): it was said a run after a mistyped key path, and the tree's own
+    problems were never said beside it."""
+    data = read_contract_file(path)
+    problems = not_a_contract(data)
+    if problems:
+        raise Refused(problems)
+    return data
 
 
 def read_contract(data: bytes) -> ContractParts | list[Problem]:

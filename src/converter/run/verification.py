@@ -15,12 +15,13 @@ words: nothing from the sources.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from converter.bundle.io import open_bundle
+from converter.errors import IntegrityFailure, Problem, Refused
 from converter.files import ask, read_bundle
 from converter.pricing import shipped_cards
 from converter.text import counted
@@ -29,21 +30,27 @@ from converter.vocabulary import SourceName, TaskUnit
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+    from converter.bundle.model import BundleHead
     from converter.firewall.pseudonyms import Pseudonymizer
     from converter.pricing.model import PriceCardRef, PricingClaims
 
 
 @dataclass(frozen=True)
 class Rederivation:
-    """The third check's inputs; the contract and the key are read only when it runs, after
-    the first two checks have been said."""
+    """The third check's inputs. The contract and the key are read before the first check
+    (docs/commands.md "Refusal messages": the files the options name are checked first,
+    together): `refused` holds what keeps them from being had (a key file missing or
+    invalid, a contract unreadable or no contract at all), said with the bundle's own problems
+    when it has some, else in place of the third check; `contract` and `pseudonymizer` are
+    None only then. The sources (`parent`) are read only when the third check runs."""
 
-    contract: Callable[[], bytes]
+    contract: bytes | None
     parent: Path
     source: SourceName | None
     task_unit: TaskUnit | None
-    pseudonymizer: Callable[[], Pseudonymizer]
+    pseudonymizer: Pseudonymizer | None
     bodies: Path | None = None
+    refused: list[Problem] = field(default_factory=list)
 
 
 def verification(
@@ -52,7 +59,54 @@ def verification(
     public_key: Path | None,
     rederivation: Rederivation | None,
 ) -> Iterator[str]:
-    """The lines `verify` prints for the bundle at `bundle` (its attestation at `envelope`)."""
+    """The lines `verify` prints for the bundle at `bundle` (its attestation at `envelope`).
+    The bundle's refusal or mismatch carries the contract's and the key's problems (they were
+    checked first, with the bundle: `Rederivation.refused`), so one run says them all."""
+    refused = rederivation.refused if rederivation is not None else []
+    try:
+        opened, size, sha256 = yield from _bundle_checks(
+            bundle, envelope, public_key, rederive=rederivation is not None
+        )
+        if rederivation is not None:
+            from converter.run.conversion import require_this_version
+
+            require_this_version(opened)
+    except Refused as failure:
+        failure.problems.extend(refused)
+        raise
+    except IntegrityFailure as failure:
+        failure.refusals.extend(refused)
+        raise
+    if rederivation is not None:
+        from converter.run.conversion import rederive
+
+        r = rederivation
+        if r.refused:
+            raise Refused(list(r.refused))
+        assert r.contract is not None
+        assert r.pseudonymizer is not None
+        rederive(
+            size,
+            sha256,
+            opened,
+            r.contract,
+            r.parent,
+            r.source,
+            r.task_unit,
+            r.pseudonymizer,
+            r.bodies,
+        )
+        yield (
+            "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
+            f"({counted(size, 'byte')})"
+        )
+
+
+def _bundle_checks(
+    bundle: Path, envelope: Path, public_key: Path | None, *, rederive: bool
+) -> Generator[str, None, tuple[BundleHead, int, str]]:
+    """The first two checks' lines; the bundle opened, its size and SHA-256 ("" when neither
+    a signature nor a re-derivation needs it)."""
     signed = None  # (key id, the signed receipt)
     if public_key is None:
         data = read_bundle(bundle)
@@ -78,7 +132,7 @@ def verification(
         )
         signed = (key_id(key), signed_receipt)
     size = len(data)
-    needed = signed is not None or rederivation is not None  # said, or compared
+    needed = signed is not None or rederive  # said, or compared
     sha256 = hashlib.sha256(data).hexdigest() if needed else ""
     del data  # (not held beside a re-derivation's conversion)
     yield f"ok: evidence digest recomputed (evidence sha256 {opened.receipt.evidence_sha256})"
@@ -112,18 +166,7 @@ def verification(
     elif ask(envelope.exists, too_long_is_absent=True):  # its presence could be taken for a
         # checked signature (a bundle's name near the limit leaves no room for .intoto.json)
         yield "not checked: the attestation beside it (who signed it): pass --public-key"
-    if rederivation is not None:
-        from converter.run.conversion import rederive, require_this_version
-
-        require_this_version(opened)
-        r = rederivation
-        contract = r.contract()
-        pseudo = r.pseudonymizer()
-        rederive(size, sha256, opened, contract, r.parent, r.source, r.task_unit, pseudo, r.bodies)
-        yield (
-            "ok: re-derived from the sources, the contract and the pseudonym key, byte for byte "
-            f"({counted(size, 'byte')})"
-        )
+    return opened, size, sha256
 
 
 def _gates_not_run(disabled: tuple[str, ...]) -> Iterator[str]:
