@@ -264,13 +264,22 @@ def _what_a_template_says(template: dict[str, Any]) -> dict[str, Any]:
     return {**template, "inventory": inventory}
 
 
+# What stderr names by the option that gave it, where the JSON has no file: nothing at the
+# --in path, a --provider-bodies folder that is none.
+_AT_OPTION = {"CC-TREE-PARENT-MISSING": "--in", "CC-BODY-DIR-UNREADABLE": "--provider-bodies"}
+
+
 def _as_shown(listed: list[Refusal]) -> list[Refusal]:
-    """The JSON refusals as stderr shows them: at most PER_GROUP per (code, file)."""
+    """The JSON refusals as stderr shows them: at most PER_GROUP per (code, file), a file
+    that is no file of the tree at its option (`_AT_OPTION`)."""
     from converter.cli.diagnostics import PER_GROUP
 
     seen: dict[tuple[str, str | None], int] = {}
     shown = []
-    for refusal in listed:
+    for listed_one in listed:
+        refusal = listed_one
+        if refusal.file is None and refusal.line is None and refusal.code in _AT_OPTION:
+            refusal = Refusal(refusal.code, _AT_OPTION[refusal.code], None)
         key = (refusal.code, refusal.file)
         seen[key] = seen.get(key, 0) + 1
         if seen[key] <= PER_GROUP:

@@ -2290,6 +2290,61 @@ def test_a_contract_that_is_no_contract_is_said_with_the_other_options_problems(
         assert not (tmp_path / "out.json").exists()
 
 
+def _places(err: str) -> list[tuple[str, str | None]]:
+    """Each refusal's code and the place it is said at (`[...]`), None for none."""
+    found = re.findall(r"^refused: ([A-Z0-9-]+)(?: \[([^\]]*)\])?: ", err, re.MULTILINE)
+    return [(code, where or None) for code, where in found]
+
+
+def test_a_refusal_of_a_file_an_option_names_names_the_option(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: KEY-FILE-MISSING, PRICE-CARD-OTHER-FILE, ATTEST-KEY-UNREADABLE, OUT-EXISTS,
+    OUT-IN-SESSION-TREE (of --out), CC-TREE-PARENT-MISSING, CC-BODY-DIR-UNREADABLE said with no
+    place at all, where KEY-INVALID says `[--key-file]`; the path itself is never said."""
+    monkeypatch.setenv("AGENT_EVIDENCE_KEY", "de" * 32)
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    named = tmp_path / "named-by-the-user"
+    named.mkdir()
+    taken = named / "t.json"
+    taken.write_text("{}")
+    policy = named / "policy.json"
+    write_json(policy, {"policy": {}})
+    in_tree = parent.parent / parent.stem / "b.json"
+    runs = {
+        ("KEY-FILE-MISSING", "--key-file"): ("--key-file", str(named / "no.key")),
+        ("PRICE-CARD-OTHER-FILE", "--price-card"): ("--price-card", str(policy)),
+        ("OUT-EXISTS", "--template"): (),
+    }
+    for (code, where), extra in runs.items():
+        result = cli("convert", "--in", str(parent), "--template", str(taken), *extra)
+        assert result.code == 2
+        assert (code, where) in _places(result.err), result.err
+    signing = ("--attest-key", str(named / "no.pem"))
+    result = _convert(cli, parent, contract, in_tree, *signing)
+    assert result.code == 2
+    assert _places(result.err)[0] == ("OUT-IN-SESSION-TREE", "--out")
+    assert ("ATTEST-KEY-UNREADABLE", "--attest-key") in _places(result.err)
+    public = ("--public-key", str(named / "no.pub"))
+    bundle = tmp_path / "b.json"
+    assert _convert(cli, parent, contract, bundle).code == 0
+    result = cli("verify", "--bundle", str(bundle), *public)
+    assert ("ATTEST-KEY-UNREADABLE", "--public-key") in _places(result.err)
+    result = cli("keygen", "--out", str(taken))
+    assert _places(result.err) == [("ATTEST-KEY-EXISTS", "--out")]
+    for command in ("inspect", "convert"):
+        args = ("--template", str(named / "new.json")) if command == "convert" else ()
+        result = cli(command, "--in", str(named / "gone.jsonl"), *args)
+        assert _places(result.err) == [("CC-TREE-PARENT-MISSING", "--in")]
+        bodies = ("--provider-bodies", str(named / "no-bodies"))
+        result = cli(command, "--in", str(parent), *args, *bodies)
+        assert ("CC-BODY-DIR-UNREADABLE", "--provider-bodies") in _places(result.err)
+        assert "named-by-the-user" not in result.err
+    assert not in_tree.exists()
+    assert sorted(p.name for p in named.iterdir()) == ["policy.json", "t.json"]
+
+
 def test_a_shape_error_does_not_hide_the_null_claims_beside_it(cli: Any, tmp_path: Path) -> None:
     """Was: a section with one shape error was reported by that error alone, and its null
     claims only on the next run (SPEC §7: every problem it finds)."""

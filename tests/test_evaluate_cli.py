@@ -760,7 +760,7 @@ def test_every_missing_attestation_is_named_and_a_bad_key_once(cli: Any, tmp_pat
     bad_key.write_text("not a key")
     result = cli("evaluate", "--bundle", str(a), "--bundle", str(b), "--public-key", str(bad_key))
     assert result.code == 2
-    assert result.err.startswith("refused: ATTEST-PUBLIC-KEY-INVALID: ")
+    assert result.err.startswith("refused: ATTEST-PUBLIC-KEY-INVALID [--public-key]: ")
     assert len(result.err.splitlines()) == 1
 
 

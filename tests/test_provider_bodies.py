@@ -1536,7 +1536,10 @@ def test_a_bodies_folder_that_is_not_one_is_refused(
     result = cli(*argv, "--provider-bodies", str(given))
     assert result.code == 2, result.err
     assert "Traceback" not in result.err
-    assert Refusal("CC-BODY-DIR-UNREADABLE", None, None) in parse_refusals(result.err)
+    # at the option that named it, never its path
+    assert Refusal("CC-BODY-DIR-UNREADABLE", "--provider-bodies", None) in parse_refusals(
+        result.err
+    )
     assert not out.exists()
     assert str(given) not in result.err
 

@@ -339,7 +339,8 @@ def check_outputs(
     again, and an attestation an attestation; a report replaces none), or be written where
     `in_tree` says a session tree is (`sources.tree.in_session_folder`). `role` is said with
     each problem; `option`, the option that named the output (`--out`), with a folder it cannot
-    be written in (a new-user audit: which of a command's outputs was not said)."""
+    be written in (a new-user audit: which of a command's outputs was not said), and with every
+    other problem when there is no `role` (OUT-IN-SESSION-TREE was said with no place)."""
     problems = []
     for out in outputs:
         if _same_as_any(out, inputs):
@@ -360,8 +361,10 @@ def check_outputs(
     if problems:
         # `role`: which output, where the user named none of them (the attestation beside
         # --out); not of its folder, which is --out's too (said once)
-        named = [p if p.code == "OUT-UNWRITABLE" else replace(p, where=role) for p in problems]
-        raise Refused(named if role else problems)
+        named = [
+            p if p.code == "OUT-UNWRITABLE" else replace(p, where=role or option) for p in problems
+        ]
+        raise Refused(named)
 
 
 class NotCreated(Exception):

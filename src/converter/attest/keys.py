@@ -12,8 +12,9 @@ module asks for one through a callable, and only for a key that is encrypted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -44,6 +45,26 @@ _MAX_KEY_FILE = 64 * 1024
 
 # Asked only when the key is encrypted; None or b"" when there is none to give.
 Passphrase = Callable[[], bytes | None]
+
+# The options that name the key files, said as each refusal's place (never the path): a
+# signing key, a public key, and keygen's new key.
+SIGNING_KEY = "--attest-key"
+PUBLIC_KEY = "--public-key"
+NEW_KEY = "--out"
+
+T = TypeVar("T")
+
+
+def _at(option: str, load: Callable[[], T]) -> T:
+    """`load`'s result, or its refusal with `option` as the place of each problem that names
+    none (as KEY-INVALID names `--key-file`): ATTEST-KEY-UNREADABLE was said with no place."""
+    try:
+        return load()
+    except Refused as refused:
+        refused.problems[:] = [
+            p if p.where is not None else replace(p, where=option) for p in refused.problems
+        ]
+        raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +160,11 @@ def _weak(raw: bytes) -> bool:
 
 
 def generate_key_files(private_path: Path, passphrase: Passphrase | None = None) -> GeneratedKey:
+    """`_generate_key_files`, its refusals at keygen's `--out`."""
+    return _at(NEW_KEY, lambda: _generate_key_files(private_path, passphrase))
+
+
+def _generate_key_files(private_path: Path, passphrase: Passphrase | None) -> GeneratedKey:
     """Write a new key pair, the private key encrypted when `passphrase` is given (asked after
     the checks of the paths: no one types a passphrase for a key that cannot be written); refuses
     (ATTEST-KEY-EXISTS) if either file already exists, a private key named like a public one
@@ -184,13 +210,18 @@ def _create_exclusive(path: Path, data: bytes, mode: int) -> None:
 
 def load_private_key(path: Path, passphrase: Passphrase | None = None) -> Ed25519PrivateKey:
     """The signing key; refuses a file other users can read (ATTEST-KEY-PERMISSIONS), even
-    encrypted (its mode is checked before any passphrase is asked)."""
-    data = _read_key_file(path, private=True)
-    return private_key_from_pem(data, passphrase)
+    encrypted (its mode is checked before any passphrase is asked). Refusals name
+    `--attest-key`, the only option that gives one."""
+    return _at(
+        SIGNING_KEY,
+        lambda: private_key_from_pem(_read_key_file(path, private=True), passphrase),
+    )
 
 
 def load_public_key(path: Path) -> Ed25519PublicKey:
-    return public_key_from_pem(_read_key_file(path, private=False))
+    """The public key `--public-key` names (verify, evaluate; the Action passes its input as
+    it); refusals name the option."""
+    return _at(PUBLIC_KEY, lambda: public_key_from_pem(_read_key_file(path, private=False)))
 
 
 def _read_key_file(path: Path, *, private: bool) -> bytes:

@@ -271,7 +271,7 @@ def _template(
         # Remade over itself, the contract would lose labels the template does not carry: of
         # another session's tasks (a wrong --in), or of tasks no longer there (a review: every
         # label gone, exit 0). Written elsewhere, the old contract stays to compare.
-        raise Refused([Problem("OUT-FILLED-CONTRACT")])
+        raise Refused([Problem("OUT-FILLED-CONTRACT", where="--template")])
     write_atomic(out, made.data)
     review = None
     if carried is not None and carried.changed:
@@ -326,11 +326,11 @@ def _template_inputs(
     # be replaced at all: "pass --force" would not help one that is an input.)
     exists = len(first.problems) == before and out.exists()
     if exists and not force:
-        first.refuse(Problem("OUT-EXISTS"))
+        first.refuse(Problem("OUT-EXISTS", where="--template"))
     elif exists and not in_place and labelled_outcomes(out):
         # --force over labels it does not carry: a walkthrough lost every outcome, told only
         # "fill its 6 null claims"; --from-contract with the same file carries them instead.
-        first.refuse(Problem("OUT-FILLED-CONTRACT"))
+        first.refuse(Problem("OUT-FILLED-CONTRACT", where="--template"))
     old = (
         first(
             lambda: read_old_contract(

@@ -280,7 +280,7 @@ def emit_problems(
         if account and pseudo:
             from converter.firewall.boundary import file_ref
 
-            where = file_ref(pseudo, account, problem)
+            where = file_ref(pseudo, account, problem) or problem.where
         path = None
         if show_paths:
             if problem.local_path:

@@ -127,26 +127,26 @@ class LoadedKey:
     created_at: Path | None  # set when the key was created by this call
 
 
-def _exists(path: Path) -> bool:
+def _exists(path: Path, source: str) -> bool:
     """Whether something is at `path`; a folder on the way that cannot be searched (Python 3.11
-    raises EACCES) is KEY-UNREADABLE, never an internal error."""
+    raises EACCES) is KEY-UNREADABLE (at `source`), never an internal error."""
     found = ask(path.exists)
     if found is None:
-        raise Refused([Problem("KEY-UNREADABLE")])
+        raise Refused([Problem("KEY-UNREADABLE", where=source)])
     return found
 
 
 def load_key(key_file: Path | None, *, create: bool = True) -> LoadedKey:
     """--key-file, else $AGENT_EVIDENCE_KEY, else the config dir (created on first use)."""
     if key_file is not None:
-        if not _exists(key_file):
-            raise Refused([Problem("KEY-FILE-MISSING")])
+        if not _exists(key_file, GIVEN_FILE):
+            raise Refused([Problem("KEY-FILE-MISSING", where=GIVEN_FILE)])
         return LoadedKey(_read_private(key_file, GIVEN_FILE), None)
     env = os.environ.get(ENV_VAR)
     if env:
         return LoadedKey(_decode(env, FROM_ENV), None)
     path = default_key_path()
-    if _exists(path):
+    if _exists(path, default_key_shown()):
         return LoadedKey(_read_private(path, default_key_shown()), None)
     if not create:
         raise Refused([Problem("KEY-MISSING")])

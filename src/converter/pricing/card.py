@@ -123,7 +123,7 @@ def parse_price_card(data: bytes) -> PriceCard:
         return PriceCard.model_validate(document)
     except ValidationError as bad:
         if _another_file(document):
-            raise Refused([Problem("PRICE-CARD-OTHER-FILE")]) from None
+            raise Refused([Problem("PRICE-CARD-OTHER-FILE", where="--price-card")]) from None
         places = key_places(document)
         problems = [
             Problem("PRICE-CARD-INVALID", where=_card_path(err["loc"], places))
@@ -184,7 +184,7 @@ def load_price_card(name_or_path: str | Path) -> PriceCard:
     card = parse_price_card(_read(name_or_path))
     by_path = not isinstance(name_or_path, str) or not _is_card_name(name_or_path)
     if by_path and card.id in shipped_cards() and card != load_price_card(card.id):
-        raise Refused([Problem("PRICE-CARD-ID-TAKEN")])
+        raise Refused([Problem("PRICE-CARD-ID-TAKEN", where="id")])
     return card
 
 

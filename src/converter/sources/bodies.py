@@ -51,6 +51,8 @@ INDEX_NAME = "index.jsonl"
 # folder under this prefix, never where the folder lies, so a bundle re-derives on any machine.
 # No file of a session tree is named so (the tree's are `<session>…` or `../<project>/…`).
 PREFIX = "provider-bodies/"
+# The option that names the folder, as a refusal's place when the folder itself is at fault.
+BODIES_OPTION = "--provider-bodies"
 # A request id as Claude Code names a response file by it (`request-id` header; restored source:
 # `/^[A-Za-z0-9_-]+$/`, else a uuid), bounded.
 REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
@@ -127,7 +129,7 @@ def select(
     found = Selection()
     folder = Path(os.path.abspath(folder))
     if entry_kind(folder) != "dir":  # missing, a file, a symlink, a special file, unreachable
-        found.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
+        found.problems.append(Problem("CC-BODY-DIR-UNREADABLE", where=BODIES_OPTION))
         return found
     index = folder / INDEX_NAME
     kind = entry_kind(index)
@@ -143,7 +145,7 @@ def select(
     elif kind == "missing":
         _by_request_id(found, folder, layout, request_ids)
     elif kind == "unreadable":  # the folder cannot be searched
-        found.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
+        found.problems.append(Problem("CC-BODY-DIR-UNREADABLE", where=BODIES_OPTION))
     else:  # a symlink, a folder, a special file: not read as the index, never taken as none
         found.problems.append(Problem("CC-BODY-NOT-REGULAR", local_path=PREFIX + INDEX_NAME))
     return found
@@ -341,7 +343,7 @@ def _by_request_id(
                 Selected(layout.add("provider-response", path, rel=PREFIX + name))
             )
         elif kind == "unreadable":
-            found.problems.append(Problem("CC-BODY-DIR-UNREADABLE"))
+            found.problems.append(Problem("CC-BODY-DIR-UNREADABLE", where=BODIES_OPTION))
             return
         else:
             found.problems.append(Problem("CC-BODY-NOT-REGULAR", local_path=PREFIX + name))

@@ -75,6 +75,8 @@ NOT_READ = {
 }
 # Files an operating system's file browser writes into any folder it shows (macOS Finder,
 # Windows Explorer): no one's transcript. Counted (CC-TREE-OS-FILE), never opened.
+# The argument that names the parent transcript, as a refusal's place when nothing is there.
+IN = "--in"
 OS_FILES = frozenset({".ds_store", "thumbs.db", "desktop.ini"})  # compared lowercased
 _REMOTE_META = re.compile(r"remote-agent-[A-Za-z0-9_-]{1,80}\.meta\.json")
 
@@ -691,7 +693,13 @@ def discover(
             code = "CC-TREE-PARENT-IS-FOLDER"  # a folder named like a transcript
         # Labelled like a symlinked parent (`--show-paths` names it), unless there is nothing
         # at that path to name.
-        layout.problems.append(Problem(code, local_path=None if kind == "missing" else parent.name))
+        # Nothing at that path: said at the argument that named it (`[--in]`), never the path.
+        missing = kind == "missing"
+        layout.problems.append(
+            Problem(
+                code, local_path=None if missing else parent.name, where=IN if missing else None
+            )
+        )
         return layout
     stem = parent.name.removesuffix(".jsonl")
     layout.add("parent", parent)
