@@ -611,6 +611,42 @@ def test_empty_journal(rich: Tree, cli: Any, command: Command, tmp_path: Path) -
 
 @pytest.mark.parametrize(
     ("fixture", "rel", "role"),
+    [("syn", SYN_META, "meta"), ("rich", RICH_MANIFEST, "workflow-manifest")],
+)
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"[1]", "CC-LINE-NOT-OBJECT"),
+        (b"[" * 5000 + b"]" * 5000, "CC-LINE-TOO-DEEP"),
+        (b'{"agentType": "x"', "CC-LINE-INVALID-JSON"),
+        (b'{"a": 1, "a": 2}', "CC-LINE-DUPLICATE-KEY"),
+    ],
+    ids=["not-object", "too-deep", "invalid-json", "duplicate-key"],
+)
+def test_a_line_refusal_in_a_metadata_file_is_fixed_as_one(
+    fixture: str,
+    rel: str,
+    role: str,
+    body: bytes,
+    code: str,
+    request: pytest.FixtureRequest,
+    cli: Any,
+    tmp_path: Path,
+) -> None:
+    """Was: a meta file (or a workflow manifest) that is not one JSON object was told "The file
+    is not a Claude Code transcript", or to convert a copy "knowing that spend is missing": it
+    is no transcript, and holds no spend. Provider bodies have had a fix of their own."""
+    tree: Tree = request.getfixturevalue(fixture)
+    tree.path(rel).write_bytes(body)
+    outcome = run_command(cli, INSPECT, tree, tmp_path)
+    expect_refusal(outcome, code, tree.label(role, rel), 1)
+    assert "Fix: This file is not a transcript but a metadata file" in outcome.err
+    assert "not a Claude Code transcript" not in outcome.err
+    assert "spend is missing" not in outcome.err
+
+
+@pytest.mark.parametrize(
+    ("fixture", "rel", "role"),
     [
         ("syn", SYN_META, "meta"),
         ("rich", RICH_JOURNAL, "journal"),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 import click
 
 from converter.errors import CODES, Problem
-from converter.errors.codes import BODY_LINE_FIX, INDEX_LINE_FIX
+from converter.errors.codes import BODY_LINE_FIX, INDEX_LINE_FIX, META_LINE_FIX
 
 if TYPE_CHECKING:  # every command imports this module; only inspect passes an account
     from converter.firewall.pseudonyms import Pseudonymizer
@@ -224,6 +224,22 @@ PER_GROUP = 5  # lines shown per code in one file on stderr; --json lists every 
 
 
 _BODY_ROLES = ("provider-response/", "provider-index/")
+_META_ROLES = ("meta/", "workflow-manifest/")
+
+
+def _fix(code: str, where: str) -> str:
+    """A code's fix, said of the file it is in: a line's refusal (CC-LINE-*) in a provider
+    body or the bodies' index, or in a metadata file of the tree, has a fix of its own (the
+    codes' own speak of transcripts)."""
+    if not code.startswith("CC-LINE-"):
+        return CODES[code].fix
+    if where.startswith("provider-index/"):
+        return INDEX_LINE_FIX  # a line that may be the session's: no original to restore
+    if where.startswith(_BODY_ROLES):
+        return BODY_LINE_FIX
+    if where.startswith(_META_ROLES) and code != "CC-LINE-UTF16":
+        return META_LINE_FIX
+    return CODES[code].fix
 
 
 def emit_lines(
@@ -249,10 +265,7 @@ def emit_lines(
         key = (code, where.split(" line ")[0] if where else None)
         shown[key] = shown.get(key, 0) + 1
         if shown[key] <= PER_GROUP:
-            body = code.startswith("CC-LINE-") and (where or "").startswith(_BODY_ROLES)
-            text = BODY_LINE_FIX if body else CODES[code].fix
-            if body and (where or "").startswith("provider-index/"):
-                text = INDEX_LINE_FIX  # a line that may be the session's: no original to restore
+            text = _fix(code, where or "")
             told = f" Fix: {text}" if fix and (code, text) not in fixed else ""
             # Each line after a code's first gives its place alone; only the end is replaced
             # (a path --show-paths puts before the description may hold the same words).

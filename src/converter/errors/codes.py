@@ -83,6 +83,16 @@ INDEX_LINE_FIX = (
     "copy to --provider-bodies, in verify too; a hidden call only that line named is then left "
     "out. Or " + _WITHOUT_BODIES
 )
+# The fix of such a refusal in a metadata file of the tree (a subagent's .meta.json, a workflow
+# run's manifest): one JSON object Claude Code writes once, beside the transcripts; those codes'
+# own fixes speak of transcripts and of spend a copy lacks (an audit: "The file is not a Claude
+# Code transcript" for a meta file). UTF-16's fix (copy the bytes unchanged) is any file's.
+META_LINE_FIX = (
+    "This file is not a transcript but a metadata file Claude Code writes beside them (a "
+    "subagent's agent-<id>.meta.json, a workflow run's workflows/wf_<run>.json), one JSON "
+    "object: it was edited or damaged. Restore Claude Code's original from the machine that "
+    "ran the session."
+)
 # A response that cannot be its transcript call's (another model, other usage).
 _BODY_EDITED = (
     "The response or the transcript was edited, or they are not of one session; restore "
