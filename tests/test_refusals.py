@@ -1171,6 +1171,34 @@ def test_a_folder_named_like_the_parent_transcript(
     assert f"({syn.parent.name})" in shown.err
 
 
+@pytest.mark.parametrize(
+    ("code", "rel"),
+    [
+        ("CC-TREE-STRAY-FILE", "notes.txt"),
+        ("CC-TREE-SYMLINK", "subagents/agent-a3088bfe7965a5c05.jsonl"),
+        ("CC-TREE-SPECIAL-FILE", "subagents/agent-a3088bfe7965a5c05.jsonl"),
+        ("CC-TREE-BAD-ID", "subagents/agent-zz.jsonl"),
+    ],
+)
+def test_a_file_the_tree_cannot_bind_is_fixed_with_how_to_name_it(
+    code: str, rel: str, syn: Tree, cli: Any, command: Command, tmp_path: Path
+) -> None:
+    """Was: "move the file", "remove the special file", "give the file back its name" of a
+    file said only as unbound/file-<hex>, and nothing said how to learn which it is."""
+    path = syn.path(rel)
+    if code == "CC-TREE-SYMLINK":
+        path.symlink_to(syn.path(SYN_CHILD))
+    elif code == "CC-TREE-SPECIAL-FILE":
+        os.mkfifo(path)
+    else:
+        path.write_text("{}\n")
+    outcome = run_command(cli, command, syn, tmp_path)
+    expect_refusal(outcome, code, syn.label("unbound", rel))
+    assert "--show-paths (inspect, convert, verify" in outcome.err
+    shown = run_command(cli, command, syn, tmp_path, "--show-paths")
+    assert f"({syn.rel(path)})" in shown.err  # as the fix says
+
+
 def test_special_file_child(syn: Tree, cli: Any, command: Command, tmp_path: Path) -> None:
     os.mkfifo(syn.folder / "subagents" / "agent-a3088bfe7965a5c05.jsonl")
     outcome = run_command(cli, command, syn, tmp_path)

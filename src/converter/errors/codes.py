@@ -59,6 +59,13 @@ SPEND_LEFT_OUT = frozenset(
 )
 
 # Stable codes. Renaming one is a breaking change; docs/refusals.md lists each (a test checks).
+# How to learn which file a refusal's label stands for (a stray file, a symlink, a bad id is
+# `unbound/file-<hex>`): the fixes that say to move, remove or rename it said this nowhere.
+_NAMED_BY_SHOW_PATHS = (
+    " The message names the file only by its label (unbound/file-<hex> for one the tree "
+    "could not bind): --show-paths (inspect, convert, verify; after scan, inspect the "
+    "session) adds its local path, on your terminal only."
+)
 # The way out of a body refusal when the contract binds the bodies: converting the same
 # contract without them is CONTRACT-BODIES-MISSING (a fix audit: the two fixes looped).
 _WITHOUT_BODIES = (
@@ -185,23 +192,24 @@ CODES: dict[str, CodeInfo] = {
         "an agent transcript of another session is how a background session's fork carries its "
         "running agents (anthropics/claude-code#79764): that spend is the other session's, so "
         "convert that one and remove the link here (a copy would count it twice). Any other "
-        "link: copy the real file into place.",
+        "link: copy the real file into place." + _NAMED_BY_SHOW_PATHS,
     ),
     "CC-TREE-SPECIAL-FILE": _c(
         "A path in the session tree is not a regular file or folder (device, socket, pipe).",
-        "Remove the special file from the session folder.",
+        "Remove the special file from the session folder." + _NAMED_BY_SHOW_PATHS,
     ),
     "CC-TREE-BAD-ID": _c(
         "A file or folder name in the tree does not have the shape of its id kind.",
         "Give the file back the name Claude Code wrote (agent-<agentId>.jsonl with the agentId "
         "its delegation's result names; a run's folder and manifest by its wf_ run id). If "
         "Claude Code itself wrote this name, it is a new id form: report it with the Claude Code "
-        "version. Deleting a transcript instead drops its calls from the accounting.",
+        "version. Deleting a transcript instead drops its calls from the accounting."
+        + _NAMED_BY_SHOW_PATHS,
     ),
     "CC-TREE-STRAY-FILE": _c(
         "A file or folder in the session folder is not part of any known layout.",
         "Move the file out of the session folder, or report the new layout with its Claude Code "
-        "version.",
+        "version." + _NAMED_BY_SHOW_PATHS,
     ),
     "CC-TREE-CONTENT-NOT-READ": _c(
         "The session folder holds content Claude Code keeps beside the transcripts, with no "
