@@ -346,22 +346,94 @@ def test_a_task_spend_of_29_digits_reaches_the_gates_whole(cli: Any, tmp_path: P
 
 def test_a_renamed_copy_is_not_another_session(cli: Any, tmp_path: Path) -> None:
     """The same bytes under another name (a single file, `--from claude-code`) are this
-    session's main transcript, found by digest: its label differs, so the file is added and
-    the old one removed, not CONTRACT-OTHER-SESSION."""
+    session's main transcript, found by digest: not CONTRACT-OTHER-SESSION. Its label differs,
+    so it was said added and the old one removed, and the inventory's digest mismatched (a
+    determinism audit: a browser's `excerpt (1).jsonl` told to make a new template): it is one
+    file renamed, at its bound label, and nothing else; --show-paths alone names where it lies."""
     from tests.test_layouts import _parent  # one prompt, one call: no children
 
     (tmp_path / "session").mkdir()
-    parent = _parent(tmp_path / "session")
+    parent = _parent(tmp_path / "session").rename(tmp_path / "session" / "excerpt.jsonl")
     single = ("--from", "claude-code")
     contract = _contract(cli, parent, tmp_path, *single)
-    copy = tmp_path / "copy" / "renamed.jsonl"
+    copy = tmp_path / "copy" / "excerpt (1).jsonl"
     copy.parent.mkdir()
     copy.write_bytes(parent.read_bytes())
     result = _convert(cli, copy, contract, tmp_path / "b.json", *single)
     assert result.code == 2
+    bound = read_json(contract)["inventory"]["files"][0]["label"]
+    refused = [line for line in result.err.splitlines() if line.startswith("refused: ")]
+    assert len(refused) == 1, result.err
+    assert refused[0].startswith(f"refused: CONTRACT-FILE-RENAMED [inventory/files/{bound}]: ")
+    assert "excerpt" not in result.err  # no file name without --show-paths
+    shown = _convert(cli, copy, contract, tmp_path / "b.json", *single, "--show-paths")
+    assert f"[inventory/files/{bound}] (excerpt (1).jsonl): " in shown.err
+    assert not (tmp_path / "b.json").exists()
+    # Under its own name again, it converts; a new template made for the new name does too.
+    assert _convert(cli, parent, contract, tmp_path / "b.json", *single).code == 0
+    assert _carry(cli, copy, contract, tmp_path, *single).code == 0
+
+
+def _rename_child(parent: Path, *, change: bool = False) -> None:
+    """Give the synthetic tree's one subagent (its transcript and meta) another valid agent
+    id; with `change`, a byte of its transcript changed too."""
+    folder = parent.parent / parent.stem / "subagents"
+    for old in sorted(folder.glob("agent-a3088bfe7965a5c04.*")):
+        old.rename(folder / old.name.replace("c04.", "c05."))
+    if change:
+        child = folder / "agent-a3088bfe7965a5c05.jsonl"
+        child.write_bytes(child.read_bytes().replace(b"retry paths", b"retry pathz", 1))
+
+
+def test_a_renamed_subagent_is_renamed_and_still_refused_by_the_reader(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A subagent's files renamed to another valid agent id: its records still name the id it
+    was converted under, so the tree no longer reads (CC-TREE-JOIN-CONFLICT, kept: the reader
+    does not take it for the same agent), and each file, the same bytes, is said renamed, not
+    added and removed. Renamed and changed, the transcript is added and removed; its
+    meta, the same bytes, renamed."""
+    parent = _copy_tree("synthetic_tree", tmp_path)
+    contract = _contract(cli, parent, tmp_path)
+    _rename_child(parent)
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2
     codes = _codes(result.err)
-    assert "CONTRACT-OTHER-SESSION" not in codes
-    assert {"CONTRACT-FILE-ADDED", "CONTRACT-FILE-REMOVED"} <= set(codes)
+    assert sorted(codes) == ["CC-TREE-JOIN-CONFLICT", *["CONTRACT-FILE-RENAMED"] * 2], codes
+    assert "a3088bfe7965a5c0" not in result.err  # the agent ids of the file names
+    other = _copy_tree("synthetic_tree", tmp_path / "other")
+    _rename_child(other, change=True)
+    changed = _codes(_convert(cli, other, contract, tmp_path / "b.json").err)
+    assert sorted(c for c in changed if c.startswith("CONTRACT-")) == [
+        "CONTRACT-FILE-ADDED",
+        "CONTRACT-FILE-REMOVED",
+        "CONTRACT-FILE-RENAMED",
+    ], changed
+
+
+def test_copies_of_one_file_renamed_are_not_paired() -> None:
+    """Two bound files and two new ones of one role, size and SHA-256: which was renamed to
+    which cannot be told, so none is said renamed (they stay added and removed); a pair
+    alone beside them is."""
+    from converter.contract.validate import file_differences
+    from converter.firewall.view import BoundFile
+
+    def bound(label: str, sha: str, role: str = "subagent") -> BoundFile:
+        return BoundFile(role=role, label=f"file-{label * 12}", size=3, sha256=sha * 64)
+
+    was = [bound("a", "1"), bound("b", "1"), bound("c", "2"), bound("d", "3", "meta")]
+    now = [bound("e", "1"), bound("f", "1"), bound("9", "2"), bound("8", "3")]
+    found = file_differences({f.label: f for f in was}, {f.label: f for f in now})
+    said = [(p.code, (p.where or "")[-1]) for p in found]
+    assert said == [
+        ("CONTRACT-FILE-RENAMED", "c"),
+        ("CONTRACT-FILE-ADDED", "8"),  # another role: not the meta's rename
+        ("CONTRACT-FILE-ADDED", "e"),
+        ("CONTRACT-FILE-ADDED", "f"),
+        ("CONTRACT-FILE-REMOVED", "a"),
+        ("CONTRACT-FILE-REMOVED", "b"),
+        ("CONTRACT-FILE-REMOVED", "d"),
+    ]
 
 
 def test_an_excluded_tasks_nulls_stay_unsaid_beside_a_misshapen_outcome(

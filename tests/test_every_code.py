@@ -918,6 +918,26 @@ def test_file_removed_since_the_template(syn: Tree, cli: Any, tmp_path: Path) ->
     )
 
 
+def test_file_renamed_since_the_template(syn: Tree, cli: Any, tmp_path: Path) -> None:
+    """A bound file under another name, its bytes the same (the child's meta renamed beside its
+    transcript renamed the same way), is refused once at its bound label, not added and
+    removed."""
+    child = SYN_CHILD.replace("c04.", "c05.")
+
+    def rename(tree: Tree) -> None:
+        for rel in (SYN_CHILD, SYN_META):
+            tree.path(rel).rename(tree.path(rel.replace("c04.", "c05.")))
+
+    outcome = _convert_stale(syn, cli, tmp_path, rename)
+    expect_contract_refusal(
+        outcome, "CONTRACT-FILE-RENAMED", f"inventory/files/{_file_label(syn, SYN_META)}"
+    )
+    renamed = f"refused: CONTRACT-FILE-RENAMED [inventory/files/{_file_label(syn, SYN_CHILD)}]"
+    assert renamed in outcome.err  # the transcript too, at its bound label, not its new one
+    assert f"inventory/files/{_file_label(syn, child)}" not in outcome.err
+    assert "CONTRACT-FILE-ADDED" not in outcome.err
+
+
 @pytest.mark.parametrize("name", ["model_calls", "edges"])
 def test_count_differs_from_the_sources(name: str, syn: Tree, cli: Any, tmp_path: Path) -> None:
     """A count in the contract's inventory other than the sources' is refused at that count."""

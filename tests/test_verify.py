@@ -847,6 +847,87 @@ def test_rederive_after_the_session_went_on_with_a_delegation_running(
     assert f"({PARENT.name})" in shown.err  # the changed file, traced on this terminal only
 
 
+def _single_file_bundle(cli: Any, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(transcript `excerpt.jsonl`, its bundle, its contract), converted `--from claude-code`."""
+    from tests.contract_helpers import fill, read_json
+    from tests.test_layouts import _parent  # one prompt, one call: no children
+
+    folder = tmp_path / "session"
+    folder.mkdir()
+    excerpt = _parent(folder).rename(folder / "excerpt.jsonl")
+    template, contract, bundle = (tmp_path / n for n in ("t.json", "c.json", "b.json"))
+    single = ("--from", "claude-code", "--in", str(excerpt))
+    assert cli("convert", *single, "--template", str(template)).code == 0
+    write_json(contract, fill(read_json(template)))
+    made = cli("convert", *single, "--contract", str(contract), "--out", str(bundle))
+    assert made.code == 0, made.err
+    return excerpt, bundle, contract
+
+
+def test_rederive_from_a_renamed_transcript_is_renamed_not_changed(
+    cli: Any, tmp_path: Path
+) -> None:
+    """A determinism audit: a `--from claude-code` transcript saved again by a browser as
+    `excerpt (1).jsonl`, byte for byte the one converted, was ATTEST-REDERIVE-SOURCES-CHANGED,
+    5, "do not trust the bundle" (a file added, one removed, the inventory's digest). The
+    label is keyed over the name: the check could not run as given (2), the rename said below
+    it, no file name without --show-paths; under its own name again, it verifies."""
+    excerpt, bundle, contract = _single_file_bundle(cli, tmp_path)
+    renamed = excerpt.rename(excerpt.with_name("excerpt (1).jsonl"))
+    result = _rederive(cli, bundle, contract, str(renamed))
+    assert result.code == 2, result.err
+    lines = [line for line in result.err.splitlines() if not line.startswith("notice: ")]
+    assert lines[0].startswith("refused: ATTEST-REDERIVE-RENAMED: ")
+    assert [line.split()[1] for line in lines[1:]] == ["CONTRACT-FILE-RENAMED"]
+    assert lines[1].startswith("  found: CONTRACT-FILE-RENAMED [inventory/files/file-")
+    assert "Fix:" not in lines[1]  # the producer's fixes are not the verifier's
+    assert "SOURCES-CHANGED" not in result.err
+    assert "excerpt" not in result.err
+    assert result.out.count("ok: ") == 2  # the digest and parts checks still ran and passed
+    shown = _rederive(cli, bundle, contract, str(renamed), "--show-paths")
+    assert shown.code == 2
+    assert "] (excerpt (1).jsonl): " in shown.err
+    back = renamed.rename(excerpt)
+    assert _rederive(cli, bundle, contract, str(back)).code == 0
+
+
+def test_rederive_from_a_renamed_transcript_that_changed_too(cli: Any, tmp_path: Path) -> None:
+    """Renamed and grown by a line: no file of the bundle's is given, by name or bytes, so it
+    is another session's (5), never a rename."""
+    excerpt, bundle, contract = _single_file_bundle(cli, tmp_path)
+    renamed = excerpt.rename(excerpt.with_name("excerpt (1).jsonl"))
+    lines = renamed.read_bytes().splitlines(keepends=True)
+    renamed.write_bytes(b"".join([*lines, lines[-1]]))
+    result = _rederive(cli, bundle, contract, str(renamed))
+    assert result.code == 5, result.err
+    assert "RENAMED" not in result.err
+
+
+@pytest.mark.parametrize("change", [False, True], ids=["renamed", "renamed-and-changed"])
+def test_rederive_with_a_renamed_subagent(cli: Any, tmp_path: Path, change: bool) -> None:
+    """The synthetic tree's subagent renamed to another valid agent id (its transcript and
+    meta): the reader refuses the tree (its records name the id it was converted under,
+    CC-TREE-JOIN-CONFLICT), and its files' bytes are the bound ones: renamed, 2, the
+    refusal below. Its transcript changed too, that is a file added and one removed: 5."""
+    from tests.test_convert import _rename_child
+
+    bundle, contract = make_bundle(cli, tmp_path, "b")
+    tree = tmp_path / "tree"
+    shutil.copytree(PARENT.parent, tree)
+    _rename_child(tree / PARENT.name, change=change)
+    result = _rederive(cli, bundle, contract, str(tree / PARENT.name))
+    found = [line.split()[1] for line in result.err.splitlines() if line.startswith("  found: ")]
+    assert "a3088bfe7965a5c0" not in result.err  # the agent ids of the file names
+    if not change:
+        assert result.code == 2, result.err
+        assert "refused: ATTEST-REDERIVE-RENAMED: " in result.err
+        assert sorted(found) == ["CC-TREE-JOIN-CONFLICT", *["CONTRACT-FILE-RENAMED"] * 2]
+        return
+    assert result.code == 5, result.err
+    assert "integrity: ATTEST-REDERIVE-SOURCES-CHANGED: " in result.err
+    assert {"CONTRACT-FILE-ADDED", "CONTRACT-FILE-REMOVED", "CONTRACT-FILE-RENAMED"} <= set(found)
+
+
 @pytest.mark.parametrize("mistake", ["missing-parent", "single-file", "child-as-parent"])
 def test_a_mistyped_rederivation_is_a_refusal_not_a_mismatch(
     cli: Any, tmp_path: Path, mistake: str

@@ -458,6 +458,8 @@ def _dispatch(args: list[str], debug: bool, written_before: int) -> None:
         if _by_interrupt(refused):
             _interrupted(written_before)
         _emit_refused(refused, showing_paths())
+        if refused.details:  # what was found: for whoever checks, not fixes for them
+            _emit_refused(refused.details, showing_paths(), "  found: ", False)
         sys.exit(refused.exit_code)
     except IntegrityFailure as failure:
         if _by_interrupt(failure):

@@ -165,13 +165,17 @@ def task_differences(
 
 
 def check_against_sources(
-    parts: ContractParts, fresh: Contract, ignore: frozenset[str] = frozenset()
+    parts: ContractParts,
+    fresh: Contract,
+    ignore: frozenset[str] = frozenset(),
+    paths: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """Compare the contract's source-owned fields that validated with a template made from the
     sources now (its `source` was compared before they were read: `conversion._checked_bundle`
     reads them as it names, or refuses). Under another key only the key is named: every
     pseudonym differs. A contract made for another session is named once (`other_session`):
-    every file, count and task differs, and naming each would only hide that."""
+    every file, count and task differs, and naming each would only hide that. `paths`: each
+    file's local path, by location, as `file_differences` takes them."""
     if parts.key_id is not None and parts.key_id != fresh.key_id:
         return [Problem("CONTRACT-KEY-MISMATCH", where="key_id")]
     if parts.inventory is not None and other_session(parts.inventory, fresh.inventory):
@@ -186,7 +190,7 @@ def check_against_sources(
             return [Problem("CONTRACT-BODIES-UNEXPECTED", where="inventory/files")]
     problems: list[Problem] = []
     if parts.inventory is not None:
-        problems += _inventory_differences(parts.inventory, fresh.inventory)
+        problems += _inventory_differences(parts.inventory, fresh.inventory, paths)
     if parts.tasks is not None:
         problems += task_differences(parts.tasks, fresh.tasks, ignore)
     if parts.observed is not None and parts.observed != fresh.observed:
@@ -213,20 +217,55 @@ def other_session(bound: Inventory, fresh: Inventory) -> bool:
     return not any(p.label in labels or p.sha256 in digests for p in parents)
 
 
-def file_differences(was: Mapping[str, BoundFile], now: Mapping[str, BoundFile]) -> list[Problem]:
-    """Each file, by label, that changed (role, size or SHA-256), was added or was removed."""
+def file_differences(
+    was: Mapping[str, BoundFile],
+    now: Mapping[str, BoundFile],
+    paths: Mapping[str, str] | None = None,
+) -> list[Problem]:
+    """Each file, by label, that changed (role, size or SHA-256), was added or was removed; a
+    bound file that is in the tree under another name (`renames`) is said once, renamed, at
+    its bound label, not as one file removed and another added (a browser's `excerpt (1).jsonl`
+    was told to make a new template, and verify said not to trust the bundle).
+
+    `paths`: `inventory/files/<label>` -> the local relative path of each file now, for
+    `--show-paths` (a renamed file's is where it lies now, under its new label)."""
     changed = [label for label in sorted(was.keys() & now.keys()) if was[label] != now[label]]
-    return [
-        *(Problem("CONTRACT-FILE-CHANGED", where=f"inventory/files/{label}") for label in changed),
-        *(
-            Problem("CONTRACT-FILE-ADDED", where=f"inventory/files/{label}")
-            for label in sorted(now.keys() - was.keys())
-        ),
-        *(
-            Problem("CONTRACT-FILE-REMOVED", where=f"inventory/files/{label}")
-            for label in sorted(was.keys() - now.keys())
-        ),
+    added, removed = now.keys() - was.keys(), was.keys() - now.keys()
+    renamed = renames({k: was[k] for k in removed}, {k: now[k] for k in added})
+    found = [
+        *(("CONTRACT-FILE-CHANGED", label, label) for label in changed),
+        *(("CONTRACT-FILE-RENAMED", label, renamed[label]) for label in sorted(renamed)),
+        *(("CONTRACT-FILE-ADDED", label, label) for label in sorted(added - {*renamed.values()})),
+        *(("CONTRACT-FILE-REMOVED", label, label) for label in sorted(removed - renamed.keys())),
     ]
+    where_now = paths or {}
+    return [
+        Problem(
+            code,
+            where=f"inventory/files/{label}",
+            local_path=where_now.get(f"inventory/files/{at}"),
+        )
+        for code, label, at in found
+    ]
+
+
+def renames(removed: Mapping[str, BoundFile], added: Mapping[str, BoundFile]) -> dict[str, str]:
+    """Bound label -> label now, for each file gone from the contract's labels whose role, size
+    and SHA-256 are those of exactly one file new to them, and no other gone file's: the same
+    bytes under another name. Where two or more gone or new files share those (copies of one
+    file, empty files of a role), none of them is paired: which name was which cannot be told
+    from the bytes, and a wrong pairing would send the user to rename the wrong file; they stay
+    added and removed."""
+    gone: dict[tuple[str, int, str], list[str]] = {}
+    new: dict[tuple[str, int, str], list[str]] = {}
+    for into, files in ((gone, removed), (new, added)):
+        for label, f in files.items():
+            into.setdefault((f.role, f.size, f.sha256), []).append(label)
+    return {
+        labels[0]: new[key][0]
+        for key, labels in gone.items()
+        if len(labels) == 1 and len(new.get(key, ())) == 1
+    }
 
 
 def _finding_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
@@ -253,7 +292,9 @@ def _finding_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
     ]
 
 
-def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
+def _inventory_differences(
+    bound: Inventory, fresh: Inventory, paths: Mapping[str, str] | None
+) -> list[Problem]:
     problems: list[Problem] = []
     was = {f.label: f for f in bound.files}
     now = {f.label: f for f in fresh.files}
@@ -268,7 +309,7 @@ def _inventory_differences(bound: Inventory, fresh: Inventory) -> list[Problem]:
         seen.add(entry.label)
     if not problems and was.keys() == now.keys() and list(was) != list(now):
         problems.append(Problem("CONTRACT-INVENTORY-MISMATCH", where="inventory/files"))  # order
-    problems += file_differences(was, now)
+    problems += file_differences(was, now, paths)
     for name in type(bound.counts).model_fields:
         if getattr(bound.counts, name) != getattr(fresh.counts, name):
             problems.append(Problem("CONTRACT-COUNT-MISMATCH", where=f"inventory/counts/{name}"))

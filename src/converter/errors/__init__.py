@@ -82,6 +82,9 @@ class Refused(ConverterError):
         self.problems = problems
         self.labels = labels or {}  # file index -> "role/label" (content-free)
         self.paths = paths or {}  # file index -> local relative path: --show-paths only
+        # What was found that the refusal rests on, said below it without fixes (verify's
+        # ATTEST-REDERIVE-RENAMED: the producer's fixes are not the verifier's to take).
+        self.details: Refused | None = None
 
 
 class LineProblems:

@@ -1233,6 +1233,14 @@ CODES: dict[str, CodeInfo] = {
         "A file the contract binds is no longer in the tree.",
         "Restore the file, or make a new template with --from-contract.",
     ),
+    "CONTRACT-FILE-RENAMED": _c(
+        "A file the contract binds is in the tree under another name: the same role, size and "
+        "SHA-256 at another path, so another keyed label (the label is keyed over the file's "
+        "path beside the main transcript, not its bytes).",
+        "Give the file back the name it was converted under: its path beside the main "
+        "transcript (for --from claude-code, the file's own name); --show-paths names where it "
+        "lies now. If the new name is meant, make a new template with --from-contract.",
+    ),
     "CONTRACT-COUNT-MISMATCH": _c(
         "A count in the contract's inventory differs from the sources.",
         "Make a new template with --from-contract.",
@@ -1757,6 +1765,15 @@ CODES: dict[str, CodeInfo] = {
         "below name each); exit 5.",
         "Re-derive from the session tree exactly as it was when converted (a session that went on "
         "after the conversion has grown); if it is that tree, the bundle is not evidence of it.",
+    ),
+    "ATTEST-REDERIVE-RENAMED": _c(
+        "The session files given are the ones the bundle binds, byte for byte, but some lie "
+        "under other names than they were converted under (the lines below name each, "
+        "CONTRACT-FILE-RENAMED): a file's label is keyed over its name, so the bundle cannot "
+        "be re-derived from them as given. Nothing was found changed; exit 2.",
+        "Give each file back the name it was converted under (its path beside the main "
+        "transcript; for --from claude-code, the file's own name: --show-paths names where "
+        "each lies now), then verify again.",
     ),
     "ATTEST-REDERIVE-OTHER-SESSION": _c(
         "The session files given are another session's: the bundle's contract binds none of "

@@ -19,7 +19,7 @@ from converter.bundle.spool import Discard, SealedBytes, Spill, close_spill
 from converter.codec.canonical import pretty_bytes
 from converter.contract.model import Contract, Preset, Privacy, Source
 from converter.contract.read import ContractParts, contract_paths, parse_contract, read_contract
-from converter.contract.template import Carried, build_template, carry_forward
+from converter.contract.template import Carried, build_template, carry_forward, inventory_sha256
 from converter.contract.validate import (
     check_against_sources,
     file_differences,
@@ -530,7 +530,8 @@ def _problems(
             for t in parts.tasks
         )
         parts = replace(parts, tasks=tasks)
-    against = check_against_sources(parts, fresh, ignore)
+    paths = _inventory_paths(reading.pseudo, reading.account.tree.layout.files)
+    against = _renamed_alone(parts, reading, check_against_sources(parts, fresh, ignore, paths))
     if against and _tasks_of_other_unit(parts, reading):
         # The task unit was edited after the template: the one cause of every task, count and
         # digest mismatch. A file changed, added or removed since is a cause of its own.
@@ -550,6 +551,24 @@ def _problems(
         pricing = account_problems(reading.canonical, parts.pricing)
         problems += [p.as_problem() for p in pricing]
     return problems, shown
+
+
+def _renamed_alone(parts: ContractParts, reading: Reading, against: list[Problem]) -> list[Problem]:
+    """`against` without the inventory digest's mismatch when files renamed are the one cause of
+    it: the digest covers each file's label, which is keyed over its name, so a rename alone
+    changes it too. Said only when the account, its files given the labels the contract binds,
+    has the contract's digest again (HMAC over everything else it binds): then nothing but the
+    names differs, and the renames are the whole of what changed (`verify` says so, exit 2)."""
+    codes = {p.code for p in against}
+    if "CONTRACT-FILE-RENAMED" not in codes or codes & (_FILE_CHANGES - {"CONTRACT-FILE-RENAMED"}):
+        return against
+    digest = ("CONTRACT-INVENTORY-MISMATCH", "inventory/inventory_sha256")
+    if parts.inventory is None or not any((p.code, p.where) == digest for p in against):
+        return against
+    as_bound = reading.canonical.model_copy(update={"files": parts.inventory.files})
+    if inventory_sha256(as_bound, reading.pseudo) != parts.inventory.inventory_sha256:
+        return against  # something else changed with the names: the mismatch stands
+    return [p for p in against if (p.code, p.where) != digest]
 
 
 def _tasks_of_other_unit(parts: ContractParts, reading: Reading) -> bool:
@@ -573,7 +592,7 @@ def source_changes(
     parent: Path, pseudo: Pseudonymizer, contract_bytes: bytes, bodies: Path | None = None
 ) -> list[Problem]:
     """The files of the tree, read as the contract names, that differ from those it binds
-    (changed, added, removed), found by their bytes alone: a tree that no longer converts (a
+    (changed, renamed, added, removed), found by their bytes alone: a tree that no longer converts (a
     session that went on after the conversion, with a delegation still running) is still seen
     to have changed. Empty when the contract has no inventory to compare with, or under another
     key; when the tree cannot be laid out as a whole, only the files changed (a file not listed
@@ -611,10 +630,10 @@ def source_changes(
     paths = _inventory_paths(pseudo, layout.files)  # where each file lies, for --show-paths
     if bodies is not None:
         paths |= _bodies_now(bodies, layout.session_id, bound, pseudo, now, unread)
-    found = file_differences({k: v for k, v in bound.items() if k not in unread}, now)
-    if not whole:
+    found = file_differences({k: v for k, v in bound.items() if k not in unread}, now, paths)
+    if not whole:  # nor renamed: a file not listed may be the one bound under that name
         found = [p for p in found if p.code == "CONTRACT-FILE-CHANGED"]
-    return [replace(p, local_path=paths.get(p.where or "")) for p in found]
+    return found
 
 
 def _bodies_now(
@@ -692,6 +711,7 @@ _SOURCES_DIFFER = frozenset(
         "CONTRACT-FILE-CHANGED",
         "CONTRACT-FILE-ADDED",
         "CONTRACT-FILE-REMOVED",
+        "CONTRACT-FILE-RENAMED",
         "CONTRACT-COUNT-MISMATCH",
         "CONTRACT-INVENTORY-MISMATCH",
         "CONTRACT-TASKS-MISMATCH",
@@ -700,8 +720,15 @@ _SOURCES_DIFFER = frozenset(
 )
 
 
-# A bound file that changed, came or went since the template: a cause of its own.
-_FILE_CHANGES = frozenset({"CONTRACT-FILE-CHANGED", "CONTRACT-FILE-ADDED", "CONTRACT-FILE-REMOVED"})
+# A bound file that changed, came, went or was renamed since the template: a cause of its own.
+_FILE_CHANGES = frozenset(
+    {
+        "CONTRACT-FILE-CHANGED",
+        "CONTRACT-FILE-ADDED",
+        "CONTRACT-FILE-REMOVED",
+        "CONTRACT-FILE-RENAMED",
+    }
+)
 
 
 # Refusals after which the files cannot be compared with the contract's: read another way than
@@ -749,9 +776,10 @@ def rederive(
     """`verify`'s third check: the bundle (of `size` bytes and that `sha256`: the bytes are not
     needed, and not held beside the conversion) made again from the sources, its contract and
     the pseudonym key, byte for byte; IntegrityFailure (5) when it is not (another contract,
-    changed sources, other bytes), Refused (2) when it cannot be made at all. Untyped, `source`
-    and `task_unit` are the contract's own (as convert takes them), not the receipt's: a
-    receipt edited to name others is then a mismatch, never a refusal."""
+    changed sources, other bytes), Refused (2) when it cannot be made at all (or only from the
+    files under the names they were converted under: ATTEST-REDERIVE-RENAMED). Untyped,
+    `source` and `task_unit` are the contract's own (as convert takes them), not the
+    receipt's: a receipt edited to name others is then a mismatch, never a refusal."""
     if contract_digest(pseudo, contract_bytes) != opened.receipt.contract_sha256:
         # Not the contract the bundle names (or the bundle names another): nothing from it can
         # re-derive these bytes. Said as such, not as an unexplained byte mismatch; a file that
@@ -789,9 +817,16 @@ def rederive(
         changed = [p for p in refused.problems if p.code in _SOURCES_DIFFER]
         if not changed and not any(p.code in _NOT_COMPARABLE for p in refused.problems):
             changed = source_changes(parent, pseudo, contract_bytes, bodies)
+        found = [*changed, *(p for p in refused.problems if p not in changed)]
+        if changed and all(p.code == "CONTRACT-FILE-RENAMED" for p in changed):
+            # The same bytes under other names, nothing else differing: the files could not be
+            # checked as given (2), not evidence that they changed (5); giving them back their
+            # names re-derives. Each rename is said below, without the producer's fixes.
+            renamed = Refused([Problem("ATTEST-REDERIVE-RENAMED")])
+            renamed.details = Refused(found, refused.labels, refused.paths)
+            raise renamed from None
         if changed:
             failure = IntegrityFailure("ATTEST-REDERIVE-SOURCES-CHANGED")
-            found = [*changed, *(p for p in refused.problems if p not in changed)]
             failure.details = Refused(found, refused.labels, refused.paths)
             raise failure from None
         raise
