@@ -2,5 +2,5 @@
 
 from typing import Final, Literal
 
-__version__ = "0.6.21"
+__version__ = "0.6.22"
 GENERATOR: Final[Literal["agent-evidence"]] = "agent-evidence"
