@@ -2339,6 +2339,35 @@ def test_a_bad_pseudonym_key_is_said_with_the_other_options_problems(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.key", "t.json"]
 
 
+def test_a_template_run_refused_for_its_options_makes_no_key(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: with no key yet, `convert --template` over an existing output (or with an
+    unknown card) created the pseudonym key and then refused (upgrading.md 0.6.22: a refused
+    run makes no new key); the key was looked for before the other options' files."""
+    from converter.cli.convert import read_sources
+
+    monkeypatch.delenv("AGENT_EVIDENCE_KEY")
+    monkeypatch.setattr("converter.cli.convert.read_sources", _never_read)
+    parent = fixture_parent("synthetic_tree")
+    taken = tmp_path / "t.json"
+    taken.write_text("{}")
+    config = tmp_path / "config"
+    result = cli("convert", "--in", str(parent), "--template", str(taken))
+    assert _codes(result.err) == ["OUT-EXISTS"]
+    card = ("--price-card", "no-such-card")
+    result = cli("convert", "--in", str(parent), "--template", str(tmp_path / "n.json"), *card)
+    assert _codes(result.err) == ["PRICE-CARD-UNKNOWN"]
+    assert "created a new pseudonym key" not in result.err
+    assert not config.exists()
+    monkeypatch.setattr("converter.cli.convert.read_sources", read_sources)
+    # sound options: the key is made, and the run goes on to the sources
+    made = cli("convert", "--in", str(parent), "--template", str(tmp_path / "n.json"))
+    assert made.code == 0, made.err
+    assert "created a new pseudonym key" in made.err
+    assert (config / "agent-evidence" / "pseudonym.key").exists()
+
+
 def test_a_contract_that_is_no_contract_is_said_with_the_other_options_problems(
     cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

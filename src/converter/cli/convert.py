@@ -169,10 +169,12 @@ def convert(
         why = " (a bundle keeps its contract's privacy.timestamps)" if timestamps else ""
         _only_with("--template", given, why)
     # A contract (--contract, --from-contract) was made under a key: a new one can never be
-    # it, and would be left behind by a run that cannot succeed. Only a fresh template makes one.
-    # Its problem is said with those of the other files the options name (`first`).
+    # it, and would be left behind by a run that cannot succeed. Only a fresh template makes one,
+    # and only once the other files the options name are found sound (`_template_inputs`).
+    # Its problem is said with theirs (`first`).
     first = Gathered()
-    key = gathered_key(first, key_file, create=template_out is not None and old_contract is None)
+    fresh = template_out is not None and old_contract is None
+    key = None if fresh else gathered_key(first, key_file, create=False)
     # Only what was typed: otherwise the adapter and task unit the contract names, or the
     # defaults (`source_for`), for --contract and for --template with --from-contract.
     ctx = click.get_current_context()
@@ -193,6 +195,7 @@ def convert(
             timestamps,
             first,
             key,
+            key_file,
             force,
             bodies,
         )
@@ -221,6 +224,7 @@ def _template(
     timestamps: TimestampPrecision | None,
     first: Gathered,
     key: PseudonymKey | None,
+    key_file: Path | None,
     force: bool,
     bodies: Path | None,
 ) -> None:
@@ -232,7 +236,7 @@ def _template(
     read_first = [p for p in (old_contract,) if p is not None and not in_place]
     inputs = [parent, *read_first] + [p for p in (policy_file,) if p is not None]
     replaceable = ("conversion-contract", "bundle")  # only with --force: OUT-EXISTS below
-    old, card, preset = _template_inputs(
+    old, card, preset, key = _template_inputs(
         first,
         out,
         inputs,
@@ -241,11 +245,11 @@ def _template(
         price_card,
         policy_file,
         key,
+        key_file,
         force,
         parent,
         in_place,
     )
-    assert key is not None  # else `first` refused
     pseudo = Pseudonymizer(key)
     chosen = source_for(typed_source, typed_unit, old.source if old else None)
     source, task_unit = chosen.adapter, chosen.task_unit
@@ -309,13 +313,17 @@ def _template_inputs(
     price_card: str | None,
     policy_file: Path | None,
     key: PseudonymKey | None,
+    key_file: Path | None,
     force: bool,
     parent: Path,
     in_place: bool,
-) -> tuple[Contract | None, PriceCard | None, Preset | None]:
+) -> tuple[Contract | None, PriceCard | None, Preset | None, PseudonymKey]:
     """The output checked and every input read, each problem of them said at once (with the
-    key's, in `first`), before the sources are read. `key` None: refused already; a carried
-    contract is then read all the same, and its key compared on the next run."""
+    key's, in `first`), before the sources are read; and the pseudonym key. With
+    --from-contract, `key` was looked for already (None: refused, in `first`; the carried
+    contract is then read all the same, and its key compared on the next run). A fresh
+    template's key is looked for last, and created only when nothing here was refused: a
+    refused run makes no key (an existing output, an unknown card)."""
     before = len(first.problems)  # the key's
     first(
         lambda: check_outputs(
@@ -343,8 +351,11 @@ def _template_inputs(
     )
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
     preset = first(lambda: load_preset(policy_file)) if policy_file is not None else None
+    if old_contract is None:
+        key = gathered_key(first, key_file)
     first.done()
-    return old, card, preset
+    assert key is not None  # else `first` refused
+    return old, card, preset, key
 
 
 def _say_card_prices_none(card: PriceCard, models: tuple[str, ...], old: Contract | None) -> None:
