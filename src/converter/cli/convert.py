@@ -608,7 +608,7 @@ def _bundle(
         # The bound files are known once read (a hostile audit: `--out` a hard link of a bound
         # subagent file, or the file by another path, was written over it, exit 0)
         then = Gathered()
-        then(lambda: check_outputs([out], inputs + list(made.bound), ("bundle",)))
+        then(lambda: check_outputs([out], inputs + list(made.bound), ("bundle",), option="--out"))
         if attest_key is not None:
             then(
                 lambda: check_outputs(
