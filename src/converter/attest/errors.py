@@ -84,8 +84,8 @@ class TooManySignatures(Refused):
 class SigningKeyRefused(Refused):
     """A signing or verification key file could not be created or used."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, where: str | None = None) -> None:
         if not code.startswith(("ATTEST-KEY-", "ATTEST-PUBLIC-KEY-")) or code not in CODES:
             raise KeyError(code)  # a bug, not an input condition
-        super().__init__([Problem(code)])
+        super().__init__([Problem(code, where=where)])
         self.code = code

@@ -51,6 +51,7 @@ Passphrase = Callable[[], bytes | None]
 SIGNING_KEY = "--attest-key"
 PUBLIC_KEY = "--public-key"
 NEW_KEY = "--out"
+ENCRYPT = "--encrypt"  # keygen's option that asks for a passphrase
 
 T = TypeVar("T")
 
@@ -185,8 +186,8 @@ def _generate_key_files(private_path: Path, passphrase: Passphrase | None) -> Ge
         if not ask(private_path.parent.is_dir):
             raise SigningKeyRefused("ATTEST-KEY-UNWRITABLE")
         password = passphrase()
-        if not password:
-            raise SigningKeyRefused("ATTEST-KEY-PASSPHRASE-MISSING")
+        if not password:  # said at the option that asked for it, not at --out (the file)
+            raise SigningKeyRefused("ATTEST-KEY-PASSPHRASE-MISSING", where=ENCRYPT)
     key = Ed25519PrivateKey.generate()
     _create_exclusive(private_path, private_pem(key, password), 0o600)
     try:
