@@ -1313,8 +1313,7 @@ def test_negative_zero_is_refused_where_a_claim_may_not_be_negative(
 
     result = _convert_edited(cli, tmp_path, signed_zero)
     assert result.code == 2, result.err
-    assert "human_minutes" in result.err
-    assert ">= 0" in result.err
+    assert "human_minutes (expected: a number without a sign on zero (0, not -0))" in result.err
     assert not (tmp_path / "b.json").exists()
 
 
@@ -1340,6 +1339,19 @@ def test_a_json_integer_minus_zero_is_refused_as_minus_zero_point_zero_is(
     assert not (tmp_path / "b.json").exists()
     contract.write_text(text.replace(": -0", ": 0"), encoding="utf-8")  # unsigned, it converts
     assert _convert(cli, parent, contract, tmp_path / "b.json").code == 0
+
+
+def test_a_count_of_minus_zero_is_told_the_sign_not_the_type(cli: Any, tmp_path: Path) -> None:
+    """A review: `"min_tasks": -0`, refused since 0.6.22, was told "expected: an integer",
+    which it reads as."""
+    parent = fixture_parent("synthetic_tree")
+    contract = _contract(cli, parent, tmp_path)
+    data = read_json(contract)
+    data["claims"]["policy"]["min_tasks"] = "SIGNED_ZERO"
+    contract.write_text(json.dumps(data).replace('"SIGNED_ZERO"', "-0"), encoding="utf-8")
+    result = _convert(cli, parent, contract, tmp_path / "b.json")
+    assert result.code == 2, result.err
+    assert "min_tasks (expected: a number without a sign on zero (0, not -0))" in result.err
 
 
 def test_words_ending_in_hex_are_not_taken_for_a_pseudonym(cli: Any, tmp_path: Path) -> None:
@@ -2359,6 +2371,13 @@ def test_a_template_run_refused_for_its_options_makes_no_key(
     result = cli("convert", "--in", str(parent), "--template", str(tmp_path / "n.json"), *card)
     assert _codes(result.err) == ["PRICE-CARD-UNKNOWN"]
     assert "created a new pseudonym key" not in result.err
+    assert not config.exists()
+    # nor one whose --in names nothing (said at the option, as the tree's reading says it)
+    gone = cli(
+        "convert", "--in", str(tmp_path / "gone.jsonl"), "--template", str(tmp_path / "n.json")
+    )
+    assert _codes(gone.err) == ["CC-TREE-PARENT-MISSING"]
+    assert "CC-TREE-PARENT-MISSING [--in]" in gone.err
     assert not config.exists()
     monkeypatch.setattr("converter.cli.convert.read_sources", read_sources)
     # sound options: the key is made, and the run goes on to the sources

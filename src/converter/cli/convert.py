@@ -54,7 +54,7 @@ from converter.run.conversion import (
     template_pricing,
 )
 from converter.sources.bodies import body_names
-from converter.sources.tree import in_session_folder
+from converter.sources.tree import in_session_folder, parent_missing
 from converter.text import counted
 from converter.vocabulary import (
     INCOMPLETE_NO_INPUT,
@@ -352,6 +352,9 @@ def _template_inputs(
     card = first(lambda: load_price_card(price_card)) if price_card is not None else None
     preset = first(lambda: load_preset(policy_file)) if policy_file is not None else None
     if old_contract is None:
+        # (a review: a missing --in made the fresh key, then refused)
+        if (gone := parent_missing(parent)) is not None:
+            first.refuse(gone)
         key = gathered_key(first, key_file)
     first.done()
     assert key is not None  # else `first` refused

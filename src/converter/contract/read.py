@@ -13,6 +13,7 @@ import types
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, get_args
 
@@ -559,10 +560,22 @@ _BOUNDS = {
 }
 
 
+def _signed_zero(given: Any) -> bool:
+    """Whether a value is zero with a sign (`-0`, `-0.0`, `"-0.000"`), which no claim takes."""
+    if isinstance(given, str) and given.strip().startswith("-"):
+        try:
+            given = Decimal(given)
+        except ArithmeticError:  # decimal.InvalidOperation: not a number at all
+            return False
+    return isinstance(given, Decimal) and given.is_zero() and given.is_signed()
+
+
 def expected(err: Any) -> str:
     """The plain-words expectation of one pydantic error, e.g. `one of 'a' or 'b'`, `>= 0`."""
     kind = str(err.get("type", ""))
     ctx = err.get("ctx") or {}
+    if _signed_zero(err.get("input")):  # (a review: `-0` was told "expected: an integer")
+        return "a number without a sign on zero (0, not -0)"
     if kind == "literal_error" and "expected" in ctx:
         return f"one of {ctx['expected']}"
     if kind == "is_instance_of" and ctx.get("class") == "Decimal":  # money, a rate, a price

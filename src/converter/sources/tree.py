@@ -146,6 +146,14 @@ class TreeLayout:
         return entry
 
 
+def parent_missing(parent: Path) -> Problem | None:
+    """CC-TREE-PARENT-MISSING at `--in` when nothing is at `parent`, as `discover` says it:
+    for a run that checks it with its options, before it makes anything (a pseudonym key)."""
+    if entry_kind(Path(os.path.abspath(parent))) != "missing":
+        return None
+    return Problem("CC-TREE-PARENT-MISSING", where=IN)
+
+
 def entry_kind(path: Path) -> str:
     """'file', 'dir', 'link', 'special', 'missing' or 'unreadable', without following symlinks."""
     try:
