@@ -467,6 +467,21 @@ def test_schema_v1_without_pricing_opens_and_v2_must_carry_it() -> None:
     assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
 
 
+def test_a_v1_bundle_carrying_pricing_is_refused_whichever_version_it_names() -> None:
+    """The builds from the commit that added `pricing` up to schema v2 (11d511e) wrote v1
+    bundles with `pricing`, naming 0.1.0 and, from the 0.2.0 version commit on, 0.2.0
+    (docs/upgrading.md, "From 0.1"): a shape v1 never has, refused whichever it names."""
+    for version in ("0.1.0", "0.2.0"):
+
+        def early(body: dict[str, Any], version: str = version) -> None:
+            body["schema_version"] = "agent-evidence/bundle/v1"
+            body["generator"]["version"] = version
+
+        with pytest.raises(Refused) as refused:
+            open_bundle(_resealed(early))
+        assert [p.code for p in refused.value.problems] == ["BUNDLE-SHAPE"]
+
+
 def _zero_costs(body: dict[str, Any]) -> None:
     for event in body["events"]:
         event["cost"] = {"low": "0", "high": "0"}
@@ -963,7 +978,8 @@ def test_a_v2_bundle_naming_a_version_that_wrote_v1_is_refused() -> None:
 
 
 def test_a_0_2_bundle_rewritten_as_v1_is_refused() -> None:
-    """The boundary of the downgrade check: 0.2.0 already wrote v2 bundles."""
+    """The boundary of the downgrade check: no 0.2.0 build wrote a bundle without `pricing`
+    (its first builds wrote v1 with it, refused by shape; the rest wrote v2)."""
 
     def downgraded(body: dict[str, Any]) -> None:
         _rewritten_as_v1(body, "0.2.0")
