@@ -1749,9 +1749,11 @@ CODES: dict[str, CodeInfo] = {
         "The bundle was written by another version of agent-evidence (its generator.version); "
         "re-derivation is byte for byte, and another version writes other bytes.",
         "Re-derive with the agent-evidence that wrote it (the bundle's generator.version): in a "
-        "clone of this project, check out the commit whose pyproject.toml has that version (git "
-        "log -p -- pyproject.toml), run make demo, and verify with its .venv/bin/agent-evidence. "
-        "Its digest and signature can still be checked with this one.",
+        "clone of this project, check out the last commit whose pyproject.toml has that version "
+        "(the one before the next version's bump: git log -p -- pyproject.toml), as released, "
+        "run make demo, and verify with its .venv/bin/agent-evidence (0.2.0's bytes changed "
+        "under its one number: docs/upgrading.md, From 0.2). Its digest and signature can "
+        "still be checked with this one.",
     ),
     "ATTEST-REDERIVE-MISMATCH": _c(
         "The bundle re-derived from the given sources, contract and pseudonym key is not byte for "
