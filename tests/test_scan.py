@@ -1244,6 +1244,67 @@ def test_a_worker_that_dies_costs_only_its_own_tree_a_row(monkeypatch: pytest.Mo
     assert len(ticks) == len(names)  # every row ticks the progress bar once, when it is done
 
 
+def _here(
+    parent: str, identities: bool = False, elsewhere: Any = (), siblings: Any = ()
+) -> dict[str, Any]:
+    return {"codes": [], "ok": parent, "pid": os.getpid()}
+
+
+def test_a_pool_that_cannot_be_made_leaves_the_trees_to_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Was: `ulimit -n 12` (no pipe for a pool's queues, or for its workers) an internal error,
+    exit 70, for a scan `--jobs 1` runs whole. The trees are inspected here instead."""
+
+    def no_pipes(*_: Any, **__: Any) -> Any:
+        raise OSError(24, "Too many open files")
+
+    monkeypatch.setattr(scan_module, "ProcessPoolExecutor", no_pipes)
+    monkeypatch.setattr(scan_module, "inspect_part", _here)
+    monkeypatch.setattr(scan_module, "available_cpus", lambda: 2)
+    ticks: list[int] = []
+    names = [f"t{i}" for i in range(5)]
+    results = scan_module._run_parts(
+        [scan_module.Part(Path(n)) for n in names], bytes(32), 2, lambda: ticks.append(1)
+    )
+    assert [r["ok"] for r in results] == names
+    assert {r["pid"] for r in results} == {os.getpid()}
+    assert len(ticks) == len(names)
+
+
+def test_a_pool_whose_thread_dies_does_not_leave_the_scan_waiting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Was: under a memory limit (`ulimit -v 60000`), the pool's managing thread could not
+    start the thread that feeds its queue: Python's traceback on stderr, and a scan that
+    waited for ever. The trees are inspected here instead, and nothing is printed."""
+    import multiprocessing.queues
+    import threading
+
+    def no_thread(self: Any) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(multiprocessing.queues.Queue, "_start_thread", no_thread)
+    monkeypatch.setattr(scan_module, "inspect_part", _here)
+    monkeypatch.setattr(scan_module, "available_cpus", lambda: 2)
+    monkeypatch.setattr(scan_module, "_POLL_S", 0.1, raising=False)
+    names = [f"t{i}" for i in range(5)]
+    out: list[list[dict[str, Any]]] = []
+    run = threading.Thread(
+        target=lambda: out.append(
+            scan_module._run_parts(
+                [scan_module.Part(Path(n)) for n in names], bytes(32), 2, lambda: None
+            )
+        ),
+        daemon=True,
+    )
+    run.start()
+    run.join(timeout=30)
+    assert not run.is_alive(), "the scan is still waiting for its pool"
+    assert [r["ok"] for r in out[0]] == names
+    assert "Traceback" not in capsys.readouterr().err
+
+
 def test_after_a_worker_died_a_process_is_started_again_only_when_one_dies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

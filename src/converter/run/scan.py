@@ -38,9 +38,10 @@ import os
 import signal
 import stat
 import sys
+import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -728,6 +729,15 @@ def batches(sizes: list[int], workers: int) -> list[list[int]]:
     return out
 
 
+class _NoPool(Exception):
+    """Worker processes could not be had: no process, pipe or thread to start them with (a
+    limit on open files, processes or memory), or the pool's own thread died starting one."""
+
+
+# How often a wait on the pool looks whether its managing thread is still alive.
+_POLL_S = 1.0
+
+
 def _run_parts(
     parts: list[Part],
     secret: bytes,
@@ -735,36 +745,108 @@ def _run_parts(
     tick: Callable[[], None],
     card: PriceCard | None = None,
 ) -> list[dict[str, Any]]:
-    """Each part's `inspect_part`, in the order given."""
+    """Each part's `inspect_part`, in the order given. Where worker processes cannot be had
+    (`_NoPool`), this process inspects the trees they left, as `--jobs 1` does: an audit found
+    `ulimit -n 12` an internal error (exit 70), and a memory limit that left no thread to
+    start a pool's queue a traceback and a scan that never ended."""
     results: list[dict[str, Any]] = [{} for _ in parts]
     workers = worker_count(jobs, len(parts), available_cpus())
-    if workers <= 1:
-        _init_worker(secret, card)
-        for i, part in enumerate(parts):
+    if workers > 1:
+        try:
+            with _pool_threads_quiet():
+                _run_pool(parts, secret, workers, results, tick, card)
+            return results
+        except _NoPool:
+            pass
+    _init_worker(secret, card)
+    for i, part in enumerate(parts):
+        if not results[i]:
             results[i] = inspect_part(*part.args())
             tick()
-        return results
+    return results
+
+
+@contextlib.contextmanager
+def _pool_threads_quiet() -> Iterator[None]:
+    """A pool's managing thread that dies (no thread to be had for its queue) would print
+    Python's traceback: its failure is `_NoPool`'s to say, by what it does instead."""
+    previous = threading.excepthook
+
+    def hook(args: Any) -> None:
+        if type(args.thread).__module__ != "concurrent.futures.process":
+            previous(args)
+
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
+
+
+def _submit(pool: ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+    """`pool.submit`, whose first call starts the pool's processes and its managing thread: a
+    failure to start either is `_NoPool` (BrokenProcessPool, a pool that broke, is not)."""
+    try:
+        return pool.submit(fn, *args)
+    except BrokenProcessPool:
+        raise
+    except (OSError, RuntimeError) as error:  # EMFILE, EAGAIN, ENOMEM; "can't start new thread"
+        raise _NoPool from error
+
+
+def _wait_some(
+    pool_of: Callable[[Future[Any]], ProcessPoolExecutor], pending: set[Future[Any]]
+) -> set[Future[Any]]:
+    """The futures of `pending` done, waiting until one is. A pool whose managing thread died
+    (it could not start the thread that feeds its queue) would leave them pending for ever:
+    that is `_NoPool`, unless one is done by then."""
+    while True:
+        done, _ = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+        if done:
+            return done
+        if not all(_manager_alive(pool_of(f)) for f in pending):
+            done, _ = wait(pending, timeout=0)
+            if done:
+                return done
+            raise _NoPool
+
+
+def _manager_alive(pool: ProcessPoolExecutor) -> bool:
+    thread = getattr(pool, "_executor_manager_thread", None)  # (Python 3.9 to 3.14)
+    return thread is None or thread.is_alive()
+
+
+def _run_pool(
+    parts: list[Part],
+    secret: bytes,
+    workers: int,
+    results: list[dict[str, Any]],
+    tick: Callable[[], None],
+    card: PriceCard | None,
+) -> None:
     # Largest first, so one big tree does not start last and leave a worker idle at the end.
     order = batches([_size(part.parent) for part in parts], workers)
     pool = _pool(workers, secret, card)
     try:
-        futures = {pool.submit(inspect_parts, [parts[i].args() for i in b]): b for b in order}
-        for future in as_completed(futures):
-            for i, result in zip(futures[future], future.result(), strict=True):
-                results[i] = result
-                tick()
+        futures = {_submit(pool, inspect_parts, [parts[i].args() for i in b]): b for b in order}
+        pending = set(futures)
+        while pending:
+            for future in _wait_some(lambda _: pool, pending):
+                pending.discard(future)
+                for i, result in zip(futures[future], future.result(), strict=True):
+                    results[i] = result
+                    tick()
     except BrokenProcessPool:
         # A worker was killed (the OOM killer, a signal): the pool is gone, and with it every
         # tree it had not finished, not only the one that killed it.
         _stop(pool)
         left = [i for b in order for i in b if not results[i]]
         _each_alone(parts, left, secret, workers, results, tick, card)
-        return results
+        return
     except BaseException:
         _stop(pool)
         raise
     pool.shutdown()
-    return results
 
 
 def _each_alone(
@@ -789,13 +871,16 @@ def _each_alone(
                 i = left.pop(0)
                 alone = idle.pop() if idle else _pool(1, secret, card)
                 try:
-                    job = alone.submit(inspect_part, *parts[i].args())
+                    job = _submit(alone, inspect_part, *parts[i].args())
                 except BrokenProcessPool:  # its process died while idle: a new one takes it
                     alone.shutdown()
                     alone = _pool(1, secret, card)
-                    job = alone.submit(inspect_part, *parts[i].args())
+                    job = _submit(alone, inspect_part, *parts[i].args())
+                except _NoPool:  # this process inspects it, and those running (`_run_parts`)
+                    _stop(alone)
+                    raise
                 running[job] = (i, alone)
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            done = _wait_some(lambda job: running[job][1], set(running))
             for job in done:
                 i, alone = running.pop(job)
                 try:
@@ -816,10 +901,16 @@ def _each_alone(
 
 
 def _pool(workers: int, secret: bytes, card: PriceCard | None) -> ProcessPoolExecutor:
-    """Worker processes that ignore Ctrl-C and die with the scan (`_init_pool_worker`)."""
-    return ProcessPoolExecutor(
-        max_workers=workers, initializer=_init_pool_worker, initargs=(secret, os.getpid(), card)
-    )
+    """Worker processes that ignore Ctrl-C and die with the scan (`_init_pool_worker`); a pool
+    that cannot be made (no pipe for its queues) is `_NoPool`."""
+    try:
+        return ProcessPoolExecutor(
+            max_workers=workers,
+            initializer=_init_pool_worker,
+            initargs=(secret, os.getpid(), card),
+        )
+    except (OSError, RuntimeError) as error:
+        raise _NoPool from error
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
