@@ -232,7 +232,7 @@ def test_a_disk_that_fills_mid_block_is_said_as_such(
     monkeypatch.setattr("converter.files.tempfile.TemporaryFile", filling)
     result = _convert(cli, tmp_path / "b.json")
     assert result.code == 2, result.err
-    assert code in result.err
+    assert f"{code} [--out]" in result.err  # the output's option (a resource audit: none)
     assert "OUT-STDOUT-FAILED" not in result.err
     assert "Traceback" not in result.err
     assert [f.closed for f in made] == [True]
@@ -265,7 +265,28 @@ def test_a_full_disk_at_the_write_is_not_replaced_by_closing_the_spill(
     monkeypatch.setattr("converter.files.os.fsync", no_room)
     result = _convert(cli, tmp_path / "b.json")
     assert result.code == 2, result.err
-    assert "OUT-NO-SPACE" in result.err
+    assert "OUT-NO-SPACE [--out]" in result.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_is_said_at_the_option_of_the_output_it_stopped(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resource audit: OUT-NO-SPACE named no output, where a run writes a bundle and its
+    attestation, or a template, or a report."""
+
+    def no_room(_: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("converter.files.os.fsync", no_room)
+    parent = fixture_parent("synthetic_tree")
+    template = cli("convert", "--in", str(parent), "--template", str(tmp_path / "t.json"))
+    assert template.code == 2, template.err
+    assert "refused: OUT-NO-SPACE [--template]" in template.err
+    golden = FIXTURES / "synthetic_bundle.golden.json"
+    report = cli("evaluate", "--bundle", str(golden), "--report", str(tmp_path / "r.md"))
+    assert report.code == 2, report.err
+    assert "refused: OUT-NO-SPACE [--report]" in report.err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -423,9 +423,10 @@ class Chunked(Protocol):
 Output = bytes | bytearray | Chunked
 
 
-def write_atomic(path: Path, data: Output) -> None:
-    """One output, staged in its folder and renamed into place (`write_all_atomic`)."""
-    write_all_atomic([(path, data)])
+def write_atomic(path: Path, data: Output, option: str | None = None) -> None:
+    """One output, staged in its folder and renamed into place (`write_all_atomic`); `option`,
+    the one that names it, where a failed write is said."""
+    write_all_atomic([(path, data)], options=(option,))
 
 
 def spill_file(folder: Path) -> IO[bytes] | None:
@@ -439,10 +440,12 @@ def spill_file(folder: Path) -> IO[bytes] | None:
         return None
 
 
-def write_refused(error: OSError) -> Refused:
+def write_refused(error: OSError, where: str | None = None) -> Refused:
     """The refusal for an output that could not be written: no room (the disk, a quota, the
-    largest file allowed), which is not the folder's fault, or the folder."""
-    return Refused([Problem("OUT-NO-SPACE" if error.errno in _NO_SPACE else "OUT-UNWRITABLE")])
+    largest file allowed), which is not the folder's fault, or the folder; said at `where`, the
+    option that names the output (a resource audit: a full disk named none of two outputs)."""
+    code = "OUT-NO-SPACE" if error.errno in _NO_SPACE else "OUT-UNWRITABLE"
+    return Refused([Problem(code, where=where)])
 
 
 # How many outputs this process has put in place. An interrupt that lands after them must not
@@ -543,19 +546,25 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_all_atomic(files: list[tuple[Path, Output]], removing: tuple[Path, ...] = ()) -> None:
+def write_all_atomic(
+    files: list[tuple[Path, Output]],
+    removing: tuple[Path, ...] = (),
+    options: tuple[str | None, ...] = (),
+) -> None:
     """Write several outputs as one, and remove the files in `removing` (a stale attestation
     beside a new bundle) with them. Ctrl-C is held from the first staged byte to the last
     removal: an interrupt lands before any of it (nothing written) or after all of it (every
     output whole and counted in `written_count`), never between two steps. A write or rename
     that fails removes the staged files and any output already renamed, and puts back the file
-    such an output had replaced (kept under a second name until every rename is done)."""
+    such an output had replaced (kept under a second name until every rename is done). A
+    failure is said at the option of the output it failed on (`options`, in `files`' order)."""
     staged: list[tuple[str, Path]] = []
+    at = 0  # the output being written or renamed
     kept: dict[Path, str | None] = {}
     held = _hold_interrupts()
     try:
         try:
-            for path, data in files:
+            for at, (path, data) in enumerate(files):  # noqa: B007 (`at` is read on failure)
                 folder = path.parent if str(path.parent) else Path(".")
                 fd, tmp = tempfile.mkstemp(prefix=_stage_prefix(path), suffix=".tmp", dir=folder)
                 staged.append((tmp, path))
@@ -565,7 +574,7 @@ def write_all_atomic(files: list[tuple[Path, Output]], removing: tuple[Path, ...
                     handle.flush()
                     os.fsync(handle.fileno())
                 os.chmod(tmp, _new_file_mode())
-            for tmp, path in staged:
+            for at, (tmp, path) in enumerate(staged):  # noqa: B007
                 if len(staged) > 1:  # one output alone has nothing to be undone after it
                     kept[path] = _keep_old(path)
                 os.replace(tmp, path)
@@ -573,7 +582,8 @@ def write_all_atomic(files: list[tuple[Path, Output]], removing: tuple[Path, ...
             _take_back(staged, kept)
             if not isinstance(stopped, OSError):
                 raise
-            raise write_refused(stopped) from None  # (no room: an operations review)
+            option = options[at] if at < len(options) else None
+            raise write_refused(stopped, option) from None  # (no room: an operations review)
         _drop_kept(kept)
         for path in removing:
             with contextlib.suppress(FileNotFoundError):

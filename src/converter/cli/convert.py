@@ -276,7 +276,7 @@ def _template(
         # another session's tasks (a wrong --in), or of tasks no longer there (a review: every
         # label gone, exit 0). Written elsewhere, the old contract stays to compare.
         raise Refused([Problem("OUT-FILLED-CONTRACT", where="--template")])
-    write_atomic(out, made.data)
+    write_atomic(out, made.data, "--template")
     review = None
     if carried is not None and carried.changed:
         review = "check the changed tasks' outcomes (below)"
@@ -639,7 +639,8 @@ def _write_bundle(
         envelope = attest(data, SUBJECT_NAME, bundle.receipt.model_dump(mode="json"), signing_key)
     writes = bundle_writes(out, data, envelope, signing=attest_key is not None)
     # The stale attestation goes with the write, Ctrl-C held: never a new bundle beside it.
-    write_all_atomic(list(writes.files), removing=writes.removing)
+    # (the attestation is written beside --out: said at that option too)
+    write_all_atomic(list(writes.files), writes.removing, options=("--out", "--out"))
     if writes.removing:
         what = "the replaced bundle's old bytes" if writes.replaced else "no bundle written here"
         say(f"removed the attestation beside the bundle (its .intoto.json): it signed {what};")

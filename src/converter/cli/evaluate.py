@@ -95,7 +95,8 @@ def evaluate(
         fmt = SUFFIX_FORMATS.get(report.suffix.lower(), "text") if report else "text"
     text = RENDERERS[fmt](result)
     if report is not None:
-        write_atomic(report, text.encode() if text.endswith("\n") else (text + "\n").encode())
+        data = text.encode() if text.endswith("\n") else (text + "\n").encode()
+        write_atomic(report, data, "--report")
         say(f"{result.decision} (exit {result.exit_code})")
     else:
         say(text)

@@ -487,7 +487,7 @@ def _checked_bundle(
     except BaseException as failed:
         close_spill(spill)
         if isinstance(failed, OSError):  # writing the spill file: the disk full, most likely
-            raise write_refused(failed) from None
+            raise write_refused(failed, "--out") from None
         raise
     if isinstance(built, list):
         close_spill(spill)
