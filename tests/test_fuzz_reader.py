@@ -410,3 +410,18 @@ def test_property_a_wide_text_whose_first_line_is_too_long_is_still_one_utf16(
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("end", [b"", b"\n", b"\r\n"])
+def test_a_line_is_parsed_with_its_line_end_and_still_proved_free_of_duplicates(end: bytes) -> None:
+    """A resource audit: each line was copied whole to strip its line end before parsing (a
+    60 MB line held four times over). It is parsed with it, and the fast proof that it holds no
+    repeated key (orjson writes it back as it stands) still takes it; a repeated key does not
+    pass, whatever ends the line."""
+    from converter.sources.jsonl import _Failure, _needs_exact_check, parse_object
+
+    line = b'{"a":1,"b":[2,{"c":"x:y"}]}'
+    assert parse_object(line + end) == {"a": 1, "b": [2, {"c": "x:y"}]}
+    assert _needs_exact_check(line + end, parse_object(line + end)) is False
+    repeated = b'{"a":1,"a":2}' + end
+    assert parse_object(repeated) == _Failure("CC-LINE-DUPLICATE-KEY")
