@@ -939,6 +939,26 @@ def test_a_limit_with_thirty_places_is_shown_and_written_whole() -> None:
     assert usd(D("5.159780033333333333333333333333"), 31) == "$5.1597800333333333333333333333330"
 
 
+def test_the_json_metrics_read_on_the_side_of_the_limit_their_gate_does() -> None:
+    """A differential audit: `metrics.acceptable_rate` was 0.333333333333 (twelve places)
+    beside a gate passing at limit 0.33333333333333333333, and a mean equal to its limit read
+    below it; the gate's own `observed` kept the places. The metrics take the same places."""
+    limit = D("0.33333333333333333333")
+    tasks = [make_task(i, acceptable=i == 0, value=31) for i in range(3)]  # net 19/3
+    ev = evaluate(make_workload(tasks, min_acceptable_rate=limit))
+    assert gate(ev, "acceptable-rate").status == "pass"
+    metrics = json.loads(render_json(ev))["metrics"]
+    assert D(metrics["acceptable_rate"]) > limit
+    net = ev.metrics.expected_net_value_per_attempt.at_low_cost
+    assert net is not None
+    on_it = net.quantize(D("1e-20"))  # the mean to 20 places: the limit a policy may write
+    ev = evaluate(make_workload(tasks, min_expected_net_value_per_attempt_usd=on_it))
+    written = json.loads(render_json(ev))["metrics"]["expected_net_value_per_attempt"]
+    gate_net = gate(ev, "expected-net-value").measures[0]
+    assert gate_net.passes_at_low_cost
+    assert D(written["at_low_cost"]) >= on_it
+
+
 def test_a_disabled_gate_still_shows_what_it_would_have_said() -> None:
     """Was `acceptable-rate … | — | — | disabled`: a rate of 0.6 against a limit of 0.61 hidden.
     The gate is measured; only its status routes, and "disabled" keeps the decision INCOMPLETE."""

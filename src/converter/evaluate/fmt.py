@@ -6,9 +6,9 @@
 - Rates in text and Markdown: four decimals (`0.8500`); shares of tokens as percentages with two
   decimals (`12.34%`).
 - JSON: decimal strings, exact, except values with more than 12 decimal places (means, ratios and
-  human cost divide) which are rounded half-even to 12 — a gate's observed value to more where
-  12 would show it on the other side of its limit; a gate's limit is never rounded. Never a
-  float.
+  human cost divide) which are rounded half-even to 12 — a gate's observed value, and the same
+  measure in `metrics`, to more where 12 would show it on the other side of its limit; a gate's
+  limit is never rounded. Never a float.
 - A gate's limit and observed value in text and Markdown: the limit with every decimal the
   policy gave (four at least), the observed value with as many as the limit and more where
   needed (all of its own at most), so that it reads on the same side of the limit as it is

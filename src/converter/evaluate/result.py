@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, PlainSerializer, field_serializer, model_validator
+from pydantic import (
+    Field,
+    PlainSerializer,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    model_validator,
+)
 
 from converter.contract.model import CheckId
 from converter.errors import Exit
@@ -394,6 +400,37 @@ class Evaluation(Closed):
     policy: Policy
     baseline: Baseline
     digests: Digests
+
+    @field_serializer("metrics", mode="wrap", when_used="json")
+    def _metrics(self, metrics: Metrics, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        """Each measure a gate compares with a limit, with the places its gate's `observed`
+        takes (`_json_places`): twelve places put a value of more on the other side of its
+        limit (an audit: `metrics.acceptable_rate` 0.333333333333 beside a gate passing at
+        limit 0.33333333333333333333), where the gate's own figure keeps the places."""
+        out: dict[str, Any] = handler(metrics)
+        p = self.policy
+        limits: dict[str, tuple[Decimal, Unit]] = {
+            "cost_per_acceptable_outcome": (p.max_cost_per_acceptable_outcome_usd, "usd"),
+            "p95_task_cost": (p.max_p95_task_cost_usd, "usd"),
+            "expected_net_value_per_attempt": (p.min_expected_net_value_per_attempt_usd, "usd"),
+            "incremental_net_value_vs_baseline": (
+                p.min_incremental_net_value_vs_baseline_usd,
+                "usd",
+            ),
+            "max_trace_cost_per_task": (p.max_trace_cost_per_task_usd, "usd"),
+        }
+        for name, (limit, unit) in limits.items():
+            bounds: Bounds = getattr(metrics, name)
+            ends = (bounds.at_low_cost, bounds.at_high_cost)
+            places = _json_places(limit, ends, unit)
+            out[name] = {
+                "at_low_cost": json_decimal(bounds.at_low_cost, places),
+                "at_high_cost": json_decimal(bounds.at_high_cost, places),
+            }
+        rate = metrics.acceptable_rate
+        places = _json_places(p.min_acceptable_rate, (rate,), "rate")
+        out["acceptable_rate"] = json_decimal(rate, places)
+        return out
 
     @model_validator(mode="after")
     def _exit_is_the_decisions(self) -> Evaluation:
