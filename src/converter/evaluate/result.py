@@ -401,6 +401,7 @@ class Evaluation(Closed):
     baseline: Baseline
     digests: Digests
 
+    # Unannotated return: pydantic then keeps `Metrics`' own JSON schema for the field.
     @field_serializer("metrics", mode="wrap", when_used="json")
     def _metrics(self, metrics: Metrics, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
         """Each measure a gate compares with a limit, with the places its gate's `observed`
