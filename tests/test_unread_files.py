@@ -349,13 +349,9 @@ def _within(seconds: float, work: Callable[[], Any]) -> Any:
     return box[0]
 
 
-@pytest.mark.parametrize("parallel", [False, True])
-def test_a_transcript_swapped_for_a_fifo_after_listing_is_unreadable_not_a_hang(
-    parallel: bool, tmp_path: Path
-) -> None:
-    """A robustness probe: the listing saw regular files, then a subagent transcript and its
-    meta were swapped for FIFOs before they were read; both processes waited on them for ever.
-    Each reader opens a file only if it is still a regular file, so it is unreadable."""
+def _swapped_after_listing(tmp_path: Path, parallel: bool, swap: Callable[[Path], None]) -> None:
+    """Lay the synthetic tree out, `swap` its subagent transcript and meta file, then read it:
+    both are CC-TREE-UNREADABLE, within 30 s (a hang fails)."""
     from converter.reader.load import load
     from converter.sources.tree import discover
 
@@ -366,11 +362,25 @@ def test_a_transcript_swapped_for_a_fifo_after_listing_is_unreadable_not_a_hang(
     child = next(f for f in layout.files if f.role == "subagent")
     meta = next(f for f in layout.files if f.role == "meta")
     for entry in (child, meta):
-        entry.path.unlink()
-        os.mkfifo(entry.path)
+        swap(entry.path)
     loaded = _within(30, lambda: load(layout, 2 if parallel else 1, 0 if parallel else 1 << 60))
     unreadable = {p.file for p in loaded.problems if p.code == "CC-TREE-UNREADABLE"}
     assert {child.index, meta.index} <= unreadable
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_a_transcript_swapped_for_a_fifo_after_listing_is_unreadable_not_a_hang(
+    parallel: bool, tmp_path: Path
+) -> None:
+    """A robustness probe: the listing saw regular files, then a subagent transcript and its
+    meta were swapped for FIFOs before they were read; both processes waited on them for ever.
+    Each reader opens a file only if it is still a regular file, so it is unreadable."""
+
+    def fifo(path: Path) -> None:
+        path.unlink()
+        os.mkfifo(path)
+
+    _swapped_after_listing(tmp_path, parallel, fifo)
 
 
 @pytest.mark.parametrize("parallel", [False, True])
@@ -381,22 +391,13 @@ def test_a_transcript_swapped_for_a_symlink_after_listing_is_not_read_through_it
     meta were swapped for symlinks to files outside the tree before they were read; the reader
     followed them, bound the outside files' bytes and said nothing of a link (SPEC §3: symlinks
     are refused). Each reader of a tree's file opens it without following a link."""
-    from converter.reader.load import load
-    from converter.sources.tree import discover
 
-    tree = tmp_path / "tree"
-    shutil.copytree(Path(__file__).parents[1] / "fixtures" / "synthetic_tree", tree)
-    (parent,) = tree.glob("*.jsonl")
-    layout = discover(parent)
-    child = next(f for f in layout.files if f.role == "subagent")
-    meta = next(f for f in layout.files if f.role == "meta")
-    for entry in (child, meta):
-        outside = tmp_path / f"outside-{entry.path.name}"
-        entry.path.rename(outside)
-        entry.path.symlink_to(outside)
-    loaded = _within(30, lambda: load(layout, 2 if parallel else 1, 0 if parallel else 1 << 60))
-    unreadable = {p.file for p in loaded.problems if p.code == "CC-TREE-UNREADABLE"}
-    assert {child.index, meta.index} <= unreadable
+    def link(path: Path) -> None:
+        outside = tmp_path / f"outside-{path.name}"
+        path.rename(outside)
+        path.symlink_to(outside)
+
+    _swapped_after_listing(tmp_path, parallel, link)
 
 
 def test_open_regular_follows_a_symlink_only_when_asked(tmp_path: Path) -> None:
