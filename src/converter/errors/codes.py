@@ -486,7 +486,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-LINE-NOT-OBJECT": _c(
         "A line is valid JSON but not an object.",
-        "The file is not a Claude Code transcript, or it is damaged.",
+        "The file is not the Claude Code file it is read as (a transcript, a workflow run's "
+        "journal), or it is damaged.",
     ),
     "CC-LINE-DUPLICATE-KEY": _c(
         "A JSON object on a line repeats a key; readers could disagree on its value.",
@@ -499,7 +500,8 @@ CODES: dict[str, CodeInfo] = {
     ),
     "CC-LINE-TOO-DEEP": _c(
         "A line nests JSON deeper than the reader allows.",
-        "The file is not a Claude Code transcript, or it is damaged.",
+        "The file is not the Claude Code file it is read as (a transcript, a workflow run's "
+        "journal), or it is damaged.",
     ),
     "CC-LINE-BLANK": _c(
         "A file contains blank lines; they are skipped.",
