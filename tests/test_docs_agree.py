@@ -101,3 +101,14 @@ def test_the_readme_many_sessions_loop_numbers_only_the_bundles_it_wrote(tmp_pat
     # evaluate judged the one bundle written (the fixture's contract decides SCALE)
     assert "Decision: SCALE (exit 0) — 1 task, 0 excluded" in done.stdout
     assert done.returncode == 0, done.stderr
+
+
+def test_the_readme_counts_the_exceptions_to_every_problem_as_the_commands_page_does() -> None:
+    """commands.md's "Refusal messages" grew a third exception to "a run reports every
+    problem" (the files the options name, checked first); the README's pointer to it still said
+    "the two exceptions" (a docs drift audit of 0.6.22)."""
+    commands = (ROOT / "docs" / "commands.md").read_text()
+    said = re.findall(r"(\w+) exceptions, on purpose", commands)
+    assert len(said) == 1
+    pointed = re.findall(r"the (\w+) exceptions to\s+\"every problem\"", README)
+    assert pointed == [said[0].lower()]
