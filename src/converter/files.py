@@ -560,6 +560,7 @@ def write_all_atomic(
     failure is said at the option of the output it failed on (`options`, in `files`' order)."""
     staged: list[tuple[str, Path]] = []
     at = 0  # the output being written or renamed
+    mode = _new_file_mode()  # the umask read once for every output, not once each
     kept: dict[Path, str | None] = {}
     held = _hold_interrupts()
     try:
@@ -573,7 +574,7 @@ def write_all_atomic(
                         handle.write(chunk)
                     handle.flush()
                     os.fsync(handle.fileno())
-                os.chmod(tmp, _new_file_mode())
+                os.chmod(tmp, mode)
             for at, (tmp, path) in enumerate(staged):  # noqa: B007
                 if len(staged) > 1:  # one output alone has nothing to be undone after it
                     kept[path] = _keep_old(path)
